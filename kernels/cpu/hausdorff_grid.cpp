@@ -1,0 +1,233 @@
+// X-HD on the CPU: queries from the source set walk the target grid ring by ring, pruning with the
+// paper's MBR estimators (case 1: MaxDist <= cmax settles the query; case 2: MinDist >= cmin skips a
+// chunk; case 3: rings beyond the current radius are never opened) and an early break inside chunk
+// scans. Queries still unresolved after max_ring rings continue in the chunk tree (the paper's BVH
+// over cells), so far-away points cost a logarithmic search instead of a sweep of empty cells.
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <random>
+
+#include "directed.h"
+#include "parallel.h"
+#include "point_grid.h"
+
+namespace xhd {
+namespace {
+
+struct Query {
+  float p[3];
+  float cmin2 = std::numeric_limits<float>::infinity();
+  uint32_t best = UINT32_MAX;  // sorted index in the grid
+  bool pruned = false;
+  uint64_t evals = 0;
+};
+
+// Case 1, case 2, then the scan with early break. Returns true once the query is pruned.
+inline bool visit_chunk(const PointGrid& g, uint32_t chunk, float cmax2, Query& q) {
+  const Box& box = g.chunk_boxes[chunk];
+  if (max_dist2(q.p, box) <= cmax2) return q.pruned = true;
+  if (min_dist2(q.p, box) >= q.cmin2) return false;
+  const uint32_t end = g.chunk_points[chunk + 1];
+  for (uint32_t i = g.chunk_points[chunk]; i < end; ++i) {
+    const float* t = &g.xyz[3 * static_cast<size_t>(i)];
+    const float d2 = dist2(q.p[0], q.p[1], q.p[2], t[0], t[1], t[2]);
+    ++q.evals;
+    if (d2 < q.cmin2) {
+      q.cmin2 = d2;
+      q.best = i;
+    }
+    if (d2 <= cmax2) return q.pruned = true;
+  }
+  return false;
+}
+
+inline bool visit_cell(const PointGrid& g, int x, int y, int z, float cmax2, Query& q) {
+  const size_t c = g.cell_index(x, y, z);
+  for (uint32_t k = g.cell_chunks[c], end = g.cell_chunks[c + 1]; k < end; ++k)
+    if (visit_chunk(g, k, cmax2, q)) return true;
+  return false;
+}
+
+// Cells at Chebyshev distance exactly r from the centre cell (the shell of ring r), clipped to the grid.
+bool visit_ring(const PointGrid& g, const int c[3], int r, float cmax2, Query& q) {
+  const int z0 = std::max(c[2] - r, 0), z1 = std::min(c[2] + r, g.dims[2] - 1);
+  const int y0 = std::max(c[1] - r, 0), y1 = std::min(c[1] + r, g.dims[1] - 1);
+  const int x0 = std::max(c[0] - r, 0), x1 = std::min(c[0] + r, g.dims[0] - 1);
+  for (int z = z0; z <= z1; ++z) {
+    const bool z_face = (z == c[2] - r) || (z == c[2] + r);
+    for (int y = y0; y <= y1; ++y) {
+      if (z_face || y == c[1] - r || y == c[1] + r) {
+        for (int x = x0; x <= x1; ++x)
+          if (visit_cell(g, x, y, z, cmax2, q)) return true;
+      } else {
+        if (c[0] - r >= 0 && visit_cell(g, c[0] - r, y, z, cmax2, q)) return true;
+        if (r > 0 && c[0] + r < g.dims[0] && visit_cell(g, c[0] + r, y, z, cmax2, q)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Lower bound on the squared distance from p to any cell outside the block of rings 0..r: the
+// nearest of the (up to six) slabs of the grid beyond the block's faces. Infinite when none remain.
+float beyond_block_dist2(const PointGrid& g, const int c[3], int r, const float p[3]) {
+  double lo[3], hi[3], axis_gap2[3];
+  for (int i = 0; i < 3; ++i) {
+    lo[i] = g.origin[i];
+    hi[i] = g.origin[i] + g.dims[i] * g.cell;
+    const double gap = std::max({0.0, lo[i] - p[i], p[i] - hi[i]});
+    axis_gap2[i] = gap * gap;
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 3; ++i) {
+    double others = 0.0;
+    for (int j = 0; j < 3; ++j)
+      if (j != i) others += axis_gap2[j];
+    if (c[i] - r - 1 >= 0) {  // slab of cells below the block on axis i
+      const double edge = g.origin[i] + (c[i] - r) * g.cell;
+      const double d = std::max(0.0, p[i] - edge);
+      best = std::min(best, others + d * d);
+    }
+    if (c[i] + r + 1 <= g.dims[i] - 1) {  // slab above
+      const double edge = g.origin[i] + (c[i] + r + 1) * g.cell;
+      const double d = std::max(0.0, edge - p[i]);
+      best = std::min(best, others + d * d);
+    }
+  }
+  return static_cast<float>(best);
+}
+
+// Depth-first, nearer child first, over the chunk tree; resumes from the query's current cmin.
+void search_tree(const PointGrid& g, float cmax2, Query& q) {
+  g.ensure_tree();
+  uint32_t stack[64];
+  int top = 0;
+  stack[top++] = 1;
+  while (top > 0) {
+    const uint32_t node = stack[--top];
+    const Box& box = g.tree[node];
+    if (min_dist2(q.p, box) >= q.cmin2) continue;
+    if (max_dist2(q.p, box) <= cmax2) {
+      q.pruned = true;
+      return;
+    }
+    if (node >= g.leaf_slots) {
+      if (visit_chunk(g, g.leaf_chunk[node - g.leaf_slots], cmax2, q)) return;
+      continue;
+    }
+    const uint32_t left = 2 * node, right = left + 1;
+    const bool left_nearer = min_dist2(q.p, g.tree[left]) <= min_dist2(q.p, g.tree[right]);
+    stack[top++] = left_nearer ? right : left;
+    stack[top++] = left_nearer ? left : right;
+  }
+}
+
+// Nearest neighbour of q.p, or pruned as soon as it is certain to be within cmax.
+// Returns true when the tree fallback was needed.
+bool query_nearest(const PointGrid& g, const std::atomic<float>& cmax, Query& q) {
+  int c[3];
+  g.cell_of(q.p, c);
+  for (int r = 0;; ++r) {
+    const float cmax2 = cmax.load(std::memory_order_relaxed);  // refreshed per ring: it only grows
+    if (visit_ring(g, c, r, cmax2, q)) return false;
+    if (beyond_block_dist2(g, c, r, q.p) >= q.cmin2) return false;
+    if (r >= g.max_ring) {
+      search_tree(g, cmax.load(std::memory_order_relaxed), q);
+      return true;
+    }
+  }
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+void directed_grid(const DirectedJob& job, xhd_directed& out) {
+  const auto t_build = std::chrono::steady_clock::now();
+  PointGrid grid;
+  build_point_grid(job.target, job.target_count, job.cell_size, grid);
+
+  // Queries in grid order (neighbouring queries touch the same cells): counting-sorted by cell, and
+  // copied into that order so the query loop reads its points sequentially rather than at random.
+  const size_t n = job.source_count;
+  std::vector<float> sorted_xyz(3 * n);
+  std::vector<uint32_t> sorted_ids(n);
+  {
+    const size_t cells = grid.cell_count();
+    std::vector<uint32_t> cell_of(n), start(cells + 1, 0);
+    for (size_t i = 0; i < n; ++i) {
+      int c[3];
+      grid.cell_of(&job.source[3 * i], c);
+      cell_of[i] = static_cast<uint32_t>(grid.cell_index(c[0], c[1], c[2]));
+      ++start[cell_of[i] + 1];
+    }
+    for (size_t c = 0; c < cells; ++c) start[c + 1] += start[c];
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t dst = start[cell_of[i]]++;
+      for (int k = 0; k < 3; ++k) sorted_xyz[3 * static_cast<size_t>(dst) + k] = job.source[3 * i + k];
+      sorted_ids[dst] = static_cast<uint32_t>(i);
+    }
+  }
+  out.build_ms = ms_since(t_build);
+  out.cell_size = static_cast<float>(grid.cell);
+  for (int i = 0; i < 3; ++i) out.grid_dims[i] = static_cast<uint32_t>(grid.dims[i]);
+
+  const auto t_query = std::chrono::steady_clock::now();
+  std::atomic<float> cmax{0.f};
+  std::vector<Witness> witness(job.threads);
+  std::vector<uint64_t> evals(job.threads * 8, 0), pruned(job.threads * 8, 0), fallback(job.threads * 8, 0);
+
+  // Settles the queries at positions [begin, end) of (xyz, ids); `count` is false for the warm-up.
+  auto run = [&](size_t begin, size_t end, int tid, const float* xyz, const uint32_t* ids, bool count) {
+    job.progress->check_cancel();
+    uint64_t local_evals = 0, local_pruned = 0, local_fallback = 0;
+    for (size_t k = begin; k < end; ++k) {
+      Query q;
+      for (int i = 0; i < 3; ++i) q.p[i] = xyz[3 * k + i];
+      local_fallback += query_nearest(grid, cmax, q) ? 1 : 0;
+      local_evals += q.evals;
+      if (q.pruned) {
+        ++local_pruned;
+        continue;
+      }
+      witness[tid].offer(q.cmin2, ids[k], grid.ids[q.best]);
+      atomic_raise(cmax, q.cmin2);
+    }
+    if (!count) return;
+    evals[tid * 8] += local_evals;
+    pruned[tid * 8] += local_pruned;
+    fallback[tid * 8] += local_fallback;
+  };
+
+  // Warm-up: a few random queries first lift cmax close to its final value, as the EB shuffle does,
+  // so the ordered pass below prunes from its first block on.
+  const size_t samples = std::min<size_t>(n, 64 * static_cast<size_t>(job.threads));
+  std::vector<float> sample_xyz(3 * samples);
+  std::vector<uint32_t> sample_ids(samples);
+  std::mt19937_64 rng(job.seed);
+  for (size_t s = 0; s < samples; ++s) {
+    sample_ids[s] = static_cast<uint32_t>(rng() % n);
+    for (int i = 0; i < 3; ++i) sample_xyz[3 * s + i] = job.source[3 * static_cast<size_t>(sample_ids[s]) + i];
+  }
+  parallel_blocks(samples, 16, job.threads, [&](size_t b, size_t e, int tid) {
+    run(b, e, tid, sample_xyz.data(), sample_ids.data(), false);
+  });
+
+  parallel_blocks(n, 1024, job.threads, [&](size_t b, size_t e, int tid) {
+    run(b, e, tid, sorted_xyz.data(), sorted_ids.data(), true);
+    job.progress->add(e - b);
+  });
+
+  out.query_ms = ms_since(t_query);
+  for (int t = 0; t < job.threads; ++t) {
+    out.distance_evals += evals[t * 8];
+    out.pruned_queries += pruned[t * 8];
+    out.fallback_queries += fallback[t * 8];
+  }
+  finish_directed(job, best_of(witness), out);
+}
+
+}  // namespace xhd

@@ -1,0 +1,240 @@
+#include "point_grid.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+namespace xhd {
+namespace {
+
+// Mean points per occupied cell that the automatic resolution aims for. Measured on the bench-cpu cases:
+// fewer points per cell means more cells to step through, more means more distances per query.
+constexpr double kTargetPointsPerCell = 3.0;
+
+struct Extent {
+  double min[3], max[3];
+};
+
+Extent extent_of(const float* xyz, size_t n) {
+  Extent e;
+  for (int i = 0; i < 3; ++i) {
+    e.min[i] = std::numeric_limits<double>::infinity();
+    e.max[i] = -std::numeric_limits<double>::infinity();
+  }
+  for (size_t p = 0; p < n; ++p)
+    for (int i = 0; i < 3; ++i) {
+      const double v = xyz[3 * p + i];
+      e.min[i] = std::min(e.min[i], v);
+      e.max[i] = std::max(e.max[i], v);
+    }
+  return e;
+}
+
+// Cells per axis for a given side; an axis with no extent gets one cell.
+void dims_for(const Extent& e, double cell, int dims[3]) {
+  for (int i = 0; i < 3; ++i) {
+    const double k = std::floor((e.max[i] - e.min[i]) / cell) + 1.0;
+    dims[i] = static_cast<int>(std::min(k, 1.0e9));
+  }
+}
+
+double cells_for(const Extent& e, double cell) {
+  int d[3];
+  dims_for(e, cell, d);
+  return static_cast<double>(d[0]) * d[1] * d[2];
+}
+
+// Smallest side (grown in 25% steps) that keeps the dense cell table within max_cells.
+double respect_cell_cap(const Extent& e, double cell, double max_cells) {
+  while (cells_for(e, cell) > max_cells) cell *= 1.25;
+  return cell;
+}
+
+// Occupied cells at a given side, counted exactly with a bitmap over the dense table.
+size_t occupied_cells(const float* xyz, size_t n, const Extent& e, double cell) {
+  int d[3];
+  dims_for(e, cell, d);
+  const size_t cells = static_cast<size_t>(d[0]) * d[1] * d[2];
+  std::vector<uint64_t> bits((cells + 63) / 64, 0);
+  const double inv = 1.0 / cell;
+  size_t occupied = 0;
+  for (size_t p = 0; p < n; ++p) {
+    size_t idx = 0;
+    for (int i = 2; i >= 0; --i) {
+      int k = static_cast<int>((xyz[3 * p + i] - e.min[i]) * inv);
+      k = std::min(std::max(k, 0), d[i] - 1);
+      idx = idx * d[i] + k;
+    }
+    uint64_t& w = bits[idx >> 6];
+    const uint64_t m = uint64_t(1) << (idx & 63);
+    occupied += (w & m) ? 0 : 1;
+    w |= m;
+  }
+  return occupied;
+}
+
+// Resolution from the data: start from the side that would give kTargetPointsPerCell if the points
+// filled the box, then correct for data that fills less (surfaces, clusters) by measuring occupancy at
+// two resolutions, which gives the data's local dimension, and scaling to hit the target.
+double choose_cell_size(const float* xyz, size_t n, const Extent& e) {
+  double span[3], volume = 1.0, largest = 0.0;
+  for (int i = 0; i < 3; ++i) {
+    span[i] = e.max[i] - e.min[i];
+    largest = std::max(largest, span[i]);
+  }
+  if (largest <= 0.0) return 1.0;  // every point identical
+  int live = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (span[i] > largest * 1e-9) {
+      volume *= span[i];
+      ++live;
+    }
+  }
+  const double max_cells = std::min(std::max(8.0 * static_cast<double>(n), 4096.0), 268435456.0);
+  double cell = std::pow(volume * kTargetPointsPerCell / static_cast<double>(n), 1.0 / live);
+  cell = respect_cell_cap(e, cell, max_cells);
+  const double fill0 = static_cast<double>(n) / occupied_cells(xyz, n, e, cell);
+  if (fill0 <= 2.0 * kTargetPointsPerCell) return cell;
+  const double finer = respect_cell_cap(e, cell * 0.5, max_cells);
+  if (finer >= cell) return cell;  // cannot refine within the cap
+  const double fill1 = static_cast<double>(n) / occupied_cells(xyz, n, e, finer);
+  const double dimension = std::log(fill0 / fill1) / std::log(cell / finer);
+  if (!(dimension > 0.25)) return cell;  // duplicates: refining does not spread them
+  const double target = cell * std::pow(kTargetPointsPerCell / fill0, 1.0 / std::min(dimension, 3.0));
+  return respect_cell_cap(e, target, max_cells);
+}
+
+// Orders a crowded cell's points along a Morton curve inside the cell so its chunks are compact.
+void sort_cell_spatially(std::vector<float>& xyz, std::vector<uint32_t>& ids, uint32_t begin, uint32_t end) {
+  Box box;
+  box_make_empty(box);
+  for (uint32_t p = begin; p < end; ++p) box_grow(box, &xyz[3 * p]);
+  float scale[3];
+  for (int i = 0; i < 3; ++i) {
+    const float s = box.max[i] - box.min[i];
+    scale[i] = s > 0.f ? 1023.f / s : 0.f;
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> keyed;
+  keyed.reserve(end - begin);
+  for (uint32_t p = begin; p < end; ++p) {
+    unsigned q[3];
+    for (int i = 0; i < 3; ++i) q[i] = static_cast<unsigned>((xyz[3 * p + i] - box.min[i]) * scale[i]);
+    keyed.emplace_back(morton3_10(q[0], q[1], q[2]), p);
+  }
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<float> tmp_xyz(3 * (end - begin));
+  std::vector<uint32_t> tmp_ids(end - begin);
+  for (size_t k = 0; k < keyed.size(); ++k) {
+    const uint32_t src = keyed[k].second;
+    for (int i = 0; i < 3; ++i) tmp_xyz[3 * k + i] = xyz[3 * src + i];
+    tmp_ids[k] = ids[src];
+  }
+  std::copy(tmp_xyz.begin(), tmp_xyz.end(), xyz.begin() + 3 * static_cast<size_t>(begin));
+  std::copy(tmp_ids.begin(), tmp_ids.end(), ids.begin() + begin);
+}
+
+// Complete binary tree over chunk MBRs, leaves in Morton order of the chunk centres.
+void build_chunk_tree(const PointGrid& g) {
+  Extent e;
+  for (int i = 0; i < 3; ++i) {
+    e.min[i] = g.origin[i];
+    e.max[i] = g.origin[i] + g.dims[i] * g.cell;
+  }
+  const size_t chunks = g.chunk_boxes.size();
+  g.leaf_slots = 1;
+  while (g.leaf_slots < chunks) g.leaf_slots <<= 1;
+  float scale[3];
+  for (int i = 0; i < 3; ++i) {
+    const double s = e.max[i] - e.min[i];
+    scale[i] = s > 0 ? static_cast<float>(1023.0 / s) : 0.f;
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> keyed(chunks);
+  for (uint32_t k = 0; k < chunks; ++k) {
+    const Box& b = g.chunk_boxes[k];
+    unsigned q[3];
+    for (int i = 0; i < 3; ++i)
+      q[i] = static_cast<unsigned>((0.5f * (b.min[i] + b.max[i]) - static_cast<float>(e.min[i])) * scale[i]);
+    keyed[k] = {morton3_10(std::min(q[0], 1023u), std::min(q[1], 1023u), std::min(q[2], 1023u)), k};
+  }
+  std::sort(keyed.begin(), keyed.end());
+  g.tree.assign(2 * static_cast<size_t>(g.leaf_slots), Box{});
+  g.leaf_chunk.assign(g.leaf_slots, UINT32_MAX);
+  for (size_t s = 0; s < g.leaf_slots; ++s) {
+    Box& leaf = g.tree[g.leaf_slots + s];
+    if (s < chunks) {
+      g.leaf_chunk[s] = keyed[s].second;
+      leaf = g.chunk_boxes[keyed[s].second];
+    } else {
+      box_make_empty(leaf);
+    }
+  }
+  for (size_t node = g.leaf_slots - 1; node >= 1; --node) {
+    g.tree[node] = g.tree[2 * node];
+    box_merge(g.tree[node], g.tree[2 * node + 1]);
+  }
+}
+
+}  // namespace
+
+void PointGrid::ensure_tree() const {
+  std::call_once(tree_built, [this] { build_chunk_tree(*this); });
+}
+
+void build_point_grid(const float* xyz, size_t n, double cell_size, PointGrid& g) {
+  const Extent e = extent_of(xyz, n);
+  double cell = cell_size > 0 ? cell_size : choose_cell_size(xyz, n, e);
+  cell = respect_cell_cap(e, cell, 268435456.0);
+  g.cell = cell;
+  g.inv_cell = 1.0 / cell;
+  for (int i = 0; i < 3; ++i) g.origin[i] = e.min[i];
+  dims_for(e, cell, g.dims);
+  const int live = (g.dims[0] > 1) + (g.dims[1] > 1) + (g.dims[2] > 1);
+  g.max_ring = live >= 3 ? 3 : (live == 2 ? 9 : 64);  // about 343 cells before the tree takes over
+
+  // Counting sort of the points by cell.
+  const size_t cells = g.cell_count();
+  std::vector<uint32_t> cell_of_point(n);
+  std::vector<uint32_t> start(cells + 1, 0);
+  for (size_t p = 0; p < n; ++p) {
+    int c[3];
+    g.cell_of(&xyz[3 * p], c);
+    const uint32_t idx = static_cast<uint32_t>(g.cell_index(c[0], c[1], c[2]));
+    cell_of_point[p] = idx;
+    ++start[idx + 1];
+  }
+  for (size_t c = 0; c < cells; ++c) start[c + 1] += start[c];
+  g.xyz.resize(3 * n);
+  g.ids.resize(n);
+  {
+    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+    for (size_t p = 0; p < n; ++p) {
+      const uint32_t dst = fill[cell_of_point[p]]++;
+      for (int i = 0; i < 3; ++i) g.xyz[3 * dst + i] = xyz[3 * p + i];
+      g.ids[dst] = static_cast<uint32_t>(p);
+    }
+  }
+
+  // Chunks: each cell's points in runs of at most kChunkPoints, crowded cells ordered spatially first.
+  g.cell_chunks.assign(cells + 1, 0);
+  g.chunk_points.clear();
+  g.chunk_boxes.clear();
+  g.chunk_points.reserve(n / 2 + 2);
+  g.chunk_boxes.reserve(n / 2 + 1);
+  for (size_t c = 0; c < cells; ++c) {
+    const uint32_t begin = start[c], end = start[c + 1];
+    if (end - begin > kChunkPoints) sort_cell_spatially(g.xyz, g.ids, begin, end);
+    for (uint32_t s = begin; s < end; s += kChunkPoints) {
+      const uint32_t stop = std::min(end, s + kChunkPoints);
+      Box b;
+      box_make_empty(b);
+      for (uint32_t p = s; p < stop; ++p) box_grow(b, &g.xyz[3 * p]);
+      g.chunk_points.push_back(s);
+      g.chunk_boxes.push_back(b);
+    }
+    g.cell_chunks[c + 1] = static_cast<uint32_t>(g.chunk_boxes.size());
+  }
+  g.chunk_points.push_back(static_cast<uint32_t>(n));
+}
+
+}  // namespace xhd

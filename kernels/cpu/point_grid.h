@@ -1,0 +1,56 @@
+// Uniform grid over a target point set, the index of the X-HD method on the CPU.
+// Points are sorted by cell; each cell's points are split into chunks of at most kChunkPoints, each with
+// a tight MBR, so a crowded ("heavy") cell is still pruned piece by piece. A complete binary tree over the
+// chunk MBRs (in Morton order) serves queries whose nearest neighbour lies beyond the ring search.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "../common/box_math.h"
+
+namespace xhd {
+
+constexpr uint32_t kChunkPoints = 16;
+
+struct PointGrid {
+  double origin[3] = {0, 0, 0};
+  double cell = 1.0;      // side length of a cubic cell
+  double inv_cell = 1.0;
+  int dims[3] = {1, 1, 1};
+  int max_ring = 3;       // rings searched before falling back to the chunk tree
+
+  std::vector<uint32_t> cell_chunks;   // chunks of cell c: [cell_chunks[c], cell_chunks[c + 1])
+  std::vector<Box> chunk_boxes;        // tight MBR of each chunk
+  std::vector<uint32_t> chunk_points;  // points of chunk k: [chunk_points[k], chunk_points[k + 1])
+  std::vector<float> xyz;              // points sorted by cell and chunk, interleaved
+  std::vector<uint32_t> ids;           // original index of each sorted point
+
+  // The chunk tree is built on first use: most inputs never leave the ring search.
+  mutable uint32_t leaf_slots = 1;             // leaves of the chunk tree (a power of two)
+  mutable std::vector<Box> tree;               // 1-based heap: children of n are 2n and 2n + 1
+  mutable std::vector<uint32_t> leaf_chunk;    // chunk at each leaf slot (unused slots have empty boxes)
+  mutable std::once_flag tree_built;
+  void ensure_tree() const;
+
+  size_t cell_count() const { return static_cast<size_t>(dims[0]) * dims[1] * dims[2]; }
+  size_t cell_index(int x, int y, int z) const {
+    return (static_cast<size_t>(z) * dims[1] + y) * dims[0] + x;
+  }
+  // Cell holding p, clamped into the grid for points outside it.
+  void cell_of(const float p[3], int c[3]) const {
+    for (int i = 0; i < 3; ++i) {
+      const double t = (static_cast<double>(p[i]) - origin[i]) * inv_cell;
+      int k = t <= 0.0 ? 0 : (t >= dims[i] ? dims[i] - 1 : static_cast<int>(t));
+      c[i] = k;
+    }
+  }
+};
+
+// Builds the grid over n interleaved points into g (a fresh PointGrid). cell_size <= 0 picks the
+// resolution automatically.
+void build_point_grid(const float* xyz, size_t n, double cell_size, PointGrid& g);
+
+}  // namespace xhd

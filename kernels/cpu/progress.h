@@ -1,0 +1,33 @@
+// Progress reporting and cancellation through the caller's xhd_progress (which may be null).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "xhd.h"
+
+namespace xhd {
+
+struct Cancelled : std::runtime_error {
+  Cancelled() : std::runtime_error("cancelled by the caller") {}
+};
+
+class Progress {
+ public:
+  explicit Progress(xhd_progress* p) : p_(p) {}
+  void set_total(uint64_t total) const {
+    if (p_) __atomic_store_n(&p_->total, total, __ATOMIC_RELAXED);
+  }
+  void add(uint64_t n) const {
+    if (p_) __atomic_fetch_add(&p_->done, n, __ATOMIC_RELAXED);
+  }
+  // Throws Cancelled when the caller asked to stop; cheap enough to call once per block of work.
+  void check_cancel() const {
+    if (p_ && __atomic_load_n(&p_->cancel, __ATOMIC_RELAXED) != 0) throw Cancelled();
+  }
+
+ private:
+  xhd_progress* p_;
+};
+
+}  // namespace xhd

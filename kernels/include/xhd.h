@@ -1,0 +1,113 @@
+/*
+ * xhd.h: the one C ABI that every xhd backend library implements (build/libxhd_cpu.so today,
+ * build/libxhd_cuda.so later). Plain structs, int32 status codes, nothing thrown or aborted across it.
+ *
+ * Memory: every pointer argument is host memory owned by the caller and only borrowed for the call.
+ * Threads: functions may be called from any thread; calls share nothing but the last-error slot.
+ * Units: distances are in the input's units. Indices refer to the caller's original point order.
+ */
+#ifndef XHD_H
+#define XHD_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever a struct layout or a function signature below changes. */
+#define XHD_ABI_VERSION 1
+
+#if defined(_WIN32)
+#define XHD_API __declspec(dllexport)
+#else
+#define XHD_API __attribute__((visibility("default")))
+#endif
+
+typedef enum xhd_status {
+  XHD_OK = 0,
+  XHD_ERROR_INVALID_ARGUMENT = 1, /* bad counts, null pointers, non-finite coordinates */
+  XHD_ERROR_OUT_OF_MEMORY = 2,
+  XHD_ERROR_CANCELLED = 3,        /* the caller set xhd_progress.cancel */
+  XHD_ERROR_INTERNAL = 4,
+  XHD_ERROR_UNAVAILABLE = 5       /* the backend cannot run here (e.g. no GPU) */
+} xhd_status;
+
+typedef enum xhd_method {
+  XHD_METHOD_GRID = 0,  /* X-HD: uniform grid with MBR pruning and early break (default) */
+  XHD_METHOD_EB = 1,    /* early break over shuffled inputs (Taha & Hanbury) */
+  XHD_METHOD_BRUTE = 2  /* double-precision reference: every pair, no pruning */
+} xhd_method;
+
+/* Bits of xhd_hausdorff_options.directions. */
+#define XHD_DIRECTION_AB 1
+#define XHD_DIRECTION_BA 2
+
+/* "No such point": the index sentinel in results. */
+#define XHD_NO_INDEX (-1)
+
+/* A point set: count points as interleaved x,y,z floats (2D data has z = 0). Host memory, read-only. */
+typedef struct xhd_points {
+  const float* xyz;
+  uint64_t count;
+} xhd_points;
+
+/* Shared with a running call so the caller can show progress and cancel. Host memory that must stay
+ * valid for the whole call. The library writes done/total with relaxed atomics; the caller may read
+ * them at any time and may set cancel to nonzero, after which the call returns XHD_ERROR_CANCELLED. */
+typedef struct xhd_progress {
+  uint64_t done;
+  uint64_t total;
+  uint32_t cancel;
+  uint32_t reserved;
+} xhd_progress;
+
+typedef struct xhd_hausdorff_options {
+  int32_t method;     /* xhd_method */
+  int32_t directions; /* XHD_DIRECTION_AB | XHD_DIRECTION_BA */
+  int32_t threads;    /* worker threads; 0 = every hardware thread */
+  int32_t device;     /* GPU ordinal for device backends; the CPU backend ignores it */
+  uint64_t seed;      /* seed of the shuffles (eb) and of the sampled warm-up queries (grid) */
+  double cell_size;   /* grid cell side length; 0 = chosen automatically */
+} xhd_hausdorff_options;
+
+/* One direction's answer and what it cost. */
+typedef struct xhd_directed {
+  double distance;         /* directed HD, recomputed in double from the witness pair */
+  int64_t from_index;      /* point of the source set realizing it; XHD_NO_INDEX if not computed */
+  int64_t to_index;        /* its nearest neighbour in the target set; XHD_NO_INDEX if not computed */
+  double build_ms;         /* index construction over the target set */
+  double query_ms;         /* queries from the source set */
+  uint64_t distance_evals; /* point-pair distances evaluated */
+  uint64_t pruned_queries; /* source points settled early (MaxDist <= cmax or early break) */
+  uint64_t fallback_queries; /* queries that left the ring search for the cell hierarchy */
+  uint32_t grid_dims[3];   /* grid resolution used (grid method), else zeros */
+  float cell_size;         /* grid cell side used (grid method), else 0 */
+} xhd_directed;
+
+typedef struct xhd_hausdorff_result {
+  xhd_directed ab; /* A -> B: max over A of the distance to the nearest point of B */
+  xhd_directed ba; /* B -> A */
+} xhd_hausdorff_result;
+
+/* XHD_ABI_VERSION of the library actually loaded; callers refuse a mismatch. */
+XHD_API int32_t xhd_abi_version(void);
+
+/* Short backend name, e.g. "cpu". Static storage. */
+XHD_API const char* xhd_backend_name(void);
+
+/* Message of the most recent failed call in this process (any thread), or "" if none.
+ * The pointer stays valid until the calling thread calls xhd_last_error again. */
+XHD_API const char* xhd_last_error(void);
+
+/* Directed Hausdorff distances between a and b, for the directions requested.
+ * progress may be NULL. Returns an xhd_status; on failure xhd_last_error() says why. */
+XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b,
+                              const xhd_hausdorff_options* options,
+                              xhd_hausdorff_result* result, xhd_progress* progress);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XHD_H */

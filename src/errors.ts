@@ -1,0 +1,47 @@
+// Typed errors carry their exit code; the CLI catches them in one place (src/cli.ts).
+
+export const EXIT_OK = 0;
+export const EXIT_THRESHOLD = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_NATIVE = 3;
+
+export class XhdError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode: number) {
+    super(message);
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+  }
+}
+
+/** Bad command-line usage: unknown option, wrong value. Exit 2. */
+export class UsageError extends XhdError {
+  constructor(message: string) {
+    super(message, EXIT_USAGE);
+  }
+}
+
+/** Where in a file a problem was found: a 1-based line for text, a byte offset for binary. */
+export type FileLocation = { line: number } | { byte: number } | Record<string, never>;
+
+/** A file that cannot be read or parsed. Exit 2. The message names the file and the place. */
+export class InputError extends XhdError {
+  readonly file: string;
+  constructor(file: string, where: FileLocation, detail: string) {
+    super(`${file}${formatLocation(where)}: ${detail}`, EXIT_USAGE);
+    this.file = file;
+  }
+}
+
+/** The native library is missing, broken, or reported an internal failure. Exit 3. */
+export class NativeError extends XhdError {
+  constructor(message: string) {
+    super(message, EXIT_NATIVE);
+  }
+}
+
+function formatLocation(where: FileLocation): string {
+  if ('line' in where) return `:${where.line}`;
+  if ('byte' in where) return ` (byte ${where.byte})`;
+  return '';
+}
