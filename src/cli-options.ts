@@ -1,0 +1,23 @@
+// Option parsers shared by the commands: they turn bad values into commander errors (exit 2).
+import { InvalidArgumentError } from 'commander';
+
+import type { FileFormat } from './io/geometry.js';
+
+export function parseIntegerOption(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`expected an integer, got '${value}'`);
+    const n = Number(value);
+    if (n < min || n > max) throw new InvalidArgumentError(`expected an integer from ${min} to ${max}, got ${n}`);
+    return n;
+  };
+}
+
+export const FORMATS: FileFormat[] = ['off', 'ply', 'csv', 'xyz', 'stl', 'obj'];
+
+export function parseColumns(value: string): string[] {
+  const columns = value.split(',').map((c) => c.trim());
+  if (columns.length < 2 || columns.length > 3 || columns.some((c) => c === '')) {
+    throw new InvalidArgumentError(`expected 2 or 3 comma-separated column names or indices, got '${value}'`);
+  }
+  return columns;
+}

@@ -1,0 +1,59 @@
+// Registers `xhd compare A B`.
+import { Command, Option } from 'commander';
+
+import { parseColumns, parseIntegerOption, FORMATS } from '../cli-options.js';
+import { compareFiles } from '../compare.js';
+import { BACKEND_CHOICES, METHODS, type BackendChoice, type Method } from '../hausdorff.js';
+import type { FileFormat } from '../io/geometry.js';
+import { renderCompareJson } from '../report/compare-json.js';
+import { renderCompareText } from '../report/compare-text.js';
+import { terminalChalk } from '../terminal.js';
+
+interface CompareFlags {
+  method: Method;
+  directed: boolean;
+  json: boolean;
+  backend: BackendChoice;
+  threads?: number;
+  seed?: number;
+  quiet: boolean;
+  format?: FileFormat;
+  columns?: string[];
+}
+
+const EXAMPLES = `
+Examples:
+  $ xhd compare scan.ply model.ply                 symmetric HD with witnesses and timings
+  $ xhd compare a.xyz b.xyz --directed             only A → B
+  $ xhd compare a.csv b.csv --columns x,y,z --json | jq .hd
+  $ xhd compare a.off b.off --method brute         double-precision reference (slow, for checks)
+`;
+
+export function registerCompare(program: Command): void {
+  program
+    .command('compare')
+    .description('exact Hausdorff distance between two point sets (meshes: their vertices)')
+    .argument('<a>', 'first input (OFF, PLY, CSV/XYZ/TXT, STL, OBJ)')
+    .argument('<b>', 'second input')
+    .addOption(new Option('-m, --method <method>', 'algorithm').choices(METHODS).default('grid'))
+    .option('-d, --directed', 'only the directed distance A → B', false)
+    .option('--json', 'print one JSON object (and nothing else) on stdout', false)
+    .addOption(new Option('--backend <backend>', 'compute backend').choices(BACKEND_CHOICES).default('auto'))
+    .option('-t, --threads <n>', 'worker threads (default: all cores)', parseIntegerOption(1, 4096))
+    .option('--seed <n>', 'seed of shuffles and samples (results do not depend on it)', parseIntegerOption(0))
+    .addOption(new Option('--format <format>', 'read both inputs as this format').choices(FORMATS))
+    .option('--columns <names>', 'CSV/XYZ columns for x,y[,z], by header name or 0-based index', parseColumns)
+    .option('-q, --quiet', 'no progress bar', false)
+    .addHelpText('after', EXAMPLES)
+    .action(async (a: string, b: string, flags: CompareFlags) => {
+      const abort = new AbortController();
+      const onInterrupt = () => abort.abort();
+      process.once('SIGINT', onInterrupt);
+      try {
+        const result = await compareFiles(a, b, { ...flags, signal: abort.signal });
+        process.stdout.write(flags.json ? renderCompareJson(result) : renderCompareText(result, terminalChalk(process.stdout)));
+      } finally {
+        process.off('SIGINT', onInterrupt);
+      }
+    });
+}

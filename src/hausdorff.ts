@@ -1,0 +1,178 @@
+// Exact Hausdorff distance between two point sets: argument checks, backend choice, one native call.
+import { availableParallelism } from 'node:os';
+import koffi from 'koffi';
+
+import { NativeError, UsageError, XhdError, EXIT_NATIVE } from './errors.js';
+import {
+  DIRECTION_AB,
+  DIRECTION_BA,
+  METHOD_CODES,
+  PROGRESS_BYTES,
+  STATUS_NAMES,
+  XHD_ERROR_CANCELLED,
+  XHD_OK,
+  type RawDirected,
+  type RawHausdorffResult,
+} from './native/abi.js';
+import { loadBackend, type BackendName } from './native/library.js';
+
+export const METHODS = ['grid', 'eb', 'brute'] as const;
+export type Method = (typeof METHODS)[number];
+export const BACKEND_CHOICES = ['auto', 'cpu'] as const;
+export type BackendChoice = (typeof BACKEND_CHOICES)[number];
+
+export interface HausdorffOptions {
+  /** grid (default): X-HD; eb: early break; brute: double-precision reference. */
+  method?: Method;
+  /** Only A -> B. */
+  directed?: boolean;
+  backend?: BackendChoice;
+  /** Worker threads; default: every available core. */
+  threads?: number;
+  /** Seed of the shuffles and warm-up samples; the distance never depends on it. */
+  seed?: number;
+  /** Grid cell side; default: chosen from the data. */
+  cellSize?: number;
+  /** Called about ten times a second while the native call runs. */
+  onProgress?: (done: number, total: number) => void;
+  /** Aborting stops the native work; the promise then rejects with a CancelledError. */
+  signal?: AbortSignal;
+}
+
+export interface DirectedHausdorff {
+  distance: number;
+  /** Index in the source set of the point realizing the distance. */
+  fromIndex: number;
+  /** Index in the target set of that point's nearest neighbour. */
+  toIndex: number;
+  buildMs: number;
+  queryMs: number;
+  distanceEvals: number;
+  prunedQueries: number;
+  fallbackQueries: number;
+  gridDims: [number, number, number];
+  cellSize: number;
+}
+
+export interface HausdorffResult {
+  /** Symmetric HD (max of both directions), or A -> B alone when directed. */
+  hd: number;
+  ab: DirectedHausdorff;
+  ba: DirectedHausdorff | null;
+  method: Method;
+  backend: BackendName;
+  threads: number;
+}
+
+export class CancelledError extends XhdError {
+  constructor() {
+    super('cancelled', 130);
+  }
+}
+
+export const DEFAULT_SEED = 20260707;
+
+function expectPoints(value: unknown, name: string): asserts value is Float32Array {
+  if (!(value instanceof Float32Array)) {
+    throw new UsageError(`Expected a Float32Array of interleaved x,y,z for ${name} but received ${describe(value)}`);
+  }
+  if (value.length === 0 || value.length % 3 !== 0) {
+    throw new UsageError(`Expected ${name} to hold at least one point (a non-zero multiple of 3 floats) but it has ${value.length}`);
+  }
+}
+
+function expectInteger(value: unknown, name: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new UsageError(`Expected an integer between ${min} and ${max} for ${name} but received ${describe(value)}`);
+  }
+  return value;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'object') return (value as object).constructor?.name ?? 'an object';
+  return `${typeof value} ${String(value)}`;
+}
+
+function resolveBackend(choice: BackendChoice): BackendName {
+  // Only the CPU backend exists so far; `auto` will prefer a GPU once one is built.
+  if (choice !== 'auto' && choice !== 'cpu') throw new UsageError(`Unknown backend ${describe(choice)}`);
+  return 'cpu';
+}
+
+function toDirected(raw: RawDirected): DirectedHausdorff {
+  return {
+    distance: raw.distance,
+    fromIndex: Number(raw.from_index),
+    toIndex: Number(raw.to_index),
+    buildMs: raw.build_ms,
+    queryMs: raw.query_ms,
+    distanceEvals: Number(raw.distance_evals),
+    prunedQueries: Number(raw.pruned_queries),
+    fallbackQueries: Number(raw.fallback_queries),
+    gridDims: [raw.grid_dims[0], raw.grid_dims[1], raw.grid_dims[2]],
+    cellSize: raw.cell_size,
+  };
+}
+
+/** Exact directed and symmetric Hausdorff distances between point sets a and b (interleaved xyz). */
+export async function hausdorff(a: Float32Array, b: Float32Array, options: HausdorffOptions = {}): Promise<HausdorffResult> {
+  expectPoints(a, 'a');
+  expectPoints(b, 'b');
+  const method = options.method ?? 'grid';
+  if (!METHODS.includes(method)) throw new UsageError(`Expected one of ${METHODS.join(', ')} for method but received ${describe(method)}`);
+  const threads = options.threads === undefined ? availableParallelism() : expectInteger(options.threads, 'threads', 1, 4096);
+  const seed = options.seed === undefined ? DEFAULT_SEED : expectInteger(options.seed, 'seed', 0, Number.MAX_SAFE_INTEGER);
+  const cellSize = options.cellSize ?? 0;
+  if (!(Number.isFinite(cellSize) && cellSize >= 0)) throw new UsageError(`Expected a finite number >= 0 for cellSize but received ${describe(cellSize)}`);
+  const backendName = resolveBackend(options.backend ?? 'auto');
+  const backend = loadBackend(backendName);
+  if (options.signal?.aborted) throw new CancelledError();
+
+  const progress = koffi.alloc('uint64_t', PROGRESS_BYTES / 8);
+  const progressView = new BigUint64Array(koffi.view(progress, PROGRESS_BYTES));
+  progressView.fill(0n);
+  const onAbort = () => {
+    progressView[2] = 1n; // xhd_progress.cancel (low half on little-endian hosts)
+  };
+  options.signal?.addEventListener('abort', onAbort);
+  const ticker = options.onProgress
+    ? setInterval(() => options.onProgress!(Number(progressView[0]), Number(progressView[1])), 100)
+    : undefined;
+
+  const raw = {} as RawHausdorffResult;
+  try {
+    const status = await new Promise<number>((resolve, reject) => {
+      backend.hausdorff.async(
+        { xyz: a, count: a.length / 3 },
+        { xyz: b, count: b.length / 3 },
+        {
+          method: METHOD_CODES[method],
+          directions: options.directed ? DIRECTION_AB : DIRECTION_AB | DIRECTION_BA,
+          threads,
+          device: 0,
+          seed,
+          cell_size: cellSize,
+        },
+        raw,
+        progress,
+        (err: unknown, result: number) => (err ? reject(err) : resolve(result)),
+      );
+    });
+    if (status === XHD_ERROR_CANCELLED) throw new CancelledError();
+    if (status !== XHD_OK) {
+      throw new NativeError(`${backendName} backend: ${STATUS_NAMES[status] ?? `status ${status}`}: ${backend.lastError()}`);
+    }
+    options.onProgress?.(Number(progressView[0]), Number(progressView[1]));
+  } catch (err) {
+    if (err instanceof XhdError) throw err;
+    throw new XhdError(`native call failed: ${err instanceof Error ? err.message : String(err)}`, EXIT_NATIVE);
+  } finally {
+    if (ticker) clearInterval(ticker);
+    options.signal?.removeEventListener('abort', onAbort);
+    koffi.free(progress);
+  }
+  const ab = toDirected(raw.ab);
+  const ba = options.directed ? null : toDirected(raw.ba);
+  return { hd: ba ? Math.max(ab.distance, ba.distance) : ab.distance, ab, ba, method, backend: backendName, threads };
+}

@@ -1,0 +1,10 @@
+// The library surface of xhd, for programs and tests that use it without the CLI.
+export { hausdorff, CancelledError, METHODS, DEFAULT_SEED } from './hausdorff.js';
+export type { HausdorffOptions, HausdorffResult, DirectedHausdorff, Method, BackendChoice } from './hausdorff.js';
+export { compareFiles } from './compare.js';
+export type { CompareResult, CompareOptions } from './compare.js';
+export { compareJson } from './report/compare-json.js';
+export { readGeometry, parseGeometry } from './io/read.js';
+export type { Geometry, Bounds, FileFormat, ReadOptions } from './io/geometry.js';
+export { XhdError, UsageError, InputError, NativeError } from './errors.js';
+export { XHD_VERSION } from './version.js';

@@ -1,0 +1,75 @@
+// koffi declarations mirroring kernels/include/xhd.h. Keep the two in step: XHD_ABI_VERSION guards it.
+import koffi from 'koffi';
+
+export const XHD_ABI_VERSION = 1;
+
+export const XHD_OK = 0;
+export const XHD_ERROR_CANCELLED = 3;
+export const XHD_ERROR_UNAVAILABLE = 5;
+
+export const STATUS_NAMES: Record<number, string> = {
+  0: 'ok',
+  1: 'invalid argument',
+  2: 'out of memory',
+  3: 'cancelled',
+  4: 'internal error',
+  5: 'unavailable',
+};
+
+export const METHOD_CODES = { grid: 0, eb: 1, brute: 2 } as const;
+export const DIRECTION_AB = 1;
+export const DIRECTION_BA = 2;
+
+// Types are registered once per process by name; the functions below refer to them by name.
+koffi.struct('xhd_points', { xyz: 'const float *', count: 'uint64_t' });
+koffi.struct('xhd_hausdorff_options', {
+  method: 'int32_t',
+  directions: 'int32_t',
+  threads: 'int32_t',
+  device: 'int32_t',
+  seed: 'uint64_t',
+  cell_size: 'double',
+});
+koffi.struct('xhd_directed', {
+  distance: 'double',
+  from_index: 'int64_t',
+  to_index: 'int64_t',
+  build_ms: 'double',
+  query_ms: 'double',
+  distance_evals: 'uint64_t',
+  pruned_queries: 'uint64_t',
+  fallback_queries: 'uint64_t',
+  grid_dims: koffi.array('uint32_t', 3, 'Array'),
+  cell_size: 'float',
+});
+koffi.struct('xhd_hausdorff_result', { ab: 'xhd_directed', ba: 'xhd_directed' });
+
+/** Size in bytes of struct xhd_progress: done, total (uint64) then cancel, reserved (uint32). */
+export const PROGRESS_BYTES = 24;
+
+export interface RawDirected {
+  distance: number;
+  from_index: number | bigint;
+  to_index: number | bigint;
+  build_ms: number;
+  query_ms: number;
+  distance_evals: number | bigint;
+  pruned_queries: number | bigint;
+  fallback_queries: number | bigint;
+  grid_dims: number[];
+  cell_size: number;
+}
+
+export interface RawHausdorffResult {
+  ab: RawDirected;
+  ba: RawDirected;
+}
+
+export const PROTOTYPES = {
+  abiVersion: 'int32_t xhd_abi_version(void)',
+  backendName: 'const char *xhd_backend_name(void)',
+  lastError: 'const char *xhd_last_error(void)',
+  hausdorff:
+    'int32_t xhd_hausdorff(const xhd_points *a, const xhd_points *b, const xhd_hausdorff_options *options, ' +
+    '_Out_ xhd_hausdorff_result *result, void *progress)',
+} as const;

@@ -1,0 +1,81 @@
+// Finds and loads a backend library. Any failure becomes one NativeError that lists what was tried,
+// the likely cause and the fix, instead of a crash or a raw dlopen message.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import koffi from 'koffi';
+
+import { NativeError } from '../errors.js';
+import { PROTOTYPES, XHD_ABI_VERSION } from './abi.js';
+
+export type BackendName = 'cpu';
+
+export interface NativeBackend {
+  name: BackendName;
+  path: string;
+  abiVersion: number;
+  lastError: () => string;
+  // koffi function: call synchronously, or through .async(...args, callback).
+  hausdorff: koffi.KoffiFunction;
+}
+
+const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+/** Directory holding the built libraries: XHD_LIBRARY_DIR, else <package>/build. */
+export function libraryDir(): string {
+  return process.env.XHD_LIBRARY_DIR || join(packageRoot, 'build');
+}
+
+const loaded = new Map<BackendName, NativeBackend>();
+
+export function loadBackend(name: BackendName): NativeBackend {
+  const cached = loaded.get(name);
+  if (cached) return cached;
+  const path = join(libraryDir(), `libxhd_${name}.so`);
+  if (!existsSync(path)) {
+    throw new NativeError(
+      [
+        `the native ${name} library is missing: ${path}`,
+        '  Likely cause: `npm install` did not build it (no C++ compiler, or the build failed).',
+        '  Fix: install g++ and run `npm run build` in the xhd directory, then try again.',
+      ].join('\n'),
+    );
+  }
+  let lib: koffi.IKoffiLib;
+  try {
+    lib = koffi.load(path);
+  } catch (err) {
+    throw new NativeError(
+      [
+        `the native ${name} library could not be loaded: ${path}`,
+        `  ${err instanceof Error ? err.message : String(err)}`,
+        '  Likely cause: it was built on another machine or for another CPU.',
+        '  Fix: rebuild it here with `npm run build`.',
+      ].join('\n'),
+    );
+  }
+  let backend: NativeBackend;
+  try {
+    const abiVersion = lib.func(PROTOTYPES.abiVersion)() as number;
+    backend = {
+      name,
+      path,
+      abiVersion,
+      lastError: lib.func(PROTOTYPES.lastError) as () => string,
+      hausdorff: lib.func(PROTOTYPES.hausdorff),
+    };
+  } catch (err) {
+    throw new NativeError(
+      `the native ${name} library at ${path} lacks the xhd entry points ` +
+        `(${err instanceof Error ? err.message : String(err)}); rebuild it with \`npm run build\``,
+    );
+  }
+  if (backend.abiVersion !== XHD_ABI_VERSION) {
+    throw new NativeError(
+      `the native ${name} library at ${path} has ABI version ${backend.abiVersion}, ` +
+        `this xhd needs ${XHD_ABI_VERSION}; rebuild it with \`npm run build\``,
+    );
+  }
+  loaded.set(name, backend);
+  return backend;
+}

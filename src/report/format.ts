@@ -1,0 +1,36 @@
+// Number formatting shared by the human-readable reports.
+
+/** A distance with 10 significant digits, trailing zeros dropped. */
+export function formatDistance(d: number): string {
+  if (d === 0) return '0';
+  const abs = Math.abs(d);
+  if (abs < 1e-4 || abs >= 1e9) return d.toExponential(9).replace(/\.?0+e/, 'e');
+  return trimZeros(d.toPrecision(10));
+}
+
+/** A coordinate at single precision (7 significant digits). */
+export function formatCoordinate(v: number): string {
+  if (v === 0) return '0';
+  const abs = Math.abs(v);
+  if (abs < 1e-4 || abs >= 1e9) return v.toExponential(6).replace(/\.?0+e/, 'e');
+  return trimZeros(v.toPrecision(7));
+}
+
+export function formatPoint(p: number[]): string {
+  return `(${p.map(formatCoordinate).join(', ')})`;
+}
+
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+export function formatMs(ms: number): string {
+  if (ms < 1) return `${ms.toFixed(2)} ms`;
+  if (ms < 100) return `${ms.toFixed(1)} ms`;
+  if (ms < 10000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function trimZeros(s: string): string {
+  return s.includes('.') ? s.replace(/\.?0+$/, '') : s;
+}
