@@ -25,7 +25,6 @@ Examples:
     );
   registerCompare(program);
   registerInfo(program);
-  program.action(() => program.help({ error: true }));
   return program;
 }
 

@@ -14,6 +14,7 @@ import {
   type RawDirected,
   type RawHausdorffResult,
 } from './native/abi.js';
+import { firstNonFinitePoint } from './io/geometry.js';
 import { loadBackend, type BackendName } from './native/library.js';
 
 export const METHODS = ['grid', 'eb', 'brute'] as const;
@@ -79,6 +80,8 @@ function expectPoints(value: unknown, name: string): asserts value is Float32Arr
   if (value.length === 0 || value.length % 3 !== 0) {
     throw new UsageError(`Expected ${name} to hold at least one point (a non-zero multiple of 3 floats) but it has ${value.length}`);
   }
+  const bad = firstNonFinitePoint(value);
+  if (bad >= 0) throw new UsageError(`Expected finite coordinates in ${name} but point ${bad} has a NaN or infinite one`);
 }
 
 function expectInteger(value: unknown, name: string, min: number, max: number): number {

@@ -45,6 +45,12 @@ double cells_for(const Extent& e, double cell) {
   return static_cast<double>(d[0]) * d[1] * d[2];
 }
 
+// The dense cell table never holds more than 8 cells per point (nor more than 2^28): memory stays
+// proportional to the input, whatever cell size was asked for.
+double max_cells_for(size_t n) {
+  return std::min(std::max(8.0 * static_cast<double>(n), 4096.0), 268435456.0);
+}
+
 // Smallest side (grown in 25% steps) that keeps the dense cell table within max_cells.
 double respect_cell_cap(const Extent& e, double cell, double max_cells) {
   while (cells_for(e, cell) > max_cells) cell *= 1.25;
@@ -91,7 +97,7 @@ double choose_cell_size(const float* xyz, size_t n, const Extent& e) {
       ++live;
     }
   }
-  const double max_cells = std::min(std::max(8.0 * static_cast<double>(n), 4096.0), 268435456.0);
+  const double max_cells = max_cells_for(n);
   double cell = std::pow(volume * kTargetPointsPerCell / static_cast<double>(n), 1.0 / live);
   cell = respect_cell_cap(e, cell, max_cells);
   const double fill0 = static_cast<double>(n) / occupied_cells(xyz, n, e, cell);
@@ -184,7 +190,7 @@ void PointGrid::ensure_tree() const {
 void build_point_grid(const float* xyz, size_t n, double cell_size, PointGrid& g) {
   const Extent e = extent_of(xyz, n);
   double cell = cell_size > 0 ? cell_size : choose_cell_size(xyz, n, e);
-  cell = respect_cell_cap(e, cell, 268435456.0);
+  cell = respect_cell_cap(e, cell, max_cells_for(n));
   g.cell = cell;
   g.inv_cell = 1.0 / cell;
   for (int i = 0; i < 3; ++i) g.origin[i] = e.min[i];

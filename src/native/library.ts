@@ -26,6 +26,13 @@ export function libraryDir(): string {
   return process.env.XHD_LIBRARY_DIR || join(packageRoot, 'build');
 }
 
+function lacksEntryPoints(name: string, path: string, err: unknown): NativeError {
+  return new NativeError(
+    `the native ${name} library at ${path} lacks the xhd entry points ` +
+      `(${err instanceof Error ? err.message : String(err)}); rebuild it with \`npm run build\``,
+  );
+}
+
 const loaded = new Map<BackendName, NativeBackend>();
 
 export function loadBackend(name: BackendName): NativeBackend {
@@ -54,9 +61,21 @@ export function loadBackend(name: BackendName): NativeBackend {
       ].join('\n'),
     );
   }
+  // The version is checked before any other symbol is bound: another ABI may name them differently.
+  let abiVersion: number;
+  try {
+    abiVersion = lib.func(PROTOTYPES.abiVersion)() as number;
+  } catch (err) {
+    throw lacksEntryPoints(name, path, err);
+  }
+  if (abiVersion !== XHD_ABI_VERSION) {
+    throw new NativeError(
+      `the native ${name} library at ${path} has ABI version ${abiVersion}, ` +
+        `this xhd needs ${XHD_ABI_VERSION}; rebuild it with \`npm run build\``,
+    );
+  }
   let backend: NativeBackend;
   try {
-    const abiVersion = lib.func(PROTOTYPES.abiVersion)() as number;
     backend = {
       name,
       path,
@@ -65,16 +84,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       hausdorff: lib.func(PROTOTYPES.hausdorff),
     };
   } catch (err) {
-    throw new NativeError(
-      `the native ${name} library at ${path} lacks the xhd entry points ` +
-        `(${err instanceof Error ? err.message : String(err)}); rebuild it with \`npm run build\``,
-    );
-  }
-  if (backend.abiVersion !== XHD_ABI_VERSION) {
-    throw new NativeError(
-      `the native ${name} library at ${path} has ABI version ${backend.abiVersion}, ` +
-        `this xhd needs ${XHD_ABI_VERSION}; rebuild it with \`npm run build\``,
-    );
+    throw lacksEntryPoints(name, path, err);
   }
   loaded.set(name, backend);
   return backend;

@@ -1,0 +1,176 @@
+// `xhd compare` end to end: the JSON contract, the human report, and exit codes.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+
+import { hausdorff } from '../src/hausdorff.js';
+import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
+import { sharedData } from './helpers.js';
+import { clustered, rng, uniform } from './random-points.js';
+
+function unionDiagonal(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let d = 0; d < 3; d++) {
+    let lo = Infinity, hi = -Infinity;
+    for (const p of [a, b]) for (let i = d; i < p.length; i += 3) { lo = Math.min(lo, p[i]); hi = Math.max(hi, p[i]); }
+    s += (hi - lo) ** 2;
+  }
+  return Math.sqrt(s);
+}
+
+describe('xhd compare', () => {
+  const dir = scratchDir();
+  const a = clustered(4000, 3, rng(21));
+  const b = uniform(3000, 3, rng(22));
+  const pathA = join(dir, 'a.xyz');
+  const pathB = join(dir, 'b.xyz');
+  let reference: Awaited<ReturnType<typeof hausdorff>>;
+
+  before(async () => {
+    writeXyz(pathA, a);
+    writeXyz(pathB, b);
+    reference = await hausdorff(a, b, { method: 'brute' });
+  });
+
+  it('--json prints one object with the documented keys and the exact distances', () => {
+    const r = runXhd(['compare', pathA, pathB, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    const j = JSON.parse(r.stdout);
+    for (const key of ['hd', 'hd_ab', 'hd_ba', 'witness_ab', 'witness_ba', 'a', 'b', 'method', 'backend', 'bbox_diagonal', 'timings_ms']) {
+      assert.ok(key in j, `missing key ${key}`);
+    }
+    assert.equal(j.hd_ab, reference.ab.distance);
+    assert.equal(j.hd_ba, reference.ba!.distance);
+    assert.equal(j.hd, reference.hd);
+    assert.equal(j.method, 'grid');
+    assert.equal(j.backend, 'cpu');
+    assert.deepEqual(j.a, { path: pathA, format: 'xyz', points: 4000, dims: 3, triangles: 0, source: 'points' });
+    assert.equal(j.b.points, 3000);
+    assert.equal(j.witness_ab.a_index, reference.ab.fromIndex);
+    assert.deepEqual(j.witness_ab.a_point, Array.from(a.subarray(3 * reference.ab.fromIndex, 3 * reference.ab.fromIndex + 3)));
+    assert.equal(j.witness_ba.b_index, reference.ba!.fromIndex);
+    assert.equal(typeof j.witness_ba.a_index, 'number');
+    for (const t of ['read', 'build', 'query', 'total']) assert.ok(j.timings_ms[t] >= 0, `timing ${t}`);
+    assert.ok(j.timings_ms.total >= j.timings_ms.read);
+    assert.ok(Math.abs(j.bbox_diagonal - unionDiagonal(a, b)) < 1e-12, `bbox diagonal ${j.bbox_diagonal}`);
+  });
+
+  it('every method gives the same distances', () => {
+    for (const method of ['eb', 'brute']) {
+      const j = JSON.parse(runXhd(['compare', pathA, pathB, '--json', '--method', method, '--threads', '1']).stdout);
+      assert.equal(j.hd, reference.hd, method);
+      assert.equal(j.method, method);
+      assert.equal(j.threads, 1);
+    }
+  });
+
+  it('--directed reports A → B only', () => {
+    const j = JSON.parse(runXhd(['compare', pathA, pathB, '--json', '--directed']).stdout);
+    assert.equal(j.hd, reference.ab.distance);
+    assert.equal(j.hd_ba, null);
+    assert.equal(j.witness_ba, null);
+    assert.equal(j.directed, true);
+  });
+
+  it('the human report leads with the distance, both directions and timings', () => {
+    const r = runXhd(['compare', pathA, pathB]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    assert.match(lines[0], /^Hausdorff distance\s+\S+\s+\(\S+% of bbox diagonal \S+\)$/);
+    assert.match(r.stdout, /A → B\s+\S+\s+A\[\d+\] \(.+\) → B\[\d+\]/);
+    assert.match(r.stdout, /B → A\s+\S+\s+B\[\d+\] \(.+\) → A\[\d+\]/);
+    assert.match(r.stdout, /A {2}.*a\.xyz {2}XYZ {2}4,000 points {2}3D/);
+    assert.match(r.stdout, /time {3}read .+ · build .+ · query .+ · total .+/);
+    assert.doesNotMatch(r.stdout, /\x1b\[/, 'no colour when not a terminal');
+    assert.equal(r.stderr, '', 'no progress bar when stderr is not a terminal');
+  });
+
+  it('meshes are compared by their vertices, and the output says so', { skip: !sharedData('meshes/elephant.off') && 'no ../shared/data' }, () => {
+    const r = runXhd(['compare', sharedData('meshes/elephant.off')!, sharedData('meshes/refined_elephant.off')!, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const j = JSON.parse(r.stdout);
+    assert.equal(j.a.source, 'vertices');
+    assert.equal(j.a.points, 2775);
+    assert.equal(j.a.triangles, 5558);
+    assert.ok(j.notes.some((n: string) => /vertices are compared as points/.test(n)));
+  });
+
+  it('2D inputs report 2D witnesses', () => {
+    const dir2 = scratchDir();
+    writeFileSync(join(dir2, 'p.csv'), 'x,y\n0,0\n1,0\n0,1\n');
+    writeFileSync(join(dir2, 'q.csv'), 'x,y\n0,0\n3,4\n');
+    const j = JSON.parse(runXhd(['compare', join(dir2, 'p.csv'), join(dir2, 'q.csv'), '--json']).stdout);
+    assert.equal(j.hd_ab, 1);
+    assert.equal(j.hd_ba, Math.sqrt(18)); // (3,4) is nearest to (0,1)
+    assert.deepEqual(j.witness_ba, { b_index: 1, b_point: [3, 4], a_index: 2, a_point: [0, 1] });
+    assert.equal(j.a.dims, 2);
+  });
+});
+
+describe('xhd exit codes and errors', () => {
+  const dir = scratchDir();
+  const good = join(dir, 'good.xyz');
+  writeXyz(good, uniform(10, 3, rng(5)));
+
+  function assertUsageError(args: string[], pattern: RegExp) {
+    const r = runXhd(args);
+    assert.equal(r.code, 2, `${args.join(' ')}: exit ${r.code}, stderr ${r.stderr}`);
+    assert.match(r.stderr, pattern);
+    assert.equal(r.stdout, '');
+    assert.ok(!hasStackTrace(r.stderr), r.stderr);
+  }
+
+  it('usage errors exit 2', () => {
+    assertUsageError(['compare', good], /missing required argument 'b'/);
+    assertUsageError(['compare', good, good, '--method', 'fast'], /Allowed choices are grid, eb, brute/);
+    assertUsageError(['compare', good, good, '--threads', 'many'], /expected an integer/);
+    assertUsageError(['compare', good, good, '--threads', '0'], /from 1 to 4096/);
+    assertUsageError(['compare', good, good, '--frobnicate'], /unknown option/);
+    assertUsageError(['compare', good, good, '--backend', 'quantum'], /Allowed choices are auto, cpu/);
+    assertUsageError(['frobnicate'], /unknown command/);
+    assertUsageError([], /Usage: xhd/);
+  });
+
+  it('input errors exit 2 with one line naming the file', () => {
+    const missing = join(dir, 'missing.ply');
+    const r = runXhd(['compare', missing, good]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, new RegExp(`^xhd: .*missing\\.ply`));
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+
+    const bad = join(dir, 'bad.xyz');
+    writeFileSync(bad, '0 0 0\n1 nan 1\n');
+    const r2 = runXhd(['compare', good, bad]);
+    assert.equal(r2.code, 2);
+    assert.match(r2.stderr, /bad\.xyz:2/);
+    assert.equal(r2.stderr.trim().split('\n').length, 1, r2.stderr);
+  });
+
+  it('an empty input exits 2', () => {
+    const empty = join(dir, 'empty.xyz');
+    writeFileSync(empty, '# no points here\n');
+    const r = runXhd(['compare', good, empty]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /empty\.xyz.*has no points/);
+  });
+
+  it('2D against 3D exits 2', () => {
+    const flat = join(dir, 'flat.csv');
+    writeFileSync(flat, '0,0\n1,1\n');
+    const r = runXhd(['compare', flat, good]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /is 2D but .* is 3D/);
+  });
+
+  it('--version and --help exit 0', () => {
+    const v = runXhd(['--version']);
+    assert.equal(v.code, 0);
+    assert.match(v.stdout, /^\d+\.\d+\.\d+\n$/);
+    const h = runXhd(['compare', '--help']);
+    assert.equal(h.code, 0);
+    assert.match(h.stdout, /Examples:/);
+    assert.match(h.stdout, /--method <method>/);
+  });
+});

@@ -1,0 +1,111 @@
+// The fast methods must equal the double-precision brute force on the same floats within 1e-6 relative,
+// and their witnesses must realize the distance they report.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { hausdorff, type HausdorffResult, type Method } from '../src/hausdorff.js';
+import { clustered, pairDistance, rng, shifted, uniform, withDuplicates, type Dims } from './random-points.js';
+
+const RELATIVE_TOLERANCE = 1e-6;
+
+function assertClose(actual: number, expected: number, what: string) {
+  const scale = Math.max(Math.abs(expected), 1e-300);
+  assert.ok(
+    Math.abs(actual - expected) <= RELATIVE_TOLERANCE * scale || actual === expected,
+    `${what}: ${actual} differs from the reference ${expected} by more than 1e-6 relative`,
+  );
+}
+
+function assertWitnesses(r: HausdorffResult, a: Float32Array, b: Float32Array, label: string) {
+  assertClose(pairDistance(a, r.ab.fromIndex, b, r.ab.toIndex), r.ab.distance, `${label} A→B witness`);
+  if (r.ba) assertClose(pairDistance(b, r.ba.fromIndex, a, r.ba.toIndex), r.ba.distance, `${label} B→A witness`);
+}
+
+async function checkAgainstBrute(label: string, a: Float32Array, b: Float32Array, methods: Method[] = ['grid', 'eb']) {
+  const reference = await hausdorff(a, b, { method: 'brute' });
+  assertWitnesses(reference, a, b, `${label} brute`);
+  for (const method of methods) {
+    const r = await hausdorff(a, b, { method });
+    assertClose(r.ab.distance, reference.ab.distance, `${label} ${method} A→B`);
+    assertClose(r.ba!.distance, reference.ba!.distance, `${label} ${method} B→A`);
+    assertClose(r.hd, reference.hd, `${label} ${method} HD`);
+    assertWitnesses(r, a, b, `${label} ${method}`);
+  }
+}
+
+type Case = { name: string; make: (n: number, dims: Dims, seed: number) => [Float32Array, Float32Array] };
+
+const cases: Case[] = [
+  { name: 'uniform', make: (n, d, s) => { const r = rng(s); return [uniform(n, d, r), uniform(n, d, r)]; } },
+  { name: 'clustered', make: (n, d, s) => { const r = rng(s); return [clustered(n, d, r), clustered(n, d, r)]; } },
+  { name: 'overlapping, tiny shift', make: (n, d, s) => { const a = uniform(n, d, rng(s)); return [a, shifted(a, 1e-4)]; } },
+  { name: 'disjoint', make: (n, d, s) => { const r = rng(s); return [uniform(n, d, r), uniform(n, d, r, 3.5)]; } },
+  { name: 'duplicates', make: (n, d, s) => { const r = rng(s); return [withDuplicates(uniform(Math.ceil(n / 4), d, r), 4, r), uniform(n, d, r)]; } },
+  { name: 'one set inside a hollow shell', make: (n, d, s) => {
+      const r = rng(s);
+      const inner = uniform(Math.max(1, n >> 3), d, r, 0.4, 0.2);
+      const shell = uniform(n, d, r);
+      for (let i = 0; i < shell.length; i += 3) {  // push every point onto the sphere/circle of radius 0.5
+        const x = shell[i] - 0.5, y = shell[i + 1] - 0.5, z = d === 3 ? shell[i + 2] - 0.5 : 0;
+        const len = Math.hypot(x, y, z) || 1;
+        shell[i] = 0.5 + (0.5 * x) / len; shell[i + 1] = 0.5 + (0.5 * y) / len; shell[i + 2] = d === 3 ? 0.5 + (0.5 * z) / len : 0;
+      }
+      return [inner, shell];
+    } },
+];
+
+describe('grid and eb agree with the double-precision brute force', () => {
+  for (const dims of [3, 2] as const) {
+    for (const c of cases) {
+      for (const n of [1, 2, 17, 1000, 12000]) {
+        it(`${c.name}, ${dims}D, ${n} points`, async () => {
+          const [a, b] = c.make(n, dims, 1000 * n + dims);
+          await checkAgainstBrute(`${c.name} ${dims}D n=${n}`, a, b);
+        });
+      }
+    }
+  }
+
+  it('uniform 3D at 50k points per side (grid only; eb on near-ties is quadratic)', async () => {
+    const r = rng(50_000);
+    const a = uniform(50_000, 3, r);
+    await checkAgainstBrute('uniform 3D n=50k', a, shifted(uniform(50_000, 3, r), 0.01), ['grid']);
+  });
+
+  it('sets of very different sizes', async () => {
+    const r = rng(7);
+    await checkAgainstBrute('1 vs 20k', uniform(1, 3, r), uniform(20_000, 3, r));
+    await checkAgainstBrute('20k vs 3', clustered(20_000, 3, r), uniform(3, 3, r));
+  });
+
+  it('every point identical', async () => {
+    const a = new Float32Array(3 * 500).fill(0.25);
+    const b = new Float32Array(3 * 300).fill(0.75);
+    await checkAgainstBrute('all identical', a, b);
+    const r = await hausdorff(a, a.slice(), { method: 'grid' });
+    assert.equal(r.hd, 0);
+  });
+
+  it('A equal to B gives exactly 0 with every method', async () => {
+    const a = clustered(5000, 3, rng(11));
+    for (const method of ['grid', 'eb', 'brute'] as const) {
+      const r = await hausdorff(a, a.slice(), { method });
+      assert.equal(r.hd, 0, method);
+    }
+  });
+
+  it('large coordinates with small separations keep their relative accuracy', async () => {
+    const r = rng(3);
+    const a = uniform(3000, 3, r, 1e6, 10);
+    for (let i = 0; i < a.length; i += 3) { a[i + 1] += 1e6; a[i + 2] -= 1e6; }
+    await checkAgainstBrute('offset by 1e6', a, shifted(a, 0.125));
+  });
+
+  it('a flat (planar) set embedded in 3D', async () => {
+    const r = rng(5);
+    const a = uniform(8000, 2, r);
+    const b = uniform(8000, 3, r);
+    for (let i = 2; i < b.length; i += 3) b[i] *= 1e-3; // nearly flat slab
+    await checkAgainstBrute('plane vs slab', a, b);
+  });
+});
