@@ -84,11 +84,15 @@ export async function compareFiles(pathA: string, pathB: string, options: Compar
   const readOptions = { format: options.format, columns: options.columns };
 
   const readStarted = performance.now();
-  bar.status(`reading ${pathA}`);
-  const a = readGeometry(pathA, readOptions);
-  bar.status(`reading ${pathB}`);
-  const b = readGeometry(pathB, readOptions);
-  bar.finish();
+  let a: Geometry, b: Geometry;
+  try {
+    bar.status(`reading ${pathA}`);
+    a = readGeometry(pathA, readOptions);
+    bar.status(`reading ${pathB}`);
+    b = readGeometry(pathB, readOptions);
+  } finally {
+    bar.finish();
+  }
   const readMs = performance.now() - readStarted;
 
   if (a.count === 0) throw new InputError(pathA, {}, 'has no points');
@@ -105,8 +109,7 @@ export async function compareFiles(pathA: string, pathB: string, options: Compar
     seed: options.seed,
     signal: options.signal,
     onProgress: (done, total) => bar.update(done, total),
-  });
-  bar.finish();
+  }).finally(() => bar.finish()); // an error message must not land on the bar's line
 
   const notes: string[] = [];
   for (const [name, g] of [['A', a], ['B', b]] as const) {
