@@ -1,0 +1,158 @@
+// Pieces every reader shares: growable output buffers, the coordinate check, and the final assembly
+// of a Geometry (bounds, triangle notes).
+import { InputError, type FileLocation } from '../errors.js';
+import { computeBounds, type FileFormat, type Geometry } from './geometry.js';
+
+/** Doubles at or beyond this magnitude round to ±Infinity when stored as float32. */
+const FLOAT32_OVERFLOW = 3.4028235677973366e38;
+
+/** True when `value` is a finite number that stays finite as a float32. */
+export function fitsFloat32(value: number): boolean {
+  return value < FLOAT32_OVERFLOW && value > -FLOAT32_OVERFLOW;
+}
+
+/** The error for a coordinate that fitsFloat32 rejected. */
+export function badCoordinate(file: string, where: FileLocation, value: number, vertex: number): InputError {
+  const detail = Number.isFinite(value)
+    ? `coordinate ${value} of vertex ${vertex} is outside the float32 range`
+    : `non-finite coordinate (${value}) in vertex ${vertex}`;
+  return new InputError(file, where, detail);
+}
+
+/** A Float32Array that grows by doubling, for readers that cannot know their vertex count up front. */
+export class GrowableFloat32 {
+  data: Float32Array;
+  length = 0;
+  constructor(initialCapacity = 1024) {
+    this.data = new Float32Array(Math.max(16, initialCapacity));
+  }
+  push3(x: number, y: number, z: number): void {
+    if (this.length + 3 > this.data.length) this.grow(this.length + 3);
+    const d = this.data, i = this.length;
+    d[i] = x;
+    d[i + 1] = y;
+    d[i + 2] = z;
+    this.length = i + 3;
+  }
+  grow(minimum: number): void {
+    const next = new Float32Array(Math.max(minimum, this.data.length * 2));
+    next.set(this.data.subarray(0, this.length));
+    this.data = next;
+  }
+  /** The filled part, copied only when there is slack to drop. */
+  finish(): Float32Array {
+    return this.length === this.data.length ? this.data : this.data.slice(0, this.length);
+  }
+}
+
+/**
+ * Collects triangles; polygons arrive one corner at a time and are fan-triangulated (v0, v[i-1], v[i]),
+ * counting how many polygons needed it for the reader's notes.
+ */
+export class TriangleCollector {
+  data: Uint32Array;
+  length = 0;
+  polygons = 0;
+  private first = 0;
+  private previous = 0;
+  private corners = 0;
+
+  constructor(initialTriangles = 1024) {
+    this.data = new Uint32Array(Math.max(48, initialTriangles * 3));
+  }
+
+  get triangleCount(): number {
+    return this.length / 3;
+  }
+
+  addTriangle(a: number, b: number, c: number): void {
+    if (this.length + 3 > this.data.length) this.grow();
+    const d = this.data, i = this.length;
+    d[i] = a;
+    d[i + 1] = b;
+    d[i + 2] = c;
+    this.length = i + 3;
+  }
+
+  beginPolygon(): void {
+    this.corners = 0;
+  }
+
+  addCorner(vertex: number): void {
+    const k = this.corners++;
+    if (k === 0) this.first = vertex;
+    else if (k >= 2) this.addTriangle(this.first, this.previous, vertex);
+    this.previous = vertex;
+  }
+
+  /** Closes a polygon begun with beginPolygon; the caller has already checked it had ≥ 3 corners. */
+  endPolygon(): void {
+    if (this.corners > 3) this.polygons++;
+  }
+
+  private grow(): void {
+    const next = new Uint32Array(this.data.length * 2);
+    next.set(this.data.subarray(0, this.length));
+    this.data = next;
+  }
+
+  finish(): Uint32Array {
+    return this.length === this.data.length ? this.data : this.data.slice(0, this.length);
+  }
+}
+
+/** Triangles that repeat a vertex or whose corners are collinear (cross product exactly zero). */
+export function countDegenerateTriangles(positions: Float32Array, triangles: Uint32Array): number {
+  let degenerate = 0;
+  for (let t = 0; t < triangles.length; t += 3) {
+    const a = triangles[t], b = triangles[t + 1], c = triangles[t + 2];
+    if (a === b || b === c || a === c) {
+      degenerate++;
+      continue;
+    }
+    const ax = positions[3 * a], ay = positions[3 * a + 1], az = positions[3 * a + 2];
+    const ux = positions[3 * b] - ax, uy = positions[3 * b + 1] - ay, uz = positions[3 * b + 2] - az;
+    const vx = positions[3 * c] - ax, vy = positions[3 * c + 1] - ay, vz = positions[3 * c + 2] - az;
+    if (uy * vz - uz * vy === 0 && uz * vx - ux * vz === 0 && ux * vy - uy * vx === 0) degenerate++;
+  }
+  return degenerate;
+}
+
+export interface GeometryParts {
+  positions: Float32Array;
+  dims: 2 | 3;
+  /** Omit (or pass an empty array) for a point cloud. */
+  triangles?: Uint32Array;
+  /** How many faces had more than 3 corners and were fan-triangulated. */
+  polygonsTriangulated?: number;
+  format: FileFormat;
+  notes?: string[];
+}
+
+/** Assembles the Geometry: bounds, and notes about triangulation and degenerate triangles. */
+export function finishGeometry(parts: GeometryParts): Geometry {
+  const notes = parts.notes ?? [];
+  const positions = parts.positions;
+  let triangles = parts.triangles;
+  if (triangles && triangles.length === 0) triangles = undefined;
+  if (triangles) {
+    const polygons = parts.polygonsTriangulated ?? 0;
+    if (polygons > 0) notes.push(`${plural(polygons, 'polygon')} with more than 3 vertices fan-triangulated`);
+    const degenerate = countDegenerateTriangles(positions, triangles);
+    if (degenerate > 0) notes.push(`${plural(degenerate, 'degenerate triangle')} (repeated vertex or zero area) kept`);
+  }
+  const geometry: Geometry = {
+    positions,
+    count: positions.length / 3,
+    dims: parts.dims,
+    bounds: computeBounds(positions),
+    format: parts.format,
+    notes,
+  };
+  if (triangles) geometry.triangles = triangles;
+  return geometry;
+}
+
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

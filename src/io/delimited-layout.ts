@@ -1,0 +1,172 @@
+// Works out the shape of a CSV/XYZ/TXT/PTS file from its first lines: separator, header row,
+// column count, and which columns hold x, y (and z). Only these few lines become strings.
+import { parse as parseCsv } from 'csv-parse/sync';
+import { InputError, UsageError } from '../errors.js';
+import { AsciiScanner, parseNumberText } from './ascii-numbers.js';
+
+const LF = 10, CR = 13, HASH = 35, COMMA = 44, QUOTE = 34, SPACE = 32, TAB = 9;
+
+export interface DelimitedLayout {
+  /** Fields are separated by commas (else by runs of spaces/tabs). */
+  comma: boolean;
+  columnCount: number;
+  /** Output slot (0 = x, 1 = y, 2 = z) for each column, or -1 for columns that are not read. */
+  slots: Int8Array;
+  dims: 2 | 3;
+  notes: string[];
+}
+
+interface LineSpan {
+  start: number;
+  /** End of the content: before any '#' comment, trailing CR and the newline. */
+  end: number;
+  line: number;
+}
+
+/** The line at the scanner's position (which must be at a token), without moving the scanner. */
+function spanAt(scanner: AsciiScanner): LineSpan {
+  const b = scanner.bytes;
+  const nl = b.indexOf(LF, scanner.pos);
+  let end = nl < 0 ? b.length : nl;
+  const hash = b.subarray(scanner.pos, end).indexOf(HASH);
+  if (hash >= 0) end = scanner.pos + hash;
+  while (end > scanner.pos && (b[end - 1] === CR || b[end - 1] === SPACE || b[end - 1] === TAB)) end--;
+  return { start: scanner.pos, end, line: scanner.line };
+}
+
+function spanText(bytes: Uint8Array, span: LineSpan): string {
+  return new TextDecoder('latin1').decode(bytes.subarray(span.start, span.end));
+}
+
+/** Splits one line into trimmed fields with csv-parse (handles quoting); used for a line or two only. */
+function splitFields(text: string, comma: boolean): string[] {
+  const records = parseCsv(text, { delimiter: comma ? ',' : [' ', '\t'], trim: true, relax_quotes: true }) as string[][];
+  const fields = records[0] ?? [];
+  return comma ? fields : fields.filter((f) => f !== '');
+}
+
+function isNumeric(field: string): boolean {
+  try {
+    parseNumberText(field, '', 0);
+    return field.trim() !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A header has a non-numeric field, and none of its fields is empty or a malformed number
+ * ("1;2;3", "1.2.3", "1,2,3,"): those are broken data rows and must be reported, not skipped.
+ */
+function isHeaderRow(fields: string[]): boolean {
+  const text = fields.filter((f) => !isNumeric(f));
+  return text.length > 0 && text.every((f) => f !== '' && !/^[-+.\d]/.test(f));
+}
+
+/** Fields on a data line, counted straight from the bytes (no quoting on the fast path). */
+function countFields(bytes: Uint8Array, span: LineSpan, comma: boolean): number {
+  let fields = 0;
+  if (comma) {
+    fields = 1;
+    for (let p = span.start; p < span.end; p++) if (bytes[p] === COMMA) fields++;
+    return fields;
+  }
+  let inField = false;
+  for (let p = span.start; p < span.end; p++) {
+    const space = bytes[p] === SPACE || bytes[p] === TAB || bytes[p] === CR;
+    if (!space && !inField) fields++;
+    inField = !space;
+  }
+  return fields;
+}
+
+function hasByte(bytes: Uint8Array, span: LineSpan, byte: number): boolean {
+  return bytes.subarray(span.start, span.end).indexOf(byte) >= 0;
+}
+
+/**
+ * Reads the header (if any) and the first data line, leaving the scanner at the first data row.
+ * Returns undefined when the file holds no data rows at all (not an error: an empty set).
+ */
+export function analyseDelimited(scanner: AsciiScanner, columns: string[] | undefined): DelimitedLayout | undefined {
+  const bytes = scanner.bytes, file = scanner.file;
+  const notes: string[] = [];
+  if (!scanner.skipToToken()) return undefined;
+
+  const first = spanAt(scanner);
+  const firstFields = splitFields(spanText(bytes, first), hasByte(bytes, first, COMMA));
+  let header: string[] | undefined;
+  if (isHeaderRow(firstFields)) {
+    header = firstFields;
+    scanner.skipRestOfLine();
+    if (!scanner.skipToToken()) return undefined;
+  } else if (firstFields.length === 1 && /^\d+$/.test(firstFields[0])) {
+    // A lone integer before the rows is a point count (the PTS convention); it is not a column.
+    scanner.skipRestOfLine();
+    if (!scanner.skipToToken()) return undefined;
+    notes.push(`skipped the point-count line (${firstFields[0]})`);
+  }
+
+  const data = spanAt(scanner);
+  const comma = hasByte(bytes, data, COMMA);
+  const columnCount = hasByte(bytes, data, QUOTE)
+    ? splitFields(spanText(bytes, data), comma).length
+    : countFields(bytes, data, comma);
+  if (header && header.length !== columnCount) {
+    throw new InputError(file, { line: data.line }, `row has ${columnCount} fields but the header names ${header.length}`);
+  }
+  if (columnCount < 2) throw new InputError(file, { line: data.line }, `need at least 2 columns, found ${columnCount}`);
+
+  const chosen = chooseColumns(columns, header, columnCount, file, first.line, notes);
+  const slots = new Int8Array(columnCount).fill(-1);
+  chosen.forEach((column, slot) => (slots[column] = slot));
+  return { comma, columnCount, slots, dims: chosen.length === 2 ? 2 : 3, notes };
+}
+
+/** Column indices for x, y[, z]: from --columns, else header names x/y/z, else the first columns. */
+function chooseColumns(
+  requested: string[] | undefined,
+  header: string[] | undefined,
+  columnCount: number,
+  file: string,
+  headerLine: number,
+  notes: string[],
+): number[] {
+  const lowerHeader = header?.map((name) => name.toLowerCase());
+  if (requested && requested.length > 0) {
+    if (requested.length !== 2 && requested.length !== 3) {
+      throw new UsageError(`--columns needs 2 or 3 entries (x,y[,z]), got ${requested.length}`);
+    }
+    const chosen = requested.map((entry) => {
+      const trimmed = entry.trim();
+      const byName = lowerHeader ? lowerHeader.indexOf(trimmed.toLowerCase()) : -1;
+      if (byName >= 0) return byName;
+      if (/^\d+$/.test(trimmed)) {
+        const index = Number(trimmed);
+        if (index >= columnCount) {
+          throw new InputError(file, {}, `column ${index} does not exist (the file has ${columnCount} columns, numbered from 0)`);
+        }
+        return index;
+      }
+      if (!lowerHeader) throw new InputError(file, {}, `no header row to find column '${trimmed}' in`);
+      throw new InputError(file, { line: headerLine }, `no column named '${trimmed}' in the header (${header!.join(', ')})`);
+    });
+    if (new Set(chosen).size !== chosen.length) throw new UsageError('--columns names the same column twice');
+    return chosen;
+  }
+  if (lowerHeader) {
+    const x = lowerHeader.indexOf('x'), y = lowerHeader.indexOf('y'), z = lowerHeader.indexOf('z');
+    if (x >= 0 && y >= 0) {
+      const byName = z >= 0 ? [x, y, z] : [x, y];
+      if (byName.join() !== defaultColumns(columnCount).join()) {
+        notes.push(`columns ${header![x]}, ${header![y]}${z >= 0 ? `, ${header![z]}` : ''} chosen by header name`);
+      }
+      return byName;
+    }
+  }
+  return defaultColumns(columnCount);
+}
+
+function defaultColumns(columnCount: number): number[] {
+  return columnCount === 2 ? [0, 1] : [0, 1, 2];
+}

@@ -1,0 +1,111 @@
+// CSV / XYZ / TXT / PTS point clouds: one point per row, comma or whitespace separated, '#' comments.
+// Rows are scanned straight from the bytes; only files with quoted fields go through csv-parse.
+import { parse as parseCsv } from 'csv-parse/sync';
+import { InputError } from '../errors.js';
+import { AsciiScanner, parseNumberText } from './ascii-numbers.js';
+import { badCoordinate, finishGeometry, fitsFloat32 } from './build.js';
+import { analyseDelimited, type DelimitedLayout } from './delimited-layout.js';
+import type { Geometry, ReadOptions } from './geometry.js';
+
+const LF = 10, COMMA = 44, QUOTE = 34;
+
+export function parseDelimited(bytes: Uint8Array, file: string, format: 'csv' | 'xyz', options: ReadOptions = {}): Geometry {
+  const scanner = new AsciiScanner(bytes, file);
+  const layout = analyseDelimited(scanner, options.columns);
+  if (!layout) return finishGeometry({ positions: new Float32Array(0), dims: 3, format, notes: ['no data rows'] });
+
+  // Rows are at most the lines left, so one allocation up front (trimmed at the end) suffices.
+  const maxRows = countLines(bytes, scanner.pos);
+  const positions = bytes.indexOf(QUOTE, scanner.pos) >= 0
+    ? readQuotedRows(bytes, scanner, layout, maxRows)
+    : readRows(scanner, layout, maxRows);
+  return finishGeometry({ positions, dims: layout.dims, format, notes: layout.notes });
+}
+
+function countLines(bytes: Uint8Array, from: number): number {
+  let lines = 1;
+  for (let p = bytes.indexOf(LF, from); p >= 0; p = bytes.indexOf(LF, p + 1)) lines++;
+  return lines;
+}
+
+function raggedRow(scanner: AsciiScanner, found: string, expected: number): never {
+  scanner.fail(`row has ${found} fields, expected ${expected}`);
+}
+
+function readRows(scanner: AsciiScanner, layout: DelimitedLayout, maxRows: number): Float32Array {
+  const { columnCount, slots, comma } = layout;
+  const positions = new Float32Array(maxRows * 3);
+  let row = 0;
+  while (scanner.skipToToken()) {
+    const base = 3 * row;
+    for (let column = 0; column < columnCount; column++) {
+      if (column > 0 && comma) {
+        scanner.skipInlineSpace();
+        if (scanner.peek() !== COMMA) raggedRow(scanner, String(column), columnCount);
+        scanner.pos++;
+        if (scanner.atLineEnd()) scanner.fail(`empty field in column ${column}`);
+      }
+      if (scanner.atLineEnd()) raggedRow(scanner, String(column), columnCount);
+      const slot = slots[column];
+      if (slot < 0) {
+        // Unused columns may hold anything (labels, ids); only their presence matters.
+        if (comma) skipCommaField(scanner);
+        else scanner.skipToken();
+        continue;
+      }
+      if (comma && scanner.peek() === COMMA) scanner.fail(`empty field in column ${column}`);
+      const value = scanner.number();
+      if (!fitsFloat32(value)) throw badCoordinate(scanner.file, { line: scanner.line }, value, row);
+      positions[base + slot] = value;
+    }
+    if (!scanner.atLineEnd()) raggedRow(scanner, `more than ${columnCount}`, columnCount);
+    scanner.skipRestOfLine();
+    row++;
+  }
+  return row * 3 === positions.length ? positions : positions.slice(0, row * 3);
+}
+
+/** Skips to the next comma or the end of the line/comment. */
+function skipCommaField(scanner: AsciiScanner): void {
+  const b = scanner.bytes, n = b.length;
+  let p = scanner.pos;
+  while (p < n && b[p] !== COMMA && b[p] !== LF && b[p] !== 35) p++;
+  scanner.pos = p;
+}
+
+/** Slow path for files with quoted fields: csv-parse splits the rows, the scanner's rules read the numbers. */
+function readQuotedRows(bytes: Uint8Array, scanner: AsciiScanner, layout: DelimitedLayout, maxRows: number): Float32Array {
+  const text = new TextDecoder('latin1').decode(bytes.subarray(scanner.pos));
+  const firstLine = scanner.line;
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    records = parseCsv(text, {
+      delimiter: layout.comma ? ',' : [' ', '\t'],
+      comment: '#',
+      trim: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      info: true,
+    });
+  } catch (error) {
+    const lines = (error as { lines?: number }).lines;
+    throw new InputError(scanner.file, { line: firstLine + Math.max(0, (lines ?? 1) - 1) }, `malformed CSV: ${(error as Error).message.split('\n')[0]}`);
+  }
+  const positions = new Float32Array(Math.min(maxRows, records.length) * 3);
+  records.forEach(({ record, info }, row) => {
+    const line = firstLine + info.lines - 1;
+    const fields = layout.comma ? record : record.filter((f) => f !== '');
+    if (fields.length !== layout.columnCount) {
+      throw new InputError(scanner.file, { line }, `row has ${fields.length} fields, expected ${layout.columnCount}`);
+    }
+    fields.forEach((field, column) => {
+      const slot = layout.slots[column];
+      if (slot < 0) return;
+      if (field === '') throw new InputError(scanner.file, { line }, `empty field in column ${column}`);
+      const value = parseNumberText(field, scanner.file, line);
+      if (!fitsFloat32(value)) throw badCoordinate(scanner.file, { line }, value, row);
+      positions[3 * row + slot] = value;
+    });
+  });
+  return positions;
+}

@@ -1,0 +1,54 @@
+// Deciding a file's format: first from its extension, else from its first bytes.
+import { extname } from 'node:path';
+import type { FileFormat } from './geometry.js';
+import { looksLikeOff } from './off.js';
+import { hasBinaryStlSize, looksLikeAsciiStl } from './stl.js';
+
+const EXTENSIONS: Record<string, FileFormat> = {
+  '.off': 'off',
+  '.ply': 'ply',
+  '.stl': 'stl',
+  '.obj': 'obj',
+  '.csv': 'csv',
+  '.xyz': 'xyz',
+  '.txt': 'xyz',
+  '.pts': 'xyz',
+};
+
+export function formatFromExtension(name: string): FileFormat | undefined {
+  return EXTENSIONS[extname(name).toLowerCase()];
+}
+
+const OBJ_STATEMENTS = new Set(['v', 'vn', 'vt', 'vp', 'f', 'o', 'g', 's', 'l', 'p', 'usemtl', 'mtllib']);
+const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:nan|inf|infinity)$/i;
+
+/** The first few lines that are neither blank nor '#' comments, as strings (for sniffing only). */
+function firstContentLines(bytes: Uint8Array, wanted: number): string[] {
+  const text = new TextDecoder('latin1').decode(bytes.subarray(0, 8192));
+  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  return lines.slice(0, wanted);
+}
+
+function isNumericRow(line: string | undefined): boolean {
+  if (line === undefined) return false;
+  const fields = line.replace(/#.*/, '').split(/[\s,]+/).filter((f) => f !== '');
+  return fields.length >= 2 && fields.every((f) => NUMBER.test(f));
+}
+
+/** The format the content looks like, or undefined. */
+export function sniffFormat(bytes: Uint8Array): FileFormat | undefined {
+  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 5));
+  if (head.startsWith('ply\n') || head.startsWith('ply\r\n')) return 'ply';
+  if (hasBinaryStlSize(bytes)) return 'stl';
+  if (bytes.subarray(0, 1024).includes(0)) return undefined; // binary, and not a kind we know
+  if (looksLikeOff(bytes)) return 'off';
+  if (looksLikeAsciiStl(bytes)) return 'stl';
+  const lines = firstContentLines(bytes, 50);
+  const startsLikeObj = lines.length > 0 && OBJ_STATEMENTS.has(lines[0].split(/\s+/)[0]);
+  if (startsLikeObj && lines.some((line) => /^v\s/.test(line))) return 'obj';
+  if (isNumericRow(lines[0]) || isNumericRow(lines[1])) {
+    const dataLine = isNumericRow(lines[0]) ? lines[0] : lines[1];
+    return dataLine.includes(',') ? 'csv' : 'xyz';
+  }
+  return undefined;
+}

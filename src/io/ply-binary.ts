@@ -1,0 +1,237 @@
+// Binary PLY bodies (little or big endian). Vertices stored as float32 x,y,z little endian take a
+// typed-array fast path; everything else goes through a DataView.
+import { InputError } from '../errors.js';
+import { badCoordinate, fitsFloat32, TriangleCollector } from './build.js';
+import { firstNonFinitePoint } from './geometry.js';
+import type { PlyBody, PlyLayout } from './ply.js';
+import { fixedRecordSize, PLY_TYPE_SIZE, PlyType, type PlyElement, type PlyHeader } from './ply-header.js';
+
+function readScalar(view: DataView, offset: number, type: PlyType, littleEndian: boolean): number {
+  switch (type) {
+    case PlyType.Int8: return view.getInt8(offset);
+    case PlyType.Uint8: return view.getUint8(offset);
+    case PlyType.Int16: return view.getInt16(offset, littleEndian);
+    case PlyType.Uint16: return view.getUint16(offset, littleEndian);
+    case PlyType.Int32: return view.getInt32(offset, littleEndian);
+    case PlyType.Uint32: return view.getUint32(offset, littleEndian);
+    case PlyType.Float32: return view.getFloat32(offset, littleEndian);
+    case PlyType.Float64: return view.getFloat64(offset, littleEndian);
+  }
+}
+
+/** Walks a binary body element by element; `offset` is an absolute byte offset into the file. */
+class BinaryBodyReader {
+  offset: number;
+  readonly view: DataView;
+  readonly littleEndian: boolean;
+
+  constructor(readonly bytes: Uint8Array, readonly file: string, header: PlyHeader) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.littleEndian = header.encoding === 'binary_little_endian';
+    this.offset = header.dataStart;
+  }
+
+  truncated(element: PlyElement, record: number): never {
+    throw new InputError(this.file, { byte: this.bytes.length },
+      `file is truncated: data ran out in ${element.name} record ${record} of ${element.count}`);
+  }
+
+  /** Moves past one record of an element that has list properties. */
+  skipListRecord(element: PlyElement, record: number): void {
+    let offset = this.offset;
+    const end = this.bytes.length;
+    for (const property of element.properties) {
+      if (property.countType === undefined) {
+        offset += PLY_TYPE_SIZE[property.type];
+        continue;
+      }
+      const countSize = PLY_TYPE_SIZE[property.countType];
+      if (offset + countSize > end) this.truncated(element, record);
+      const items = readScalar(this.view, offset, property.countType, this.littleEndian);
+      if (items < 0) throw new InputError(this.file, { byte: offset }, `negative list length ${items} in ${element.name} record ${record}`);
+      offset += countSize + items * PLY_TYPE_SIZE[property.type];
+    }
+    if (offset > end) this.truncated(element, record);
+    this.offset = offset;
+  }
+
+  skipElement(element: PlyElement): void {
+    const stride = fixedRecordSize(element);
+    if (stride >= 0) {
+      // Sizes of fixed-size elements were checked against the file before reading began.
+      this.offset += stride * element.count;
+      return;
+    }
+    for (let r = 0; r < element.count; r++) this.skipListRecord(element, r);
+  }
+
+  readVertices(layout: PlyLayout): Float32Array {
+    const element = layout.vertex;
+    const count = element.count;
+    const stride = fixedRecordSize(element);
+    const start = this.offset;
+    if (stride < 0) return this.readVerticesWithLists(layout);
+    if (start + stride * count > this.bytes.length) this.truncated(element, 0);
+    const offsets = propertyOffsets(element);
+    const xType = element.properties[layout.x].type, yType = element.properties[layout.y].type;
+    const zType = layout.z >= 0 ? element.properties[layout.z].type : PlyType.Float32;
+    const xOff = offsets[layout.x], yOff = offsets[layout.y], zOff = layout.z >= 0 ? offsets[layout.z] : -1;
+    this.offset = start + stride * count;
+
+    const allFloat32 = xType === PlyType.Float32 && yType === PlyType.Float32 && zType === PlyType.Float32;
+    if (allFloat32 && this.littleEndian && layout.z >= 0 && hostIsLittleEndian) {
+      const positions = this.float32Fast(start, count, stride, xOff, yOff, zOff);
+      if (positions) {
+        const bad = firstNonFinitePoint(positions);
+        if (bad >= 0) this.failVertex(positions, bad, start + bad * stride);
+        return positions;
+      }
+    }
+    const positions = new Float32Array(count * 3);
+    const view = this.view, le = this.littleEndian;
+    for (let v = 0, base = start; v < count; v++, base += stride) {
+      const x = readScalar(view, base + xOff, xType, le);
+      const y = readScalar(view, base + yOff, yType, le);
+      const z = zOff >= 0 ? readScalar(view, base + zOff, zType, le) : 0;
+      if (!fitsFloat32(x) || !fitsFloat32(y) || !fitsFloat32(z)) {
+        const value = !fitsFloat32(x) ? x : !fitsFloat32(y) ? y : z;
+        throw badCoordinate(this.file, { byte: base }, value, v);
+      }
+      positions[3 * v] = x;
+      positions[3 * v + 1] = y;
+      positions[3 * v + 2] = z;
+    }
+    return positions;
+  }
+
+  /** Float32Array over the records when their layout allows it; undefined otherwise. */
+  private float32Fast(start: number, count: number, stride: number, xOff: number, yOff: number, zOff: number): Float32Array | undefined {
+    const byteLength = stride * count;
+    if (stride === 12 && xOff === 0 && yOff === 4 && zOff === 8) {
+      // Packed xyz: one copy into a fresh (aligned) buffer is the whole job.
+      const copy = new Uint8Array(byteLength);
+      copy.set(this.bytes.subarray(start, start + byteLength));
+      return new Float32Array(copy.buffer, 0, count * 3);
+    }
+    const absolute = this.bytes.byteOffset + start;
+    if (stride % 4 !== 0 || xOff % 4 !== 0 || yOff % 4 !== 0 || zOff % 4 !== 0 || absolute % 4 !== 0) return undefined;
+    const source = new Float32Array(this.bytes.buffer, absolute, byteLength / 4);
+    const positions = new Float32Array(count * 3);
+    const step = stride / 4, xi = xOff / 4, yi = yOff / 4, zi = zOff / 4;
+    for (let v = 0, s = 0; v < count; v++, s += step) {
+      positions[3 * v] = source[s + xi];
+      positions[3 * v + 1] = source[s + yi];
+      positions[3 * v + 2] = source[s + zi];
+    }
+    return positions;
+  }
+
+  private failVertex(positions: Float32Array, vertex: number, recordStart: number): never {
+    const k = 3 * vertex;
+    const value = !Number.isFinite(positions[k]) ? positions[k] : !Number.isFinite(positions[k + 1]) ? positions[k + 1] : positions[k + 2];
+    throw badCoordinate(this.file, { byte: recordStart }, value, vertex);
+  }
+
+  /** Rare: a vertex element that also carries list properties, read record by record. */
+  private readVerticesWithLists(layout: PlyLayout): Float32Array {
+    const element = layout.vertex;
+    const positions = new Float32Array(element.count * 3);
+    const props = element.properties;
+    for (let v = 0; v < element.count; v++) {
+      const recordStart = this.offset;
+      // Scalars after a list move with the list's length, so offsets are tracked record by record.
+      let offset = recordStart;
+      for (let p = 0; p < props.length; p++) {
+        const property = props[p];
+        if (property.countType === undefined) {
+          if (offset + PLY_TYPE_SIZE[property.type] > this.bytes.length) this.truncated(element, v);
+          if (p === layout.x || p === layout.y || p === layout.z) {
+            const value = readScalar(this.view, offset, property.type, this.littleEndian);
+            if (!fitsFloat32(value)) throw badCoordinate(this.file, { byte: recordStart }, value, v);
+            positions[3 * v + (p === layout.x ? 0 : p === layout.y ? 1 : 2)] = value;
+          }
+          offset += PLY_TYPE_SIZE[property.type];
+        } else {
+          if (offset + PLY_TYPE_SIZE[property.countType] > this.bytes.length) this.truncated(element, v);
+          const items = readScalar(this.view, offset, property.countType, this.littleEndian);
+          offset += PLY_TYPE_SIZE[property.countType] + Math.max(0, items) * PLY_TYPE_SIZE[property.type];
+        }
+      }
+      if (offset > this.bytes.length) this.truncated(element, v);
+      this.offset = offset;
+    }
+    return positions;
+  }
+
+  readFaces(layout: PlyLayout, collector: TriangleCollector): void {
+    const element = layout.face!;
+    const vertexCount = layout.vertex.count;
+    const props = element.properties;
+    const view = this.view, le = this.littleEndian, end = this.bytes.length;
+    const indexProperty = props[layout.faceIndices];
+    const countType = indexProperty.countType!, countSize = PLY_TYPE_SIZE[countType];
+    const itemType = indexProperty.type, itemSize = PLY_TYPE_SIZE[itemType];
+    for (let f = 0; f < element.count; f++) {
+      let offset = this.offset;
+      for (let p = 0; p < props.length; p++) {
+        const property = props[p];
+        if (property.countType === undefined) {
+          offset += PLY_TYPE_SIZE[property.type];
+          continue;
+        }
+        if (offset + PLY_TYPE_SIZE[property.countType] > end) this.truncated(element, f);
+        if (p !== layout.faceIndices) {
+          const items = readScalar(view, offset, property.countType, le);
+          offset += PLY_TYPE_SIZE[property.countType] + Math.max(0, items) * PLY_TYPE_SIZE[property.type];
+          continue;
+        }
+        const corners = readScalar(view, offset, countType, le);
+        if (corners < 3) throw new InputError(this.file, { byte: offset }, `face ${f} has ${corners} vertices (need at least 3)`);
+        offset += countSize;
+        if (offset + corners * itemSize > end) this.truncated(element, f);
+        collector.beginPolygon();
+        for (let k = 0; k < corners; k++, offset += itemSize) {
+          const index = readScalar(view, offset, itemType, le);
+          if (index < 0 || index >= vertexCount) {
+            throw new InputError(this.file, { byte: offset }, `face ${f} uses vertex index ${index}, outside 0..${vertexCount - 1}`);
+          }
+          collector.addCorner(index);
+        }
+        collector.endPolygon();
+      }
+      if (offset > end) this.truncated(element, f);
+      this.offset = offset;
+    }
+  }
+}
+
+const hostIsLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** Byte offset of each scalar property within a fixed-size record (lists get -1). */
+function propertyOffsets(element: PlyElement): number[] {
+  const offsets: number[] = [];
+  let offset = 0;
+  for (const property of element.properties) {
+    offsets.push(property.countType === undefined ? offset : -1);
+    offset += PLY_TYPE_SIZE[property.countType ?? property.type];
+  }
+  return offsets;
+}
+
+export function readBinaryPlyBody(bytes: Uint8Array, file: string, header: PlyHeader, layout: PlyLayout): PlyBody {
+  const reader = new BinaryBodyReader(bytes, file, header);
+  let positions: Float32Array = new Float32Array(0);
+  const collector = new TriangleCollector(layout.face?.count ?? 0);
+  for (const element of header.elements) {
+    if (element === layout.vertex) positions = reader.readVertices(layout);
+    else if (element === layout.face) reader.readFaces(layout, collector);
+    else reader.skipElement(element);
+  }
+  return {
+    positions,
+    triangles: layout.face ? collector.finish() : undefined,
+    polygonsTriangulated: collector.polygons,
+    trailingBytes: bytes.length - reader.offset,
+    notes: [],
+  };
+}

@@ -1,0 +1,98 @@
+// PLY reader: header, then the body in whichever of the three encodings it declares.
+import { InputError } from '../errors.js';
+import { finishGeometry, plural } from './build.js';
+import type { Geometry } from './geometry.js';
+import { readAsciiPlyBody } from './ply-ascii.js';
+import { readBinaryPlyBody } from './ply-binary.js';
+import { isIntegerType, minimumBinaryRecordSize, parsePlyHeader, type PlyElement, type PlyHeader } from './ply-header.js';
+
+/** Where the geometry lives among the declared elements and properties. */
+export interface PlyLayout {
+  vertex: PlyElement;
+  x: number;
+  y: number;
+  /** -1 for 2D data. */
+  z: number;
+  face?: PlyElement;
+  /** Index of the vertex_indices list among the face properties. */
+  faceIndices: number;
+}
+
+export function parsePly(bytes: Uint8Array, file: string): Geometry {
+  const header = parsePlyHeader(bytes, file);
+  const layout = findLayout(header, file);
+  checkDeclaredSizes(header, bytes.length, file);
+
+  const body = header.encoding === 'ascii'
+    ? readAsciiPlyBody(bytes, file, header, layout)
+    : readBinaryPlyBody(bytes, file, header, layout);
+
+  const notes = [...body.notes];
+  const skipped = header.elements.filter((e) => e !== layout.vertex && e !== layout.face && e.count > 0);
+  if (skipped.length > 0) notes.push(`skipped PLY elements: ${skipped.map((e) => `${e.name} (${e.count})`).join(', ')}`);
+  if (layout.face && layout.face.count === 0) notes.push('PLY declares no faces: read as a point cloud');
+  if (body.trailingBytes > 0) notes.push(`${plural(body.trailingBytes, 'byte')} after the last element ignored`);
+  return finishGeometry({
+    positions: body.positions,
+    dims: layout.z < 0 ? 2 : 3,
+    triangles: body.triangles,
+    polygonsTriangulated: body.polygonsTriangulated,
+    format: 'ply',
+    notes,
+  });
+}
+
+function findLayout(header: PlyHeader, file: string): PlyLayout {
+  const vertex = header.elements.find((e) => e.name === 'vertex');
+  if (!vertex) throw new InputError(file, {}, 'PLY has no vertex element');
+  const scalarIndex = (name: string): number => {
+    const index = vertex.properties.findIndex((p) => p.name === name);
+    if (index >= 0 && vertex.properties[index].countType !== undefined) {
+      throw new InputError(file, { line: vertex.line }, `vertex property '${name}' is a list, expected a scalar`);
+    }
+    return index;
+  };
+  const x = scalarIndex('x'), y = scalarIndex('y'), z = scalarIndex('z');
+  if (x < 0 || y < 0) throw new InputError(file, { line: vertex.line }, 'vertex element needs x and y properties');
+
+  const face = header.elements.find((e) => e.name === 'face');
+  let faceIndices = -1;
+  if (face) {
+    faceIndices = face.properties.findIndex(
+      (p) => (p.name === 'vertex_indices' || p.name === 'vertex_index') && p.countType !== undefined,
+    );
+    if (faceIndices < 0) throw new InputError(file, { line: face.line }, 'face element has no vertex_indices list property');
+    if (!isIntegerType(face.properties[faceIndices].type)) {
+      throw new InputError(file, { line: face.line }, 'face vertex indices must have an integer type');
+    }
+  }
+  return { vertex, x, y, z, face, faceIndices };
+}
+
+/**
+ * Refuses headers whose counts cannot fit in the file, before anything is allocated.
+ * Binary: each record takes at least its scalar sizes. Ascii: each value takes at least 2 bytes.
+ */
+function checkDeclaredSizes(header: PlyHeader, fileSize: number, file: string): void {
+  const available = fileSize - header.dataStart;
+  let needed = 0;
+  for (const element of header.elements) {
+    const perRecord = header.encoding === 'ascii' ? 2 * element.properties.length : minimumBinaryRecordSize(element);
+    needed += element.count * perRecord;
+    // The last ascii line may lack its newline, hence the one byte of slack.
+    if (needed - (header.encoding === 'ascii' ? 1 : 0) > available) {
+      const detail = `element '${element.name}' declares ${element.count} records needing at least ` +
+        `${needed} bytes in all, but only ${available} bytes follow the header`;
+      throw new InputError(file, header.encoding === 'ascii' ? { line: element.line } : { byte: fileSize }, detail);
+    }
+  }
+}
+
+/** What both body readers return. */
+export interface PlyBody {
+  positions: Float32Array;
+  triangles?: Uint32Array;
+  polygonsTriangulated: number;
+  trailingBytes: number;
+  notes: string[];
+}

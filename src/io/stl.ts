@@ -1,0 +1,128 @@
+// STL reader, binary and ascii. Every triangle stores its own corners, so corners with identical
+// coordinates are welded into shared vertices to give meaningful vertex counts and connectivity.
+import { InputError } from '../errors.js';
+import { AsciiScanner, keyword } from './ascii-numbers.js';
+import { badCoordinate, finishGeometry, fitsFloat32, plural, TriangleCollector } from './build.js';
+import type { Geometry } from './geometry.js';
+import { float32Bits, VertexWelder } from './weld.js';
+
+const HEADER_BYTES = 84;
+const RECORD_BYTES = 50;
+
+/** Binary STL is recognised by its size: 84 + 50 × (the triangle count stored at byte 80). */
+export function hasBinaryStlSize(bytes: Uint8Array): boolean {
+  if (bytes.length < HEADER_BYTES) return false;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return HEADER_BYTES + RECORD_BYTES * view.getUint32(80, true) === bytes.length;
+}
+
+/** "solid" at the start and a facet (or endsolid) soon after; binary headers may also say "solid". */
+export function looksLikeAsciiStl(bytes: Uint8Array): boolean {
+  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024)).toLowerCase();
+  return /^\s*solid\b/.test(head) && /\b(facet|endsolid)\b/.test(head) && !head.includes('\0');
+}
+
+export function parseStl(bytes: Uint8Array, file: string): Geometry {
+  // The size rule decides first: a binary file whose 80-byte header starts with "solid" is common.
+  if (!hasBinaryStlSize(bytes) && looksLikeAsciiStl(bytes)) return parseAsciiStl(bytes, file);
+  return parseBinaryStl(bytes, file);
+}
+
+function weldNote(welder: VertexWelder): string {
+  const vertices = welder.count === 1 ? 'shared vertex' : 'shared vertices';
+  return `welded ${plural(welder.corners, 'triangle corner')} into ${welder.count} ${vertices}`;
+}
+
+function parseBinaryStl(bytes: Uint8Array, file: string): Geometry {
+  if (bytes.length < HEADER_BYTES) {
+    throw new InputError(file, { byte: bytes.length }, `too short for a binary STL (${bytes.length} bytes, need at least 84)`);
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const count = view.getUint32(80, true);
+  const expected = HEADER_BYTES + RECORD_BYTES * count;
+  if (bytes.length < expected) {
+    throw new InputError(file, { byte: bytes.length },
+      `truncated binary STL: ${count} triangles need ${expected} bytes, the file has ${bytes.length}`);
+  }
+  // Some exporters pad the file after the last record: read what was declared, say what was ignored.
+  const notes: string[] = [];
+  if (bytes.length > expected) notes.push(`ignored ${plural(bytes.length - expected, 'byte')} after the ${plural(count, 'declared triangle')}`);
+  const welder = new VertexWelder(count);
+  const triangles = new Uint32Array(count * 3);
+  for (let t = 0; t < count; t++) {
+    const record = HEADER_BYTES + RECORD_BYTES * t;
+    for (let corner = 0; corner < 3; corner++) {
+      const at = record + 12 + 12 * corner; // the normal comes first and is ignored
+      const x = view.getUint32(at, true), y = view.getUint32(at + 4, true), z = view.getUint32(at + 8, true);
+      // All-ones exponent means NaN or infinity.
+      if ((x & 0x7f800000) === 0x7f800000 || (y & 0x7f800000) === 0x7f800000 || (z & 0x7f800000) === 0x7f800000) {
+        const bad = (x & 0x7f800000) === 0x7f800000 ? at : (y & 0x7f800000) === 0x7f800000 ? at + 4 : at + 8;
+        throw badCoordinate(file, { byte: bad }, view.getFloat32(bad, true), 3 * t + corner);
+      }
+      triangles[3 * t + corner] = welder.add(x, y, z);
+    }
+  }
+  notes.push(weldNote(welder));
+  return finishGeometry({ positions: welder.finish(), dims: 3, triangles, format: 'stl', notes });
+}
+
+const SOLID = keyword('solid'), ENDSOLID = keyword('endsolid'), FACET = keyword('facet'), NORMAL = keyword('normal');
+const OUTER = keyword('outer'), LOOP = keyword('loop'), VERTEX = keyword('vertex');
+const ENDLOOP = keyword('endloop'), ENDFACET = keyword('endfacet');
+
+function expectWord(scanner: AsciiScanner, word: Uint8Array, name: string): void {
+  if (!scanner.skipToToken()) scanner.fail(`file ends early: expected '${name}'`);
+  if (!scanner.matchWord(word)) scanner.fail(`expected '${name}', found ${scanner.describeToken(scanner.pos)}`);
+}
+
+function readCoordinate(scanner: AsciiScanner, welder: VertexWelder): number {
+  scanner.skipInlineSpace();
+  const value = scanner.number();
+  if (!fitsFloat32(value)) throw badCoordinate(scanner.file, { line: scanner.line }, value, welder.corners);
+  return value;
+}
+
+function parseAsciiStl(bytes: Uint8Array, file: string): Geometry {
+  const scanner = new AsciiScanner(bytes, file, { comments: false });
+  const welder = new VertexWelder(Math.max(1024, bytes.length >> 8));
+  const collector = new TriangleCollector(Math.max(1024, bytes.length >> 8));
+  expectWord(scanner, SOLID, 'solid');
+  scanner.skipRestOfLine(); // the solid's name
+  for (;;) {
+    if (!scanner.skipToToken()) scanner.fail("file ends early: expected 'endsolid'");
+    if (scanner.matchWord(ENDSOLID)) {
+      scanner.skipRestOfLine();
+      if (!scanner.skipToToken()) break;
+      expectWord(scanner, SOLID, 'solid'); // several solids may follow each other
+      scanner.skipRestOfLine();
+      continue;
+    }
+    expectWord(scanner, FACET, 'facet');
+    expectWord(scanner, NORMAL, 'normal');
+    for (let i = 0; i < 3; i++) {
+      scanner.skipInlineSpace();
+      scanner.number(); // normals are recomputed downstream; exporters even write nan here
+    }
+    expectWord(scanner, OUTER, 'outer');
+    expectWord(scanner, LOOP, 'loop');
+    collector.beginPolygon();
+    let corners = 0;
+    while (scanner.skipToToken() && scanner.matchWord(VERTEX)) {
+      const x = readCoordinate(scanner, welder), y = readCoordinate(scanner, welder), z = readCoordinate(scanner, welder);
+      collector.addCorner(welder.add(float32Bits(x), float32Bits(y), float32Bits(z)));
+      corners++;
+    }
+    if (corners < 3) scanner.fail(`facet has ${corners} vertices (need at least 3)`);
+    collector.endPolygon();
+    expectWord(scanner, ENDLOOP, 'endloop');
+    expectWord(scanner, ENDFACET, 'endfacet');
+  }
+  return finishGeometry({
+    positions: welder.finish(),
+    dims: 3,
+    triangles: collector.finish(),
+    polygonsTriangulated: collector.polygons,
+    format: 'stl',
+    notes: [weldNote(welder)],
+  });
+}

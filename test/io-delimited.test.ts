@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readGeometry } from '../src/io/read.js';
+import { fixture, sharedData } from './helpers.js';
+import { assertBounds, assertInputError, assertPositions, assertVertex } from './io-expect.js';
+
+test('CSV with an x,y header is 2D', () => {
+  const g = readGeometry(fixture('square-2d.csv'));
+  assert.equal(g.format, 'csv');
+  assert.equal(g.dims, 2);
+  assertPositions(g, [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0]);
+  assertBounds(g, [0, 0, 0], [1, 1, 0]);
+  assert.equal(g.triangles, undefined);
+});
+
+test('header names x, y, z are found in any order and case; other columns may hold text', () => {
+  const g = readGeometry(fixture('named-columns.csv'));
+  assertPositions(g, [1, 2, 3, -1, 0.5, -300]);
+  assert.deepEqual(g.notes, ['columns X, Y, Z chosen by header name']);
+});
+
+test('quoted CSV fields go through csv-parse', () => {
+  const g = readGeometry(fixture('quoted.csv'));
+  assertPositions(g, [0.5, 1.5, 2.5, -1, -2, -3]);
+});
+
+test('XYZ: comments, blank lines, tabs, CRLF, exponents, signs, extra columns, no final newline', () => {
+  const g = readGeometry(fixture('points.xyz'));
+  assert.equal(g.format, 'xyz');
+  assert.equal(g.dims, 3);
+  assertPositions(g, [0.1, 0.2, 0.3, -1.5e-3, 200, 3, 4, 5, 6, -0, 7, 0.25]);
+  assert.ok(Object.is(g.positions[9], -0));
+});
+
+test('PTS: the leading point count is skipped, the first three of seven columns are x,y,z', () => {
+  const g = readGeometry(fixture('points.pts'));
+  assertPositions(g, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  assert.deepEqual(g.notes, ['skipped the point-count line (3)']);
+});
+
+test('TXT with two tab-separated columns is 2D', () => {
+  const g = readGeometry(fixture('points-2d.txt'));
+  assert.equal(g.dims, 2);
+  assertPositions(g, [1.5, 2.5, 0, 3.5, 4.5, 0]);
+});
+
+test('options.columns picks columns by header name or 0-based index', () => {
+  const byName = readGeometry(fixture('named-columns.csv'), { columns: ['id', 'x'] });
+  assert.equal(byName.dims, 2);
+  assertPositions(byName, [1, 1, 0, 2, -1, 0]);
+  const byIndex = readGeometry(fixture('points.pts'), { columns: ['2', '1', '0'] });
+  assertPositions(byIndex, [3, 2, 1, 6, 5, 4, 9, 8, 7]);
+  const mixed = readGeometry(fixture('points.xyz'), { columns: ['4', '5'] });
+  assertPositions(mixed, [0, 1, 0, 0, 0, 0, 1, 0, 0, 0, -1, 0]);
+});
+
+test('options.columns errors name the problem', () => {
+  assertInputError(() => readGeometry(fixture('named-columns.csv'), { columns: ['x', 'y', 'w'] }), /named-columns\.csv:2: no column named 'w'/);
+  assertInputError(() => readGeometry(fixture('points.pts'), { columns: ['0', '9'] }), /points\.pts: column 9 does not exist/);
+  assertInputError(() => readGeometry(fixture('points.pts'), { columns: ['x', 'y'] }), /points\.pts: no header row/);
+  assert.throws(() => readGeometry(fixture('points.pts'), { columns: ['0'] }), { name: 'UsageError' });
+});
+
+test('a header with no rows and an empty file are empty sets', () => {
+  const header = readGeometry(fixture('header-only.csv'));
+  assert.equal(header.count, 0);
+  const empty = readGeometry(fixture('empty.xyz'));
+  assert.equal(empty.count, 0);
+  assert.equal(empty.positions.length, 0);
+});
+
+const kitten = sharedData('points/kitten.xyz');
+test('shared kitten.xyz (six columns: point and normal)', { skip: kitten === undefined && 'shared data absent' }, () => {
+  const g = readGeometry(kitten!);
+  assert.equal(g.count, 5210);
+  assertVertex(g, 0, [-0.0721898, -0.159749, -0.108444]);
+  assertVertex(g, 5209, [-0.207238, 0.241374, -0.164938]);
+});
+
+const sphere = sharedData('points/sphere_20k.xyz');
+test('shared sphere_20k.xyz', { skip: sphere === undefined && 'shared data absent' }, () => {
+  const g = readGeometry(sphere!);
+  assert.equal(g.count, 21000);
+  assertVertex(g, 0, [-0.708819, 0.473145, 0.631157]);
+  assertVertex(g, 20999, [-0.476238, -0.785515, 0.387457]);
+});

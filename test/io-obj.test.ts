@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readGeometry } from '../src/io/read.js';
+import { fixture } from './helpers.js';
+import { assertBounds, assertPositions, assertTriangles } from './io-expect.js';
+
+test('OBJ cube: every corner form, negative indices, quads fanned, other statements skipped', () => {
+  const g = readGeometry(fixture('cube.obj'));
+  assert.equal(g.format, 'obj');
+  assert.equal(g.count, 8);
+  assertPositions(g, [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]);
+  assertTriangles(g, [0, 3, 2, 0, 2, 1, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7]);
+  assertBounds(g, [0, 0, 0], [1, 1, 1]);
+  assert.deepEqual(g.notes, ['4 polygons with more than 3 vertices fan-triangulated']);
+});
+
+test('OBJ with only vertices is a point cloud', () => {
+  const g = readGeometry(fixture('points.obj'));
+  assertPositions(g, [1, 2, 3, -4, 5.5, 60]);
+  assert.equal(g.triangles, undefined);
+});
+
+test('OBJ faces may name vertices defined later in the file', () => {
+  const g = readGeometry(fixture('forward-reference.obj'));
+  assertTriangles(g, [0, 1, 2]);
+  assertPositions(g, [0, 0, 0, 1, 0, 0, 0, 1, 0]);
+});

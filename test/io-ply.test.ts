@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { parseGeometry, readGeometry } from '../src/io/read.js';
+import { fixture, sharedData } from './helpers.js';
+import { assertBounds, assertPositions, assertTriangles, assertVertex } from './io-expect.js';
+
+test('ascii PLY: x,y,z among other properties, lists skipped, unknown element skipped, quad fanned', () => {
+  const g = readGeometry(fixture('tetra-ascii.ply'));
+  assert.equal(g.format, 'ply');
+  assert.equal(g.dims, 3);
+  assertPositions(g, [0, 0, 0, 1.25, 0, 0, 0, -2.5, 0, 0, 0, 7, 10, 0.1, -1]);
+  assertTriangles(g, [0, 1, 2, 0, 2, 3, 0, 3, 1, 1, 3, 4]);
+  assertBounds(g, [0, -2.5, -1], [10, 0.1, 7]);
+  assert.deepEqual(g.notes, ['skipped PLY elements: edge (2)', '1 polygon with more than 3 vertices fan-triangulated']);
+});
+
+for (const name of ['all-types-le.ply', 'all-types-be.ply']) {
+  test(`binary PLY with every scalar type (${name})`, () => {
+    const g = readGeometry(fixture(name));
+    // x float, y double, z int32; the other properties (every other type) are skipped
+    assertPositions(g, [0.5, -1.25, 3, 2, 0.1, -4, -8.75, 1e-3, 100000]);
+    // triangle 0 1 2 after a ushort flag, then quad 2 1 0 1; edge lists and materials skipped
+    assertTriangles(g, [0, 1, 2, 2, 1, 0, 2, 0, 1]);
+    assert.deepEqual(g.notes, [
+      'skipped PLY elements: edge (2), material (2)',
+      '1 polygon with more than 3 vertices fan-triangulated',
+    ]);
+  });
+}
+
+test('binary PLY with integer coordinates and a list inside the vertex element', () => {
+  const g = readGeometry(fixture('list-in-vertex-le.ply'));
+  assertPositions(g, [-5, 7, 9, 6, 65535, 10, 127, 0, 4294967295]);
+  assertTriangles(g, [2, 1, 0]); // list int16 int16
+});
+
+for (const name of ['tetra-f32-le.ply', 'tetra-f32-be.ply']) {
+  test(`packed float32 xyz with faces (${name})`, () => {
+    const g = readGeometry(fixture(name));
+    assertPositions(g, [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1]);
+    assertTriangles(g, [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]);
+    assert.deepEqual(g.notes, []);
+  });
+}
+
+test('float32 fast paths give the same values at any buffer alignment', () => {
+  const expected = [1.5, 2.5, 3.5, -1, -2, -3, 1e-7, 65504, -0]; // -0 survives the copy
+  for (const name of ['xyzn-f32-le.ply', 'xyzrgb-f32-le.ply', 'tetra-f32-le.ply']) {
+    const file = readFileSync(fixture(name));
+    for (let shift = 0; shift < 4; shift++) {
+      const buffer = new Uint8Array(file.length + shift);
+      buffer.set(file, shift);
+      const g = parseGeometry(buffer.subarray(shift), name);
+      if (name === 'tetra-f32-le.ply') assertVertex(g, 3, [0, 0, 1]);
+      else assertPositions(g, expected);
+    }
+  }
+});
+
+test('PLY without z is 2D (ascii float and big-endian double)', () => {
+  const ascii = readGeometry(fixture('points-2d.ply'));
+  assert.equal(ascii.dims, 2);
+  assertPositions(ascii, [1, 2, 0, 3, 4, 0, -5, 6.5, 0]);
+  const binary = readGeometry(fixture('xy-f64-be.ply'));
+  assert.equal(binary.dims, 2);
+  assertPositions(binary, [0.1, 0.2, 0, -3, 4e10, 0]);
+  assert.equal(binary.triangles, undefined);
+});
+
+test('element face 0 reads as a point cloud; element vertex 0 as an empty set', () => {
+  const g = readGeometry(fixture('no-faces.ply'));
+  assert.equal(g.triangles, undefined);
+  assertPositions(g, [1, 2, 3, 4, 5, 6]);
+  assert.deepEqual(g.notes, ['PLY declares no faces: read as a point cloud']);
+  const empty = readGeometry(fixture('empty-vertices.ply'));
+  assert.equal(empty.count, 0);
+  assert.equal(empty.dims, 3);
+});
+
+const building = sharedData('points/building.ply');
+test('shared building.ply (ascii, normals and a segment index)', { skip: building === undefined && 'shared data absent' }, () => {
+  const g = readGeometry(building!);
+  assert.equal(g.count, 100000);
+  assert.equal(g.triangles, undefined);
+  assertVertex(g, 99999, [-5.53341, 20.6638, 10.8803]);
+  assert.equal(g.bounds.min[0], Math.fround(-7.46581));
+});
+
+const hippos: [string, number, [number, number, number], [number, number, number]][] = [
+  ['hippo1.ply', 6104, [0.326401, 0.19364, 0.056274], [0.027667, 0.22138, 0.064697]],
+  ['hippo2.ply', 4387, [-0.102096, 0.172792, 0.166626], [0.086, 0.091799, 0.043945]],
+  ['circles.ply', 1101, [-0.39421442283839714, -0.6999221558404825, 0], [0.8434192612020492, -0.5378861580596158, 0]],
+];
+for (const [name, count, first, last] of hippos) {
+  const path = sharedData(`points/${name}`);
+  test(`shared ${name} (binary little-endian doubles with normals)`, { skip: path === undefined && 'shared data absent' }, () => {
+    const g = readGeometry(path!);
+    assert.equal(g.count, count);
+    assert.equal(g.dims, 3);
+    assertVertex(g, 0, first);
+    assertVertex(g, count - 1, last);
+  });
+}
+
+const b9 = sharedData('meshes/b9.ply');
+test('shared b9.ply (element face 0)', { skip: b9 === undefined && 'shared data absent' }, () => {
+  const g = readGeometry(b9!);
+  assert.equal(g.count, 22300);
+  assert.equal(g.triangles, undefined);
+  assertVertex(g, 0, [45.375, 52.1094, -10.6268]);
+  assert.deepEqual(g.notes, ['PLY declares no faces: read as a point cloud']);
+});

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readGeometry } from '../src/io/read.js';
+import { fixture, sharedData } from './helpers.js';
+import { assertBounds, assertPositions, assertTriangles, assertVertex } from './io-expect.js';
+
+test('ascii STL: corners welded into 4 vertices; keywords in any case; nan normals ignored', () => {
+  const g = readGeometry(fixture('tetra-ascii.stl'));
+  assert.equal(g.format, 'stl');
+  assertPositions(g, [0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1]);
+  assertTriangles(g, [0, 1, 2, 0, 2, 3, 0, 3, 1, 2, 1, 3]);
+  assertBounds(g, [0, 0, 0], [1, 1, 1]);
+  assert.deepEqual(g.notes, ['welded 12 triangle corners into 4 shared vertices']);
+});
+
+test('binary STL whose header starts with "solid" is read as binary by the size rule', () => {
+  const g = readGeometry(fixture('tetra-binary.stl'));
+  assertPositions(g, [0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1]);
+  assertTriangles(g, [0, 1, 2, 0, 2, 3, 0, 3, 1, 2, 1, 3]);
+});
+
+test('-0 and +0 weld into one vertex', () => {
+  const g = readGeometry(fixture('signed-zero.stl'));
+  assert.equal(g.count, 4);
+  assertTriangles(g, [0, 1, 2, 0, 2, 3]);
+  assert.ok(Object.is(g.positions[0], 0));
+});
+
+const pig = sharedData('meshes/pig.stl');
+test('shared pig.stl (binary, blank header)', { skip: pig === undefined && 'shared data absent' }, () => {
+  const g = readGeometry(pig!);
+  assert.equal(g.triangles!.length / 3, 16848);
+  assert.equal(g.count, 8642);
+  assertVertex(g, 0, [21.38599967956543, 84.98570251464844, 32.70970153808594]);
+  assertTriangles({ ...g, triangles: g.triangles!.subarray(0, 3) }, [0, 1, 2]);
+  assert.deepEqual(g.notes, ['welded 50544 triangle corners into 8642 shared vertices']);
+});
+
+const sphere = sharedData('meshes/sphere.stl');
+test('shared sphere.stl (binary, "FileType: Binary" header)', { skip: sphere === undefined && 'shared data absent' }, () => {
+  const g = readGeometry(sphere!);
+  assert.equal(g.triangles!.length / 3, 320);
+  assert.equal(g.count, 162);
+  assertVertex(g, 1, [0.1366499960422516, 0.4809499979019165, 0]);
+  assertBounds(g, [-0.5, -0.5, -0.5], [0.5, 0.5, 0.5]);
+});
+
+test('binary STL padded after its declared triangles: the declared ones are read, the rest noted', () => {
+  const g = readGeometry(fixture('padded.stl'));
+  assert.equal(g.triangles!.length / 3, 3);
+  assert.ok(g.notes.includes('ignored 50 bytes after the 3 declared triangles'), g.notes.join('; '));
+});
