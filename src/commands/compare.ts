@@ -2,24 +2,13 @@
 import { Command, Option } from 'commander';
 
 import { parseColumns, parseIntegerOption, FORMATS } from '../cli-options.js';
-import { compareFiles } from '../compare.js';
-import { BACKEND_CHOICES, METHODS, type BackendChoice, type Method } from '../hausdorff.js';
-import type { FileFormat } from '../io/geometry.js';
+import { compareFiles, type CompareOptions } from '../compare.js';
+import { BACKEND_CHOICES, METHODS } from '../hausdorff.js';
 import { renderCompareJson } from '../report/compare-json.js';
 import { renderCompareText } from '../report/compare-text.js';
 import { terminalChalk } from '../terminal.js';
 
-interface CompareFlags {
-  method: Method;
-  directed: boolean;
-  json: boolean;
-  backend: BackendChoice;
-  threads?: number;
-  seed?: number;
-  quiet: boolean;
-  format?: FileFormat;
-  columns?: string[];
-}
+type CompareFlags = Omit<CompareOptions, 'signal'> & { json: boolean };
 
 const EXAMPLES = `
 Examples:

@@ -1,6 +1,7 @@
 // OFF reader (Geomview Object File Format, ascii): [ST][C][N][4][n]OFF headers, comments anywhere,
 // one vertex or face per line with any extra colour/normal/texture columns ignored.
 import { AsciiScanner } from './ascii-numbers.js';
+import { readAsciiPolygon } from './ascii-polygon.js';
 import { badCoordinate, finishGeometry, fitsFloat32, TriangleCollector } from './build.js';
 import type { Geometry } from './geometry.js';
 
@@ -132,18 +133,7 @@ function checked(scanner: AsciiScanner, value: number, vertex: number): number {
 function readFaces(scanner: AsciiScanner, count: number, vertexCount: number, collector: TriangleCollector): void {
   for (let f = 0; f < count; f++) {
     if (!scanner.skipToToken()) scanner.fail(`file ends after ${f} of ${count} faces`);
-    const corners = scanner.integer('a face vertex count');
-    if (corners < 3) scanner.fail(`face ${f} has ${corners} vertices (need at least 3)`);
-    collector.beginPolygon();
-    for (let k = 0; k < corners; k++) {
-      if (scanner.atLineEnd()) scanner.fail(`face ${f} lists ${k} of its ${corners} vertex indices`);
-      const index = scanner.integer('a vertex index');
-      if (index < 0 || index >= vertexCount) {
-        scanner.fail(`face ${f} uses vertex index ${index}, outside 0..${vertexCount - 1}`);
-      }
-      collector.addCorner(index);
-    }
-    collector.endPolygon();
+    readAsciiPolygon(scanner, f, vertexCount, collector);
     scanner.skipRestOfLine(); // optional face colour
   }
 }

@@ -1,5 +1,6 @@
 // Ascii PLY bodies: one record per line, values in the order the header declares them.
 import { AsciiScanner } from './ascii-numbers.js';
+import { readAsciiPolygon } from './ascii-polygon.js';
 import { badCoordinate, fitsFloat32, TriangleCollector } from './build.js';
 import type { PlyBody, PlyLayout } from './ply.js';
 import type { PlyElement, PlyHeader } from './ply-header.js';
@@ -79,18 +80,7 @@ function readFaces(scanner: AsciiScanner, layout: PlyLayout, collector: Triangle
         else skipList(scanner, element);
         continue;
       }
-      const corners = scanner.integer('a face vertex count');
-      if (corners < 3) scanner.fail(`face ${f} has ${corners} vertices (need at least 3)`);
-      collector.beginPolygon();
-      for (let k = 0; k < corners; k++) {
-        if (scanner.atLineEnd()) scanner.fail(`face ${f} lists ${k} of its ${corners} vertex indices`);
-        const index = scanner.integer('a vertex index');
-        if (index < 0 || index >= vertexCount) {
-          scanner.fail(`face ${f} uses vertex index ${index}, outside 0..${vertexCount - 1}`);
-        }
-        collector.addCorner(index);
-      }
-      collector.endPolygon();
+      readAsciiPolygon(scanner, f, vertexCount, collector);
     }
     endRecord(scanner, element);
   }
