@@ -5,6 +5,7 @@
 // over cells), so far-away points cost a logarithmic search instead of a sweep of empty cells.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <random>
 
@@ -49,23 +50,50 @@ inline bool visit_cell(const PointGrid& g, int x, int y, int z, float cmax2, Que
   return false;
 }
 
-// Cells at Chebyshev distance exactly r from the centre cell (the shell of ring r), clipped to the grid.
-bool visit_ring(const PointGrid& g, const int c[3], int r, float cmax2, Query& q) {
+// Cells at Chebyshev distance exactly r from the centre cell (the shell of ring r), clipped to the grid,
+// leaving out those inside the box `done` (already visited).
+bool visit_ring(const PointGrid& g, const int c[3], int r, const int done_lo[3], const int done_hi[3], float cmax2, Query& q) {
   const int z0 = std::max(c[2] - r, 0), z1 = std::min(c[2] + r, g.dims[2] - 1);
   const int y0 = std::max(c[1] - r, 0), y1 = std::min(c[1] + r, g.dims[1] - 1);
   const int x0 = std::max(c[0] - r, 0), x1 = std::min(c[0] + r, g.dims[0] - 1);
+  auto visit = [&](int x, int y, int z) {
+    const bool done = x >= done_lo[0] && x <= done_hi[0] && y >= done_lo[1] && y <= done_hi[1] &&
+                      z >= done_lo[2] && z <= done_hi[2];
+    return !done && visit_cell(g, x, y, z, cmax2, q);
+  };
   for (int z = z0; z <= z1; ++z) {
     const bool z_face = (z == c[2] - r) || (z == c[2] + r);
     for (int y = y0; y <= y1; ++y) {
       if (z_face || y == c[1] - r || y == c[1] + r) {
         for (int x = x0; x <= x1; ++x)
-          if (visit_cell(g, x, y, z, cmax2, q)) return true;
+          if (visit(x, y, z)) return true;
       } else {
-        if (c[0] - r >= 0 && visit_cell(g, c[0] - r, y, z, cmax2, q)) return true;
-        if (r > 0 && c[0] + r < g.dims[0] && visit_cell(g, c[0] + r, y, z, cmax2, q)) return true;
+        if (c[0] - r >= 0 && visit(c[0] - r, y, z)) return true;
+        if (r > 0 && c[0] + r < g.dims[0] && visit(c[0] + r, y, z)) return true;
       }
     }
   }
+  return false;
+}
+
+// The cells next to the query's own cell that lie within the search radius sqrt(cmax2) of it (the X-HD
+// search radius, seeded with cmax). When nearest distances are close to cmax, as for a slightly moved copy,
+// the neighbour is almost always among these one to eight cells, so the query settles without opening
+// the 26 cells of the first ring. Returns the visited box in lo/hi.
+bool visit_search_radius(const PointGrid& g, const int c[3], float cmax2, Query& q, int lo[3], int hi[3]) {
+  const double radius = std::sqrt(static_cast<double>(cmax2));
+  for (int i = 0; i < 3; ++i) {
+    const double t_lo = (q.p[i] - radius - g.origin[i]) * g.inv_cell;
+    const double t_hi = (q.p[i] + radius - g.origin[i]) * g.inv_cell;
+    lo[i] = std::max({c[i] - 1, 0, static_cast<int>(std::floor(std::max(t_lo, -1.0)))});
+    hi[i] = std::min({c[i] + 1, g.dims[i] - 1, static_cast<int>(std::min(t_hi, 1e9))});
+    lo[i] = std::min(lo[i], c[i]);
+    hi[i] = std::max(hi[i], c[i]);
+  }
+  for (int z = lo[2]; z <= hi[2]; ++z)
+    for (int y = lo[1]; y <= hi[1]; ++y)
+      for (int x = lo[0]; x <= hi[0]; ++x)
+        if ((x != c[0] || y != c[1] || z != c[2]) && visit_cell(g, x, y, z, cmax2, q)) return true;
   return false;
 }
 
@@ -128,14 +156,18 @@ void search_tree(const PointGrid& g, float cmax2, Query& q) {
 bool query_nearest(const PointGrid& g, const std::atomic<float>& cmax, Query& q) {
   int c[3];
   g.cell_of(q.p, c);
+  float cmax2 = cmax.load(std::memory_order_relaxed);
+  if (visit_cell(g, c[0], c[1], c[2], cmax2, q)) return false;
+  int lo[3], hi[3];
+  if (visit_search_radius(g, c, cmax2, q, lo, hi)) return false;
   for (int r = 0;; ++r) {
-    const float cmax2 = cmax.load(std::memory_order_relaxed);  // refreshed per ring: it only grows
-    if (visit_ring(g, c, r, cmax2, q)) return false;
     if (beyond_block_dist2(g, c, r, q.p) >= q.cmin2) return false;
     if (r >= g.max_ring) {
       search_tree(g, cmax.load(std::memory_order_relaxed), q);
       return true;
     }
+    cmax2 = cmax.load(std::memory_order_relaxed);  // refreshed per ring: it only grows
+    if (visit_ring(g, c, r + 1, lo, hi, cmax2, q)) return false;
   }
 }
 
@@ -148,7 +180,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 void directed_grid(const DirectedJob& job, xhd_directed& out) {
   const auto t_build = std::chrono::steady_clock::now();
   PointGrid grid;
-  build_point_grid(job.target, job.target_count, job.cell_size, grid);
+  build_point_grid(job.target, job.target_count, job.cell_size, job.threads, grid);
 
   // Queries in grid order (neighbouring queries touch the same cells): counting-sorted by cell, and
   // copied into that order so the query loop reads its points sequentially rather than at random.
@@ -158,12 +190,14 @@ void directed_grid(const DirectedJob& job, xhd_directed& out) {
   {
     const size_t cells = grid.cell_count();
     std::vector<uint32_t> cell_of(n), start(cells + 1, 0);
-    for (size_t i = 0; i < n; ++i) {
-      int c[3];
-      grid.cell_of(&job.source[3 * i], c);
-      cell_of[i] = static_cast<uint32_t>(grid.cell_index(c[0], c[1], c[2]));
-      ++start[cell_of[i] + 1];
-    }
+    parallel_blocks(n, 65536, job.threads, [&](size_t begin, size_t end, int) {
+      for (size_t i = begin; i < end; ++i) {
+        int c[3];
+        grid.cell_of(&job.source[3 * i], c);
+        cell_of[i] = static_cast<uint32_t>(grid.cell_index(c[0], c[1], c[2]));
+      }
+    });
+    for (size_t i = 0; i < n; ++i) ++start[cell_of[i] + 1];
     for (size_t c = 0; c < cells; ++c) start[c + 1] += start[c];
     for (size_t i = 0; i < n; ++i) {
       const uint32_t dst = start[cell_of[i]]++;

@@ -1,5 +1,7 @@
 #include "point_grid.h"
 
+#include "parallel.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,21 +14,34 @@ namespace {
 // fewer points per cell means more cells to step through, more means more distances per query.
 constexpr double kTargetPointsPerCell = 3.0;
 
+// Points per block of the parallel build loops.
+constexpr size_t kBuildGrain = 65536;
+
 struct Extent {
   double min[3], max[3];
 };
 
-Extent extent_of(const float* xyz, size_t n) {
-  Extent e;
-  for (int i = 0; i < 3; ++i) {
-    e.min[i] = std::numeric_limits<double>::infinity();
-    e.max[i] = -std::numeric_limits<double>::infinity();
-  }
-  for (size_t p = 0; p < n; ++p)
+Extent extent_of(const float* xyz, size_t n, int threads) {
+  std::vector<Extent> partial(threads);
+  for (Extent& e : partial)
     for (int i = 0; i < 3; ++i) {
-      const double v = xyz[3 * p + i];
-      e.min[i] = std::min(e.min[i], v);
-      e.max[i] = std::max(e.max[i], v);
+      e.min[i] = std::numeric_limits<double>::infinity();
+      e.max[i] = -std::numeric_limits<double>::infinity();
+    }
+  parallel_blocks(n, kBuildGrain, threads, [&](size_t begin, size_t end, int tid) {
+    Extent& e = partial[tid];
+    for (size_t p = begin; p < end; ++p)
+      for (int i = 0; i < 3; ++i) {
+        const double v = xyz[3 * p + i];
+        e.min[i] = std::min(e.min[i], v);
+        e.max[i] = std::max(e.max[i], v);
+      }
+  });
+  Extent e = partial[0];
+  for (const Extent& o : partial)
+    for (int i = 0; i < 3; ++i) {
+      e.min[i] = std::min(e.min[i], o.min[i]);
+      e.max[i] = std::max(e.max[i], o.max[i]);
     }
   return e;
 }
@@ -58,32 +73,34 @@ double respect_cell_cap(const Extent& e, double cell, double max_cells) {
 }
 
 // Occupied cells at a given side, counted exactly with a bitmap over the dense table.
-size_t occupied_cells(const float* xyz, size_t n, const Extent& e, double cell) {
+size_t occupied_cells(const float* xyz, size_t n, const Extent& e, double cell, int threads) {
   int d[3];
   dims_for(e, cell, d);
   const size_t cells = static_cast<size_t>(d[0]) * d[1] * d[2];
   std::vector<uint64_t> bits((cells + 63) / 64, 0);
   const double inv = 1.0 / cell;
-  size_t occupied = 0;
-  for (size_t p = 0; p < n; ++p) {
-    size_t idx = 0;
-    for (int i = 2; i >= 0; --i) {
-      int k = static_cast<int>((xyz[3 * p + i] - e.min[i]) * inv);
-      k = std::min(std::max(k, 0), d[i] - 1);
-      idx = idx * d[i] + k;
+  parallel_blocks(n, kBuildGrain, threads, [&](size_t begin, size_t end, int) {
+    for (size_t p = begin; p < end; ++p) {
+      size_t idx = 0;
+      for (int i = 2; i >= 0; --i) {
+        int k = static_cast<int>((xyz[3 * p + i] - e.min[i]) * inv);
+        k = std::min(std::max(k, 0), d[i] - 1);
+        idx = idx * d[i] + k;
+      }
+      const uint64_t m = uint64_t(1) << (idx & 63);
+      if ((__atomic_load_n(&bits[idx >> 6], __ATOMIC_RELAXED) & m) == 0)
+        __atomic_fetch_or(&bits[idx >> 6], m, __ATOMIC_RELAXED);
     }
-    uint64_t& w = bits[idx >> 6];
-    const uint64_t m = uint64_t(1) << (idx & 63);
-    occupied += (w & m) ? 0 : 1;
-    w |= m;
-  }
+  });
+  size_t occupied = 0;
+  for (uint64_t w : bits) occupied += static_cast<size_t>(__builtin_popcountll(w));
   return occupied;
 }
 
 // Resolution from the data: start from the side that would give kTargetPointsPerCell if the points
 // filled the box, then correct for data that fills less (surfaces, clusters) by measuring occupancy at
 // two resolutions, which gives the data's local dimension, and scaling to hit the target.
-double choose_cell_size(const float* xyz, size_t n, const Extent& e) {
+double choose_cell_size(const float* xyz, size_t n, const Extent& e, int threads) {
   double span[3], volume = 1.0, largest = 0.0;
   for (int i = 0; i < 3; ++i) {
     span[i] = e.max[i] - e.min[i];
@@ -100,11 +117,11 @@ double choose_cell_size(const float* xyz, size_t n, const Extent& e) {
   const double max_cells = max_cells_for(n);
   double cell = std::pow(volume * kTargetPointsPerCell / static_cast<double>(n), 1.0 / live);
   cell = respect_cell_cap(e, cell, max_cells);
-  const double fill0 = static_cast<double>(n) / occupied_cells(xyz, n, e, cell);
+  const double fill0 = static_cast<double>(n) / occupied_cells(xyz, n, e, cell, threads);
   if (fill0 <= 2.0 * kTargetPointsPerCell) return cell;
   const double finer = respect_cell_cap(e, cell * 0.5, max_cells);
   if (finer >= cell) return cell;  // cannot refine within the cap
-  const double fill1 = static_cast<double>(n) / occupied_cells(xyz, n, e, finer);
+  const double fill1 = static_cast<double>(n) / occupied_cells(xyz, n, e, finer, threads);
   const double dimension = std::log(fill0 / fill1) / std::log(cell / finer);
   if (!(dimension > 0.25)) return cell;  // duplicates: refining does not spread them
   const double target = cell * std::pow(kTargetPointsPerCell / fill0, 1.0 / std::min(dimension, 3.0));
@@ -187,9 +204,9 @@ void PointGrid::ensure_tree() const {
   std::call_once(tree_built, [this] { build_chunk_tree(*this); });
 }
 
-void build_point_grid(const float* xyz, size_t n, double cell_size, PointGrid& g) {
-  const Extent e = extent_of(xyz, n);
-  double cell = cell_size > 0 ? cell_size : choose_cell_size(xyz, n, e);
+void build_point_grid(const float* xyz, size_t n, double cell_size, int threads, PointGrid& g) {
+  const Extent e = extent_of(xyz, n, threads);
+  double cell = cell_size > 0 ? cell_size : choose_cell_size(xyz, n, e, threads);
   cell = respect_cell_cap(e, cell, max_cells_for(n));
   g.cell = cell;
   g.inv_cell = 1.0 / cell;
@@ -202,44 +219,56 @@ void build_point_grid(const float* xyz, size_t n, double cell_size, PointGrid& g
   const size_t cells = g.cell_count();
   std::vector<uint32_t> cell_of_point(n);
   std::vector<uint32_t> start(cells + 1, 0);
-  for (size_t p = 0; p < n; ++p) {
-    int c[3];
-    g.cell_of(&xyz[3 * p], c);
-    const uint32_t idx = static_cast<uint32_t>(g.cell_index(c[0], c[1], c[2]));
-    cell_of_point[p] = idx;
-    ++start[idx + 1];
-  }
+  parallel_blocks(n, kBuildGrain, threads, [&](size_t begin, size_t end, int) {
+    for (size_t p = begin; p < end; ++p) {
+      int c[3];
+      g.cell_of(&xyz[3 * p], c);
+      cell_of_point[p] = static_cast<uint32_t>(g.cell_index(c[0], c[1], c[2]));
+    }
+  });
+  for (size_t p = 0; p < n; ++p) ++start[cell_of_point[p] + 1];
   for (size_t c = 0; c < cells; ++c) start[c + 1] += start[c];
   g.xyz.resize(3 * n);
   g.ids.resize(n);
+  std::vector<uint32_t> sorted_cell(n);
   {
     std::vector<uint32_t> fill(start.begin(), start.end() - 1);
     for (size_t p = 0; p < n; ++p) {
       const uint32_t dst = fill[cell_of_point[p]]++;
-      for (int i = 0; i < 3; ++i) g.xyz[3 * dst + i] = xyz[3 * p + i];
+      for (int i = 0; i < 3; ++i) g.xyz[3 * static_cast<size_t>(dst) + i] = xyz[3 * p + i];
       g.ids[dst] = static_cast<uint32_t>(p);
+      sorted_cell[dst] = cell_of_point[p];
     }
   }
 
-  // Chunks: each cell's points in runs of at most kChunkPoints, crowded cells ordered spatially first.
+  // Chunks: each occupied cell's points in runs of at most kChunkPoints, crowded cells ordered spatially
+  // first. Only occupied cells are walked; the empty ones in between just repeat the running chunk count.
   g.cell_chunks.assign(cells + 1, 0);
   g.chunk_points.clear();
   g.chunk_boxes.clear();
   g.chunk_points.reserve(n / 2 + 2);
   g.chunk_boxes.reserve(n / 2 + 1);
-  for (size_t c = 0; c < cells; ++c) {
-    const uint32_t begin = start[c], end = start[c + 1];
+  size_t filled = 0;  // cell_chunks[0..filled] are final
+  for (uint32_t begin = 0; begin < n;) {
+    const uint32_t c = sorted_cell[begin];
+    uint32_t end = begin;
+    while (end < n && sorted_cell[end] == c) ++end;
+    const uint32_t first_chunk = static_cast<uint32_t>(g.chunk_boxes.size());
+    std::fill(g.cell_chunks.begin() + filled + 1, g.cell_chunks.begin() + c + 1, first_chunk);
     if (end - begin > kChunkPoints) sort_cell_spatially(g.xyz, g.ids, begin, end);
     for (uint32_t s = begin; s < end; s += kChunkPoints) {
       const uint32_t stop = std::min(end, s + kChunkPoints);
       Box b;
       box_make_empty(b);
-      for (uint32_t p = s; p < stop; ++p) box_grow(b, &g.xyz[3 * p]);
+      for (uint32_t p = s; p < stop; ++p) box_grow(b, &g.xyz[3 * static_cast<size_t>(p)]);
       g.chunk_points.push_back(s);
       g.chunk_boxes.push_back(b);
     }
     g.cell_chunks[c + 1] = static_cast<uint32_t>(g.chunk_boxes.size());
+    filled = c + 1;
+    begin = end;
   }
+  std::fill(g.cell_chunks.begin() + filled + 1, g.cell_chunks.end(), static_cast<uint32_t>(g.chunk_boxes.size()));
   g.chunk_points.push_back(static_cast<uint32_t>(n));
 }
 

@@ -51,6 +51,6 @@ struct PointGrid {
 
 // Builds the grid over n interleaved points into g (a fresh PointGrid). cell_size <= 0 picks the
 // resolution automatically.
-void build_point_grid(const float* xyz, size_t n, double cell_size, PointGrid& g);
+void build_point_grid(const float* xyz, size_t n, double cell_size, int threads, PointGrid& g);
 
 }  // namespace xhd
