@@ -60,10 +60,10 @@ double cells_for(const Extent& e, double cell) {
   return static_cast<double>(d[0]) * d[1] * d[2];
 }
 
-// The dense cell table never holds more than 8 cells per point (nor more than 2^28): memory stays
+// The dense cell table never holds more than 4 cells per point (nor more than 2^28): memory stays
 // proportional to the input, whatever cell size was asked for.
 double max_cells_for(size_t n) {
-  return std::min(std::max(8.0 * static_cast<double>(n), 4096.0), 268435456.0);
+  return std::min(std::max(4.0 * static_cast<double>(n), 4096.0), 268435456.0);
 }
 
 // Smallest side (grown in 25% steps) that keeps the dense cell table within max_cells.
