@@ -33,13 +33,14 @@ void check_points(const xhd_points* set, const char* name) {
   }
 }
 
-void run_direction(int method, xhd::DirectedJob& job, xhd_directed& out) {
-  switch (method) {
-    case XHD_METHOD_GRID: xhd::directed_grid(job, out); break;
-    case XHD_METHOD_EB: xhd::directed_eb(job, out); break;
-    case XHD_METHOD_BRUTE: xhd::directed_brute(job, out); break;
-    default: throw InvalidArgument("unknown method " + std::to_string(method));
-  }
+void run_method(const xhd::HausdorffJob& job, int method, xhd_hausdorff_result& result) {
+  if (method == XHD_METHOD_GRID) return xhd::grid_hausdorff(job, result);
+  void (*directed)(const xhd::DirectedJob&, xhd_directed&) = nullptr;
+  if (method == XHD_METHOD_EB) directed = xhd::directed_eb;
+  if (method == XHD_METHOD_BRUTE) directed = xhd::directed_brute;
+  if (directed == nullptr) throw InvalidArgument("unknown method " + std::to_string(method));
+  if (job.directions & XHD_DIRECTION_AB) directed(job.direction_ab(), result.ab);
+  if (job.directions & XHD_DIRECTION_BA) directed(job.direction_ba(), result.ba);
 }
 
 int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
@@ -60,16 +61,9 @@ int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_
   const xhd::Progress progress(progress_slot);
   progress.set_total(((directions & XHD_DIRECTION_AB) ? a->count : 0) +
                      ((directions & XHD_DIRECTION_BA) ? b->count : 0));
-  const int threads = xhd::resolve_thread_count(options->threads);
-  if (directions & XHD_DIRECTION_AB) {
-    xhd::DirectedJob job{a->xyz, a->count, b->xyz, b->count, threads, options->seed, options->cell_size, &progress};
-    run_direction(options->method, job, result->ab);
-  }
-  if (directions & XHD_DIRECTION_BA) {
-    xhd::DirectedJob job{b->xyz, b->count, a->xyz, a->count, threads, options->seed ^ 0x9e3779b97f4a7c15ull,
-                         options->cell_size, &progress};
-    run_direction(options->method, job, result->ba);
-  }
+  const xhd::HausdorffJob job{a->xyz, a->count, b->xyz, b->count, directions,
+                              xhd::resolve_thread_count(options->threads), options->seed, options->cell_size, &progress};
+  run_method(job, options->method, *result);
   return XHD_OK;
 }
 

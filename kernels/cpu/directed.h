@@ -24,7 +24,25 @@ struct DirectedJob {
   const Progress* progress;
 };
 
-void directed_grid(const DirectedJob& job, xhd_directed& out);
+// Both sets and the directions asked for: what a method that shares work between directions receives.
+struct HausdorffJob {
+  const float* a;
+  size_t a_count;
+  const float* b;
+  size_t b_count;
+  int directions;
+  int threads;
+  uint64_t seed;
+  double cell_size;
+  const Progress* progress;
+
+  DirectedJob direction_ab() const { return {a, a_count, b, b_count, threads, seed, cell_size, progress}; }
+  DirectedJob direction_ba() const {
+    return {b, b_count, a, a_count, threads, seed ^ 0x9e3779b97f4a7c15ull, cell_size, progress};
+  }
+};
+
+void grid_hausdorff(const HausdorffJob& job, xhd_hausdorff_result& result);
 void directed_eb(const DirectedJob& job, xhd_directed& out);
 void directed_brute(const DirectedJob& job, xhd_directed& out);
 

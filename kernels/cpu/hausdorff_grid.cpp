@@ -177,35 +177,10 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-void directed_grid(const DirectedJob& job, xhd_directed& out) {
-  const auto t_build = std::chrono::steady_clock::now();
-  PointGrid grid;
-  build_point_grid(job.target, job.target_count, job.cell_size, job.threads, grid);
-
-  // Queries in grid order (neighbouring queries touch the same cells): counting-sorted by cell, and
-  // copied into that order so the query loop reads its points sequentially rather than at random.
+// One direction: queries from `source` (in its own grid's order, so consecutive queries touch
+// neighbouring cells of the target grid) against `target`.
+void directed_queries(const DirectedJob& job, const PointGrid& source, const PointGrid& grid, xhd_directed& out) {
   const size_t n = job.source_count;
-  std::vector<float> sorted_xyz(3 * n);
-  std::vector<uint32_t> sorted_ids(n);
-  {
-    const size_t cells = grid.cell_count();
-    std::vector<uint32_t> cell_of(n), start(cells + 1, 0);
-    parallel_blocks(n, 65536, job.threads, [&](size_t begin, size_t end, int) {
-      for (size_t i = begin; i < end; ++i) {
-        int c[3];
-        grid.cell_of(&job.source[3 * i], c);
-        cell_of[i] = static_cast<uint32_t>(grid.cell_index(c[0], c[1], c[2]));
-      }
-    });
-    for (size_t i = 0; i < n; ++i) ++start[cell_of[i] + 1];
-    for (size_t c = 0; c < cells; ++c) start[c + 1] += start[c];
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t dst = start[cell_of[i]]++;
-      for (int k = 0; k < 3; ++k) sorted_xyz[3 * static_cast<size_t>(dst) + k] = job.source[3 * i + k];
-      sorted_ids[dst] = static_cast<uint32_t>(i);
-    }
-  }
-  out.build_ms = ms_since(t_build);
   out.cell_size = static_cast<float>(grid.cell);
   for (int i = 0; i < 3; ++i) out.grid_dims[i] = static_cast<uint32_t>(grid.dims[i]);
 
@@ -251,7 +226,7 @@ void directed_grid(const DirectedJob& job, xhd_directed& out) {
   });
 
   parallel_blocks(n, 1024, job.threads, [&](size_t b, size_t e, int tid) {
-    run(b, e, tid, sorted_xyz.data(), sorted_ids.data(), true);
+    run(b, e, tid, source.xyz.data(), source.ids.data(), true);
     job.progress->add(e - b);
   });
 
@@ -262,6 +237,28 @@ void directed_grid(const DirectedJob& job, xhd_directed& out) {
     out.fallback_queries += fallback[t * 8];
   }
   finish_directed(job, best_of(witness), out);
+}
+
+void grid_hausdorff(const HausdorffJob& job, xhd_hausdorff_result& result) {
+  // Each set's grid serves twice: as the index of the direction that targets it, and as the query order
+  // of the direction that starts from it (its points are already sorted by cell).
+  PointGrid grid_a, grid_b;
+  auto t0 = std::chrono::steady_clock::now();
+  build_point_grid(job.a, job.a_count, job.cell_size, job.threads, grid_a);
+  const double build_a_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  build_point_grid(job.b, job.b_count, job.cell_size, job.threads, grid_b);
+  const double build_b_ms = ms_since(t0);
+  if (job.directions & XHD_DIRECTION_AB) {
+    const DirectedJob ab = job.direction_ab();
+    result.ab.build_ms = build_b_ms + ((job.directions & XHD_DIRECTION_BA) ? 0.0 : build_a_ms);
+    directed_queries(ab, grid_a, grid_b, result.ab);
+  }
+  if (job.directions & XHD_DIRECTION_BA) {
+    const DirectedJob ba = job.direction_ba();
+    result.ba.build_ms = build_a_ms + ((job.directions & XHD_DIRECTION_AB) ? 0.0 : build_b_ms);
+    directed_queries(ba, grid_b, grid_a, result.ba);
+  }
 }
 
 }  // namespace xhd

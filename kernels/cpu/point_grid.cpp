@@ -72,24 +72,26 @@ double respect_cell_cap(const Extent& e, double cell, double max_cells) {
   return cell;
 }
 
-// Occupied cells at a given side, counted exactly with a bitmap over the dense table.
-size_t occupied_cells(const float* xyz, size_t n, const Extent& e, double cell, int threads) {
-  int d[3];
-  dims_for(e, cell, d);
-  const size_t cells = static_cast<size_t>(d[0]) * d[1] * d[2];
-  std::vector<uint64_t> bits((cells + 63) / 64, 0);
-  const double inv = 1.0 / cell;
+GridFrame frame_for(const Extent& e, double cell) {
+  GridFrame f;
+  f.cell = cell;
+  f.inv_cell = 1.0 / cell;
+  for (int i = 0; i < 3; ++i) f.origin[i] = e.min[i];
+  dims_for(e, cell, f.dims);
+  return f;
+}
+
+// Every point's cell key in a frame, and how many distinct cells they occupy (counted with a bitmap).
+size_t compute_cell_keys(const float* xyz, size_t n, const GridFrame& f, int threads, std::vector<uint32_t>& keys) {
+  keys.resize(n);
+  std::vector<uint64_t> bits((f.cell_count() + 63) / 64, 0);
   parallel_blocks(n, kBuildGrain, threads, [&](size_t begin, size_t end, int) {
     for (size_t p = begin; p < end; ++p) {
-      size_t idx = 0;
-      for (int i = 2; i >= 0; --i) {
-        int k = static_cast<int>((xyz[3 * p + i] - e.min[i]) * inv);
-        k = std::min(std::max(k, 0), d[i] - 1);
-        idx = idx * d[i] + k;
-      }
-      const uint64_t m = uint64_t(1) << (idx & 63);
-      if ((__atomic_load_n(&bits[idx >> 6], __ATOMIC_RELAXED) & m) == 0)
-        __atomic_fetch_or(&bits[idx >> 6], m, __ATOMIC_RELAXED);
+      const uint32_t key = f.cell_key(&xyz[3 * p]);
+      keys[p] = key;
+      const uint64_t m = uint64_t(1) << (key & 63);
+      if ((__atomic_load_n(&bits[key >> 6], __ATOMIC_RELAXED) & m) == 0)
+        __atomic_fetch_or(&bits[key >> 6], m, __ATOMIC_RELAXED);
     }
   });
   size_t occupied = 0;
@@ -100,32 +102,38 @@ size_t occupied_cells(const float* xyz, size_t n, const Extent& e, double cell, 
 // Resolution from the data: start from the side that would give kTargetPointsPerCell if the points
 // filled the box, then correct for data that fills less (surfaces, clusters) by measuring occupancy at
 // two resolutions, which gives the data's local dimension, and scaling to hit the target.
-double choose_cell_size(const float* xyz, size_t n, const Extent& e, int threads) {
+// Leaves in `keys` the cell keys of the returned side, which the counting sort reuses.
+double choose_cell_size(const float* xyz, size_t n, const Extent& e, int threads, std::vector<uint32_t>& keys) {
   double span[3], volume = 1.0, largest = 0.0;
   for (int i = 0; i < 3; ++i) {
     span[i] = e.max[i] - e.min[i];
     largest = std::max(largest, span[i]);
   }
-  if (largest <= 0.0) return 1.0;  // every point identical
-  int live = 0;
-  for (int i = 0; i < 3; ++i) {
-    if (span[i] > largest * 1e-9) {
-      volume *= span[i];
-      ++live;
-    }
-  }
   const double max_cells = max_cells_for(n);
-  double cell = std::pow(volume * kTargetPointsPerCell / static_cast<double>(n), 1.0 / live);
+  double cell = 1.0;  // every point identical: one cell
+  if (largest > 0.0) {
+    int live = 0;
+    for (int i = 0; i < 3; ++i) {
+      if (span[i] > largest * 1e-9) {
+        volume *= span[i];
+        ++live;
+      }
+    }
+    cell = std::pow(volume * kTargetPointsPerCell / static_cast<double>(n), 1.0 / live);
+  }
   cell = respect_cell_cap(e, cell, max_cells);
-  const double fill0 = static_cast<double>(n) / occupied_cells(xyz, n, e, cell, threads);
-  if (fill0 <= 2.0 * kTargetPointsPerCell) return cell;
+  const double fill0 = static_cast<double>(n) / compute_cell_keys(xyz, n, frame_for(e, cell), threads, keys);
+  if (largest <= 0.0 || fill0 <= 2.0 * kTargetPointsPerCell) return cell;
   const double finer = respect_cell_cap(e, cell * 0.5, max_cells);
   if (finer >= cell) return cell;  // cannot refine within the cap
-  const double fill1 = static_cast<double>(n) / occupied_cells(xyz, n, e, finer, threads);
+  std::vector<uint32_t> scratch;
+  const double fill1 = static_cast<double>(n) / compute_cell_keys(xyz, n, frame_for(e, finer), threads, scratch);
   const double dimension = std::log(fill0 / fill1) / std::log(cell / finer);
   if (!(dimension > 0.25)) return cell;  // duplicates: refining does not spread them
-  const double target = cell * std::pow(kTargetPointsPerCell / fill0, 1.0 / std::min(dimension, 3.0));
-  return respect_cell_cap(e, target, max_cells);
+  const double target = respect_cell_cap(
+      e, cell * std::pow(kTargetPointsPerCell / fill0, 1.0 / std::min(dimension, 3.0)), max_cells);
+  compute_cell_keys(xyz, n, frame_for(e, target), threads, keys);
+  return target;
 }
 
 // Orders a crowded cell's points along a Morton curve inside the cell so its chunks are compact.
@@ -206,26 +214,19 @@ void PointGrid::ensure_tree() const {
 
 void build_point_grid(const float* xyz, size_t n, double cell_size, int threads, PointGrid& g) {
   const Extent e = extent_of(xyz, n, threads);
-  double cell = cell_size > 0 ? cell_size : choose_cell_size(xyz, n, e, threads);
-  cell = respect_cell_cap(e, cell, max_cells_for(n));
-  g.cell = cell;
-  g.inv_cell = 1.0 / cell;
-  for (int i = 0; i < 3; ++i) g.origin[i] = e.min[i];
-  dims_for(e, cell, g.dims);
+  std::vector<uint32_t> cell_of_point;
+  if (cell_size > 0) {
+    static_cast<GridFrame&>(g) = frame_for(e, respect_cell_cap(e, cell_size, max_cells_for(n)));
+    compute_cell_keys(xyz, n, g, threads, cell_of_point);
+  } else {
+    static_cast<GridFrame&>(g) = frame_for(e, choose_cell_size(xyz, n, e, threads, cell_of_point));
+  }
   const int live = (g.dims[0] > 1) + (g.dims[1] > 1) + (g.dims[2] > 1);
   g.max_ring = live >= 3 ? 3 : (live == 2 ? 9 : 64);  // about 343 cells before the tree takes over
 
   // Counting sort of the points by cell.
   const size_t cells = g.cell_count();
-  std::vector<uint32_t> cell_of_point(n);
   std::vector<uint32_t> start(cells + 1, 0);
-  parallel_blocks(n, kBuildGrain, threads, [&](size_t begin, size_t end, int) {
-    for (size_t p = begin; p < end; ++p) {
-      int c[3];
-      g.cell_of(&xyz[3 * p], c);
-      cell_of_point[p] = static_cast<uint32_t>(g.cell_index(c[0], c[1], c[2]));
-    }
-  });
   for (size_t p = 0; p < n; ++p) ++start[cell_of_point[p] + 1];
   for (size_t c = 0; c < cells; ++c) start[c + 1] += start[c];
   g.xyz.resize(3 * n);

@@ -15,11 +15,32 @@ namespace xhd {
 
 constexpr uint32_t kChunkPoints = 16;
 
-struct PointGrid {
+// Placement of a uniform grid: cubic cells of side `cell` from `origin`, dims cells per axis.
+struct GridFrame {
   double origin[3] = {0, 0, 0};
-  double cell = 1.0;      // side length of a cubic cell
+  double cell = 1.0;
   double inv_cell = 1.0;
   int dims[3] = {1, 1, 1};
+
+  size_t cell_count() const { return static_cast<size_t>(dims[0]) * dims[1] * dims[2]; }
+  size_t cell_index(int x, int y, int z) const {
+    return (static_cast<size_t>(z) * dims[1] + y) * dims[0] + x;
+  }
+  // Cell holding p, clamped into the grid for points outside it.
+  void cell_of(const float p[3], int c[3]) const {
+    for (int i = 0; i < 3; ++i) {
+      const double t = (static_cast<double>(p[i]) - origin[i]) * inv_cell;
+      c[i] = t <= 0.0 ? 0 : (t >= dims[i] ? dims[i] - 1 : static_cast<int>(t));
+    }
+  }
+  uint32_t cell_key(const float p[3]) const {
+    int c[3];
+    cell_of(p, c);
+    return static_cast<uint32_t>(cell_index(c[0], c[1], c[2]));
+  }
+};
+
+struct PointGrid : GridFrame {
   int max_ring = 3;       // rings searched before falling back to the chunk tree
 
   std::vector<uint32_t> cell_chunks;   // chunks of cell c: [cell_chunks[c], cell_chunks[c + 1])

@@ -76,7 +76,8 @@ typedef struct xhd_directed {
   double distance;         /* directed HD, recomputed in double from the witness pair */
   int64_t from_index;      /* point of the source set realizing it; XHD_NO_INDEX if not computed */
   int64_t to_index;        /* its nearest neighbour in the target set; XHD_NO_INDEX if not computed */
-  double build_ms;         /* index construction over the target set */
+  double build_ms;         /* index construction over the target set (grid, one direction only:
+                              also the grid that puts the source points in query order) */
   double query_ms;         /* queries from the source set */
   uint64_t distance_evals; /* point-pair distances evaluated */
   uint64_t pruned_queries; /* source points settled early (MaxDist <= cmax or early break) */
