@@ -177,9 +177,9 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-// One direction: queries from `source` (in its own grid's order, so consecutive queries touch
-// neighbouring cells of the target grid) against `target`.
-void directed_queries(const DirectedJob& job, const PointGrid& source, const PointGrid& grid, xhd_directed& out) {
+// One direction: queries from the points of `source` (in its own grid's cell order, so consecutive
+// queries touch neighbouring cells of `grid`) against `grid`, the target set's grid.
+static void directed_queries(const DirectedJob& job, const PointGrid& source, const PointGrid& grid, xhd_directed& out) {
   const size_t n = job.source_count;
   out.cell_size = static_cast<float>(grid.cell);
   for (int i = 0; i < 3; ++i) out.grid_dims[i] = static_cast<uint32_t>(grid.dims[i]);
