@@ -1,0 +1,60 @@
+// Command-line options of scripts/bench-cpu.
+import { availableParallelism } from 'node:os';
+import { parseArgs } from 'node:util';
+
+import { DATASET_NAMES, type DatasetName } from '../datasets.js';
+
+export interface Settings {
+  sizes: number[];
+  cases: DatasetName[];
+  timeoutS: number;
+  threads: number;
+  seed: number;
+  out?: string;
+}
+
+const HELP = `Usage: scripts/bench-cpu [options]
+  --sizes LIST      points per side, comma-separated (default 200000,1000000)
+  --cases LIST      ${DATASET_NAMES.join(',')} (default: all)
+  --timeout-s N     wall-clock limit per method per case (default 120)
+  --threads N       threads for grid and eb (default: every core)
+  --seed N          dataset seed, >= 1 (default 1)
+  --out FILE        also write the markdown report to FILE`;
+
+function positiveInteger(text: string, name: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} expects a positive integer, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+/** Parses the options; prints the usage and exits on --help. */
+export function parseSettings(argv: string[]): Settings {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      sizes: { type: 'string', default: '200000,1000000' },
+      cases: { type: 'string', default: DATASET_NAMES.join(',') },
+      'timeout-s': { type: 'string', default: '120' },
+      threads: { type: 'string' },
+      seed: { type: 'string', default: '1' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    process.exit(0);
+  }
+  const cases = values.cases!.split(',').map((c) => {
+    if (!(DATASET_NAMES as readonly string[]).includes(c)) throw new Error(`unknown case ${JSON.stringify(c)}; expected ${DATASET_NAMES.join(', ')}`);
+    return c as DatasetName;
+  });
+  return {
+    sizes: values.sizes!.split(',').map((s) => positiveInteger(s, 'sizes')),
+    cases,
+    timeoutS: positiveInteger(values['timeout-s']!, 'timeout-s'),
+    threads: values.threads === undefined ? availableParallelism() : positiveInteger(values.threads, 'threads'),
+    seed: positiveInteger(values.seed!, 'seed'),
+    out: values.out,
+  };
+}
