@@ -165,6 +165,154 @@ void sort_cell_spatially(std::vector<float>& xyz, std::vector<uint32_t>& ids, ui
   std::copy(tmp_ids.begin(), tmp_ids.end(), ids.begin() + begin);
 }
 
+// Cells and chunks are built by `parts` threads, each over a contiguous range, when the per-thread
+// histograms stay small (dense grids: a few points per cell); sparse grids (surfaces, clusters) are built
+// by one thread (sort_and_chunk_serial), where the histograms would outweigh the gain.
+size_t build_parts(size_t n, size_t cells, int threads) {
+  const bool parallel = threads > 1 && n >= 2 * kBuildGrain && static_cast<size_t>(threads) * cells <= 2 * n;
+  return parallel ? static_cast<size_t>(threads) : 1;
+}
+
+// The chunks of one cell's sorted points [begin, end), handed to emit(first point, MBR) in order.
+template <class Emit>
+void chunk_cell(PointGrid& g, size_t begin, size_t end, Emit emit) {
+  if (end - begin > kChunkPoints) sort_cell_spatially(g.xyz, g.ids, static_cast<uint32_t>(begin), static_cast<uint32_t>(end));
+  for (size_t s = begin; s < end; s += kChunkPoints) {
+    Box b;
+    box_make_empty(b);
+    for (size_t p = s, stop = std::min(end, s + kChunkPoints); p < stop; ++p) box_grow(b, &g.xyz[3 * p]);
+    emit(static_cast<uint32_t>(s), b);
+  }
+}
+
+// One thread: counting sort by cell, then chunks while walking the occupied cells in order, the empty
+// cells in between repeating the running chunk count.
+void sort_and_chunk_serial(const float* xyz, size_t n, const std::vector<uint32_t>& keys, PointGrid& g) {
+  const size_t cells = g.cell_count();
+  std::vector<uint32_t> start(cells + 1, 0);
+  for (size_t p = 0; p < n; ++p) ++start[keys[p] + 1];
+  for (size_t c = 0; c < cells; ++c) start[c + 1] += start[c];
+  g.xyz.resize(3 * n);
+  g.ids.resize(n);
+  std::vector<uint32_t> sorted_cell(n);
+  {
+    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+    for (size_t p = 0; p < n; ++p) {
+      const uint32_t dst = fill[keys[p]]++;
+      for (int i = 0; i < 3; ++i) g.xyz[3 * static_cast<size_t>(dst) + i] = xyz[3 * p + i];
+      g.ids[dst] = static_cast<uint32_t>(p);
+      sorted_cell[dst] = keys[p];
+    }
+  }
+
+  // Chunks: each occupied cell's points in runs of at most kChunkPoints, crowded cells ordered spatially
+  // first. Only occupied cells are walked; the empty ones in between just repeat the running chunk count.
+  g.cell_chunks.assign(cells + 1, 0);
+  g.chunk_points.clear();
+  g.chunk_boxes.clear();
+  g.chunk_points.reserve(n / 2 + 2);
+  g.chunk_boxes.reserve(n / 2 + 1);
+  size_t filled = 0;  // cell_chunks[0..filled] are final
+  for (uint32_t begin = 0; begin < n;) {
+    const uint32_t c = sorted_cell[begin];
+    uint32_t end = begin;
+    while (end < n && sorted_cell[end] == c) ++end;
+    const uint32_t first_chunk = static_cast<uint32_t>(g.chunk_boxes.size());
+    std::fill(g.cell_chunks.begin() + filled + 1, g.cell_chunks.begin() + c + 1, first_chunk);
+    chunk_cell(g, begin, end, [&](uint32_t s, const Box& b) {
+      g.chunk_points.push_back(s);
+      g.chunk_boxes.push_back(b);
+    });
+    g.cell_chunks[c + 1] = static_cast<uint32_t>(g.chunk_boxes.size());
+    filled = c + 1;
+    begin = end;
+  }
+  std::fill(g.cell_chunks.begin() + filled + 1, g.cell_chunks.end(), static_cast<uint32_t>(g.chunk_boxes.size()));
+  g.chunk_points.push_back(static_cast<uint32_t>(n));
+}
+
+// Counting sort of the points by cell key into g.xyz and g.ids; sorted_cell gets each sorted point's key.
+// Stable, so the order (and every result) is the same as sort_and_chunk_serial's.
+void sort_by_cell(const float* xyz, size_t n, const std::vector<uint32_t>& keys, size_t cells, size_t parts,
+                  int threads, PointGrid& g, std::vector<uint32_t>& sorted_cell) {
+  auto range = [&](size_t part) { return std::pair<size_t, size_t>(n * part / parts, n * (part + 1) / parts); };
+  std::vector<uint32_t> next(parts * cells, 0);  // per part and cell: the next free sorted position
+  parallel_blocks(parts, 1, threads, [&](size_t part, size_t, int) {
+    uint32_t* count = &next[part * cells];
+    const auto [begin, end] = range(part);
+    for (size_t p = begin; p < end; ++p) ++count[keys[p]];
+  });
+  uint32_t running = 0;
+  for (size_t c = 0; c < cells; ++c)
+    for (size_t part = 0; part < parts; ++part) {
+      const uint32_t k = next[part * cells + c];
+      next[part * cells + c] = running;
+      running += k;
+    }
+  g.xyz.resize(3 * n);
+  g.ids.resize(n);
+  sorted_cell.resize(n);
+  parallel_blocks(parts, 1, threads, [&](size_t part, size_t, int) {
+    uint32_t* slot = &next[part * cells];
+    const auto [begin, end] = range(part);
+    for (size_t p = begin; p < end; ++p) {
+      const uint32_t dst = slot[keys[p]]++;
+      for (int i = 0; i < 3; ++i) g.xyz[3 * static_cast<size_t>(dst) + i] = xyz[3 * p + i];
+      g.ids[dst] = static_cast<uint32_t>(p);
+      sorted_cell[dst] = keys[p];
+    }
+  });
+}
+
+// Chunks by several threads: each takes a range of the sorted points starting at a cell boundary, counts
+// its chunks, then writes them straight into the final arrays; the dense cell table is filled last.
+void build_chunks(PointGrid& g, const std::vector<uint32_t>& sorted_cell, size_t parts, int threads) {
+  const size_t n = sorted_cell.size();
+  std::vector<size_t> bounds(parts + 1, n);
+  for (size_t part = 0; part < parts; ++part) {
+    size_t b = n * part / parts;
+    while (b > 0 && b < n && sorted_cell[b] == sorted_cell[b - 1]) ++b;
+    bounds[part] = std::max(b, part > 0 ? bounds[part - 1] : size_t(0));
+  }
+  auto for_each_cell_run = [&](size_t part, auto&& body) {
+    for (size_t begin = bounds[part], end = begin; begin < bounds[part + 1]; begin = end) {
+      while (end < n && sorted_cell[end] == sorted_cell[begin]) ++end;
+      body(begin, end);
+    }
+  };
+  {
+    std::vector<size_t> first_chunk(parts + 1, 0);
+    parallel_blocks(parts, 1, threads, [&](size_t part, size_t, int) {
+      size_t count = 0;
+      for_each_cell_run(part, [&](size_t begin, size_t end) { count += (end - begin + kChunkPoints - 1) / kChunkPoints; });
+      first_chunk[part + 1] = count;
+    });
+    for (size_t part = 0; part < parts; ++part) first_chunk[part + 1] += first_chunk[part];
+    g.chunk_points.resize(first_chunk[parts] + 1);
+    g.chunk_boxes.resize(first_chunk[parts]);
+    g.chunk_points[first_chunk[parts]] = static_cast<uint32_t>(n);
+    parallel_blocks(parts, 1, threads, [&](size_t part, size_t, int) {
+      size_t k = first_chunk[part];
+      for_each_cell_run(part, [&](size_t begin, size_t end) {
+        chunk_cell(g, begin, end, [&](uint32_t s, const Box& b) {
+          g.chunk_points[k] = s;
+          g.chunk_boxes[k++] = b;
+        });
+      });
+    });
+  }
+  const uint32_t chunks = static_cast<uint32_t>(g.chunk_boxes.size());
+  g.cell_chunks.assign(g.cell_count() + 1, 0);
+  size_t filled = 0;  // cell_chunks[0..filled] are final
+  for (uint32_t k = 0; k < chunks; ++k) {
+    const uint32_t c = sorted_cell[g.chunk_points[k]];
+    if (c + 1 > filled) std::fill(g.cell_chunks.begin() + filled + 1, g.cell_chunks.begin() + c + 1, k);
+    g.cell_chunks[c + 1] = k + 1;
+    filled = c + 1;
+  }
+  std::fill(g.cell_chunks.begin() + filled + 1, g.cell_chunks.end(), chunks);
+}
+
 // Complete binary tree over chunk MBRs, leaves in Morton order of the chunk centres.
 void build_chunk_tree(const PointGrid& g) {
   Extent e;
@@ -224,53 +372,14 @@ void build_point_grid(const float* xyz, size_t n, double cell_size, int threads,
   const int live = (g.dims[0] > 1) + (g.dims[1] > 1) + (g.dims[2] > 1);
   g.max_ring = live >= 3 ? 3 : (live == 2 ? 9 : 64);  // about 343 cells before the tree takes over
 
-  // Counting sort of the points by cell.
-  const size_t cells = g.cell_count();
-  std::vector<uint32_t> start(cells + 1, 0);
-  for (size_t p = 0; p < n; ++p) ++start[cell_of_point[p] + 1];
-  for (size_t c = 0; c < cells; ++c) start[c + 1] += start[c];
-  g.xyz.resize(3 * n);
-  g.ids.resize(n);
-  std::vector<uint32_t> sorted_cell(n);
-  {
-    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
-    for (size_t p = 0; p < n; ++p) {
-      const uint32_t dst = fill[cell_of_point[p]]++;
-      for (int i = 0; i < 3; ++i) g.xyz[3 * static_cast<size_t>(dst) + i] = xyz[3 * p + i];
-      g.ids[dst] = static_cast<uint32_t>(p);
-      sorted_cell[dst] = cell_of_point[p];
-    }
+  const size_t parts = build_parts(n, g.cell_count(), threads);
+  if (parts == 1) {
+    sort_and_chunk_serial(xyz, n, cell_of_point, g);
+    return;
   }
-
-  // Chunks: each occupied cell's points in runs of at most kChunkPoints, crowded cells ordered spatially
-  // first. Only occupied cells are walked; the empty ones in between just repeat the running chunk count.
-  g.cell_chunks.assign(cells + 1, 0);
-  g.chunk_points.clear();
-  g.chunk_boxes.clear();
-  g.chunk_points.reserve(n / 2 + 2);
-  g.chunk_boxes.reserve(n / 2 + 1);
-  size_t filled = 0;  // cell_chunks[0..filled] are final
-  for (uint32_t begin = 0; begin < n;) {
-    const uint32_t c = sorted_cell[begin];
-    uint32_t end = begin;
-    while (end < n && sorted_cell[end] == c) ++end;
-    const uint32_t first_chunk = static_cast<uint32_t>(g.chunk_boxes.size());
-    std::fill(g.cell_chunks.begin() + filled + 1, g.cell_chunks.begin() + c + 1, first_chunk);
-    if (end - begin > kChunkPoints) sort_cell_spatially(g.xyz, g.ids, begin, end);
-    for (uint32_t s = begin; s < end; s += kChunkPoints) {
-      const uint32_t stop = std::min(end, s + kChunkPoints);
-      Box b;
-      box_make_empty(b);
-      for (uint32_t p = s; p < stop; ++p) box_grow(b, &g.xyz[3 * static_cast<size_t>(p)]);
-      g.chunk_points.push_back(s);
-      g.chunk_boxes.push_back(b);
-    }
-    g.cell_chunks[c + 1] = static_cast<uint32_t>(g.chunk_boxes.size());
-    filled = c + 1;
-    begin = end;
-  }
-  std::fill(g.cell_chunks.begin() + filled + 1, g.cell_chunks.end(), static_cast<uint32_t>(g.chunk_boxes.size()));
-  g.chunk_points.push_back(static_cast<uint32_t>(n));
+  std::vector<uint32_t> sorted_cell;
+  sort_by_cell(xyz, n, cell_of_point, g.cell_count(), parts, threads, g, sorted_cell);
+  build_chunks(g, sorted_cell, parts, threads);
 }
 
 }  // namespace xhd
