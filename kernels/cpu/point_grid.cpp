@@ -82,7 +82,7 @@ GridFrame frame_for(const Extent& e, double cell) {
 }
 
 // Every point's cell key in a frame, and how many distinct cells they occupy (counted with a bitmap).
-size_t compute_cell_keys(const float* xyz, size_t n, const GridFrame& f, int threads, std::vector<uint32_t>& keys) {
+size_t compute_cell_keys(const float* xyz, size_t n, const GridFrame& f, int threads, LargeVector<uint32_t>& keys) {
   keys.resize(n);
   std::vector<uint64_t> bits((f.cell_count() + 63) / 64, 0);
   parallel_blocks(n, kBuildGrain, threads, [&](size_t begin, size_t end, int) {
@@ -103,7 +103,7 @@ size_t compute_cell_keys(const float* xyz, size_t n, const GridFrame& f, int thr
 // filled the box, then correct for data that fills less (surfaces, clusters) by measuring occupancy at
 // two resolutions, which gives the data's local dimension, and scaling to hit the target.
 // Leaves in `keys` the cell keys of the returned side, which the counting sort reuses.
-double choose_cell_size(const float* xyz, size_t n, const Extent& e, int threads, std::vector<uint32_t>& keys) {
+double choose_cell_size(const float* xyz, size_t n, const Extent& e, int threads, LargeVector<uint32_t>& keys) {
   double span[3], volume = 1.0, largest = 0.0;
   for (int i = 0; i < 3; ++i) {
     span[i] = e.max[i] - e.min[i];
@@ -126,7 +126,7 @@ double choose_cell_size(const float* xyz, size_t n, const Extent& e, int threads
   if (largest <= 0.0 || fill0 <= 2.0 * kTargetPointsPerCell) return cell;
   const double finer = respect_cell_cap(e, cell * 0.5, max_cells);
   if (finer >= cell) return cell;  // cannot refine within the cap
-  std::vector<uint32_t> scratch;
+  LargeVector<uint32_t> scratch;
   const double fill1 = static_cast<double>(n) / compute_cell_keys(xyz, n, frame_for(e, finer), threads, scratch);
   const double dimension = std::log(fill0 / fill1) / std::log(cell / finer);
   if (!(dimension > 0.25)) return cell;  // duplicates: refining does not spread them
@@ -137,7 +137,7 @@ double choose_cell_size(const float* xyz, size_t n, const Extent& e, int threads
 }
 
 // Orders a crowded cell's points along a Morton curve inside the cell so its chunks are compact.
-void sort_cell_spatially(std::vector<float>& xyz, std::vector<uint32_t>& ids, uint32_t begin, uint32_t end) {
+void sort_cell_spatially(LargeVector<float>& xyz, LargeVector<uint32_t>& ids, uint32_t begin, uint32_t end) {
   Box box;
   box_make_empty(box);
   for (uint32_t p = begin; p < end; ++p) box_grow(box, &xyz[3 * p]);
@@ -155,7 +155,7 @@ void sort_cell_spatially(std::vector<float>& xyz, std::vector<uint32_t>& ids, ui
   }
   std::sort(keyed.begin(), keyed.end());
   std::vector<float> tmp_xyz(3 * (end - begin));
-  std::vector<uint32_t> tmp_ids(end - begin);
+  LargeVector<uint32_t> tmp_ids(end - begin);
   for (size_t k = 0; k < keyed.size(); ++k) {
     const uint32_t src = keyed[k].second;
     for (int i = 0; i < 3; ++i) tmp_xyz[3 * k + i] = xyz[3 * src + i];
@@ -187,16 +187,16 @@ void chunk_cell(PointGrid& g, size_t begin, size_t end, Emit emit) {
 
 // One thread: counting sort by cell, then chunks while walking the occupied cells in order, the empty
 // cells in between repeating the running chunk count.
-void sort_and_chunk_serial(const float* xyz, size_t n, const std::vector<uint32_t>& keys, PointGrid& g) {
+void sort_and_chunk_serial(const float* xyz, size_t n, const LargeVector<uint32_t>& keys, PointGrid& g) {
   const size_t cells = g.cell_count();
-  std::vector<uint32_t> start(cells + 1, 0);
+  LargeVector<uint32_t> start(cells + 1, 0);
   for (size_t p = 0; p < n; ++p) ++start[keys[p] + 1];
   for (size_t c = 0; c < cells; ++c) start[c + 1] += start[c];
   g.xyz.resize(3 * n);
   g.ids.resize(n);
-  std::vector<uint32_t> sorted_cell(n);
+  LargeVector<uint32_t> sorted_cell(n);
   {
-    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+    LargeVector<uint32_t> fill(start.begin(), start.end() - 1);
     for (size_t p = 0; p < n; ++p) {
       const uint32_t dst = fill[keys[p]]++;
       for (int i = 0; i < 3; ++i) g.xyz[3 * static_cast<size_t>(dst) + i] = xyz[3 * p + i];
@@ -233,10 +233,10 @@ void sort_and_chunk_serial(const float* xyz, size_t n, const std::vector<uint32_
 
 // Counting sort of the points by cell key into g.xyz and g.ids; sorted_cell gets each sorted point's key.
 // Stable, so the order (and every result) is the same as sort_and_chunk_serial's.
-void sort_by_cell(const float* xyz, size_t n, const std::vector<uint32_t>& keys, size_t cells, size_t parts,
-                  int threads, PointGrid& g, std::vector<uint32_t>& sorted_cell) {
+void sort_by_cell(const float* xyz, size_t n, const LargeVector<uint32_t>& keys, size_t cells, size_t parts,
+                  int threads, PointGrid& g, LargeVector<uint32_t>& sorted_cell) {
   auto range = [&](size_t part) { return std::pair<size_t, size_t>(n * part / parts, n * (part + 1) / parts); };
-  std::vector<uint32_t> next(parts * cells, 0);  // per part and cell: the next free sorted position
+  LargeVector<uint32_t> next(parts * cells, 0);  // per part and cell: the next free sorted position
   parallel_blocks(parts, 1, threads, [&](size_t part, size_t, int) {
     uint32_t* count = &next[part * cells];
     const auto [begin, end] = range(part);
@@ -266,7 +266,7 @@ void sort_by_cell(const float* xyz, size_t n, const std::vector<uint32_t>& keys,
 
 // Chunks by several threads: each takes a range of the sorted points starting at a cell boundary, counts
 // its chunks, then writes them straight into the final arrays; the dense cell table is filled last.
-void build_chunks(PointGrid& g, const std::vector<uint32_t>& sorted_cell, size_t parts, int threads) {
+void build_chunks(PointGrid& g, const LargeVector<uint32_t>& sorted_cell, size_t parts, int threads) {
   const size_t n = sorted_cell.size();
   std::vector<size_t> bounds(parts + 1, n);
   for (size_t part = 0; part < parts; ++part) {
@@ -362,7 +362,7 @@ void PointGrid::ensure_tree() const {
 
 void build_point_grid(const float* xyz, size_t n, double cell_size, int threads, PointGrid& g) {
   const Extent e = extent_of(xyz, n, threads);
-  std::vector<uint32_t> cell_of_point;
+  LargeVector<uint32_t> cell_of_point;
   if (cell_size > 0) {
     static_cast<GridFrame&>(g) = frame_for(e, respect_cell_cap(e, cell_size, max_cells_for(n)));
     compute_cell_keys(xyz, n, g, threads, cell_of_point);
@@ -377,7 +377,7 @@ void build_point_grid(const float* xyz, size_t n, double cell_size, int threads,
     sort_and_chunk_serial(xyz, n, cell_of_point, g);
     return;
   }
-  std::vector<uint32_t> sorted_cell;
+  LargeVector<uint32_t> sorted_cell;
   sort_by_cell(xyz, n, cell_of_point, g.cell_count(), parts, threads, g, sorted_cell);
   build_chunks(g, sorted_cell, parts, threads);
 }

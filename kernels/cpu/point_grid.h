@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../common/box_math.h"
+#include "large_buffer.h"
 
 namespace xhd {
 
@@ -43,11 +44,11 @@ struct GridFrame {
 struct PointGrid : GridFrame {
   int max_ring = 3;       // rings searched before falling back to the chunk tree
 
-  std::vector<uint32_t> cell_chunks;   // chunks of cell c: [cell_chunks[c], cell_chunks[c + 1])
-  std::vector<Box> chunk_boxes;        // tight MBR of each chunk
-  std::vector<uint32_t> chunk_points;  // points of chunk k: [chunk_points[k], chunk_points[k + 1])
-  std::vector<float> xyz;              // points sorted by cell and chunk, interleaved
-  std::vector<uint32_t> ids;           // original index of each sorted point
+  LargeVector<uint32_t> cell_chunks;   // chunks of cell c: [cell_chunks[c], cell_chunks[c + 1])
+  LargeVector<Box> chunk_boxes;        // tight MBR of each chunk
+  LargeVector<uint32_t> chunk_points;  // points of chunk k: [chunk_points[k], chunk_points[k + 1])
+  LargeVector<float> xyz;              // points sorted by cell and chunk, interleaved
+  LargeVector<uint32_t> ids;           // original index of each sorted point
 
   // The chunk tree is built on first use: most inputs never leave the ring search.
   mutable uint32_t leaf_slots = 1;             // leaves of the chunk tree (a power of two)
