@@ -56,19 +56,6 @@ struct PointGrid : GridFrame {
   mutable std::vector<uint32_t> leaf_chunk;    // chunk at each leaf slot (unused slots have empty boxes)
   mutable std::once_flag tree_built;
   void ensure_tree() const;
-
-  size_t cell_count() const { return static_cast<size_t>(dims[0]) * dims[1] * dims[2]; }
-  size_t cell_index(int x, int y, int z) const {
-    return (static_cast<size_t>(z) * dims[1] + y) * dims[0] + x;
-  }
-  // Cell holding p, clamped into the grid for points outside it.
-  void cell_of(const float p[3], int c[3]) const {
-    for (int i = 0; i < 3; ++i) {
-      const double t = (static_cast<double>(p[i]) - origin[i]) * inv_cell;
-      int k = t <= 0.0 ? 0 : (t >= dims[i] ? dims[i] - 1 : static_cast<int>(t));
-      c[i] = k;
-    }
-  }
 };
 
 // Builds the grid over n interleaved points into g (a fresh PointGrid). cell_size <= 0 picks the
