@@ -10,6 +10,7 @@ import {
   PROGRESS_BYTES,
   STATUS_NAMES,
   XHD_ERROR_CANCELLED,
+  XHD_ERROR_INVALID_ARGUMENT,
   XHD_OK,
   type RawDirected,
   type RawHausdorffResult,
@@ -163,6 +164,10 @@ export async function hausdorff(a: Float32Array, b: Float32Array, options: Hausd
       );
     });
     if (status === XHD_ERROR_CANCELLED) throw new CancelledError();
+    if (status === XHD_ERROR_INVALID_ARGUMENT) {
+      // The library refused the input itself (e.g. coordinates beyond what it can square): a usage error.
+      throw new UsageError(`the points cannot be compared: ${backend.lastError()}`);
+    }
     if (status !== XHD_OK) {
       throw new NativeError(`${backendName} backend: ${STATUS_NAMES[status] ?? `status ${status}`}: ${backend.lastError()}`);
     }

@@ -148,6 +148,14 @@ describe('xhd exit codes and errors', () => {
     assert.equal(r2.stderr.trim().split('\n').length, 1, r2.stderr);
   });
 
+  it('coordinates the library cannot square exit 2, not 3', () => {
+    const huge = join(dir, 'huge.xyz');
+    writeFileSync(huge, '0 0 0\n3e18 0 0\n');
+    const r = runXhd(['compare', good, huge]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /beyond \+-1e18/);
+  });
+
   it('an empty input exits 2', () => {
     const empty = join(dir, 'empty.xyz');
     writeFileSync(empty, '# no points here\n');

@@ -4,6 +4,7 @@ import koffi from 'koffi';
 export const XHD_ABI_VERSION = 1;
 
 export const XHD_OK = 0;
+export const XHD_ERROR_INVALID_ARGUMENT = 1;
 export const XHD_ERROR_CANCELLED = 3;
 export const XHD_ERROR_UNAVAILABLE = 5;
 

@@ -2,18 +2,19 @@
 
 /** A distance with 10 significant digits, trailing zeros dropped. */
 export function formatDistance(d: number): string {
-  if (d === 0) return '0';
-  const abs = Math.abs(d);
-  if (abs < 1e-4 || abs >= 1e9) return d.toExponential(9).replace(/\.?0+e/, 'e');
-  return trimZeros(d.toPrecision(10));
+  return formatSignificant(d, 10);
 }
 
 /** A coordinate at single precision (7 significant digits). */
 export function formatCoordinate(v: number): string {
+  return formatSignificant(v, 7);
+}
+
+function formatSignificant(v: number, digits: number): string {
   if (v === 0) return '0';
   const abs = Math.abs(v);
-  if (abs < 1e-4 || abs >= 1e9) return v.toExponential(6).replace(/\.?0+e/, 'e');
-  return trimZeros(v.toPrecision(7));
+  if (abs < 1e-4 || abs >= 1e9) return v.toExponential(digits - 1).replace(/\.?0+e/, 'e');
+  return trimZeros(v.toPrecision(digits));
 }
 
 export function formatPoint(p: number[]): string {
