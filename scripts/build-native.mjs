@@ -26,12 +26,56 @@ function buildCpu() {
   const cxx = process.env.CXX || 'g++';
   // Built where it runs, so tune for this CPU; XHD_MARCH overrides (e.g. x86-64-v3 for a portable build).
   const march = process.env.XHD_MARCH || 'native';
-  const files = [...sources('kernels/cpu', '.cpp'), ...sources('kernels/reference', '.cpp')];
+  const files = [...sources('kernels/cpu', '.cpp'), ...sources('kernels/common', '.cpp'), ...sources('kernels/reference', '.cpp')];
   const out = join(buildDir, 'libxhd_cpu.so');
   const args = ['-O3', `-march=${march}`, '-std=c++17', '-fPIC', '-shared', '-pthread',
     '-fvisibility=hidden', '-ffp-contract=off', '-fopenmp-simd', '-Wall', '-Wextra', '-I', join(root, 'kernels/include'), ...files, '-o', out];
   console.log(`xhd: building ${out} with ${cxx}`);
   run(cxx, args);
+}
+
+function findNvcc() {
+  const candidates = [process.env.NVCC, process.env.CUDA_HOME && join(process.env.CUDA_HOME, 'bin/nvcc'),
+    'nvcc', '/usr/local/cuda/bin/nvcc'].filter(Boolean);
+  for (const c of candidates) {
+    try {
+      execFileSync(c, ['--version'], { stdio: 'ignore' });
+      return c;
+    } catch {
+      // not this one
+    }
+  }
+  return null;
+}
+
+// Fat binary: machine code for Turing through Hopper plus PTX the driver can compile for newer GPUs.
+// XHD_CUDA_ARCHS (e.g. "90") narrows it for quick development builds.
+function cudaTargets() {
+  const archs = (process.env.XHD_CUDA_ARCHS || '75,80,86,89,90').split(',').map((a) => a.trim()).filter(Boolean);
+  const newest = archs[archs.length - 1];
+  return [...archs.flatMap((a) => ['-gencode', `arch=compute_${a},code=sm_${a}`]),
+    '-gencode', `arch=compute_${newest},code=compute_${newest}`];
+}
+
+function buildCuda() {
+  const files = [...sources('kernels/cuda', '.cu'), ...sources('kernels/cuda', '.cpp'), ...sources('kernels/common', '.cpp')];
+  if (sources('kernels/cuda', '.cu').length === 0) return;
+  if (process.env.XHD_NO_CUDA === '1') {
+    console.log('xhd: XHD_NO_CUDA=1, skipping the CUDA library.');
+    return;
+  }
+  const nvcc = findNvcc();
+  if (!nvcc) {
+    console.log('xhd: nvcc not found, skipping the CUDA library (build/libxhd_cuda.so); the CPU backend will be used.');
+    return;
+  }
+  const out = join(buildDir, 'libxhd_cuda.so');
+  // --fmad=false: distances round exactly as on the CPU backend, so both pick the same witnesses.
+  const args = ['-O3', '-std=c++17', '-shared', '--fmad=false', '--threads', '0',
+    '-Xcompiler', '-fPIC,-fvisibility=hidden,-pthread,-Wall', '-I', join(root, 'kernels/include'),
+    ...cudaTargets(), ...files, '-o', out];
+  console.log(`xhd: building ${out} with ${nvcc}`);
+  run(nvcc, args);
 }
 
 mkdirSync(buildDir, { recursive: true });
@@ -40,6 +84,13 @@ try {
 } catch (err) {
   console.error('xhd: could not build the native CPU library (build/libxhd_cpu.so).');
   console.error('  Likely cause: no C++17 compiler. Install g++ (Debian: apt-get install g++) and run `npm run build`.');
+  console.error(`  ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+  if (strict) process.exit(1);
+}
+try {
+  buildCuda();
+} catch (err) {
+  console.error('xhd: could not build the CUDA library (build/libxhd_cuda.so); the CPU backend still works.');
   console.error(`  ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
   if (strict) process.exit(1);
 }

@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 
 import { registerCompare } from './commands/compare.js';
+import { registerDoctor } from './commands/doctor.js';
 import { registerInfo } from './commands/info.js';
 import { EXIT_NATIVE, EXIT_USAGE, XhdError } from './errors.js';
 import { XHD_VERSION } from './version.js';
@@ -21,10 +22,12 @@ function buildProgram(): Command {
 Examples:
   $ xhd compare a.ply b.ply            exact symmetric Hausdorff distance
   $ xhd compare a.ply b.ply --json     the same as one JSON object
-  $ xhd info scan.ply                  what xhd reads from a file`,
+  $ xhd info scan.ply                  what xhd reads from a file
+  $ xhd doctor                         backends and GPUs available here`,
     );
   registerCompare(program);
   registerInfo(program);
+  registerDoctor(program);
   return program;
 }
 

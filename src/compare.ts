@@ -1,6 +1,7 @@
 // `xhd compare`: read two inputs, compute the exact Hausdorff distance, and describe the outcome as one
 // plain result object that the text and JSON renderers share.
 import { InputError, UsageError } from './errors.js';
+import type { DeviceInfo } from './backends.js';
 import { hausdorff, type BackendChoice, type DirectedHausdorff, type Method } from './hausdorff.js';
 import type { Bounds, FileFormat, Geometry } from './io/geometry.js';
 import { readGeometry } from './io/read.js';
@@ -11,6 +12,7 @@ export interface CompareOptions {
   method: Method;
   directed: boolean;
   backend: BackendChoice;
+  device?: number;
   threads?: number;
   seed?: number;
   quiet: boolean;
@@ -49,9 +51,14 @@ export interface CompareResult {
   method: Method;
   backend: string;
   threads: number;
+  /** The GPU that ran it (CUDA backend), else null. */
+  device: DeviceInfo | null;
+  peakDeviceBytes: number;
+  queryChunks: number;
   directed: boolean;
   bboxDiagonal: number;
-  timingsMs: { read: number; build: number; query: number; total: number };
+  /** upload and download are host-device copies: 0 on the CPU backend. */
+  timingsMs: { read: number; upload: number; build: number; query: number; download: number; total: number };
   notes: string[];
 }
 
@@ -105,6 +112,7 @@ export async function compareFiles(pathA: string, pathB: string, options: Compar
     method: options.method,
     directed: options.directed,
     backend: options.backend,
+    device: options.device,
     threads: options.threads,
     seed: options.seed,
     signal: options.signal,
@@ -132,12 +140,17 @@ export async function compareFiles(pathA: string, pathB: string, options: Compar
     method: result.method,
     backend: result.backend,
     threads: result.threads,
+    device: result.device,
+    peakDeviceBytes: result.peakDeviceBytes,
+    queryChunks: result.queryChunks,
     directed: options.directed,
     bboxDiagonal: unionDiagonal(a.bounds, b.bounds),
     timingsMs: {
       read: readMs,
+      upload: result.uploadMs,
       build: result.ab.buildMs + (result.ba?.buildMs ?? 0),
       query: result.ab.queryMs + (result.ba?.queryMs ?? 0),
+      download: result.downloadMs,
       total: performance.now() - started,
     },
     notes,

@@ -11,24 +11,28 @@ import {
   STATUS_NAMES,
   XHD_ERROR_CANCELLED,
   XHD_ERROR_INVALID_ARGUMENT,
+  XHD_ERROR_OUT_OF_MEMORY,
   XHD_OK,
   type RawDirected,
   type RawHausdorffResult,
 } from './native/abi.js';
 import { firstNonFinitePoint } from './io/geometry.js';
-import { loadBackend, type BackendName } from './native/library.js';
+import { type BackendName } from './native/library.js';
+import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
 
 export const METHODS = ['grid', 'eb', 'brute'] as const;
 export type Method = (typeof METHODS)[number];
-export const BACKEND_CHOICES = ['auto', 'cpu'] as const;
-export type BackendChoice = (typeof BACKEND_CHOICES)[number];
+export { BACKEND_CHOICES, type BackendChoice } from './backends.js';
 
 export interface HausdorffOptions {
   /** grid (default): X-HD; eb: early break; brute: double-precision reference. */
   method?: Method;
   /** Only A -> B. */
   directed?: boolean;
+  /** auto (default): a CUDA GPU when there is one, else the CPU. */
   backend?: BackendChoice;
+  /** GPU ordinal for the CUDA backend (default 0). */
+  device?: number;
   /** Worker threads; default: every available core. */
   threads?: number;
   /** Seed of the shuffles and warm-up samples; the distance never depends on it. */
@@ -64,6 +68,15 @@ export interface HausdorffResult {
   method: Method;
   backend: BackendName;
   threads: number;
+  /** The GPU used, null on the CPU backend. */
+  device: DeviceInfo | null;
+  /** Host-to-device and device-to-host copies (0 on the CPU backend). */
+  uploadMs: number;
+  downloadMs: number;
+  /** Most device memory held at once (0 on the CPU backend). */
+  peakDeviceBytes: number;
+  /** Chunks the source set was split into when it did not fit on the GPU (1 otherwise). */
+  queryChunks: number;
 }
 
 export class CancelledError extends XhdError {
@@ -98,12 +111,6 @@ function describe(value: unknown): string {
   return `${typeof value} ${String(value)}`;
 }
 
-function resolveBackend(choice: BackendChoice): BackendName {
-  // Only the CPU backend exists so far; `auto` will prefer a GPU once one is built.
-  if (choice !== 'auto' && choice !== 'cpu') throw new UsageError(`Unknown backend ${describe(choice)}`);
-  return 'cpu';
-}
-
 function toDirected(raw: RawDirected): DirectedHausdorff {
   return {
     distance: raw.distance,
@@ -129,8 +136,9 @@ export async function hausdorff(a: Float32Array, b: Float32Array, options: Hausd
   const seed = options.seed === undefined ? DEFAULT_SEED : expectInteger(options.seed, 'seed', 0, Number.MAX_SAFE_INTEGER);
   const cellSize = options.cellSize ?? 0;
   if (!(Number.isFinite(cellSize) && cellSize >= 0)) throw new UsageError(`Expected a finite number >= 0 for cellSize but received ${describe(cellSize)}`);
-  const backendName = resolveBackend(options.backend ?? 'auto');
-  const backend = loadBackend(backendName);
+  const device = options.device === undefined ? 0 : expectInteger(options.device, 'device', 0, 1024);
+  const backend = selectBackend(options.backend ?? 'auto', method, device);
+  const backendName = backend.name;
   if (options.signal?.aborted) throw new CancelledError();
 
   const progress = koffi.alloc('uint64_t', PROGRESS_BYTES / 8);
@@ -154,7 +162,7 @@ export async function hausdorff(a: Float32Array, b: Float32Array, options: Hausd
           method: METHOD_CODES[method],
           directions: options.directed ? DIRECTION_AB : DIRECTION_AB | DIRECTION_BA,
           threads,
-          device: 0,
+          device,
           seed,
           cell_size: cellSize,
         },
@@ -164,6 +172,7 @@ export async function hausdorff(a: Float32Array, b: Float32Array, options: Hausd
       );
     });
     if (status === XHD_ERROR_CANCELLED) throw new CancelledError();
+    if (status === XHD_ERROR_OUT_OF_MEMORY) throw new NativeError(`${backendName} backend: ${backend.lastError()}`);
     if (status === XHD_ERROR_INVALID_ARGUMENT) {
       // The library refused the input itself (e.g. coordinates beyond what it can square): a usage error.
       throw new UsageError(`the points cannot be compared: ${backend.lastError()}`);
@@ -182,5 +191,18 @@ export async function hausdorff(a: Float32Array, b: Float32Array, options: Hausd
   }
   const ab = toDirected(raw.ab);
   const ba = options.directed ? null : toDirected(raw.ba);
-  return { hd: ba ? Math.max(ab.distance, ba.distance) : ab.distance, ab, ba, method, backend: backendName, threads };
+  const onGpu = backendName === 'cuda';
+  return {
+    hd: ba ? Math.max(ab.distance, ba.distance) : ab.distance,
+    ab,
+    ba,
+    method,
+    backend: backendName,
+    threads: onGpu ? 0 : threads,
+    device: onGpu ? cudaDevice(device) : null,
+    uploadMs: raw.upload_ms,
+    downloadMs: raw.download_ms,
+    peakDeviceBytes: Number(raw.peak_device_bytes),
+    queryChunks: raw.query_chunks,
+  };
 }

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "../common/box_math.h"
-#include "progress.h"
+#include "../common/progress.h"
 #include "xhd.h"
 
 namespace xhd {

@@ -1,6 +1,6 @@
 /*
  * xhd.h: the one C ABI that every xhd backend library implements (build/libxhd_cpu.so today,
- * build/libxhd_cuda.so later). Plain structs, int32 status codes, nothing thrown or aborted across it.
+ * build/libxhd_cuda.so). Plain structs, int32 status codes, nothing thrown or aborted across it.
  *
  * Memory: every pointer argument is host memory owned by the caller and only borrowed for the call.
  * Threads: functions may be called from any thread; calls share nothing but the last-error slot.
@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 1
+#define XHD_ABI_VERSION 2
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -89,7 +89,25 @@ typedef struct xhd_directed {
 typedef struct xhd_hausdorff_result {
   xhd_directed ab; /* A -> B: max over A of the distance to the nearest point of B */
   xhd_directed ba; /* B -> A */
+  double upload_ms;           /* host -> device copies (device backends; 0 on the CPU) */
+  double download_ms;         /* device -> host copies of the results */
+  uint64_t peak_device_bytes; /* most device memory this call held at once (0 on the CPU) */
+  int32_t device;             /* GPU ordinal used, or -1 on the CPU */
+  uint32_t query_chunks;      /* source chunks per direction when the source did not fit at once (1 otherwise) */
 } xhd_hausdorff_result;
+
+/* One compute device a backend can use (GPU backends; the CPU backend reports none). */
+typedef struct xhd_device_info {
+  char name[256];
+  int32_t ordinal;
+  int32_t compute_major;
+  int32_t compute_minor;
+  int32_t multiprocessors;
+  uint64_t total_memory;   /* bytes */
+  uint64_t free_memory;    /* bytes free when asked */
+  int32_t driver_version;  /* e.g. 13000 for CUDA 13.0 */
+  int32_t runtime_version; /* the runtime the library was built with */
+} xhd_device_info;
 
 /* XHD_ABI_VERSION of the library actually loaded; callers refuse a mismatch. */
 XHD_API int32_t xhd_abi_version(void);
@@ -100,6 +118,13 @@ XHD_API const char* xhd_backend_name(void);
 /* Message of the most recent failed call in this process (any thread), or "" if none.
  * The pointer stays valid until the calling thread calls xhd_last_error again. */
 XHD_API const char* xhd_last_error(void);
+
+/* How many devices this backend can use: 0 for the CPU backend, and 0 for a GPU backend with no usable
+ * device, in which case xhd_last_error() says why (no driver, no GPU, driver too old). */
+XHD_API int32_t xhd_device_count(void);
+
+/* Describes device `ordinal` (0 <= ordinal < xhd_device_count()). */
+XHD_API int32_t xhd_device_info_get(int32_t ordinal, xhd_device_info* info);
 
 /* Directed Hausdorff distances between a and b, for the directions requested.
  * progress may be NULL. Returns an xhd_status; on failure xhd_last_error() says why. */

@@ -16,19 +16,21 @@ Examples:
   $ xhd compare a.xyz b.xyz --directed             only A → B
   $ xhd compare a.csv b.csv --columns x,y,z --json | jq .hd
   $ xhd compare a.off b.off --method brute         double-precision reference (slow, for checks)
+  $ xhd compare a.ply b.ply --backend cpu          stay on the CPU even where a GPU is present
 `;
 
 export function registerCompare(program: Command): void {
   program
     .command('compare')
-    .description('exact Hausdorff distance between two point sets (meshes: their vertices)')
+    .description('exact Hausdorff distance between two point sets (meshes: their vertices), on a GPU when present')
     .argument('<a>', 'first input (OFF, PLY, CSV/XYZ/TXT, STL, OBJ)')
     .argument('<b>', 'second input')
     .addOption(new Option('-m, --method <method>', 'algorithm').choices(METHODS).default('grid'))
     .option('-d, --directed', 'only the directed distance A → B', false)
     .option('--json', 'print one JSON object (and nothing else) on stdout', false)
     .addOption(new Option('--backend <backend>', 'compute backend').choices(BACKEND_CHOICES).default('auto'))
-    .option('-t, --threads <n>', 'worker threads (default: all cores)', parseIntegerOption(1, 4096))
+    .option('--device <n>', 'GPU ordinal for the CUDA backend (see xhd doctor)', parseIntegerOption(0, 1024))
+    .option('-t, --threads <n>', 'CPU worker threads (default: all cores)', parseIntegerOption(1, 4096))
     .option('--seed <n>', 'seed of shuffles and samples (results do not depend on it)', parseIntegerOption(0))
     .addOption(new Option('--format <format>', 'read both inputs as this format').choices(FORMATS))
     .option('--columns <names>', 'CSV/XYZ columns for x,y[,z], by header name or 0-based index', parseColumns)

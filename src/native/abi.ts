@@ -1,10 +1,11 @@
 // koffi declarations mirroring kernels/include/xhd.h. Keep the two in step: XHD_ABI_VERSION guards it.
 import koffi from 'koffi';
 
-export const XHD_ABI_VERSION = 1;
+export const XHD_ABI_VERSION = 2;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
+export const XHD_ERROR_OUT_OF_MEMORY = 2;
 export const XHD_ERROR_CANCELLED = 3;
 export const XHD_ERROR_UNAVAILABLE = 5;
 
@@ -43,7 +44,26 @@ koffi.struct('xhd_directed', {
   grid_dims: koffi.array('uint32_t', 3, 'Array'),
   cell_size: 'float',
 });
-koffi.struct('xhd_hausdorff_result', { ab: 'xhd_directed', ba: 'xhd_directed' });
+koffi.struct('xhd_hausdorff_result', {
+  ab: 'xhd_directed',
+  ba: 'xhd_directed',
+  upload_ms: 'double',
+  download_ms: 'double',
+  peak_device_bytes: 'uint64_t',
+  device: 'int32_t',
+  query_chunks: 'uint32_t',
+});
+koffi.struct('xhd_device_info', {
+  name: koffi.array('char', 256, 'String'),
+  ordinal: 'int32_t',
+  compute_major: 'int32_t',
+  compute_minor: 'int32_t',
+  multiprocessors: 'int32_t',
+  total_memory: 'uint64_t',
+  free_memory: 'uint64_t',
+  driver_version: 'int32_t',
+  runtime_version: 'int32_t',
+});
 
 /** Size in bytes of struct xhd_progress: done, total (uint64) then cancel, reserved (uint32). */
 export const PROGRESS_BYTES = 24;
@@ -64,12 +84,31 @@ export interface RawDirected {
 export interface RawHausdorffResult {
   ab: RawDirected;
   ba: RawDirected;
+  upload_ms: number;
+  download_ms: number;
+  peak_device_bytes: number | bigint;
+  device: number;
+  query_chunks: number;
+}
+
+export interface RawDeviceInfo {
+  name: string;
+  ordinal: number;
+  compute_major: number;
+  compute_minor: number;
+  multiprocessors: number;
+  total_memory: number | bigint;
+  free_memory: number | bigint;
+  driver_version: number;
+  runtime_version: number;
 }
 
 export const PROTOTYPES = {
   abiVersion: 'int32_t xhd_abi_version(void)',
   backendName: 'const char *xhd_backend_name(void)',
   lastError: 'const char *xhd_last_error(void)',
+  deviceCount: 'int32_t xhd_device_count(void)',
+  deviceInfo: 'int32_t xhd_device_info_get(int32_t ordinal, _Out_ xhd_device_info *info)',
   hausdorff:
     'int32_t xhd_hausdorff(const xhd_points *a, const xhd_points *b, const xhd_hausdorff_options *options, ' +
     '_Out_ xhd_hausdorff_result *result, void *progress)',

@@ -8,13 +8,15 @@ import koffi from 'koffi';
 import { NativeError } from '../errors.js';
 import { PROTOTYPES, XHD_ABI_VERSION } from './abi.js';
 
-export type BackendName = 'cpu';
+export type BackendName = 'cpu' | 'cuda';
 
 export interface NativeBackend {
   name: BackendName;
   path: string;
   abiVersion: number;
   lastError: () => string;
+  deviceCount: () => number;
+  deviceInfo: (ordinal: number, out: Record<string, unknown>) => number;
   // koffi function: call synchronously, or through .async(...args, callback).
   hausdorff: koffi.KoffiFunction;
 }
@@ -43,8 +45,12 @@ export function loadBackend(name: BackendName): NativeBackend {
     throw new NativeError(
       [
         `the native ${name} library is missing: ${path}`,
-        '  Likely cause: `npm install` did not build it (no C++ compiler, or the build failed).',
-        '  Fix: install g++ and run `npm run build` in the xhd directory, then try again.',
+        name === 'cuda'
+          ? '  Likely cause: nvcc (the CUDA compiler) was not found when `npm install` ran, or its build failed.'
+          : '  Likely cause: `npm install` did not build it (no C++ compiler, or the build failed).',
+        name === 'cuda'
+          ? '  Fix: install the CUDA toolkit (nvcc on PATH or CUDA_HOME set) and run `npm run build`.'
+          : '  Fix: install g++ and run `npm run build` in the xhd directory, then try again.',
       ].join('\n'),
     );
   }
@@ -81,6 +87,8 @@ export function loadBackend(name: BackendName): NativeBackend {
       path,
       abiVersion,
       lastError: lib.func(PROTOTYPES.lastError) as () => string,
+      deviceCount: lib.func(PROTOTYPES.deviceCount) as () => number,
+      deviceInfo: lib.func(PROTOTYPES.deviceInfo) as (ordinal: number, out: Record<string, unknown>) => number,
       hausdorff: lib.func(PROTOTYPES.hausdorff),
     };
   } catch (err) {

@@ -34,6 +34,17 @@ export function compareJson(r: CompareResult) {
     method: r.method,
     backend: r.backend,
     threads: r.threads,
+    device: r.device
+      ? {
+          ordinal: r.device.ordinal,
+          name: r.device.name,
+          compute_capability: r.device.computeCapability,
+          memory_bytes: r.device.totalMemoryBytes,
+          driver: r.device.driverVersion,
+        }
+      : null,
+    peak_device_memory_bytes: r.peakDeviceBytes,
+    query_chunks: r.queryChunks,
     bbox_diagonal: r.bboxDiagonal,
     hd_percent_of_bbox_diagonal: r.bboxDiagonal > 0 ? (100 * r.hd) / r.bboxDiagonal : 0,
     timings_ms: r.timingsMs,

@@ -2,7 +2,7 @@
 import type { ChalkInstance } from 'chalk';
 
 import type { CompareResult, InputSummary, Witness } from '../compare.js';
-import { formatCount, formatDistance, formatMs, formatPoint } from './format.js';
+import { formatBytes, formatCount, formatDistance, formatMs, formatPoint } from './format.js';
 
 function inputLine(label: string, s: InputSummary): string {
   const what = s.source === 'vertices' ? `${formatCount(s.points)} vertices` : `${formatCount(s.points)} points`;
@@ -25,11 +25,19 @@ export function renderCompareText(r: CompareResult, c: ChalkInstance): string {
     lines.push(`  ${'B → A'.padEnd(22)} ${formatDistance(r.hdBa).padEnd(16)} ${c.dim(witnessText(r.witnessBa, 'B', 'A'))}`);
   }
   lines.push('', inputLine('A', r.a), inputLine('B', r.b));
-  lines.push(`  method ${r.method} · backend ${r.backend} · ${r.threads} thread${r.threads === 1 ? '' : 's'}`);
   const t = r.timingsMs;
-  lines.push(
-    `  time   read ${formatMs(t.read)} · build ${formatMs(t.build)} · query ${formatMs(t.query)} · total ${formatMs(t.total)}`,
-  );
+  if (r.device) {
+    lines.push(`  method ${r.method} · backend ${r.backend} · GPU ${r.device.ordinal} ${r.device.name} · peak ${formatBytes(r.peakDeviceBytes)}`);
+    lines.push(
+      `  time   read ${formatMs(t.read)} · upload ${formatMs(t.upload)} · build ${formatMs(t.build)} · query ${formatMs(t.query)} · ` +
+        `download ${formatMs(t.download)} · total ${formatMs(t.total)}`,
+    );
+  } else {
+    lines.push(`  method ${r.method} · backend ${r.backend} · ${r.threads} thread${r.threads === 1 ? '' : 's'}`);
+    lines.push(
+      `  time   read ${formatMs(t.read)} · build ${formatMs(t.build)} · query ${formatMs(t.query)} · total ${formatMs(t.total)}`,
+    );
+  }
   for (const n of r.notes) lines.push(c.yellow(`  note   ${n}`));
   return lines.join('\n') + '\n';
 }

@@ -1,0 +1,57 @@
+// Argument checks shared by every backend's xhd_hausdorff, so all backends refuse the same inputs
+// with the same messages.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "xhd.h"
+
+namespace xhd {
+
+struct InvalidArgument : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Squared distances of coordinates beyond this would overflow single precision.
+constexpr float kMaxAbsCoordinate = 1e18f;
+
+inline void check_points(const xhd_points* set, const char* name) {
+  if (set == nullptr) throw InvalidArgument(std::string("point set ") + name + " is null");
+  if (set->count == 0) throw InvalidArgument(std::string("point set ") + name + " is empty");
+  if (set->xyz == nullptr) throw InvalidArgument(std::string("point set ") + name + " has no coordinates");
+  if (set->count >= UINT32_MAX)
+    throw InvalidArgument(std::string("point set ") + name + " has more than 4294967294 points");
+  for (uint64_t i = 0; i < set->count * 3; ++i) {
+    const float v = set->xyz[i];
+    if (!(std::fabs(v) <= kMaxAbsCoordinate))
+      throw InvalidArgument(std::string("point ") + std::to_string(i / 3) + " of set " + name +
+                            (std::isfinite(v) ? " has a coordinate beyond +-1e18" : " has a non-finite coordinate"));
+  }
+}
+
+// Checks options and both sets, and resets result to "nothing computed".
+inline void check_hausdorff_call(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                                 xhd_hausdorff_result* result) {
+  if (options == nullptr || result == nullptr) throw InvalidArgument("options and result must not be null");
+  std::memset(result, 0, sizeof(*result));
+  result->ab.from_index = result->ab.to_index = XHD_NO_INDEX;
+  result->ba.from_index = result->ba.to_index = XHD_NO_INDEX;
+  result->device = -1;
+  result->query_chunks = 1;
+  const int directions = options->directions;
+  if ((directions & (XHD_DIRECTION_AB | XHD_DIRECTION_BA)) == 0 || (directions & ~3) != 0)
+    throw InvalidArgument("directions must be XHD_DIRECTION_AB, XHD_DIRECTION_BA or both");
+  if (options->threads < 0) throw InvalidArgument("threads must be >= 0");
+  if (!(options->cell_size >= 0.0) || !std::isfinite(options->cell_size))
+    throw InvalidArgument("cell_size must be a finite number >= 0");
+  if (options->method < XHD_METHOD_GRID || options->method > XHD_METHOD_BRUTE)
+    throw InvalidArgument("unknown method " + std::to_string(options->method));
+  check_points(a, "A");
+  check_points(b, "B");
+}
+
+}  // namespace xhd

@@ -1,0 +1,54 @@
+// A point set on the device sorted into a uniform grid (the X-HD index), with the implicit tree of
+// tight MBRs over blocks of cells. The same structure puts a set's points in Morton order when the set
+// is the query side.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "../common/box_math.h"
+#include "device_memory.h"
+#include "grid_frame.h"
+
+namespace xhd {
+
+// What the kernels read: plain pointers, passed by value.
+struct GridView {
+  GridFrame frame;
+  const float4* points;        // sorted by cell key; w holds the original index (as bits)
+  const uint32_t* cell_start;  // points of cell k: [cell_start[k], cell_start[k + 1])
+  const Box* nodes;            // MBRs of tree nodes, level 1 first; empty boxes where no points
+  uint32_t level_offset[24];   // first node of level j (j >= 1) in nodes
+  uint32_t count;
+};
+
+struct DeviceGrid {
+  GridFrame frame{};
+  Box bounds{};                        // bounding box of the points (exact floats)
+  DeviceArray<float4> points;
+  DeviceArray<uint32_t> cell_start;
+  DeviceArray<Box> nodes;
+  std::vector<uint32_t> level_offset;  // index 0 unused
+  uint32_t count = 0;
+
+  GridView view() const;
+};
+
+// Bytes a grid over n points with at most max_cells cells needs while it is being built.
+uint64_t grid_build_bytes(uint64_t n, uint64_t max_cells);
+
+struct GridPlan {
+  double cost_ratio;  // c_hit / c_dist from the profiling kernel
+  double radius;      // lower bound of the directed HD this grid serves as index for (0 if unknown)
+  double cell_size;   // caller's cell side, 0 for the cost model
+};
+
+// Box of n raw interleaved points already on the device (a small reduction plus a copy back).
+Box device_bounds(DeviceMemory& memory, const float* xyz, uint32_t n, cudaStream_t stream);
+
+// Sorts n raw interleaved points (on the device) into a grid sized by the plan; the points keep their
+// index plus index_base as original index. Synchronizes the stream (the sizing needs a sample on the host).
+DeviceGrid build_device_grid(DeviceMemory& memory, const float* xyz, uint32_t n, uint32_t index_base,
+                             const Box& bounds, const GridPlan& plan, cudaStream_t stream);
+
+}  // namespace xhd

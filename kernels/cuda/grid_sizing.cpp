@@ -1,0 +1,104 @@
+#include "grid_sizing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+namespace xhd {
+namespace {
+
+// The dense cell table holds at most this many cells per indexed point (and never more than 2^27):
+// memory stays proportional to the input whatever the model or the caller asks for.
+constexpr double kMaxCellsPerPoint = 4.0;
+constexpr int kMaxTotalBits = 27;
+
+size_t occupied_cells(const GridRequest& r, double side) {
+  std::unordered_set<uint64_t> cells;
+  cells.reserve(r.sample_count * 2);
+  for (size_t p = 0; p < r.sample_count; ++p) {
+    uint64_t key = 0;
+    for (int i = 0; i < 3; ++i) {
+      const double t = std::floor((r.sample[3 * p + i] - r.min[i]) / side);
+      key = key * 2097152u + static_cast<uint64_t>(std::min(std::max(t, 0.0), 2097151.0));
+    }
+    cells.insert(key);
+  }
+  return cells.size();
+}
+
+// Cells along each axis for a target side: a power of two as close as possible (in log scale).
+void bits_for(const GridRequest& r, double side, int bits[3]) {
+  for (int i = 0; i < 3; ++i) {
+    const double span = r.max[i] - r.min[i];
+    bits[i] = span > 0.0 ? static_cast<int>(std::lround(std::max(0.0, std::log2(span / side)))) : 0;
+    bits[i] = std::min(bits[i], 16);
+  }
+}
+
+}  // namespace
+
+GridFrame choose_grid_frame(const GridRequest& r) {
+  double span[3], largest = 0.0;
+  int live = 0;
+  for (int i = 0; i < 3; ++i) {
+    span[i] = r.max[i] - r.min[i];
+    largest = std::max(largest, span[i]);
+  }
+  double volume = 1.0;
+  for (int i = 0; i < 3; ++i)
+    if (span[i] > largest * 1e-9 && span[i] > 0.0) {
+      volume *= span[i];
+      ++live;
+    }
+
+  double side = r.cell_size;
+  if (side <= 0.0 && live > 0) {
+    // Sample occupancy at a side where the sample would hold 8 points per cell if it filled the box,
+    // and at half that side: the ratio of fills gives the local dimension D.
+    const double s = static_cast<double>(std::max<size_t>(r.sample_count, 1));
+    const double l1 = std::pow(volume * 8.0 / s, 1.0 / live);
+    const double fill1 = s / static_cast<double>(occupied_cells(r, l1));
+    const double fill2 = s / static_cast<double>(occupied_cells(r, l1 * 0.5));
+    double dim = std::log2(fill1 / fill2);
+    if (!(dim > 0.25)) dim = 0.25;  // duplicates: refining barely separates them
+    dim = std::min(dim, static_cast<double>(live));
+    // Full-data fill at side l: F(l) = rho * l^D with rho from the sample at l1.
+    const double rho = (static_cast<double>(r.count) / s) * fill1 / std::pow(l1, dim);
+    const double spacing = 0.55 * std::pow(rho, -1.0 / dim);  // mean nearest-neighbour distance
+    const double radius = std::max(r.radius, spacing);
+    side = std::pow(2.0 * radius * r.cost_ratio / rho, 1.0 / (dim + 1.0));
+  }
+  if (!(side > 0.0)) side = largest > 0.0 ? largest : 1.0;
+
+  GridFrame f{};
+  int bits[3];
+  bits_for(r, side, bits);
+  const double max_cells = std::max(kMaxCellsPerPoint * static_cast<double>(r.count), 4096.0);
+  // Respect the cap by coarsening the axis with the most cells first.
+  while (bits[0] + bits[1] + bits[2] > kMaxTotalBits ||
+         std::ldexp(1.0, bits[0] + bits[1] + bits[2]) > max_cells) {
+    int widest = 0;
+    for (int i = 1; i < 3; ++i)
+      if (bits[i] > bits[widest]) widest = i;
+    --bits[widest];
+  }
+  double magnitude = 0.0;
+  for (int i = 0; i < 3; ++i) magnitude = std::max({magnitude, std::fabs(r.min[i]), std::fabs(r.max[i])});
+  int axes = 0;
+  for (int i = 0; i < 3; ++i) {
+    f.origin[i] = static_cast<float>(r.min[i]);
+    f.bits[i] = bits[i];
+    const double cell = span[i] / std::ldexp(1.0, bits[i]);
+    f.cell[i] = static_cast<float>(cell);
+    f.inv_cell[i] = cell > 0.0 ? static_cast<float>(1.0 / cell) : 0.f;
+    // Wider than any rounding of (v - origin) * inv_cell or of the box corners themselves.
+    f.pad[i] = static_cast<float>(cell / 64.0 + magnitude * 1e-6);
+    if (bits[i] > 0) ++axes;
+  }
+  f.total_bits = bits[0] + bits[1] + bits[2];
+  f.fanout_bits = std::max(axes, 1);
+  f.levels = (f.total_bits + f.fanout_bits - 1) / f.fanout_bits;
+  return f;
+}
+
+}  // namespace xhd

@@ -1,0 +1,29 @@
+// Chooses the grid over a point set from the X-HD cost model (its Eq. 6):
+//   l_opt = (2 r c_hit / (rho c_dist))^(1 / (D + 1))
+// with c_hit / c_dist measured on the GPU (cost_model.cu), D the data's local dimension and rho its
+// density in that dimension, both measured from a sample's cell occupancy at two resolutions (so a
+// surface in 3D counts as 2D data), and r the search radius: the lower bound r0 of the directed HD, or
+// the expected nearest-neighbour spacing where r0 is smaller (r0 = 0 for overlapping sets, where
+// Eq. 6 alone would ask for cells of size 0).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "grid_frame.h"
+
+namespace xhd {
+
+struct GridRequest {
+  double min[3], max[3];     // bounding box of the indexed points
+  size_t count;              // points indexed
+  const float* sample;       // interleaved x,y,z of a spread sample of them
+  size_t sample_count;
+  double cost_ratio;         // c_hit / c_dist
+  double radius;             // r0: lower bound of the directed HD the grid serves (0 if none)
+  double cell_size;          // > 0: the caller's cell side instead of the model's
+};
+
+GridFrame choose_grid_frame(const GridRequest& request);
+
+}  // namespace xhd

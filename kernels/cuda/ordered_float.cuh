@@ -1,0 +1,13 @@
+// Integer images of floats that keep their order, so integer atomicMin/atomicMax act on floats.
+#pragma once
+
+namespace xhd {
+
+__device__ __forceinline__ int float_to_ordered(float f) {
+  const int i = __float_as_int(f);
+  return i >= 0 ? i : i ^ 0x7fffffff;
+}
+
+__device__ __forceinline__ float ordered_to_float(int i) { return __int_as_float(i >= 0 ? i : i ^ 0x7fffffff); }
+
+}  // namespace xhd

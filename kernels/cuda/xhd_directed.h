@@ -1,0 +1,39 @@
+// One direction of the Hausdorff distance with the X-HD method on the GPU: queries (a source set in
+// Morton order) against a grid over the target set.
+#pragma once
+
+#include <cstdint>
+
+#include "../common/progress.h"
+#include "device_grid.h"
+#include "device_memory.h"
+
+namespace xhd {
+
+struct DirectedStats {
+  uint64_t distance_evals = 0;
+  uint64_t pruned_queries = 0;
+  uint64_t radius_queries = 0;  // queries that needed a radius beyond the first iteration
+  int iterations = 0;
+};
+
+struct DirectedRun {
+  const DeviceGrid* target;
+  const float4* queries;  // Morton-ordered source points, w = original index bits
+  uint32_t query_count;
+  Box source_bounds;      // MBR of the whole source set (for the radius bounds)
+  unsigned long long* cmax;  // device word, kept across chunks of one direction
+  const Progress* progress;
+};
+
+// Runs the search; cmax holds the packed answer afterwards.
+DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cudaStream_t stream);
+
+// Lower bound of the directed HD from the two MBRs: each face of the source MBR holds a source point,
+// and that point is at least as far from the target as the face is from the target MBR.
+double directed_lower_bound(const Box& source, const Box& target);
+
+// Upper bound of every nearest-neighbour distance: MaxDist between the MBRs.
+double directed_upper_bound(const Box& source, const Box& target);
+
+}  // namespace xhd

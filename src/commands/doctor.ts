@@ -1,0 +1,59 @@
+// Registers `xhd doctor`: which backends this machine can use, its GPUs, and why a backend is missing.
+import { Command } from 'commander';
+
+import { probeBackend, type BackendStatus } from '../backends.js';
+import { formatBytes } from '../report/format.js';
+import { terminalChalk } from '../terminal.js';
+import { XHD_VERSION } from '../version.js';
+
+function doctorJson(statuses: BackendStatus[]) {
+  return {
+    xhd_version: XHD_VERSION,
+    backends: statuses.map((s) => ({
+      name: s.name,
+      available: s.available,
+      library: s.path ?? null,
+      reason: s.reason ?? null,
+      devices: s.devices.map((d) => ({
+        ordinal: d.ordinal,
+        name: d.name,
+        compute_capability: d.computeCapability,
+        multiprocessors: d.multiprocessors,
+        memory_bytes: d.totalMemoryBytes,
+        free_memory_bytes: d.freeMemoryBytes,
+        driver: d.driverVersion,
+        runtime: d.runtimeVersion,
+      })),
+    })),
+    auto_backend: statuses.find((s) => s.name === 'cuda' && s.available) ? 'cuda' : 'cpu',
+  };
+}
+
+function doctorText(statuses: BackendStatus[]): string {
+  const c = terminalChalk(process.stdout);
+  const lines: string[] = [];
+  for (const s of statuses) {
+    lines.push(`${c.bold(s.name.padEnd(5))} ${s.available ? c.green('available') : c.yellow('unavailable')}${s.path ? c.dim(`  ${s.path}`) : ''}`);
+    if (s.reason) for (const line of s.reason.split('\n')) lines.push(`      ${line.trim()}`);
+    for (const d of s.devices) {
+      lines.push(
+        `      GPU ${d.ordinal}: ${d.name} · compute ${d.computeCapability} · ${d.multiprocessors} SMs · ` +
+          `${formatBytes(d.totalMemoryBytes)} (${formatBytes(d.freeMemoryBytes)} free) · driver CUDA ${d.driverVersion}, runtime ${d.runtimeVersion}`,
+      );
+    }
+  }
+  const auto = statuses.find((s) => s.name === 'cuda' && s.available) ? 'cuda' : 'cpu';
+  lines.push('', `--backend auto uses: ${auto}`);
+  return lines.join('\n') + '\n';
+}
+
+export function registerDoctor(program: Command): void {
+  program
+    .command('doctor')
+    .description('list the compute backends and GPUs xhd can use here, and why any is unavailable')
+    .option('--json', 'print one JSON object on stdout', false)
+    .action((flags: { json: boolean }) => {
+      const statuses = [probeBackend('cpu'), probeBackend('cuda')];
+      process.stdout.write(flags.json ? JSON.stringify(doctorJson(statuses), null, 2) + '\n' : doctorText(statuses));
+    });
+}

@@ -1,0 +1,161 @@
+// The CUDA backend against the CPU: the agreement cases of the CPU suite (against the double-precision
+// brute force), sets of 1M to 10M points (against the CPU grid, itself checked against brute force),
+// adversarial layouts, the chunked path and its memory errors. Skips where no CUDA GPU is usable.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { probeBackend } from '../src/backends.js';
+import { NativeError, UsageError } from '../src/errors.js';
+import { hausdorff, type HausdorffResult, type Method } from '../src/hausdorff.js';
+import { runXhd, scratchDir, writeXyz } from './cli-run.js';
+import { clustered, pairDistance, rng, shifted, uniform, withDuplicates, type Dims } from './random-points.js';
+
+const cuda = probeBackend('cuda');
+const skip = cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`;
+
+function assertClose(actual: number, expected: number, what: string) {
+  const scale = Math.max(Math.abs(expected), 1e-300);
+  assert.ok(Math.abs(actual - expected) <= 1e-6 * scale || actual === expected,
+    `${what}: ${actual} differs from the reference ${expected} by more than 1e-6 relative`);
+}
+
+function assertWitnesses(r: HausdorffResult, a: Float32Array, b: Float32Array, label: string) {
+  assertClose(pairDistance(a, r.ab.fromIndex, b, r.ab.toIndex), r.ab.distance, `${label} A→B witness`);
+  if (r.ba) assertClose(pairDistance(b, r.ba.fromIndex, a, r.ba.toIndex), r.ba.distance, `${label} B→A witness`);
+}
+
+async function checkCuda(label: string, a: Float32Array, b: Float32Array, reference: HausdorffResult,
+  methods: Method[] = ['grid', 'eb']) {
+  for (const method of methods) {
+    const r = await hausdorff(a, b, { method, backend: 'cuda' });
+    assert.equal(r.backend, 'cuda');
+    assertClose(r.ab.distance, reference.ab.distance, `${label} cuda ${method} A→B`);
+    assertClose(r.ba!.distance, reference.ba!.distance, `${label} cuda ${method} B→A`);
+    assertWitnesses(r, a, b, `${label} cuda ${method}`);
+  }
+}
+
+type Case = { name: string; make: (n: number, dims: Dims, seed: number) => [Float32Array, Float32Array] };
+
+const cases: Case[] = [
+  { name: 'uniform', make: (n, d, s) => { const r = rng(s); return [uniform(n, d, r), uniform(n, d, r)]; } },
+  { name: 'clustered', make: (n, d, s) => { const r = rng(s); return [clustered(n, d, r), clustered(n, d, r)]; } },
+  { name: 'overlapping, tiny shift', make: (n, d, s) => { const a = uniform(n, d, rng(s)); return [a, shifted(a, 1e-4)]; } },
+  { name: 'disjoint', make: (n, d, s) => { const r = rng(s); return [uniform(n, d, r), uniform(n, d, r, 3.5)]; } },
+  { name: 'duplicates', make: (n, d, s) => { const r = rng(s); return [withDuplicates(uniform(Math.ceil(n / 4), d, r), 4, r), uniform(n, d, r)]; } },
+];
+
+/** Every point within a box of side 1e-6 (one grid cell, a heavy one), plus one point far away. */
+function oneCellAndOutlier(n: number, random: () => number): Float32Array {
+  const p = uniform(n, 3, random, 0.5, 1e-6);
+  p.set([40, -3, 7], 3 * (n - 1));
+  return p;
+}
+
+describe('CUDA backend agrees with the double-precision brute force', { skip }, () => {
+  for (const dims of [3, 2] as const) {
+    for (const c of cases) {
+      for (const n of [1, 17, 1000, 12000]) {
+        it(`${c.name}, ${dims}D, ${n} points`, async () => {
+          const [a, b] = c.make(n, dims, 1000 * n + dims);
+          await checkCuda(`${c.name} ${dims}D n=${n}`, a, b, await hausdorff(a, b, { method: 'brute' }));
+        });
+      }
+    }
+  }
+
+  it('every point identical, and A = B', async () => {
+    const a = new Float32Array(3 * 500).fill(0.25);
+    const b = new Float32Array(3 * 300).fill(0.75);
+    await checkCuda('all identical', a, b, await hausdorff(a, b, { method: 'brute' }));
+    const c = clustered(5000, 3, rng(11));
+    for (const method of ['grid', 'eb'] as const) assert.equal((await hausdorff(c, c.slice(), { method, backend: 'cuda' })).hd, 0);
+  });
+
+  it('large coordinates with small separations', async () => {
+    const a = uniform(3000, 3, rng(3), 1e6, 10);
+    for (let i = 0; i < a.length; i += 3) { a[i + 1] += 1e6; a[i + 2] -= 1e6; }
+    const b = shifted(a, 0.125);
+    await checkCuda('offset by 1e6', a, b, await hausdorff(a, b, { method: 'brute' }));
+  });
+
+  it('one crowded cell and a far outlier (heavy-cell kernel)', async () => {
+    const r = rng(21);
+    const a = oneCellAndOutlier(20_000, r), b = oneCellAndOutlier(20_000, r);
+    b.set([0.5, 0.5, 0.5], 0);
+    await checkCuda('one cell', a, b, await hausdorff(a, b, { method: 'brute' }));
+  });
+});
+
+describe('CUDA backend on 1M to 10M points agrees with the CPU grid', { skip }, () => {
+  const big: Array<[string, () => [Float32Array, Float32Array]]> = [
+    ['uniform overlapping 1M, 3D', () => { const a = uniform(1_000_000, 3, rng(1)); return [a, shifted(a, 0.005)]; }],
+    ['clustered 2M, 3D', () => { const r = rng(2); return [clustered(2_000_000, 3, r), clustered(2_000_000, 3, r)]; }],
+    ['uniform 4M, 2D', () => { const r = rng(4); return [uniform(4_000_000, 2, r), uniform(4_000_000, 2, r)]; }],
+    ['disjoint 1M', () => { const r = rng(5); return [uniform(1_000_000, 3, r), uniform(1_000_000, 3, r, 2.5)]; }],
+    ['one crowded cell and a far outlier, 1M', () => { const r = rng(6); return [oneCellAndOutlier(1_000_000, r), oneCellAndOutlier(1_000_000, r)]; }],
+    ['exact duplicates, 1M', () => { const r = rng(7); const a = withDuplicates(uniform(250_000, 3, r), 4, r); return [a, uniform(1_000_000, 3, r)]; }],
+    ['A = B, 1M', () => { const a = clustered(1_000_000, 3, rng(8)); return [a, a.slice()]; }],
+    ['uniform overlapping 10M, 3D', () => { const a = uniform(10_000_000, 3, rng(10)); return [a, shifted(a, 0.005)]; }],
+  ];
+  for (const [name, make] of big) {
+    it(name, async () => {
+      const [a, b] = make();
+      const reference = await hausdorff(a, b, { method: 'grid', backend: 'cpu' });
+      await checkCuda(name, a, b, reference, ['grid']);
+    });
+  }
+});
+
+describe('CUDA memory handling', { skip }, () => {
+  it('a source larger than the memory budget is processed in chunks with the same answer', async () => {
+    const r = rng(30);
+    const a = uniform(400_000, 3, r), b = uniform(50_000, 3, r);
+    const whole = await hausdorff(a, b, { backend: 'cuda' });
+    process.env.XHD_CUDA_MEMORY_LIMIT = String(40 << 20);
+    try {
+      const chunked = await hausdorff(a, b, { backend: 'cuda' });
+      assert.ok(chunked.queryChunks > 1, `expected several chunks, got ${chunked.queryChunks}`);
+      assert.ok(chunked.peakDeviceBytes <= 40 << 20, `peak ${chunked.peakDeviceBytes} over the 40 MiB budget`);
+      assert.equal(chunked.hd, whole.hd);
+      assert.equal(chunked.ab.fromIndex, whole.ab.fromIndex);
+    } finally {
+      delete process.env.XHD_CUDA_MEMORY_LIMIT;
+    }
+    assert.ok(whole.peakDeviceBytes > 0);
+    assert.equal(whole.queryChunks, 1);
+  });
+
+  it('a target that does not fit gives a clear error naming the memory needed', async () => {
+    const r = rng(31);
+    process.env.XHD_CUDA_MEMORY_LIMIT = String(4 << 20);
+    try {
+      await assert.rejects(hausdorff(uniform(10, 3, r), uniform(2_000_000, 3, r), { backend: 'cuda' }),
+        (err: unknown) => err instanceof NativeError && /needs about [\d.]+ GiB of GPU memory/.test(err.message));
+    } finally {
+      delete process.env.XHD_CUDA_MEMORY_LIMIT;
+    }
+  });
+
+  it('--device beyond the GPUs present is a usage error', async () => {
+    const r = rng(32);
+    await assert.rejects(hausdorff(uniform(10, 3, r), uniform(10, 3, r), { backend: 'cuda', device: 64 }),
+      (err: unknown) => err instanceof UsageError && /does not exist/.test(err.message));
+  });
+
+  it('xhd compare --backend cuda --json reports the device, timings and peak memory', () => {
+    const dir = scratchDir();
+    const r = rng(33);
+    writeXyz(`${dir}/a.xyz`, uniform(5000, 3, r));
+    writeXyz(`${dir}/b.xyz`, uniform(5000, 3, r));
+    const out = runXhd(['compare', `${dir}/a.xyz`, `${dir}/b.xyz`, '--backend', 'cuda', '--json']);
+    assert.equal(out.code, 0, out.stderr);
+    const json = JSON.parse(out.stdout);
+    assert.equal(json.backend, 'cuda');
+    assert.match(json.device.name, /\S/);
+    assert.ok(json.peak_device_memory_bytes > 0);
+    for (const k of ['read', 'upload', 'build', 'query', 'download', 'total']) assert.equal(typeof json.timings_ms[k], 'number', k);
+    const cpu = JSON.parse(runXhd(['compare', `${dir}/a.xyz`, `${dir}/b.xyz`, '--backend', 'cpu', '--json']).stdout);
+    assertClose(json.hd, cpu.hd, 'cuda vs cpu through the CLI');
+  });
+});
