@@ -216,3 +216,36 @@ export function makeDataset(name: DatasetName, n: number, seed: number): Dataset
       return skewedClusters(n, seed);
   }
 }
+
+/** Curves in the plane z = 0: a circle and a square outline (the 2D "same surface"). */
+function sameCurve(n: number, seed: number): DatasetPair {
+  const rng = new Rng(seed);
+  const circle = 2 * Math.PI * 0.45;
+  const square = 8;
+  const sample = (p: number[]) => {
+    if (rng.uniform() * (circle + square) < circle) {
+      const t = 2 * Math.PI * rng.uniform();
+      p[0] = -0.4 + 0.45 * Math.cos(t);
+      p[1] = 0.3 + 0.45 * Math.sin(t);
+    } else {
+      const s = 8 * rng.uniform();
+      const side = Math.floor(s / 2), t = (s % 2) - 1;
+      p[0] = side === 0 ? t : side === 1 ? 1 : side === 2 ? -t : -1;
+      p[1] = side === 0 ? -1 : side === 1 ? t : side === 2 ? 1 : -t;
+    }
+    p[2] = 0;
+  };
+  return {
+    a: fill(n, sample),
+    b: fill(n, sample),
+    description: 'A and B independent length-uniform samples of a circle and a square outline in the plane',
+  };
+}
+
+/** The 2D version of a case: the same construction flattened onto z = 0 (curves for same-surface). */
+export function makeDataset2d(name: DatasetName, n: number, seed: number): DatasetPair {
+  if (name === 'same-surface') return sameCurve(n, seed);
+  const pair = makeDataset(name, n, seed);
+  for (const p of [pair.a, pair.b]) for (let i = 2; i < p.length; i += 3) p[i] = 0;
+  return { ...pair, description: `${pair.description}, flattened onto z = 0` };
+}

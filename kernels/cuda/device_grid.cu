@@ -9,12 +9,13 @@
 #include "cuda_check.h"
 #include "grid_sizing.h"
 #include "ordered_float.cuh"
+#include "phase_log.h"
 
 namespace xhd {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr uint32_t kSizingSample = 65536;
+constexpr uint32_t kSizingSample = 4096;
 
 unsigned blocks_for(uint64_t n, int threads = kThreads) {
   return static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>((n + threads - 1) / threads, 1u << 30)));
@@ -28,6 +29,12 @@ __global__ void init_encoded_boxes(int* boxes, uint32_t count) {
     boxes[6ull * k + i] = INT_MAX;
     boxes[6ull * k + 3 + i] = INT_MIN;
   }
+}
+
+__global__ void gather_sample(const float* xyz, uint64_t stride, uint32_t count, float* out) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  for (int k = 0; k < 3; ++k) out[3ull * i + k] = xyz[3 * stride * i + k];
 }
 
 __global__ void bounds_kernel(const float* xyz, uint32_t n, int* out) {
@@ -140,7 +147,7 @@ GridView DeviceGrid::view() const {
   v.points = points.get();
   v.cell_start = cell_start.get();
   v.nodes = nodes.get();
-  for (size_t j = 0; j < level_offset.size() && j < 24; ++j) v.level_offset[j] = level_offset[j];
+  for (size_t j = 0; j < level_offset.size() && j < 28; ++j) v.level_offset[j] = level_offset[j];
   v.count = count;
   return v;
 }
@@ -171,12 +178,18 @@ Box device_bounds(DeviceMemory& memory, const float* xyz, uint32_t n, cudaStream
 
 DeviceGrid build_device_grid(DeviceMemory& memory, const float* xyz, uint32_t n, uint32_t index_base,
                              const Box& bounds, const GridPlan& plan, cudaStream_t stream) {
-  // A spread sample for the occupancy measurement: one strided 2D copy.
+  PhaseLog log(stream);
+  // A spread sample for the occupancy measurement, gathered on the device and copied in one piece.
   const uint32_t sample_count = std::min(n, kSizingSample);
   const uint64_t stride = n / sample_count;
   std::vector<float> sample(3ull * sample_count);
-  XHD_CUDA(cudaMemcpy2DAsync(sample.data(), 12, xyz, 12 * stride, 12, sample_count, cudaMemcpyDeviceToHost, stream));
-  XHD_CUDA(cudaStreamSynchronize(stream));
+  {
+    DeviceArray<float> gathered(memory, 3ull * sample_count);
+    gather_sample<<<blocks_for(sample_count), kThreads, 0, stream>>>(xyz, stride, sample_count, gathered.get());
+    XHD_CUDA_LAUNCHED("gather_sample");
+    XHD_CUDA(cudaMemcpyAsync(sample.data(), gathered.get(), 12ull * sample_count, cudaMemcpyDeviceToHost, stream));
+    XHD_CUDA(cudaStreamSynchronize(stream));
+  }
 
   GridRequest request{};
   for (int i = 0; i < 3; ++i) {
@@ -196,6 +209,7 @@ DeviceGrid build_device_grid(DeviceMemory& memory, const float* xyz, uint32_t n,
   g.count = n;
   const GridFrame& f = g.frame;
   const uint32_t cells = f.cell_count();
+  log.mark("grid sizing (sample, model)");
 
   {
     DeviceArray<uint32_t> keys(memory, n), ranks(memory, n), counts(memory, cells + 1ull);
@@ -213,6 +227,7 @@ DeviceGrid build_device_grid(DeviceMemory& memory, const float* xyz, uint32_t n,
     XHD_CUDA_LAUNCHED("scatter_points");
   }
 
+  log.mark("grid counting sort");
   g.level_offset.assign(f.levels + 1, 0);
   uint64_t total_nodes = 0;
   for (int j = 1; j <= f.levels; ++j) {
@@ -236,6 +251,7 @@ DeviceGrid build_device_grid(DeviceMemory& memory, const float* xyz, uint32_t n,
       XHD_CUDA_LAUNCHED("merge_level");
     }
   }
+  log.mark("grid node MBRs");
   return g;
 }
 

@@ -18,7 +18,7 @@ struct GridView {
   const float4* points;        // sorted by cell key; w holds the original index (as bits)
   const uint32_t* cell_start;  // points of cell k: [cell_start[k], cell_start[k + 1])
   const Box* nodes;            // MBRs of tree nodes, level 1 first; empty boxes where no points
-  uint32_t level_offset[24];   // first node of level j (j >= 1) in nodes
+  uint32_t level_offset[28];   // first node of level j (j >= 1) in nodes
   uint32_t count;
 };
 

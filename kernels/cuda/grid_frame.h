@@ -11,6 +11,16 @@
 
 namespace xhd {
 
+// Spreads the low 15 bits of v so that one zero bit follows each one (2D Morton codes).
+XHD_HD unsigned int spread_bits_15(unsigned int v) {
+  v &= 0x7fffu;
+  v = (v | (v << 8)) & 0x00ff00ffu;
+  v = (v | (v << 4)) & 0x0f0f0f0fu;
+  v = (v | (v << 2)) & 0x33333333u;
+  v = (v | (v << 1)) & 0x55555555u;
+  return v;
+}
+
 struct GridFrame {
   float origin[3];
   float cell[3];      // side of a cell along each axis (cells need not be cubes)
@@ -37,6 +47,11 @@ struct GridFrame {
   }
 
   XHD_HD uint32_t key_of_cell(const int c[3]) const {
+    // Common case first: every axis with the same number of bits (at most 10).
+    if (bits[0] == bits[1] && bits[1] == bits[2] && bits[0] <= 10)
+      return morton3_10(static_cast<unsigned>(c[2]), static_cast<unsigned>(c[1]), static_cast<unsigned>(c[0]));
+    if (bits[2] == 0 && bits[0] == bits[1] && bits[0] <= 15)
+      return (spread_bits_15(static_cast<unsigned>(c[1])) << 1) | spread_bits_15(static_cast<unsigned>(c[0]));
     uint32_t key = 0;
     int out = 0;
     for (int b = 0; out < total_bits; ++b)

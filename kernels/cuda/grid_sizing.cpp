@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_set>
+#include <vector>
 
 namespace xhd {
 namespace {
@@ -13,17 +13,17 @@ constexpr double kMaxCellsPerPoint = 4.0;
 constexpr int kMaxTotalBits = 27;
 
 size_t occupied_cells(const GridRequest& r, double side) {
-  std::unordered_set<uint64_t> cells;
-  cells.reserve(r.sample_count * 2);
+  std::vector<uint64_t> cells(r.sample_count);
   for (size_t p = 0; p < r.sample_count; ++p) {
     uint64_t key = 0;
     for (int i = 0; i < 3; ++i) {
       const double t = std::floor((r.sample[3 * p + i] - r.min[i]) / side);
       key = key * 2097152u + static_cast<uint64_t>(std::min(std::max(t, 0.0), 2097151.0));
     }
-    cells.insert(key);
+    cells[p] = key;
   }
-  return cells.size();
+  std::sort(cells.begin(), cells.end());
+  return static_cast<size_t>(std::unique(cells.begin(), cells.end()) - cells.begin());
 }
 
 // Cells along each axis for a target side: a power of two as close as possible (in log scale).

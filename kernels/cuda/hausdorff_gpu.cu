@@ -180,7 +180,7 @@ class GpuRun {
     const uint32_t nt = static_cast<uint32_t>(target.count);
     const uint64_t target_bytes = resident_set_bytes(nt);
     const uint64_t per_query = 12 + 16 + 8 + 8 + 24 * 4 + 17 + 8;  // raw, grid, keys, cells, nodes, state
-    const uint64_t fixed = (8ull << 22) + (4u << 20);
+    const uint64_t fixed = (8ull << 16) + (4u << 20);  // WL_Heavy's floor and scratch
     if (target_bytes + fixed + 1024 * per_query > memory_.budget())
       throw DeviceMemoryShort("the target set of " + std::to_string(nt) + " points needs about " +
                               gib(target_bytes + fixed + 1024 * per_query) + " of GPU memory; " +

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "phase_log.h"
 #include "xhd_search.cuh"
 
 namespace xhd {
@@ -102,22 +103,23 @@ __global__ void __launch_bounds__(kQueryThreads) step_kernel(GridView g, QuerySt
     const GridFrame& f = g.frame;
     int lo[3], hi[3], own[3], cells = 1;
     for (int i = 0; i < 3; ++i) {
-      lo[i] = f.cell_coord(q.p[i] - r, i);
-      hi[i] = f.cell_coord(q.p[i] + r, i);
+      // Widened by the cell boxes' pad: every cell whose (padded) box is within r is stepped over.
+      lo[i] = f.cell_coord(q.p[i] - r - f.pad[i], i);
+      hi[i] = f.cell_coord(q.p[i] + r + f.pad[i], i);
       own[i] = f.cell_coord(q.p[i], i);
       cells *= hi[i] - lo[i] + 1;
     }
     const Radius rad{r2, -1.f};
     if (cells > kMaxStepCells) {
       tree_search(g, rad, q, st, kHeavyThreshold, HeavyCells::kOffload);
-    } else if (visit_cell(g, f.key_of_cell(own), own, rad, q, st, kHeavyThreshold, HeavyCells::kOffload)) {
+    } else if (visit_cell(g, f.key_of_cell(own), own, 0.f, rad, q, st, kHeavyThreshold, HeavyCells::kOffload)) {
       int c[3];
       bool going = true;
       for (c[2] = lo[2]; going && c[2] <= hi[2]; ++c[2])
         for (c[1] = lo[1]; going && c[1] <= hi[1]; ++c[1])
           for (c[0] = lo[0]; going && c[0] <= hi[0]; ++c[0]) {
             if (c[0] == own[0] && c[1] == own[1] && c[2] == own[2]) continue;
-            going = visit_cell(g, f.key_of_cell(c), c, rad, q, st, kHeavyThreshold, HeavyCells::kOffload);
+            going = visit_cell(g, f.key_of_cell(c), c, 0.f, rad, q, st, kHeavyThreshold, HeavyCells::kOffload);
           }
     }
   }
@@ -295,9 +297,11 @@ DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cud
   XHD_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const unsigned heavy_blocks = static_cast<unsigned>(sms * 8);
 
+  PhaseLog log(stream);
   const uint32_t samples = std::min(n, kWarmupQueries);
   warmup_kernel<<<blocks_for(samples, kQueryThreads), kQueryThreads, 0, stream>>>(g, st, samples);
   XHD_CUDA_LAUNCHED("warmup_kernel");
+  log.mark("warm-up queries");
 
   // The first radius: the MBR lower bound of the directed HD, and at least one cell's smallest side,
   // so the first iteration looks at the query's own and adjacent cells.
@@ -324,15 +328,18 @@ DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cud
     if (iteration == 0) {
       step_kernel<<<blocks_for(n, kQueryThreads), kQueryThreads, 0, stream>>>(g, st, static_cast<float>(r), r2);
       XHD_CUDA_LAUNCHED("step_kernel");
+      log.mark("iteration 1: grid stepping");
     } else {
       tree_kernel<<<blocks_for(in_count, kQueryThreads), kQueryThreads, 0, stream>>>(g, st, in_count, r2, prev2);
       XHD_CUDA_LAUNCHED("tree_kernel");
+      log.mark("iteration n: tree");
       stats.radius_queries += in_count;
     }
     heavy_kernel<<<heavy_blocks, kHeavyThreads, 0, stream>>>(g, st);
     XHD_CUDA_LAUNCHED("heavy_kernel");
     settle_kernel<<<std::min(blocks_for(n, 256), heavy_blocks), 256, 0, stream>>>(st, r2);
     XHD_CUDA_LAUNCHED("settle_kernel");
+    log.mark("heavy cells + settle");
     uint32_t counts[kCounterSlots];
     XHD_CUDA(cudaMemcpyAsync(counts, counters.get(), sizeof(counts), cudaMemcpyDeviceToHost, stream));
     XHD_CUDA(cudaStreamSynchronize(stream));

@@ -14,12 +14,16 @@ struct Probe {
   float cmin;                // best squared distance found so far
   unsigned long long cmax;   // cached global cmax word, refreshed per cell
   uint32_t evals = 0;
+  uint32_t visits = 0;       // cells scanned: cmax is re-read every few, not every time
   bool discarded = false;    // settled: cannot raise cmax
   bool pushed_heavy = false; // some of its cells wait in WL_Heavy
   bool abandoned = false;    // met a heavy cell where offloading was not allowed (warm-up)
 };
 
-// What a search may visit: cells with r_prev^2 < MinDist^2 <= r^2 (the annulus not yet searched).
+// What a search may visit: cells whose bound L lies in (r_prev^2, r^2], the annulus not yet searched.
+// A cell's L is the largest MinDist^2 from the query to its box and to the MBRs of the tree nodes above
+// it: exactly the cells with L <= r^2 are reached by a descent with radius r, so "L <= r_prev^2" means
+// "searched in an earlier iteration" whichever path (grid stepping or tree) searched it.
 struct Radius {
   float r2;
   float prev2;  // -1 when nothing was searched before
@@ -31,16 +35,19 @@ __device__ __forceinline__ bool beats_cmax(const Probe& q, float d2) {
   return pack_candidate(d2, q.source_index) >= q.cmax;
 }
 
-// Visits one cell (key, coordinates c). Returns false once the query is settled or abandoned.
-__device__ __forceinline__ bool visit_cell(const GridView& g, uint32_t key, const int c[3], Radius rad,
-                                           Probe& q, const QueryState& st, uint32_t heavy_threshold,
+// Visits one cell (key, coordinates c); floor2 is the largest MinDist^2 of the tree nodes above it (0
+// when reached by grid stepping). Returns false once the query is settled or abandoned.
+__device__ __forceinline__ bool visit_cell(const GridView& g, uint32_t key, const int c[3], float floor2,
+                                           Radius rad, Probe& q, const QueryState& st, uint32_t heavy_threshold,
                                            HeavyCells heavy) {
   const uint32_t begin = g.cell_start[key], end = g.cell_start[key + 1];
   if (begin == end) return true;
   const Box box = g.frame.cell_box(c);
-  const float near2 = min_dist2(q.p, box);
+  const float near2 = fmaxf(min_dist2(q.p, box), floor2);
   if (near2 > rad.r2 || near2 >= q.cmin || near2 <= rad.prev2) return true;  // case 3, case 2, done before
-  q.cmax = load_cmax(st.cmax);
+  // One global word read by every query: re-reading it per cell makes its L2 slice the bottleneck.
+  // A stale cmax only prunes less, so it is refreshed every 8th cell.
+  if ((++q.visits & 7u) == 0) q.cmax = load_cmax(st.cmax);
   if (!beats_cmax(q, max_dist2(q.p, box))) {  // case 1: some point of the cell is within cmax
     q.discarded = true;
     return false;
@@ -79,21 +86,25 @@ __device__ __forceinline__ void tree_search(const GridView& g, Radius rad, Probe
   const GridFrame& f = g.frame;
   if (f.levels == 0) {
     const int c[3] = {0, 0, 0};
-    visit_cell(g, 0, c, rad, q, st, heavy_threshold, heavy);
+    visit_cell(g, 0, c, 0.f, rad, q, st, heavy_threshold, heavy);
     return;
   }
   constexpr int kStack = 112;
   uint32_t stack[kStack];  // level in the top 5 bits, node below
+  float floors[kStack];    // the parent's bound L
   int top = 0;
-  stack[top++] = static_cast<uint32_t>(f.levels) << 27;
+  stack[top] = static_cast<uint32_t>(f.levels) << 27;
+  floors[top++] = 0.f;
   const uint32_t fan = 1u << f.fanout_bits;
   while (top > 0) {
-    const uint32_t entry = stack[--top];
+    --top;
+    const uint32_t entry = stack[top];
+    const float floor2 = floors[top];
     const int level = static_cast<int>(entry >> 27);
     const uint32_t node = entry & ((1u << 27) - 1);
     const Box box = g.nodes[g.level_offset[level] + node];
     if (box_is_empty(box)) continue;
-    const float near2 = min_dist2(q.p, box);
+    const float near2 = fmaxf(min_dist2(q.p, box), floor2);
     if (near2 > rad.r2 || near2 >= q.cmin) continue;
     const float far2 = max_dist2(q.p, box);
     if (far2 <= rad.prev2) continue;  // every cell inside was searched in an earlier iteration
@@ -108,13 +119,34 @@ __device__ __forceinline__ void tree_search(const GridView& g, Radius rad, Probe
       for (uint32_t key = first; key < last; ++key) {
         int c[3];
         f.cell_of_key(key, c);
-        if (!visit_cell(g, key, c, rad, q, st, heavy_threshold, heavy)) return;
+        if (!visit_cell(g, key, c, near2, rad, q, st, heavy_threshold, heavy)) return;
       }
     } else {
+      // Children nearest first (pushed farthest first): the first leaves reached hold close points,
+      // so cmin falls early and prunes the rest of the descent.
       const uint32_t last = min(first + fan, f.level_count(level - 1));
-      // Pushed in reverse so children pop in Morton order.
-      for (uint32_t k = last; k > first && top < kStack; --k)
-        stack[top++] = (static_cast<uint32_t>(level - 1) << 27) | (k - 1);
+      const uint32_t child_base = g.level_offset[level - 1];
+      uint32_t order[8];
+      float dist[8];
+      int k = 0;
+      for (uint32_t child = first; child < last; ++child) {
+        const Box cb = g.nodes[child_base + child];
+        if (box_is_empty(cb)) continue;
+        const float d = fmaxf(min_dist2(q.p, cb), near2);
+        if (d > rad.r2 || d >= q.cmin) continue;
+        int at = k++;
+        while (at > 0 && dist[at - 1] < d) {  // descending by distance
+          dist[at] = dist[at - 1];
+          order[at] = order[at - 1];
+          --at;
+        }
+        dist[at] = d;
+        order[at] = child;
+      }
+      for (int i = 0; i < k && top < kStack; ++i) {
+        stack[top] = (static_cast<uint32_t>(level - 1) << 27) | order[i];
+        floors[top++] = near2;
+      }
     }
   }
 }
