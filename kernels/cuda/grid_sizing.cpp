@@ -64,7 +64,11 @@ GridFrame choose_grid_frame(const GridRequest& r) {
     dim = std::min(dim, static_cast<double>(live));
     // Full-data fill at side l: F(l) = rho * l^D with rho from the sample at l1.
     const double rho = (static_cast<double>(r.count) / s) * fill1 / std::pow(l1, dim);
-    const double spacing = 0.55 * std::pow(rho, -1.0 / dim);  // mean nearest-neighbour distance
+    // The radius a query searches in practice: the ball expected to hold a warp's worth (32) of points.
+    // Calibrated on an H100 (scripts/bench-gpu cell-size sweeps): the plain nearest-neighbour spacing
+    // gave cells of about 2 points, half as fast as the 6 to 8 points this gives.
+    const double unit_ball = dim >= 2.5 ? 4.18879 : dim >= 1.5 ? 3.14159 : 2.0;  // volume of the unit D-ball (D = 3, 2, 1)
+    const double spacing = std::pow(32.0 / (unit_ball * rho), 1.0 / dim);
     const double radius = std::max(r.radius, spacing);
     side = std::pow(2.0 * radius * r.cost_ratio / rho, 1.0 / (dim + 1.0));
   }

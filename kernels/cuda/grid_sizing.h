@@ -3,8 +3,8 @@
 // with c_hit / c_dist measured on the GPU (cost_model.cu), D the data's local dimension and rho its
 // density in that dimension, both measured from a sample's cell occupancy at two resolutions (so a
 // surface in 3D counts as 2D data), and r the search radius: the lower bound r0 of the directed HD, or
-// the expected nearest-neighbour spacing where r0 is smaller (r0 = 0 for overlapping sets, where
-// Eq. 6 alone would ask for cells of size 0).
+// the radius of a ball expected to hold 32 points where r0 is smaller (r0 = 0 for overlapping sets,
+// where Eq. 6 alone would ask for cells of size 0).
 #pragma once
 
 #include <cstddef>

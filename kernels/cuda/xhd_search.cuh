@@ -29,7 +29,12 @@ struct Radius {
   float prev2;  // -1 when nothing was searched before
 };
 
-enum class HeavyCells { kOffload, kAbandon };
+enum class HeavyCells { kOffload, kAbandon };  // kAbandon: the warm-up, which has no WL_Heavy
+
+// Points of a heavy cell scanned by the query's own thread before the rest goes to WL_Heavy.
+constexpr uint32_t kHeavyPrefix = 32;
+// The warm-up scans cells up to this size itself and drops queries that meet larger ones.
+constexpr uint32_t kWarmupScanLimit = 4096;
 
 __device__ __forceinline__ bool beats_cmax(const Probe& q, float d2) {
   return pack_candidate(d2, q.source_index) >= q.cmax;
@@ -52,20 +57,18 @@ __device__ __forceinline__ bool visit_cell(const GridView& g, uint32_t key, cons
     q.discarded = true;
     return false;
   }
-  if (end - begin > heavy_threshold) {
-    if (heavy == HeavyCells::kAbandon) {
+  uint32_t scan_end = end;
+  if (heavy == HeavyCells::kAbandon) {
+    if (end - begin > kWarmupScanLimit) {
       q.abandoned = true;
       return false;
     }
-    const uint32_t at = atomicAdd(&st.counters[kHeavyEntries], 1u);
-    if (at < st.heavy_capacity) {
-      st.heavy[at] = make_uint2(q.slot, key);
-      q.pushed_heavy = true;
-      return true;
-    }
-    // WL_Heavy is full: scan the cell here (slower, still exact).
+  } else if (end - begin > heavy_threshold) {
+    // A heavy cell goes to WL_Heavy, but its first points are scanned here: one of them is usually
+    // within cmax (early break), which spares the block-cooperative kernel most entries.
+    scan_end = begin + kHeavyPrefix;
   }
-  for (uint32_t j = begin; j < end; ++j) {
+  for (uint32_t j = begin; j < scan_end; ++j) {
     const float4 b = g.points[j];
     const float d2 = dist2(q.p[0], q.p[1], q.p[2], b.x, b.y, b.z);
     ++q.evals;
@@ -74,6 +77,26 @@ __device__ __forceinline__ bool visit_cell(const GridView& g, uint32_t key, cons
       if (!beats_cmax(q, d2)) {  // early break
         q.discarded = true;
         return false;
+      }
+    }
+  }
+  if (scan_end != end) {
+    const uint32_t at = atomicAdd(&st.counters[kHeavyEntries], 1u);
+    if (at < st.heavy_capacity) {
+      st.heavy[at] = make_uint2(q.slot, key);
+      q.pushed_heavy = true;
+      return true;
+    }
+    for (uint32_t j = scan_end; j < end; ++j) {  // WL_Heavy is full: finish the cell here (slower, exact)
+      const float4 b = g.points[j];
+      const float d2 = dist2(q.p[0], q.p[1], q.p[2], b.x, b.y, b.z);
+      ++q.evals;
+      if (d2 < q.cmin) {
+        q.cmin = d2;
+        if (!beats_cmax(q, d2)) {
+          q.discarded = true;
+          return false;
+        }
       }
     }
   }
