@@ -53,10 +53,11 @@ GridFrame choose_grid_frame(const GridRequest& r) {
 
   double side = r.cell_size;
   if (side <= 0.0 && live > 0) {
-    // Sample occupancy at a side where the sample would hold 8 points per cell if it filled the box,
-    // and at half that side: the ratio of fills gives the local dimension D.
+    // Sample occupancy at a side where the sample would hold 32 points per cell if it filled the box,
+    // and at half that side: the ratio of fills gives the local dimension D. (At fills near 1, cells
+    // holding several points by chance would bias D low.)
     const double s = static_cast<double>(std::max<size_t>(r.sample_count, 1));
-    const double l1 = std::pow(volume * 8.0 / s, 1.0 / live);
+    const double l1 = std::pow(volume * 32.0 / s, 1.0 / live);
     const double fill1 = s / static_cast<double>(occupied_cells(r, l1));
     const double fill2 = s / static_cast<double>(occupied_cells(r, l1 * 0.5));
     double dim = std::log2(fill1 / fill2);
