@@ -26,12 +26,25 @@ size_t occupied_cells(const GridRequest& r, double side) {
   return static_cast<size_t>(std::unique(cells.begin(), cells.end()) - cells.begin());
 }
 
-// Cells along each axis for a target side: a power of two as close as possible (in log scale).
+// Cells along each axis for a target side, as powers of two: the total number of bits is the rounded
+// sum of each axis's ideal (fractional) bits, handed out by largest fractional part, so the cell count
+// moves in steps of 2 rather than 8 and lands nearest the model's.
 void bits_for(const GridRequest& r, double side, int bits[3]) {
+  double ideal[3], total = 0.0;
   for (int i = 0; i < 3; ++i) {
     const double span = r.max[i] - r.min[i];
-    bits[i] = span > 0.0 ? static_cast<int>(std::lround(std::max(0.0, std::log2(span / side)))) : 0;
-    bits[i] = std::min(bits[i], 16);
+    ideal[i] = span > 0.0 ? std::min(std::max(0.0, std::log2(span / side)), 16.0) : 0.0;
+    bits[i] = static_cast<int>(std::floor(ideal[i]));
+    total += ideal[i];
+  }
+  int extra = static_cast<int>(std::lround(total)) - (bits[0] + bits[1] + bits[2]);
+  while (extra-- > 0) {
+    int best = -1;
+    for (int i = 0; i < 3; ++i)
+      if (ideal[i] > 0.0 && bits[i] < 16 && (best < 0 || ideal[i] - bits[i] > ideal[best] - bits[best])) best = i;
+    if (best < 0) break;
+    ++bits[best];
+    ideal[best] = bits[best];  // its fraction is used up
   }
 }
 
