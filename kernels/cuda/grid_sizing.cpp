@@ -12,13 +12,16 @@ namespace {
 constexpr double kMaxCellsPerPoint = 4.0;
 constexpr int kMaxTotalBits = 27;
 
-size_t occupied_cells(const GridRequest& r, double side) {
+// Distinct cells the sample occupies when axis i is cut into k[i] equal cells (whole cells only: a sliver
+// of a cell at the box's edge would look sparsely filled and bias the dimension low).
+size_t occupied_cells(const GridRequest& r, const double k[3]) {
   std::vector<uint64_t> cells(r.sample_count);
   for (size_t p = 0; p < r.sample_count; ++p) {
     uint64_t key = 0;
     for (int i = 0; i < 3; ++i) {
-      const double t = std::floor((r.sample[3 * p + i] - r.min[i]) / side);
-      key = key * 2097152u + static_cast<uint64_t>(std::min(std::max(t, 0.0), 2097151.0));
+      const double span = r.max[i] - r.min[i];
+      const double t = span > 0.0 ? std::floor((r.sample[3 * p + i] - r.min[i]) / span * k[i]) : 0.0;
+      key = key * 2097152u + static_cast<uint64_t>(std::min(std::max(t, 0.0), k[i] - 1.0));
     }
     cells[p] = key;
   }
@@ -70,9 +73,17 @@ GridFrame choose_grid_frame(const GridRequest& r) {
     // and at half that side: the ratio of fills gives the local dimension D. (At fills near 1, cells
     // holding several points by chance would bias D low.)
     const double s = static_cast<double>(std::max<size_t>(r.sample_count, 1));
-    const double l1 = std::pow(volume * 32.0 / s, 1.0 / live);
-    const double fill1 = s / static_cast<double>(occupied_cells(r, l1));
-    const double fill2 = s / static_cast<double>(occupied_cells(r, l1 * 0.5));
+    const double target = std::pow(volume * 32.0 / s, 1.0 / live);
+    double k1[3], k2[3], cells = 1.0;
+    for (int i = 0; i < 3; ++i) {
+      const bool axis_live = span[i] > largest * 1e-9 && span[i] > 0.0;
+      k1[i] = axis_live ? std::max(1.0, std::round(span[i] / target)) : 1.0;
+      k2[i] = axis_live ? 2.0 * k1[i] : 1.0;
+      cells *= k1[i];
+    }
+    const double l1 = std::pow(volume / cells, 1.0 / live);  // the side those cells have on average
+    const double fill1 = s / static_cast<double>(occupied_cells(r, k1));
+    const double fill2 = s / static_cast<double>(occupied_cells(r, k2));
     double dim = std::log2(fill1 / fill2);
     if (!(dim > 0.25)) dim = 0.25;  // duplicates: refining barely separates them
     dim = std::min(dim, static_cast<double>(live));
