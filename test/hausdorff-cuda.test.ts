@@ -160,3 +160,37 @@ describe('CUDA memory handling', { skip }, () => {
     assertClose(json.hd, cpu.hd, 'cuda vs cpu through the CLI');
   });
 });
+
+describe('backend choice and xhd doctor (any machine)', () => {
+  it('xhd doctor lists both backends, and a reason or the GPUs for CUDA', () => {
+    const out = runXhd(['doctor', '--json']);
+    assert.equal(out.code, 0, out.stderr);
+    const json = JSON.parse(out.stdout);
+    const names = json.backends.map((b: { name: string }) => b.name);
+    assert.deepEqual(names, ['cpu', 'cuda']);
+    const cudaStatus = json.backends[1];
+    if (cudaStatus.available) {
+      assert.ok(cudaStatus.devices.length > 0);
+      assert.match(cudaStatus.devices[0].compute_capability, /^\d+\.\d+$/);
+      assert.equal(json.auto_backend, 'cuda');
+    } else {
+      assert.match(cudaStatus.reason, /\S/);
+      assert.equal(json.auto_backend, 'cpu');
+    }
+  });
+
+  it('--backend cuda without a usable GPU is one clear error with exit 3; auto falls back to the CPU', { skip: cuda.available && 'a GPU is present' }, () => {
+    const dir = scratchDir();
+    const r = rng(40);
+    writeXyz(`${dir}/a.xyz`, uniform(50, 3, r));
+    writeXyz(`${dir}/b.xyz`, uniform(50, 3, r));
+    const forced = runXhd(['compare', `${dir}/a.xyz`, `${dir}/b.xyz`, '--backend', 'cuda']);
+    assert.equal(forced.code, 3);
+    assert.match(forced.stderr, /^xhd: --backend cuda: no usable GPU: .+xhd doctor/);
+    assert.equal(forced.stderr.trim().split('\n').length, 1);
+    const auto = runXhd(['compare', `${dir}/a.xyz`, `${dir}/b.xyz`, '--json']);
+    assert.equal(auto.code, 0, auto.stderr);
+    assert.equal(JSON.parse(auto.stdout).backend, 'cpu');
+    assert.equal(JSON.parse(auto.stdout).device, null);
+  });
+});
