@@ -70,6 +70,20 @@ function strided(p: Float32Array, count: number): Float32Array {
   return out;
 }
 
+/** Runs one full computation under the wall-clock limit (cancelling the native work when it is hit). */
+async function timed(run: (signal: AbortSignal) => Promise<Cell>, s: Settings): Promise<Cell> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), s.timeoutS * 1000);
+  try {
+    return await run(controller.signal);
+  } catch (err) {
+    if (err instanceof CancelledError) return { skipped: `> ${s.timeoutS} s` };
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Our GPU eb: run in full when a sample says it ends within ebFullBelowS, else that estimate. */
 async function ebGpu(a: Float32Array, b: Float32Array, s: Settings): Promise<Cell> {
   const n = a.length / 3, m = b.length / 3;
@@ -80,17 +94,10 @@ async function ebGpu(a: Float32Array, b: Float32Array, s: Settings): Promise<Cel
   if (estimateMs / 1000 > s.ebFullBelowS) {
     return { ms: estimateMs, hd: Math.max(sa.hd, sb.hd), note: `est. from ${k.toLocaleString('en-US')} sampled queries per direction` };
   }
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), s.timeoutS * 1000);
-  try {
-    const r = await hausdorff(a, b, { backend: 'cuda', method: 'eb', signal: controller.signal });
+  return timed(async (signal) => {
+    const r = await hausdorff(a, b, { backend: 'cuda', method: 'eb', signal });
     return { ms: r.ab.buildMs + r.ab.queryMs + r.ba!.buildMs + r.ba!.queryMs, hd: r.hd };
-  } catch (err) {
-    if (err instanceof CancelledError) return { skipped: `> ${s.timeoutS} s` };
-    throw err;
-  } finally {
-    clearTimeout(timer);
-  }
+  }, s);
 }
 
 function torchBrute(fileA: string, fileB: string, s: Settings): Promise<Cell> {
@@ -117,17 +124,10 @@ function torchBrute(fileA: string, fileB: string, s: Settings): Promise<Cell> {
 }
 
 async function cpuBackend(a: Float32Array, b: Float32Array, s: Settings): Promise<Cell> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), s.timeoutS * 1000);
-  try {
-    const r = await hausdorff(a, b, { backend: 'cpu', signal: controller.signal });
+  return timed(async (signal) => {
+    const r = await hausdorff(a, b, { backend: 'cpu', signal });
     return { ms: r.ab.buildMs + r.ab.queryMs + r.ba!.buildMs + r.ba!.queryMs, hd: r.hd };
-  } catch (err) {
-    if (err instanceof CancelledError) return { skipped: `> ${s.timeoutS} s` };
-    throw err;
-  } finally {
-    clearTimeout(timer);
-  }
+  }, s);
 }
 
 function writePly(path: string, p: Float32Array): void {

@@ -3,23 +3,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { hausdorff, type HausdorffResult, type Method } from '../src/hausdorff.js';
-import { clustered, pairDistance, rng, shifted, uniform, withDuplicates, type Dims } from './random-points.js';
-
-const RELATIVE_TOLERANCE = 1e-6;
-
-function assertClose(actual: number, expected: number, what: string) {
-  const scale = Math.max(Math.abs(expected), 1e-300);
-  assert.ok(
-    Math.abs(actual - expected) <= RELATIVE_TOLERANCE * scale || actual === expected,
-    `${what}: ${actual} differs from the reference ${expected} by more than 1e-6 relative`,
-  );
-}
-
-function assertWitnesses(r: HausdorffResult, a: Float32Array, b: Float32Array, label: string) {
-  assertClose(pairDistance(a, r.ab.fromIndex, b, r.ab.toIndex), r.ab.distance, `${label} A→B witness`);
-  if (r.ba) assertClose(pairDistance(b, r.ba.fromIndex, a, r.ba.toIndex), r.ba.distance, `${label} B→A witness`);
-}
+import { hausdorff, type Method } from '../src/hausdorff.js';
+import { AGREEMENT_CASES as cases } from './agreement-cases.js';
+import { assertClose, assertWitnesses } from './assert-hausdorff.js';
+import { clustered, rng, shifted, uniform } from './random-points.js';
 
 async function checkAgainstBrute(label: string, a: Float32Array, b: Float32Array, methods: Method[] = ['grid', 'eb']) {
   const reference = await hausdorff(a, b, { method: 'brute' });
@@ -32,27 +19,6 @@ async function checkAgainstBrute(label: string, a: Float32Array, b: Float32Array
     assertWitnesses(r, a, b, `${label} ${method}`);
   }
 }
-
-type Case = { name: string; make: (n: number, dims: Dims, seed: number) => [Float32Array, Float32Array] };
-
-const cases: Case[] = [
-  { name: 'uniform', make: (n, d, s) => { const r = rng(s); return [uniform(n, d, r), uniform(n, d, r)]; } },
-  { name: 'clustered', make: (n, d, s) => { const r = rng(s); return [clustered(n, d, r), clustered(n, d, r)]; } },
-  { name: 'overlapping, tiny shift', make: (n, d, s) => { const a = uniform(n, d, rng(s)); return [a, shifted(a, 1e-4)]; } },
-  { name: 'disjoint', make: (n, d, s) => { const r = rng(s); return [uniform(n, d, r), uniform(n, d, r, 3.5)]; } },
-  { name: 'duplicates', make: (n, d, s) => { const r = rng(s); return [withDuplicates(uniform(Math.ceil(n / 4), d, r), 4, r), uniform(n, d, r)]; } },
-  { name: 'one set inside a hollow shell', make: (n, d, s) => {
-      const r = rng(s);
-      const inner = uniform(Math.max(1, n >> 3), d, r, 0.4, 0.2);
-      const shell = uniform(n, d, r);
-      for (let i = 0; i < shell.length; i += 3) {  // push every point onto the sphere/circle of radius 0.5
-        const x = shell[i] - 0.5, y = shell[i + 1] - 0.5, z = d === 3 ? shell[i + 2] - 0.5 : 0;
-        const len = Math.hypot(x, y, z) || 1;
-        shell[i] = 0.5 + (0.5 * x) / len; shell[i + 1] = 0.5 + (0.5 * y) / len; shell[i + 2] = d === 3 ? 0.5 + (0.5 * z) / len : 0;
-      }
-      return [inner, shell];
-    } },
-];
 
 describe('grid and eb agree with the double-precision brute force', () => {
   for (const dims of [3, 2] as const) {

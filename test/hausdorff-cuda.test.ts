@@ -7,22 +7,13 @@ import { describe, it } from 'node:test';
 import { probeBackend } from '../src/backends.js';
 import { NativeError, UsageError } from '../src/errors.js';
 import { hausdorff, type HausdorffResult, type Method } from '../src/hausdorff.js';
+import { AGREEMENT_CASES as cases } from './agreement-cases.js';
+import { assertClose, assertWitnesses } from './assert-hausdorff.js';
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';
-import { clustered, pairDistance, rng, shifted, uniform, withDuplicates, type Dims } from './random-points.js';
+import { clustered, rng, shifted, uniform, withDuplicates } from './random-points.js';
 
 const cuda = probeBackend('cuda');
 const skip = cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`;
-
-function assertClose(actual: number, expected: number, what: string) {
-  const scale = Math.max(Math.abs(expected), 1e-300);
-  assert.ok(Math.abs(actual - expected) <= 1e-6 * scale || actual === expected,
-    `${what}: ${actual} differs from the reference ${expected} by more than 1e-6 relative`);
-}
-
-function assertWitnesses(r: HausdorffResult, a: Float32Array, b: Float32Array, label: string) {
-  assertClose(pairDistance(a, r.ab.fromIndex, b, r.ab.toIndex), r.ab.distance, `${label} A→B witness`);
-  if (r.ba) assertClose(pairDistance(b, r.ba.fromIndex, a, r.ba.toIndex), r.ba.distance, `${label} B→A witness`);
-}
 
 async function checkCuda(label: string, a: Float32Array, b: Float32Array, reference: HausdorffResult,
   methods: Method[] = ['grid', 'eb']) {
@@ -34,16 +25,6 @@ async function checkCuda(label: string, a: Float32Array, b: Float32Array, refere
     assertWitnesses(r, a, b, `${label} cuda ${method}`);
   }
 }
-
-type Case = { name: string; make: (n: number, dims: Dims, seed: number) => [Float32Array, Float32Array] };
-
-const cases: Case[] = [
-  { name: 'uniform', make: (n, d, s) => { const r = rng(s); return [uniform(n, d, r), uniform(n, d, r)]; } },
-  { name: 'clustered', make: (n, d, s) => { const r = rng(s); return [clustered(n, d, r), clustered(n, d, r)]; } },
-  { name: 'overlapping, tiny shift', make: (n, d, s) => { const a = uniform(n, d, rng(s)); return [a, shifted(a, 1e-4)]; } },
-  { name: 'disjoint', make: (n, d, s) => { const r = rng(s); return [uniform(n, d, r), uniform(n, d, r, 3.5)]; } },
-  { name: 'duplicates', make: (n, d, s) => { const r = rng(s); return [withDuplicates(uniform(Math.ceil(n / 4), d, r), 4, r), uniform(n, d, r)]; } },
-];
 
 /** Every point within a box of side 1e-6 (one grid cell, a heavy one), plus one point far away. */
 function oneCellAndOutlier(n: number, random: () => number): Float32Array {

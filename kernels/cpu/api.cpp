@@ -7,6 +7,7 @@
 
 #include "directed.h"
 #include "../common/last_error.h"
+#include "../common/status_guard.h"
 #include "../common/validate.h"
 #include "parallel.h"
 #include "xhd.h"
@@ -52,32 +53,12 @@ XHD_API int32_t xhd_device_count(void) {
 }
 
 XHD_API int32_t xhd_device_info_get(int32_t, xhd_device_info*) {
-  xhd::set_last_error("the CPU backend has no devices");
-  return XHD_ERROR_UNAVAILABLE;
+  return xhd::guarded([]() -> int32_t { throw xhd::Unavailable("the CPU backend has no devices"); });
 }
 
 XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                               xhd_hausdorff_result* result, xhd_progress* progress) {
-  try {
-    const int32_t status = hausdorff(a, b, options, result, progress);
-    xhd::clear_last_error();
-    return status;
-  } catch (const InvalidArgument& e) {
-    xhd::set_last_error(e.what());
-    return XHD_ERROR_INVALID_ARGUMENT;
-  } catch (const xhd::Cancelled& e) {
-    xhd::set_last_error(e.what());
-    return XHD_ERROR_CANCELLED;
-  } catch (const std::bad_alloc&) {
-    xhd::set_last_error("out of memory");
-    return XHD_ERROR_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    xhd::set_last_error(std::string("internal error: ") + e.what());
-    return XHD_ERROR_INTERNAL;
-  } catch (...) {
-    xhd::set_last_error("internal error: unknown exception");
-    return XHD_ERROR_INTERNAL;
-  }
+  return xhd::guarded([&] { return hausdorff(a, b, options, result, progress); });
 }
 
 }  // extern "C"

@@ -5,7 +5,7 @@
 #include <new>
 #include <string>
 
-#include "../common/last_error.h"
+#include "../common/status_guard.h"
 #include "../common/progress.h"
 #include "../common/validate.h"
 #include "cuda_check.h"
@@ -42,18 +42,16 @@ XHD_API int32_t xhd_abi_version(void) { return XHD_ABI_VERSION; }
 XHD_API const char* xhd_backend_name(void) { return "cuda"; }
 
 XHD_API int32_t xhd_device_count(void) {
-  try {
-    const int count = xhd::usable_device_count();
-    xhd::clear_last_error();
-    return count;
-  } catch (const std::exception& e) {
-    xhd::set_last_error(e.what());
-    return 0;
-  }
+  int32_t count = 0;
+  xhd::guarded([&] {
+    count = xhd::usable_device_count();
+    return XHD_OK;
+  });
+  return count;
 }
 
 XHD_API int32_t xhd_device_info_get(int32_t ordinal, xhd_device_info* info) {
-  try {
+  return xhd::guarded([&] {
     if (info == nullptr) throw xhd::InvalidArgument("info must not be null");
     const int count = xhd::usable_device_count();
     if (ordinal < 0 || ordinal >= count) throw xhd::InvalidArgument("no CUDA device " + std::to_string(ordinal));
@@ -72,48 +70,13 @@ XHD_API int32_t xhd_device_info_get(int32_t ordinal, xhd_device_info* info) {
     info->free_memory = free_bytes;
     XHD_CUDA(cudaDriverGetVersion(&info->driver_version));
     XHD_CUDA(cudaRuntimeGetVersion(&info->runtime_version));
-    xhd::clear_last_error();
     return XHD_OK;
-  } catch (const xhd::InvalidArgument& e) {
-    xhd::set_last_error(e.what());
-    return XHD_ERROR_INVALID_ARGUMENT;
-  } catch (const xhd::DeviceUnavailable& e) {
-    xhd::set_last_error(e.what());
-    return XHD_ERROR_UNAVAILABLE;
-  } catch (const std::exception& e) {
-    xhd::set_last_error(std::string("internal error: ") + e.what());
-    return XHD_ERROR_INTERNAL;
-  }
+  });
 }
 
 XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                               xhd_hausdorff_result* result, xhd_progress* progress) {
-  try {
-    const int32_t status = hausdorff(a, b, options, result, progress);
-    xhd::clear_last_error();
-    return status;
-  } catch (const xhd::InvalidArgument& e) {
-    xhd::set_last_error(e.what());
-    return XHD_ERROR_INVALID_ARGUMENT;
-  } catch (const xhd::Cancelled& e) {
-    xhd::set_last_error(e.what());
-    return XHD_ERROR_CANCELLED;
-  } catch (const xhd::DeviceUnavailable& e) {
-    xhd::set_last_error(e.what());
-    return XHD_ERROR_UNAVAILABLE;
-  } catch (const xhd::DeviceMemoryShort& e) {
-    xhd::set_last_error(std::string("not enough GPU memory: ") + e.what());
-    return XHD_ERROR_OUT_OF_MEMORY;
-  } catch (const std::bad_alloc&) {
-    xhd::set_last_error("out of host memory");
-    return XHD_ERROR_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    xhd::set_last_error(std::string("internal error: ") + e.what());
-    return XHD_ERROR_INTERNAL;
-  } catch (...) {
-    xhd::set_last_error("internal error: unknown exception");
-    return XHD_ERROR_INTERNAL;
-  }
+  return xhd::guarded([&] { return hausdorff(a, b, options, result, progress); });
 }
 
 }  // extern "C"

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "../common/status_guard.h"
+
 namespace xhd {
 
 struct CudaError : std::runtime_error {
@@ -15,8 +17,8 @@ struct CudaError : std::runtime_error {
 };
 
 // Device memory the call needs but the GPU does not have: a clear message, not an internal error.
-struct DeviceMemoryShort : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct DeviceMemoryShort : OutOfMemory {
+  explicit DeviceMemoryShort(const std::string& what) : OutOfMemory("not enough GPU memory: " + what) {}
 };
 
 inline void cuda_check(cudaError_t status, const char* what) {

@@ -13,9 +13,7 @@
 namespace xhd {
 
 // No usable device: reported as XHD_ERROR_UNAVAILABLE.
-struct DeviceUnavailable : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using DeviceUnavailable = Unavailable;
 
 // Number of devices, or a DeviceUnavailable saying why there are none.
 int usable_device_count();
