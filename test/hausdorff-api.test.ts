@@ -49,10 +49,11 @@ describe('hausdorff() options', () => {
     assert.equal(directed.ab.distance, both.ab.distance);
   });
 
+  // Threads and cell sizes as the CPU backend takes them (the GPU rounds cells to powers of two per axis).
   it('thread count and seed change nothing in the answer', async () => {
-    const one = await hausdorff(a, b, { threads: 1, seed: 1 });
-    const two = await hausdorff(a, b, { threads: 2, seed: 99 });
-    const eb = await hausdorff(a, b, { method: 'eb', threads: 3, seed: 5 });
+    const one = await hausdorff(a, b, { threads: 1, seed: 1, backend: 'cpu' });
+    const two = await hausdorff(a, b, { threads: 2, seed: 99, backend: 'cpu' });
+    const eb = await hausdorff(a, b, { method: 'eb', threads: 3, seed: 5, backend: 'cpu' });
     assert.equal(one.hd, two.hd);
     assert.equal(one.ab.fromIndex, two.ab.fromIndex);
     assert.equal(eb.hd, one.hd);
@@ -60,14 +61,14 @@ describe('hausdorff() options', () => {
   });
 
   it('an explicit cell size is used and still gives the exact answer', async () => {
-    const auto = await hausdorff(a, b);
+    const auto = await hausdorff(a, b, { backend: 'cpu' });
     for (const cellSize of [0.05, 0.9, 10]) {
-      const r2 = await hausdorff(a, b, { cellSize });
+      const r2 = await hausdorff(a, b, { cellSize, backend: 'cpu' });
       assert.equal(r2.hd, auto.hd, `cell ${cellSize}`);
       assert.equal(r2.ab.cellSize, Math.fround(cellSize));
     }
     // So fine a grid would need ~4e7 cells for 3000 points: the size is raised to respect the cell cap.
-    const capped = await hausdorff(a, b, { cellSize: 0.003 });
+    const capped = await hausdorff(a, b, { cellSize: 0.003, backend: 'cpu' });
     assert.equal(capped.hd, auto.hd);
     assert.ok(capped.ab.cellSize > 0.003);
     assert.ok(capped.ab.gridDims[0] * capped.ab.gridDims[1] * capped.ab.gridDims[2] <= 4 * 3000);
