@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 
+import { probeBackend } from '../src/backends.js';
 import { hausdorff } from '../src/hausdorff.js';
 import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { sharedData } from './helpers.js';
@@ -45,7 +46,7 @@ describe('xhd compare', () => {
     assert.equal(j.hd_ba, reference.ba!.distance);
     assert.equal(j.hd, reference.hd);
     assert.equal(j.method, 'grid');
-    assert.equal(j.backend, 'cpu');
+    assert.equal(j.backend, probeBackend('cuda').available ? 'cuda' : 'cpu'); // --backend auto
     assert.deepEqual(j.a, { path: pathA, format: 'xyz', points: 4000, dims: 3, triangles: 0, source: 'points' });
     assert.equal(j.b.points, 3000);
     assert.equal(j.witness_ab.a_index, reference.ab.fromIndex);
@@ -57,9 +58,9 @@ describe('xhd compare', () => {
     assert.ok(Math.abs(j.bbox_diagonal - unionDiagonal(a, b)) < 1e-12, `bbox diagonal ${j.bbox_diagonal}`);
   });
 
-  it('every method gives the same distances', () => {
+  it('every method gives the same distances (CPU backend, one thread)', () => {
     for (const method of ['eb', 'brute']) {
-      const j = JSON.parse(runXhd(['compare', pathA, pathB, '--json', '--method', method, '--threads', '1']).stdout);
+      const j = JSON.parse(runXhd(['compare', pathA, pathB, '--json', '--method', method, '--threads', '1', '--backend', 'cpu']).stdout);
       assert.equal(j.hd, reference.hd, method);
       assert.equal(j.method, method);
       assert.equal(j.threads, 1);
