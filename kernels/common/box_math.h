@@ -83,6 +83,16 @@ XHD_HD unsigned int spread_bits_10(unsigned int v) {
   return v;
 }
 
+// Spreads the low 15 bits of v so that one zero bit follows each one (2D Morton codes).
+XHD_HD unsigned int spread_bits_15(unsigned int v) {
+  v &= 0x7fffu;
+  v = (v | (v << 8)) & 0x00ff00ffu;
+  v = (v | (v << 4)) & 0x0f0f0f0fu;
+  v = (v | (v << 2)) & 0x33333333u;
+  v = (v | (v << 1)) & 0x55555555u;
+  return v;
+}
+
 XHD_HD unsigned int morton3_10(unsigned int x, unsigned int y, unsigned int z) {
   return (spread_bits_10(x) << 2) | (spread_bits_10(y) << 1) | spread_bits_10(z);
 }

@@ -1,12 +1,8 @@
 // The C ABI entry points of the CPU backend: validate, dispatch, and turn every C++ exception into a
 // status code plus a last-error message, since nothing may unwind into the FFI caller.
-#include <cmath>
-#include <cstring>
-#include <new>
 #include <string>
 
 #include "directed.h"
-#include "../common/last_error.h"
 #include "../common/status_guard.h"
 #include "../common/validate.h"
 #include "parallel.h"

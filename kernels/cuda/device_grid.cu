@@ -8,6 +8,7 @@
 
 #include "cuda_check.h"
 #include "grid_sizing.h"
+#include "launch.h"
 #include "ordered_float.cuh"
 #include "phase_log.h"
 
@@ -17,9 +18,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr uint32_t kSizingSample = 4096;
 
-unsigned blocks_for(uint64_t n, int threads = kThreads) {
-  return static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>((n + threads - 1) / threads, 1u << 30)));
-}
 
 // Empty encoded boxes: mins at the top of the integer range, maxes at the bottom.
 __global__ void init_encoded_boxes(int* boxes, uint32_t count) {
@@ -162,7 +160,7 @@ Box device_bounds(DeviceMemory& memory, const float* xyz, uint32_t n, cudaStream
   DeviceArray<int> out(memory, 6);
   int init[6] = {INT_MAX, INT_MAX, INT_MAX, INT_MIN, INT_MIN, INT_MIN};
   XHD_CUDA(cudaMemcpyAsync(out.get(), init, sizeof(init), cudaMemcpyHostToDevice, stream));
-  bounds_kernel<<<std::min(blocks_for(n), 1024u), kThreads, 0, stream>>>(xyz, n, out.get());
+  bounds_kernel<<<std::min(blocks_for(n, kThreads), 1024u), kThreads, 0, stream>>>(xyz, n, out.get());
   XHD_CUDA_LAUNCHED("bounds_kernel");
   int host[6];
   XHD_CUDA(cudaMemcpyAsync(host, out.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
@@ -185,7 +183,7 @@ DeviceGrid build_device_grid(DeviceMemory& memory, const float* xyz, uint32_t n,
   std::vector<float> sample(3ull * sample_count);
   {
     DeviceArray<float> gathered(memory, 3ull * sample_count);
-    gather_sample<<<blocks_for(sample_count), kThreads, 0, stream>>>(xyz, stride, sample_count, gathered.get());
+    gather_sample<<<blocks_for(sample_count, kThreads), kThreads, 0, stream>>>(xyz, stride, sample_count, gathered.get());
     XHD_CUDA_LAUNCHED("gather_sample");
     XHD_CUDA(cudaMemcpyAsync(sample.data(), gathered.get(), 12ull * sample_count, cudaMemcpyDeviceToHost, stream));
     XHD_CUDA(cudaStreamSynchronize(stream));
@@ -214,7 +212,7 @@ DeviceGrid build_device_grid(DeviceMemory& memory, const float* xyz, uint32_t n,
   {
     DeviceArray<uint32_t> keys(memory, n), ranks(memory, n), counts(memory, cells + 1ull);
     XHD_CUDA(cudaMemsetAsync(counts.get(), 0, (cells + 1ull) * sizeof(uint32_t), stream));
-    count_cells<<<blocks_for(n), kThreads, 0, stream>>>(xyz, n, f, keys.get(), ranks.get(), counts.get());
+    count_cells<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(xyz, n, f, keys.get(), ranks.get(), counts.get());
     XHD_CUDA_LAUNCHED("count_cells");
     g.cell_start = DeviceArray<uint32_t>(memory, cells + 1ull);
     size_t scratch_bytes = 0;
@@ -222,7 +220,7 @@ DeviceGrid build_device_grid(DeviceMemory& memory, const float* xyz, uint32_t n,
     DeviceArray<unsigned char> scratch(memory, scratch_bytes);
     XHD_CUDA(cub::DeviceScan::ExclusiveSum(scratch.get(), scratch_bytes, counts.get(), g.cell_start.get(), cells + 1, stream));
     g.points = DeviceArray<float4>(memory, n);
-    scatter_points<<<blocks_for(n), kThreads, 0, stream>>>(xyz, n, index_base, keys.get(), ranks.get(),
+    scatter_points<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(xyz, n, index_base, keys.get(), ranks.get(),
                                                            g.cell_start.get(), g.points.get());
     XHD_CUDA_LAUNCHED("scatter_points");
   }
@@ -238,14 +236,14 @@ DeviceGrid build_device_grid(DeviceMemory& memory, const float* xyz, uint32_t n,
     g.nodes = DeviceArray<Box>(memory, total_nodes);
     const uint32_t level1 = f.level_count(1);
     int* raw = reinterpret_cast<int*>(g.nodes.get());
-    init_encoded_boxes<<<blocks_for(level1), kThreads, 0, stream>>>(raw, level1);
+    init_encoded_boxes<<<blocks_for(level1, kThreads), kThreads, 0, stream>>>(raw, level1);
     XHD_CUDA_LAUNCHED("init_encoded_boxes");
-    level1_boxes<<<blocks_for(n), kThreads, 0, stream>>>(g.points.get(), n, f, raw);
+    level1_boxes<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(g.points.get(), n, f, raw);
     XHD_CUDA_LAUNCHED("level1_boxes");
-    decode_boxes<<<blocks_for(level1), kThreads, 0, stream>>>(raw, level1);
+    decode_boxes<<<blocks_for(level1, kThreads), kThreads, 0, stream>>>(raw, level1);
     XHD_CUDA_LAUNCHED("decode_boxes");
     for (int j = 2; j <= f.levels; ++j) {
-      merge_level<<<blocks_for(f.level_count(j)), kThreads, 0, stream>>>(
+      merge_level<<<blocks_for(f.level_count(j), kThreads), kThreads, 0, stream>>>(
           g.nodes.get(), g.level_offset[j - 1], f.level_count(j - 1), g.level_offset[j], f.level_count(j),
           f.fanout_bits);
       XHD_CUDA_LAUNCHED("merge_level");

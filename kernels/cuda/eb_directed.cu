@@ -6,6 +6,7 @@
 
 #include "../common/box_math.h"
 #include "cuda_check.h"
+#include "launch.h"
 #include "query_state.cuh"
 
 namespace xhd {
@@ -76,7 +77,7 @@ __global__ void eb_kernel(const float4* queries, uint32_t first, uint32_t last, 
 DeviceArray<float4> shuffled_points(DeviceMemory& memory, const float* xyz, uint32_t n, uint64_t seed,
                                     cudaStream_t stream) {
   DeviceArray<uint32_t> keys(memory, n), values(memory, n), sorted_keys(memory, n), order(memory, n);
-  const unsigned blocks = (n + kThreads - 1) / kThreads;
+  const unsigned blocks = blocks_for(n, kThreads);
   random_keys<<<blocks, kThreads, 0, stream>>>(n, seed, keys.get(), values.get());
   XHD_CUDA_LAUNCHED("random_keys");
   size_t scratch_bytes = 0;
@@ -102,7 +103,7 @@ uint64_t run_directed_eb(DeviceMemory& memory, const float4* queries, uint32_t q
   for (uint32_t first = 0; first < query_count; first += kQueriesPerLaunch) {
     progress->check_cancel();
     const uint32_t last = std::min(query_count, first + kQueriesPerLaunch);
-    const unsigned blocks = std::min<unsigned>(sms * 8, ((last - first) * 32 + kThreads - 1) / kThreads);
+    const unsigned blocks = std::min<unsigned>(sms * 8, blocks_for(uint64_t(last - first) * 32, kThreads));
     eb_kernel<<<blocks, kThreads, 0, stream>>>(queries, first, last, targets, target_count, cmax, evals.get());
     XHD_CUDA_LAUNCHED("eb_kernel");
     XHD_CUDA(cudaStreamSynchronize(stream));

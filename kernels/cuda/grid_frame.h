@@ -11,16 +11,6 @@
 
 namespace xhd {
 
-// Spreads the low 15 bits of v so that one zero bit follows each one (2D Morton codes).
-XHD_HD unsigned int spread_bits_15(unsigned int v) {
-  v &= 0x7fffu;
-  v = (v | (v << 8)) & 0x00ff00ffu;
-  v = (v | (v << 4)) & 0x0f0f0f0fu;
-  v = (v | (v << 2)) & 0x33333333u;
-  v = (v | (v << 1)) & 0x55555555u;
-  return v;
-}
-
 struct GridFrame {
   float origin[3];
   float cell[3];      // side of a cell along each axis (cells need not be cubes)

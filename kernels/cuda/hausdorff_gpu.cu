@@ -158,20 +158,17 @@ class GpuRun {
       raw_a.reset();
       grid_b = build(raw_b.get(), nb, 0, box_b, directed_lower_bound(box_a, box_b), build_b);
     }
-    if (options_.directions & XHD_DIRECTION_AB) {
-      result_.ab.build_ms = both ? build_b : build_a + build_b;
-      describe_grid(grid_b, result_.ab);
+    // A direction is charged the build of its index, or of both grids when it is the only one asked.
+    auto direction = [&](const DeviceGrid& index, const DeviceGrid& queries, const xhd_points& source,
+                         double index_build_ms, xhd_directed& out) {
+      out.build_ms = both ? index_build_ms : build_a + build_b;
+      describe_grid(index, out);
       DeviceArray<unsigned long long> cmax = fresh_cmax();
-      query(grid_b, grid_a.points.get(), na, grid_a.bounds, cmax.get(), result_.ab);
-      finish_timed(cmax.get(), a_, grid_b.points.get(), nb, result_.ab);
-    }
-    if (options_.directions & XHD_DIRECTION_BA) {
-      result_.ba.build_ms = both ? build_a : build_a + build_b;
-      describe_grid(grid_a, result_.ba);
-      DeviceArray<unsigned long long> cmax = fresh_cmax();
-      query(grid_a, grid_b.points.get(), nb, grid_b.bounds, cmax.get(), result_.ba);
-      finish_timed(cmax.get(), b_, grid_a.points.get(), na, result_.ba);
-    }
+      query(index, queries.points.get(), queries.count, queries.bounds, cmax.get(), out);
+      finish_timed(cmax.get(), source, index.points.get(), index.count, out);
+    };
+    if (options_.directions & XHD_DIRECTION_AB) direction(grid_b, grid_a, a_, build_b, result_.ab);
+    if (options_.directions & XHD_DIRECTION_BA) direction(grid_a, grid_b, b_, build_a, result_.ba);
   }
 
   // The source does not fit beside the target: the target's grid stays resident and the source comes

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "launch.h"
 
 namespace xhd {
 namespace {
@@ -48,7 +49,7 @@ __global__ void nearest_kernel(const float4* targets, uint32_t count, double px,
 
 Nearest nearest_in_double(DeviceMemory& memory, const float4* targets, uint32_t count, const float p[3],
                           cudaStream_t stream) {
-  const unsigned blocks = std::max(1u, std::min(kBlocks, (count + kThreads - 1) / kThreads));
+  const unsigned blocks = std::min(kBlocks, blocks_for(count, kThreads));
   DeviceArray<double> d(memory, blocks);
   DeviceArray<uint32_t> i(memory, blocks);
   nearest_kernel<<<blocks, kThreads, 0, stream>>>(targets, count, p[0], p[1], p[2], d.get(), i.get());

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "launch.h"
 #include "phase_log.h"
 #include "xhd_search.cuh"
 
@@ -226,10 +227,6 @@ __global__ void settle_kernel(QueryState st, float r2) {
     const uint32_t at = warp_append(&st.counters[kMissCount], miss);
     if (miss) st.worklist_miss[at] = slot;
   }
-}
-
-unsigned blocks_for(uint64_t n, int threads) {
-  return static_cast<unsigned>(std::max<uint64_t>(1, (n + threads - 1) / threads));
 }
 
 double box_face_gap(const Box& s, const Box& t, int axis, bool upper) {
