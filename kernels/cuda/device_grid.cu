@@ -156,58 +156,59 @@ uint64_t grid_build_bytes(uint64_t n, uint64_t max_cells) {
   return 16 * n + 8 * n + 8 * (max_cells + 1) + 24 * max_cells + (1u << 20);
 }
 
-Box device_bounds(DeviceMemory& memory, const float* xyz, uint32_t n, cudaStream_t stream) {
-  DeviceArray<int> out(memory, 6);
-  int init[6] = {INT_MAX, INT_MAX, INT_MAX, INT_MIN, INT_MIN, INT_MIN};
-  XHD_CUDA(cudaMemcpyAsync(out.get(), init, sizeof(init), cudaMemcpyHostToDevice, stream));
-  bounds_kernel<<<std::min(blocks_for(n, kThreads), 1024u), kThreads, 0, stream>>>(xyz, n, out.get());
+GridInput survey_points(DeviceMemory& memory, const float* xyz, uint32_t n, uint32_t index_base, cudaStream_t stream) {
+  GridInput in;
+  in.xyz = xyz;
+  in.count = n;
+  in.index_base = index_base;
+  const uint32_t sample_count = std::min(n, kSizingSample);
+  // One device buffer for both answers: six encoded bounds, then the sample.
+  DeviceArray<float> found(memory, 6 + 3ull * sample_count);
+  int* encoded = reinterpret_cast<int*>(found.get());
+  const int init[6] = {INT_MAX, INT_MAX, INT_MAX, INT_MIN, INT_MIN, INT_MIN};
+  XHD_CUDA(cudaMemcpyAsync(encoded, init, sizeof(init), cudaMemcpyHostToDevice, stream));
+  bounds_kernel<<<std::min(blocks_for(n, kThreads), 1024u), kThreads, 0, stream>>>(xyz, n, encoded);
   XHD_CUDA_LAUNCHED("bounds_kernel");
-  int host[6];
-  XHD_CUDA(cudaMemcpyAsync(host, out.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
+  gather_sample<<<blocks_for(sample_count, kThreads), kThreads, 0, stream>>>(xyz, n / sample_count, sample_count,
+                                                                             found.get() + 6);
+  XHD_CUDA_LAUNCHED("gather_sample");
+  std::vector<float> host(found.size());
+  XHD_CUDA(cudaMemcpyAsync(host.data(), found.get(), 4 * host.size(), cudaMemcpyDeviceToHost, stream));
   XHD_CUDA(cudaStreamSynchronize(stream));
-  Box b;
   for (int i = 0; i < 3; ++i) {
-    const int lo = host[i], hi = host[3 + i];
-    b.min[i] = host_ordered_to_float(lo);
-    b.max[i] = host_ordered_to_float(hi);
+    int lo, hi;
+    std::memcpy(&lo, &host[i], sizeof(int));
+    std::memcpy(&hi, &host[3 + i], sizeof(int));
+    in.bounds.min[i] = host_ordered_to_float(lo);
+    in.bounds.max[i] = host_ordered_to_float(hi);
   }
-  return b;
+  in.sample.assign(host.begin() + 6, host.end());
+  return in;
 }
 
-DeviceGrid build_device_grid(DeviceMemory& memory, const float* xyz, uint32_t n, uint32_t index_base,
-                             const Box& bounds, const GridPlan& plan, cudaStream_t stream) {
+DeviceGrid build_device_grid(DeviceMemory& memory, const GridInput& input, const GridPlan& plan, cudaStream_t stream) {
   PhaseLog log(stream);
-  // A spread sample for the occupancy measurement, gathered on the device and copied in one piece.
-  const uint32_t sample_count = std::min(n, kSizingSample);
-  const uint64_t stride = n / sample_count;
-  std::vector<float> sample(3ull * sample_count);
-  {
-    DeviceArray<float> gathered(memory, 3ull * sample_count);
-    gather_sample<<<blocks_for(sample_count, kThreads), kThreads, 0, stream>>>(xyz, stride, sample_count, gathered.get());
-    XHD_CUDA_LAUNCHED("gather_sample");
-    XHD_CUDA(cudaMemcpyAsync(sample.data(), gathered.get(), 12ull * sample_count, cudaMemcpyDeviceToHost, stream));
-    XHD_CUDA(cudaStreamSynchronize(stream));
-  }
-
+  const float* xyz = input.xyz;
+  const uint32_t n = input.count;
   GridRequest request{};
   for (int i = 0; i < 3; ++i) {
-    request.min[i] = bounds.min[i];
-    request.max[i] = bounds.max[i];
+    request.min[i] = input.bounds.min[i];
+    request.max[i] = input.bounds.max[i];
   }
   request.count = n;
-  request.sample = sample.data();
-  request.sample_count = sample_count;
+  request.sample = input.sample.data();
+  request.sample_count = input.sample.size() / 3;
   request.cost_ratio = plan.cost_ratio;
   request.radius = plan.radius;
   request.cell_size = plan.cell_size;
 
   DeviceGrid g;
   g.frame = choose_grid_frame(request);
-  g.bounds = bounds;
+  g.bounds = input.bounds;
   g.count = n;
   const GridFrame& f = g.frame;
   const uint32_t cells = f.cell_count();
-  log.mark("grid sizing (sample, model)");
+  log.mark("grid sizing (model, host)");
 
   {
     DeviceArray<uint32_t> keys(memory, n), ranks(memory, n), counts(memory, cells + 1ull);
@@ -220,7 +221,7 @@ DeviceGrid build_device_grid(DeviceMemory& memory, const float* xyz, uint32_t n,
     DeviceArray<unsigned char> scratch(memory, scratch_bytes);
     XHD_CUDA(cub::DeviceScan::ExclusiveSum(scratch.get(), scratch_bytes, counts.get(), g.cell_start.get(), cells + 1, stream));
     g.points = DeviceArray<float4>(memory, n);
-    scatter_points<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(xyz, n, index_base, keys.get(), ranks.get(),
+    scatter_points<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(xyz, n, input.index_base, keys.get(), ranks.get(),
                                                            g.cell_start.get(), g.points.get());
     XHD_CUDA_LAUNCHED("scatter_points");
   }

@@ -43,12 +43,21 @@ struct GridPlan {
   double cell_size;   // caller's cell side, 0 for the cost model
 };
 
-// Box of n raw interleaved points already on the device (a small reduction plus a copy back).
-Box device_bounds(DeviceMemory& memory, const float* xyz, uint32_t n, cudaStream_t stream);
+// What sizing a grid needs to know of n raw interleaved points on the device: their exact bounds and a
+// spread sample, fetched in one round trip.
+struct GridInput {
+  const float* xyz = nullptr;
+  uint32_t count = 0;
+  uint32_t index_base = 0;  // added to a point's position in xyz to give its original index
+  Box bounds{};
+  std::vector<float> sample;  // interleaved x,y,z
+};
 
-// Sorts n raw interleaved points (on the device) into a grid sized by the plan; the points keep their
-// index plus index_base as original index. Synchronizes the stream (the sizing needs a sample on the host).
-DeviceGrid build_device_grid(DeviceMemory& memory, const float* xyz, uint32_t n, uint32_t index_base,
-                             const Box& bounds, const GridPlan& plan, cudaStream_t stream);
+GridInput survey_points(DeviceMemory& memory, const float* xyz, uint32_t n, uint32_t index_base, cudaStream_t stream);
+
+// Sorts surveyed points into a grid sized by the plan. Only queues device work: the host is free to size
+// the next grid while this one is sorted. The points in input.xyz must stay until the queued work is
+// done (stream-ordered frees on the same stream are safe).
+DeviceGrid build_device_grid(DeviceMemory& memory, const GridInput& input, const GridPlan& plan, cudaStream_t stream);
 
 }  // namespace xhd

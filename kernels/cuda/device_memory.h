@@ -1,5 +1,8 @@
 // Device allocations of one xhd_hausdorff call, counted so the call can report its peak and plan
 // chunks against a budget (free memory, or XHD_CUDA_MEMORY_LIMIT in bytes for tests).
+// Allocations are stream-ordered (cudaMallocAsync on the call's stream): freeing does not stall the
+// device the way cudaFree does, and memory freed early in a call (raw uploads, sort scratch) is reused
+// by later phases without new mappings.
 #pragma once
 
 #include <cstddef>
@@ -12,24 +15,24 @@ namespace xhd {
 
 class DeviceMemory {
  public:
-  explicit DeviceMemory(uint64_t budget) : budget_(budget) {}
+  DeviceMemory(uint64_t budget, cudaStream_t stream) : budget_(budget), stream_(stream) {}
   void* allocate(size_t bytes) {
     if (bytes == 0) return nullptr;
     if (in_use_ + bytes > budget_) throw DeviceMemoryShort("device memory budget exceeded");
     void* p = nullptr;
-    const cudaError_t status = cudaMalloc(&p, bytes);
+    const cudaError_t status = cudaMallocAsync(&p, bytes, stream_);
     if (status == cudaErrorMemoryAllocation) {
       cudaGetLastError();
-      throw DeviceMemoryShort("cudaMalloc of " + std::to_string(bytes) + " bytes failed");
+      throw DeviceMemoryShort("an allocation of " + std::to_string(bytes) + " bytes failed");
     }
-    cuda_check(status, "cudaMalloc");
+    cuda_check(status, "cudaMallocAsync");
     in_use_ += bytes;
     if (in_use_ > peak_) peak_ = in_use_;
     return p;
   }
   void release(void* p, size_t bytes) {
     if (p == nullptr) return;
-    cudaFree(p);
+    cudaFreeAsync(p, stream_);
     in_use_ -= bytes;
   }
   uint64_t budget() const { return budget_; }
@@ -38,6 +41,7 @@ class DeviceMemory {
 
  private:
   uint64_t budget_;
+  cudaStream_t stream_;
   uint64_t in_use_ = 0;
   uint64_t peak_ = 0;
 };

@@ -24,9 +24,19 @@ int usable_device_count() {
   }
 }
 
-uint64_t device_memory_budget() {
+uint64_t device_memory_budget(int device) {
+  // The default pool serves cudaMallocAsync. It keeps freed memory for the next call of this process
+  // (as framework caching allocators do) instead of unmapping it at every synchronization.
+  cudaMemPool_t pool = nullptr;
+  XHD_CUDA(cudaDeviceGetDefaultMemPool(&pool, device));
+  uint64_t keep = UINT64_MAX;
+  XHD_CUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  uint64_t reserved = 0, used = 0;
+  XHD_CUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  XHD_CUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
   size_t free_bytes = 0, total_bytes = 0;
   XHD_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  free_bytes += reserved > used ? reserved - used : 0;
   const uint64_t reserve = 256ull << 20;  // cuBLAS-free, but the runtime and CUB scratch need some
   uint64_t budget = free_bytes > reserve ? free_bytes - reserve : 0;
   if (const char* limit = std::getenv("XHD_CUDA_MEMORY_LIMIT")) {

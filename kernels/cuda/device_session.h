@@ -18,9 +18,10 @@ using DeviceUnavailable = Unavailable;
 // Number of devices, or a DeviceUnavailable saying why there are none.
 int usable_device_count();
 
-// Memory the call may use: free memory less a reserve for the runtime, or XHD_CUDA_MEMORY_LIMIT
-// (bytes) when set, which lets tests exercise the chunked path.
-uint64_t device_memory_budget();
+// Memory the call may use: free memory (counting what the allocator's pool holds from earlier calls)
+// less a reserve for the runtime, or XHD_CUDA_MEMORY_LIMIT (bytes) when set, which lets tests
+// exercise the chunked path.
+uint64_t device_memory_budget(int device);
 
 class Stream {
  public:

@@ -75,7 +75,7 @@ class GpuRun {
  public:
   GpuRun(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& o, const Progress& progress,
          xhd_hausdorff_result& result)
-      : a_(a), b_(b), options_(o), progress_(progress), result_(result), memory_(device_memory_budget()) {
+      : a_(a), b_(b), options_(o), progress_(progress), result_(result), memory_(device_memory_budget(o.device), stream_.get()) {
     cost_ = measure_cost_model(memory_, o.device, stream_.get());
   }
 
@@ -102,20 +102,14 @@ class GpuRun {
  private:
   GridPlan plan_for(double radius) const { return GridPlan{cost_.ratio(), radius, options_.cell_size}; }
 
-  DeviceGrid build(const float* raw, uint32_t n, uint32_t base, const Box& bounds, double radius, double& ms) {
+  // Surveys and sorts one set into its grid; `radius` is r0 of the direction it indexes (0 if none).
+  DeviceGrid survey_and_build(const float* raw, uint32_t n, uint32_t base, double radius, double& ms) {
     EventTimer timer(stream_.get());
     timer.start();
-    DeviceGrid g = build_device_grid(memory_, raw, n, base, bounds, plan_for(radius), stream_.get());
+    const GridInput input = survey_points(memory_, raw, n, base, stream_.get());
+    DeviceGrid g = build_device_grid(memory_, input, plan_for(radius), stream_.get());
     ms += timer.stop();
     return g;
-  }
-
-  Box bounds_of(const float* raw, uint32_t n, double& ms) {
-    EventTimer timer(stream_.get());
-    timer.start();
-    const Box box = device_bounds(memory_, raw, n, stream_.get());
-    ms += timer.stop();
-    return box;
   }
 
   void query(const DeviceGrid& target, const float4* queries, uint32_t count, const Box& source_bounds,
@@ -145,30 +139,33 @@ class GpuRun {
   }
 
   // Both sets fit: each set's grid is the index of one direction and the query order of the other.
+  // The two grids are built as one pipeline (both surveys in a row, then B's sizing on the host while
+  // A's grid sorts on the device), so each direction of a symmetric run is charged half of it.
   void run_grid_resident(bool both) {
     const uint32_t na = static_cast<uint32_t>(a_.count), nb = static_cast<uint32_t>(b_.count);
-    double build_a = 0, build_b = 0;
+    double build_ms = 0;
     DeviceGrid grid_a, grid_b;
     {
       DeviceArray<float> raw_a = upload(memory_, a_.xyz, 0, na, stream_.get(), timings_);
       DeviceArray<float> raw_b = upload(memory_, b_.xyz, 0, nb, stream_.get(), timings_);
-      const Box box_a = bounds_of(raw_a.get(), na, build_a);
-      const Box box_b = bounds_of(raw_b.get(), nb, build_b);
-      grid_a = build(raw_a.get(), na, 0, box_a, directed_lower_bound(box_b, box_a), build_a);
-      raw_a.reset();
-      grid_b = build(raw_b.get(), nb, 0, box_b, directed_lower_bound(box_a, box_b), build_b);
+      EventTimer timer(stream_.get());
+      timer.start();
+      const GridInput in_a = survey_points(memory_, raw_a.get(), na, 0, stream_.get());
+      const GridInput in_b = survey_points(memory_, raw_b.get(), nb, 0, stream_.get());
+      grid_a = build_device_grid(memory_, in_a, plan_for(directed_lower_bound(in_b.bounds, in_a.bounds)), stream_.get());
+      raw_a.reset();  // a stream-ordered free: after grid A's sort has read it
+      grid_b = build_device_grid(memory_, in_b, plan_for(directed_lower_bound(in_a.bounds, in_b.bounds)), stream_.get());
+      build_ms = timer.stop();
     }
-    // A direction is charged the build of its index, or of both grids when it is the only one asked.
-    auto direction = [&](const DeviceGrid& index, const DeviceGrid& queries, const xhd_points& source,
-                         double index_build_ms, xhd_directed& out) {
-      out.build_ms = both ? index_build_ms : build_a + build_b;
+    auto direction = [&](const DeviceGrid& index, const DeviceGrid& queries, const xhd_points& source, xhd_directed& out) {
+      out.build_ms = both ? build_ms / 2 : build_ms;
       describe_grid(index, out);
       DeviceArray<unsigned long long> cmax = fresh_cmax();
       query(index, queries.points.get(), queries.count, queries.bounds, cmax.get(), out);
       finish_timed(cmax.get(), source, index.points.get(), index.count, out);
     };
-    if (options_.directions & XHD_DIRECTION_AB) direction(grid_b, grid_a, a_, build_b, result_.ab);
-    if (options_.directions & XHD_DIRECTION_BA) direction(grid_a, grid_b, b_, build_a, result_.ba);
+    if (options_.directions & XHD_DIRECTION_AB) direction(grid_b, grid_a, a_, result_.ab);
+    if (options_.directions & XHD_DIRECTION_BA) direction(grid_a, grid_b, b_, result_.ba);
   }
 
   // The source does not fit beside the target: the target's grid stays resident and the source comes
@@ -186,8 +183,7 @@ class GpuRun {
     DeviceGrid grid;
     {
       DeviceArray<float> raw = upload(memory_, target.xyz, 0, nt, stream_.get(), timings_);
-      const Box box = bounds_of(raw.get(), nt, build_ms);
-      grid = build(raw.get(), nt, 0, box, 0.0, build_ms);
+      grid = survey_and_build(raw.get(), nt, 0, 0.0, build_ms);
     }
     describe_grid(grid, out);
     const uint64_t chunk = std::min<uint64_t>(source.count, (memory_.budget() - memory_.in_use() - fixed) / per_query);
@@ -197,8 +193,7 @@ class GpuRun {
       DeviceGrid order;
       {
         DeviceArray<float> raw = upload(memory_, source.xyz, first, n, stream_.get(), timings_);
-        const Box box = bounds_of(raw.get(), n, build_ms);
-        order = build(raw.get(), n, static_cast<uint32_t>(first), box, 0.0, build_ms);
+        order = survey_and_build(raw.get(), n, static_cast<uint32_t>(first), 0.0, build_ms);
       }
       query(grid, order.points.get(), n, order.bounds, cmax.get(), out);
       ++chunks_;

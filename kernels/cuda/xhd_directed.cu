@@ -20,7 +20,16 @@ constexpr int kHeavyThreads = 256;
 constexpr uint32_t kHeavyThreshold = kHeavyThreads;
 // Grid stepping visits at most this many cells; a wider first radius starts in the tree instead.
 constexpr int kMaxStepCells = 64;
-constexpr uint32_t kWarmupQueries = 16384;
+// The warm-up: exact searches of spread samples of the queries seed cmax before the main pass. Its
+// queries scan cells up to scan_limit points themselves and give up at larger ones. A short first
+// stage over small cells gives a rough cmax, so that in the second, wider stage queries inside dense
+// clusters (whose nearest neighbours are close) stop at their first points by early break instead of
+// scanning thousands of points each.
+struct WarmupStage {
+  uint32_t samples;
+  uint32_t scan_limit;
+};
+constexpr WarmupStage kWarmupStages[] = {{1024, 256}, {16384, 4096}};
 
 __device__ void load_probe(const QueryState& st, uint32_t slot, float cmin, Probe& q) {
   const float4 a = st.queries[slot];
@@ -82,14 +91,15 @@ __device__ void finish_query(const QueryState& st, Probe& q, bool active, float 
 }
 
 // Seeds cmax with exact nearest-neighbour distances of a spread sample of queries, so early break
-// works from the first wave of the main pass. Samples that meet a heavy cell are dropped.
-__global__ void __launch_bounds__(kQueryThreads) warmup_kernel(GridView g, QueryState st, uint32_t samples) {
+// works from the first wave of the main pass. Samples that meet a cell above scan_limit are dropped.
+__global__ void __launch_bounds__(kQueryThreads) warmup_kernel(GridView g, QueryState st, uint32_t samples,
+                                                               uint32_t scan_limit) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= samples) return;
   const uint32_t slot = static_cast<uint32_t>((static_cast<uint64_t>(i) * st.query_count) / samples);
   Probe q;
   load_probe(st, slot, __int_as_float(0x7f800000), q);
-  tree_search(g, Radius{__int_as_float(0x7f800000), -1.f}, q, st, kHeavyThreshold, HeavyCells::kAbandon);
+  tree_search(g, Radius{__int_as_float(0x7f800000), -1.f}, q, st, scan_limit, HeavyCells::kAbandon);
   if (!q.discarded && !q.abandoned) offer(st, q);
 }
 
@@ -295,9 +305,12 @@ DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cud
   const unsigned heavy_blocks = static_cast<unsigned>(sms * 8);
 
   PhaseLog log(stream);
-  const uint32_t samples = std::min(n, kWarmupQueries);
-  warmup_kernel<<<blocks_for(samples, kQueryThreads), kQueryThreads, 0, stream>>>(g, st, samples);
-  XHD_CUDA_LAUNCHED("warmup_kernel");
+  for (const WarmupStage& stage : kWarmupStages) {
+    const uint32_t samples = std::min(n, stage.samples);
+    if (samples == 0) continue;
+    warmup_kernel<<<blocks_for(samples, kQueryThreads), kQueryThreads, 0, stream>>>(g, st, samples, stage.scan_limit);
+    XHD_CUDA_LAUNCHED("warmup_kernel");
+  }
   log.mark("warm-up queries");
 
   // The first radius: the MBR lower bound of the directed HD, and at least one cell's smallest side,

@@ -29,12 +29,12 @@ struct Radius {
   float prev2;  // -1 when nothing was searched before
 };
 
-enum class HeavyCells { kOffload, kAbandon };  // kAbandon: the warm-up, which has no WL_Heavy
+// Cells with more points than the heavy threshold are offloaded to WL_Heavy (kOffload), or make the
+// query give up (kAbandon: the warm-up, which has no WL_Heavy and must stay short).
+enum class HeavyCells { kOffload, kAbandon };
 
 // Points of a heavy cell scanned by the query's own thread before the rest goes to WL_Heavy.
 constexpr uint32_t kHeavyPrefix = 32;
-// The warm-up scans cells up to this size itself and drops queries that meet larger ones.
-constexpr uint32_t kWarmupScanLimit = 4096;
 
 __device__ __forceinline__ bool beats_cmax(const Probe& q, float d2) {
   return pack_candidate(d2, q.source_index) >= q.cmax;
@@ -59,7 +59,7 @@ __device__ __forceinline__ bool visit_cell(const GridView& g, uint32_t key, cons
   }
   uint32_t scan_end = end;
   if (heavy == HeavyCells::kAbandon) {
-    if (end - begin > kWarmupScanLimit) {
+    if (end - begin > heavy_threshold) {
       q.abandoned = true;
       return false;
     }
