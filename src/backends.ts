@@ -32,8 +32,12 @@ function cudaVersion(v: number): string {
 
 function readDevice(backend: NativeBackend, ordinal: number): DeviceInfo {
   const raw = {} as RawDeviceInfo;
-  const status = backend.deviceInfo(ordinal, raw as unknown as Record<string, unknown>);
+  const status = backend.deviceInfo(ordinal, raw) as number;
   if (status !== XHD_OK) throw new NativeError(`cannot describe CUDA device ${ordinal}: ${backend.lastError()}`);
+  return toDeviceInfo(raw);
+}
+
+function toDeviceInfo(raw: RawDeviceInfo): DeviceInfo {
   return {
     ordinal: raw.ordinal,
     name: raw.name,
@@ -56,6 +60,27 @@ export function cudaDevice(ordinal: number): DeviceInfo {
     deviceNames.set(ordinal, info);
   }
   return info;
+}
+
+/**
+ * Starts the CUDA driver and the device's context on a worker thread (describing the device does
+ * both) and caches the description, so a caller can overlap that start-up, a few hundred milliseconds,
+ * with reading its inputs. Never rejects: selectBackend reports any problem once a backend is chosen.
+ */
+export function warmUpCuda(ordinal: number): Promise<void> {
+  let backend: NativeBackend;
+  try {
+    backend = loadBackend('cuda');
+  } catch {
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const raw = {} as RawDeviceInfo;
+    backend.deviceInfo.async(ordinal, raw, (err: unknown, status: number) => {
+      if (!err && status === XHD_OK && !deviceNames.has(ordinal)) deviceNames.set(ordinal, toDeviceInfo(raw));
+      resolve();
+    });
+  });
 }
 
 /** Loads a backend and lists its devices, turning every failure into a reason instead of throwing. */

@@ -16,7 +16,7 @@ import {
   type RawDirected,
   type RawHausdorffResult,
 } from './native/abi.js';
-import { firstNonFinitePoint } from './io/geometry.js';
+import { firstNonFinitePoint, isMarkedFinite } from './io/geometry.js';
 import { type BackendName } from './native/library.js';
 import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
 
@@ -94,7 +94,7 @@ function expectPoints(value: unknown, name: string): asserts value is Float32Arr
   if (value.length === 0 || value.length % 3 !== 0) {
     throw new UsageError(`Expected ${name} to hold at least one point (a non-zero multiple of 3 floats) but it has ${value.length}`);
   }
-  const bad = firstNonFinitePoint(value);
+  const bad = isMarkedFinite(value) ? -1 : firstNonFinitePoint(value);
   if (bad >= 0) throw new UsageError(`Expected finite coordinates in ${name} but point ${bad} has a NaN or infinite one`);
 }
 

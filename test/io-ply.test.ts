@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { isMarkedFinite } from '../src/io/geometry.js';
 import { parseGeometry, readGeometry } from '../src/io/read.js';
 import { fixture, sharedData } from './helpers.js';
 import { assertBounds, assertPositions, assertTriangles, assertVertex } from './io-expect.js';
@@ -110,4 +113,35 @@ test('shared b9.ply (element face 0)', { skip: b9 === undefined && 'shared data 
   assert.equal(g.triangles, undefined);
   assertVertex(g, 0, [45.375, 52.1094, -10.6268]);
   assert.deepEqual(g.notes, ['PLY declares no faces: read as a point cloud']);
+});
+
+// Packed float32 x,y,z bodies are used in place when the body starts 4-byte aligned in the read buffer;
+// header lengths of every remainder mod 4 check both the in-place and the copying paths.
+test('binary packed float xyz: every header alignment reads the same points and locates a NaN or infinity', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'xhd-ply-align-'));
+  try {
+    // Enough points that the body outweighs the header, as the in-place path requires.
+    const points = Array.from({ length: 3 * 64 }, (_, i) => (i % 7) - 3 + i / 8);
+    for (let pad = 0; pad < 4; pad++) {
+      for (const bad of [undefined, NaN, -Infinity]) {
+        const header = `ply\nformat binary_little_endian 1.0\ncomment ${'x'.repeat(pad)}\nelement vertex 64\n` +
+          'property float x\nproperty float y\nproperty float z\nend_header\n';
+        const body = new Float32Array(points);
+        if (bad !== undefined) body[3 * 40 + 1] = bad; // vertex 40, y
+        const path = join(dir, `p${pad}.ply`);
+        writeFileSync(path, Buffer.concat([Buffer.from(header), Buffer.from(body.buffer)]));
+        if (bad === undefined) {
+          const g = readGeometry(path);
+          assertPositions(g, Array.from(new Float32Array(points)));
+          assert.ok(isMarkedFinite(g.positions), 'a reader-checked set skips the later finiteness scan');
+        } else {
+          const at = header.length + 12 * 40; // vertex 40's record
+          assert.throws(() => readGeometry(path), (e: Error) =>
+            e.message === `${path} (byte ${at}): non-finite coordinate (${bad}) in vertex 40`);
+        }
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -1,7 +1,7 @@
 // Pieces every reader shares: growable output buffers, the coordinate check, and the final assembly
 // of a Geometry (bounds, triangle notes).
 import { InputError, type FileLocation } from '../errors.js';
-import { computeBounds, type FileFormat, type Geometry } from './geometry.js';
+import { boundsAreFinite, computeBounds, markFinite, type Bounds, type FileFormat, type Geometry } from './geometry.js';
 
 /** Doubles at or beyond this magnitude round to ±Infinity when stored as float32. */
 const FLOAT32_OVERFLOW = 3.4028235677973366e38;
@@ -127,9 +127,15 @@ export interface GeometryParts {
   polygonsTriangulated?: number;
   format: FileFormat;
   notes?: string[];
+  /** Bounds when the reader already computed them (they double as its finiteness check). */
+  bounds?: Bounds;
 }
 
-/** Assembles the Geometry: bounds, and notes about triangulation and degenerate triangles. */
+/**
+ * Assembles the Geometry: bounds, and notes about triangulation and degenerate triangles. Readers reject
+ * non-finite coordinates with their location; finite bounds confirm it, and the positions are marked
+ * so that later layers skip another scan.
+ */
 export function finishGeometry(parts: GeometryParts): Geometry {
   const notes = parts.notes ?? [];
   const positions = parts.positions;
@@ -141,15 +147,17 @@ export function finishGeometry(parts: GeometryParts): Geometry {
     const degenerate = countDegenerateTriangles(positions, triangles);
     if (degenerate > 0) notes.push(`${plural(degenerate, 'degenerate triangle')} (repeated vertex or zero area) kept`);
   }
+  const bounds = parts.bounds ?? computeBounds(positions);
   const geometry: Geometry = {
     positions,
     count: positions.length / 3,
     dims: parts.dims,
-    bounds: computeBounds(positions),
+    bounds,
     format: parts.format,
     notes,
   };
   if (triangles) geometry.triangles = triangles;
+  if (boundsAreFinite(bounds)) markFinite(positions);
   return geometry;
 }
 

@@ -30,20 +30,39 @@ export interface ReadOptions {
   columns?: string[];
 }
 
-/** Bounds of interleaved xyz positions. */
+/**
+ * Bounds of interleaved xyz positions. Math.min/max propagate NaN and ±Infinity reaches a bound, so
+ * the bounds are finite exactly when every coordinate is: one pass does both jobs (see boundsAreFinite).
+ */
 export function computeBounds(positions: Float32Array): Bounds {
   let minX = Infinity, minY = Infinity, minZ = Infinity;
   let maxX = -Infinity, maxY = -Infinity, maxZ = -Infinity;
   for (let i = 0; i < positions.length; i += 3) {
     const x = positions[i], y = positions[i + 1], z = positions[i + 2];
-    if (x < minX) minX = x;
-    if (x > maxX) maxX = x;
-    if (y < minY) minY = y;
-    if (y > maxY) maxY = y;
-    if (z < minZ) minZ = z;
-    if (z > maxZ) maxZ = z;
+    minX = Math.min(minX, x);
+    maxX = Math.max(maxX, x);
+    minY = Math.min(minY, y);
+    maxY = Math.max(maxY, y);
+    minZ = Math.min(minZ, z);
+    maxZ = Math.max(maxZ, z);
   }
   return { min: [minX, minY, minZ], max: [maxX, maxY, maxZ] };
+}
+
+/** True when bounds of a non-empty set came from finite coordinates only. */
+export function boundsAreFinite(b: Bounds): boolean {
+  return [...b.min, ...b.max].every(Number.isFinite);
+}
+
+/** Positions a reader has already checked to be finite, so later layers need not scan them again. */
+const checkedFinite = new WeakSet<Float32Array>();
+
+export function markFinite(positions: Float32Array): void {
+  checkedFinite.add(positions);
+}
+
+export function isMarkedFinite(positions: Float32Array): boolean {
+  return checkedFinite.has(positions);
 }
 
 /** Index of the first point with a NaN or infinite coordinate, or -1. */

@@ -1,8 +1,9 @@
 // Binary PLY bodies (little or big endian). Vertices stored as float32 x,y,z little endian take a
-// typed-array fast path; everything else goes through a DataView.
+// typed-array fast path (no copy at all when the file buffer is aligned for it); everything else goes
+// through a DataView.
 import { InputError } from '../errors.js';
 import { badCoordinate, fitsFloat32, TriangleCollector } from './build.js';
-import { firstNonFinitePoint } from './geometry.js';
+import { boundsAreFinite, computeBounds, firstNonFinitePoint, type Bounds } from './geometry.js';
 import type { PlyBody, PlyLayout } from './ply.js';
 import { fixedRecordSize, PLY_TYPE_SIZE, PlyType, type PlyElement, type PlyHeader } from './ply-header.js';
 
@@ -24,6 +25,8 @@ class BinaryBodyReader {
   offset: number;
   readonly view: DataView;
   readonly littleEndian: boolean;
+  /** Bounds of the vertices when the fast path computed them. */
+  bounds?: Bounds;
 
   constructor(readonly bytes: Uint8Array, readonly file: string, header: PlyHeader) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -82,8 +85,13 @@ class BinaryBodyReader {
     if (allFloat32 && this.littleEndian && layout.z >= 0 && hostIsLittleEndian) {
       const positions = this.float32Fast(start, count, stride, xOff, yOff, zOff);
       if (positions) {
-        const bad = firstNonFinitePoint(positions);
-        if (bad >= 0) this.failVertex(positions, bad, start + bad * stride);
+        // One pass gives the bounds and, through them, the finiteness check.
+        const bounds = computeBounds(positions);
+        if (!boundsAreFinite(bounds)) {
+          const bad = firstNonFinitePoint(positions);
+          this.failVertex(positions, bad, start + bad * stride);
+        }
+        this.bounds = bounds;
         return positions;
       }
     }
@@ -107,13 +115,15 @@ class BinaryBodyReader {
   /** Float32Array over the records when their layout allows it; undefined otherwise. */
   private float32Fast(start: number, count: number, stride: number, xOff: number, yOff: number, zOff: number): Float32Array | undefined {
     const byteLength = stride * count;
+    const absolute = this.bytes.byteOffset + start;
     if (stride === 12 && xOff === 0 && yOff === 4 && zOff === 8) {
-      // Packed xyz: one copy into a fresh (aligned) buffer is the whole job.
+      // Packed xyz: a view of the file buffer when aligned and mostly vertices (so keeping the buffer
+      // alive costs little), else one copy into a fresh aligned buffer.
+      if (absolute % 4 === 0 && 2 * byteLength >= this.bytes.byteLength) return new Float32Array(this.bytes.buffer, absolute, count * 3);
       const copy = new Uint8Array(byteLength);
       copy.set(this.bytes.subarray(start, start + byteLength));
       return new Float32Array(copy.buffer, 0, count * 3);
     }
-    const absolute = this.bytes.byteOffset + start;
     if (stride % 4 !== 0 || xOff % 4 !== 0 || yOff % 4 !== 0 || zOff % 4 !== 0 || absolute % 4 !== 0) return undefined;
     const source = new Float32Array(this.bytes.buffer, absolute, byteLength / 4);
     const positions = new Float32Array(count * 3);
@@ -233,5 +243,6 @@ export function readBinaryPlyBody(bytes: Uint8Array, file: string, header: PlyHe
     polygonsTriangulated: collector.polygons,
     trailingBytes: bytes.length - reader.offset,
     notes: [],
+    bounds: reader.bounds,
   };
 }

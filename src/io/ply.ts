@@ -1,7 +1,7 @@
 // PLY reader: header, then the body in whichever of the three encodings it declares.
 import { InputError } from '../errors.js';
 import { finishGeometry, plural } from './build.js';
-import type { Geometry } from './geometry.js';
+import type { Bounds, Geometry } from './geometry.js';
 import { readAsciiPlyBody } from './ply-ascii.js';
 import { readBinaryPlyBody } from './ply-binary.js';
 import { isIntegerType, minimumBinaryRecordSize, parsePlyHeader, type PlyElement, type PlyHeader } from './ply-header.js';
@@ -39,6 +39,7 @@ export function parsePly(bytes: Uint8Array, file: string): Geometry {
     polygonsTriangulated: body.polygonsTriangulated,
     format: 'ply',
     notes,
+    bounds: body.bounds,
   });
 }
 
@@ -95,4 +96,6 @@ export interface PlyBody {
   polygonsTriangulated: number;
   trailingBytes: number;
   notes: string[];
+  /** Set when the body reader computed them (its finiteness check). */
+  bounds?: Bounds;
 }

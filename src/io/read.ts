@@ -1,5 +1,5 @@
 // Entry points: read a geometry file from disk, or parse bytes already in memory (e.g. stdin).
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { InputError, UsageError } from '../errors.js';
 import { parseDelimited } from './delimited.js';
 import { formatFromExtension, sniffFormat } from './detect-format.js';
@@ -26,11 +26,50 @@ export function readGeometry(path: string, options: ReadOptions = {}): Geometry 
   }
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(path);
+    bytes = readWhole(path, size);
   } catch (error) {
     throw asInputError(path, error);
   }
   return parseGeometry(bytes, path, options);
+}
+
+/** How far into the file the header is looked for, to align the body that follows it. */
+const HEADER_PROBE_BYTES = 64 * 1024;
+
+/**
+ * Reads a file whole into a buffer placed so that the body after a PLY header starts 4-byte aligned:
+ * binary float32 vertices can then be used in place instead of copied.
+ */
+function readWhole(path: string, size: number): Uint8Array {
+  const fd = openSync(path, 'r');
+  try {
+    const probe = new Uint8Array(Math.min(size, HEADER_PROBE_BYTES));
+    const probed = readSync(fd, probe, 0, probe.length, 0);
+    const bodyStart = plyBodyStart(probe.subarray(0, probed));
+    const storage = Buffer.allocUnsafeSlow(size + 3);
+    const shift = (4 - ((storage.byteOffset + bodyStart) % 4)) % 4;
+    const bytes = storage.subarray(shift, shift + size);
+    let filled = 0;
+    while (filled < size) {
+      const got = readSync(fd, bytes, filled, size - filled, filled);
+      if (got === 0) break; // the file shrank while we read it: parse what is there
+      filled += got;
+    }
+    return bytes.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const END_HEADER = Buffer.from('end_header');
+
+/** Offset just past a PLY header's end_header line, or 0 when the bytes do not start one. */
+function plyBodyStart(prefix: Uint8Array): number {
+  if (prefix[0] !== 0x70 || prefix[1] !== 0x6c || prefix[2] !== 0x79) return 0; // "ply"
+  const at = Buffer.from(prefix.buffer, prefix.byteOffset, prefix.byteLength).indexOf(END_HEADER);
+  if (at < 0) return 0;
+  const newline = prefix.indexOf(0x0a, at);
+  return newline < 0 ? 0 : newline + 1;
 }
 
 export function parseGeometry(bytes: Uint8Array, name: string, options: ReadOptions = {}): Geometry {

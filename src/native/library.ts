@@ -16,7 +16,8 @@ export interface NativeBackend {
   abiVersion: number;
   lastError: () => string;
   deviceCount: () => number;
-  deviceInfo: (ordinal: number, out: Record<string, unknown>) => number;
+  // koffi function: (ordinal, out) => status, or .async(ordinal, out, callback) on a worker thread.
+  deviceInfo: koffi.KoffiFunction;
   // koffi function: call synchronously, or through .async(...args, callback).
   hausdorff: koffi.KoffiFunction;
 }
@@ -88,7 +89,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       abiVersion,
       lastError: lib.func(PROTOTYPES.lastError) as () => string,
       deviceCount: lib.func(PROTOTYPES.deviceCount) as () => number,
-      deviceInfo: lib.func(PROTOTYPES.deviceInfo) as (ordinal: number, out: Record<string, unknown>) => number,
+      deviceInfo: lib.func(PROTOTYPES.deviceInfo),
       hausdorff: lib.func(PROTOTYPES.hausdorff),
     };
   } catch (err) {
