@@ -12,6 +12,12 @@ export function parseIntegerOption(min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
+export function parsePositiveNumber(value: string): number {
+  const n = Number(value.trim());
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a positive number, got '${value}'`);
+  return n;
+}
+
 export const FORMATS: FileFormat[] = ['off', 'ply', 'csv', 'xyz', 'stl', 'obj'];
 
 export function parseColumns(value: string): string[] {

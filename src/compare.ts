@@ -2,11 +2,14 @@
 // plain result object that the text and JSON renderers share.
 import { InputError, UsageError } from './errors.js';
 import { warmUpCuda, type DeviceInfo } from './backends.js';
-import { hausdorff, type BackendChoice, type DirectedHausdorff, type Method } from './hausdorff.js';
+import { DEFAULT_SEED, hausdorff, type BackendChoice, type DirectedHausdorff, type Method } from './hausdorff.js';
 import type { Bounds, FileFormat, Geometry } from './io/geometry.js';
 import { readGeometry } from './io/read.js';
 import { ProgressBar } from './progress.js';
 import { formatCount } from './report/format.js';
+import type { SamplingMode } from './sampling/sample-mesh.js';
+import { compareSurfaces, type DirectionStats, type SurfaceOutcome } from './surface-compare.js';
+import type { SurfaceMethod } from './surface.js';
 
 export interface CompareOptions {
   method: Method;
@@ -19,6 +22,13 @@ export interface CompareOptions {
   format?: FileFormat;
   columns?: string[];
   signal?: AbortSignal;
+  /** Compare meshes by their vertices as point sets, not surface to surface. */
+  verticesOnly?: boolean;
+  sampling?: SamplingMode;
+  /** Samples per mesh (surface mode). */
+  samples?: number;
+  /** Samples per unit area (surface mode). */
+  density?: number;
 }
 
 export interface InputSummary {
@@ -27,8 +37,8 @@ export interface InputSummary {
   points: number;
   dims: 2 | 3;
   triangles: number;
-  /** What the point set is: the file's points, or a mesh's vertices. */
-  source: 'points' | 'vertices';
+  /** What was measured: the file's points, a mesh's vertices (--vertices-only), or samples of its surface. */
+  source: 'points' | 'vertices' | 'surface';
 }
 
 export interface Witness {
@@ -40,7 +50,20 @@ export interface Witness {
   toPoint: number[];
 }
 
+/** Surface mode's statistics (mean, RMS, min, E per direction, Es) and how the meshes were sampled. */
+export interface SurfaceReport {
+  ab: DirectionStats;
+  ba: DirectionStats | null;
+  es: number | null;
+  sampling: SamplingMode;
+  seed: number;
+}
+
 export interface CompareResult {
+  /** points: point sets (or mesh vertices); surface: samples against surfaces. */
+  mode: 'points' | 'surface';
+  /** Set in surface mode. */
+  surface: SurfaceReport | null;
   hd: number;
   hdAb: number;
   hdBa: number | null;
@@ -48,7 +71,7 @@ export interface CompareResult {
   witnessBa: Witness | null;
   a: InputSummary;
   b: InputSummary;
-  method: Method;
+  method: Method | SurfaceMethod;
   backend: string;
   threads: number;
   /** The GPU that ran it (CUDA backend), else null. */
@@ -58,13 +81,14 @@ export interface CompareResult {
   directed: boolean;
   bboxDiagonal: number;
   /** upload and download are host-device copies: 0 on the CPU backend. */
-  timingsMs: { read: number; upload: number; build: number; query: number; download: number; total: number };
+  timingsMs: { read: number; sample: number; upload: number; build: number; query: number; download: number; total: number };
   notes: string[];
 }
 
-function summarize(path: string, g: Geometry): InputSummary {
+function summarize(path: string, g: Geometry, mode: 'points' | 'surface' = 'points'): InputSummary {
   const triangles = g.triangles ? g.triangles.length / 3 : 0;
-  return { path, format: g.format, points: g.count, dims: g.dims, triangles, source: triangles > 0 ? 'vertices' : 'points' };
+  const source = triangles === 0 ? 'points' : mode === 'surface' ? 'surface' : 'vertices';
+  return { path, format: g.format, points: g.count, dims: g.dims, triangles, source };
 }
 
 function unionDiagonal(a: Bounds, b: Bounds): number {
@@ -112,6 +136,12 @@ export async function compareFiles(pathA: string, pathB: string, options: Compar
     throw new UsageError(`${pathA} is ${a.dims}D but ${pathB} is ${b.dims}D; compare point sets of the same dimension`);
   }
 
+  const hasFaces = (g: Geometry) => g.triangles !== undefined && g.triangles.length > 0;
+  if (!options.verticesOnly && (hasFaces(a) || hasFaces(b))) return compareSurfaceFiles(pathA, pathB, a, b, options, bar, started, readMs);
+  if (options.verticesOnly && (options.sampling !== undefined || options.samples !== undefined || options.density !== undefined)) {
+    throw new UsageError('--sampling, --samples and --density sample surfaces; they do not apply with --vertices-only');
+  }
+
   const result = await hausdorff(a.positions, b.positions, {
     method: options.method,
     directed: options.directed,
@@ -127,13 +157,15 @@ export async function compareFiles(pathA: string, pathB: string, options: Compar
   for (const [name, g] of [['A', a], ['B', b]] as const) {
     if (g.triangles && g.triangles.length > 0) {
       notes.push(
-        `${name} is a mesh (${formatCount(g.triangles.length / 3)} triangles): its ${formatCount(g.count)} vertices are compared as points (surface sampling is not implemented yet)`,
+        `${name} is a mesh (${formatCount(g.triangles.length / 3)} triangles): its ${formatCount(g.count)} vertices are compared as points (--vertices-only)`,
       );
     }
     for (const n of g.notes) notes.push(`${name}: ${n}`);
   }
 
   return {
+    mode: 'points',
+    surface: null,
     hd: result.hd,
     hdAb: result.ab.distance,
     hdBa: result.ba ? result.ba.distance : null,
@@ -151,10 +183,72 @@ export async function compareFiles(pathA: string, pathB: string, options: Compar
     bboxDiagonal: unionDiagonal(a.bounds, b.bounds),
     timingsMs: {
       read: readMs,
+      sample: 0,
       upload: result.uploadMs,
       build: result.ab.buildMs + (result.ba?.buildMs ?? 0),
       query: result.ab.queryMs + (result.ba?.queryMs ?? 0),
       download: result.downloadMs,
+      total: performance.now() - started,
+    },
+    notes,
+  };
+}
+
+function surfaceWitness(d: DirectionStats): Witness {
+  return { fromIndex: d.fromIndex, fromPoint: d.fromPoint, toIndex: d.toIndex, toPoint: d.toPoint };
+}
+
+async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b: Geometry, options: CompareOptions,
+                                   bar: ProgressBar, started: number, readMs: number): Promise<CompareResult> {
+  if (options.method === 'eb') throw new UsageError('the eb method compares point sets; meshes are compared surface to surface (use --vertices-only for eb on their vertices)');
+  const sampling = options.sampling ?? 'area';
+  const seed = options.seed ?? DEFAULT_SEED;
+  let outcome: SurfaceOutcome;
+  try {
+    outcome = await compareSurfaces(a, b, {
+      method: options.method === 'brute' ? 'brute' : 'bvh',
+      directed: options.directed,
+      sampling,
+      samples: options.samples,
+      density: options.density,
+      seed,
+      backend: options.backend,
+      device: options.device,
+      threads: options.threads,
+      signal: options.signal,
+      onProgress: (done, total) => bar.update(done, total),
+    });
+  } finally {
+    bar.finish();
+  }
+  const notes = [...outcome.notes];
+  for (const [name, g] of [['A', a], ['B', b]] as const) for (const n of g.notes) notes.push(`${name}: ${n}`);
+  const ab = outcome.ab, ba = outcome.ba;
+  return {
+    mode: 'surface',
+    surface: { ab, ba, es: outcome.es, sampling, seed },
+    hd: ba ? Math.max(ab.hd, ba.hd) : ab.hd,
+    hdAb: ab.hd,
+    hdBa: ba ? ba.hd : null,
+    witnessAb: surfaceWitness(ab),
+    witnessBa: ba ? surfaceWitness(ba) : null,
+    a: summarize(pathA, a, 'surface'),
+    b: summarize(pathB, b, 'surface'),
+    method: options.method === 'brute' ? 'brute' : 'bvh',
+    backend: outcome.backend,
+    threads: outcome.threads,
+    device: outcome.device,
+    peakDeviceBytes: outcome.peakDeviceBytes,
+    queryChunks: 1,
+    directed: options.directed,
+    bboxDiagonal: unionDiagonal(a.bounds, b.bounds),
+    timingsMs: {
+      read: readMs,
+      sample: outcome.sampleMs,
+      upload: outcome.uploadMs,
+      build: outcome.buildMs,
+      query: outcome.queryMs,
+      download: outcome.downloadMs,
       total: performance.now() - started,
     },
     notes,

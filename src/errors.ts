@@ -40,6 +40,13 @@ export class NativeError extends XhdError {
   }
 }
 
+/** The caller aborted a running computation. Exit 130, as for SIGINT. */
+export class CancelledError extends XhdError {
+  constructor() {
+    super('cancelled', 130);
+  }
+}
+
 function formatLocation(where: FileLocation): string {
   if ('line' in where) return `:${where.line}`;
   if ('byte' in where) return ` (byte ${where.byte})`;

@@ -1,21 +1,9 @@
 // Exact Hausdorff distance between two point sets: argument checks, backend choice, one native call.
 import { availableParallelism } from 'node:os';
-import koffi from 'koffi';
 
-import { NativeError, UsageError, XhdError, EXIT_NATIVE } from './errors.js';
-import {
-  DIRECTION_AB,
-  DIRECTION_BA,
-  METHOD_CODES,
-  PROGRESS_BYTES,
-  STATUS_NAMES,
-  XHD_ERROR_CANCELLED,
-  XHD_ERROR_INVALID_ARGUMENT,
-  XHD_ERROR_OUT_OF_MEMORY,
-  XHD_OK,
-  type RawDirected,
-  type RawHausdorffResult,
-} from './native/abi.js';
+import { UsageError } from './errors.js';
+import { DIRECTION_AB, DIRECTION_BA, METHOD_CODES, type RawDirected, type RawHausdorffResult } from './native/abi.js';
+import { callNative } from './native/call.js';
 import { firstNonFinitePoint, isMarkedFinite } from './io/geometry.js';
 import { type BackendName } from './native/library.js';
 import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
@@ -23,6 +11,7 @@ import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from '
 export const METHODS = ['grid', 'eb', 'brute'] as const;
 export type Method = (typeof METHODS)[number];
 export { BACKEND_CHOICES, type BackendChoice } from './backends.js';
+export { CancelledError } from './errors.js';
 
 export interface HausdorffOptions {
   /** grid (default): X-HD; eb: early break; brute: double-precision reference. */
@@ -79,12 +68,6 @@ export interface HausdorffResult {
   queryChunks: number;
 }
 
-export class CancelledError extends XhdError {
-  constructor() {
-    super('cancelled', 130);
-  }
-}
-
 export const DEFAULT_SEED = 20260707;
 
 function expectPoints(value: unknown, name: string): asserts value is Float32Array {
@@ -139,56 +122,21 @@ export async function hausdorff(a: Float32Array, b: Float32Array, options: Hausd
   const device = options.device === undefined ? 0 : expectInteger(options.device, 'device', 0, 1024);
   const backend = selectBackend(options.backend ?? 'auto', method, device);
   const backendName = backend.name;
-  if (options.signal?.aborted) throw new CancelledError();
-
-  const progress = koffi.alloc('uint64_t', PROGRESS_BYTES / 8);
-  const progressView = new BigUint64Array(koffi.view(progress, PROGRESS_BYTES));
-  progressView.fill(0n);
-  const onAbort = () => {
-    progressView[2] = 1n; // xhd_progress.cancel (low half on little-endian hosts)
-  };
-  options.signal?.addEventListener('abort', onAbort);
-  const ticker = options.onProgress
-    ? setInterval(() => options.onProgress!(Number(progressView[0]), Number(progressView[1])), 100)
-    : undefined;
 
   const raw = {} as RawHausdorffResult;
-  try {
-    const status = await new Promise<number>((resolve, reject) => {
-      backend.hausdorff.async(
-        { xyz: a, count: a.length / 3 },
-        { xyz: b, count: b.length / 3 },
-        {
-          method: METHOD_CODES[method],
-          directions: options.directed ? DIRECTION_AB : DIRECTION_AB | DIRECTION_BA,
-          threads,
-          device,
-          seed,
-          cell_size: cellSize,
-        },
-        raw,
-        progress,
-        (err: unknown, result: number) => (err ? reject(err) : resolve(result)),
-      );
-    });
-    if (status === XHD_ERROR_CANCELLED) throw new CancelledError();
-    if (status === XHD_ERROR_OUT_OF_MEMORY) throw new NativeError(`${backendName} backend: ${backend.lastError()}`);
-    if (status === XHD_ERROR_INVALID_ARGUMENT) {
-      // The library refused the input itself (e.g. coordinates beyond what it can square): a usage error.
-      throw new UsageError(`the points cannot be compared: ${backend.lastError()}`);
-    }
-    if (status !== XHD_OK) {
-      throw new NativeError(`${backendName} backend: ${STATUS_NAMES[status] ?? `status ${status}`}: ${backend.lastError()}`);
-    }
-    options.onProgress?.(Number(progressView[0]), Number(progressView[1]));
-  } catch (err) {
-    if (err instanceof XhdError) throw err;
-    throw new XhdError(`native call failed: ${err instanceof Error ? err.message : String(err)}`, EXIT_NATIVE);
-  } finally {
-    if (ticker) clearInterval(ticker);
-    options.signal?.removeEventListener('abort', onAbort);
-    koffi.free(progress);
-  }
+  await callNative(backend, backend.hausdorff, [
+    { xyz: a, count: a.length / 3 },
+    { xyz: b, count: b.length / 3 },
+    {
+      method: METHOD_CODES[method],
+      directions: options.directed ? DIRECTION_AB : DIRECTION_AB | DIRECTION_BA,
+      threads,
+      device,
+      seed,
+      cell_size: cellSize,
+    },
+    raw,
+  ], { onProgress: options.onProgress, signal: options.signal, refusal: 'the points cannot be compared' });
   const ab = toDirected(raw.ab);
   const ba = options.directed ? null : toDirected(raw.ba);
   const onGpu = backendName === 'cuda';

@@ -88,10 +88,18 @@ describe('xhd compare', () => {
     assert.equal(r.stderr, '', 'no progress bar when stderr is not a terminal');
   });
 
-  it('meshes are compared by their vertices, and the output says so', { skip: !sharedData('meshes/elephant.off') && 'no ../shared/data' }, () => {
-    const r = runXhd(['compare', sharedData('meshes/elephant.off')!, sharedData('meshes/refined_elephant.off')!, '--json']);
+  it('meshes are compared surface to surface, or by their vertices with --vertices-only', { skip: !sharedData('meshes/elephant.off') && 'no ../shared/data' }, () => {
+    const files = [sharedData('meshes/elephant.off')!, sharedData('meshes/refined_elephant.off')!];
+    const surface = runXhd(['compare', ...files, '--json', '--samples', '20000']);
+    assert.equal(surface.code, 0, surface.stderr);
+    const s = JSON.parse(surface.stdout);
+    assert.equal(s.mode, 'surface');
+    assert.equal(s.a.source, 'surface');
+    assert.equal(s.samples.a, 20000);
+    const r = runXhd(['compare', ...files, '--json', '--vertices-only']);
     assert.equal(r.code, 0, r.stderr);
     const j = JSON.parse(r.stdout);
+    assert.equal(j.mode, 'points');
     assert.equal(j.a.source, 'vertices');
     assert.equal(j.a.points, 2775);
     assert.equal(j.a.triangles, 5558);

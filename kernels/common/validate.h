@@ -54,4 +54,30 @@ inline void check_hausdorff_call(const xhd_points* a, const xhd_points* b, const
   check_points(b, "B");
 }
 
+inline void check_mesh(const xhd_mesh* mesh) {
+  if (mesh == nullptr) throw InvalidArgument("mesh is null");
+  if (mesh->triangle_count == 0) throw InvalidArgument("mesh has no triangles");
+  if (mesh->triangles == nullptr) throw InvalidArgument("mesh has no triangle indices");
+  if (mesh->triangle_count >= UINT32_MAX) throw InvalidArgument("mesh has more than 4294967294 triangles");
+  const xhd_points vertices{mesh->xyz, mesh->vertex_count};
+  check_points(&vertices, "M (mesh vertices)");
+  for (uint64_t k = 0; k < 3 * mesh->triangle_count; ++k)
+    if (mesh->triangles[k] >= mesh->vertex_count)
+      throw InvalidArgument("triangle " + std::to_string(k / 3) + " uses vertex " + std::to_string(mesh->triangles[k]) +
+                            ", outside 0.." + std::to_string(mesh->vertex_count - 1));
+}
+
+// Checks a point-to-surface call and resets result to "nothing computed".
+inline void check_surface_call(const xhd_points* points, const xhd_mesh* mesh, const xhd_surface_options* options,
+                               xhd_surface_result* result) {
+  if (options == nullptr || result == nullptr) throw InvalidArgument("options and result must not be null");
+  std::memset(result, 0, sizeof(*result));
+  result->device = -1;
+  if (options->threads < 0) throw InvalidArgument("threads must be >= 0");
+  if (options->method != XHD_SURFACE_BVH && options->method != XHD_SURFACE_BRUTE)
+    throw InvalidArgument("unknown surface method " + std::to_string(options->method));
+  check_points(points, "Q (query points)");
+  check_mesh(mesh);
+}
+
 }  // namespace xhd

@@ -6,6 +6,7 @@
 #include "../common/status_guard.h"
 #include "../common/validate.h"
 #include "parallel.h"
+#include "surface_distance.h"
 #include "xhd.h"
 
 namespace {
@@ -35,6 +36,19 @@ int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_
   return XHD_OK;
 }
 
+int32_t point_surface_distance(const xhd_points* points, const xhd_mesh* mesh, const xhd_surface_options* options,
+                               double* distance, uint32_t* nearest_triangle, double* closest, xhd_surface_result* result,
+                               xhd_progress* progress_slot) {
+  xhd::check_surface_call(points, mesh, options, result);
+  const xhd::Progress progress(progress_slot);
+  progress.set_total(points->count);
+  const xhd::SurfaceJob job{points->xyz, points->count, mesh, xhd::resolve_thread_count(options->threads), &progress,
+                            distance, nearest_triangle, closest};
+  if (options->method == XHD_SURFACE_BRUTE) xhd::surface_distance_brute(job, *result);
+  else xhd::surface_distance_bvh(job, *result);
+  return XHD_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -55,6 +69,15 @@ XHD_API int32_t xhd_device_info_get(int32_t, xhd_device_info*) {
 XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                               xhd_hausdorff_result* result, xhd_progress* progress) {
   return xhd::guarded([&] { return hausdorff(a, b, options, result, progress); });
+}
+
+XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_mesh* mesh,
+                                           const xhd_surface_options* options, double* distance,
+                                           uint32_t* nearest_triangle, double* closest,
+                                           xhd_surface_result* result, xhd_progress* progress) {
+  return xhd::guarded([&] {
+    return point_surface_distance(points, mesh, options, distance, nearest_triangle, closest, result, progress);
+  });
 }
 
 }  // extern "C"

@@ -11,25 +11,44 @@
 #include "cuda_check.h"
 #include "device_session.h"
 #include "hausdorff_gpu.h"
+#include "surface_gpu.h"
 #include "xhd.h"
 
 namespace {
+
+// Makes `device` current, or says why it cannot be.
+void use_device(int device) {
+  const int count = xhd::usable_device_count();
+  if (device < 0 || device >= count)
+    throw xhd::InvalidArgument("device " + std::to_string(device) + " does not exist (" + std::to_string(count) +
+                               " CUDA device" + (count == 1 ? "" : "s") + " found)");
+  XHD_CUDA(cudaSetDevice(device));
+}
 
 int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                   xhd_hausdorff_result* result, xhd_progress* progress_slot) {
   xhd::check_hausdorff_call(a, b, options, result);
   if (options->method == XHD_METHOD_BRUTE)
     throw xhd::InvalidArgument("the brute method is the CPU reference implementation; use the CPU backend");
-  const int count = xhd::usable_device_count();
-  if (options->device < 0 || options->device >= count)
-    throw xhd::InvalidArgument("device " + std::to_string(options->device) + " does not exist (" +
-                               std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") + " found)");
-  XHD_CUDA(cudaSetDevice(options->device));
+  use_device(options->device);
   const xhd::Progress progress(progress_slot);
   const int directions = options->directions;
   progress.set_total(((directions & XHD_DIRECTION_AB) ? a->count : 0) +
                      ((directions & XHD_DIRECTION_BA) ? b->count : 0));
   xhd::gpu_hausdorff(*a, *b, *options, progress, *result);
+  return XHD_OK;
+}
+
+int32_t point_surface_distance(const xhd_points* points, const xhd_mesh* mesh, const xhd_surface_options* options,
+                               double* distance, uint32_t* nearest_triangle, double* closest, xhd_surface_result* result,
+                               xhd_progress* progress_slot) {
+  xhd::check_surface_call(points, mesh, options, result);
+  if (options->method == XHD_SURFACE_BRUTE)
+    throw xhd::InvalidArgument("the brute surface method is the CPU reference implementation; use the CPU backend");
+  use_device(options->device);
+  const xhd::Progress progress(progress_slot);
+  progress.set_total(points->count);
+  xhd::gpu_point_surface_distance(*points, *mesh, *options, progress, distance, nearest_triangle, closest, *result);
   return XHD_OK;
 }
 
@@ -77,6 +96,15 @@ XHD_API int32_t xhd_device_info_get(int32_t ordinal, xhd_device_info* info) {
 XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                               xhd_hausdorff_result* result, xhd_progress* progress) {
   return xhd::guarded([&] { return hausdorff(a, b, options, result, progress); });
+}
+
+XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_mesh* mesh,
+                                           const xhd_surface_options* options, double* distance,
+                                           uint32_t* nearest_triangle, double* closest,
+                                           xhd_surface_result* result, xhd_progress* progress) {
+  return xhd::guarded([&] {
+    return point_surface_distance(points, mesh, options, distance, nearest_triangle, closest, result, progress);
+  });
 }
 
 }  // extern "C"

@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 2
+#define XHD_ABI_VERSION 3
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -109,6 +109,38 @@ typedef struct xhd_device_info {
   int32_t runtime_version; /* the runtime the library was built with */
 } xhd_device_info;
 
+/* A triangle mesh: vertex_count vertices (interleaved x,y,z floats) and triangle_count triangles as triples
+ * of vertex indices. Host memory, read-only. A point cloud can be passed as triangles (i, i, i). */
+typedef struct xhd_mesh {
+  const float* xyz;
+  uint64_t vertex_count;
+  const uint32_t* triangles;
+  uint64_t triangle_count;
+} xhd_mesh;
+
+typedef enum xhd_surface_method {
+  XHD_SURFACE_BVH = 0,  /* bounding volume hierarchy over Morton-ordered triangles (default) */
+  XHD_SURFACE_BRUTE = 1 /* double-precision reference: every triangle for every point */
+} xhd_surface_method;
+
+typedef struct xhd_surface_options {
+  int32_t method;  /* xhd_surface_method */
+  int32_t threads; /* worker threads; 0 = every hardware thread */
+  int32_t device;  /* GPU ordinal for device backends; the CPU backend ignores it */
+  int32_t reserved;
+} xhd_surface_options;
+
+typedef struct xhd_surface_result {
+  double build_ms;            /* index over the mesh */
+  double query_ms;            /* every point's nearest surface point */
+  double upload_ms;           /* host -> device copies (device backends; 0 on the CPU) */
+  double download_ms;         /* device -> host copies */
+  uint64_t peak_device_bytes; /* most device memory held at once (0 on the CPU) */
+  uint64_t triangle_tests;    /* point-triangle distances evaluated */
+  int32_t device;             /* GPU ordinal used, or -1 on the CPU */
+  uint32_t reserved;
+} xhd_surface_result;
+
 /* XHD_ABI_VERSION of the library actually loaded; callers refuse a mismatch. */
 XHD_API int32_t xhd_abi_version(void);
 
@@ -131,6 +163,16 @@ XHD_API int32_t xhd_device_info_get(int32_t ordinal, xhd_device_info* info);
 XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b,
                               const xhd_hausdorff_options* options,
                               xhd_hausdorff_result* result, xhd_progress* progress);
+
+/* For each point, the exact (double precision) distance to the nearest point of the mesh's surface.
+ * Outputs, each an array of points->count entries (3 per point for closest) that may be NULL when not
+ * wanted: distance, nearest triangle (among equally near triangles the smallest index), and the closest
+ * surface point. Degenerate triangles (repeated vertices, zero area) count as their edges and vertices.
+ * progress may be NULL. Returns an xhd_status; on failure xhd_last_error() says why. */
+XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_mesh* mesh,
+                                           const xhd_surface_options* options, double* distance,
+                                           uint32_t* nearest_triangle, double* closest,
+                                           xhd_surface_result* result, xhd_progress* progress);
 
 #ifdef __cplusplus
 }

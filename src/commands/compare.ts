@@ -1,11 +1,12 @@
 // Registers `xhd compare A B`.
 import { Command, Option } from 'commander';
 
-import { parseColumns, parseIntegerOption, FORMATS } from '../cli-options.js';
+import { parseColumns, parseIntegerOption, parsePositiveNumber, FORMATS } from '../cli-options.js';
 import { compareFiles, type CompareOptions } from '../compare.js';
 import { BACKEND_CHOICES, METHODS } from '../hausdorff.js';
 import { renderCompareJson } from '../report/compare-json.js';
 import { renderCompareText } from '../report/compare-text.js';
+import { SAMPLING_MODES } from '../sampling/sample-mesh.js';
 import { terminalChalk } from '../terminal.js';
 
 type CompareFlags = Omit<CompareOptions, 'signal'> & { json: boolean };
@@ -17,12 +18,14 @@ Examples:
   $ xhd compare a.csv b.csv --columns x,y,z --json | jq .hd
   $ xhd compare a.off b.off --method brute         double-precision reference (slow, for checks)
   $ xhd compare a.ply b.ply --backend cpu          stay on the CPU even where a GPU is present
+  $ xhd compare scan.off model.off --samples 1000000   meshes: surface to surface, 1M samples each
+  $ xhd compare a.off b.off --vertices-only        meshes compared by their vertices only
 `;
 
 export function registerCompare(program: Command): void {
   program
     .command('compare')
-    .description('exact Hausdorff distance between two point sets (meshes: their vertices), on a GPU when present')
+    .description('exact Hausdorff distance between two point sets, or between surfaces when an input is a mesh, on a GPU when present')
     .argument('<a>', 'first input (OFF, PLY, CSV/XYZ/TXT, STL, OBJ)')
     .argument('<b>', 'second input')
     .addOption(new Option('-m, --method <method>', 'algorithm').choices(METHODS).default('grid'))
@@ -34,6 +37,10 @@ export function registerCompare(program: Command): void {
     .option('--seed <n>', 'seed of shuffles and samples (results do not depend on it)', parseIntegerOption(0))
     .addOption(new Option('--format <format>', 'read both inputs as this format').choices(FORMATS))
     .option('--columns <names>', 'CSV/XYZ columns for x,y[,z], by header name or 0-based index', parseColumns)
+    .option('--vertices-only', 'compare meshes by their vertices as point sets, not surface to surface', false)
+    .addOption(new Option('--sampling <mode>', 'how meshes are sampled (default area)').choices(SAMPLING_MODES))
+    .option('--samples <n>', 'samples per mesh (default: its vertex count, at least 100,000)', parseIntegerOption(1, 2 ** 31))
+    .option('--density <d>', 'samples per unit area instead of a count', parsePositiveNumber)
     .option('-q, --quiet', 'no progress bar', false)
     .addHelpText('after', EXAMPLES)
     .action(async (a: string, b: string, flags: CompareFlags) => {

@@ -1,7 +1,7 @@
 // koffi declarations mirroring kernels/include/xhd.h. Keep the two in step: XHD_ABI_VERSION guards it.
 import koffi from 'koffi';
 
-export const XHD_ABI_VERSION = 2;
+export const XHD_ABI_VERSION = 3;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -65,6 +65,26 @@ koffi.struct('xhd_device_info', {
   runtime_version: 'int32_t',
 });
 
+koffi.struct('xhd_mesh', {
+  xyz: 'const float *',
+  vertex_count: 'uint64_t',
+  triangles: 'const uint32_t *',
+  triangle_count: 'uint64_t',
+});
+koffi.struct('xhd_surface_options', { method: 'int32_t', threads: 'int32_t', device: 'int32_t', reserved: 'int32_t' });
+koffi.struct('xhd_surface_result', {
+  build_ms: 'double',
+  query_ms: 'double',
+  upload_ms: 'double',
+  download_ms: 'double',
+  peak_device_bytes: 'uint64_t',
+  triangle_tests: 'uint64_t',
+  device: 'int32_t',
+  reserved: 'uint32_t',
+});
+
+export const SURFACE_METHOD_CODES = { bvh: 0, brute: 1 } as const;
+
 /** Size in bytes of struct xhd_progress: done, total (uint64) then cancel, reserved (uint32). */
 export const PROGRESS_BYTES = 24;
 
@@ -103,6 +123,16 @@ export interface RawDeviceInfo {
   runtime_version: number;
 }
 
+export interface RawSurfaceResult {
+  build_ms: number;
+  query_ms: number;
+  upload_ms: number;
+  download_ms: number;
+  peak_device_bytes: number | bigint;
+  triangle_tests: number | bigint;
+  device: number;
+}
+
 export const PROTOTYPES = {
   abiVersion: 'int32_t xhd_abi_version(void)',
   backendName: 'const char *xhd_backend_name(void)',
@@ -112,4 +142,8 @@ export const PROTOTYPES = {
   hausdorff:
     'int32_t xhd_hausdorff(const xhd_points *a, const xhd_points *b, const xhd_hausdorff_options *options, ' +
     '_Out_ xhd_hausdorff_result *result, void *progress)',
+  pointSurfaceDistance:
+    'int32_t xhd_point_surface_distance(const xhd_points *points, const xhd_mesh *mesh, ' +
+    'const xhd_surface_options *options, double *distance, uint32_t *nearest_triangle, double *closest, ' +
+    '_Out_ xhd_surface_result *result, void *progress)',
 } as const;

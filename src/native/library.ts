@@ -20,6 +20,7 @@ export interface NativeBackend {
   deviceInfo: koffi.KoffiFunction;
   // koffi function: call synchronously, or through .async(...args, callback).
   hausdorff: koffi.KoffiFunction;
+  pointSurfaceDistance: koffi.KoffiFunction;
 }
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -91,6 +92,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       deviceCount: lib.func(PROTOTYPES.deviceCount) as () => number,
       deviceInfo: lib.func(PROTOTYPES.deviceInfo),
       hausdorff: lib.func(PROTOTYPES.hausdorff),
+      pointSurfaceDistance: lib.func(PROTOTYPES.pointSurfaceDistance),
     };
   } catch (err) {
     throw lacksEntryPoints(name, path, err);

@@ -19,6 +19,43 @@ function witnessJson(w: Witness | null, from: 'a' | 'b', to: 'a' | 'b') {
   };
 }
 
+/** Surface mode's statistics: raw, per sample (E), and relative to the union bbox diagonal. */
+function surfaceJson(r: CompareResult) {
+  const s = r.surface;
+  const ab = s?.ab, ba = s?.ba ?? null;
+  const diag = r.bboxDiagonal;
+  const rel = (v: number | null | undefined, power = 1) => (v === null || v === undefined || !(diag > 0) ? null : v / diag ** power);
+  return {
+    mean_ab: ab?.mean ?? null,
+    mean_ba: ba?.mean ?? null,
+    rms_ab: ab?.rms ?? null,
+    rms_ba: ba?.rms ?? null,
+    min_ab: ab?.min ?? null,
+    min_ba: ba?.min ?? null,
+    e_ab: ab?.e ?? null,
+    e_ba: ba?.e ?? null,
+    es: s?.es ?? null,
+    e_ab_per_sample: ab ? ab.e / ab.samples : null,
+    e_ba_per_sample: ba ? ba.e / ba.samples : null,
+    samples: s ? { a: ab!.samples, b: ba ? ba.samples : null, sampling: s.sampling, seed: s.seed } : null,
+    relative_to_bbox_diagonal: s
+      ? {
+          hd: rel(r.hd),
+          hd_ab: rel(r.hdAb),
+          hd_ba: rel(r.hdBa),
+          mean_ab: rel(ab!.mean),
+          mean_ba: rel(ba?.mean),
+          rms_ab: rel(ab!.rms),
+          rms_ba: rel(ba?.rms),
+          min_ab: rel(ab!.min),
+          min_ba: rel(ba?.min),
+          e_ab_per_sample: rel(ab!.e / ab!.samples, 2),
+          e_ba_per_sample: rel(ba ? ba.e / ba.samples : null, 2),
+        }
+      : null,
+  };
+}
+
 export function compareJson(r: CompareResult) {
   return {
     schema_version: COMPARE_JSON_SCHEMA_VERSION,
@@ -26,6 +63,8 @@ export function compareJson(r: CompareResult) {
     hd: r.hd,
     hd_ab: r.hdAb,
     hd_ba: r.hdBa,
+    mode: r.mode,
+    ...surfaceJson(r),
     directed: r.directed,
     witness_ab: witnessJson(r.witnessAb, 'a', 'b'),
     witness_ba: witnessJson(r.witnessBa, 'b', 'a'),

@@ -2,6 +2,7 @@
 import type { ChalkInstance } from 'chalk';
 
 import type { CompareResult, InputSummary, Witness } from '../compare.js';
+import type { DirectionStats } from '../surface-compare.js';
 import { formatBytes, formatCount, formatDistance, formatMs, formatPoint } from './format.js';
 
 function inputLine(label: string, s: InputSummary): string {
@@ -9,33 +10,51 @@ function inputLine(label: string, s: InputSummary): string {
   return `  ${label}  ${s.path}  ${s.format.toUpperCase()}  ${what}  ${s.dims}D`;
 }
 
-function witnessText(w: Witness, from: string, to: string): string {
-  return `${from}[${w.fromIndex}] ${formatPoint(w.fromPoint)} → ${to}[${w.toIndex}] ${formatPoint(w.toPoint)}`;
+function witnessText(w: Witness, from: string, to: string, surface = false): string {
+  // In surface mode the source is a sample and the target a triangle (or a point of a point cloud).
+  const target = surface ? `${to} triangle ${w.toIndex}` : `${to}[${w.toIndex}]`;
+  const source = surface ? `${from} sample ${w.fromIndex}` : `${from}[${w.fromIndex}]`;
+  return `${source} ${formatPoint(w.fromPoint)} → ${target} ${formatPoint(w.toPoint)}`;
+}
+
+function surfaceLines(r: CompareResult, c: ChalkInstance): string[] {
+  const s = r.surface!;
+  const stats = (label: string, d: DirectionStats) =>
+    `  ${label.padEnd(22)} ${c.dim('mean')} ${formatDistance(d.mean)}  ${c.dim('rms')} ${formatDistance(d.rms)}  ` +
+    `${c.dim('min')} ${formatDistance(d.min)}  ${c.dim('E')} ${formatDistance(d.e)}  ${c.dim('E/sample')} ${formatDistance(d.e / d.samples)}`;
+  const lines = [stats('A → B', s.ab)];
+  if (s.ba) lines.push(stats('B → A', s.ba), `  ${'Es = max(E)'.padEnd(22)} ${formatDistance(s.es!)}`);
+  const counts = s.ba ? `A ${formatCount(s.ab.samples)} · B ${formatCount(s.ba.samples)}` : `A ${formatCount(s.ab.samples)}`;
+  lines.push(c.dim(`  samples ${counts} · ${s.sampling} sampling · seed ${s.seed}`));
+  return lines;
 }
 
 export function renderCompareText(r: CompareResult, c: ChalkInstance): string {
   const percent = r.bboxDiagonal > 0 ? (100 * r.hd) / r.bboxDiagonal : 0;
-  const title = r.directed ? 'Directed Hausdorff A → B' : 'Hausdorff distance';
+  const surface = r.mode === 'surface';
+  const title = (r.directed ? 'Directed Hausdorff A → B' : 'Hausdorff distance') + (surface ? ' (surfaces)' : '');
   const lines = [
     `${c.bold(title.padEnd(24))} ${c.bold.cyan(formatDistance(r.hd))}   ` +
       c.dim(`(${percent.toPrecision(3)}% of bbox diagonal ${formatDistance(r.bboxDiagonal)})`),
-    `  ${'A → B'.padEnd(22)} ${formatDistance(r.hdAb).padEnd(16)} ${c.dim(witnessText(r.witnessAb, 'A', 'B'))}`,
+    `  ${'A → B'.padEnd(22)} ${formatDistance(r.hdAb).padEnd(16)} ${c.dim(witnessText(r.witnessAb, 'A', 'B', surface))}`,
   ];
   if (r.hdBa !== null && r.witnessBa) {
-    lines.push(`  ${'B → A'.padEnd(22)} ${formatDistance(r.hdBa).padEnd(16)} ${c.dim(witnessText(r.witnessBa, 'B', 'A'))}`);
+    lines.push(`  ${'B → A'.padEnd(22)} ${formatDistance(r.hdBa).padEnd(16)} ${c.dim(witnessText(r.witnessBa, 'B', 'A', surface))}`);
   }
+  if (surface) lines.push(...surfaceLines(r, c));
   lines.push('', inputLine('A', r.a), inputLine('B', r.b));
   const t = r.timingsMs;
   if (r.device) {
     lines.push(`  method ${r.method} · backend ${r.backend} · GPU ${r.device.ordinal} ${r.device.name} · peak ${formatBytes(r.peakDeviceBytes)}`);
     lines.push(
-      `  time   read ${formatMs(t.read)} · upload ${formatMs(t.upload)} · build ${formatMs(t.build)} · query ${formatMs(t.query)} · ` +
+      `  time   read ${formatMs(t.read)}${surface ? ` · sample ${formatMs(t.sample)}` : ''} · upload ${formatMs(t.upload)} · build ${formatMs(t.build)} · query ${formatMs(t.query)} · ` +
         `download ${formatMs(t.download)} · total ${formatMs(t.total)}`,
     );
   } else {
     lines.push(`  method ${r.method} · backend ${r.backend} · ${r.threads} thread${r.threads === 1 ? '' : 's'}`);
     lines.push(
-      `  time   read ${formatMs(t.read)} · build ${formatMs(t.build)} · query ${formatMs(t.query)} · total ${formatMs(t.total)}`,
+      `  time   read ${formatMs(t.read)}${surface ? ` · sample ${formatMs(t.sample)}` : ''} · build ${formatMs(t.build)} · ` +
+        `query ${formatMs(t.query)} · total ${formatMs(t.total)}`,
     );
   }
   for (const n of r.notes) lines.push(c.yellow(`  note   ${n}`));

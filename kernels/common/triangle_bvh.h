@@ -1,0 +1,96 @@
+// A bounding volume hierarchy over a mesh's triangles, built on the host and searched by every backend
+// (the CPU directly, the GPU after an upload of the same arrays): triangles sorted by the Morton code of
+// their centroid, split at the middle of each range down to leaves of a few triangles, tight float boxes.
+// The nearest-triangle search is one function for host and device, so both backends give the same
+// triangle and the same double-precision distance for every point.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "point_triangle.h"
+
+namespace xhd {
+
+// An internal node has count == 0 and children first and first + 1; a leaf holds the sorted triangle
+// slots [first, first + count).
+struct BvhNode {
+  Box box;
+  uint32_t first;
+  uint32_t count;
+};
+
+constexpr uint32_t kBvhLeafTriangles = 4;
+// Depth-first search keeps at most one deferred child per level; depth stays under 33 for 2^32 triangles.
+constexpr int kBvhStack = 64;
+
+// What the search reads: plain pointers (host or device memory).
+struct BvhView {
+  const BvhNode* nodes;
+  const float* corners;       // 9 floats per sorted slot: the triangle's three vertices
+  const uint32_t* triangle;   // original triangle index per sorted slot
+};
+
+struct TriangleBvh {
+  std::vector<BvhNode> nodes;
+  std::vector<float> corners;
+  std::vector<uint32_t> triangle;
+
+  BvhView view() const { return {nodes.data(), corners.data(), triangle.data()}; }
+};
+
+// Point indices in Morton order of their position within the points' bounding box: the order in which
+// queries share the most of their search paths.
+std::vector<uint32_t> morton_order(const float* xyz, uint64_t count);
+
+// Builds the hierarchy; vertex indices must already be checked against the vertex count.
+TriangleBvh build_triangle_bvh(const float* xyz, const uint32_t* triangles, uint64_t triangle_count);
+
+struct NearestTriangle {
+  double d2 = static_cast<double>(INFINITY);  // squared distance to the nearest surface point found
+  Dvec3 at{0.0, 0.0, 0.0};                    // that point
+  uint32_t triangle = 0xffffffffu;            // its triangle (original index); ties go to the smallest
+  uint32_t slot = 0xffffffffu;                // that triangle's sorted slot (a seed for a nearby query)
+  uint32_t tests = 0;                         // point-triangle distances evaluated
+};
+
+XHD_HD void offer_triangle(const BvhView& v, uint32_t slot, Dvec3 p, NearestTriangle& best) {
+  const float* t = v.corners + 9ull * slot;
+  const SurfacePoint s = closest_on_triangle(p, dload(t), dload(t + 3), dload(t + 6));
+  ++best.tests;
+  const uint32_t id = v.triangle[slot];
+  if (s.d2 < best.d2 || (s.d2 == best.d2 && id < best.triangle)) {
+    best.d2 = s.d2;
+    best.at = s.at;
+    best.triangle = id;
+    best.slot = slot;
+  }
+}
+
+// Nearest-first depth-first search from the root. `best` may arrive seeded with a candidate (a tighter
+// start prunes more); boxes no nearer than the best so far are skipped, except at equal distance,
+// where a smaller triangle index may still win the tie.
+XHD_HD void nearest_triangle(const BvhView& v, Dvec3 p, NearestTriangle& best) {
+  uint32_t stack[kBvhStack];
+  int top = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const BvhNode node = v.nodes[stack[--top]];
+    if (min_dist2_double(p, node.box) > best.d2) continue;
+    if (node.count > 0) {
+      for (uint32_t s = node.first; s < node.first + node.count; ++s) offer_triangle(v, s, p, best);
+      continue;
+    }
+    const double near_left = min_dist2_double(p, v.nodes[node.first].box);
+    const double near_right = min_dist2_double(p, v.nodes[node.first + 1].box);
+    // Push the farther child first so the nearer one is searched next.
+    const bool left_first = near_left <= near_right;
+    const uint32_t nearer = left_first ? node.first : node.first + 1;
+    const uint32_t farther = left_first ? node.first + 1 : node.first;
+    if ((left_first ? near_right : near_left) <= best.d2) stack[top++] = farther;
+    if ((left_first ? near_left : near_right) <= best.d2) stack[top++] = nearer;
+  }
+}
+
+}  // namespace xhd

@@ -1,0 +1,52 @@
+// Point-to-surface distances through the triangle hierarchy. Queries run in Morton order of the points
+// so consecutive ones share tree paths in cache, and each starts from the triangle nearest to the one
+// before it: usually near, that seed prunes most of the tree at once.
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "../common/box_math.h"
+#include "../common/triangle_bvh.h"
+#include "parallel.h"
+#include "surface_distance.h"
+
+namespace xhd {
+namespace {
+
+double elapsed_ms(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
+}
+
+}  // namespace
+
+void surface_distance_bvh(const SurfaceJob& job, xhd_surface_result& result) {
+  const auto build_start = std::chrono::steady_clock::now();
+  const TriangleBvh bvh = build_triangle_bvh(job.mesh->xyz, job.mesh->triangles, job.mesh->triangle_count);
+  const BvhView view = bvh.view();
+  result.build_ms = elapsed_ms(build_start);
+
+  const auto query_start = std::chrono::steady_clock::now();
+  const std::vector<uint32_t> order = morton_order(job.points, job.point_count);
+  std::vector<uint64_t> tests(static_cast<size_t>(std::max(job.threads, 1)), 0);
+  parallel_blocks(job.point_count, 1024, job.threads, [&](size_t begin, size_t end, int thread) {
+    job.progress->check_cancel();
+    uint32_t seed_slot = 0xffffffffu;
+    uint64_t evaluated = 0;
+    for (size_t k = begin; k < end; ++k) {
+      const uint32_t i = order[k];
+      const Dvec3 p = dload(job.points + 3ull * i);
+      NearestTriangle best;
+      if (seed_slot != 0xffffffffu) offer_triangle(view, seed_slot, p, best);
+      nearest_triangle(view, p, best);
+      seed_slot = best.slot;
+      evaluated += best.tests;
+      store_surface_answer(job, i, best.d2, best.triangle, best.at.x, best.at.y, best.at.z);
+    }
+    tests[thread] += evaluated;
+    job.progress->add(end - begin);
+  });
+  for (uint64_t t : tests) result.triangle_tests += t;
+  result.query_ms = elapsed_ms(query_start);
+}
+
+}  // namespace xhd

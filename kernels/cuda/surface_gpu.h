@@ -1,0 +1,14 @@
+// Point-to-surface distances on the GPU: the host-built triangle hierarchy is uploaded and every point
+// searches it in its own thread, with the same search code and double-precision distances as the CPU.
+#pragma once
+
+#include "../common/progress.h"
+#include "xhd.h"
+
+namespace xhd {
+
+void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, const xhd_surface_options& options,
+                                const Progress& progress, double* distance, uint32_t* nearest_triangle,
+                                double* closest, xhd_surface_result& result);
+
+}  // namespace xhd

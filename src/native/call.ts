@@ -1,0 +1,57 @@
+// One asynchronous native call with what every entry point needs around it: a progress slot polled for
+// the caller's progress callback, cancellation through an AbortSignal, and the status code turned into
+// the error a user should see.
+import koffi from 'koffi';
+
+import { CancelledError, NativeError, UsageError, XhdError, EXIT_NATIVE } from '../errors.js';
+import {
+  PROGRESS_BYTES,
+  STATUS_NAMES,
+  XHD_ERROR_CANCELLED,
+  XHD_ERROR_INVALID_ARGUMENT,
+  XHD_ERROR_OUT_OF_MEMORY,
+  XHD_OK,
+} from './abi.js';
+import type { NativeBackend } from './library.js';
+
+export interface CallOptions {
+  /** Called about ten times a second while the call runs, and once at the end. */
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+  /** Says what the library refused when it returns invalid-argument (e.g. "the points cannot be compared"). */
+  refusal: string;
+}
+
+/** Calls fn.async(...args, progress, callback) on a worker thread and resolves when it succeeded. */
+export async function callNative(backend: NativeBackend, fn: koffi.KoffiFunction, args: unknown[], options: CallOptions): Promise<void> {
+  if (options.signal?.aborted) throw new CancelledError();
+  const progress = koffi.alloc('uint64_t', PROGRESS_BYTES / 8);
+  const progressView = new BigUint64Array(koffi.view(progress, PROGRESS_BYTES));
+  progressView.fill(0n);
+  const onAbort = () => {
+    progressView[2] = 1n; // xhd_progress.cancel (low half on little-endian hosts)
+  };
+  options.signal?.addEventListener('abort', onAbort);
+  const report = () => options.onProgress?.(Number(progressView[0]), Number(progressView[1]));
+  const ticker = options.onProgress ? setInterval(report, 100) : undefined;
+  try {
+    const status = await new Promise<number>((resolve, reject) => {
+      fn.async(...args, progress, (err: unknown, result: number) => (err ? reject(err) : resolve(result)));
+    });
+    if (status === XHD_ERROR_CANCELLED) throw new CancelledError();
+    if (status === XHD_ERROR_OUT_OF_MEMORY) throw new NativeError(`${backend.name} backend: ${backend.lastError()}`);
+    // The library refused the input itself (e.g. coordinates beyond what it can square): a usage error.
+    if (status === XHD_ERROR_INVALID_ARGUMENT) throw new UsageError(`${options.refusal}: ${backend.lastError()}`);
+    if (status !== XHD_OK) {
+      throw new NativeError(`${backend.name} backend: ${STATUS_NAMES[status] ?? `status ${status}`}: ${backend.lastError()}`);
+    }
+    report();
+  } catch (err) {
+    if (err instanceof XhdError) throw err;
+    throw new XhdError(`native call failed: ${err instanceof Error ? err.message : String(err)}`, EXIT_NATIVE);
+  } finally {
+    if (ticker) clearInterval(ticker);
+    options.signal?.removeEventListener('abort', onAbort);
+    koffi.free(progress);
+  }
+}

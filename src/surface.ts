@@ -1,0 +1,107 @@
+// Exact distance from points to a triangle mesh's surface: argument checks, backend choice, one native
+// call that returns every point's distance, nearest triangle and closest surface point.
+import { availableParallelism } from 'node:os';
+
+import { UsageError } from './errors.js';
+import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
+import { firstNonFinitePoint, isMarkedFinite } from './io/geometry.js';
+import { SURFACE_METHOD_CODES, type RawSurfaceResult } from './native/abi.js';
+import { callNative } from './native/call.js';
+import type { BackendName } from './native/library.js';
+
+export const SURFACE_METHODS = ['bvh', 'brute'] as const;
+export type SurfaceMethod = (typeof SURFACE_METHODS)[number];
+
+export interface TriangleMesh {
+  /** Interleaved x,y,z of the vertices. */
+  positions: Float32Array;
+  /** Vertex-index triples. */
+  triangles: Uint32Array;
+}
+
+export interface SurfaceOptions {
+  /** bvh (default): the triangle hierarchy; brute: the double-precision reference (CPU only). */
+  method?: SurfaceMethod;
+  backend?: BackendChoice;
+  device?: number;
+  threads?: number;
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface SurfaceDistances {
+  /** Distance of each point to the surface (double precision). */
+  distances: Float64Array;
+  /** The nearest triangle of each point (the smallest index among equally near ones). */
+  triangles: Uint32Array;
+  /** The closest surface point of each point, interleaved x,y,z. */
+  closest: Float64Array;
+  buildMs: number;
+  queryMs: number;
+  uploadMs: number;
+  downloadMs: number;
+  triangleTests: number;
+  peakDeviceBytes: number;
+  backend: BackendName;
+  threads: number;
+  device: DeviceInfo | null;
+}
+
+/** A point cloud as a mesh of one-point triangles (i, i, i): the distance to it is the nearest-point distance. */
+export function pointsAsMesh(positions: Float32Array): TriangleMesh {
+  const n = positions.length / 3;
+  const triangles = new Uint32Array(3 * n);
+  for (let i = 0; i < n; i++) triangles[3 * i] = triangles[3 * i + 1] = triangles[3 * i + 2] = i;
+  return { positions, triangles };
+}
+
+function expectFinitePositions(value: unknown, name: string): asserts value is Float32Array {
+  if (!(value instanceof Float32Array) || value.length === 0 || value.length % 3 !== 0) {
+    throw new UsageError(`Expected ${name} to be a non-empty Float32Array of interleaved x,y,z`);
+  }
+  const bad = isMarkedFinite(value) ? -1 : firstNonFinitePoint(value);
+  if (bad >= 0) throw new UsageError(`Expected finite coordinates in ${name} but point ${bad} has a NaN or infinite one`);
+}
+
+export async function pointSurfaceDistances(points: Float32Array, mesh: TriangleMesh, options: SurfaceOptions = {}): Promise<SurfaceDistances> {
+  expectFinitePositions(points, 'points');
+  expectFinitePositions(mesh.positions, 'mesh positions');
+  if (!(mesh.triangles instanceof Uint32Array) || mesh.triangles.length === 0 || mesh.triangles.length % 3 !== 0) {
+    throw new UsageError('Expected mesh triangles to be a non-empty Uint32Array of vertex-index triples');
+  }
+  const method = options.method ?? 'bvh';
+  if (!SURFACE_METHODS.includes(method)) throw new UsageError(`Expected one of ${SURFACE_METHODS.join(', ')} for method but received ${String(method)}`);
+  const threads = options.threads ?? availableParallelism();
+  const device = options.device ?? 0;
+  // The brute reference runs on the CPU, as the brute Hausdorff method does.
+  const backend = selectBackend(options.backend ?? 'auto', method === 'brute' ? 'brute' : 'grid', device);
+  const n = points.length / 3;
+  const distances = new Float64Array(n);
+  const triangles = new Uint32Array(n);
+  const closest = new Float64Array(3 * n);
+  const raw = {} as RawSurfaceResult;
+  await callNative(backend, backend.pointSurfaceDistance, [
+    { xyz: points, count: n },
+    { xyz: mesh.positions, vertex_count: mesh.positions.length / 3, triangles: mesh.triangles, triangle_count: mesh.triangles.length / 3 },
+    { method: SURFACE_METHOD_CODES[method], threads, device, reserved: 0 },
+    distances,
+    triangles,
+    closest,
+    raw,
+  ], { onProgress: options.onProgress, signal: options.signal, refusal: 'the surface distance cannot be measured' });
+  const onGpu = backend.name === 'cuda';
+  return {
+    distances,
+    triangles,
+    closest,
+    buildMs: raw.build_ms,
+    queryMs: raw.query_ms,
+    uploadMs: raw.upload_ms,
+    downloadMs: raw.download_ms,
+    triangleTests: Number(raw.triangle_tests),
+    peakDeviceBytes: Number(raw.peak_device_bytes),
+    backend: backend.name,
+    threads: onGpu ? 0 : threads,
+    device: onGpu ? cudaDevice(device) : null,
+  };
+}
