@@ -8,7 +8,7 @@ import { readGeometry } from './io/read.js';
 import { ProgressBar } from './progress.js';
 import { formatCount } from './report/format.js';
 import type { SamplingMode } from './sampling/sample-mesh.js';
-import { compareSurfaces, type DirectionStats, type SurfaceOutcome } from './surface-compare.js';
+import { compareSurfaces, hasFaces, type DirectionStats, type SurfaceOutcome } from './surface-compare.js';
 import type { SurfaceMethod } from './surface.js';
 
 export interface CompareOptions {
@@ -136,7 +136,6 @@ export async function compareFiles(pathA: string, pathB: string, options: Compar
     throw new UsageError(`${pathA} is ${a.dims}D but ${pathB} is ${b.dims}D; compare point sets of the same dimension`);
   }
 
-  const hasFaces = (g: Geometry) => g.triangles !== undefined && g.triangles.length > 0;
   if (!options.verticesOnly && (hasFaces(a) || hasFaces(b))) return compareSurfaceFiles(pathA, pathB, a, b, options, bar, started, readMs);
   if (options.verticesOnly && (options.sampling !== undefined || options.samples !== undefined || options.density !== undefined)) {
     throw new UsageError('--sampling, --samples and --density sample surfaces; they do not apply with --vertices-only');
@@ -155,9 +154,9 @@ export async function compareFiles(pathA: string, pathB: string, options: Compar
 
   const notes: string[] = [];
   for (const [name, g] of [['A', a], ['B', b]] as const) {
-    if (g.triangles && g.triangles.length > 0) {
+    if (hasFaces(g)) {
       notes.push(
-        `${name} is a mesh (${formatCount(g.triangles.length / 3)} triangles): its ${formatCount(g.count)} vertices are compared as points (--vertices-only)`,
+        `${name} is a mesh (${formatCount(g.triangles!.length / 3)} triangles): its ${formatCount(g.count)} vertices are compared as points (--vertices-only)`,
       );
     }
     for (const n of g.notes) notes.push(`${name}: ${n}`);

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { UsageError } from './errors.js';
 import { DIRECTION_AB, DIRECTION_BA, METHOD_CODES, type RawDirected, type RawHausdorffResult } from './native/abi.js';
 import { callNative } from './native/call.js';
-import { firstNonFinitePoint, isMarkedFinite } from './io/geometry.js';
+import { describe, expectInteger, expectPoints } from './arguments.js';
 import { type BackendName } from './native/library.js';
 import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
 
@@ -69,30 +69,6 @@ export interface HausdorffResult {
 }
 
 export const DEFAULT_SEED = 20260707;
-
-function expectPoints(value: unknown, name: string): asserts value is Float32Array {
-  if (!(value instanceof Float32Array)) {
-    throw new UsageError(`Expected a Float32Array of interleaved x,y,z for ${name} but received ${describe(value)}`);
-  }
-  if (value.length === 0 || value.length % 3 !== 0) {
-    throw new UsageError(`Expected ${name} to hold at least one point (a non-zero multiple of 3 floats) but it has ${value.length}`);
-  }
-  const bad = isMarkedFinite(value) ? -1 : firstNonFinitePoint(value);
-  if (bad >= 0) throw new UsageError(`Expected finite coordinates in ${name} but point ${bad} has a NaN or infinite one`);
-}
-
-function expectInteger(value: unknown, name: string, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new UsageError(`Expected an integer between ${min} and ${max} for ${name} but received ${describe(value)}`);
-  }
-  return value;
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (typeof value === 'object') return (value as object).constructor?.name ?? 'an object';
-  return `${typeof value} ${String(value)}`;
-}
 
 function toDirected(raw: RawDirected): DirectedHausdorff {
   return {

@@ -61,7 +61,7 @@ export interface SurfaceOutcome {
   notes: string[];
 }
 
-function hasFaces(g: Geometry): boolean {
+export function hasFaces(g: Geometry): boolean {
   return g.triangles !== undefined && g.triangles.length > 0;
 }
 
@@ -70,14 +70,15 @@ function queryPoints(g: Geometry, name: string, o: SurfaceCompareOptions, seed: 
   if (!hasFaces(g)) return g.positions;
   const mesh = { positions: g.positions, triangles: g.triangles! };
   if (o.sampling === 'vertices') return g.positions;
+  const areas = triangleAreas(mesh);
   let area = 0;
-  for (const a of triangleAreas(mesh)) area += a;
+  for (const a of areas) area += a;
   if (!(area > 0)) {
     notes.push(`${name} has no area (every triangle is degenerate): its vertices are used as samples`);
     return g.positions;
   }
   const count = o.samples ?? (o.density !== undefined ? Math.max(1, Math.round(o.density * area)) : defaultSampleCount(mesh));
-  return sampleMesh(mesh, { mode: o.sampling, count, seed });
+  return sampleMesh(mesh, { mode: o.sampling, count, seed }, areas);
 }
 
 function targetOf(g: Geometry): TriangleMesh {

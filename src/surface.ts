@@ -2,9 +2,9 @@
 // call that returns every point's distance, nearest triangle and closest surface point.
 import { availableParallelism } from 'node:os';
 
+import { describe, expectInteger, expectPoints } from './arguments.js';
 import { UsageError } from './errors.js';
 import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
-import { firstNonFinitePoint, isMarkedFinite } from './io/geometry.js';
 import { SURFACE_METHOD_CODES, type RawSurfaceResult } from './native/abi.js';
 import { callNative } from './native/call.js';
 import type { BackendName } from './native/library.js';
@@ -55,24 +55,16 @@ export function pointsAsMesh(positions: Float32Array): TriangleMesh {
   return { positions, triangles };
 }
 
-function expectFinitePositions(value: unknown, name: string): asserts value is Float32Array {
-  if (!(value instanceof Float32Array) || value.length === 0 || value.length % 3 !== 0) {
-    throw new UsageError(`Expected ${name} to be a non-empty Float32Array of interleaved x,y,z`);
-  }
-  const bad = isMarkedFinite(value) ? -1 : firstNonFinitePoint(value);
-  if (bad >= 0) throw new UsageError(`Expected finite coordinates in ${name} but point ${bad} has a NaN or infinite one`);
-}
-
 export async function pointSurfaceDistances(points: Float32Array, mesh: TriangleMesh, options: SurfaceOptions = {}): Promise<SurfaceDistances> {
-  expectFinitePositions(points, 'points');
-  expectFinitePositions(mesh.positions, 'mesh positions');
+  expectPoints(points, 'points');
+  expectPoints(mesh.positions, 'mesh positions');
   if (!(mesh.triangles instanceof Uint32Array) || mesh.triangles.length === 0 || mesh.triangles.length % 3 !== 0) {
     throw new UsageError('Expected mesh triangles to be a non-empty Uint32Array of vertex-index triples');
   }
   const method = options.method ?? 'bvh';
-  if (!SURFACE_METHODS.includes(method)) throw new UsageError(`Expected one of ${SURFACE_METHODS.join(', ')} for method but received ${String(method)}`);
-  const threads = options.threads ?? availableParallelism();
-  const device = options.device ?? 0;
+  if (!SURFACE_METHODS.includes(method)) throw new UsageError(`Expected one of ${SURFACE_METHODS.join(', ')} for method but received ${describe(method)}`);
+  const threads = options.threads === undefined ? availableParallelism() : expectInteger(options.threads, 'threads', 1, 4096);
+  const device = options.device === undefined ? 0 : expectInteger(options.device, 'device', 0, 1024);
   // The brute reference runs on the CPU, as the brute Hausdorff method does.
   const backend = selectBackend(options.backend ?? 'auto', method === 'brute' ? 'brute' : 'grid', device);
   const n = points.length / 3;

@@ -2,6 +2,7 @@
 // double-precision reference that tests compare it with. Both fill the caller's arrays (any may be null).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "../common/progress.h"
@@ -26,7 +27,7 @@ void surface_distance_brute(const SurfaceJob& job, xhd_surface_result& result);
 // Writes point i's answer into whichever output arrays the job has.
 inline void store_surface_answer(const SurfaceJob& job, uint64_t i, double d2, uint32_t triangle, double x, double y,
                                  double z) {
-  if (job.distance) job.distance[i] = __builtin_sqrt(d2);
+  if (job.distance) job.distance[i] = std::sqrt(d2);
   if (job.nearest_triangle) job.nearest_triangle[i] = triangle;
   if (job.closest) {
     job.closest[3 * i] = x;

@@ -41,10 +41,10 @@ export function triangleAreas(mesh: MeshInput): Float64Array {
   return areas;
 }
 
-export function sampleMesh(mesh: MeshInput, request: SampleRequest): Float32Array {
+/** areas: the mesh's triangleAreas, when the caller already has them. */
+export function sampleMesh(mesh: MeshInput, request: SampleRequest, areas = triangleAreas(mesh)): Float32Array {
   if (request.mode === 'vertices') return mesh.positions;
   const random = new Random(request.seed);
-  const areas = triangleAreas(mesh);
   if (request.mode === 'area') return areaSamples(mesh, areas, request.count, random);
   return metroSamples(mesh, areas, request.count, random);
 }

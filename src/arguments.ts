@@ -1,0 +1,28 @@
+// Checks of what library callers pass in, shared by every entry point (hausdorff, pointSurfaceDistances),
+// so all of them refuse bad arguments with the same UsageError messages.
+import { UsageError } from './errors.js';
+import { firstNonFinitePoint, isMarkedFinite } from './io/geometry.js';
+
+export function expectPoints(value: unknown, name: string): asserts value is Float32Array {
+  if (!(value instanceof Float32Array)) {
+    throw new UsageError(`Expected a Float32Array of interleaved x,y,z for ${name} but received ${describe(value)}`);
+  }
+  if (value.length === 0 || value.length % 3 !== 0) {
+    throw new UsageError(`Expected ${name} to hold at least one point (a non-zero multiple of 3 floats) but it has ${value.length}`);
+  }
+  const bad = isMarkedFinite(value) ? -1 : firstNonFinitePoint(value);
+  if (bad >= 0) throw new UsageError(`Expected finite coordinates in ${name} but point ${bad} has a NaN or infinite one`);
+}
+
+export function expectInteger(value: unknown, name: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new UsageError(`Expected an integer between ${min} and ${max} for ${name} but received ${describe(value)}`);
+  }
+  return value;
+}
+
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'object') return (value as object).constructor?.name ?? 'an object';
+  return `${typeof value} ${String(value)}`;
+}
