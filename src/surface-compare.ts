@@ -1,8 +1,11 @@
 // Surface-to-surface comparison for `xhd compare` when an input has faces: sample each mesh, measure
 // every sample's exact distance to the other input's surface (a point cloud counts as its points), and
 // reduce the distances to the statistics users ask for: HD, min, mean, RMS and the squared-distance sum E.
+// The per-sample distances stay in the outcome for the pictures (heatmap, histogram).
+import { availableParallelism } from 'node:os';
+
 import { UsageError } from './errors.js';
-import type { BackendChoice, DeviceInfo } from './backends.js';
+import { selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
 import type { Geometry } from './io/geometry.js';
 import { defaultSampleCount, sampleMesh, triangleAreas, type SamplingMode } from './sampling/sample-mesh.js';
 import { pointsAsMesh, pointSurfaceDistances, type SurfaceDistances, type SurfaceMethod, type TriangleMesh } from './surface.js';
@@ -44,6 +47,11 @@ export interface DirectionStats {
 export interface SurfaceOutcome {
   ab: DirectionStats;
   ba: DirectionStats | null;
+  /** A's query points, interleaved x,y,z: its samples, its vertices (vertices sampling) or a cloud's points. */
+  queriesA: Float32Array;
+  /** Each of A's query points' distance to B, and each of B's to A (null when directed), as measured. */
+  distancesAb: Float64Array;
+  distancesBa: Float64Array | null;
   /** max(E(A,B), E(B,A)); null when directed. */
   es: number | null;
   sampling: SamplingMode;
@@ -117,24 +125,45 @@ export function reduceDistances(queries: Float32Array, d: SurfaceDistances, dims
 export async function compareSurfaces(a: Geometry, b: Geometry, o: SurfaceCompareOptions): Promise<SurfaceOutcome> {
   if (o.samples !== undefined && o.density !== undefined) throw new UsageError('give --samples or --density, not both');
   const notes: string[] = [];
-  const sampleStart = performance.now();
-  const queriesA = queryPoints(a, 'A', o, o.seed, notes);
-  // B's stream differs from A's, so two copies of one mesh are not sampled at the same points.
-  const queriesB = o.directed ? new Float32Array(0) : queryPoints(b, 'B', o, o.seed + 1, notes);
-  const sampleMs = performance.now() - sampleStart;
-
-  const total = queriesA.length / 3 + queriesB.length / 3;
-  const run = (queries: Float32Array, target: Geometry, offset: number) =>
+  // On the CPU the two directions run side by side, each on half the threads, and B is sampled while
+  // A's distances are measured: on few cores this overlaps the single-threaded parts of each call.
+  const threads = o.threads ?? availableParallelism();
+  const side = !o.directed && threads >= 2 && selectBackend(o.backend, o.method, o.device ?? 0).name === 'cpu';
+  const done = [0, 0];
+  const counts = [0, 0];
+  const run = (queries: Float32Array, target: Geometry, direction: 0 | 1, threadsHere: number) =>
     pointSurfaceDistances(queries, targetOf(target), {
       method: o.method,
       backend: o.backend,
       device: o.device,
-      threads: o.threads,
+      threads: threadsHere,
       signal: o.signal,
-      onProgress: o.onProgress ? (done) => o.onProgress!(offset + done, total) : undefined,
+      onProgress: o.onProgress ? (d) => {
+        done[direction] = d;
+        // Until B is sampled, its count is taken to be A's.
+        o.onProgress!(done[0] + done[1], counts[0] + (counts[1] || counts[0]));
+      } : undefined,
     });
-  const dab = await run(queriesA, b, 0);
-  const dba = o.directed ? null : await run(queriesB, a, queriesA.length / 3);
+
+  let sampleStart = performance.now();
+  const queriesA = queryPoints(a, 'A', o, o.seed, notes);
+  let sampleMs = performance.now() - sampleStart;
+  counts[0] = queriesA.length / 3;
+  const pendingAb = run(queriesA, b, 0, side ? Math.ceil(threads / 2) : threads);
+  // Keep a failure of the first call from going unobserved while B is sampled.
+  pendingAb.catch(() => undefined);
+  sampleStart = performance.now();
+  // B's stream differs from A's, so two copies of one mesh are not sampled at the same points.
+  const queriesB = o.directed ? new Float32Array(0) : queryPoints(b, 'B', o, o.seed + 1, notes);
+  sampleMs += performance.now() - sampleStart;
+  counts[1] = queriesB.length / 3;
+  let dab: SurfaceDistances, dba: SurfaceDistances | null;
+  if (side) {
+    [dab, dba] = await Promise.all([pendingAb, run(queriesB, a, 1, Math.floor(threads / 2))]);
+  } else {
+    dab = await pendingAb;
+    dba = o.directed ? null : await run(queriesB, a, 1, threads);
+  }
   const ab = reduceDistances(queriesA, dab, a.dims);
   const ba = dba ? reduceDistances(queriesB, dba, a.dims) : null;
   const both = dba ? [dab, dba] : [dab];
@@ -142,6 +171,10 @@ export async function compareSurfaces(a: Geometry, b: Geometry, o: SurfaceCompar
   return {
     ab,
     ba,
+    // The arrays themselves, not copies: the heatmap and histogram read them after the statistics.
+    queriesA,
+    distancesAb: dab.distances,
+    distancesBa: dba ? dba.distances : null,
     es: ba ? Math.max(ab.e, ba.e) : null,
     sampling: o.sampling,
     samplesA: ab.samples,

@@ -9,7 +9,7 @@ import { SURFACE_METHOD_CODES, type RawSurfaceResult } from './native/abi.js';
 import { callNative } from './native/call.js';
 import type { BackendName } from './native/library.js';
 
-export const SURFACE_METHODS = ['bvh', 'brute'] as const;
+export const SURFACE_METHODS = ['grid', 'bvh', 'brute'] as const;
 export type SurfaceMethod = (typeof SURFACE_METHODS)[number];
 
 export interface TriangleMesh {
@@ -20,7 +20,10 @@ export interface TriangleMesh {
 }
 
 export interface SurfaceOptions {
-  /** bvh (default): the triangle hierarchy; brute: the double-precision reference (CPU only). */
+  /**
+   * grid (default): a uniform grid of triangles, with the hierarchy for points far from the surface;
+   * bvh: the triangle hierarchy alone; brute: the double-precision reference (CPU only).
+   */
   method?: SurfaceMethod;
   backend?: BackendChoice;
   device?: number;
@@ -61,7 +64,7 @@ export async function pointSurfaceDistances(points: Float32Array, mesh: Triangle
   if (!(mesh.triangles instanceof Uint32Array) || mesh.triangles.length === 0 || mesh.triangles.length % 3 !== 0) {
     throw new UsageError('Expected mesh triangles to be a non-empty Uint32Array of vertex-index triples');
   }
-  const method = options.method ?? 'bvh';
+  const method = options.method ?? 'grid';
   if (!SURFACE_METHODS.includes(method)) throw new UsageError(`Expected one of ${SURFACE_METHODS.join(', ')} for method but received ${describe(method)}`);
   const threads = options.threads === undefined ? availableParallelism() : expectInteger(options.threads, 'threads', 1, 4096);
   const device = options.device === undefined ? 0 : expectInteger(options.device, 'device', 0, 1024);

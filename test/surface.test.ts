@@ -1,4 +1,4 @@
-// Point-to-surface distance (BVH against the double-precision brute force, analytic answers), the
+// Point-to-surface distance (grid and BVH against the double-precision brute force, analytic answers), the
 // sampling generator, and `xhd compare` on meshes.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -26,19 +26,51 @@ function probes(mesh: TriangleMesh, random: () => number): Float32Array {
 }
 
 describe('point-to-surface distance', () => {
-  it('the BVH search equals the brute force on triangle soups with degenerate triangles', async () => {
+  it('the grid and the BVH equal the brute force on triangle soups with degenerate triangles', async () => {
     for (const seed of [1, 2, 3]) {
       const random = rng(seed);
       const mesh = triangleSoup(600, random);
       const points = probes(mesh, random);
-      const fast = await pointSurfaceDistances(points, mesh, { backend: 'cpu' });
       const reference = await pointSurfaceDistances(points, mesh, { backend: 'cpu', method: 'brute' });
       assert.equal(reference.backend, 'cpu');
-      for (let i = 0; i < points.length / 3; i++) {
-        assert.equal(fast.distances[i], reference.distances[i], `seed ${seed} point ${i}: distance`);
-        assert.equal(fast.triangles[i], reference.triangles[i], `seed ${seed} point ${i}: nearest triangle`);
+      for (const method of ['grid', 'bvh'] as const) {
+        const fast = await pointSurfaceDistances(points, mesh, { backend: 'cpu', method });
+        for (let i = 0; i < points.length / 3; i++) {
+          assert.equal(fast.distances[i], reference.distances[i], `${method} seed ${seed} point ${i}: distance`);
+          assert.equal(fast.triangles[i], reference.triangles[i], `${method} seed ${seed} point ${i}: nearest triangle`);
+        }
+        assert.ok(fast.triangleTests < reference.triangleTests / 5, `${method} prunes most triangles`);
       }
-      assert.ok(fast.triangleTests < reference.triangleTests / 5, 'the hierarchy prunes most triangles');
+    }
+  });
+
+  it('the grid equals the BVH near a surface, far from it, and on flat and needle-thin meshes', async () => {
+    const random = rng(11);
+    const sphere = uvSphere(1, 60, 120);
+    const plane: TriangleMesh = { // a flat strip: zero extent along z
+      positions: new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 2, 0, 1, 2, 0]),
+      triangles: new Uint32Array([0, 1, 2, 1, 3, 2, 2, 3, 4, 3, 5, 4]),
+    };
+    // Needles: long thin triangles crossing many cells, two corners a micron apart.
+    const needleCorners: number[] = [];
+    for (let k = 0; k < 200; k++) {
+      const a = [random(), random(), random()], dir = [random() - 0.5, random() - 0.5, random() - 0.5];
+      needleCorners.push(...a, a[0] + 1e-6, a[1], a[2], ...a.map((v, j) => v + dir[j]));
+    }
+    const needles: TriangleMesh = { positions: Float32Array.from(needleCorners), triangles: Uint32Array.from(needleCorners.slice(0, 600).map((_, i) => i)) };
+    for (const [name, mesh, points] of [
+      ['sphere samples', sphere, sampleMesh(sphere, { mode: 'area', count: 20_000, seed: 4 }).map((v) => v * 1.001)],
+      ['points far outside', sphere, uniform(2000, 3, random, 20, 40)],
+      ['points inside', sphere, uniform(2000, 3, random, -0.5, 1)],
+      ['flat strip', plane, uniform(2000, 3, random, -1, 3)],
+      ['needles', needles, probes(needles, random)],
+    ] as const) {
+      const grid = await pointSurfaceDistances(points, mesh, { backend: 'cpu', method: 'grid' });
+      const bvh = await pointSurfaceDistances(points, mesh, { backend: 'cpu', method: 'bvh' });
+      for (let i = 0; i < points.length / 3; i++) {
+        assert.equal(grid.distances[i], bvh.distances[i], `${name} point ${i}: distance`);
+        assert.equal(grid.triangles[i], bvh.triangles[i], `${name} point ${i}: triangle`);
+      }
     }
   });
 
@@ -59,7 +91,7 @@ describe('point-to-surface distance', () => {
       [[0, 23, 4], 5, 2, [0, 20, 0]], // a one-point triangle
     ];
     const points = Float32Array.from(cases.flatMap((c) => c[0]));
-    for (const method of ['bvh', 'brute'] as const) {
+    for (const method of ['grid', 'bvh', 'brute'] as const) {
       const r = await pointSurfaceDistances(points, mesh, { backend: 'cpu', method });
       cases.forEach(([p, d, tri, at], i) => {
         assert.ok(Math.abs(r.distances[i] - d) <= 1e-12 * Math.max(1, d), `${method} ${p}: distance ${r.distances[i]} != ${d}`);
@@ -182,7 +214,7 @@ describe('xhd compare on meshes', () => {
     assert.ok(j.min_ab >= 0 && j.min_ab <= s + 1e-6, 'face centres touch the sphere');
   });
 
-  it('the same seed gives the same answer; the brute reference agrees with the BVH', () => {
+  it('the same seed gives the same answer; the brute reference agrees with the grid', () => {
     const args = [join(dir, 'cube.off'), join(dir, 'ball.off'), '--samples', '3000'];
     const first = json(args), second = json(args), brute = json([...args, '--method', 'brute']);
     assert.equal(second.hd, first.hd);
@@ -231,12 +263,15 @@ describe('point-to-surface distance on the GPU equals the CPU', { skip: cuda.ava
       ['sphere', big, sampleMesh(big, { mode: 'area', count: 200_000, seed: 1 })],
       ['sphere, far points', big, uniform(20_000, 3, random, -3, 6)],
     ] as const) {
-      const gpu = await pointSurfaceDistances(points, mesh, { backend: 'cuda' });
-      const cpu = await pointSurfaceDistances(points, mesh, { backend: 'cpu' });
-      assert.equal(gpu.backend, 'cuda');
-      for (let i = 0; i < points.length / 3; i++) {
-        assert.equal(gpu.distances[i], cpu.distances[i], `${name} point ${i}`);
-        assert.equal(gpu.triangles[i], cpu.triangles[i], `${name} point ${i}`);
+      for (const method of ['grid', 'bvh'] as const) {
+        const gpu = await pointSurfaceDistances(points, mesh, { backend: 'cuda', method });
+        const cpu = await pointSurfaceDistances(points, mesh, { backend: 'cpu', method });
+        assert.equal(gpu.backend, 'cuda');
+        for (let i = 0; i < points.length / 3; i++) {
+          assert.equal(gpu.distances[i], cpu.distances[i], `${method} ${name} point ${i}`);
+          assert.equal(gpu.triangles[i], cpu.triangles[i], `${method} ${name} point ${i}`);
+          assert.equal(gpu.closest[3 * i + 2], cpu.closest[3 * i + 2], `${method} ${name} point ${i}: closest point`);
+        }
       }
     }
   });

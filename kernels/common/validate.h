@@ -74,7 +74,7 @@ inline void check_surface_call(const xhd_points* points, const xhd_mesh* mesh, c
   std::memset(result, 0, sizeof(*result));
   result->device = -1;
   if (options->threads < 0) throw InvalidArgument("threads must be >= 0");
-  if (options->method != XHD_SURFACE_BVH && options->method != XHD_SURFACE_BRUTE)
+  if (options->method != XHD_SURFACE_BVH && options->method != XHD_SURFACE_BRUTE && options->method != XHD_SURFACE_GRID)
     throw InvalidArgument("unknown surface method " + std::to_string(options->method));
   check_points(points, "Q (query points)");
   check_mesh(mesh);

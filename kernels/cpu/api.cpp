@@ -45,6 +45,7 @@ int32_t point_surface_distance(const xhd_points* points, const xhd_mesh* mesh, c
   const xhd::SurfaceJob job{points->xyz, points->count, mesh, xhd::resolve_thread_count(options->threads), &progress,
                             distance, nearest_triangle, closest};
   if (options->method == XHD_SURFACE_BRUTE) xhd::surface_distance_brute(job, *result);
+  else if (options->method == XHD_SURFACE_GRID) xhd::surface_distance_grid(job, *result);
   else xhd::surface_distance_bvh(job, *result);
   return XHD_OK;
 }

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "../common/box_math.h"
-#include "large_buffer.h"
+#include "../common/large_buffer.h"
 
 namespace xhd {
 

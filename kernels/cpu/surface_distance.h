@@ -22,6 +22,7 @@ struct SurfaceJob {
 };
 
 void surface_distance_bvh(const SurfaceJob& job, xhd_surface_result& result);
+void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result);
 void surface_distance_brute(const SurfaceJob& job, xhd_surface_result& result);
 
 // Writes point i's answer into whichever output arrays the job has.

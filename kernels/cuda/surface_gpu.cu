@@ -5,45 +5,110 @@
 #include <vector>
 
 #include "../common/triangle_bvh.h"
+#include "../common/triangle_grid.h"
 #include "device_memory.h"
 #include "device_session.h"
 #include "launch.h"
+#include "surface_grid_build.h"
 
 namespace xhd {
 namespace {
 
 constexpr int kThreads = 128;
+constexpr uint32_t kNone = 0xffffffffu;
 
-// One thread per point, points taken in Morton order so a warp's searches follow similar paths.
-__global__ void __launch_bounds__(kThreads) nearest_surface_kernel(BvhView bvh, const float* xyz, const uint32_t* order,
-                                                                   uint32_t count, double* distance2, uint32_t* triangle,
-                                                                   double* closest, unsigned long long* tests) {
+// Where the kernels write each point's answer; triangle and closest may be null (not asked for).
+struct SurfaceOutputs {
+  double* distance2;
+  uint32_t* triangle;
+  double* closest;
+  unsigned long long* tests;
+};
+
+__device__ void store_answer(const SurfaceOutputs& out, uint32_t i, const NearestTriangle& best) {
+  out.distance2[i] = best.d2;
+  if (out.triangle) out.triangle[i] = best.triangle;
+  if (out.closest) {
+    out.closest[3ull * i] = best.at.x;
+    out.closest[3ull * i + 1] = best.at.y;
+    out.closest[3ull * i + 2] = best.at.z;
+  }
+}
+
+__device__ void count_tests(const SurfaceOutputs& out, uint32_t evaluated) {
+  for (int o = 16; o > 0; o >>= 1) evaluated += __shfl_down_sync(0xffffffffu, evaluated, o);
+  if ((threadIdx.x & 31) == 0) atomicAdd(out.tests, static_cast<unsigned long long>(evaluated));
+}
+
+// One thread per point, in Morton order so a warp searches neighbouring cells. Points the grid cannot
+// settle are appended to `left` with the best triangle found so far, for the hierarchy.
+__global__ void __launch_bounds__(kThreads) grid_surface_kernel(GridView grid, const float* xyz, const uint32_t* order,
+                                                                uint32_t count, SurfaceOutputs out, uint32_t* left,
+                                                                uint32_t* left_seed, uint32_t* left_count) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   uint32_t evaluated = 0;
   if (k < count) {
     const uint32_t i = order[k];
     NearestTriangle best;
-    nearest_triangle(bvh, dload(xyz + 3ull * i), best);
-    distance2[i] = best.d2;
-    triangle[i] = best.triangle;
-    closest[3ull * i] = best.at.x;
-    closest[3ull * i + 1] = best.at.y;
-    closest[3ull * i + 2] = best.at.z;
+    if (grid_nearest_triangle(grid, dload(xyz + 3ull * i), kNone, best)) {
+      store_answer(out, i, best);
+    } else {
+      const uint32_t slot = atomicAdd(left_count, 1u);
+      left[slot] = i;
+      left_seed[slot] = best.triangle;
+    }
     evaluated = best.tests;
   }
-  for (int o = 16; o > 0; o >>= 1) evaluated += __shfl_down_sync(0xffffffffu, evaluated, o);
-  if ((threadIdx.x & 31) == 0) atomicAdd(tests, static_cast<unsigned long long>(evaluated));
+  count_tests(out, evaluated);
+}
+
+// One thread per point through the hierarchy, each optionally seeded with a triangle found before.
+__global__ void __launch_bounds__(kThreads) bvh_surface_kernel(BvhView bvh, GridView seeds_from, const float* xyz,
+                                                               const uint32_t* order, const uint32_t* seed,
+                                                               uint32_t count, SurfaceOutputs out) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  uint32_t evaluated = 0;
+  if (k < count) {
+    const uint32_t i = order[k];
+    const Dvec3 p = dload(xyz + 3ull * i);
+    NearestTriangle best;
+    if (seed && seed[k] != kNone) offer_grid_triangle(seeds_from, seed[k], p, best);
+    nearest_triangle(bvh, p, best);
+    store_answer(out, i, best);
+    evaluated = best.tests;
+  }
+  count_tests(out, evaluated);
 }
 
 template <typename T>
 DeviceArray<T> upload_array(DeviceMemory& memory, const T* host, size_t count, cudaStream_t stream) {
   DeviceArray<T> out(memory, count);
-  XHD_CUDA(cudaMemcpyAsync(out.get(), host, count * sizeof(T), cudaMemcpyHostToDevice, stream));
+  if (count > 0) XHD_CUDA(cudaMemcpyAsync(out.get(), host, count * sizeof(T), cudaMemcpyHostToDevice, stream));
   return out;
 }
 
 double elapsed_ms(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
+}
+
+// The hierarchy, built on the host and uploaded, searched by the points in `order` (device memory).
+void run_bvh(DeviceMemory& memory, cudaStream_t stream, const xhd_mesh& mesh, const float* xyz, const uint32_t* order,
+             const uint32_t* seed, GridView seeds_from, uint32_t count, const SurfaceOutputs& out,
+             xhd_surface_result& result) {
+  const auto build_start = std::chrono::steady_clock::now();
+  const TriangleBvh bvh = build_triangle_bvh(mesh.xyz, mesh.triangles, mesh.triangle_count);
+  result.build_ms += elapsed_ms(build_start);
+  EventTimer timer(stream);
+  timer.start();
+  DeviceArray<BvhNode> nodes = upload_array(memory, bvh.nodes.data(), bvh.nodes.size(), stream);
+  DeviceArray<float> corners = upload_array(memory, bvh.corners.data(), bvh.corners.size(), stream);
+  DeviceArray<uint32_t> ids = upload_array(memory, bvh.triangle.data(), bvh.triangle.size(), stream);
+  result.upload_ms += timer.stop();
+  timer.start();
+  const BvhView view{nodes.get(), corners.get(), ids.get()};
+  bvh_surface_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(view, seeds_from, xyz, order, seed, count, out);
+  XHD_CUDA_LAUNCHED("bvh_surface_kernel");
+  result.query_ms += timer.stop();
 }
 
 }  // namespace
@@ -54,33 +119,52 @@ void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, 
   Stream stream;
   DeviceMemory memory(device_memory_budget(options.device), stream.get());
   const uint32_t n = static_cast<uint32_t>(points.count);
-
-  // The hierarchy and the query order are built on the host (the same code as the CPU backend).
-  const auto build_start = std::chrono::steady_clock::now();
-  const TriangleBvh bvh = build_triangle_bvh(mesh.xyz, mesh.triangles, mesh.triangle_count);
-  const std::vector<uint32_t> order = morton_order(points.xyz, n);
-  result.build_ms = elapsed_ms(build_start);
-  progress.check_cancel();
-
+  const bool use_grid = options.method == XHD_SURFACE_GRID;
   EventTimer timer(stream.get());
-  timer.start();
-  DeviceArray<BvhNode> nodes = upload_array(memory, bvh.nodes.data(), bvh.nodes.size(), stream.get());
-  DeviceArray<float> corners = upload_array(memory, bvh.corners.data(), bvh.corners.size(), stream.get());
-  DeviceArray<uint32_t> ids = upload_array(memory, bvh.triangle.data(), bvh.triangle.size(), stream.get());
-  DeviceArray<float> xyz = upload_array(memory, points.xyz, 3ull * n, stream.get());
-  DeviceArray<uint32_t> sorted = upload_array(memory, order.data(), n, stream.get());
-  result.upload_ms = timer.stop();
-
-  DeviceArray<double> d2(memory, n), at(memory, 3ull * n);
-  DeviceArray<uint32_t> tri(memory, n);
+  DeviceArray<double> d2(memory, n), at(memory, closest ? 3ull * n : 0);
+  DeviceArray<uint32_t> tri(memory, nearest_triangle ? n : 0);
   DeviceArray<unsigned long long> tests(memory, 1);
   XHD_CUDA(cudaMemsetAsync(tests.get(), 0, sizeof(unsigned long long), stream.get()));
+  const SurfaceOutputs out{d2.get(), nearest_triangle ? tri.get() : nullptr, closest ? at.get() : nullptr, tests.get()};
+
   timer.start();
-  const BvhView view{nodes.get(), corners.get(), ids.get()};
-  nearest_surface_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream.get()>>>(view, xyz.get(), sorted.get(), n,
-                                                                                d2.get(), tri.get(), at.get(), tests.get());
-  XHD_CUDA_LAUNCHED("nearest_surface_kernel");
-  result.query_ms = timer.stop();
+  DeviceArray<float> xyz = upload_array(memory, points.xyz, 3ull * n, stream.get());
+  if (!use_grid) {
+    // The hierarchy alone: the host builds it and the query order.
+    const auto order_start = std::chrono::steady_clock::now();
+    const std::vector<uint32_t> order = morton_order(points.xyz, n);
+    result.build_ms += elapsed_ms(order_start);
+    DeviceArray<uint32_t> sorted = upload_array(memory, order.data(), n, stream.get());
+    result.upload_ms = timer.stop();
+    run_bvh(memory, stream.get(), mesh, xyz.get(), sorted.get(), nullptr, GridView{}, n, out, result);
+  } else {
+    DeviceArray<float> vertices = upload_array(memory, mesh.xyz, 3 * mesh.vertex_count, stream.get());
+    DeviceArray<uint32_t> triangles = upload_array(memory, mesh.triangles, 3 * mesh.triangle_count, stream.get());
+    result.upload_ms = timer.stop();
+    progress.check_cancel();
+
+    // The grid and the query order, built on the device.
+    timer.start();
+    const DeviceTriangleGrid grid = build_device_triangle_grid(memory, vertices.get(), triangles.get(),
+                                                               static_cast<uint32_t>(mesh.triangle_count), stream.get());
+    const DeviceArray<uint32_t> sorted = device_query_order(memory, grid.view, xyz.get(), n, stream.get());
+    result.build_ms = timer.stop();
+
+    DeviceArray<uint32_t> left(memory, n), left_seed(memory, n), left_count(memory, 1);
+    XHD_CUDA(cudaMemsetAsync(left_count.get(), 0, sizeof(uint32_t), stream.get()));
+    timer.start();
+    grid_surface_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream.get()>>>(grid.view, xyz.get(), sorted.get(), n,
+                                                                               out, left.get(), left_seed.get(),
+                                                                               left_count.get());
+    XHD_CUDA_LAUNCHED("grid_surface_kernel");
+    result.query_ms = timer.stop();
+    uint32_t leftover = 0;
+    XHD_CUDA(cudaMemcpyAsync(&leftover, left_count.get(), sizeof(leftover), cudaMemcpyDeviceToHost, stream.get()));
+    XHD_CUDA(cudaStreamSynchronize(stream.get()));
+    // Points far from the surface: the hierarchy, seeded with what the grid found.
+    if (leftover > 0)
+      run_bvh(memory, stream.get(), mesh, xyz.get(), left.get(), left_seed.get(), grid.view, leftover, out, result);
+  }
   progress.add(n);
 
   timer.start();

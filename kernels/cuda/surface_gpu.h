@@ -1,5 +1,6 @@
-// Point-to-surface distances on the GPU: the host-built triangle hierarchy is uploaded and every point
-// searches it in its own thread, with the same search code and double-precision distances as the CPU.
+// Point-to-surface distances on the GPU: the host-built triangle grid (or hierarchy) is uploaded and
+// every point searches it in its own thread, with the same search code and double-precision distances
+// as the CPU, so both backends return the same triangle and distance for every point.
 #pragma once
 
 #include "../common/progress.h"

@@ -119,8 +119,9 @@ typedef struct xhd_mesh {
 } xhd_mesh;
 
 typedef enum xhd_surface_method {
-  XHD_SURFACE_BVH = 0,  /* bounding volume hierarchy over Morton-ordered triangles (default) */
-  XHD_SURFACE_BRUTE = 1 /* double-precision reference: every triangle for every point */
+  XHD_SURFACE_BVH = 0,   /* bounding volume hierarchy over Morton-ordered triangles */
+  XHD_SURFACE_BRUTE = 1, /* double-precision reference: every triangle for every point */
+  XHD_SURFACE_GRID = 2   /* uniform grid of triangles; points far from the surface go to the hierarchy */
 } xhd_surface_method;
 
 typedef struct xhd_surface_options {

@@ -83,7 +83,7 @@ koffi.struct('xhd_surface_result', {
   reserved: 'uint32_t',
 });
 
-export const SURFACE_METHOD_CODES = { bvh: 0, brute: 1 } as const;
+export const SURFACE_METHOD_CODES = { bvh: 0, brute: 1, grid: 2 } as const;
 
 /** Size in bytes of struct xhd_progress: done, total (uint64) then cancel, reserved (uint32). */
 export const PROGRESS_BYTES = 24;

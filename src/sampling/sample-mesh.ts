@@ -57,15 +57,6 @@ function cumulativeAreas(areas: Float64Array): Float64Array {
   return cumulative;
 }
 
-/** Writes a uniform point of triangle k into out at slot i (the square-root warp of two uniforms). */
-function pointInTriangle(mesh: MeshInput, k: number, random: Random, out: Float32Array, i: number): void {
-  const p = mesh.positions, t = mesh.triangles;
-  const a = 3 * t[3 * k], b = 3 * t[3 * k + 1], c = 3 * t[3 * k + 2];
-  const r1 = Math.sqrt(random.nextDouble()), r2 = random.nextDouble();
-  const wa = 1 - r1, wb = r1 * (1 - r2), wc = r1 * r2;
-  for (let j = 0; j < 3; j++) out[3 * i + j] = wa * p[a + j] + wb * p[b + j] + wc * p[c + j];
-}
-
 function areaSamples(mesh: MeshInput, areas: Float64Array, count: number, random: Random): Float32Array {
   const cumulative = cumulativeAreas(areas);
   const total = cumulative[cumulative.length - 1];
@@ -78,13 +69,23 @@ function areaSamples(mesh: MeshInput, areas: Float64Array, count: number, random
     while (t < G - 1 && !(cumulative[t] > level)) t++;
     guide[k] = t;
   }
+  // Three uniforms per sample, drawn in one batch: which triangle, then two for the point inside it.
+  const uniforms = new Float64Array(3 * count);
+  random.fillDoubles(uniforms);
+  const p = mesh.positions, tri = mesh.triangles;
   const out = new Float32Array(3 * count);
   for (let i = 0; i < count; i++) {
-    const target = random.nextDouble() * total;
+    const target = uniforms[3 * i] * total;
     // The first triangle whose running total exceeds the target (zero-area triangles are never chosen).
     let t = guide[Math.floor((target / total) * G)];
     while (t < G - 1 && !(cumulative[t] > target)) t++;
-    pointInTriangle(mesh, t, random, out, i);
+    // A uniform point of triangle t: the square-root warp of two uniforms.
+    const a = 3 * tri[3 * t], b = 3 * tri[3 * t + 1], c = 3 * tri[3 * t + 2];
+    const r1 = Math.sqrt(uniforms[3 * i + 1]), r2 = uniforms[3 * i + 2];
+    const wa = 1 - r1, wb = r1 * (1 - r2), wc = r1 * r2;
+    out[3 * i] = wa * p[a] + wb * p[b] + wc * p[c];
+    out[3 * i + 1] = wa * p[a + 1] + wb * p[b + 1] + wc * p[c + 1];
+    out[3 * i + 2] = wa * p[a + 2] + wb * p[b + 2] + wc * p[c + 2];
   }
   return out;
 }

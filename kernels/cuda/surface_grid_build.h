@@ -1,0 +1,27 @@
+// The triangle grid built on the GPU from the uploaded mesh, with the same cells and the same lists
+// (in another order within a cell, which no answer depends on) as the host build.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "../common/triangle_grid.h"
+#include "device_memory.h"
+
+namespace xhd {
+
+struct DeviceTriangleGrid {
+  DeviceArray<uint32_t> cell_start;
+  DeviceArray<uint32_t> entries;
+  GridView view;  // device pointers
+};
+
+// xyz and triangles are the mesh in device memory; vertex indices must already be checked.
+DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float* xyz, const uint32_t* triangles,
+                                              uint32_t triangle_count, cudaStream_t stream);
+
+// Indices of the points (device memory) in Morton order of their cells in `grid`: neighbouring
+// queries in neighbouring threads.
+DeviceArray<uint32_t> device_query_order(DeviceMemory& memory, const GridView& grid, const float* xyz, uint32_t count,
+                                         cudaStream_t stream);
+
+}  // namespace xhd
