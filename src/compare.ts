@@ -29,6 +29,12 @@ export interface CompareOptions {
   samples?: number;
   /** Samples per unit area (surface mode). */
   density?: number;
+  /**
+   * The command writes a heatmap PLY here / prints a histogram from the per-sample distances. Given here so
+   * that points mode, which has no per-sample distances, is refused before it runs.
+   */
+  heatmap?: string;
+  histogram?: boolean;
 }
 
 export interface InputSummary {
@@ -57,6 +63,10 @@ export interface SurfaceReport {
   es: number | null;
   sampling: SamplingMode;
   seed: number;
+  /** A's query points (x,y,z) and the per-sample distances of each direction (null when directed). */
+  queriesA: Float32Array;
+  distancesAb: Float64Array;
+  distancesBa: Float64Array | null;
 }
 
 export interface CompareResult {
@@ -140,6 +150,10 @@ export async function compareFiles(pathA: string, pathB: string, options: Compar
   if (options.verticesOnly && (options.sampling !== undefined || options.samples !== undefined || options.density !== undefined)) {
     throw new UsageError('--sampling, --samples and --density sample surfaces; they do not apply with --vertices-only');
   }
+  const perSample = options.heatmap !== undefined ? '--heatmap' : options.histogram ? '--histogram' : undefined;
+  if (perSample) {
+    throw new UsageError(`${perSample} needs surface mode: per-point distances are measured when an input is a mesh (without --vertices-only)`);
+  }
 
   const result = await hausdorff(a.positions, b.positions, {
     method: options.method,
@@ -205,7 +219,7 @@ async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b:
   let outcome: SurfaceOutcome;
   try {
     outcome = await compareSurfaces(a, b, {
-      method: options.method === 'brute' ? 'brute' : 'bvh',
+      method: options.method === 'brute' ? 'brute' : 'grid',
       directed: options.directed,
       sampling,
       samples: options.samples,
@@ -225,7 +239,10 @@ async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b:
   const ab = outcome.ab, ba = outcome.ba;
   return {
     mode: 'surface',
-    surface: { ab, ba, es: outcome.es, sampling, seed },
+    surface: {
+      ab, ba, es: outcome.es, sampling, seed,
+      queriesA: outcome.queriesA, distancesAb: outcome.distancesAb, distancesBa: outcome.distancesBa,
+    },
     hd: ba ? Math.max(ab.hd, ba.hd) : ab.hd,
     hdAb: ab.hd,
     hdBa: ba ? ba.hd : null,
@@ -233,7 +250,7 @@ async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b:
     witnessBa: ba ? surfaceWitness(ba) : null,
     a: summarize(pathA, a, 'surface'),
     b: summarize(pathB, b, 'surface'),
-    method: options.method === 'brute' ? 'brute' : 'bvh',
+    method: options.method === 'brute' ? 'brute' : 'grid',
     backend: outcome.backend,
     threads: outcome.threads,
     device: outcome.device,

@@ -33,6 +33,15 @@ export class InputError extends XhdError {
   }
 }
 
+/** An output file that cannot be written (missing directory, no permission, full disk). Exit 2. */
+export class OutputError extends XhdError {
+  readonly file: string;
+  constructor(file: string, detail: string) {
+    super(`${file}: cannot write: ${detail}`, EXIT_USAGE);
+    this.file = file;
+  }
+}
+
 /** The native library is missing, broken, or reported an internal failure. Exit 3. */
 export class NativeError extends XhdError {
   constructor(message: string) {

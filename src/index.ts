@@ -6,5 +6,5 @@ export type { CompareResult, CompareOptions } from './compare.js';
 export { compareJson } from './report/compare-json.js';
 export { readGeometry, parseGeometry } from './io/read.js';
 export type { Geometry, Bounds, FileFormat, ReadOptions } from './io/geometry.js';
-export { XhdError, UsageError, InputError, NativeError } from './errors.js';
+export { XhdError, UsageError, InputError, OutputError, NativeError } from './errors.js';
 export { XHD_VERSION } from './version.js';

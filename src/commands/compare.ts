@@ -6,6 +6,10 @@ import { compareFiles, type CompareOptions } from '../compare.js';
 import { BACKEND_CHOICES, METHODS } from '../hausdorff.js';
 import { renderCompareJson } from '../report/compare-json.js';
 import { renderCompareText } from '../report/compare-text.js';
+import { formatCount } from '../report/format.js';
+import { writeHeatmapPly } from '../report/heatmap-ply.js';
+import { renderHistograms } from '../report/histogram.js';
+import { checkWritable } from '../report/output-file.js';
 import { SAMPLING_MODES } from '../sampling/sample-mesh.js';
 import { terminalChalk } from '../terminal.js';
 
@@ -20,6 +24,8 @@ Examples:
   $ xhd compare a.ply b.ply --backend cpu          stay on the CPU even where a GPU is present
   $ xhd compare scan.off model.off --samples 1000000   meshes: surface to surface, 1M samples each
   $ xhd compare a.off b.off --vertices-only        meshes compared by their vertices only
+  $ xhd compare scan.off model.off --heatmap d.ply   A's samples coloured by distance (open in MeshLab)
+  $ xhd compare a.off b.off --json --histogram     JSON on stdout, distance histograms on stderr
 `;
 
 export function registerCompare(program: Command): void {
@@ -41,6 +47,8 @@ export function registerCompare(program: Command): void {
     .addOption(new Option('--sampling <mode>', 'how meshes are sampled (default area)').choices(SAMPLING_MODES))
     .option('--samples <n>', 'samples per mesh (default: its vertex count, at least 100,000)', parseIntegerOption(1, 2 ** 31))
     .option('--density <d>', 'samples per unit area instead of a count', parsePositiveNumber)
+    .option('--heatmap <file>', "surface mode: write A's samples with their distance to B (quality) and a colour as a PLY point cloud")
+    .option('--histogram', 'surface mode: print a histogram of the distances on stderr', false)
     .option('-q, --quiet', 'no progress bar', false)
     .addHelpText('after', EXAMPLES)
     .action(async (a: string, b: string, flags: CompareFlags) => {
@@ -48,8 +56,16 @@ export function registerCompare(program: Command): void {
       const onInterrupt = () => abort.abort();
       process.once('SIGINT', onInterrupt);
       try {
+        if (flags.heatmap !== undefined) checkWritable(flags.heatmap); // before the work, not after it
         const result = await compareFiles(a, b, { ...flags, signal: abort.signal });
+        const surface = result.surface;
+        if (flags.heatmap !== undefined && surface) {
+          writeHeatmapPly(flags.heatmap, surface.queriesA, surface.distancesAb, result.a.dims);
+          const n = surface.distancesAb.length;
+          result.notes.push(`A → B heatmap written to ${flags.heatmap} (${formatCount(n)} point${n === 1 ? '' : 's'})`);
+        }
         process.stdout.write(flags.json ? renderCompareJson(result) : renderCompareText(result, terminalChalk(process.stdout)));
+        if (flags.histogram && surface) process.stderr.write(renderHistograms(surface)); // stdout stays data
       } finally {
         process.off('SIGINT', onInterrupt);
       }

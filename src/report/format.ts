@@ -10,7 +10,8 @@ export function formatCoordinate(v: number): string {
   return formatSignificant(v, 7);
 }
 
-function formatSignificant(v: number, digits: number): string {
+/** v with `digits` significant digits, trailing zeros dropped; exponent form when tiny or huge. */
+export function formatSignificant(v: number, digits: number): string {
   if (v === 0) return '0';
   const abs = Math.abs(v);
   if (abs < 1e-4 || abs >= 1e9) return v.toExponential(digits - 1).replace(/\.?0+e/, 'e');

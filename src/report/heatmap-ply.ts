@@ -1,0 +1,80 @@
+// `xhd compare --heatmap`: the A → B query points as a binary little-endian PLY point cloud, each with its
+// distance as `quality` (MeshLab's per-vertex scalar; CloudCompare shows any float property as a scalar
+// field) and as a colour of the heat map in colour-map.ts, from blue at 0 to red at the largest distance.
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+
+import { XHD_VERSION } from '../version.js';
+import { writeHeatColour } from './colour-map.js';
+import { asOutputError } from './output-file.js';
+
+/** float x, y, z; uchar red, green, blue; float quality. PLY records are packed, with no padding. */
+const RECORD_BYTES = 19;
+/** Points encoded per write: about 2.5 MiB at a time, so memory stays flat for any count. */
+const CHUNK_POINTS = 1 << 17;
+
+export function heatmapHeader(count: number, maxDistance: number): string {
+  return [
+    'ply',
+    'format binary_little_endian 1.0',
+    `comment xhd ${XHD_VERSION} heatmap: distance from each point of A to B`,
+    `comment quality = distance; colour = distance / ${maxDistance} (the largest) on blue-cyan-green-yellow-red`,
+    `element vertex ${count}`,
+    'property float x',
+    'property float y',
+    'property float z',
+    'property uchar red',
+    'property uchar green',
+    'property uchar blue',
+    'property float quality',
+    'end_header',
+    '',
+  ].join('\n');
+}
+
+/**
+ * Writes points (interleaved x,y,z) with their distances. 2D inputs get z = 0. Failures (missing directory,
+ * permission, full disk) throw an OutputError naming the file, and a partly written file is removed.
+ */
+export function writeHeatmapPly(path: string, points: Float32Array, distances: Float64Array, dims: 2 | 3): void {
+  const n = distances.length;
+  if (points.length !== 3 * n) throw new Error(`heatmap: ${points.length / 3} points but ${n} distances`);
+  let max = 0;
+  for (let i = 0; i < n; i++) if (distances[i] > max) max = distances[i];
+
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'w');
+    writeAll(fd, Buffer.from(heatmapHeader(n, max), 'latin1'));
+    const chunk = Buffer.allocUnsafe(Math.min(n, CHUNK_POINTS) * RECORD_BYTES);
+    const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    for (let start = 0; start < n; start += CHUNK_POINTS) {
+      const end = Math.min(n, start + CHUNK_POINTS);
+      let o = 0;
+      for (let i = start; i < end; i++, o += RECORD_BYTES) {
+        view.setFloat32(o, points[3 * i], true);
+        view.setFloat32(o + 4, points[3 * i + 1], true);
+        view.setFloat32(o + 8, dims === 2 ? 0 : points[3 * i + 2], true);
+        writeHeatColour(max > 0 ? distances[i] / max : 0, chunk, o + 12);
+        view.setFloat32(o + 15, distances[i], true);
+      }
+      writeAll(fd, chunk, o);
+    }
+    closeSync(fd);
+    fd = undefined;
+  } catch (error) {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+        rmSync(path, { force: true });
+      } catch {
+        // the write error below is the one worth reporting
+      }
+    }
+    throw asOutputError(path, error);
+  }
+}
+
+/** Writes the first `length` bytes; writeSync may write less than it is asked to. */
+function writeAll(fd: number, bytes: Buffer, length = bytes.length): void {
+  for (let done = 0; done < length; ) done += writeSync(fd, bytes, done, length - done);
+}
