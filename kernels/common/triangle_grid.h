@@ -88,7 +88,7 @@ XHD_HD void offer_grid_triangle(const GridView& g, uint32_t t, Dvec3 p, NearestT
     best.d2 = s.d2;
     best.at = s.at;
     best.triangle = t;
-    best.slot = t;
+    best.slot = 0xffffffffu;  // not a hierarchy slot
   }
 }
 
@@ -147,13 +147,20 @@ XHD_HD double grid_cell_dist2(const GridView& g, Dvec3 p, uint32_t x, uint32_t y
 }
 
 // Searches p's own cell, then, when that is empty, the seed triangle (a neighbouring query's answer, or
-// none), then every cell within the distance found. Returns true when `best` is then the exact nearest
+// none) or else the 26 neighbouring cells, then every cell within the distance found. Returns true when `best` is then the exact nearest
 // triangle; false when nothing was found or the cells to search are more than kGridMaxCells.
 XHD_HD bool grid_nearest_triangle(const GridView& g, Dvec3 p, uint32_t seed, NearestTriangle& best) {
   const uint32_t own[3] = {grid_axis_cell(g, 0, p.x), grid_axis_cell(g, 1, p.y), grid_axis_cell(g, 2, p.z)};
   const uint64_t own_cell = grid_cell_index(g, own[0], own[1], own[2]);
   offer_grid_cell(g, own_cell, p, best);
   if (!(best.d2 < INFINITY) && seed != 0xffffffffu) offer_grid_triangle(g, seed, p, best);
+  if (!(best.d2 < INFINITY)) {
+    // An empty own cell: a point just off the surface, across a cell wall from it. Its neighbours decide.
+    for (uint32_t z = own[2] > 0 ? own[2] - 1 : 0; z <= own[2] + 1 && z < g.dims[2]; ++z)
+      for (uint32_t y = own[1] > 0 ? own[1] - 1 : 0; y <= own[1] + 1 && y < g.dims[1]; ++y)
+        for (uint32_t x = own[0] > 0 ? own[0] - 1 : 0; x <= own[0] + 1 && x < g.dims[0]; ++x)
+          offer_grid_cell(g, grid_cell_index(g, x, y, z), p, best);
+  }
   if (!(best.d2 < INFINITY)) return false;
   const double q[3] = {p.x, p.y, p.z};
   const double reach = sqrt(best.d2) + kGridSlack * g.cell;

@@ -4,9 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <vector>
-#include <cstdio>
-#include <cstdlib>
 
+#include "../common/large_buffer.h"
 #include "../common/triangle_bvh.h"
 #include "../common/triangle_grid.h"
 #include "parallel.h"
@@ -31,9 +30,7 @@ struct Leftover {
 
 void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
   const auto build_start = std::chrono::steady_clock::now();
-  const char* sc = getenv("XHD_GRID_SCALE");
-  const TriangleGrid grid = build_triangle_grid(job.mesh->xyz, job.mesh->triangles, job.mesh->triangle_count, sc ? atof(sc) : 1.0);
-  if (getenv("XHD_GRID_DEBUG")) fprintf(stderr, "grid %u %u %u entries %zu (%.2f/tri) build %.1f\n", grid.dims[0], grid.dims[1], grid.dims[2], grid.entries.size(), grid.entries.size() / double(job.mesh->triangle_count), elapsed_ms(build_start));
+  const TriangleGrid grid = build_triangle_grid(job.mesh->xyz, job.mesh->triangles, job.mesh->triangle_count);
   const GridView view = grid.view();
   result.build_ms = elapsed_ms(build_start);
 
@@ -74,7 +71,6 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
 
   std::vector<Leftover> rest;
   for (auto& part : leftovers) rest.insert(rest.end(), part.begin(), part.end());
-  if (getenv("XHD_GRID_DEBUG")) fprintf(stderr, "leftovers %zu query %.1f\n", rest.size(), result.query_ms);
   if (!rest.empty()) {
     const auto bvh_start = std::chrono::steady_clock::now();
     const TriangleBvh bvh = build_triangle_bvh(job.mesh->xyz, job.mesh->triangles, job.mesh->triangle_count);
@@ -84,11 +80,15 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
     parallel_blocks(rest.size(), kBlock, threads, [&](size_t begin, size_t end, int thread) {
       job.progress->check_cancel();
       uint64_t evaluated = 0;
+      uint32_t previous_slot = 0xffffffffu;
       for (size_t k = begin; k < end; ++k) {
         const Dvec3 p = dload(job.points + 3ull * rest[k].point);
         NearestTriangle best;
         if (rest[k].triangle != 0xffffffffu) offer_grid_triangle(view, rest[k].triangle, p, best);
+        // The points left are still in Morton order: the previous one's answer is usually the tighter seed.
+        if (previous_slot != 0xffffffffu) offer_triangle(tree, previous_slot, p, best);
         nearest_triangle(tree, p, best);
+        if (best.slot != 0xffffffffu) previous_slot = best.slot;
         evaluated += best.tests;
         store_surface_answer(job, rest[k].point, best.d2, best.triangle, best.at.x, best.at.y, best.at.z);
       }

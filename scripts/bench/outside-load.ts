@@ -22,7 +22,7 @@ function machineBusySeconds(): number {
 }
 
 /** Runs a measurement and records how many cores other processes kept busy meanwhile. */
-async function withOutsideLoad(measure: () => Promise<Outcome>): Promise<Outcome> {
+async function withOutsideLoad<T extends Outcome>(measure: () => Promise<T>): Promise<T> {
   const busy0 = machineBusySeconds();
   const own0 = process.cpuUsage();
   const t0 = performance.now();
@@ -44,7 +44,7 @@ export const disturbed = (o: Outcome) => o.kind === 'done' && (o.outsideCores ??
  * Measures, then measures again (up to MAX_RETRIES times) while the result was disturbed and short enough
  * to repeat cheaply; onRetry hears the outside load that caused each retry.
  */
-export async function measureUndisturbed(measure: () => Promise<Outcome>, onRetry: (outsideCores: number) => void): Promise<Outcome> {
+export async function measureUndisturbed<T extends Outcome>(measure: () => Promise<T>, onRetry: (outsideCores: number) => void): Promise<T> {
   let outcome = await withOutsideLoad(measure);
   for (let retry = 1; retry <= MAX_RETRIES && disturbed(outcome) && outcome.kind === 'done' && outcome.wallMs < RETRY_BELOW_MS; ++retry) {
     onRetry(outcome.outsideCores!);

@@ -20,7 +20,7 @@ export function formatMs(ms: number): string {
   return ms.toFixed(2);
 }
 
-function formatRatio(ratio: number): string {
+export function formatRatio(ratio: number): string {
   return `${ratio >= 100 ? Math.round(ratio).toLocaleString('en-US') : ratio >= 10 ? ratio.toFixed(1) : ratio.toFixed(2)}×`;
 }
 
@@ -79,7 +79,7 @@ export function sizeTable(rows: CaseRow[], timeoutS: number): string {
   return lines.join('\n');
 }
 
-function cpuModel(): string {
+export function cpuModel(): string {
   try {
     const match = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
     if (match) return match[1].trim();
@@ -89,18 +89,18 @@ function cpuModel(): string {
   return cpus()[0]?.model ?? 'unknown';
 }
 
-/** Which native code was measured: the commit, and whether kernels/ had uncommitted changes. */
-function libraryVersion(): string {
+/** Which code was measured: the commit, and which of the folders had uncommitted changes. */
+export function libraryVersion(folders: string[] = ['kernels']): string {
   try {
     const git = (...args: string[]) => execFileSync('git', ['-C', ROOT, ...args], { encoding: 'utf8' }).trim();
-    const dirty = git('status', '--porcelain', '--', 'kernels') !== '';
-    return `git ${git('rev-parse', '--short', 'HEAD')}${dirty ? ' with uncommitted changes in kernels/' : ''}`;
+    const dirty = folders.filter((folder) => git('status', '--porcelain', '--', folder) !== '');
+    return `git ${git('rev-parse', '--short', 'HEAD')}${dirty.length > 0 ? ` with uncommitted changes in ${dirty.map((f) => `${f}/`).join(' and ')}` : ''}`;
   } catch {
     return 'not a git checkout';
   }
 }
 
-function shellQuote(arg: string): string {
+export function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
