@@ -21,7 +21,8 @@ const HELP = `Usage: scripts/bench-cpu [options]
   --seed N          dataset seed, >= 1 (default 1)
   --out FILE        also write the markdown report to FILE`;
 
-function positiveInteger(text: string, name: string): number {
+/** The value of option --name as a positive integer, or an error naming the option. */
+export function positiveInteger(text: string, name: string): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} expects a positive integer, got ${JSON.stringify(text)}`);
   return value;

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 
 import { SURFACE_METHODS, type SurfaceMethod } from '../../src/surface.js';
 import { ROOT } from './root.js';
+import { positiveInteger } from './settings.js';
 import { SURFACE_CASES, type SurfaceCaseName } from './surface-cases.js';
 
 export interface SurfaceSettings {
@@ -28,19 +29,13 @@ const HELP = `Usage: scripts/bench-surface [options]
   --cases LIST      ${SURFACE_CASES.join(',')} (default: all)
   --samples N       samples per direction, every case (default: xhd compare's count for the larger
                     mesh, max(vertices, 100000); CGAL gets the same number)
-  --method M        our surface method, ${FAST_METHODS.join(' or ')} (default: the library's default)
+  --method M        our surface method, ${FAST_METHODS.join(' or ')} (default grid)
   --repeat R        best of R runs for every method (default 3)
   --threads N       CPU threads for ours and for CGAL's TBB (default: every core)
   --seed N          sampling seed (A uses N, B N + 1) and armadillo perturbation seed (default 1)
   --timeout-s N     wall-clock limit of one CGAL process, all its repeats (default 900)
   --data DIR        folder of the mesh files (default ../shared/data/meshes)
   --out FILE        also write the markdown report to FILE`;
-
-function positiveInteger(text: string, name: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} expects a positive integer, got ${JSON.stringify(text)}`);
-  return value;
-}
 
 /** Parses the options; prints the usage and exits on --help. */
 export function parseSurfaceSettings(argv: string[]): SurfaceSettings {
