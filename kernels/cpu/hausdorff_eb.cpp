@@ -7,6 +7,7 @@
 #include <numeric>
 #include <random>
 
+#include "../common/elapsed.h"
 #include "directed.h"
 #include "parallel.h"
 
@@ -14,9 +15,6 @@ namespace xhd {
 namespace {
 constexpr size_t kBlock = 256;
 
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 }  // namespace
 
 void directed_eb(const DirectedJob& job, xhd_directed& out) {
@@ -35,7 +33,7 @@ void directed_eb(const DirectedJob& job, xhd_directed& out) {
     ty[j] = t[1];
     tz[j] = t[2];
   }
-  out.build_ms = ms_since(t_build);
+  out.build_ms = elapsed_ms(t_build);
 
   const auto t_query = std::chrono::steady_clock::now();
   std::atomic<float> cmax{0.f};
@@ -81,7 +79,7 @@ void directed_eb(const DirectedJob& job, xhd_directed& out) {
     }
     job.progress->add(end - begin);
   });
-  out.query_ms = ms_since(t_query);
+  out.query_ms = elapsed_ms(t_query);
   for (int t = 0; t < job.threads; ++t) {
     out.distance_evals += evals[t * 8];
     out.pruned_queries += pruned[t * 8];

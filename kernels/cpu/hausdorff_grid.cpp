@@ -9,6 +9,7 @@
 #include <limits>
 #include <random>
 
+#include "../common/elapsed.h"
 #include "directed.h"
 #include "parallel.h"
 #include "point_grid.h"
@@ -171,10 +172,6 @@ bool query_nearest(const PointGrid& g, const std::atomic<float>& cmax, Query& q)
   }
 }
 
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
 }  // namespace
 
 // One direction: queries from the points of `source` (in its own grid's cell order, so consecutive
@@ -230,7 +227,7 @@ static void directed_queries(const DirectedJob& job, const PointGrid& source, co
     job.progress->add(e - b);
   });
 
-  out.query_ms = ms_since(t_query);
+  out.query_ms = elapsed_ms(t_query);
   for (int t = 0; t < job.threads; ++t) {
     out.distance_evals += evals[t * 8];
     out.pruned_queries += pruned[t * 8];
@@ -245,10 +242,10 @@ void grid_hausdorff(const HausdorffJob& job, xhd_hausdorff_result& result) {
   PointGrid grid_a, grid_b;
   auto t0 = std::chrono::steady_clock::now();
   build_point_grid(job.a, job.a_count, job.cell_size, job.threads, grid_a);
-  const double build_a_ms = ms_since(t0);
+  const double build_a_ms = elapsed_ms(t0);
   t0 = std::chrono::steady_clock::now();
   build_point_grid(job.b, job.b_count, job.cell_size, job.threads, grid_b);
-  const double build_b_ms = ms_since(t0);
+  const double build_b_ms = elapsed_ms(t0);
   if (job.directions & XHD_DIRECTION_AB) {
     const DirectedJob ab = job.direction_ab();
     result.ab.build_ms = build_b_ms + ((job.directions & XHD_DIRECTION_BA) ? 0.0 : build_a_ms);

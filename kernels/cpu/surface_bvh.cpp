@@ -6,18 +6,12 @@
 #include <vector>
 
 #include "../common/box_math.h"
+#include "../common/elapsed.h"
 #include "../common/triangle_bvh.h"
 #include "parallel.h"
 #include "surface_distance.h"
 
 namespace xhd {
-namespace {
-
-double elapsed_ms(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
-}
-
-}  // namespace
 
 void surface_distance_bvh(const SurfaceJob& job, xhd_surface_result& result) {
   const auto build_start = std::chrono::steady_clock::now();

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <vector>
 
+#include "../common/elapsed.h"
 #include "../common/large_buffer.h"
 #include "../common/triangle_bvh.h"
 #include "../common/triangle_grid.h"
@@ -13,10 +14,6 @@
 
 namespace xhd {
 namespace {
-
-double elapsed_ms(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
-}
 
 constexpr size_t kBlock = 1024;
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "../common/elapsed.h"
 #include "../common/triangle_bvh.h"
 #include "../common/triangle_grid.h"
 #include "device_memory.h"
@@ -85,10 +86,6 @@ DeviceArray<T> upload_array(DeviceMemory& memory, const T* host, size_t count, c
   DeviceArray<T> out(memory, count);
   if (count > 0) XHD_CUDA(cudaMemcpyAsync(out.get(), host, count * sizeof(T), cudaMemcpyHostToDevice, stream));
   return out;
-}
-
-double elapsed_ms(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
 }
 
 // The hierarchy, built on the host and uploaded, searched by the points in `order` (device memory).

@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "../common/elapsed.h"
 #include "../cpu/directed.h"
 #include "../cpu/parallel.h"
 
@@ -44,7 +45,7 @@ void directed_brute(const DirectedJob& job, xhd_directed& out) {
   out.from_index = static_cast<int64_t>(worst);
   out.to_index = nearest_index[worst];
   out.distance_evals = static_cast<uint64_t>(n) * m;
-  out.query_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  out.query_ms = elapsed_ms(t0);
 }
 
 }  // namespace xhd

@@ -2,6 +2,7 @@
 // ties to the smallest triangle index. Tests compare the fast searches against it.
 #include <chrono>
 
+#include "../common/elapsed.h"
 #include "../common/point_triangle.h"
 #include "../cpu/parallel.h"
 #include "../cpu/surface_distance.h"
@@ -31,7 +32,7 @@ void surface_distance_brute(const SurfaceJob& job, xhd_surface_result& result) {
     job.progress->add(end - begin);
   });
   result.triangle_tests = job.point_count * mesh.triangle_count;
-  result.query_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  result.query_ms = elapsed_ms(start);
 }
 
 }  // namespace xhd

@@ -21,6 +21,14 @@ const HELP = `Usage: scripts/bench-cpu [options]
   --seed N          dataset seed, >= 1 (default 1)
   --out FILE        also write the markdown report to FILE`;
 
+/** A comma-separated list of names, each one of `known`, or an error naming the unknown one. */
+export function parseNames<T extends string>(text: string, known: readonly T[], what: string): T[] {
+  return text.split(',').map((name) => {
+    if (!(known as readonly string[]).includes(name)) throw new Error(`unknown ${what} ${JSON.stringify(name)}; expected ${known.join(', ')}`);
+    return name as T;
+  });
+}
+
 /** The value of option --name as a positive integer, or an error naming the option. */
 export function positiveInteger(text: string, name: string): number {
   const value = Number(text);
@@ -46,10 +54,7 @@ export function parseSettings(argv: string[]): Settings {
     console.log(HELP);
     process.exit(0);
   }
-  const cases = values.cases!.split(',').map((c) => {
-    if (!(DATASET_NAMES as readonly string[]).includes(c)) throw new Error(`unknown case ${JSON.stringify(c)}; expected ${DATASET_NAMES.join(', ')}`);
-    return c as DatasetName;
-  });
+  const cases = parseNames(values.cases!, DATASET_NAMES, 'case');
   return {
     sizes: values.sizes!.split(',').map((s) => positiveInteger(s, 'sizes')),
     cases,

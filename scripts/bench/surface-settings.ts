@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 
 import { SURFACE_METHODS, type SurfaceMethod } from '../../src/surface.js';
 import { ROOT } from './root.js';
-import { positiveInteger } from './settings.js';
+import { parseNames, positiveInteger } from './settings.js';
 import { SURFACE_CASES, type SurfaceCaseName } from './surface-cases.js';
 
 export interface SurfaceSettings {
@@ -58,10 +58,7 @@ export function parseSurfaceSettings(argv: string[]): SurfaceSettings {
     console.log(HELP);
     process.exit(0);
   }
-  const cases = values.cases!.split(',').map((c) => {
-    if (!(SURFACE_CASES as readonly string[]).includes(c)) throw new Error(`unknown case ${JSON.stringify(c)}; expected ${SURFACE_CASES.join(', ')}`);
-    return c as SurfaceCaseName;
-  });
+  const cases = parseNames(values.cases!, SURFACE_CASES, 'case');
   const method = values.method as SurfaceMethod | undefined;
   if (method !== undefined && !FAST_METHODS.includes(method)) throw new Error(`--method expects ${FAST_METHODS.join(' or ')}, got ${JSON.stringify(method)}`);
   return {
