@@ -72,7 +72,7 @@ function buildCuda() {
   const out = join(buildDir, 'libxhd_cuda.so');
   // --fmad=false: distances round exactly as on the CPU backend, so both pick the same witnesses.
   const args = ['-O3', '-std=c++17', '-shared', '--fmad=false', '--threads', '0',
-    '-Xcompiler', '-fPIC,-fvisibility=hidden,-pthread,-Wall', '-I', join(root, 'kernels/include'),
+    '-Xcompiler', '-fPIC,-fvisibility=hidden,-pthread,-Wall,-ffp-contract=off', '-I', join(root, 'kernels/include'),
     ...cudaTargets(), ...files, '-o', out];
   console.log(`xhd: building ${out} with ${nvcc}`);
   run(nvcc, args);

@@ -7,9 +7,23 @@ import { availableParallelism } from 'node:os';
 import { UsageError } from './errors.js';
 import { selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
 import type { Geometry } from './io/geometry.js';
-import { defaultSampleCount, sampleMesh, triangleAreas, type SamplingMode } from './sampling/sample-mesh.js';
-import { pointsAsMesh, pointSurfaceDistances, type SurfaceDistances, type SurfaceMethod, type TriangleMesh } from './surface.js';
-import type { BackendName } from './native/library.js';
+import { nativeAreaSampler, nativeSurfaceArea } from './sampling/native-sampler.js';
+import { defaultSampleCount, sampleMesh, type SamplingMode } from './sampling/sample-mesh.js';
+import {
+  pointsAsMesh,
+  pointSurfaceDistances,
+  pointSurfaceDistancesOnly,
+  type SurfaceMeasure,
+  type SurfaceMethod,
+  type TriangleMesh,
+} from './surface.js';
+import type { BackendName, NativeBackend } from './native/library.js';
+
+/** The library that samples (on the host, whichever backend measures) and its thread count. */
+interface NativeSampling {
+  backend: NativeBackend;
+  threads: number;
+}
 
 export interface SurfaceCompareOptions {
   method: SurfaceMethod;
@@ -74,19 +88,17 @@ export function hasFaces(g: Geometry): boolean {
 }
 
 /** The points a side contributes as queries: samples of its surface, or its points when it has none. */
-function queryPoints(g: Geometry, name: string, o: SurfaceCompareOptions, seed: number, notes: string[]): Float32Array {
+function queryPoints(g: Geometry, name: string, o: SurfaceCompareOptions, seed: number, sampler: NativeSampling, notes: string[]): Float32Array {
   if (!hasFaces(g)) return g.positions;
   const mesh = { positions: g.positions, triangles: g.triangles! };
   if (o.sampling === 'vertices') return g.positions;
-  const areas = triangleAreas(mesh);
-  let area = 0;
-  for (const a of areas) area += a;
+  const area = nativeSurfaceArea(sampler.backend, mesh);
   if (!(area > 0)) {
     notes.push(`${name} has no area (every triangle is degenerate): its vertices are used as samples`);
     return g.positions;
   }
   const count = o.samples ?? (o.density !== undefined ? Math.max(1, Math.round(o.density * area)) : defaultSampleCount(mesh));
-  return sampleMesh(mesh, { mode: o.sampling, count, seed }, areas);
+  return sampleMesh(mesh, { mode: o.sampling, count, seed }, nativeAreaSampler(sampler.backend, sampler.threads));
 }
 
 function targetOf(g: Geometry): TriangleMesh {
@@ -98,18 +110,19 @@ function point(values: ArrayLike<number>, i: number, dims: 2 | 3): number[] {
   return dims === 2 ? p.slice(0, 2) : p;
 }
 
-export function reduceDistances(queries: Float32Array, d: SurfaceDistances, dims: 2 | 3): DirectionStats {
-  const n = d.distances.length;
+/** One direction's statistics; the witness's closest point is found afterwards (nearestOnSurface). */
+export function reduceDistances(queries: Float32Array, distances: Float64Array, dims: 2 | 3): Omit<DirectionStats, 'toIndex' | 'toPoint'> {
+  const n = distances.length;
   let worst = 0, min = Infinity, sum = 0, sum2 = 0;
   for (let i = 0; i < n; i++) {
-    const v = d.distances[i];
-    if (v > d.distances[worst]) worst = i; // ties keep the smallest sample index
+    const v = distances[i];
+    if (v > distances[worst]) worst = i; // ties keep the smallest sample index
     if (v < min) min = v;
     sum += v;
     sum2 += v * v;
   }
   return {
-    hd: d.distances[worst],
+    hd: distances[worst],
     min,
     mean: sum / n,
     rms: Math.sqrt(sum2 / n),
@@ -117,9 +130,20 @@ export function reduceDistances(queries: Float32Array, d: SurfaceDistances, dims
     samples: n,
     fromIndex: worst,
     fromPoint: point(queries, worst, dims),
-    toIndex: d.triangles[worst],
-    toPoint: point(d.closest, worst, dims),
   };
+}
+
+/**
+ * The witness sample's nearest triangle and closest point, by the CPU reference over every triangle: one
+ * point costs one pass over the mesh, and the distance calls then return distances only (on the GPU, 8
+ * bytes a point to download instead of 36). The reference's answer is the same triangle and point the
+ * fast methods find (the tests compare them bit for bit).
+ */
+async function withWitness(stats: Omit<DirectionStats, 'toIndex' | 'toPoint'>, queries: Float32Array, target: TriangleMesh,
+  dims: 2 | 3, threads: number): Promise<DirectionStats> {
+  const i = stats.fromIndex;
+  const nearest = await pointSurfaceDistances(queries.slice(3 * i, 3 * i + 3), target, { backend: 'cpu', method: 'brute', threads });
+  return { ...stats, toIndex: nearest.triangles[0], toPoint: point(nearest.closest, 0, dims) };
 }
 
 export async function compareSurfaces(a: Geometry, b: Geometry, o: SurfaceCompareOptions): Promise<SurfaceOutcome> {
@@ -128,11 +152,12 @@ export async function compareSurfaces(a: Geometry, b: Geometry, o: SurfaceCompar
   // On the CPU the two directions run side by side, each on half the threads, and B is sampled while
   // A's distances are measured: on few cores this overlaps the single-threaded parts of each call.
   const threads = o.threads ?? availableParallelism();
-  const side = !o.directed && threads >= 2 && selectBackend(o.backend, o.method, o.device ?? 0).name === 'cpu';
+  const backend = selectBackend(o.backend, o.method, o.device ?? 0);
+  const side = !o.directed && threads >= 2 && backend.name === 'cpu';
   const done = [0, 0];
   const counts = [0, 0];
-  const run = (queries: Float32Array, target: Geometry, direction: 0 | 1, threadsHere: number) =>
-    pointSurfaceDistances(queries, targetOf(target), {
+  const run = (queries: Float32Array, target: TriangleMesh, direction: 0 | 1, threadsHere: number) =>
+    pointSurfaceDistancesOnly(queries, target, {
       method: o.method,
       backend: o.backend,
       device: o.device,
@@ -145,29 +170,33 @@ export async function compareSurfaces(a: Geometry, b: Geometry, o: SurfaceCompar
       } : undefined,
     });
 
+  const surfaceA = targetOf(a), surfaceB = targetOf(b);
   let sampleStart = performance.now();
-  const queriesA = queryPoints(a, 'A', o, o.seed, notes);
+  const queriesA = queryPoints(a, 'A', o, o.seed, { backend, threads }, notes);
   let sampleMs = performance.now() - sampleStart;
   counts[0] = queriesA.length / 3;
-  const pendingAb = run(queriesA, b, 0, side ? Math.ceil(threads / 2) : threads);
+  const pendingAb = run(queriesA, surfaceB, 0, side ? Math.ceil(threads / 2) : threads);
   // Keep a failure of the first call from going unobserved while B is sampled.
   pendingAb.catch(() => undefined);
   sampleStart = performance.now();
   // B's stream differs from A's, so two copies of one mesh are not sampled at the same points.
-  const queriesB = o.directed ? new Float32Array(0) : queryPoints(b, 'B', o, o.seed + 1, notes);
+  const samplerB = { backend, threads: side ? Math.floor(threads / 2) : threads };
+  const queriesB = o.directed ? new Float32Array(0) : queryPoints(b, 'B', o, o.seed + 1, samplerB, notes);
   sampleMs += performance.now() - sampleStart;
   counts[1] = queriesB.length / 3;
-  let dab: SurfaceDistances, dba: SurfaceDistances | null;
+  let dab: SurfaceMeasure, dba: SurfaceMeasure | null;
   if (side) {
-    [dab, dba] = await Promise.all([pendingAb, run(queriesB, a, 1, Math.floor(threads / 2))]);
+    [dab, dba] = await Promise.all([pendingAb, run(queriesB, surfaceA, 1, Math.floor(threads / 2))]);
   } else {
     dab = await pendingAb;
-    dba = o.directed ? null : await run(queriesB, a, 1, threads);
+    dba = o.directed ? null : await run(queriesB, surfaceA, 1, threads);
   }
-  const ab = reduceDistances(queriesA, dab, a.dims);
-  const ba = dba ? reduceDistances(queriesB, dba, a.dims) : null;
+  const [ab, ba] = await Promise.all([
+    withWitness(reduceDistances(queriesA, dab.distances, a.dims), queriesA, surfaceB, a.dims, threads),
+    dba ? withWitness(reduceDistances(queriesB, dba.distances, a.dims), queriesB, surfaceA, a.dims, threads) : null,
+  ]);
   const both = dba ? [dab, dba] : [dab];
-  const sumOf = (pick: (d: SurfaceDistances) => number) => both.reduce((s, d) => s + pick(d), 0);
+  const sumOf = (pick: (d: SurfaceMeasure) => number) => both.reduce((s, d) => s + pick(d), 0);
   return {
     ab,
     ba,

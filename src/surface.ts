@@ -32,13 +32,10 @@ export interface SurfaceOptions {
   signal?: AbortSignal;
 }
 
-export interface SurfaceDistances {
+/** Every point's distance to the surface, and what measuring it cost. */
+export interface SurfaceMeasure {
   /** Distance of each point to the surface (double precision). */
   distances: Float64Array;
-  /** The nearest triangle of each point (the smallest index among equally near ones). */
-  triangles: Uint32Array;
-  /** The closest surface point of each point, interleaved x,y,z. */
-  closest: Float64Array;
   buildMs: number;
   queryMs: number;
   uploadMs: number;
@@ -50,6 +47,13 @@ export interface SurfaceDistances {
   device: DeviceInfo | null;
 }
 
+export interface SurfaceDistances extends SurfaceMeasure {
+  /** The nearest triangle of each point (the smallest index among equally near ones). */
+  triangles: Uint32Array;
+  /** The closest surface point of each point, interleaved x,y,z. */
+  closest: Float64Array;
+}
+
 /** A point cloud as a mesh of one-point triangles (i, i, i): the distance to it is the nearest-point distance. */
 export function pointsAsMesh(positions: Float32Array): TriangleMesh {
   const n = positions.length / 3;
@@ -58,7 +62,21 @@ export function pointsAsMesh(positions: Float32Array): TriangleMesh {
   return { positions, triangles };
 }
 
+/** Each point's distance, nearest triangle and closest surface point. */
 export async function pointSurfaceDistances(points: Float32Array, mesh: TriangleMesh, options: SurfaceOptions = {}): Promise<SurfaceDistances> {
+  const n = points.length / 3;
+  const triangles = new Uint32Array(n);
+  const closest = new Float64Array(3 * n);
+  return { ...(await measure(points, mesh, options, triangles, closest)), triangles, closest };
+}
+
+/** Each point's distance alone: a third of the memory, and on the GPU a fifth of the download. */
+export function pointSurfaceDistancesOnly(points: Float32Array, mesh: TriangleMesh, options: SurfaceOptions = {}): Promise<SurfaceMeasure> {
+  return measure(points, mesh, options, null, null);
+}
+
+async function measure(points: Float32Array, mesh: TriangleMesh, options: SurfaceOptions, triangles: Uint32Array | null,
+  closest: Float64Array | null): Promise<SurfaceMeasure> {
   expectPoints(points, 'points');
   expectPoints(mesh.positions, 'mesh positions');
   if (!(mesh.triangles instanceof Uint32Array) || mesh.triangles.length === 0 || mesh.triangles.length % 3 !== 0) {
@@ -70,13 +88,10 @@ export async function pointSurfaceDistances(points: Float32Array, mesh: Triangle
   const device = options.device === undefined ? 0 : expectInteger(options.device, 'device', 0, 1024);
   // The brute reference runs on the CPU, as the brute Hausdorff method does.
   const backend = selectBackend(options.backend ?? 'auto', method === 'brute' ? 'brute' : 'grid', device);
-  const n = points.length / 3;
-  const distances = new Float64Array(n);
-  const triangles = new Uint32Array(n);
-  const closest = new Float64Array(3 * n);
+  const distances = new Float64Array(points.length / 3);
   const raw = {} as RawSurfaceResult;
   await callNative(backend, backend.pointSurfaceDistance, [
-    { xyz: points, count: n },
+    { xyz: points, count: points.length / 3 },
     { xyz: mesh.positions, vertex_count: mesh.positions.length / 3, triangles: mesh.triangles, triangle_count: mesh.triangles.length / 3 },
     { method: SURFACE_METHOD_CODES[method], threads, device, reserved: 0 },
     distances,
@@ -87,8 +102,6 @@ export async function pointSurfaceDistances(points: Float32Array, mesh: Triangle
   const onGpu = backend.name === 'cuda';
   return {
     distances,
-    triangles,
-    closest,
     buildMs: raw.build_ms,
     queryMs: raw.query_ms,
     uploadMs: raw.upload_ms,

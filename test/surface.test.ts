@@ -7,7 +7,9 @@ import { describe, it } from 'node:test';
 import { probeBackend } from '../src/backends.js';
 import { Random } from '../src/sampling/random.js';
 import { sampleMesh, triangleAreas } from '../src/sampling/sample-mesh.js';
+import { computeBounds, type Geometry } from '../src/io/geometry.js';
 import { pointsAsMesh, pointSurfaceDistances, type TriangleMesh } from '../src/surface.js';
+import { compareSurfaces } from '../src/surface-compare.js';
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { rng, uniform } from './random-points.js';
 import { cube, sphereSagitta, triangleSoup, uvSphere, writeOff } from './test-meshes.js';
@@ -174,6 +176,39 @@ describe('surface sampling', () => {
   });
 });
 
+const cuda = probeBackend('cuda');
+
+function asGeometry(mesh: TriangleMesh | Float32Array): Geometry {
+  const positions = mesh instanceof Float32Array ? mesh : mesh.positions;
+  const triangles = mesh instanceof Float32Array ? undefined : mesh.triangles;
+  return { positions, count: positions.length / 3, dims: 3, triangles, bounds: computeBounds(positions), format: 'off', notes: [] };
+}
+
+describe('compareSurfaces witnesses', () => {
+  it("each direction's witness is the fast method's nearest triangle and closest point for that sample", async () => {
+    const random = rng(21);
+    const soup = triangleSoup(800, random);
+    const sphere = uvSphere(1, 30, 60);
+    const cloud = Float32Array.from(uniform(3000, 3, random, -1, 2));
+    const backends = cuda.available ? (['cpu', 'cuda'] as const) : (['cpu'] as const);
+    for (const [name, a, b] of [['soup/sphere', soup, sphere], ['sphere/cloud', sphere, cloud]] as const) {
+      for (const backend of backends) {
+        const o = { method: 'grid', directed: false, sampling: 'area', samples: 5000, seed: 3, backend } as const;
+        const r = await compareSurfaces(asGeometry(a), asGeometry(b), o);
+        const queriesB = sampleMesh(b instanceof Float32Array ? pointsAsMesh(b) : b, { mode: 'area', count: 5000, seed: 4 });
+        for (const [stats, queries, target] of [[r.ab, r.queriesA, b], [r.ba!, b instanceof Float32Array ? b : queriesB, a]] as const) {
+          const surface = target instanceof Float32Array ? pointsAsMesh(target) : target;
+          const full = await pointSurfaceDistances(queries, surface, { backend, method: 'grid' });
+          const i = stats.fromIndex;
+          assert.equal(full.distances[i], stats.hd, `${name} ${backend}: hd`);
+          assert.equal(stats.toIndex, full.triangles[i], `${name} ${backend}: witness triangle`);
+          assert.deepEqual(stats.toPoint, Array.from(full.closest.subarray(3 * i, 3 * i + 3)), `${name} ${backend}: witness point`);
+        }
+      }
+    }
+  });
+});
+
 describe('xhd compare on meshes', () => {
   const dir = scratchDir();
   const json = (args: string[]) => {
@@ -252,7 +287,6 @@ describe('xhd compare on meshes', () => {
   });
 });
 
-const cuda = probeBackend('cuda');
 describe('point-to-surface distance on the GPU equals the CPU', { skip: cuda.available ? false : 'no usable CUDA GPU' }, () => {
   it('same distances and triangles on soups, spheres and a 1M-triangle mesh', async () => {
     const random = rng(21);

@@ -5,7 +5,7 @@
 #include "directed.h"
 #include "../common/status_guard.h"
 #include "../common/validate.h"
-#include "parallel.h"
+#include "../common/parallel.h"
 #include "surface_distance.h"
 #include "xhd.h"
 

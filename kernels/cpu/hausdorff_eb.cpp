@@ -9,7 +9,7 @@
 
 #include "../common/elapsed.h"
 #include "directed.h"
-#include "parallel.h"
+#include "../common/parallel.h"
 
 namespace xhd {
 namespace {

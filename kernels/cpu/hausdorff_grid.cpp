@@ -11,7 +11,7 @@
 
 #include "../common/elapsed.h"
 #include "directed.h"
-#include "parallel.h"
+#include "../common/parallel.h"
 #include "point_grid.h"
 
 namespace xhd {

@@ -1,6 +1,6 @@
 #include "point_grid.h"
 
-#include "parallel.h"
+#include "../common/parallel.h"
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,7 @@
 #include "../common/box_math.h"
 #include "../common/elapsed.h"
 #include "../common/triangle_bvh.h"
-#include "parallel.h"
+#include "../common/parallel.h"
 #include "surface_distance.h"
 
 namespace xhd {

@@ -9,7 +9,7 @@
 #include "../common/large_buffer.h"
 #include "../common/triangle_bvh.h"
 #include "../common/triangle_grid.h"
-#include "parallel.h"
+#include "../common/parallel.h"
 #include "surface_distance.h"
 
 namespace xhd {

@@ -41,6 +41,11 @@ __device__ void count_tests(const SurfaceOutputs& out, uint32_t evaluated) {
   if ((threadIdx.x & 31) == 0) atomicAdd(out.tests, static_cast<unsigned long long>(evaluated));
 }
 
+__global__ void sqrt_in_place_kernel(double* values, uint32_t count) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) values[i] = __dsqrt_rn(values[i]);
+}
+
 // One thread per point, in Morton order so a warp searches neighbouring cells. Points the grid cannot
 // settle are appended to `left` with the best triangle found so far, for the hierarchy.
 __global__ void __launch_bounds__(kThreads) grid_surface_kernel(GridView grid, const float* xyz, const uint32_t* order,
@@ -163,18 +168,20 @@ void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, 
       run_bvh(memory, stream.get(), mesh, xyz.get(), left.get(), left_seed.get(), grid.view, leftover, out, result);
   }
   progress.add(n);
+  if (distance) {
+    // Correctly rounded on the device as on the host, so both backends return the same bits.
+    sqrt_in_place_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream.get()>>>(d2.get(), n);
+    XHD_CUDA_LAUNCHED("sqrt_in_place_kernel");
+  }
 
   timer.start();
-  std::vector<double> host_d2(n);
-  XHD_CUDA(cudaMemcpyAsync(host_d2.data(), d2.get(), 8ull * n, cudaMemcpyDeviceToHost, stream.get()));
+  if (distance) XHD_CUDA(cudaMemcpyAsync(distance, d2.get(), 8ull * n, cudaMemcpyDeviceToHost, stream.get()));
   if (nearest_triangle)
     XHD_CUDA(cudaMemcpyAsync(nearest_triangle, tri.get(), 4ull * n, cudaMemcpyDeviceToHost, stream.get()));
   if (closest) XHD_CUDA(cudaMemcpyAsync(closest, at.get(), 24ull * n, cudaMemcpyDeviceToHost, stream.get()));
   unsigned long long host_tests = 0;
   XHD_CUDA(cudaMemcpyAsync(&host_tests, tests.get(), sizeof(host_tests), cudaMemcpyDeviceToHost, stream.get()));
   result.download_ms = timer.stop();
-  if (distance)
-    for (uint32_t i = 0; i < n; ++i) distance[i] = std::sqrt(host_d2[i]);
   result.triangle_tests = host_tests;
   result.peak_device_bytes = memory.peak();
   result.device = options.device;

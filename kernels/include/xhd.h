@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 3
+#define XHD_ABI_VERSION 4
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -174,6 +174,19 @@ XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_m
                                            const xhd_surface_options* options, double* distance,
                                            uint32_t* nearest_triangle, double* closest,
                                            xhd_surface_result* result, xhd_progress* progress);
+
+/* Total area of the mesh: each triangle's area in double precision from its float vertices, summed in
+ * triangle order. Runs on the host in every backend. */
+XHD_API int32_t xhd_surface_area(const xhd_mesh* mesh, double* area);
+
+/* count random points on the mesh's surface, written to xyz (3 floats each): a triangle chosen with
+ * probability proportional to its area, then a uniform point inside it (square-root warp). The random
+ * stream is xoshiro128** from state (four 32-bit words, not all zero), which is advanced past the draws,
+ * six words per sample. The points depend only on the mesh, count and state, never on threads or the
+ * machine: they equal those of the TypeScript sampler (src/sampling/sample-mesh.ts) bit for bit.
+ * Runs on the host in every backend; threads = 0 uses every hardware thread. */
+XHD_API int32_t xhd_sample_surface(const xhd_mesh* mesh, uint64_t count, uint32_t* state, int32_t threads,
+                                   float* xyz);
 
 #ifdef __cplusplus
 }

@@ -7,7 +7,7 @@
 
 #include "../common/elapsed.h"
 #include "../cpu/directed.h"
-#include "../cpu/parallel.h"
+#include "../common/parallel.h"
 
 namespace xhd {
 

@@ -4,7 +4,7 @@
 
 #include "../common/elapsed.h"
 #include "../common/point_triangle.h"
-#include "../cpu/parallel.h"
+#include "../common/parallel.h"
 #include "../cpu/surface_distance.h"
 
 namespace xhd {

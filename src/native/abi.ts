@@ -1,7 +1,7 @@
 // koffi declarations mirroring kernels/include/xhd.h. Keep the two in step: XHD_ABI_VERSION guards it.
 import koffi from 'koffi';
 
-export const XHD_ABI_VERSION = 3;
+export const XHD_ABI_VERSION = 4;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -146,4 +146,7 @@ export const PROTOTYPES = {
     'int32_t xhd_point_surface_distance(const xhd_points *points, const xhd_mesh *mesh, ' +
     'const xhd_surface_options *options, double *distance, uint32_t *nearest_triangle, double *closest, ' +
     '_Out_ xhd_surface_result *result, void *progress)',
+  surfaceArea: 'int32_t xhd_surface_area(const xhd_mesh *mesh, double *area)',
+  sampleSurface:
+    'int32_t xhd_sample_surface(const xhd_mesh *mesh, uint64_t count, uint32_t *state, int32_t threads, float *xyz)',
 } as const;

@@ -22,6 +22,16 @@ export interface CallOptions {
   refusal: string;
 }
 
+/** Turns a status other than XHD_OK into the error a user should see. */
+export function throwUnlessOk(backend: NativeBackend, status: number, refusal: string): void {
+  if (status === XHD_OK) return;
+  if (status === XHD_ERROR_CANCELLED) throw new CancelledError();
+  if (status === XHD_ERROR_OUT_OF_MEMORY) throw new NativeError(`${backend.name} backend: ${backend.lastError()}`);
+  // The library refused the input itself (e.g. coordinates beyond what it can square): a usage error.
+  if (status === XHD_ERROR_INVALID_ARGUMENT) throw new UsageError(`${refusal}: ${backend.lastError()}`);
+  throw new NativeError(`${backend.name} backend: ${STATUS_NAMES[status] ?? `status ${status}`}: ${backend.lastError()}`);
+}
+
 /** Calls fn.async(...args, progress, callback) on a worker thread and resolves when it succeeded. */
 export async function callNative(backend: NativeBackend, fn: koffi.KoffiFunction, args: unknown[], options: CallOptions): Promise<void> {
   if (options.signal?.aborted) throw new CancelledError();
@@ -38,13 +48,7 @@ export async function callNative(backend: NativeBackend, fn: koffi.KoffiFunction
     const status = await new Promise<number>((resolve, reject) => {
       fn.async(...args, progress, (err: unknown, result: number) => (err ? reject(err) : resolve(result)));
     });
-    if (status === XHD_ERROR_CANCELLED) throw new CancelledError();
-    if (status === XHD_ERROR_OUT_OF_MEMORY) throw new NativeError(`${backend.name} backend: ${backend.lastError()}`);
-    // The library refused the input itself (e.g. coordinates beyond what it can square): a usage error.
-    if (status === XHD_ERROR_INVALID_ARGUMENT) throw new UsageError(`${options.refusal}: ${backend.lastError()}`);
-    if (status !== XHD_OK) {
-      throw new NativeError(`${backend.name} backend: ${STATUS_NAMES[status] ?? `status ${status}`}: ${backend.lastError()}`);
-    }
+    throwUnlessOk(backend, status, options.refusal);
     report();
   } catch (err) {
     if (err instanceof XhdError) throw err;

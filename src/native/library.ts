@@ -21,6 +21,8 @@ export interface NativeBackend {
   // koffi function: call synchronously, or through .async(...args, callback).
   hausdorff: koffi.KoffiFunction;
   pointSurfaceDistance: koffi.KoffiFunction;
+  surfaceArea: koffi.KoffiFunction;
+  sampleSurface: koffi.KoffiFunction;
 }
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -93,6 +95,8 @@ export function loadBackend(name: BackendName): NativeBackend {
       deviceInfo: lib.func(PROTOTYPES.deviceInfo),
       hausdorff: lib.func(PROTOTYPES.hausdorff),
       pointSurfaceDistance: lib.func(PROTOTYPES.pointSurfaceDistance),
+      surfaceArea: lib.func(PROTOTYPES.surfaceArea),
+      sampleSurface: lib.func(PROTOTYPES.sampleSurface),
     };
   } catch (err) {
     throw lacksEntryPoints(name, path, err);

@@ -41,6 +41,16 @@ export class Random {
     return r;
   }
 
+  /** The four state words, e.g. for a native sampler that continues this stream. */
+  get state(): Uint32Array {
+    return Uint32Array.of(this.s0, this.s1, this.s2, this.s3);
+  }
+
+  /** Continues from four state words (not all zero), e.g. where a native sampler left the stream. */
+  set state(words: Uint32Array) {
+    [this.s0, this.s1, this.s2, this.s3] = words;
+  }
+
   /** Next 32 random bits as an unsigned integer. */
   nextUint32(): number {
     const result = Math.imul(rotl(Math.imul(this.s1, 5) >>> 0, 7), 9) >>> 0;

@@ -41,12 +41,22 @@ export function triangleAreas(mesh: MeshInput): Float64Array {
   return areas;
 }
 
-/** areas: the mesh's triangleAreas, when the caller already has them. */
-export function sampleMesh(mesh: MeshInput, request: SampleRequest, areas = triangleAreas(mesh)): Float32Array {
+/**
+ * count area-weighted random points of a mesh, the next draws of random. The native sampler
+ * (xhd_sample_surface, src/sampling/native-sampler.ts) gives the same points as typescriptAreaSampler.
+ */
+export type AreaSampler = (mesh: MeshInput, count: number, random: Random) => Float32Array;
+
+/** The reference area sampler, in TypeScript; areas: the mesh's triangleAreas, when already known. */
+export function typescriptAreaSampler(areas?: Float64Array): AreaSampler {
+  return (mesh, count, random) => areaSamples(mesh, areas ?? triangleAreas(mesh), count, random);
+}
+
+export function sampleMesh(mesh: MeshInput, request: SampleRequest, areaSampler = typescriptAreaSampler()): Float32Array {
   if (request.mode === 'vertices') return mesh.positions;
   const random = new Random(request.seed);
-  if (request.mode === 'area') return areaSamples(mesh, areas, request.count, random);
-  return metroSamples(mesh, areas, request.count, random);
+  if (request.mode === 'area') return areaSampler(mesh, request.count, random);
+  return metroSamples(mesh, request.count, random, areaSampler);
 }
 
 /** Running totals of the areas: triangle k covers (cumulative[k-1], cumulative[k]]. */
@@ -107,8 +117,9 @@ function uniqueEdges(triangles: Uint32Array): Uint32Array {
   return Uint32Array.from(edges);
 }
 
-function metroSamples(mesh: MeshInput, areas: Float64Array, count: number, random: Random): Float32Array {
+function metroSamples(mesh: MeshInput, count: number, random: Random, areaSampler: AreaSampler): Float32Array {
   const p = mesh.positions;
+  const areas = triangleAreas(mesh);
   const vertexCount = p.length / 3;
   const edges = uniqueEdges(mesh.triangles);
   const lengths = new Float64Array(edges.length / 2);
@@ -137,6 +148,6 @@ function metroSamples(mesh: MeshInput, areas: Float64Array, count: number, rando
       for (let d = 0; d < 3; d++) out[3 * i + d] = (1 - s) * p[a + d] + s * p[b + d];
     }
   }
-  if (totalArea > 0 && faceSamples > 0) out.set(areaSamples(mesh, areas, faceSamples, random), 3 * i);
+  if (totalArea > 0 && faceSamples > 0) out.set(areaSampler(mesh, faceSamples, random), 3 * i);
   return out;
 }

@@ -1,0 +1,20 @@
+// Area-weighted random points on a mesh's surface, drawn from the documented xoshiro128** stream
+// (src/sampling/random.ts). The same state gives the same points, bit for bit, as the TypeScript
+// sampler, whatever the thread count: each block of samples starts from the stream's state at its
+// first sample, found by a cheap sequential pass that only steps the generator.
+#pragma once
+
+#include <cstdint>
+
+#include "xhd.h"
+
+namespace xhd {
+
+// Σ of every triangle's area, each computed in double from the float vertices, summed in triangle order.
+double mesh_surface_area(const xhd_mesh& mesh);
+
+// Writes count points (3 floats each) to xyz and advances state past the draws (6 words per sample).
+// Throws InvalidArgument when the mesh has no area (or an infinite one).
+void sample_surface(const xhd_mesh& mesh, uint64_t count, uint32_t state[4], int threads, float* xyz);
+
+}  // namespace xhd
