@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 4
+#define XHD_ABI_VERSION 5
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -187,6 +187,68 @@ XHD_API int32_t xhd_surface_area(const xhd_mesh* mesh, double* area);
  * Runs on the host in every backend; threads = 0 uses every hardware thread. */
 XHD_API int32_t xhd_sample_surface(const xhd_mesh* mesh, uint64_t count, uint32_t* state, int32_t threads,
                                    float* xyz);
+
+/* ---- Mesh-mesh minimum and maximum distance (the gDist algorithm) ---- */
+
+/* Bits of xhd_distance_options.which. */
+#define XHD_DISTANCE_MIN 1 /* separation: the smallest distance between a point of A and a point of B */
+#define XHD_DISTANCE_MAX 2 /* spanning: the largest such distance */
+
+typedef enum xhd_distance_method {
+  XHD_DISTANCE_BVH = 0,  /* f12 bounding volume hierarchies: BVTT front expansion (GPU), best-first (CPU) */
+  XHD_DISTANCE_BRUTE = 1 /* double-precision reference: every triangle pair (CPU only) */
+} xhd_distance_method;
+
+typedef struct xhd_distance_options {
+  int32_t which;   /* XHD_DISTANCE_MIN | XHD_DISTANCE_MAX */
+  int32_t method;  /* xhd_distance_method */
+  int32_t threads; /* worker threads; 0 = every hardware thread */
+  int32_t device;  /* GPU ordinal for device backends; the CPU backend ignores it */
+} xhd_distance_options;
+
+/* The pair of triangles realizing a distance, and its two points (on A, and on B as posed). */
+typedef struct xhd_distance_pair {
+  double distance;     /* exact, in double precision from the float vertices */
+  int64_t triangle_a;  /* XHD_NO_INDEX when not computed */
+  int64_t triangle_b;
+  double point_a[3];
+  double point_b[3];
+  int32_t intersecting; /* minimum only: 1 when the two triangles intersect (distance 0) */
+  int32_t reserved;
+} xhd_distance_pair;
+
+typedef struct xhd_distance_result {
+  xhd_distance_pair min;      /* when XHD_DISTANCE_MIN was asked for */
+  xhd_distance_pair max;      /* when XHD_DISTANCE_MAX was asked for */
+  double query_ms;            /* this query: posing B, refitting its boxes, the traversal, the exact tests */
+  double upload_ms;           /* host -> device copies of this query (device backends; 0 on the CPU) */
+  double download_ms;         /* device -> host copies of this query */
+  uint64_t box_pairs;         /* pairs of hierarchy nodes whose bounds were computed */
+  uint64_t triangle_pairs;    /* exact triangle-triangle distances evaluated */
+  uint64_t peak_device_bytes; /* most device memory the context has held (0 on the CPU) */
+  int32_t device;             /* GPU ordinal used, or -1 on the CPU */
+  uint32_t iterations;        /* front expansions (GPU) or 0 */
+} xhd_distance_result;
+
+/* Both meshes' hierarchies (and on a GPU their device copies), built once and queried for many poses of B.
+ * The context copies what it needs: the caller's arrays may be freed after xhd_distance_context_create. */
+typedef struct xhd_distance_context xhd_distance_context;
+
+/* Builds the context; *build_ms receives the time spent (may be NULL). A point cloud may be passed as
+ * triangles (i, i, i). Returns an xhd_status; on failure *context is NULL and xhd_last_error() says why. */
+XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options,
+                                            xhd_distance_context** context, double* build_ms);
+
+/* The distances asked for at creation between A and B posed by pose_b: 12 doubles, the rows of a 3x4
+ * affine transform [M | t], normally rigid (NULL: the identity). B's vertices are posed as
+ * float(((m0*x + m1*y) + m2*z) + t) per row, in double precision, so a pose equals passing the pre-posed
+ * vertices; B's boxes are refitted to them, its hierarchy is not rebuilt. Threads: one query per
+ * context at a time. progress may be NULL. */
+XHD_API int32_t xhd_distance_query(xhd_distance_context* context, const double* pose_b, xhd_distance_result* result,
+                                   xhd_progress* progress);
+
+/* Frees the context (NULL is ignored). */
+XHD_API void xhd_distance_context_destroy(xhd_distance_context* context);
 
 #ifdef __cplusplus
 }

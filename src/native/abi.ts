@@ -1,7 +1,7 @@
 // koffi declarations mirroring kernels/include/xhd.h. Keep the two in step: XHD_ABI_VERSION guards it.
 import koffi from 'koffi';
 
-export const XHD_ABI_VERSION = 4;
+export const XHD_ABI_VERSION = 5;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -85,6 +85,56 @@ koffi.struct('xhd_surface_result', {
 
 export const SURFACE_METHOD_CODES = { bvh: 0, brute: 1, grid: 2 } as const;
 
+koffi.struct('xhd_distance_options', { which: 'int32_t', method: 'int32_t', threads: 'int32_t', device: 'int32_t' });
+koffi.struct('xhd_distance_pair', {
+  distance: 'double',
+  triangle_a: 'int64_t',
+  triangle_b: 'int64_t',
+  point_a: koffi.array('double', 3, 'Array'),
+  point_b: koffi.array('double', 3, 'Array'),
+  intersecting: 'int32_t',
+  reserved: 'int32_t',
+});
+koffi.struct('xhd_distance_result', {
+  min: 'xhd_distance_pair',
+  max: 'xhd_distance_pair',
+  query_ms: 'double',
+  upload_ms: 'double',
+  download_ms: 'double',
+  box_pairs: 'uint64_t',
+  triangle_pairs: 'uint64_t',
+  peak_device_bytes: 'uint64_t',
+  device: 'int32_t',
+  iterations: 'uint32_t',
+});
+koffi.opaque('xhd_distance_context');
+
+export const DISTANCE_MIN = 1;
+export const DISTANCE_MAX = 2;
+export const DISTANCE_METHOD_CODES = { bvh: 0, brute: 1 } as const;
+
+export interface RawDistancePair {
+  distance: number;
+  triangle_a: number | bigint;
+  triangle_b: number | bigint;
+  point_a: number[];
+  point_b: number[];
+  intersecting: number;
+}
+
+export interface RawDistanceResult {
+  min: RawDistancePair;
+  max: RawDistancePair;
+  query_ms: number;
+  upload_ms: number;
+  download_ms: number;
+  box_pairs: number | bigint;
+  triangle_pairs: number | bigint;
+  peak_device_bytes: number | bigint;
+  device: number;
+  iterations: number;
+}
+
 /** Size in bytes of struct xhd_progress: done, total (uint64) then cancel, reserved (uint32). */
 export const PROGRESS_BYTES = 24;
 
@@ -146,6 +196,12 @@ export const PROTOTYPES = {
     'int32_t xhd_point_surface_distance(const xhd_points *points, const xhd_mesh *mesh, ' +
     'const xhd_surface_options *options, double *distance, uint32_t *nearest_triangle, double *closest, ' +
     '_Out_ xhd_surface_result *result, void *progress)',
+  distanceContextCreate:
+    'int32_t xhd_distance_context_create(const xhd_mesh *a, const xhd_mesh *b, const xhd_distance_options *options, ' +
+    '_Out_ xhd_distance_context **context, double *build_ms)',
+  distanceQuery:
+    'int32_t xhd_distance_query(xhd_distance_context *context, const double *pose_b, _Out_ xhd_distance_result *result, void *progress)',
+  distanceContextDestroy: 'void xhd_distance_context_destroy(xhd_distance_context *context)',
   surfaceArea: 'int32_t xhd_surface_area(const xhd_mesh *mesh, double *area)',
   sampleSurface:
     'int32_t xhd_sample_surface(const xhd_mesh *mesh, uint64_t count, uint32_t *state, int32_t threads, float *xyz)',

@@ -23,6 +23,9 @@ export interface NativeBackend {
   pointSurfaceDistance: koffi.KoffiFunction;
   surfaceArea: koffi.KoffiFunction;
   sampleSurface: koffi.KoffiFunction;
+  distanceContextCreate: koffi.KoffiFunction;
+  distanceQuery: koffi.KoffiFunction;
+  distanceContextDestroy: koffi.KoffiFunction;
 }
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -97,6 +100,9 @@ export function loadBackend(name: BackendName): NativeBackend {
       pointSurfaceDistance: lib.func(PROTOTYPES.pointSurfaceDistance),
       surfaceArea: lib.func(PROTOTYPES.surfaceArea),
       sampleSurface: lib.func(PROTOTYPES.sampleSurface),
+      distanceContextCreate: lib.func(PROTOTYPES.distanceContextCreate),
+      distanceQuery: lib.func(PROTOTYPES.distanceQuery),
+      distanceContextDestroy: lib.func(PROTOTYPES.distanceContextDestroy),
     };
   } catch (err) {
     throw lacksEntryPoints(name, path, err);

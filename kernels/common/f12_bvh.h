@@ -1,0 +1,129 @@
+// The f12-BVH of gDist (../shared/papers/gdist-mesh-distance-gpu.txt, section 7.3): a full binary tree
+// over Morton-ordered triangles with 2^depth leaves of 1 or 2 triangles each, stored implicitly in
+// breadth-first order (node (level, i) at 2^level - 1 + i), boxes only. The k-th descendants of a node
+// are a contiguous run, found by shifts, so one thread per descendant pair needs no pointers. Boxes are
+// tight (from the float corners, never enlarged), which the enhanced bounds below rely on.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "box_math.h"
+#include "large_buffer.h"
+#include "triangle_pair.h"
+
+namespace xhd {
+
+struct F12Shape {
+  uint32_t triangles;  // n >= 1
+  uint32_t depth;      // leaves = 2^depth <= n < 2^(depth + 1)
+};
+
+XHD_HD F12Shape f12_shape(uint32_t triangles) {
+  uint32_t depth = 0;
+  while ((2ull << depth) <= triangles) ++depth;
+  return {triangles, depth};
+}
+
+XHD_HD uint64_t f12_node_count(const F12Shape& s) { return (2ull << s.depth) - 1; }
+XHD_HD uint64_t f12_node(uint32_t level, uint64_t i) { return ((1ull << level) - 1) + i; }
+XHD_HD uint32_t f12_level(uint64_t node) {
+  uint32_t level = 0;
+  while ((2ull << level) - 1 <= node) ++level;
+  return level;
+}
+
+// Sorted triangle slots [first, next first) of leaf i: ⌊i·n / 2^depth⌋, so every leaf holds 1 or 2.
+XHD_HD uint32_t f12_leaf_first(const F12Shape& s, uint64_t leaf) {
+  return static_cast<uint32_t>((leaf * s.triangles) >> s.depth);
+}
+
+// ---- Bounds between two tight boxes, in double from the float corners ----
+
+// Per axis: the gap between two intervals (0 when they overlap) and their farthest spread.
+XHD_HD double interval_gap(double a0, double a1, double b0, double b1) {
+  const double g = b0 - a1 > a0 - b1 ? b0 - a1 : a0 - b1;
+  return g > 0.0 ? g : 0.0;
+}
+XHD_HD double interval_far(double a0, double a1, double b0, double b1) { return a1 - b0 > b1 - a0 ? a1 - b0 : b1 - a0; }
+
+// Lower bound of the minimum distance (squared): the boxes' gap.
+XHD_HD double box_gap2(const Box& a, const Box& b) {
+  double s = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double g = interval_gap(a.min[k], a.max[k], b.min[k], b.max[k]);
+    s += g * g;
+  }
+  return s;
+}
+
+// Upper bound of the maximum distance (squared): the boxes' farthest corners.
+XHD_HD double box_far2(const Box& a, const Box& b) {
+  double s = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double f = interval_far(a.min[k], a.max[k], b.min[k], b.max[k]);
+    s += f * f;
+  }
+  return s;
+}
+
+// The enhanced bounds (section 4): each of the six faces of a tight box touches the geometry, so some
+// point of face i of A and some point of face j of B are real points. Over the 36 face pairs, the least
+// farthest spread bounds the minimum distance from above, and the largest gap bounds the maximum from
+// below. On axis k a face of A is its full interval, or the single value min or max when k is its axis.
+template <bool kGap>
+XHD_HD double face_pair_bound2(const Box& a, const Box& b) {
+  // part[k][fa][fb]: the squared gap (or spread) on axis k, fa/fb = 0 full, 1 the min face, 2 the max face.
+  double part[3][3][3];
+  for (int k = 0; k < 3; ++k) {
+    const double ai[3][2] = {{a.min[k], a.max[k]}, {a.min[k], a.min[k]}, {a.max[k], a.max[k]}};
+    const double bi[3][2] = {{b.min[k], b.max[k]}, {b.min[k], b.min[k]}, {b.max[k], b.max[k]}};
+    for (int fa = 0; fa < 3; ++fa)
+      for (int fb = 0; fb < 3; ++fb) {
+        const double v = kGap ? interval_gap(ai[fa][0], ai[fa][1], bi[fb][0], bi[fb][1])
+                              : interval_far(ai[fa][0], ai[fa][1], bi[fb][0], bi[fb][1]);
+        part[k][fa][fb] = v * v;
+      }
+  }
+  double best = kGap ? 0.0 : static_cast<double>(INFINITY);
+  for (int fa = 0; fa < 6; ++fa)
+    for (int fb = 0; fb < 6; ++fb) {
+      double s = 0.0;
+      for (int k = 0; k < 3; ++k) {
+        const int ka = fa / 2 == k ? 1 + fa % 2 : 0, kb = fb / 2 == k ? 1 + fb % 2 : 0;
+        s += part[k][ka][kb];
+      }
+      best = kGap ? (s > best ? s : best) : (s < best ? s : best);
+    }
+  return best;
+}
+
+XHD_HD double box_min_upper2(const Box& a, const Box& b) { return face_pair_bound2<false>(a, b); }
+XHD_HD double box_max_lower2(const Box& a, const Box& b) { return face_pair_bound2<true>(a, b); }
+
+// ---- Posing ----
+
+// A vertex posed by the 3x4 affine matrix m (row by row), each row summed left to right in double and
+// rounded once to float: the same bits as posing the file's vertices beforehand.
+XHD_HD void pose_vertex(const double* m, const float* v, float* out) {
+  for (int r = 0; r < 3; ++r)
+    out[r] = static_cast<float>(((m[4 * r] * v[0] + m[4 * r + 1] * v[1]) + m[4 * r + 2] * v[2]) + m[4 * r + 3]);
+}
+
+XHD_HD Corners3 load_corners(const float* c) {
+  return {{{c[0], c[1], c[2]}, {c[3], c[4], c[5]}, {c[6], c[7], c[8]}}};
+}
+
+// ---- Host side ----
+
+// A mesh in f12 order: the original index of each sorted slot, and its three corners (9 floats).
+struct F12Mesh {
+  F12Shape shape{1, 0};
+  LargeVector<uint32_t> triangle;  // original triangle index per sorted slot
+  LargeVector<float> corners;      // as given (A) or the source of every pose (B)
+};
+
+// Sorts the triangles by the Morton code of their centroid. Vertex indices must already be checked.
+F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t triangle_count);
+
+}  // namespace xhd

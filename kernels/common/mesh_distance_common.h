@@ -1,0 +1,83 @@
+// What every backend's mesh–mesh distance shares: the candidate pair and its order (ties to the smallest
+// triangle of A, then of B), the pruning slack, and the argument checks.
+#pragma once
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "f12_bvh.h"
+#include "validate.h"
+#include "xhd.h"
+
+namespace xhd {
+
+struct Candidate {
+  double d2;
+  uint32_t ta, tb;  // original triangle indices
+  PairPoints at;
+};
+
+// Is x a better answer than y? Minimum: smaller; maximum: larger; equal distances: smaller indices.
+template <bool kMax>
+XHD_HD bool better_candidate(const Candidate& x, const Candidate& y) {
+  if (x.d2 != y.d2) return kMax ? x.d2 > y.d2 : x.d2 < y.d2;
+  return x.ta != y.ta ? x.ta < y.ta : x.tb < y.tb;
+}
+
+template <bool kMax>
+XHD_HD Candidate empty_candidate() {
+  Candidate c;
+  c.d2 = kMax ? -1.0 : static_cast<double>(INFINITY);
+  c.ta = c.tb = 0xffffffffu;
+  c.at = {c.d2, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, false};
+  return c;
+}
+
+// Box bounds and exact distances round differently; pruning keeps every pair within this slack of the
+// bound, so no pair whose rounded exact distance could win (or tie) is ever cut. 1e-12 of the largest
+// coordinate is far above the rounding of either and far below any distance a user reads.
+inline double pruning_slack(const Box& a, const Box& b) {
+  double scale = 0.0;
+  for (int k = 0; k < 3; ++k)
+    scale = std::fmax(scale, std::fmax(std::fmax(std::fabs(a.min[k]), std::fabs(a.max[k])),
+                                       std::fmax(std::fabs(b.min[k]), std::fabs(b.max[k]))));
+  return 1e-12 * scale;
+}
+
+inline void write_pair(const Candidate& c, xhd_distance_pair& out) {
+  out.distance = std::sqrt(c.d2);
+  out.triangle_a = c.ta;
+  out.triangle_b = c.tb;
+  const double pa[3] = {c.at.on_a.x, c.at.on_a.y, c.at.on_a.z}, pb[3] = {c.at.on_b.x, c.at.on_b.y, c.at.on_b.z};
+  std::memcpy(out.point_a, pa, sizeof(pa));
+  std::memcpy(out.point_b, pb, sizeof(pb));
+  out.intersecting = c.at.crossing ? 1 : 0;
+}
+
+inline void reset_distance_result(xhd_distance_result& r) {
+  std::memset(&r, 0, sizeof(r));
+  r.min.triangle_a = r.min.triangle_b = r.max.triangle_a = r.max.triangle_b = XHD_NO_INDEX;
+  r.device = -1;
+}
+
+inline void check_distance_call(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options) {
+  if (options == nullptr) throw InvalidArgument("options must not be null");
+  if ((options->which & (XHD_DISTANCE_MIN | XHD_DISTANCE_MAX)) == 0 || (options->which & ~3) != 0)
+    throw InvalidArgument("which must be XHD_DISTANCE_MIN, XHD_DISTANCE_MAX or both");
+  if (options->method != XHD_DISTANCE_BVH && options->method != XHD_DISTANCE_BRUTE)
+    throw InvalidArgument("unknown distance method " + std::to_string(options->method));
+  if (options->threads < 0) throw InvalidArgument("threads must be >= 0");
+  check_mesh(a);
+  check_mesh(b);
+}
+
+inline void check_pose(const double* pose) {
+  if (pose == nullptr) return;
+  for (int i = 0; i < 12; ++i)
+    if (!std::isfinite(pose[i])) throw InvalidArgument("the pose has a non-finite entry");
+}
+
+constexpr double kIdentityPose[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+
+}  // namespace xhd

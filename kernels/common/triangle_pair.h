@@ -1,0 +1,111 @@
+// Exact distances between two triangles, in double precision from float corners, for every backend.
+// Minimum: the triangles intersect when an edge of one crosses the other (distance 0); otherwise the
+// closest pair is a vertex against the other triangle (6 tests) or an edge against an edge (9 tests).
+// Maximum: the farthest pair of two convex sets is a pair of their corners (9 tests). Degenerate
+// triangles are their edges and corners; nothing divides by a zero length or area. Every test runs in a
+// fixed order and keeps the first of equal candidates, so every backend returns the same points.
+#pragma once
+
+#include "point_triangle.h"
+
+namespace xhd {
+
+struct Corners3 {
+  Dvec3 v[3];
+};
+
+struct PairPoints {
+  double d2;      // squared distance between on_a and on_b
+  Dvec3 on_a;     // the point of the first triangle
+  Dvec3 on_b;     // the point of the second
+  bool crossing;  // the triangles intersect (minimum only)
+};
+
+XHD_HD double clamp_unit(double x) { return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }
+
+// Closest points of segments [p0, p1] and [q0, q1]; a zero-length segment is its point.
+XHD_HD PairPoints closest_segments(Dvec3 p0, Dvec3 p1, Dvec3 q0, Dvec3 q1) {
+  const Dvec3 d1 = dsub(p1, p0), d2 = dsub(q1, q0), r = dsub(p0, q0);
+  const double a = ddot(d1, d1), e = ddot(d2, d2), f = ddot(d2, r);
+  double s = 0.0, t = 0.0;
+  if (a > 0.0 && e > 0.0) {
+    const double b = ddot(d1, d2), c = ddot(d1, r);
+    const double denom = a * e - b * b;  // >= 0; 0 when the segments are parallel
+    s = denom > 0.0 ? clamp_unit((b * f - c * e) / denom) : 0.0;
+    t = (b * s + f) / e;
+    if (t < 0.0) {
+      t = 0.0;
+      s = clamp_unit(-c / a);
+    } else if (t > 1.0) {
+      t = 1.0;
+      s = clamp_unit((b - c) / a);
+    }
+  } else if (a > 0.0) {
+    s = clamp_unit(-ddot(d1, r) / a);
+  } else if (e > 0.0) {
+    t = clamp_unit(f / e);
+  }
+  const Dvec3 x = {p0.x + s * d1.x, p0.y + s * d1.y, p0.z + s * d1.z};
+  const Dvec3 y = {q0.x + t * d2.x, q0.y + t * d2.y, q0.z + t * d2.z};
+  const Dvec3 d = dsub(x, y);
+  return {ddot(d, d), x, y, false};
+}
+
+// Whether segment [p, q] crosses the triangle's interior or boundary with its endpoints strictly on
+// opposite sides of the plane; *at receives the crossing point. A degenerate triangle has no plane:
+// whatever crosses it is found by the segment tests instead.
+XHD_HD bool segment_crosses_triangle(Dvec3 p, Dvec3 q, const Corners3& t, Dvec3* at) {
+  const Dvec3 n = dcross(dsub(t.v[1], t.v[0]), dsub(t.v[2], t.v[0]));
+  if (!(ddot(n, n) > 0.0)) return false;
+  const double hp = ddot(dsub(p, t.v[0]), n), hq = ddot(dsub(q, t.v[0]), n);
+  if (!((hp > 0.0 && hq < 0.0) || (hp < 0.0 && hq > 0.0))) return false;
+  // The line pq passes inside when it turns the same way around all three edges.
+  const Dvec3 pq = dsub(q, p);
+  const double s0 = ddot(pq, dcross(dsub(t.v[0], p), dsub(t.v[1], p)));
+  const double s1 = ddot(pq, dcross(dsub(t.v[1], p), dsub(t.v[2], p)));
+  const double s2 = ddot(pq, dcross(dsub(t.v[2], p), dsub(t.v[0], p)));
+  if (!((s0 >= 0.0 && s1 >= 0.0 && s2 >= 0.0) || (s0 <= 0.0 && s1 <= 0.0 && s2 <= 0.0))) return false;
+  const double u = hp / (hp - hq);
+  *at = {p.x + u * pq.x, p.y + u * pq.y, p.z + u * pq.z};
+  return true;
+}
+
+XHD_HD void keep_nearer(PairPoints& best, const PairPoints& candidate) {
+  if (candidate.d2 < best.d2) best = candidate;
+}
+
+// The exact minimum distance between triangles a and b, with its two points.
+XHD_HD PairPoints triangle_pair_min(const Corners3& a, const Corners3& b) {
+  Dvec3 at;
+  for (int e = 0; e < 3; ++e)
+    if (segment_crosses_triangle(a.v[e], a.v[(e + 1) % 3], b, &at)) return {0.0, at, at, true};
+  for (int e = 0; e < 3; ++e)
+    if (segment_crosses_triangle(b.v[e], b.v[(e + 1) % 3], a, &at)) return {0.0, at, at, true};
+  PairPoints best{static_cast<double>(INFINITY), {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, false};
+  for (int k = 0; k < 3; ++k) {
+    const SurfacePoint s = closest_on_triangle(a.v[k], b.v[0], b.v[1], b.v[2]);
+    keep_nearer(best, {s.d2, a.v[k], s.at, false});
+  }
+  for (int k = 0; k < 3; ++k) {
+    const SurfacePoint s = closest_on_triangle(b.v[k], a.v[0], a.v[1], a.v[2]);
+    keep_nearer(best, {s.d2, s.at, b.v[k], false});
+  }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      keep_nearer(best, closest_segments(a.v[i], a.v[(i + 1) % 3], b.v[j], b.v[(j + 1) % 3]));
+  return best;
+}
+
+// The exact maximum distance between triangles a and b: their farthest pair of corners.
+XHD_HD PairPoints triangle_pair_max(const Corners3& a, const Corners3& b) {
+  PairPoints best{-1.0, a.v[0], b.v[0], false};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      const Dvec3 d = dsub(a.v[i], b.v[j]);
+      const double d2 = ddot(d, d);
+      if (d2 > best.d2) best = {d2, a.v[i], b.v[j], false};
+    }
+  return best;
+}
+
+}  // namespace xhd

@@ -1,0 +1,352 @@
+#include "mesh_distance_gpu.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <vector>
+
+#include "../common/elapsed.h"
+#include "../common/f12_bvh.h"
+#include "../common/mesh_distance_common.h"
+#include "cuda_check.h"
+#include "device_memory.h"
+#include "device_session.h"
+#include "launch.h"
+
+namespace xhd {
+namespace {
+
+constexpr int kThreads = 256;
+// The adaptive depth k is the largest with 4^k · (front size) < kGenerated (the paper's C = 1024 × 256).
+constexpr uint64_t kGenerated = 1024ull * 256;
+
+struct Pose {
+  double m[12];
+};
+
+struct TreeView {
+  F12Shape shape;
+  const float* corners;
+  const uint32_t* triangle;
+  Box* boxes;
+};
+
+// The running bound (enhanced box bounds and exact distances), the best exact squared distance, and the
+// winning pair's key (triangle of A << 32 | triangle of B): the smallest key among equal distances.
+struct SearchState {
+  unsigned long long bound;
+  unsigned long long best;
+  unsigned long long key;
+  unsigned int count;
+};
+
+// The float atomic min (max) of the paper: a compare-and-swap loop on the double's bits.
+template <bool kMax>
+__device__ void atomic_tighten(unsigned long long* slot, double value) {
+  unsigned long long seen = *reinterpret_cast<volatile unsigned long long*>(slot);
+  while (kMax ? value > __longlong_as_double(seen) : value < __longlong_as_double(seen)) {
+    const unsigned long long was = atomicCAS(slot, seen, __double_as_longlong(value));
+    if (was == seen) break;
+    seen = was;
+  }
+}
+
+__device__ double read_double(const unsigned long long* slot) {
+  return __longlong_as_double(*reinterpret_cast<const volatile unsigned long long*>(slot));
+}
+
+template <bool kMax>
+__device__ double box_key(const Box& a, const Box& b) {
+  return kMax ? -box_far2(a, b) : box_gap2(a, b);
+}
+
+template <bool kMax>
+__device__ bool cut(double key, double bound2, double slack) {
+  if (kMax) {
+    const double far2 = -key;
+    return far2 < bound2 && sqrt(far2) < sqrt(bound2) - slack;
+  }
+  return key > bound2 && sqrt(key) > sqrt(bound2) + slack;
+}
+
+__global__ void pose_kernel(Pose pose, const float* source, float* posed, uint64_t vertices, int* bad) {
+  const uint64_t v = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
+  if (v >= vertices) return;
+  float* out = posed + 3 * v;
+  pose_vertex(pose.m, source + 3 * v, out);
+  if (!isfinite(out[0]) || !isfinite(out[1]) || !isfinite(out[2])) *bad = 1;
+}
+
+__global__ void leaf_box_kernel(TreeView t) {
+  const uint64_t leaf = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
+  if (leaf >= (1ull << t.shape.depth)) return;
+  Box box;
+  box_make_empty(box);
+  for (uint32_t slot = f12_leaf_first(t.shape, leaf); slot < f12_leaf_first(t.shape, leaf + 1); ++slot)
+    for (int k = 0; k < 3; ++k) box_grow(box, t.corners + 9ull * slot + 3 * k);
+  t.boxes[f12_node(t.shape.depth, leaf)] = box;
+}
+
+__global__ void level_box_kernel(Box* boxes, uint32_t level) {
+  const uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
+  if (i >= (1ull << level)) return;
+  Box box = boxes[f12_node(level + 1, 2 * i)];
+  box_merge(box, boxes[f12_node(level + 1, 2 * i + 1)]);
+  boxes[f12_node(level, i)] = box;
+}
+
+template <bool kMax>
+__global__ void start_kernel(TreeView a, TreeView b, SearchState* s, uint2* front) {
+  const double bound = kMax ? box_max_lower2(a.boxes[0], b.boxes[0]) : box_min_upper2(a.boxes[0], b.boxes[0]);
+  s->bound = __double_as_longlong(bound);
+  s->best = __double_as_longlong(kMax ? -1.0 : static_cast<double>(INFINITY));
+  s->key = ~0ull;
+  front[0] = make_uint2(0, 0);
+}
+
+// One thread per generated BVTT node: the pair of k-th descendants its index encodes. Survivors are
+// appended to `out`; their enhanced bounds are reduced per block and tighten the global bound once.
+template <bool kMax>
+__global__ void __launch_bounds__(kThreads) expand_kernel(TreeView a, TreeView b, const uint2* in, uint64_t generated,
+                                                          uint32_t la, uint32_t lb, uint32_t ka, uint32_t kb,
+                                                          double slack, SearchState* s, uint2* out) {
+  __shared__ double block_bound[kThreads / 32];
+  const uint64_t t = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
+  double mine = kMax ? -1.0 : static_cast<double>(INFINITY);
+  bool keep = false;
+  uint2 child = make_uint2(0, 0);
+  if (t < generated) {
+    const uint2 p = in[t >> (ka + kb)];
+    const uint64_t j = t & ((1ull << (ka + kb)) - 1);
+    const uint64_t pa = p.x - ((1ull << la) - 1), pb = p.y - ((1ull << lb) - 1);
+    child.x = static_cast<uint32_t>(f12_node(la + ka, (pa << ka) + (j >> kb)));
+    child.y = static_cast<uint32_t>(f12_node(lb + kb, (pb << kb) + (j & ((1ull << kb) - 1))));
+    const Box ba = a.boxes[child.x], bb = b.boxes[child.y];
+    keep = !cut<kMax>(box_key<kMax>(ba, bb), read_double(&s->bound), slack);
+    if (keep) mine = kMax ? box_max_lower2(ba, bb) : box_min_upper2(ba, bb);
+  }
+  // Warp-aggregated append.
+  const unsigned lane = threadIdx.x & 31, ballot = __ballot_sync(0xffffffffu, keep);
+  unsigned base = 0;
+  if (lane == 0 && ballot) base = atomicAdd(&s->count, __popc(ballot));
+  base = __shfl_sync(0xffffffffu, base, 0);
+  if (keep) out[base + __popc(ballot & ((1u << lane) - 1))] = child;
+  // Block reduction of the bounds, then one atomic per block.
+  for (int o = 16; o > 0; o >>= 1) {
+    const double other = __shfl_down_sync(0xffffffffu, mine, o);
+    mine = kMax ? fmax(mine, other) : fmin(mine, other);
+  }
+  if (lane == 0) block_bound[threadIdx.x / 32] = mine;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double best = block_bound[0];
+    for (int w = 1; w < kThreads / 32; ++w) best = kMax ? fmax(best, block_bound[w]) : fmin(best, block_bound[w]);
+    atomic_tighten<kMax>(&s->bound, best);
+  }
+}
+
+// The final front, every pair of leaves: up to 2 × 2 triangle pairs each, one thread per triangle pair.
+template <bool kMax>
+__global__ void leaf_pairs_kernel(TreeView a, TreeView b, const uint2* pairs, uint32_t count, double slack,
+                                  SearchState* s, double* d2) {
+  const uint64_t t = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
+  if (t >= 4ull * count) return;
+  const uint2 p = pairs[t >> 2];
+  const uint64_t ia = p.x - ((1ull << a.shape.depth) - 1), ib = p.y - ((1ull << b.shape.depth) - 1);
+  const uint32_t sa = f12_leaf_first(a.shape, ia) + static_cast<uint32_t>((t >> 1) & 1);
+  const uint32_t sb = f12_leaf_first(b.shape, ib) + static_cast<uint32_t>(t & 1);
+  double value = kMax ? -1.0 : static_cast<double>(INFINITY);
+  if (sa < f12_leaf_first(a.shape, ia + 1) && sb < f12_leaf_first(b.shape, ib + 1) &&
+      !cut<kMax>(box_key<kMax>(a.boxes[p.x], b.boxes[p.y]), read_double(&s->bound), slack)) {
+    const Corners3 ca = load_corners(a.corners + 9ull * sa), cb = load_corners(b.corners + 9ull * sb);
+    value = (kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb)).d2;
+    atomic_tighten<kMax>(&s->best, value);
+    atomic_tighten<kMax>(&s->bound, value);
+  }
+  d2[t] = value;
+}
+
+// Among the pairs at the best distance, the smallest (triangle of A, triangle of B).
+__global__ void winner_kernel(TreeView a, TreeView b, const uint2* pairs, uint32_t count, const double* d2,
+                              SearchState* s) {
+  const uint64_t t = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
+  if (t >= 4ull * count || d2[t] != __longlong_as_double(s->best)) return;
+  const uint2 p = pairs[t >> 2];
+  const uint64_t ia = p.x - ((1ull << a.shape.depth) - 1), ib = p.y - ((1ull << b.shape.depth) - 1);
+  const uint32_t sa = f12_leaf_first(a.shape, ia) + static_cast<uint32_t>((t >> 1) & 1);
+  const uint32_t sb = f12_leaf_first(b.shape, ib) + static_cast<uint32_t>(t & 1);
+  atomicMin(&s->key, (static_cast<unsigned long long>(a.triangle[sa]) << 32) | b.triangle[sb]);
+}
+
+template <typename T>
+DeviceArray<T> upload(DeviceMemory& memory, const T* host, size_t count, cudaStream_t stream) {
+  DeviceArray<T> out(memory, count);
+  if (count > 0) XHD_CUDA(cudaMemcpyAsync(out.get(), host, count * sizeof(T), cudaMemcpyHostToDevice, stream));
+  return out;
+}
+
+class F12GpuDistance final : public GpuMeshDistance {
+ public:
+  F12GpuDistance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o)
+      : which_(o.which), memory_(device_memory_budget(o.device), stream_.get()),
+        a_xyz_(a.xyz, a.xyz + 3 * a.vertex_count), a_tri_(a.triangles, a.triangles + 3 * a.triangle_count),
+        b_xyz_(b.xyz, b.xyz + 3 * b.vertex_count), b_tri_(b.triangles, b.triangles + 3 * b.triangle_count) {
+    const F12Mesh fa = build_f12_mesh(a.xyz, a.triangles, a.triangle_count);
+    const F12Mesh fb = build_f12_mesh(b.xyz, b.triangles, b.triangle_count);
+    cudaStream_t s = stream_.get();
+    a_shape_ = fa.shape;
+    b_shape_ = fb.shape;
+    a_corners_ = upload(memory_, fa.corners.data(), fa.corners.size(), s);
+    a_triangle_ = upload(memory_, fa.triangle.data(), fa.triangle.size(), s);
+    b_source_ = upload(memory_, fb.corners.data(), fb.corners.size(), s);
+    b_triangle_ = upload(memory_, fb.triangle.data(), fb.triangle.size(), s);
+    b_corners_ = DeviceArray<float>(memory_, fb.corners.size());
+    a_boxes_ = DeviceArray<Box>(memory_, f12_node_count(a_shape_));
+    b_boxes_ = DeviceArray<Box>(memory_, f12_node_count(b_shape_));
+    state_ = DeviceArray<SearchState>(memory_, 1);
+    bad_ = DeviceArray<int>(memory_, 1);
+    refit(view_a());
+    XHD_CUDA(cudaStreamSynchronize(s));
+    // The host needs A's box for the slack; B's comes with every query.
+    XHD_CUDA(cudaMemcpy(&a_root_, a_boxes_.get(), sizeof(Box), cudaMemcpyDeviceToHost));
+  }
+
+  void query(const double* pose, xhd_distance_result& r) override {
+    const auto start = std::chrono::steady_clock::now();
+    cudaStream_t s = stream_.get();
+    Pose p;
+    std::copy(pose ? pose : kIdentityPose, (pose ? pose : kIdentityPose) + 12, p.m);
+    XHD_CUDA(cudaMemsetAsync(bad_.get(), 0, sizeof(int), s));
+    const uint64_t vertices = 3ull * b_shape_.triangles;
+    pose_kernel<<<blocks_for(vertices, kThreads), kThreads, 0, s>>>(p, b_source_.get(), b_corners_.get(), vertices, bad_.get());
+    XHD_CUDA_LAUNCHED("pose_kernel");
+    refit(view_b());
+    int bad = 0;
+    Box b_root;
+    XHD_CUDA(cudaMemcpyAsync(&bad, bad_.get(), sizeof(int), cudaMemcpyDeviceToHost, s));
+    XHD_CUDA(cudaMemcpyAsync(&b_root, b_boxes_.get(), sizeof(Box), cudaMemcpyDeviceToHost, s));
+    XHD_CUDA(cudaStreamSynchronize(s));
+    if (bad) throw InvalidArgument("the pose moves B's vertices beyond the float range");
+    const double slack = pruning_slack(a_root_, b_root);
+    if (which_ & XHD_DISTANCE_MIN) r.min = search<false>(p, slack, r);
+    if (which_ & XHD_DISTANCE_MAX) r.max = search<true>(p, slack, r);
+    r.query_ms = elapsed_ms(start);
+    r.peak_device_bytes = memory_.peak();
+  }
+
+ private:
+  TreeView view_a() { return {a_shape_, a_corners_.get(), a_triangle_.get(), a_boxes_.get()}; }
+  TreeView view_b() { return {b_shape_, b_corners_.get(), b_triangle_.get(), b_boxes_.get()}; }
+
+  void refit(const TreeView& t) {
+    cudaStream_t s = stream_.get();
+    leaf_box_kernel<<<blocks_for(1ull << t.shape.depth, kThreads), kThreads, 0, s>>>(t);
+    XHD_CUDA_LAUNCHED("leaf_box_kernel");
+    for (uint32_t level = t.shape.depth; level-- > 0;) {
+      level_box_kernel<<<blocks_for(1ull << level, kThreads), kThreads, 0, s>>>(t.boxes, level);
+      XHD_CUDA_LAUNCHED("level_box_kernel");
+    }
+  }
+
+  // Front buffers grow to what an expansion may generate; they persist across queries.
+  void reserve_fronts(uint64_t pairs) {
+    if (pairs <= front_capacity_) return;
+    front_capacity_ = std::max<uint64_t>(pairs, 2 * front_capacity_);
+    fronts_[0] = DeviceArray<uint2>(memory_, front_capacity_);
+    fronts_[1] = DeviceArray<uint2>(memory_, front_capacity_);
+    d2_ = DeviceArray<double>(memory_, 4 * front_capacity_);
+  }
+
+  template <bool kMax>
+  xhd_distance_pair search(const Pose& pose, double slack, xhd_distance_result& r) {
+    cudaStream_t s = stream_.get();
+    const TreeView a = view_a(), b = view_b();
+    reserve_fronts(kGenerated);
+    // fronts_ may be reallocated by reserve_fronts: pointers are taken after each call.
+    int current = 0;
+    start_kernel<kMax><<<1, 1, 0, s>>>(a, b, state_.get(), fronts_[current].get());
+    XHD_CUDA_LAUNCHED("start_kernel");
+    uint64_t n = 1;
+    uint32_t la = 0, lb = 0;
+    while (la < a.shape.depth || lb < b.shape.depth) {
+      uint32_t k = 1;
+      while (k < 16 && (n << (2 * (k + 1))) < kGenerated) ++k;
+      const uint32_t ka = std::min(k, a.shape.depth - la), kb = std::min(k, b.shape.depth - lb);
+      const uint64_t generated = n << (ka + kb);
+      if (generated > front_capacity_) {
+        // Keep the current front across the growth.
+        DeviceArray<uint2> keep(memory_, n);
+        XHD_CUDA(cudaMemcpyAsync(keep.get(), fronts_[current].get(), n * sizeof(uint2), cudaMemcpyDeviceToDevice, s));
+        reserve_fronts(generated);
+        XHD_CUDA(cudaMemcpyAsync(fronts_[current].get(), keep.get(), n * sizeof(uint2), cudaMemcpyDeviceToDevice, s));
+      }
+      XHD_CUDA(cudaMemsetAsync(&state_.get()->count, 0, sizeof(unsigned int), s));
+      expand_kernel<kMax><<<blocks_for(generated, kThreads), kThreads, 0, s>>>(
+          a, b, fronts_[current].get(), generated, la, lb, ka, kb, slack, state_.get(), fronts_[1 - current].get());
+      XHD_CUDA_LAUNCHED("expand_kernel");
+      unsigned int count = 0;
+      XHD_CUDA(cudaMemcpyAsync(&count, &state_.get()->count, sizeof(count), cudaMemcpyDeviceToHost, s));
+      XHD_CUDA(cudaStreamSynchronize(s));
+      r.box_pairs += generated;
+      ++r.iterations;
+      n = count;
+      current = 1 - current;
+      la += ka;
+      lb += kb;
+      if (n == 0) break;
+    }
+    xhd_distance_pair out{};
+    out.triangle_a = out.triangle_b = XHD_NO_INDEX;
+    if (n == 0) return out;
+    leaf_pairs_kernel<kMax><<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(a, b, fronts_[current].get(),
+                                                                            static_cast<uint32_t>(n), slack, state_.get(), d2_.get());
+    XHD_CUDA_LAUNCHED("leaf_pairs_kernel");
+    winner_kernel<<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(a, b, fronts_[current].get(), static_cast<uint32_t>(n),
+                                                                   d2_.get(), state_.get());
+    XHD_CUDA_LAUNCHED("winner_kernel");
+    SearchState found;
+    XHD_CUDA(cudaMemcpyAsync(&found, state_.get(), sizeof(found), cudaMemcpyDeviceToHost, s));
+    XHD_CUDA(cudaStreamSynchronize(s));
+    r.triangle_pairs += 4 * n;
+    if (found.key == ~0ull) throw std::runtime_error("the search ended without a triangle pair");
+    // The winning pair's points, recomputed on the host by the same functions: the CPU backend's bits.
+    const uint32_t ta = static_cast<uint32_t>(found.key >> 32), tb = static_cast<uint32_t>(found.key & 0xffffffffu);
+    Corners3 ca, cb;
+    for (int k = 0; k < 3; ++k) {
+      ca.v[k] = dload(&a_xyz_[3ull * a_tri_[3ull * ta + k]]);
+      float posed[3];
+      pose_vertex(pose.m, &b_xyz_[3ull * b_tri_[3ull * tb + k]], posed);
+      cb.v[k] = dload(posed);
+    }
+    const PairPoints p = kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb);
+    write_pair({p.d2, ta, tb, p}, out);
+    return out;
+  }
+
+  const int which_;
+  Stream stream_;
+  DeviceMemory memory_;
+  const std::vector<float> a_xyz_;
+  const std::vector<uint32_t> a_tri_;
+  const std::vector<float> b_xyz_;
+  const std::vector<uint32_t> b_tri_;
+  F12Shape a_shape_{1, 0}, b_shape_{1, 0};
+  DeviceArray<float> a_corners_, b_source_, b_corners_;
+  DeviceArray<uint32_t> a_triangle_, b_triangle_;
+  DeviceArray<Box> a_boxes_, b_boxes_;
+  DeviceArray<SearchState> state_;
+  DeviceArray<int> bad_;
+  DeviceArray<uint2> fronts_[2];
+  DeviceArray<double> d2_;
+  uint64_t front_capacity_ = 0;
+  Box a_root_{};
+};
+
+}  // namespace
+
+std::unique_ptr<GpuMeshDistance> make_gpu_mesh_distance(const xhd_mesh& a, const xhd_mesh& b,
+                                                        const xhd_distance_options& options) {
+  return std::make_unique<F12GpuDistance>(a, b, options);
+}
+
+}  // namespace xhd

@@ -1,0 +1,22 @@
+// The CUDA backend's mesh–mesh distance (gDist): both f12 hierarchies on the device, B posed and its boxes
+// refitted per query, then BVTT front expansion with an adaptive depth and the exact triangle pairs of
+// the final front. The winning pair is the same as the CPU backend's and the reference's.
+#pragma once
+
+#include <memory>
+
+#include "xhd.h"
+
+namespace xhd {
+
+class GpuMeshDistance {
+ public:
+  virtual ~GpuMeshDistance() = default;
+  virtual void query(const double* pose, xhd_distance_result& result) = 0;
+};
+
+// Arguments must already be checked and the device made current.
+std::unique_ptr<GpuMeshDistance> make_gpu_mesh_distance(const xhd_mesh& a, const xhd_mesh& b,
+                                                        const xhd_distance_options& options);
+
+}  // namespace xhd

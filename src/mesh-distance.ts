@@ -1,0 +1,160 @@
+// Mesh–mesh minimum and maximum distance (the gDist algorithm): a context holds both meshes' hierarchies
+// (and their device copies on a GPU), built once; each query poses B and measures. Frames of a moving B
+// reuse the context, as the paper's benchmarks do.
+import { availableParallelism } from 'node:os';
+
+import { describe, expectInteger, expectPoints } from './arguments.js';
+import { NativeError, UsageError } from './errors.js';
+import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
+import { DISTANCE_MAX, DISTANCE_METHOD_CODES, DISTANCE_MIN, type RawDistancePair, type RawDistanceResult } from './native/abi.js';
+import { callNative, throwUnlessOk } from './native/call.js';
+import type { BackendName, NativeBackend } from './native/library.js';
+import type { TriangleMesh } from './surface.js';
+
+export const DISTANCE_METHODS = ['bvh', 'brute'] as const;
+export type DistanceMethod = (typeof DISTANCE_METHODS)[number];
+
+export interface MeshDistanceOptions {
+  /** Which distances every query measures (default: the minimum only). */
+  min?: boolean;
+  max?: boolean;
+  /** bvh (default): f12 hierarchies; brute: every triangle pair, the double-precision reference (CPU). */
+  method?: DistanceMethod;
+  backend?: BackendChoice;
+  device?: number;
+  threads?: number;
+}
+
+/** The triangles realizing a distance and its two points: on A, and on B as posed. */
+export interface DistancePair {
+  distance: number;
+  triangleA: number;
+  triangleB: number;
+  pointA: [number, number, number];
+  pointB: [number, number, number];
+  /** Minimum only: the two triangles intersect (distance 0). */
+  intersecting: boolean;
+}
+
+export interface DistanceQuery {
+  min: DistancePair | null;
+  max: DistancePair | null;
+  queryMs: number;
+  uploadMs: number;
+  downloadMs: number;
+  boxPairs: number;
+  trianglePairs: number;
+  iterations: number;
+}
+
+/** A rigid (or any affine) pose: the 12 entries of the 3×4 matrix [M | t], row by row. */
+export type Pose = Float64Array;
+
+export const IDENTITY_POSE: Pose = Float64Array.of(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0);
+
+function pair(raw: RawDistancePair): DistancePair {
+  const [ax, ay, az] = raw.point_a, [bx, by, bz] = raw.point_b;
+  return {
+    distance: raw.distance,
+    triangleA: Number(raw.triangle_a),
+    triangleB: Number(raw.triangle_b),
+    pointA: [ax, ay, az],
+    pointB: [bx, by, bz],
+    intersecting: raw.intersecting !== 0,
+  };
+}
+
+function meshStruct(mesh: TriangleMesh) {
+  return { xyz: mesh.positions, vertex_count: mesh.positions.length / 3, triangles: mesh.triangles, triangle_count: mesh.triangles.length / 3 };
+}
+
+function checkMesh(mesh: TriangleMesh, name: string): void {
+  expectPoints(mesh.positions, `${name} positions`);
+  if (!(mesh.triangles instanceof Uint32Array) || mesh.triangles.length === 0 || mesh.triangles.length % 3 !== 0) {
+    throw new UsageError(`Expected ${name} triangles to be a non-empty Uint32Array of vertex-index triples`);
+  }
+}
+
+const REFUSAL = 'the mesh distance cannot be measured';
+
+export class MeshDistance {
+  private closed = false;
+
+  private constructor(
+    private readonly native: NativeBackend,
+    private context: unknown,
+    readonly which: { min: boolean; max: boolean },
+    /** Building both hierarchies (and uploading them), in milliseconds. */
+    readonly buildMs: number,
+    readonly threads: number,
+    readonly device: DeviceInfo | null,
+  ) {}
+
+  get backend(): BackendName {
+    return this.native.name;
+  }
+
+  /** Builds both hierarchies; the meshes' arrays are copied, so they may change afterwards. */
+  static async create(a: TriangleMesh, b: TriangleMesh, options: MeshDistanceOptions = {}): Promise<MeshDistance> {
+    checkMesh(a, 'mesh A');
+    checkMesh(b, 'mesh B');
+    const min = options.min ?? !options.max;
+    const max = options.max ?? false;
+    if (!min && !max) throw new UsageError('ask for the minimum distance, the maximum, or both');
+    const method = options.method ?? 'bvh';
+    if (!DISTANCE_METHODS.includes(method)) throw new UsageError(`Expected one of ${DISTANCE_METHODS.join(', ')} for method but received ${describe(method)}`);
+    const threads = options.threads === undefined ? availableParallelism() : expectInteger(options.threads, 'threads', 1, 4096);
+    const device = options.device === undefined ? 0 : expectInteger(options.device, 'device', 0, 1024);
+    const native = selectBackend(options.backend ?? 'auto', method === 'brute' ? 'brute' : 'grid', device);
+    const which = (min ? DISTANCE_MIN : 0) | (max ? DISTANCE_MAX : 0);
+    const out: unknown[] = [null];
+    const buildMs = new Float64Array(1);
+    const status = await new Promise<number>((resolve, reject) => {
+      native.distanceContextCreate.async(meshStruct(a), meshStruct(b),
+        { which, method: DISTANCE_METHOD_CODES[method], threads, device }, out, buildMs,
+        (err: unknown, result: number) => (err ? reject(err) : resolve(result)));
+    });
+    throwUnlessOk(native, status, REFUSAL);
+    if (out[0] === null) throw new NativeError(`${native.name} backend: no distance context was returned`);
+    const onGpu = native.name === 'cuda';
+    return new MeshDistance(native, out[0], { min, max }, buildMs[0], onGpu ? 0 : threads, onGpu ? cudaDevice(device) : null);
+  }
+
+  /** The distances between A and B posed by pose (default: as given). */
+  async query(pose: Pose = IDENTITY_POSE, signal?: AbortSignal): Promise<DistanceQuery> {
+    if (this.closed) throw new UsageError('this MeshDistance has been closed');
+    if (!(pose instanceof Float64Array) || pose.length !== 12 || !pose.every(Number.isFinite)) {
+      throw new UsageError('Expected a pose of 12 finite numbers (a 3×4 matrix, row by row)');
+    }
+    const raw = {} as RawDistanceResult;
+    await callNative(this.native, this.native.distanceQuery, [this.context, pose, raw], { signal, refusal: REFUSAL });
+    return {
+      min: this.which.min ? pair(raw.min) : null,
+      max: this.which.max ? pair(raw.max) : null,
+      queryMs: raw.query_ms,
+      uploadMs: raw.upload_ms,
+      downloadMs: raw.download_ms,
+      boxPairs: Number(raw.box_pairs),
+      trianglePairs: Number(raw.triangle_pairs),
+      iterations: raw.iterations,
+    };
+  }
+
+  /** Frees the hierarchies (and device memory); the object cannot be queried afterwards. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.native.distanceContextDestroy(this.context);
+    this.context = null;
+  }
+}
+
+/** One query on a fresh context, closed afterwards. */
+export async function meshDistance(a: TriangleMesh, b: TriangleMesh, options: MeshDistanceOptions = {}, pose?: Pose): Promise<DistanceQuery & { buildMs: number; backend: BackendName }> {
+  const context = await MeshDistance.create(a, b, options);
+  try {
+    return { ...(await context.query(pose)), buildMs: context.buildMs, backend: context.backend };
+  } finally {
+    context.close();
+  }
+}

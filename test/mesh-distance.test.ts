@@ -1,0 +1,135 @@
+// Mesh–mesh minimum and maximum distance: the f12 hierarchies (CPU, and GPU where present) against the
+// double-precision reference over every triangle pair, to the bit; analytic pairs; poses against
+// pre-posed meshes; a reused context against fresh ones.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { probeBackend } from '../src/backends.js';
+import { UsageError } from '../src/errors.js';
+import { MeshDistance, meshDistance, type DistancePair, type Pose } from '../src/mesh-distance.js';
+import { pointsAsMesh, type TriangleMesh } from '../src/surface.js';
+import { rng, uniform } from './random-points.js';
+import { cube, triangleSoup, uvSphere } from './test-meshes.js';
+
+const cuda = probeBackend('cuda');
+
+function moved(mesh: TriangleMesh, dx: number, dy = 0, dz = 0, scale = 1): TriangleMesh {
+  const positions = mesh.positions.map((v, i) => v * scale + [dx, dy, dz][i % 3]);
+  return { positions, triangles: mesh.triangles };
+}
+
+/** B's vertices posed as the library does: each row summed left to right in double, rounded once. */
+function posed(mesh: TriangleMesh, m: Pose): TriangleMesh {
+  const p = mesh.positions, out = new Float32Array(p.length);
+  for (let v = 0; v < p.length; v += 3)
+    for (let r = 0; r < 3; r++) out[v + r] = ((m[4 * r] * p[v] + m[4 * r + 1] * p[v + 1]) + m[4 * r + 2] * p[v + 2]) + m[4 * r + 3];
+  return { positions: out, triangles: mesh.triangles };
+}
+
+function rotationZ(deg: number, t: [number, number, number]): Pose {
+  const c = Math.cos((deg * Math.PI) / 180), s = Math.sin((deg * Math.PI) / 180);
+  return Float64Array.of(c, -s, 0, t[0], s, c, 0, t[1], 0, 0, 1, t[2]);
+}
+
+const random = rng(5);
+const sphere = uvSphere(1, 24, 48);
+const small = uvSphere(0.4, 16, 32);
+const scenes: [string, TriangleMesh, TriangleMesh][] = [
+  ['far apart', sphere, moved(small, 5, 1, 0)],
+  ['close', sphere, moved(small, 1.45, 0, 0)],
+  ['touching at a vertex', cube(1), moved(cube(1), 2, 2, 2)],
+  ['intersecting', sphere, moved(small, 1, 0.2, 0)],
+  ['nested', sphere, small],
+  ['degenerate soups', triangleSoup(500, random), triangleSoup(400, random)],
+  ['a point cloud against a mesh', pointsAsMesh(Float32Array.from(uniform(300, 3, random, -2, 4))), sphere],
+];
+
+function assertSamePair(got: DistancePair | null, want: DistancePair | null, label: string) {
+  assert.ok(got && want, `${label}: both computed`);
+  assert.equal(got.distance, want.distance, `${label}: distance`);
+  assert.equal(got.triangleA, want.triangleA, `${label}: triangle of A`);
+  assert.equal(got.triangleB, want.triangleB, `${label}: triangle of B`);
+  assert.deepEqual(got.pointA, want.pointA, `${label}: point on A`);
+  assert.deepEqual(got.pointB, want.pointB, `${label}: point on B`);
+  assert.equal(got.intersecting, want.intersecting, `${label}: intersecting`);
+}
+
+describe('mesh distance on the CPU', () => {
+  it('the f12 search equals the reference over every triangle pair, minimum and maximum', async () => {
+    for (const [name, a, b] of scenes) {
+      const fast = await meshDistance(a, b, { min: true, max: true, backend: 'cpu', method: 'bvh' });
+      const reference = await meshDistance(a, b, { min: true, max: true, backend: 'cpu', method: 'brute' });
+      assertSamePair(fast.min, reference.min, `${name} min`);
+      assertSamePair(fast.max, reference.max, `${name} max`);
+      assert.ok(fast.trianglePairs < reference.trianglePairs, `${name}: the hierarchy tests fewer pairs`);
+    }
+  });
+
+  it('gives the analytic answers: parallel triangles, crossing triangles, skew edges, farthest corners', async () => {
+    const tri = (...v: number[]): TriangleMesh => ({ positions: Float32Array.from(v), triangles: Uint32Array.of(0, 1, 2) });
+    const base = tri(0, 0, 0, 1, 0, 0, 0, 1, 0);
+    const above = await meshDistance(base, tri(0, 0, 0.5, 1, 0, 0.5, 0, 1, 0.5), { min: true, max: true, backend: 'cpu' });
+    assert.equal(above.min!.distance, 0.5);
+    assert.equal(above.min!.intersecting, false);
+    assert.ok(Math.abs(above.max!.distance - Math.sqrt(2.25)) < 1e-15, 'farthest corners (1,0,0)-(0,1,0.5)');
+    const crossing = await meshDistance(base, tri(0.25, 0.25, -1, 0.25, 0.25, 1, 2, 2, 0), { backend: 'cpu' });
+    assert.equal(crossing.min!.distance, 0);
+    assert.equal(crossing.min!.intersecting, true);
+    // The first crossing found: A's edge from (1,0,0) to (0,1,0) through B's plane x = y.
+    assert.deepEqual(crossing.min!.pointA, [0.5, 0.5, 0]);
+    assert.deepEqual(crossing.min!.pointB, crossing.min!.pointA);
+    // Two needles along x and along y, 2 apart in z: their edges are skew lines.
+    const skew = await meshDistance(tri(-1, 0, 0, 1, 0, 0, 1, 0, 0), tri(0, -1, 2, 0, 1, 2, 0, 1, 2), { backend: 'cpu' });
+    assert.equal(skew.min!.distance, 2);
+    assert.deepEqual([skew.min!.pointA, skew.min!.pointB], [[0, 0, 0], [0, 0, 2]]);
+  });
+
+  it('a pose equals the pre-posed mesh, and a reused context equals fresh ones', async () => {
+    const a = uvSphere(1, 20, 40), b = moved(uvSphere(0.5, 12, 24), 1.2);
+    const context = await MeshDistance.create(a, b, { min: true, max: true, backend: 'cpu' });
+    try {
+      for (const [k, pose] of [rotationZ(0, [0, 0, 0]), rotationZ(30, [0.2, 0, 0]), rotationZ(200, [1, 1, 0.5]), rotationZ(91, [0.3, -0.1, 0])].entries()) {
+        const frame = await context.query(pose);
+        for (const method of ['bvh', 'brute'] as const) {
+          const fresh = await meshDistance(a, posed(b, pose), { min: true, max: true, backend: 'cpu', method });
+          assertSamePair(frame.min, fresh.min, `frame ${k} min (${method})`);
+          assertSamePair(frame.max, fresh.max, `frame ${k} max (${method})`);
+        }
+      }
+    } finally {
+      context.close();
+    }
+  });
+
+  it('refuses bad poses, closed contexts and empty requests with usage errors', async () => {
+    const context = await MeshDistance.create(cube(1), cube(1), { backend: 'cpu' });
+    await assert.rejects(context.query(Float64Array.of(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1)), UsageError);
+    await assert.rejects(context.query(Float64Array.of(1, 0, 0, NaN, 0, 1, 0, 0, 0, 0, 1, 0)), UsageError);
+    await assert.rejects(context.query(Float64Array.of(1e39, 0, 0, 0, 0, 1e39, 0, 0, 0, 0, 1e39, 0)), /beyond the float range/);
+    context.close();
+    await assert.rejects(context.query(), /closed/);
+    await assert.rejects(MeshDistance.create(cube(1), cube(1), { min: false, max: false }), UsageError);
+    const outside: TriangleMesh = { positions: new Float32Array(9), triangles: Uint32Array.of(0, 1, 5) };
+    await assert.rejects(MeshDistance.create(cube(1), outside, { backend: 'cpu' }), /uses vertex 5/);
+  });
+});
+
+describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? false : 'no usable CUDA GPU' }, () => {
+  it('on every scene, posed, and on two 200k-triangle meshes', async () => {
+    const big = uvSphere(1, 250, 400);
+    const all: [string, TriangleMesh, TriangleMesh][] = [...scenes, ['200k spheres', big, moved(big, 2.05, 0.3, 0.1, 0.999)]];
+    for (const [name, a, b] of all) {
+      for (const pose of [undefined, rotationZ(33, [0.1, 0.2, 0])]) {
+        const gpu = await meshDistance(a, b, { min: true, max: true, backend: 'cuda' }, pose);
+        const cpu = await meshDistance(a, b, { min: true, max: true, backend: 'cpu' }, pose);
+        assert.equal(gpu.backend, 'cuda');
+        assertSamePair(gpu.min, cpu.min, `${name} min${pose ? ' posed' : ''}`);
+        assertSamePair(gpu.max, cpu.max, `${name} max${pose ? ' posed' : ''}`);
+      }
+    }
+  });
+
+  it('refuses the brute method, which is the CPU reference', async () => {
+    await assert.rejects(MeshDistance.create(cube(1), cube(1), { backend: 'cuda', method: 'brute' }), /CPU reference/);
+  });
+});
