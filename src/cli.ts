@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 
 import { registerCompare } from './commands/compare.js';
+import { registerDistance } from './commands/distance.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerInfo } from './commands/info.js';
 import { EXIT_NATIVE, EXIT_USAGE, XhdError } from './errors.js';
@@ -12,7 +13,7 @@ function buildProgram(): Command {
   const program = new Command();
   program
     .name('xhd')
-    .description('Exact Hausdorff distance between point clouds and meshes.')
+    .description('Exact Hausdorff distance between point clouds and meshes, and exact distances between meshes.')
     .version(XHD_VERSION, '-v, --version', 'print the version')
     .exitOverride()
     .showSuggestionAfterError()
@@ -22,10 +23,13 @@ function buildProgram(): Command {
 Examples:
   $ xhd compare a.ply b.ply            exact symmetric Hausdorff distance
   $ xhd compare a.ply b.ply --json     the same as one JSON object
+  $ xhd distance a.off b.off --both    minimum and maximum distance between two meshes
+  $ xhd distance a.off b.off --frames poses.csv   the same for every pose of B in a file
   $ xhd info scan.ply                  what xhd reads from a file
   $ xhd doctor                         backends and GPUs available here`,
     );
   registerCompare(program);
+  registerDistance(program);
   registerInfo(program);
   registerDoctor(program);
   return program;

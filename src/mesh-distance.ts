@@ -32,7 +32,7 @@ export interface DistancePair {
   triangleB: number;
   pointA: [number, number, number];
   pointB: [number, number, number];
-  /** Minimum only: the two triangles intersect (distance 0). */
+  /** Minimum only: the two triangles share a point, crossing or touching (distance 0). */
   intersecting: boolean;
 }
 

@@ -18,7 +18,7 @@ struct PairPoints {
   double d2;      // squared distance between on_a and on_b
   Dvec3 on_a;     // the point of the first triangle
   Dvec3 on_b;     // the point of the second
-  bool crossing;  // the triangles intersect (minimum only)
+  bool crossing;  // the triangles share a point: they cross or touch (minimum only)
 };
 
 XHD_HD double clamp_unit(double x) { return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }
@@ -93,7 +93,30 @@ XHD_HD PairPoints triangle_pair_min(const Corners3& a, const Corners3& b) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
       keep_nearer(best, closest_segments(a.v[i], a.v[(i + 1) % 3], b.v[j], b.v[(j + 1) % 3]));
+  best.crossing = best.d2 == 0.0;  // touching counts: the two share a point
   return best;
+}
+
+// How far b lies beyond a's plane (0 if it touches or straddles it, or a has no plane), squared.
+XHD_HD double plane_separation2(const Corners3& a, const Corners3& b) {
+  const Dvec3 n = dcross(dsub(a.v[1], a.v[0]), dsub(a.v[2], a.v[0]));
+  const double nn = ddot(n, n);
+  if (!(nn > 0.0)) return 0.0;
+  double lo = ddot(dsub(b.v[0], a.v[0]), n), hi = lo;
+  for (int k = 1; k < 3; ++k) {
+    const double h = ddot(dsub(b.v[k], a.v[0]), n);
+    lo = h < lo ? h : lo;
+    hi = h > hi ? h : hi;
+  }
+  const double gap = lo > 0.0 ? lo : (hi < 0.0 ? -hi : 0.0);
+  return gap * gap / nn;
+}
+
+// A cheap lower bound of triangle_pair_min (squared): the separation along either triangle's normal.
+// Two convex sets are at least as far apart as their projections on any direction.
+XHD_HD double triangle_pair_lower2(const Corners3& a, const Corners3& b) {
+  const double ab = plane_separation2(a, b), ba = plane_separation2(b, a);
+  return ab > ba ? ab : ba;
 }
 
 // The exact maximum distance between triangles a and b: their farthest pair of corners.

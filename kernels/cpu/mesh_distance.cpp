@@ -140,7 +140,9 @@ class Search {
     const uint64_t ia = na - ((1ull << a_.depth()) - 1), ib = nb - ((1ull << b_.depth()) - 1);
     for (uint32_t sa = f12_leaf_first(a_.mesh.shape, ia); sa < f12_leaf_first(a_.mesh.shape, ia + 1); ++sa)
       for (uint32_t sb = f12_leaf_first(b_.mesh.shape, ib); sb < f12_leaf_first(b_.mesh.shape, ib + 1); ++sb) {
-        const PairPoints p = Rule<kMax>::exact(a_.slot(sa), b_.slot(sb));
+        const Corners3 ca = a_.slot(sa), cb = b_.slot(sb);
+        if (!kMax && cut(triangle_pair_lower2(ca, cb))) continue;  // the normals separate them too far
+        const PairPoints p = Rule<kMax>::exact(ca, cb);
         ++w.triangle_pairs;
         const Candidate c{p.d2, a_.mesh.triangle[sa], b_.mesh.triangle[sb], p};
         if (better_candidate<kMax>(c, w.best)) w.best = c;

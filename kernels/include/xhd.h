@@ -213,7 +213,7 @@ typedef struct xhd_distance_pair {
   int64_t triangle_b;
   double point_a[3];
   double point_b[3];
-  int32_t intersecting; /* minimum only: 1 when the two triangles intersect (distance 0) */
+  int32_t intersecting; /* minimum only: 1 when the two triangles share a point (cross or touch: distance 0) */
   int32_t reserved;
 } xhd_distance_pair;
 

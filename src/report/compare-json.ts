@@ -1,12 +1,19 @@
 // The --json report of `xhd compare`. Its keys are a stable, documented interface (README, "JSON output"):
 // later metrics add keys beside these and never rename them.
+import type { DeviceInfo } from '../backends.js';
 import type { CompareResult, InputSummary, Witness } from '../compare.js';
 import { XHD_VERSION } from '../version.js';
 
 export const COMPARE_JSON_SCHEMA_VERSION = 1;
 
-function inputJson(s: InputSummary) {
+/** An input's description; `xhd distance` reports its inputs the same way. */
+export function inputJson(s: InputSummary) {
   return { path: s.path, format: s.format, points: s.points, dims: s.dims, triangles: s.triangles, source: s.source };
+}
+
+export function deviceJson(d: DeviceInfo | null) {
+  if (!d) return null;
+  return { ordinal: d.ordinal, name: d.name, compute_capability: d.computeCapability, memory_bytes: d.totalMemoryBytes, driver: d.driverVersion };
 }
 
 function witnessJson(w: Witness | null, from: 'a' | 'b', to: 'a' | 'b') {
@@ -73,15 +80,7 @@ export function compareJson(r: CompareResult) {
     method: r.method,
     backend: r.backend,
     threads: r.threads,
-    device: r.device
-      ? {
-          ordinal: r.device.ordinal,
-          name: r.device.name,
-          compute_capability: r.device.computeCapability,
-          memory_bytes: r.device.totalMemoryBytes,
-          driver: r.device.driverVersion,
-        }
-      : null,
+    device: deviceJson(r.device),
     peak_device_memory_bytes: r.peakDeviceBytes,
     query_chunks: r.queryChunks,
     bbox_diagonal: r.bboxDiagonal,

@@ -1,0 +1,175 @@
+// `xhd distance`: read two inputs, build one MeshDistance context, query it for one pose of B or for every
+// frame of a poses file, and describe the outcome as one plain result object for the text and JSON renderers.
+import { warmUpCuda, type BackendChoice, type DeviceInfo } from './backends.js';
+import type { InputSummary } from './compare.js';
+import { CancelledError, InputError } from './errors.js';
+import { summarizeFrames, type FrameOutcome, type FramesSummary } from './frame-summary.js';
+import type { FileFormat, Geometry } from './io/geometry.js';
+import { readGeometry } from './io/read.js';
+import { IDENTITY_POSE, MeshDistance, type DistanceMethod, type DistancePair, type Pose } from './mesh-distance.js';
+import { readPoseFile, type PoseFrame } from './pose-file.js';
+import { ProgressBar } from './progress.js';
+import { formatCount } from './report/format.js';
+import { hasFaces } from './surface-compare.js';
+import { pointsAsMesh, type TriangleMesh } from './surface.js';
+
+export interface DistanceOptions {
+  min: boolean;
+  max: boolean;
+  method: DistanceMethod;
+  backend: BackendChoice;
+  device?: number;
+  threads?: number;
+  quiet: boolean;
+  format?: FileFormat;
+  columns?: string[];
+  /** The one pose of B (default: as read). */
+  pose?: Pose;
+  /** A poses file: every frame is queried on the same context. */
+  frames?: string;
+  signal?: AbortSignal;
+}
+
+export interface DistanceResult {
+  which: { min: boolean; max: boolean };
+  /** The single pose's answers; with --frames, the extremes over the frames (from summary.min/max's frame). */
+  min: DistancePair | null;
+  max: DistancePair | null;
+  /** The pose of B (single-pose runs), else null. */
+  pose: Pose | null;
+  /** Every frame's answers (--frames), else null. */
+  frames: FrameOutcome[] | null;
+  framesPath: string | null;
+  summary: FramesSummary | null;
+  /** Work of the single query (with --frames, summed over the frames). */
+  boxPairs: number;
+  trianglePairs: number;
+  a: InputSummary;
+  b: InputSummary;
+  method: DistanceMethod;
+  backend: string;
+  threads: number;
+  device: DeviceInfo | null;
+  /** query, upload and download are summed over the frames; upload and download are 0 on the CPU. */
+  timingsMs: { read: number; build: number; query: number; upload: number; download: number; total: number };
+  notes: string[];
+}
+
+function summarize(path: string, g: Geometry): InputSummary {
+  const triangles = hasFaces(g) ? g.triangles!.length / 3 : 0;
+  return { path, format: g.format, points: g.count, dims: g.dims, triangles, source: triangles > 0 ? 'surface' : 'points' };
+}
+
+/** A mesh as it is; a point cloud as one-point triangles, so "triangle i" is point i. */
+function asMesh(g: Geometry, name: string, notes: string[]): TriangleMesh {
+  if (hasFaces(g)) return { positions: g.positions, triangles: g.triangles! };
+  notes.push(`${name} has no faces: its ${formatCount(g.count)} points are measured as a point cloud (its triangle ids are point indices)`);
+  return pointsAsMesh(g.positions);
+}
+
+function readInputs(pathA: string, pathB: string, options: DistanceOptions, bar: ProgressBar): [Geometry, Geometry] {
+  const readOptions = { format: options.format, columns: options.columns };
+  try {
+    bar.status(`reading ${pathA}`);
+    const a = readGeometry(pathA, readOptions);
+    bar.status(`reading ${pathB}`);
+    const b = readGeometry(pathB, readOptions);
+    return [a, b];
+  } finally {
+    bar.finish();
+  }
+}
+
+export async function distanceFiles(pathA: string, pathB: string, options: DistanceOptions): Promise<DistanceResult> {
+  const started = performance.now();
+  const bar = ProgressBar.forStderr('distance', options.quiet);
+  // A bad frames file is found before any mesh is read or any hierarchy built.
+  const poses: PoseFrame[] = options.frames !== undefined ? readPoseFile(options.frames) : [{ pose: options.pose ?? IDENTITY_POSE, line: 0 }];
+
+  const mayUseCuda = options.backend !== 'cpu' && options.method !== 'brute';
+  const warming = mayUseCuda ? warmUpCuda(options.device ?? 0) : Promise.resolve(); // overlaps the reading
+  const readStarted = performance.now();
+  const [a, b] = readInputs(pathA, pathB, options, bar);
+  const readMs = performance.now() - readStarted;
+  await warming;
+  if (a.count === 0) throw new InputError(pathA, {}, 'has no points');
+  if (b.count === 0) throw new InputError(pathB, {}, 'has no points');
+
+  const notes: string[] = [];
+  const meshA = asMesh(a, 'A', notes), meshB = asMesh(b, 'B', notes);
+  for (const [name, g] of [['A', a], ['B', b]] as const) {
+    if (g.dims === 2) notes.push(`${name} is 2D: its points lie in the plane z = 0`);
+    for (const n of g.notes) notes.push(`${name}: ${n}`);
+  }
+
+  bar.status('building hierarchies');
+  let context: MeshDistance;
+  try {
+    context = await MeshDistance.create(meshA, meshB, {
+      min: options.min, max: options.max, method: options.method, backend: options.backend, device: options.device, threads: options.threads,
+    });
+  } finally {
+    bar.finish();
+  }
+  let frames: QueriedFrame[];
+  try {
+    frames = await queryFrames(context, poses, options.signal, bar);
+  } finally {
+    bar.finish();
+    context.close();
+  }
+
+  const summary = summarizeFrames(frames);
+  const sum = (key: 'queryMs' | 'uploadMs' | 'downloadMs') => frames.reduce((s, f) => s + f[key], 0);
+  const single = options.frames === undefined;
+  return {
+    which: { min: options.min, max: options.max },
+    min: summary.min ? frames[summary.min.frame].min : null,
+    max: summary.max ? frames[summary.max.frame].max : null,
+    pose: single ? poses[0].pose : null,
+    frames: single ? null : frames,
+    framesPath: single ? null : options.frames!,
+    summary: single ? null : summary,
+    boxPairs: frames.reduce((s, f) => s + f.boxPairs, 0),
+    trianglePairs: frames.reduce((s, f) => s + f.trianglePairs, 0),
+    a: summarize(pathA, a),
+    b: summarize(pathB, b),
+    method: options.method,
+    backend: context.backend,
+    threads: context.threads,
+    device: context.device,
+    timingsMs: {
+      read: readMs,
+      build: context.buildMs,
+      query: sum('queryMs'),
+      upload: sum('uploadMs'),
+      download: sum('downloadMs'),
+      total: performance.now() - started,
+    },
+    notes,
+  };
+}
+
+const PROGRESS_INTERVAL_MS = 100;
+
+type QueriedFrame = FrameOutcome & { boxPairs: number; trianglePairs: number };
+
+/** Every pose on the one context: B's boxes are refitted per pose, its hierarchy is never rebuilt. */
+async function queryFrames(context: MeshDistance, poses: PoseFrame[], signal: AbortSignal | undefined, bar: ProgressBar): Promise<QueriedFrame[]> {
+  const frames: QueriedFrame[] = [];
+  let drawnAt = 0;
+  for (let i = 0; i < poses.length; i++) {
+    if (signal?.aborted) throw new CancelledError();
+    const q = await context.query(poses[i].pose, signal);
+    frames.push({
+      frame: i, line: poses[i].line, min: q.min, max: q.max,
+      queryMs: q.queryMs, uploadMs: q.uploadMs, downloadMs: q.downloadMs, boxPairs: q.boxPairs, trianglePairs: q.trianglePairs,
+    });
+    const now = performance.now();
+    if (now - drawnAt >= PROGRESS_INTERVAL_MS) {
+      bar.update(i + 1, poses.length); // frames can take microseconds: redraw ten times a second, not per frame
+      drawnAt = now;
+    }
+  }
+  return frames;
+}

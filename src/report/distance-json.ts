@@ -1,0 +1,66 @@
+// The --json report of `xhd distance`. Its keys are a stable, documented interface (README, "xhd distance"):
+// later versions add keys beside these and never rename them. Keys of a distance not asked for are absent.
+import type { DistanceResult } from '../distance.js';
+import type { FrameOutcome, FramesSummary } from '../frame-summary.js';
+import type { DistancePair, Pose } from '../mesh-distance.js';
+import { XHD_VERSION } from '../version.js';
+import { deviceJson, inputJson } from './compare-json.js';
+
+export const DISTANCE_JSON_SCHEMA_VERSION = 1;
+
+function pairJson(p: DistancePair, withIntersecting: boolean) {
+  const json = { a_triangle: p.triangleA, a_point: p.pointA, b_triangle: p.triangleB, b_point: p.pointB };
+  return withIntersecting ? { ...json, intersecting: p.intersecting } : json;
+}
+
+/** min_distance, max_distance, min_pair, max_pair: each present only when that distance was measured. */
+function distancesJson(min: DistancePair | null, max: DistancePair | null) {
+  return {
+    ...(min ? { min_distance: min.distance } : {}),
+    ...(max ? { max_distance: max.distance } : {}),
+    ...(min ? { min_pair: pairJson(min, true) } : {}),
+    ...(max ? { max_pair: pairJson(max, false) } : {}),
+  };
+}
+
+function poseRows(pose: Pose): number[][] {
+  return [0, 4, 8].map((row) => Array.from(pose.subarray(row, row + 4)));
+}
+
+function frameJson(f: FrameOutcome) {
+  const { min_pair, max_pair, ...distances } = distancesJson(f.min, f.max);
+  return { frame: f.frame, line: f.line, ...distances, query_ms: f.queryMs, min_pair, max_pair };
+}
+
+function summaryJson(s: FramesSummary) {
+  return {
+    frames: s.frames,
+    query_ms: s.queryMs,
+    ...(s.min ? { min_distance: s.min.distance, min_frame: s.min.frame } : {}),
+    ...(s.max ? { max_distance: s.max.distance, max_frame: s.max.frame } : {}),
+  };
+}
+
+export function distanceJson(r: DistanceResult) {
+  return {
+    schema_version: DISTANCE_JSON_SCHEMA_VERSION,
+    xhd_version: XHD_VERSION,
+    ...distancesJson(r.min, r.max),
+    ...(r.pose ? { pose_b: poseRows(r.pose) } : {}),
+    ...(r.frames ? { frames_file: r.framesPath, frames: r.frames.map(frameJson), frames_summary: summaryJson(r.summary!) } : {}),
+    a: inputJson(r.a),
+    b: inputJson(r.b),
+    method: r.method,
+    backend: r.backend,
+    threads: r.threads,
+    device: deviceJson(r.device),
+    box_pairs: r.boxPairs,
+    triangle_pairs: r.trianglePairs,
+    timings_ms: r.timingsMs,
+    notes: r.notes,
+  };
+}
+
+export function renderDistanceJson(r: DistanceResult): string {
+  return JSON.stringify(distanceJson(r), null, 2) + '\n';
+}
