@@ -28,9 +28,11 @@ XHD_HD F12Shape f12_shape(uint32_t triangles) {
 XHD_HD uint64_t f12_node_count(const F12Shape& s) { return (2ull << s.depth) - 1; }
 XHD_HD uint64_t f12_node(uint32_t level, uint64_t i) { return ((1ull << level) - 1) + i; }
 XHD_HD uint32_t f12_level(uint64_t node) {
-  uint32_t level = 0;
-  while ((2ull << level) - 1 <= node) ++level;
-  return level;
+#if defined(__CUDA_ARCH__)
+  return 63 - __clzll(static_cast<long long>(node + 1));
+#else
+  return 63 - __builtin_clzll(node + 1);
+#endif
 }
 
 // Sorted triangle slots [first, next first) of leaf i: ⌊i·n / 2^depth⌋, so every leaf holds 1 or 2.

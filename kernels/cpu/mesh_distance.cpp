@@ -87,6 +87,16 @@ struct Rule {
   static PairPoints exact(const Corners3& a, const Corners3& b) { return kMax ? triangle_pair_max(a, b) : triangle_pair_min(a, b); }
 };
 
+// Squared diagonal of a box.
+double box_extent2(const Box& b) {
+  double s = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double e = static_cast<double>(b.max[k]) - b.min[k];
+    s += e * e;
+  }
+  return s;
+}
+
 struct NodePair {
   uint32_t a, b;
   double key;
@@ -104,6 +114,7 @@ class Search {
     std::vector<Worker> workers(threads_);
     greedy_descent(workers[0]);
     std::vector<NodePair> front = breadth_first_front(workers[0]);
+    for (Worker& w : workers) w.enhanced = false;
     std::sort(front.begin(), front.end(), [](const NodePair& x, const NodePair& y) { return x.key < y.key; });
     parallel_blocks(front.size(), 1, threads_, [&](size_t begin, size_t end, int tid) {
       for (size_t i = begin; i < end; ++i) depth_first(front[i], workers[tid]);
@@ -122,6 +133,9 @@ class Search {
     Candidate best = empty_candidate<kMax>();
     uint64_t box_pairs = 0, triangle_pairs = 0;
     std::vector<NodePair> stack;
+    // The enhanced box bounds tighten the bound before any exact distance is known; in the depth-first
+    // phase the leaves' exact distances are tighter, and the 36 face pairs would cost more than they save.
+    bool enhanced = true;
   };
 
   bool leaf_a(uint32_t node) const { return f12_level(node) == a_.depth(); }
@@ -152,7 +166,13 @@ class Search {
 
   // The child pairs of (a, b), both sides split where they can, that survive the cut, best first.
   int children(const NodePair& p, Worker& w, NodePair out[4]) {
-    const bool split_a = !leaf_a(p.a), split_b = !leaf_b(p.b);
+    bool split_a = !leaf_a(p.a), split_b = !leaf_b(p.b);
+    // Split the larger box only: two child pairs instead of four, and the smaller box is not cut up
+    // before it needs to be.
+    if (split_a && split_b) {
+      const double ea = box_extent2(a_.boxes[p.a]), eb = box_extent2(b_.boxes[p.b]);
+      (ea >= eb ? split_b : split_a) = false;
+    }
     int n = 0;
     for (int i = 0; i < (split_a ? 2 : 1); ++i)
       for (int j = 0; j < (split_b ? 2 : 1); ++j) {
@@ -162,7 +182,7 @@ class Search {
         ++w.box_pairs;
         const double key = Rule<kMax>::key(ba, bb);
         if (cut(key)) continue;
-        tighten(Rule<kMax>::bound(ba, bb));
+        if (w.enhanced) tighten(Rule<kMax>::bound(ba, bb));
         out[n++] = {ca, cb, key};
       }
     for (int i = 1; i < n; ++i)  // at most four: insertion sort
