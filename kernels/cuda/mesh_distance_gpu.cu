@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "device_memory.h"
 #include "device_session.h"
 #include "launch.h"
+#include "phase_log.h"
 
 namespace xhd {
 namespace {
@@ -19,6 +22,8 @@ namespace {
 constexpr int kThreads = 256;
 // The adaptive depth k is the largest with 4^k · (front size) < kGenerated (the paper's C = 1024 × 256).
 constexpr uint64_t kGenerated = 1024ull * 256;
+// Pairs a front buffer holds; an expansion that could generate more is done in chunks.
+constexpr uint64_t kFrontCapacity = 1ull << 24;
 
 struct Pose {
   double m[12];
@@ -240,6 +245,7 @@ class F12GpuDistance final : public GpuMeshDistance {
     b_boxes_ = DeviceArray<Box>(memory_, f12_node_count(b_shape_));
     state_ = DeviceArray<SearchState>(memory_, 1);
     bad_ = DeviceArray<int>(memory_, 1);
+    fronts_.reserve(64);
     refit(view_a());
     XHD_CUDA(cudaStreamSynchronize(s));
     // The host needs A's box for the slack; B's comes with every query.
@@ -261,10 +267,12 @@ class F12GpuDistance final : public GpuMeshDistance {
     XHD_CUDA(cudaMemcpyAsync(&bad, bad_.get(), sizeof(int), cudaMemcpyDeviceToHost, s));
     XHD_CUDA(cudaMemcpyAsync(&b_root, b_boxes_.get(), sizeof(Box), cudaMemcpyDeviceToHost, s));
     XHD_CUDA(cudaStreamSynchronize(s));
+    PhaseLog log(s);
+    log.mark("pose and refit B");
     if (bad) throw InvalidArgument("the pose moves B's vertices beyond the float range");
     const double slack = pruning_slack(a_root_, b_root);
-    if (which_ & XHD_DISTANCE_MIN) r.min = search<false>(p, slack, r);
-    if (which_ & XHD_DISTANCE_MAX) r.max = search<true>(p, slack, r);
+    if (which_ & XHD_DISTANCE_MIN) r.min = search<false>(p, slack, r, log);
+    if (which_ & XHD_DISTANCE_MAX) r.max = search<true>(p, slack, r, log);
     r.query_ms = elapsed_ms(start);
     r.peak_device_bytes = memory_.peak();
   }
@@ -283,68 +291,41 @@ class F12GpuDistance final : public GpuMeshDistance {
     }
   }
 
-  // Front buffers grow to what an expansion may generate; they persist across queries.
-  void reserve_fronts(uint64_t pairs) {
-    if (pairs <= front_capacity_) return;
-    front_capacity_ = std::max<uint64_t>(pairs, 2 * front_capacity_);
-    fronts_[0] = DeviceArray<uint2>(memory_, front_capacity_);
-    fronts_[1] = DeviceArray<uint2>(memory_, front_capacity_);
-    d2_ = DeviceArray<double>(memory_, 4 * front_capacity_);
+  // The front buffers of each chunk depth (and the leaf stage's distances): allocated on first use, kept
+  // across queries.
+  struct Fronts {
+    DeviceArray<uint2> buffer[2];
+  };
+  Fronts& fronts_at(size_t depth) {
+    while (fronts_.size() <= depth) {
+      fronts_.emplace_back();
+      fronts_.back().buffer[0] = DeviceArray<uint2>(memory_, kFrontCapacity);
+      fronts_.back().buffer[1] = DeviceArray<uint2>(memory_, kFrontCapacity);
+    }
+    if (d2_.get() == nullptr) d2_ = DeviceArray<double>(memory_, 4 * kFrontCapacity);
+    return fronts_[depth];
   }
 
+  // The best exact pair over the chunks searched so far: squared distance, then the smaller key.
+  struct Found {
+    double d2;
+    unsigned long long key;
+  };
+
   template <bool kMax>
-  xhd_distance_pair search(const Pose& pose, double slack, xhd_distance_result& r) {
+  xhd_distance_pair search(const Pose& pose, double slack, xhd_distance_result& r, PhaseLog& log) {
     cudaStream_t s = stream_.get();
     const TreeView a = view_a(), b = view_b();
-    reserve_fronts(kGenerated);
-    // fronts_ may be reallocated by reserve_fronts: pointers are taken after each call.
-    int current = 0;
-    start_kernel<kMax><<<1, 1, 0, s>>>(a, b, state_.get(), fronts_[current].get());
+    Fronts& top = fronts_at(0);
+    start_kernel<kMax><<<1, 1, 0, s>>>(a, b, state_.get(), top.buffer[0].get());
     XHD_CUDA_LAUNCHED("start_kernel");
     descent_kernel<kMax><<<1, 1, 0, s>>>(a, b, state_.get());
     XHD_CUDA_LAUNCHED("descent_kernel");
-    uint64_t n = 1;
-    uint32_t la = 0, lb = 0;
-    while (la < a.shape.depth || lb < b.shape.depth) {
-      uint32_t k = 1;
-      while (k < 16 && (n << (2 * (k + 1))) < kGenerated) ++k;
-      const uint32_t ka = std::min(k, a.shape.depth - la), kb = std::min(k, b.shape.depth - lb);
-      const uint64_t generated = n << (ka + kb);
-      if (generated > front_capacity_) {
-        // Keep the current front across the growth.
-        DeviceArray<uint2> keep(memory_, n);
-        XHD_CUDA(cudaMemcpyAsync(keep.get(), fronts_[current].get(), n * sizeof(uint2), cudaMemcpyDeviceToDevice, s));
-        reserve_fronts(generated);
-        XHD_CUDA(cudaMemcpyAsync(fronts_[current].get(), keep.get(), n * sizeof(uint2), cudaMemcpyDeviceToDevice, s));
-      }
-      XHD_CUDA(cudaMemsetAsync(&state_.get()->count, 0, sizeof(unsigned int), s));
-      expand_kernel<kMax><<<blocks_for(generated, kThreads), kThreads, 0, s>>>(
-          a, b, fronts_[current].get(), generated, la, lb, ka, kb, slack, state_.get(), fronts_[1 - current].get());
-      XHD_CUDA_LAUNCHED("expand_kernel");
-      unsigned int count = 0;
-      XHD_CUDA(cudaMemcpyAsync(&count, &state_.get()->count, sizeof(count), cudaMemcpyDeviceToHost, s));
-      XHD_CUDA(cudaStreamSynchronize(s));
-      r.box_pairs += generated;
-      ++r.iterations;
-      n = count;
-      current = 1 - current;
-      la += ka;
-      lb += kb;
-      if (n == 0) break;
-    }
+    log.mark("start and descent");
+    Found found{kMax ? -1.0 : static_cast<double>(INFINITY), ~0ull};
+    expand<kMax>(top.buffer[0].get(), 1, 0, 0, 0, slack, found, r, log);
     xhd_distance_pair out{};
     out.triangle_a = out.triangle_b = XHD_NO_INDEX;
-    if (n == 0) return out;
-    leaf_pairs_kernel<kMax><<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(a, b, fronts_[current].get(),
-                                                                            static_cast<uint32_t>(n), slack, state_.get(), d2_.get());
-    XHD_CUDA_LAUNCHED("leaf_pairs_kernel");
-    winner_kernel<<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(a, b, fronts_[current].get(), static_cast<uint32_t>(n),
-                                                                   d2_.get(), state_.get());
-    XHD_CUDA_LAUNCHED("winner_kernel");
-    SearchState found;
-    XHD_CUDA(cudaMemcpyAsync(&found, state_.get(), sizeof(found), cudaMemcpyDeviceToHost, s));
-    XHD_CUDA(cudaStreamSynchronize(s));
-    r.triangle_pairs += found.tests;
     if (found.key == ~0ull) throw std::runtime_error("the search ended without a triangle pair");
     // The winning pair's points, recomputed on the host by the same functions: the CPU backend's bits.
     const uint32_t ta = static_cast<uint32_t>(found.key >> 32), tb = static_cast<uint32_t>(found.key & 0xffffffffu);
@@ -360,6 +341,74 @@ class F12GpuDistance final : public GpuMeshDistance {
     return out;
   }
 
+  // Expands the front `in` (n pairs at levels la, lb) down to the leaves and tests their triangle pairs.
+  // When an expansion would outgrow the buffers, the front is cut into chunks, each searched to its
+  // leaves in turn (depth first over chunks): memory stays bounded, and later chunks meet a tighter bound.
+  template <bool kMax>
+  void expand(const uint2* in, uint64_t n, uint32_t la, uint32_t lb, size_t depth, double slack, Found& found,
+              xhd_distance_result& r, PhaseLog& log) {
+    cudaStream_t s = stream_.get();
+    const TreeView a = view_a(), b = view_b();
+    int current = -1;  // -1: the front is still the caller's `in`
+    while (la < a.shape.depth || lb < b.shape.depth) {
+      uint32_t k = 1;
+      while (k < 16 && (n << (2 * (k + 1))) < kGenerated) ++k;
+      const uint32_t ka = std::min(k, a.shape.depth - la), kb = std::min(k, b.shape.depth - lb);
+      const uint64_t generated = n << (ka + kb);
+      const uint2* front = current < 0 ? in : fronts_at(depth).buffer[current].get();
+      if (generated > kFrontCapacity) {
+        const uint64_t piece = std::max<uint64_t>(1, kFrontCapacity >> (ka + kb));
+        for (uint64_t first = 0; first < n; first += piece)
+          expand<kMax>(front + first, std::min(piece, n - first), la, lb, depth + 1, slack, found, r, log);
+        return;
+      }
+      const int next = current == 0 ? 1 : 0;
+      XHD_CUDA(cudaMemsetAsync(&state_.get()->count, 0, sizeof(unsigned int), s));
+      expand_kernel<kMax><<<blocks_for(generated, kThreads), kThreads, 0, s>>>(
+          a, b, front, generated, la, lb, ka, kb, slack, state_.get(), fronts_at(depth).buffer[next].get());
+      XHD_CUDA_LAUNCHED("expand_kernel");
+      unsigned int count = 0;
+      XHD_CUDA(cudaMemcpyAsync(&count, &state_.get()->count, sizeof(count), cudaMemcpyDeviceToHost, s));
+      XHD_CUDA(cudaStreamSynchronize(s));
+      r.box_pairs += generated;
+      ++r.iterations;
+      char phase[80];
+      std::snprintf(phase, sizeof(phase), "expand k=%u+%u %llu -> %u", ka, kb, static_cast<unsigned long long>(generated), count);
+      log.mark(phase);
+      n = count;
+      current = next;
+      la += ka;
+      lb += kb;
+      if (n == 0) return;
+    }
+    leaf_stage<kMax>(current < 0 ? in : fronts_at(depth).buffer[current].get(), n, slack, found, r, log);
+  }
+
+  template <bool kMax>
+  void leaf_stage(const uint2* pairs, uint64_t n, double slack, Found& found, xhd_distance_result& r, PhaseLog& log) {
+    cudaStream_t s = stream_.get();
+    const TreeView a = view_a(), b = view_b();
+    leaf_pairs_kernel<kMax><<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(a, b, pairs, static_cast<uint32_t>(n), slack,
+                                                                            state_.get(), d2_.get());
+    XHD_CUDA_LAUNCHED("leaf_pairs_kernel");
+    winner_kernel<<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(a, b, pairs, static_cast<uint32_t>(n), d2_.get(),
+                                                                   state_.get());
+    XHD_CUDA_LAUNCHED("winner_kernel");
+    SearchState chunk;
+    XHD_CUDA(cudaMemcpyAsync(&chunk, state_.get(), sizeof(chunk), cudaMemcpyDeviceToHost, s));
+    // The next chunk starts its own winner and count; the bound and the best distance carry on.
+    XHD_CUDA(cudaMemsetAsync(&state_.get()->key, 0xff, sizeof(unsigned long long), s));
+    XHD_CUDA(cudaMemsetAsync(&state_.get()->tests, 0, sizeof(unsigned long long), s));
+    XHD_CUDA(cudaStreamSynchronize(s));
+    log.mark("leaf pairs and winner");
+    r.triangle_pairs += chunk.tests;
+    if (chunk.key == ~0ull) return;  // nothing here at the best distance found so far
+    double d2;
+    std::memcpy(&d2, &chunk.best, sizeof(d2));
+    const bool better = kMax ? d2 > found.d2 : d2 < found.d2;
+    if (better || (d2 == found.d2 && chunk.key < found.key)) found = {d2, chunk.key};
+  }
+
   const int which_;
   Stream stream_;
   DeviceMemory memory_;
@@ -373,9 +422,8 @@ class F12GpuDistance final : public GpuMeshDistance {
   DeviceArray<Box> a_boxes_, b_boxes_;
   DeviceArray<SearchState> state_;
   DeviceArray<int> bad_;
-  DeviceArray<uint2> fronts_[2];
+  std::vector<Fronts> fronts_;
   DeviceArray<double> d2_;
-  uint64_t front_capacity_ = 0;
   Box a_root_{};
 };
 
