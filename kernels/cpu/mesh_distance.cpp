@@ -8,6 +8,7 @@
 #include "../common/elapsed.h"
 #include "../common/f12_bvh.h"
 #include "../common/mesh_distance_common.h"
+#include "../common/normal_slab_build.h"
 #include "../common/parallel.h"
 
 namespace xhd {
@@ -22,7 +23,17 @@ struct Tree {
   F12Mesh mesh;
   LargeVector<float> posed;  // the corners searched (B: posed; A: unused, mesh.corners are searched)
   LargeVector<Box> boxes;    // implicit breadth-first layout
+  LargeVector<Slab> slabs;   // in the mesh's own frame
   const float* corners = nullptr;
+  // B: the pose its slabs move with (rigid poses only), and the widening for the posed vertices' rounding.
+  bool slabs_usable = false;
+  const double* pose = nullptr;
+  double slab_eps = 0.0;
+
+  Slab slab(uint32_t node) const {
+    if (!slabs_usable) return Slab{{0.f, 0.f, 0.f}, 0.0, 0.0};
+    return pose == nullptr ? slabs[node] : move_slab(slabs[node], pose, slab_eps);
+  }
 
   uint32_t depth() const { return mesh.shape.depth; }
   Corners3 slot(uint32_t s) const { return load_corners(corners + 9ull * s); }
@@ -180,7 +191,8 @@ class Search {
         const Box& ba = a_.boxes[ca];
         const Box& bb = b_.boxes[cb];
         ++w.box_pairs;
-        const double key = Rule<kMax>::key(ba, bb);
+        double key = Rule<kMax>::key(ba, bb);
+        if (!kMax && !cut(key)) key = std::fmax(key, slab_gap2(ba, a_.slab(ca), bb, b_.slab(cb)));
         if (cut(key)) continue;
         if (w.enhanced) tighten(Rule<kMax>::bound(ba, bb));
         out[n++] = {ca, cb, key};
@@ -256,12 +268,30 @@ class F12Distance final : public CpuMeshDistance {
     b_.mesh = build_f12_mesh(b.xyz, b.triangles, b.triangle_count);
     a_.corners = a_.mesh.corners.data();
     refit(a_, threads_);
+    if (o.which & XHD_DISTANCE_MIN) {
+      a_.slabs = build_slabs(a_.mesh, a_.boxes.data(), threads_);
+      a_.slabs_usable = true;
+      b_.corners = b_.mesh.corners.data();  // B's boxes in its own frame, for its slabs
+      refit(b_, threads_);
+      b_.slabs = build_slabs(b_.mesh, b_.boxes.data(), threads_);
+      // B's local corners bound its slab widening: the rounding of a posed vertex, and of R u to float.
+      for (float v : b_.mesh.corners) b_local_scale_ = std::fmax(b_local_scale_, std::fabs(v));
+    }
   }
 
   void query(const double* pose, xhd_distance_result& r) override {
     const auto start = std::chrono::steady_clock::now();
-    pose_corners(b_, pose ? pose : kIdentityPose, threads_);
+    const double* posed = pose ? pose : kIdentityPose;
+    std::copy(posed, posed + 12, pose_);
+    pose_corners(b_, pose_, threads_);
     refit(b_, threads_);
+    // Slabs move with rigid poses only; an affine one leaves B with its boxes alone.
+    b_.slabs_usable = !b_.slabs.empty() && is_rigid(pose_);
+    b_.pose = pose_;
+    double moved_scale = 0.0;
+    for (int k = 0; k < 3; ++k)
+      moved_scale = std::fmax(moved_scale, std::fmax(std::fabs(b_.boxes[0].min[k]), std::fabs(b_.boxes[0].max[k])));
+    b_.slab_eps = 4e-7 * (moved_scale + b_local_scale_);
     if (which_ & XHD_DISTANCE_MIN) write_pair(Search<false>(a_, b_, threads_).run(r.box_pairs, r.triangle_pairs), r.min);
     if (which_ & XHD_DISTANCE_MAX) write_pair(Search<true>(a_, b_, threads_).run(r.box_pairs, r.triangle_pairs), r.max);
     r.query_ms = elapsed_ms(start);
@@ -271,6 +301,8 @@ class F12Distance final : public CpuMeshDistance {
   const int which_;
   const int threads_;
   Tree a_, b_;
+  double pose_[12] = {};
+  double b_local_scale_ = 0.0;
 };
 
 }  // namespace
