@@ -107,9 +107,20 @@ XHD_HD double box_max_lower2(const Box& a, const Box& b) { return face_pair_boun
 
 // A vertex posed by the 3x4 affine matrix m (row by row), each row summed left to right in double and
 // rounded once to float: the same bits as posing the file's vertices beforehand.
+// The float nearest x, as a value the optimizer must keep: GCC 12 at -O3 -march=native was seen to reuse
+// the unrounded double where the rounded float was read back (changing exact answers), and an empty asm
+// that takes the float in a register rules that out.
+XHD_HD float to_float(double x) {
+  float f = static_cast<float>(x);
+#if !defined(__CUDA_ARCH__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  asm volatile("" : "+x"(f));
+#endif
+  return f;
+}
+
 XHD_HD void pose_vertex(const double* m, const float* v, float* out) {
   for (int r = 0; r < 3; ++r)
-    out[r] = static_cast<float>(((m[4 * r] * v[0] + m[4 * r + 1] * v[1]) + m[4 * r + 2] * v[2]) + m[4 * r + 3]);
+    out[r] = to_float(((m[4 * r] * v[0] + m[4 * r + 1] * v[1]) + m[4 * r + 2] * v[2]) + m[4 * r + 3]);
 }
 
 XHD_HD Corners3 load_corners(const float* c) {

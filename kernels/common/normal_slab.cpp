@@ -24,7 +24,7 @@ LargeVector<Slab> build_slabs(const F12Mesh& mesh, const Box* boxes, int threads
     slab = Slab{{0.f, 0.f, 0.f}, 0.0, 0.0};
     const double length = std::sqrt(ddot(sum[node], sum[node]));
     if (!(length > 0.0) || length < kMinAgreement * spread[node]) return;
-    for (int k = 0; k < 3; ++k) slab.u[k] = static_cast<float>((&sum[node].x)[k] / length);
+    for (int k = 0; k < 3; ++k) slab.u[k] = static_cast<float>(dget(sum[node], k) / length);
     extent(Dvec3{slab.u[0], slab.u[1], slab.u[2]}, &slab.lo, &slab.hi);
   };
   // Leaves: exact, from their corners.
@@ -65,8 +65,8 @@ LargeVector<Slab> build_slabs(const F12Mesh& mesh, const Box* boxes, int threads
         spread[node] = spread[left] + spread[right];
         settle(node, [&](Dvec3 u, double* lo, double* hi) {
           double llo, lhi, rlo, rhi;
-          node_extent(boxes[left], slabs[left], u, &llo, &lhi);
-          node_extent(boxes[right], slabs[right], u, &rlo, &rhi);
+          node_extent(centred(boxes[left]), slabs[left], u, &llo, &lhi);
+          node_extent(centred(boxes[right]), slabs[right], u, &rlo, &rhi);
           *lo = std::fmin(llo, rlo);
           *hi = std::fmax(lhi, rhi);
         });

@@ -18,13 +18,22 @@ struct Slab {
 
 XHD_HD bool has_slab(const Slab& s) { return s.u[0] != 0.f || s.u[1] != 0.f || s.u[2] != 0.f; }
 
-// The node's extent along the unit direction w: the box's projection, narrowed by the slab when there is
-// one (w = α u + w⊥: α·[lo, hi] plus the box's projection on w⊥).
-XHD_HD void node_extent(const Box& box, const Slab& slab, Dvec3 w, double* lo, double* hi) {
-  const Dvec3 c = {0.5 * (static_cast<double>(box.min[0]) + box.max[0]), 0.5 * (static_cast<double>(box.min[1]) + box.max[1]),
-                   0.5 * (static_cast<double>(box.min[2]) + box.max[2])};
-  const Dvec3 h = {0.5 * (static_cast<double>(box.max[0]) - box.min[0]), 0.5 * (static_cast<double>(box.max[1]) - box.min[1]),
-                   0.5 * (static_cast<double>(box.max[2]) - box.min[2])};
+// A box as centre and half extents, in double (exact for float boxes).
+struct CentredBox {
+  Dvec3 c, h;
+};
+
+XHD_HD CentredBox centred(const Box& b) {
+  return {{0.5 * (static_cast<double>(b.min[0]) + b.max[0]), 0.5 * (static_cast<double>(b.min[1]) + b.max[1]),
+           0.5 * (static_cast<double>(b.min[2]) + b.max[2])},
+          {0.5 * (static_cast<double>(b.max[0]) - b.min[0]), 0.5 * (static_cast<double>(b.max[1]) - b.min[1]),
+           0.5 * (static_cast<double>(b.max[2]) - b.min[2])}};
+}
+
+// The node's extent along the direction w: the box's projection, narrowed by the slab when there is one
+// (w = α u + p: α·[lo, hi] plus the box's projection on p).
+XHD_HD void node_extent(const CentredBox& box, const Slab& slab, Dvec3 w, double* lo, double* hi) {
+  const Dvec3 c = box.c, h = box.h;
   const double cw = ddot(c, w), hw = h.x * fabs(w.x) + h.y * fabs(w.y) + h.z * fabs(w.z);
   *lo = cw - hw;
   *hi = cw + hw;
@@ -41,7 +50,7 @@ XHD_HD void node_extent(const Box& box, const Slab& slab, Dvec3 w, double* lo, d
 }
 
 // How far apart the slab of one node and the extent of the other along its normal are.
-XHD_HD double slab_separation(const Slab& slab, const Box& other_box, const Slab& other_slab) {
+XHD_HD double slab_separation(const Slab& slab, const CentredBox& other_box, const Slab& other_slab) {
   if (!has_slab(slab)) return 0.0;
   double lo, hi;
   node_extent(other_box, other_slab, {slab.u[0], slab.u[1], slab.u[2]}, &lo, &hi);
@@ -53,7 +62,7 @@ XHD_HD double slab_separation(const Slab& slab, const Box& other_box, const Slab
 }
 
 // A lower bound of the minimum distance between two nodes (squared), from both slabs.
-XHD_HD double slab_gap2(const Box& ba, const Slab& sa, const Box& bb, const Slab& sb) {
+XHD_HD double slab_gap2(const CentredBox& ba, const Slab& sa, const CentredBox& bb, const Slab& sb) {
   const double ga = slab_separation(sa, bb, sb), gb = slab_separation(sb, ba, sa);
   const double g = ga > gb ? ga : gb;
   return g * g;

@@ -19,6 +19,8 @@ XHD_HD Dvec3 dsub(Dvec3 a, Dvec3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; 
 XHD_HD double ddot(Dvec3 a, Dvec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 XHD_HD Dvec3 dcross(Dvec3 a, Dvec3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
 XHD_HD Dvec3 dload(const float* xyz) { return {xyz[0], xyz[1], xyz[2]}; }
+// Component k of v (members are not an array: no indexing past x).
+XHD_HD double dget(const Dvec3& v, int k) { return k == 0 ? v.x : (k == 1 ? v.y : v.z); }
 
 struct SurfacePoint {
   double d2;  // squared distance from the query

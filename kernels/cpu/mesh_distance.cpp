@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <vector>
 
 #include "../common/elapsed.h"
@@ -14,47 +15,41 @@
 namespace xhd {
 namespace {
 
-constexpr size_t kPoseBlock = 16384;
+constexpr size_t kRefitBlock = 16384;
 // The breadth-first start hands each thread this many subtrees (on average) to search depth first.
 constexpr size_t kFrontPerThread = 32;
+// Widening of a moved box or slab, relative to the coordinates: the rounding of a posed vertex to float
+// (2^-24 a coordinate), of R u to float, and of the double arithmetic, with room to spare.
+constexpr double kMovedSlack = 4e-7;
 
-// One mesh's f12 hierarchy with its boxes; B's corners are re-posed by every query.
+// One mesh's f12 hierarchy in its own frame, built once: boxes, and slabs for the minimum.
 struct Tree {
   F12Mesh mesh;
-  LargeVector<float> posed;  // the corners searched (B: posed; A: unused, mesh.corners are searched)
-  LargeVector<Box> boxes;    // implicit breadth-first layout
-  LargeVector<Slab> slabs;   // in the mesh's own frame
-  const float* corners = nullptr;
-  // B: the pose its slabs move with (rigid poses only), and the widening for the posed vertices' rounding.
-  bool slabs_usable = false;
-  const double* pose = nullptr;
-  double slab_eps = 0.0;
-
-  Slab slab(uint32_t node) const {
-    if (!slabs_usable) return Slab{{0.f, 0.f, 0.f}, 0.0, 0.0};
-    return pose == nullptr ? slabs[node] : move_slab(slabs[node], pose, slab_eps);
-  }
+  LargeVector<Box> boxes;  // implicit breadth-first layout
+  LargeVector<Slab> slabs;
 
   uint32_t depth() const { return mesh.shape.depth; }
-  Corners3 slot(uint32_t s) const { return load_corners(corners + 9ull * s); }
+  Corners3 slot(uint32_t s) const { return load_corners(mesh.corners.data() + 9ull * s); }
+  bool leaf(uint32_t node) const { return f12_level(node) == depth(); }
 };
 
 void refit(Tree& t, int threads) {
   const F12Shape& s = t.mesh.shape;
   const uint64_t leaves = 1ull << s.depth, first_leaf = leaves - 1;
+  const float* corners = t.mesh.corners.data();
   t.boxes.resize(f12_node_count(s));
-  parallel_blocks(leaves, kPoseBlock, threads, [&](size_t begin, size_t end, int) {
+  parallel_blocks(leaves, kRefitBlock, threads, [&](size_t begin, size_t end, int) {
     for (size_t i = begin; i < end; ++i) {
       Box box;
       box_make_empty(box);
       for (uint32_t slot = f12_leaf_first(s, i); slot < f12_leaf_first(s, i + 1); ++slot)
-        for (int k = 0; k < 3; ++k) box_grow(box, t.corners + 9ull * slot + 3 * k);
+        for (int k = 0; k < 3; ++k) box_grow(box, corners + 9ull * slot + 3 * k);
       t.boxes[first_leaf + i] = box;
     }
   });
   for (uint32_t level = s.depth; level-- > 0;) {
     const uint64_t count = 1ull << level, first = count - 1;
-    parallel_blocks(count, kPoseBlock, count >= 2 * kPoseBlock ? threads : 1, [&](size_t begin, size_t end, int) {
+    parallel_blocks(count, kRefitBlock, count >= 2 * kRefitBlock ? threads : 1, [&](size_t begin, size_t end, int) {
       for (size_t i = begin; i < end; ++i) {
         Box box = t.boxes[f12_node(level + 1, 2 * i)];
         box_merge(box, t.boxes[f12_node(level + 1, 2 * i + 1)]);
@@ -64,39 +59,92 @@ void refit(Tree& t, int threads) {
   }
 }
 
-void pose_corners(Tree& t, const double* pose, int threads) {
-  const uint64_t n = t.mesh.shape.triangles;
-  t.posed.resize(9 * n);
-  std::atomic<bool> finite{true};
-  parallel_blocks(3 * n, kPoseBlock, threads, [&](size_t begin, size_t end, int) {
-    bool ok = true;
-    for (size_t v = begin; v < end; ++v) {
-      pose_vertex(pose, t.mesh.corners.data() + 3 * v, t.posed.data() + 3 * v);
-      for (int k = 0; k < 3; ++k) ok = ok && std::isfinite(t.posed[3 * v + k]);
+// B as A sees it under the query's pose, found per node when the search reaches it: nothing of B is
+// re-posed or refitted per query. A box moves to a parallelepiped, bounded by its axis-aligned box and,
+// for a rigid pose, by its own three axes; slabs move with rigid poses; corners are posed exactly as
+// pre-posed vertices would be (pose_vertex), so the exact distances are the same bits.
+class PosedB {
+ public:
+  PosedB(const Tree& b, const double* pose) : b_(b) {
+    std::copy(pose, pose + 12, m_);
+    for (int i = 0; i < 9; ++i) abs_[i] = std::fabs(m_[4 * (i / 3) + i % 3]);
+    rigid_ = is_rigid(m_);
+    double local = 0.0;
+    for (int k = 0; k < 3; ++k) local = std::fmax(local, std::fmax(std::fabs(b.boxes[0].min[k]), std::fabs(b.boxes[0].max[k])));
+    const CentredBox root = moved(0, 0.0);
+    double moved_scale = 0.0;
+    for (int k = 0; k < 3; ++k) moved_scale = std::fmax(moved_scale, std::fabs(dget(root.c, k)) + dget(root.h, k));
+    // Every posed vertex lies within the moved root box (to rounding): finite there means finite everywhere.
+    if (!(moved_scale < 3e38)) throw InvalidArgument("the pose moves B's vertices beyond the float range");
+    eps_ = kMovedSlack * (moved_scale + local);
+  }
+
+  // The node's box moved, as centre and half extents of its axis-aligned bound in A's frame, widened.
+  CentredBox moved(uint32_t node, double widen) const {
+    const CentredBox local = centred(b_.boxes[node]);
+    double c[3], h[3];
+    for (int r = 0; r < 3; ++r) {
+      c[r] = ((m_[4 * r] * local.c.x + m_[4 * r + 1] * local.c.y) + m_[4 * r + 2] * local.c.z) + m_[4 * r + 3];
+      h[r] = abs_[3 * r] * local.h.x + abs_[3 * r + 1] * local.h.y + abs_[3 * r + 2] * local.h.z + widen;
     }
-    if (!ok) finite.store(false, std::memory_order_relaxed);
-  });
-  if (!finite.load()) throw InvalidArgument("the pose moves B's vertices beyond the float range");
-  t.corners = t.posed.data();
+    return {{c[0], c[1], c[2]}, {h[0], h[1], h[2]}};
+  }
+  CentredBox moved(uint32_t node) const { return moved(node, eps_); }
+
+  // Rigid poses: how far A's box and B's node are apart along B's own axes (columns of R).
+  double own_axes_gap(const CentredBox& a, uint32_t node, const CentredBox& b_moved) const {
+    if (!rigid_) return 0.0;
+    const Box& local = b_.boxes[node];
+    double gap = 0.0;
+    for (int j = 0; j < 3; ++j) {
+      const Dvec3 r = {m_[j], m_[4 + j], m_[8 + j]};
+      const double ac = ddot(a.c, r), ah = a.h.x * std::fabs(r.x) + a.h.y * std::fabs(r.y) + a.h.z * std::fabs(r.z);
+      const double bc = ddot(b_moved.c, r), bh = 0.5 * (static_cast<double>(local.max[j]) - local.min[j]) + eps_;
+      gap = std::fmax(gap, std::fmax((bc - bh) - (ac + ah), (ac - ah) - (bc + bh)));
+    }
+    return gap;
+  }
+
+  Slab slab(uint32_t node) const {
+    if (!rigid_ || b_.slabs.empty()) return Slab{{0.f, 0.f, 0.f}, 0.0, 0.0};
+    return move_slab(b_.slabs[node], m_, eps_);
+  }
+
+  Corners3 slot(uint32_t s) const {
+    const float* c = b_.mesh.corners.data() + 9ull * s;
+    float posed[9];
+    for (int k = 0; k < 3; ++k) pose_vertex(m_, c + 3 * k, posed + 3 * k);
+    return load_corners(posed);
+  }
+
+  const Tree& tree() const { return b_; }
+
+ private:
+  const Tree& b_;
+  double m_[12];
+  double abs_[9];
+  bool rigid_ = false;
+  double eps_ = 0.0;
+};
+
+// Squared gap and squared farthest spread between two boxes given as centre and half extents.
+double centred_gap2(const CentredBox& a, const CentredBox& b) {
+  double s = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double g = std::fabs(dget(a.c, k) - dget(b.c, k)) - dget(a.h, k) - dget(b.h, k);
+    if (g > 0.0) s += g * g;
+  }
+  return s;
 }
 
-// The order and pruning of one distance: the minimum searches the nearest pairs of nodes first and cuts
-// those whose gap exceeds the bound; the maximum searches the farthest first and cuts those whose
-// farthest spread falls short of it.
-template <bool kMax>
-struct Rule {
-  static double key(const Box& a, const Box& b) { return kMax ? -box_far2(a, b) : box_gap2(a, b); }
-  static double bound(const Box& a, const Box& b) { return kMax ? box_max_lower2(a, b) : box_min_upper2(a, b); }
-  static bool cut(double key, double bound2, double slack) {
-    if (kMax) {
-      const double far2 = -key;
-      return far2 < bound2 && std::sqrt(far2) < std::sqrt(bound2) - slack;
-    }
-    return key > bound2 && std::sqrt(key) > std::sqrt(bound2) + slack;
+double centred_far2(const CentredBox& a, const CentredBox& b) {
+  double s = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double f = std::fabs(dget(a.c, k) - dget(b.c, k)) + dget(a.h, k) + dget(b.h, k);
+    s += f * f;
   }
-  static bool tighter(double x, double than) { return kMax ? x > than : x < than; }
-  static PairPoints exact(const Corners3& a, const Corners3& b) { return kMax ? triangle_pair_max(a, b) : triangle_pair_min(a, b); }
-};
+  return s;
+}
 
 // Squared diagonal of a box.
 double box_extent2(const Box& b) {
@@ -110,22 +158,41 @@ double box_extent2(const Box& b) {
 
 struct NodePair {
   uint32_t a, b;
-  double key;
+  double key;  // minimum: a lower bound of the squared distance; maximum: minus an upper bound
 };
 
 template <bool kMax>
+bool cut_key(double key, double bound2, double slack) {
+  if (kMax) {
+    const double far2 = -key;
+    return far2 < bound2 && std::sqrt(far2) < std::sqrt(bound2) - slack;
+  }
+  return key > bound2 && std::sqrt(key) > std::sqrt(bound2) + slack;
+}
+
+// The best-first search over pairs of nodes: the minimum visits the nearest pairs first and cuts those
+// whose lower bound exceeds the best exact distance found (plus a rounding slack); the maximum visits the
+// farthest first and cuts those whose upper bound falls short of it.
+template <bool kMax>
 class Search {
  public:
-  Search(const Tree& a, const Tree& b, int threads)
-      : a_(a), b_(b), threads_(threads), slack_(pruning_slack(a.boxes[0], b.boxes[0])) {
-    bound_.store(Rule<kMax>::bound(a.boxes[0], b.boxes[0]));
+  Search(const Tree& a, const PosedB& b, int threads) : a_(a), b_(b), threads_(threads) {
+    const CentredBox ra = centred(a.boxes[0]), rb = b.moved(0);
+    Box both[2];
+    for (int k = 0; k < 3; ++k) {
+      both[0].min[k] = a.boxes[0].min[k], both[0].max[k] = a.boxes[0].max[k];
+      both[1].min[k] = static_cast<float>(dget(rb.c, k) - dget(rb.h, k));
+      both[1].max[k] = static_cast<float>(dget(rb.c, k) + dget(rb.h, k));
+    }
+    slack_ = pruning_slack(both[0], both[1]);
+    (void)ra;
+    bound_.store(kMax ? -1.0 : static_cast<double>(INFINITY));
   }
 
   Candidate run(uint64_t& box_pairs, uint64_t& triangle_pairs) {
     std::vector<Worker> workers(threads_);
     greedy_descent(workers[0]);
     std::vector<NodePair> front = breadth_first_front(workers[0]);
-    for (Worker& w : workers) w.enhanced = false;
     std::sort(front.begin(), front.end(), [](const NodePair& x, const NodePair& y) { return x.key < y.key; });
     parallel_blocks(front.size(), 1, threads_, [&](size_t begin, size_t end, int tid) {
       for (size_t i = begin; i < end; ++i) depth_first(front[i], workers[tid]);
@@ -144,69 +211,74 @@ class Search {
     Candidate best = empty_candidate<kMax>();
     uint64_t box_pairs = 0, triangle_pairs = 0;
     std::vector<NodePair> stack;
-    // The enhanced box bounds tighten the bound before any exact distance is known; in the depth-first
-    // phase the leaves' exact distances are tighter, and the 36 face pairs would cost more than they save.
-    bool enhanced = true;
   };
-
-  bool leaf_a(uint32_t node) const { return f12_level(node) == a_.depth(); }
-  bool leaf_b(uint32_t node) const { return f12_level(node) == b_.depth(); }
 
   void tighten(double bound2) {
     double seen = bound_.load(std::memory_order_relaxed);
-    while (Rule<kMax>::tighter(bound2, seen) && !bound_.compare_exchange_weak(seen, bound2, std::memory_order_relaxed)) {
+    while ((kMax ? bound2 > seen : bound2 < seen) &&
+           !bound_.compare_exchange_weak(seen, bound2, std::memory_order_relaxed)) {
     }
   }
 
-  bool cut(double key) const { return Rule<kMax>::cut(key, bound_.load(std::memory_order_relaxed), slack_); }
+  bool cut(double key) const { return cut_key<kMax>(key, bound_.load(std::memory_order_relaxed), slack_); }
+
+  // The pair's key: for the minimum the largest of the lower bounds (boxes, B's own axes, slabs),
+  // cheapest first and stopping once one cuts; for the maximum the boxes' farthest spread.
+  double key(uint32_t na, uint32_t nb) const {
+    const CentredBox a = centred(a_.boxes[na]), b = b_.moved(nb);
+    if (kMax) return -centred_far2(a, b);
+    double key = centred_gap2(a, b);
+    if (cut(key)) return key;
+    const double axes = b_.own_axes_gap(a, nb, b);
+    key = std::fmax(key, axes > 0.0 ? axes * axes : 0.0);
+    if (cut(key) || a_.slabs.empty()) return key;
+    return std::fmax(key, slab_gap2(a, a_.slabs[na], b, b_.slab(nb)));
+  }
 
   // Every triangle pair of two leaves (1 or 2 triangles each).
   void leaves(uint32_t na, uint32_t nb, Worker& w) {
-    const uint64_t ia = na - ((1ull << a_.depth()) - 1), ib = nb - ((1ull << b_.depth()) - 1);
-    for (uint32_t sa = f12_leaf_first(a_.mesh.shape, ia); sa < f12_leaf_first(a_.mesh.shape, ia + 1); ++sa)
-      for (uint32_t sb = f12_leaf_first(b_.mesh.shape, ib); sb < f12_leaf_first(b_.mesh.shape, ib + 1); ++sb) {
-        const Corners3 ca = a_.slot(sa), cb = b_.slot(sb);
+    const Tree& tb = b_.tree();
+    const uint64_t ia = na - ((1ull << a_.depth()) - 1), ib = nb - ((1ull << tb.depth()) - 1);
+    for (uint32_t sb = f12_leaf_first(tb.mesh.shape, ib); sb < f12_leaf_first(tb.mesh.shape, ib + 1); ++sb) {
+      const Corners3 cb = b_.slot(sb);
+      for (uint32_t sa = f12_leaf_first(a_.mesh.shape, ia); sa < f12_leaf_first(a_.mesh.shape, ia + 1); ++sa) {
+        const Corners3 ca = a_.slot(sa);
         if (!kMax && cut(triangle_pair_lower2(ca, cb))) continue;  // the normals separate them too far
-        const PairPoints p = Rule<kMax>::exact(ca, cb);
+        const PairPoints p = kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb);
         ++w.triangle_pairs;
-        const Candidate c{p.d2, a_.mesh.triangle[sa], b_.mesh.triangle[sb], p};
+        const Candidate c{p.d2, a_.mesh.triangle[sa], tb.mesh.triangle[sb], p};
         if (better_candidate<kMax>(c, w.best)) w.best = c;
         tighten(p.d2);
       }
+    }
   }
 
-  // The child pairs of (a, b), both sides split where they can, that survive the cut, best first.
+  // The child pairs of (a, b) that survive the cut, best first. The larger box is split (two child
+  // pairs instead of four, and the smaller box is not cut up before it needs to be).
   int children(const NodePair& p, Worker& w, NodePair out[4]) {
-    bool split_a = !leaf_a(p.a), split_b = !leaf_b(p.b);
-    // Split the larger box only: two child pairs instead of four, and the smaller box is not cut up
-    // before it needs to be.
-    if (split_a && split_b) {
-      const double ea = box_extent2(a_.boxes[p.a]), eb = box_extent2(b_.boxes[p.b]);
-      (ea >= eb ? split_b : split_a) = false;
-    }
+    const Tree& tb = b_.tree();
+    bool split_a = !a_.leaf(p.a), split_b = !tb.leaf(p.b);
+    if (split_a && split_b) (box_extent2(a_.boxes[p.a]) >= box_extent2(tb.boxes[p.b]) ? split_b : split_a) = false;
     int n = 0;
     for (int i = 0; i < (split_a ? 2 : 1); ++i)
       for (int j = 0; j < (split_b ? 2 : 1); ++j) {
         const uint32_t ca = split_a ? 2 * p.a + 1 + i : p.a, cb = split_b ? 2 * p.b + 1 + j : p.b;
-        const Box& ba = a_.boxes[ca];
-        const Box& bb = b_.boxes[cb];
         ++w.box_pairs;
-        double key = Rule<kMax>::key(ba, bb);
-        if (!kMax && !cut(key)) key = std::fmax(key, slab_gap2(ba, a_.slab(ca), bb, b_.slab(cb)));
-        if (cut(key)) continue;
-        if (w.enhanced) tighten(Rule<kMax>::bound(ba, bb));
-        out[n++] = {ca, cb, key};
+        const double k = key(ca, cb);
+        if (!cut(k)) out[n++] = {ca, cb, k};
       }
     for (int i = 1; i < n; ++i)  // at most four: insertion sort
       for (int j = i; j > 0 && out[j].key < out[j - 1].key; --j) std::swap(out[j], out[j - 1]);
     return n;
   }
 
-  // Straight down the most promising children: a first real answer, so pruning starts tight.
+  bool leaf_pair(const NodePair& p) const { return a_.leaf(p.a) && b_.tree().leaf(p.b); }
+
+  // Straight down the most promising children: a first exact answer, so pruning starts tight.
   void greedy_descent(Worker& w) {
-    NodePair p{0, 0, Rule<kMax>::key(a_.boxes[0], b_.boxes[0])};
+    NodePair p{0, 0, key(0, 0)};
     NodePair next[4];
-    while (!(leaf_a(p.a) && leaf_b(p.b))) {
+    while (!leaf_pair(p)) {
       if (children(p, w, next) == 0) return;
       p = next[0];
     }
@@ -214,7 +286,7 @@ class Search {
   }
 
   std::vector<NodePair> breadth_first_front(Worker& w) {
-    std::vector<NodePair> front{{0, 0, Rule<kMax>::key(a_.boxes[0], b_.boxes[0])}}, next;
+    std::vector<NodePair> front{{0, 0, key(0, 0)}}, next;
     const size_t wanted = kFrontPerThread * static_cast<size_t>(threads_);
     while (front.size() < wanted) {
       next.clear();
@@ -222,7 +294,7 @@ class Search {
       NodePair kids[4];
       for (const NodePair& p : front) {
         if (cut(p.key)) continue;
-        if (leaf_a(p.a) && leaf_b(p.b)) {
+        if (leaf_pair(p)) {
           next.push_back(p);
           continue;
         }
@@ -244,7 +316,7 @@ class Search {
       const NodePair p = stack.back();
       stack.pop_back();
       if (cut(p.key)) continue;
-      if (leaf_a(p.a) && leaf_b(p.b)) {
+      if (leaf_pair(p)) {
         leaves(p.a, p.b, w);
         continue;
       }
@@ -254,9 +326,9 @@ class Search {
   }
 
   const Tree& a_;
-  const Tree& b_;
+  const PosedB& b_;
   const int threads_;
-  const double slack_;
+  double slack_ = 0.0;
   std::atomic<double> bound_{0.0};
 };
 
@@ -264,36 +336,18 @@ class F12Distance final : public CpuMeshDistance {
  public:
   F12Distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o)
       : which_(o.which), threads_(resolve_thread_count(o.threads)) {
-    a_.mesh = build_f12_mesh(a.xyz, a.triangles, a.triangle_count);
-    b_.mesh = build_f12_mesh(b.xyz, b.triangles, b.triangle_count);
-    a_.corners = a_.mesh.corners.data();
-    refit(a_, threads_);
-    if (o.which & XHD_DISTANCE_MIN) {
-      a_.slabs = build_slabs(a_.mesh, a_.boxes.data(), threads_);
-      a_.slabs_usable = true;
-      b_.corners = b_.mesh.corners.data();  // B's boxes in its own frame, for its slabs
-      refit(b_, threads_);
-      b_.slabs = build_slabs(b_.mesh, b_.boxes.data(), threads_);
-      // B's local corners bound its slab widening: the rounding of a posed vertex, and of R u to float.
-      for (float v : b_.mesh.corners) b_local_scale_ = std::fmax(b_local_scale_, std::fabs(v));
+    for (auto [tree, mesh] : {std::pair<Tree*, const xhd_mesh*>{&a_, &a}, {&b_, &b}}) {
+      tree->mesh = build_f12_mesh(mesh->xyz, mesh->triangles, mesh->triangle_count);
+      refit(*tree, threads_);
+      if (o.which & XHD_DISTANCE_MIN) tree->slabs = build_slabs(tree->mesh, tree->boxes.data(), threads_);
     }
   }
 
   void query(const double* pose, xhd_distance_result& r) override {
     const auto start = std::chrono::steady_clock::now();
-    const double* posed = pose ? pose : kIdentityPose;
-    std::copy(posed, posed + 12, pose_);
-    pose_corners(b_, pose_, threads_);
-    refit(b_, threads_);
-    // Slabs move with rigid poses only; an affine one leaves B with its boxes alone.
-    b_.slabs_usable = !b_.slabs.empty() && is_rigid(pose_);
-    b_.pose = pose_;
-    double moved_scale = 0.0;
-    for (int k = 0; k < 3; ++k)
-      moved_scale = std::fmax(moved_scale, std::fmax(std::fabs(b_.boxes[0].min[k]), std::fabs(b_.boxes[0].max[k])));
-    b_.slab_eps = 4e-7 * (moved_scale + b_local_scale_);
-    if (which_ & XHD_DISTANCE_MIN) write_pair(Search<false>(a_, b_, threads_).run(r.box_pairs, r.triangle_pairs), r.min);
-    if (which_ & XHD_DISTANCE_MAX) write_pair(Search<true>(a_, b_, threads_).run(r.box_pairs, r.triangle_pairs), r.max);
+    const PosedB b(b_, pose ? pose : kIdentityPose);
+    if (which_ & XHD_DISTANCE_MIN) write_pair(Search<false>(a_, b, threads_).run(r.box_pairs, r.triangle_pairs), r.min);
+    if (which_ & XHD_DISTANCE_MAX) write_pair(Search<true>(a_, b, threads_).run(r.box_pairs, r.triangle_pairs), r.max);
     r.query_ms = elapsed_ms(start);
   }
 
@@ -301,8 +355,6 @@ class F12Distance final : public CpuMeshDistance {
   const int which_;
   const int threads_;
   Tree a_, b_;
-  double pose_[12] = {};
-  double b_local_scale_ = 0.0;
 };
 
 }  // namespace
