@@ -1,0 +1,40 @@
+// Timing our mesh distance in-process, as a user of the library runs it: MeshDistance.create builds both
+// hierarchies once, then one query per frame poses B and measures.
+import { MeshDistance } from '../../src/mesh-distance.js';
+import { doneOutcome, mean, type DistanceOutcome, type Frames } from './distance-outcome.js';
+import type { DistanceScene } from './distance-scenes.js';
+
+/**
+ * Builds, answers frame 0 once untimed (warm-up), then every frame. A frame's time is the library's own:
+ * query + upload + download ms (the upload and download are 0 on the CPU). timeoutS bounds the whole
+ * measurement; a query under way when it passes is cancelled.
+ */
+export async function measureOurs(scene: DistanceScene, backend: 'cpu' | 'cuda', s: { threads: number; timeoutS: number }): Promise<DistanceOutcome> {
+  const start = performance.now();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), s.timeoutS * 1000);
+  const frames: Frames = { frameMs: [], distances: [] };
+  const wallMs: number[] = [], boxPairs: number[] = [], trianglePairs: number[] = [], transferMs: number[] = [];
+  let context: MeshDistance | undefined;
+  try {
+    context = await MeshDistance.create(scene.a, scene.b, { min: scene.measure === 'min', max: scene.measure === 'max', backend, threads: s.threads });
+    await context.query(scene.poses[0], controller.signal);
+    for (const pose of scene.poses) {
+      const t0 = performance.now();
+      const r = await context.query(pose, controller.signal);
+      wallMs.push(performance.now() - t0);
+      frames.frameMs.push(r.queryMs + r.uploadMs + r.downloadMs);
+      frames.distances.push((scene.measure === 'min' ? r.min : r.max)!.distance);
+      boxPairs.push(r.boxPairs), trianglePairs.push(r.trianglePairs), transferMs.push(r.uploadMs + r.downloadMs);
+    }
+    return doneOutcome(frames, context.buildMs, performance.now() - start, {
+      wallMs: mean(wallMs), boxPairs: mean(boxPairs), trianglePairs: mean(trianglePairs), transferMs: mean(transferMs),
+    });
+  } catch (err) {
+    if (controller.signal.aborted) return { kind: 'timeout', buildMs: context?.buildMs, ...frames };
+    return { kind: 'failed', why: err instanceof Error ? err.message : String(err) };
+  } finally {
+    clearTimeout(timer);
+    context?.close();
+  }
+}

@@ -1,0 +1,69 @@
+// Command-line options of scripts/bench-distance.
+import { availableParallelism } from 'node:os';
+import { parseArgs } from 'node:util';
+
+import { DISTANCE_SCENES, type DistanceSceneName } from './distance-scenes.js';
+import { parseNames, positiveInteger } from './settings.js';
+
+export const DISTANCE_SIDES = ['cpu', 'cuda', 'fcl'] as const;
+export type DistanceSide = (typeof DISTANCE_SIDES)[number];
+
+export interface DistanceSettings {
+  scenes: DistanceSceneName[];
+  /** Triangles per object, smallest first. */
+  sizes: number[];
+  frames: number;
+  sides: DistanceSide[];
+  threads: number;
+  timeoutS: number;
+  out?: string;
+}
+
+const HELP = `Usage: scripts/bench-distance [options]
+  --scenes LIST      ${DISTANCE_SCENES.join(',')} (default: all)
+  --triangles LIST   triangles per object, k and M allowed (default 100k,1M; the paper's largest
+                     scene, Rings, is 7.5M per object, 15M in all: --triangles 100k,1M,7.5M)
+  --frames N         poses of B per scene (default 20)
+  --backends LIST    cpu (ours), cuda (ours, where a GPU is usable), fcl (FCL's distance query)
+                     (default cpu,cuda,fcl)
+  --threads N        threads of our CPU backend (default: every core); FCL runs on one
+  --timeout-s N      wall-clock limit of one side on one scene: build and every frame (default 120)
+  --out FILE         also write the markdown report to FILE`;
+
+/** A triangle count such as 100000, 100k, 1M or 7.5M. */
+export function parseCount(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(text.trim());
+  const value = match ? Number(match[1]) * (match[2] === '' ? 1 : /k/i.test(match[2]) ? 1e3 : 1e6) : NaN;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--triangles expects counts such as 100000, 100k or 7.5M, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+/** Parses the options; prints the usage and exits on --help. */
+export function parseDistanceSettings(argv: string[]): DistanceSettings {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      scenes: { type: 'string', default: DISTANCE_SCENES.join(',') },
+      triangles: { type: 'string', default: '100k,1M' },
+      frames: { type: 'string', default: '20' },
+      backends: { type: 'string', default: DISTANCE_SIDES.join(',') },
+      threads: { type: 'string' },
+      'timeout-s': { type: 'string', default: '120' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    process.exit(0);
+  }
+  return {
+    scenes: parseNames(values.scenes!, DISTANCE_SCENES, 'scene'),
+    sizes: values.triangles!.split(',').map(parseCount).sort((x, y) => x - y),
+    frames: positiveInteger(values.frames!, 'frames'),
+    sides: parseNames(values.backends!, DISTANCE_SIDES, 'backend'),
+    threads: values.threads === undefined ? availableParallelism() : positiveInteger(values.threads, 'threads'),
+    timeoutS: positiveInteger(values['timeout-s']!, 'timeout-s'),
+    out: values.out,
+  };
+}
