@@ -2,9 +2,9 @@
 // query, on generated scenes after the gDist paper's, frame by frame. Prints a markdown report; see
 // `scripts/bench-distance --help`. This file only orchestrates; the parts live in scripts/bench/distance-*.ts
 // and scripts/bench/fcl.ts.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 import { cudaDevice, probeBackend, type DeviceInfo } from '../src/backends.js';
 import { meshDistance } from '../src/mesh-distance.js';
@@ -15,7 +15,7 @@ import { makeDistanceScene, triangleCount, type DistanceScene, type DistanceScen
 import { parseDistanceSettings, type DistanceSettings, type DistanceSide } from './bench/distance-settings.js';
 import { fclMemoryRefusal, prepareFcl, runFcl, writeMeshFile, writePosesFile, type FclProbe } from './bench/fcl.js';
 import { disturbed, measureUndisturbed } from './bench/outside-load.js';
-import { formatMs, formatSeconds } from './bench/report.js';
+import { formatMs, formatSeconds, publishReport } from './bench/report.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -128,12 +128,7 @@ async function main(): Promise<void> {
     `Details: means per frame (ours: wall time of the \`query\` call in Node and the hierarchy work it did; GPU transfers), FCL's peak memory and CPU time:\n\n${detailTable(rows)}`,
     ...(warnings.length > 0 ? [warnings.map((w) => `- ${w}`).join('\n')] : []),
   ].join('\n\n') + '\n';
-  process.stdout.write(report);
-  if (s.out) {
-    mkdirSync(dirname(s.out), { recursive: true });
-    writeFileSync(s.out, report);
-    log(`report written to ${s.out}`);
-  }
+  publishReport(report, s.out, log);
 }
 
 main().catch((err) => {

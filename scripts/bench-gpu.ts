@@ -4,12 +4,13 @@
 //   scripts/bench-gpu [--sizes 1000000,12500000,25000000] [--dims 3,2] [--cases overlapping,...]
 //                     [--timeout 60] [--eb-full-below 20] [--no-e2e] [--no-cpu] [--out docs/file.md]
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 import { cudaDevice } from '../src/backends.js';
 import { CancelledError, hausdorff } from '../src/hausdorff.js';
+import { publishReport } from './bench/report.js';
 import { ROOT } from './bench/root.js';
 import { DATASET_NAMES, makeDataset, makeDataset2d, type DatasetName } from './datasets.js';
 
@@ -216,11 +217,7 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const report = sections.join('\n\n') + '\n';
-  process.stdout.write(report);
-  if (s.out) {
-    mkdirSync(dirname(s.out), { recursive: true });
-    writeFileSync(s.out, report);
-  }
+  publishReport(report, s.out);
 }
 
 main().catch((err) => {

@@ -2,16 +2,16 @@
 // approximate_Hausdorff_distance with the same number of samples, on real and synthetic mesh pairs.
 // Prints a markdown report; see `scripts/bench-surface --help`. This file only orchestrates; the parts
 // live in scripts/bench/.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 import { cudaDevice, probeBackend, type DeviceInfo } from '../src/backends.js';
 import { defaultSampleCount } from '../src/sampling/sample-mesh.js';
 import { pointSurfaceDistances } from '../src/surface.js';
 import { prepareCgal, runCgal, type CgalProbe } from './bench/cgal.js';
 import { disturbed, measureUndisturbed } from './bench/outside-load.js';
-import { formatMs, formatSeconds } from './bench/report.js';
+import { formatMs, formatSeconds, publishReport } from './bench/report.js';
 import { makeSurfaceCase, type SurfaceCaseName } from './bench/surface-cases.js';
 import { measureOurs, type SurfaceOutcome } from './bench/surface-ours.js';
 import { detailTable, mainTable, rowWarnings, surfaceHeader, type CaseRow } from './bench/surface-report.js';
@@ -88,12 +88,7 @@ async function main(): Promise<void> {
     `Details: each method's split of its best run (ours: milliseconds of both directions together), and the directed HDs, ours / CGAL (CGAL's difference from ours):\n\n${detailTable(rows)}`,
     ...(warnings.length > 0 ? [warnings.map((w) => `- ${w}`).join('\n')] : []),
   ].join('\n\n') + '\n';
-  process.stdout.write(report);
-  if (s.out) {
-    mkdirSync(dirname(s.out), { recursive: true });
-    writeFileSync(s.out, report);
-    log(`report written to ${s.out}`);
-  }
+  publishReport(report, s.out, log);
 }
 
 main().catch((err) => {

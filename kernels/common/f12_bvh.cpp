@@ -5,12 +5,7 @@
 namespace xhd {
 
 F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t count) {
-  std::vector<float> centroid(3 * count);
-  for (uint64_t t = 0; t < count; ++t)
-    for (int i = 0; i < 3; ++i)
-      centroid[3 * t + i] =
-          (xyz[3ull * triangles[3 * t] + i] + xyz[3ull * triangles[3 * t + 1] + i] + xyz[3ull * triangles[3 * t + 2] + i]) / 3.f;
-  const std::vector<uint32_t> sorted = morton_order(centroid.data(), count);
+  const std::vector<uint32_t> sorted = triangle_morton_order(xyz, triangles, count);
   F12Mesh m;
   m.shape = f12_shape(static_cast<uint32_t>(count));
   m.triangle.assign(sorted.begin(), sorted.end());

@@ -26,15 +26,18 @@ std::vector<uint32_t> morton_order(const float* xyz, uint64_t count) {
   return order;
 }
 
-TriangleBvh build_triangle_bvh(const float* xyz, const uint32_t* triangles, uint64_t count) {
-  TriangleBvh bvh;
-  // Triangles in Morton order of their centroids.
+std::vector<uint32_t> triangle_morton_order(const float* xyz, const uint32_t* triangles, uint64_t count) {
   std::vector<float> centroid(3 * count);
   for (uint64_t t = 0; t < count; ++t)
     for (int i = 0; i < 3; ++i)
       centroid[3 * t + i] =
           (xyz[3ull * triangles[3 * t] + i] + xyz[3ull * triangles[3 * t + 1] + i] + xyz[3ull * triangles[3 * t + 2] + i]) / 3.f;
-  const std::vector<uint32_t> sorted = morton_order(centroid.data(), count);
+  return morton_order(centroid.data(), count);
+}
+
+TriangleBvh build_triangle_bvh(const float* xyz, const uint32_t* triangles, uint64_t count) {
+  TriangleBvh bvh;
+  const std::vector<uint32_t> sorted = triangle_morton_order(xyz, triangles, count);
   bvh.triangle.resize(count);
   bvh.corners.resize(9 * count);
   for (uint64_t s = 0; s < count; ++s) {

@@ -44,6 +44,9 @@ struct TriangleBvh {
 // queries share the most of their search paths.
 std::vector<uint32_t> morton_order(const float* xyz, uint64_t count);
 
+// Triangle indices in Morton order of their centroids (vertex indices must already be checked).
+std::vector<uint32_t> triangle_morton_order(const float* xyz, const uint32_t* triangles, uint64_t count);
+
 // Builds the hierarchy; vertex indices must already be checked against the vertex count.
 TriangleBvh build_triangle_bvh(const float* xyz, const uint32_t* triangles, uint64_t triangle_count);
 

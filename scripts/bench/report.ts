@@ -1,7 +1,8 @@
 // The markdown report: number formatting, the per-size tables, and the header of machine facts.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { dirname } from 'node:path';
 
 import { METHOD_NAMES, referenceHd, type CaseRow, type MethodName, type Ours, type Peer } from './methods.js';
 import { disturbed, OUTSIDE_LOAD_LIMIT } from './outside-load.js';
@@ -123,4 +124,13 @@ export function header(settings: Settings, peers: Record<Peer, PeerProbe>, argv:
     '- Ratios: how many times faster grid is. ✗: HD differs from the first finished method by more than 1e-6 relative.',
     `- †: other processes kept more than ${OUTSIDE_LOAD_LIMIT} cores busy during this measurement (after up to two retries), so it may be inflated.`,
   ].join('\n');
+}
+
+/** Prints the report on stdout and, with --out, writes it to that file too (its folder made if missing). */
+export function publishReport(report: string, out: string | undefined, log?: (line: string) => void): void {
+  process.stdout.write(report);
+  if (!out) return;
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, report);
+  log?.(`report written to ${out}`);
 }
