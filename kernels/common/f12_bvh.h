@@ -139,4 +139,7 @@ struct F12Mesh {
 // Sorts the triangles by the Morton code of their centroid. Vertex indices must already be checked.
 F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t triangle_count);
 
+// The tight box of every node, leaves first (from their corners), then level by level up.
+LargeVector<Box> f12_boxes(const F12Mesh& mesh, int threads);
+
 }  // namespace xhd

@@ -15,7 +15,6 @@
 namespace xhd {
 namespace {
 
-constexpr size_t kRefitBlock = 16384;
 // The breadth-first start hands each thread this many subtrees (on average) to search depth first.
 constexpr size_t kFrontPerThread = 32;
 // Widening of a moved box or slab, relative to the coordinates: the rounding of a posed vertex to float
@@ -32,32 +31,6 @@ struct Tree {
   Corners3 slot(uint32_t s) const { return load_corners(mesh.corners.data() + 9ull * s); }
   bool leaf(uint32_t node) const { return f12_level(node) == depth(); }
 };
-
-void refit(Tree& t, int threads) {
-  const F12Shape& s = t.mesh.shape;
-  const uint64_t leaves = 1ull << s.depth, first_leaf = leaves - 1;
-  const float* corners = t.mesh.corners.data();
-  t.boxes.resize(f12_node_count(s));
-  parallel_blocks(leaves, kRefitBlock, threads, [&](size_t begin, size_t end, int) {
-    for (size_t i = begin; i < end; ++i) {
-      Box box;
-      box_make_empty(box);
-      for (uint32_t slot = f12_leaf_first(s, i); slot < f12_leaf_first(s, i + 1); ++slot)
-        for (int k = 0; k < 3; ++k) box_grow(box, corners + 9ull * slot + 3 * k);
-      t.boxes[first_leaf + i] = box;
-    }
-  });
-  for (uint32_t level = s.depth; level-- > 0;) {
-    const uint64_t count = 1ull << level, first = count - 1;
-    parallel_blocks(count, kRefitBlock, count >= 2 * kRefitBlock ? threads : 1, [&](size_t begin, size_t end, int) {
-      for (size_t i = begin; i < end; ++i) {
-        Box box = t.boxes[f12_node(level + 1, 2 * i)];
-        box_merge(box, t.boxes[f12_node(level + 1, 2 * i + 1)]);
-        t.boxes[first + i] = box;
-      }
-    });
-  }
-}
 
 // B as A sees it under the query's pose, found per node when the search reaches it: nothing of B is
 // re-posed or refitted per query. A box moves to a parallelepiped, bounded by its axis-aligned box and,
@@ -338,7 +311,7 @@ class F12Distance final : public CpuMeshDistance {
       : which_(o.which), threads_(resolve_thread_count(o.threads)) {
     for (auto [tree, mesh] : {std::pair<Tree*, const xhd_mesh*>{&a_, &a}, {&b_, &b}}) {
       tree->mesh = build_f12_mesh(mesh->xyz, mesh->triangles, mesh->triangle_count);
-      refit(*tree, threads_);
+      tree->boxes = f12_boxes(tree->mesh, threads_);
       if (o.which & XHD_DISTANCE_MIN) tree->slabs = build_slabs(tree->mesh, tree->boxes.data(), threads_);
     }
   }

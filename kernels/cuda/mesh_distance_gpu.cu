@@ -10,6 +10,8 @@
 #include "../common/elapsed.h"
 #include "../common/f12_bvh.h"
 #include "../common/mesh_distance_common.h"
+#include "../common/normal_slab_build.h"
+#include "../common/parallel.h"
 #include "cuda_check.h"
 #include "device_memory.h"
 #include "device_session.h"
@@ -34,6 +36,14 @@ struct TreeView {
   const float* corners;
   const uint32_t* triangle;
   Box* boxes;
+  const Slab* slabs;  // in the mesh's own frame; null when only the maximum is asked for
+};
+
+// How B's slabs move with this query's pose: only for a rigid pose, widened by eps for rounding.
+struct SlabMotion {
+  Pose pose;
+  double eps;
+  bool rigid;
 };
 
 // The running bound (enhanced box bounds and exact distances), the best exact squared distance, and the
@@ -142,7 +152,7 @@ __global__ void descent_kernel(TreeView a, TreeView b, SearchState* s) {
 template <bool kMax>
 __global__ void __launch_bounds__(kThreads) expand_kernel(TreeView a, TreeView b, const uint2* in, uint64_t generated,
                                                           uint32_t la, uint32_t lb, uint32_t ka, uint32_t kb,
-                                                          double slack, SearchState* s, uint2* out) {
+                                                          double slack, SlabMotion motion, SearchState* s, uint2* out) {
   __shared__ double block_bound[kThreads / 32];
   const uint64_t t = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
   double mine = kMax ? -1.0 : static_cast<double>(INFINITY);
@@ -155,7 +165,13 @@ __global__ void __launch_bounds__(kThreads) expand_kernel(TreeView a, TreeView b
     child.x = static_cast<uint32_t>(f12_node(la + ka, (pa << ka) + (j >> kb)));
     child.y = static_cast<uint32_t>(f12_node(lb + kb, (pb << kb) + (j & ((1ull << kb) - 1))));
     const Box ba = a.boxes[child.x], bb = b.boxes[child.y];
-    keep = !cut<kMax>(box_key<kMax>(ba, bb), read_double(&s->bound), slack);
+    const double bound = read_double(&s->bound);
+    keep = !cut<kMax>(box_key<kMax>(ba, bb), bound, slack);
+    // The normal slabs (minimum only): facing patches of smooth surfaces part long before their boxes do.
+    if (!kMax && keep && motion.rigid && a.slabs != nullptr) {
+      const Slab sb = move_slab(b.slabs[child.y], motion.pose.m, motion.eps);
+      keep = !cut<kMax>(slab_gap2(centred(ba), a.slabs[child.x], centred(bb), sb), bound, slack);
+    }
     if (keep) mine = kMax ? box_max_lower2(ba, bb) : box_min_upper2(ba, bb);
   }
   // Warp-aggregated append.
@@ -236,6 +252,16 @@ class F12GpuDistance final : public GpuMeshDistance {
     cudaStream_t s = stream_.get();
     a_shape_ = fa.shape;
     b_shape_ = fb.shape;
+    if (o.which & XHD_DISTANCE_MIN) {
+      const int threads = resolve_thread_count(o.threads);
+      const LargeVector<Box> a_local = f12_boxes(fa, threads), b_local = f12_boxes(fb, threads);
+      const LargeVector<Slab> sa = build_slabs(fa, a_local.data(), threads), sb = build_slabs(fb, b_local.data(), threads);
+      a_slabs_ = upload(memory_, sa.data(), sa.size(), s);
+      b_slabs_ = upload(memory_, sb.data(), sb.size(), s);
+      for (int k = 0; k < 3; ++k)
+        b_local_scale_ = std::fmax(b_local_scale_, std::fmax(std::fabs(b_local[0].min[k]), std::fabs(b_local[0].max[k])));
+      XHD_CUDA(cudaStreamSynchronize(s));  // the host arrays go out of scope
+    }
     a_corners_ = upload(memory_, fa.corners.data(), fa.corners.size(), s);
     a_triangle_ = upload(memory_, fa.triangle.data(), fa.triangle.size(), s);
     b_source_ = upload(memory_, fb.corners.data(), fb.corners.size(), s);
@@ -271,6 +297,9 @@ class F12GpuDistance final : public GpuMeshDistance {
     log.mark("pose and refit B");
     if (bad) throw InvalidArgument("the pose moves B's vertices beyond the float range");
     const double slack = pruning_slack(a_root_, b_root);
+    double moved_scale = 0.0;
+    for (int k = 0; k < 3; ++k) moved_scale = std::fmax(moved_scale, std::fmax(std::fabs(b_root.min[k]), std::fabs(b_root.max[k])));
+    motion_ = {p, 4e-7 * (moved_scale + b_local_scale_), b_slabs_.get() != nullptr && is_rigid(p.m)};
     if (which_ & XHD_DISTANCE_MIN) r.min = search<false>(p, slack, r, log);
     if (which_ & XHD_DISTANCE_MAX) r.max = search<true>(p, slack, r, log);
     r.query_ms = elapsed_ms(start);
@@ -278,8 +307,8 @@ class F12GpuDistance final : public GpuMeshDistance {
   }
 
  private:
-  TreeView view_a() { return {a_shape_, a_corners_.get(), a_triangle_.get(), a_boxes_.get()}; }
-  TreeView view_b() { return {b_shape_, b_corners_.get(), b_triangle_.get(), b_boxes_.get()}; }
+  TreeView view_a() { return {a_shape_, a_corners_.get(), a_triangle_.get(), a_boxes_.get(), a_slabs_.get()}; }
+  TreeView view_b() { return {b_shape_, b_corners_.get(), b_triangle_.get(), b_boxes_.get(), b_slabs_.get()}; }
 
   void refit(const TreeView& t) {
     cudaStream_t s = stream_.get();
@@ -365,7 +394,7 @@ class F12GpuDistance final : public GpuMeshDistance {
       const int next = current == 0 ? 1 : 0;
       XHD_CUDA(cudaMemsetAsync(&state_.get()->count, 0, sizeof(unsigned int), s));
       expand_kernel<kMax><<<blocks_for(generated, kThreads), kThreads, 0, s>>>(
-          a, b, front, generated, la, lb, ka, kb, slack, state_.get(), fronts_at(depth).buffer[next].get());
+          a, b, front, generated, la, lb, ka, kb, slack, motion_, state_.get(), fronts_at(depth).buffer[next].get());
       XHD_CUDA_LAUNCHED("expand_kernel");
       unsigned int count = 0;
       XHD_CUDA(cudaMemcpyAsync(&count, &state_.get()->count, sizeof(count), cudaMemcpyDeviceToHost, s));
@@ -420,6 +449,9 @@ class F12GpuDistance final : public GpuMeshDistance {
   DeviceArray<float> a_corners_, b_source_, b_corners_;
   DeviceArray<uint32_t> a_triangle_, b_triangle_;
   DeviceArray<Box> a_boxes_, b_boxes_;
+  DeviceArray<Slab> a_slabs_, b_slabs_;
+  double b_local_scale_ = 0.0;
+  SlabMotion motion_{};
   DeviceArray<SearchState> state_;
   DeviceArray<int> bad_;
   std::vector<Fronts> fronts_;
