@@ -391,7 +391,8 @@ class F12GpuDistance final : public GpuMeshDistance {
           expand<kMax>(front + first, std::min(piece, n - first), la, lb, depth + 1, slack, found, r, log);
         return;
       }
-      const int next = current == 0 ? 1 : 0;
+      // Never write the buffer being read: the first front may be one of this depth's buffers (the root's).
+      const int next = current >= 0 ? 1 - current : (in == fronts_at(depth).buffer[0].get() ? 1 : 0);
       XHD_CUDA(cudaMemsetAsync(&state_.get()->count, 0, sizeof(unsigned int), s));
       expand_kernel<kMax><<<blocks_for(generated, kThreads), kThreads, 0, s>>>(
           a, b, front, generated, la, lb, ka, kb, slack, motion_, state_.get(), fronts_at(depth).buffer[next].get());
