@@ -8,3 +8,7 @@ export { readGeometry, parseGeometry } from './io/read.js';
 export type { Geometry, Bounds, FileFormat, ReadOptions } from './io/geometry.js';
 export { XhdError, UsageError, InputError, OutputError, NativeError } from './errors.js';
 export { XHD_VERSION } from './version.js';
+export { MeshDistance, meshDistance, DISTANCE_METHODS, IDENTITY_POSE } from './mesh-distance.js';
+export type { MeshDistanceOptions, DistancePair, DistanceQuery, DistanceMethod, Pose } from './mesh-distance.js';
+export { pointSurfaceDistances, pointSurfaceDistancesOnly, SURFACE_METHODS } from './surface.js';
+export type { SurfaceOptions, SurfaceDistances, SurfaceMeasure, SurfaceMethod, TriangleMesh } from './surface.js';
