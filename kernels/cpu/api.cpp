@@ -59,7 +59,7 @@ int32_t point_surface_distance(const xhd_points* points, const xhd_mesh* mesh, c
 
 // The opaque context of the C ABI: the CPU backend's is one distance engine.
 struct xhd_distance_context {
-  std::unique_ptr<xhd::CpuMeshDistance> engine;
+  std::unique_ptr<xhd::MeshDistanceEngine> engine;
 };
 
 extern "C" {

@@ -305,7 +305,7 @@ class Search {
   std::atomic<double> bound_{0.0};
 };
 
-class F12Distance final : public CpuMeshDistance {
+class F12Distance final : public MeshDistanceEngine {
  public:
   F12Distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o)
       : which_(o.which), threads_(resolve_thread_count(o.threads)) {
@@ -332,7 +332,7 @@ class F12Distance final : public CpuMeshDistance {
 
 }  // namespace
 
-std::unique_ptr<CpuMeshDistance> make_cpu_f12_distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o) {
+std::unique_ptr<MeshDistanceEngine> make_cpu_f12_distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o) {
   return std::make_unique<F12Distance>(a, b, o);
 }
 

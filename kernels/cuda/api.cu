@@ -61,7 +61,7 @@ int32_t point_surface_distance(const xhd_points* points, const xhd_mesh* mesh, c
 
 // The opaque context of the C ABI: the distance engine and the device it lives on.
 struct xhd_distance_context {
-  std::unique_ptr<xhd::GpuMeshDistance> engine;
+  std::unique_ptr<xhd::MeshDistanceEngine> engine;
   int device = 0;
 };
 

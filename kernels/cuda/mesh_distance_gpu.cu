@@ -241,7 +241,7 @@ DeviceArray<T> upload(DeviceMemory& memory, const T* host, size_t count, cudaStr
   return out;
 }
 
-class F12GpuDistance final : public GpuMeshDistance {
+class F12GpuDistance final : public MeshDistanceEngine {
  public:
   F12GpuDistance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o)
       : which_(o.which), memory_(device_memory_budget(o.device), stream_.get()),
@@ -462,8 +462,8 @@ class F12GpuDistance final : public GpuMeshDistance {
 
 }  // namespace
 
-std::unique_ptr<GpuMeshDistance> make_gpu_mesh_distance(const xhd_mesh& a, const xhd_mesh& b,
-                                                        const xhd_distance_options& options) {
+std::unique_ptr<MeshDistanceEngine> make_gpu_mesh_distance(const xhd_mesh& a, const xhd_mesh& b,
+                                                           const xhd_distance_options& options) {
   return std::make_unique<F12GpuDistance>(a, b, options);
 }
 

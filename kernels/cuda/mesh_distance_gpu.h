@@ -5,18 +5,12 @@
 
 #include <memory>
 
-#include "xhd.h"
+#include "../common/mesh_distance_engine.h"
 
 namespace xhd {
 
-class GpuMeshDistance {
- public:
-  virtual ~GpuMeshDistance() = default;
-  virtual void query(const double* pose, xhd_distance_result& result) = 0;
-};
-
 // Arguments must already be checked and the device made current.
-std::unique_ptr<GpuMeshDistance> make_gpu_mesh_distance(const xhd_mesh& a, const xhd_mesh& b,
-                                                        const xhd_distance_options& options);
+std::unique_ptr<MeshDistanceEngine> make_gpu_mesh_distance(const xhd_mesh& a, const xhd_mesh& b,
+                                                           const xhd_distance_options& options);
 
 }  // namespace xhd

@@ -12,7 +12,7 @@
 namespace xhd {
 namespace {
 
-class BruteDistance final : public CpuMeshDistance {
+class BruteDistance final : public MeshDistanceEngine {
  public:
   BruteDistance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o)
       : which_(o.which), threads_(resolve_thread_count(o.threads)),
@@ -68,7 +68,7 @@ class BruteDistance final : public CpuMeshDistance {
 
 }  // namespace
 
-std::unique_ptr<CpuMeshDistance> make_brute_distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o) {
+std::unique_ptr<MeshDistanceEngine> make_brute_distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o) {
   return std::make_unique<BruteDistance>(a, b, o);
 }
 
