@@ -17,6 +17,8 @@ namespace {
 
 // The breadth-first start hands each thread this many subtrees (on average) to search depth first.
 constexpr size_t kFrontPerThread = 32;
+// Greedy descents from the best subtrees of that front, before the depth-first searches.
+constexpr size_t kDescents = 16;
 // Widening of a moved box or slab, relative to the coordinates: the rounding of a posed vertex to float
 // (2^-24 a coordinate), of R u to float, and of the double arithmetic, with room to spare.
 constexpr double kMovedSlack = 4e-7;
@@ -164,9 +166,14 @@ class Search {
 
   Candidate run(uint64_t& box_pairs, uint64_t& triangle_pairs) {
     std::vector<Worker> workers(threads_);
-    greedy_descent(workers[0]);
+    greedy_descent(workers[0], {0, 0, key(0, 0)});
     std::vector<NodePair> front = breadth_first_front(workers[0]);
     std::sort(front.begin(), front.end(), [](const NodePair& x, const NodePair& y) { return x.key < y.key; });
+    // More starting answers from the most promising subtrees, in parallel: the bound the depth-first
+    // searches start from decides how many pairs they test in vain.
+    parallel_blocks(std::min(front.size(), kDescents), 1, threads_, [&](size_t begin, size_t end, int tid) {
+      for (size_t i = begin; i < end; ++i) greedy_descent(workers[tid], front[i]);
+    });
     parallel_blocks(front.size(), 1, threads_, [&](size_t begin, size_t end, int tid) {
       for (size_t i = begin; i < end; ++i) depth_first(front[i], workers[tid]);
     });
@@ -248,8 +255,7 @@ class Search {
   bool leaf_pair(const NodePair& p) const { return a_.leaf(p.a) && b_.tree().leaf(p.b); }
 
   // Straight down the most promising children: a first exact answer, so pruning starts tight.
-  void greedy_descent(Worker& w) {
-    NodePair p{0, 0, key(0, 0)};
+  void greedy_descent(Worker& w, NodePair p) {
     NodePair next[4];
     while (!leaf_pair(p)) {
       if (children(p, w, next) == 0) return;
