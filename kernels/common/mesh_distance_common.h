@@ -34,16 +34,17 @@ XHD_HD Candidate empty_candidate() {
   return c;
 }
 
+// The largest absolute coordinate a box reaches.
+inline double largest_coordinate(const Box& b) {
+  double scale = 0.0;
+  for (int k = 0; k < 3; ++k) scale = std::fmax(scale, std::fmax(std::fabs(b.min[k]), std::fabs(b.max[k])));
+  return scale;
+}
+
 // Box bounds and exact distances round differently; pruning keeps every pair within this slack of the
 // bound, so no pair whose rounded exact distance could win (or tie) is ever cut. 1e-12 of the largest
 // coordinate is far above the rounding of either and far below any distance a user reads.
-inline double pruning_slack(const Box& a, const Box& b) {
-  double scale = 0.0;
-  for (int k = 0; k < 3; ++k)
-    scale = std::fmax(scale, std::fmax(std::fmax(std::fabs(a.min[k]), std::fabs(a.max[k])),
-                                       std::fmax(std::fabs(b.min[k]), std::fabs(b.max[k]))));
-  return 1e-12 * scale;
-}
+inline double pruning_slack(double largest_coordinate) { return 1e-12 * largest_coordinate; }
 
 inline void write_pair(const Candidate& c, xhd_distance_pair& out) {
   out.distance = std::sqrt(c.d2);

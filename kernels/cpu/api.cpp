@@ -1,17 +1,14 @@
 // The C ABI entry points of the CPU backend: validate, dispatch, and turn every C++ exception into a
 // status code plus a last-error message, since nothing may unwind into the FFI caller.
-#include <chrono>
-#include <memory>
 #include <string>
 
 #include "directed.h"
+#include "../common/distance_context.h"
+#include "../common/parallel.h"
 #include "../common/status_guard.h"
 #include "../common/validate.h"
-#include "../common/elapsed.h"
-#include "../common/parallel.h"
 #include "mesh_distance.h"
 #include "surface_distance.h"
-#include "../common/mesh_distance_common.h"
 #include "xhd.h"
 
 namespace {
@@ -57,11 +54,6 @@ int32_t point_surface_distance(const xhd_points* points, const xhd_mesh* mesh, c
 
 }  // namespace
 
-// The opaque context of the C ABI: the CPU backend's is one distance engine.
-struct xhd_distance_context {
-  std::unique_ptr<xhd::MeshDistanceEngine> engine;
-};
-
 extern "C" {
 
 XHD_API int32_t xhd_abi_version(void) { return XHD_ABI_VERSION; }
@@ -93,29 +85,14 @@ XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_m
 
 XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options,
                                             xhd_distance_context** context, double* build_ms) {
-  if (context != nullptr) *context = nullptr;
-  return xhd::guarded([&] {
-    if (context == nullptr) throw InvalidArgument("context must not be null");
-    xhd::check_distance_call(a, b, options);
-    const auto start = std::chrono::steady_clock::now();
-    auto made = std::make_unique<xhd_distance_context>();
-    made->engine = options->method == XHD_DISTANCE_BRUTE ? xhd::make_brute_distance(*a, *b, *options)
-                                                         : xhd::make_cpu_f12_distance(*a, *b, *options);
-    if (build_ms != nullptr) *build_ms = xhd::elapsed_ms(start);
-    *context = made.release();
-    return int32_t(XHD_OK);
+  return xhd::create_distance_context(a, b, options, context, build_ms, -1, [&](const xhd_distance_options& o) {
+    return o.method == XHD_DISTANCE_BRUTE ? xhd::make_brute_distance(*a, *b, o) : xhd::make_cpu_f12_distance(*a, *b, o);
   });
 }
 
 XHD_API int32_t xhd_distance_query(xhd_distance_context* context, const double* pose_b, xhd_distance_result* result,
                                    xhd_progress*) {
-  return xhd::guarded([&] {
-    if (context == nullptr || result == nullptr) throw InvalidArgument("context and result must not be null");
-    xhd::reset_distance_result(*result);
-    xhd::check_pose(pose_b);
-    context->engine->query(pose_b, *result);
-    return int32_t(XHD_OK);
-  });
+  return xhd::query_distance_context(context, pose_b, result, [](xhd_distance_context&) {});
 }
 
 XHD_API void xhd_distance_context_destroy(xhd_distance_context* context) { delete context; }

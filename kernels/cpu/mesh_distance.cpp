@@ -44,15 +44,15 @@ class PosedB {
     std::copy(pose, pose + 12, m_);
     for (int i = 0; i < 9; ++i) abs_[i] = std::fabs(m_[4 * (i / 3) + i % 3]);
     rigid_ = is_rigid(m_);
-    double local = 0.0;
-    for (int k = 0; k < 3; ++k) local = std::fmax(local, std::fmax(std::fabs(b.boxes[0].min[k]), std::fabs(b.boxes[0].max[k])));
     const CentredBox root = moved(0, 0.0);
-    double moved_scale = 0.0;
-    for (int k = 0; k < 3; ++k) moved_scale = std::fmax(moved_scale, std::fabs(dget(root.c, k)) + dget(root.h, k));
+    for (int k = 0; k < 3; ++k) moved_scale_ = std::fmax(moved_scale_, std::fabs(dget(root.c, k)) + dget(root.h, k));
     // Every posed vertex lies within the moved root box (to rounding): finite there means finite everywhere.
-    if (!(moved_scale < 3e38)) throw InvalidArgument("the pose moves B's vertices beyond the float range");
-    eps_ = kMovedSlack * (moved_scale + local);
+    if (!(moved_scale_ < 3e38)) throw InvalidArgument("the pose moves B's vertices beyond the float range");
+    eps_ = kMovedSlack * (moved_scale_ + largest_coordinate(b.boxes[0]));
   }
+
+  // The largest coordinate of B as posed (its moved root box).
+  double moved_scale() const { return moved_scale_; }
 
   // The node's box moved, as centre and half extents of its axis-aligned bound in A's frame, widened.
   CentredBox moved(uint32_t node, double widen) const {
@@ -99,6 +99,7 @@ class PosedB {
   double m_[12];
   double abs_[9];
   bool rigid_ = false;
+  double moved_scale_ = 0.0;
   double eps_ = 0.0;
 };
 
@@ -151,16 +152,8 @@ bool cut_key(double key, double bound2, double slack) {
 template <bool kMax>
 class Search {
  public:
-  Search(const Tree& a, const PosedB& b, int threads) : a_(a), b_(b), threads_(threads) {
-    const CentredBox ra = centred(a.boxes[0]), rb = b.moved(0);
-    Box both[2];
-    for (int k = 0; k < 3; ++k) {
-      both[0].min[k] = a.boxes[0].min[k], both[0].max[k] = a.boxes[0].max[k];
-      both[1].min[k] = static_cast<float>(dget(rb.c, k) - dget(rb.h, k));
-      both[1].max[k] = static_cast<float>(dget(rb.c, k) + dget(rb.h, k));
-    }
-    slack_ = pruning_slack(both[0], both[1]);
-    (void)ra;
+  Search(const Tree& a, const PosedB& b, int threads)
+      : a_(a), b_(b), threads_(threads), slack_(pruning_slack(std::fmax(largest_coordinate(a.boxes[0]), b.moved_scale()))) {
     bound_.store(kMax ? -1.0 : static_cast<double>(INFINITY));
   }
 
@@ -307,7 +300,7 @@ class Search {
   const Tree& a_;
   const PosedB& b_;
   const int threads_;
-  double slack_ = 0.0;
+  const double slack_;
   std::atomic<double> bound_{0.0};
 };
 

@@ -1,12 +1,11 @@
 // The C ABI entry points of the CUDA backend: validate (shared with the CPU backend), pick the device,
 // run, and turn every exception into a status code plus a last-error message.
 #include <cstdio>
-#include <chrono>
 #include <cstring>
-#include <memory>
 #include <new>
 #include <string>
 
+#include "../common/distance_context.h"
 #include "../common/status_guard.h"
 #include "../common/progress.h"
 #include "../common/validate.h"
@@ -14,8 +13,6 @@
 #include "device_session.h"
 #include "hausdorff_gpu.h"
 #include "mesh_distance_gpu.h"
-#include "../common/mesh_distance_common.h"
-#include "../common/elapsed.h"
 #include "surface_gpu.h"
 #include "xhd.h"
 
@@ -58,12 +55,6 @@ int32_t point_surface_distance(const xhd_points* points, const xhd_mesh* mesh, c
 }
 
 }  // namespace
-
-// The opaque context of the C ABI: the distance engine and the device it lives on.
-struct xhd_distance_context {
-  std::unique_ptr<xhd::MeshDistanceEngine> engine;
-  int device = 0;
-};
 
 extern "C" {
 
@@ -120,34 +111,18 @@ XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_m
 
 XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options,
                                             xhd_distance_context** context, double* build_ms) {
-  if (context != nullptr) *context = nullptr;
-  return xhd::guarded([&] {
-    if (context == nullptr) throw xhd::InvalidArgument("context must not be null");
-    xhd::check_distance_call(a, b, options);
-    if (options->method == XHD_DISTANCE_BRUTE)
+  const int device = options != nullptr ? options->device : 0;
+  return xhd::create_distance_context(a, b, options, context, build_ms, device, [&](const xhd_distance_options& o) {
+    if (o.method == XHD_DISTANCE_BRUTE)
       throw xhd::InvalidArgument("the brute distance method is the CPU reference implementation; use the CPU backend");
-    use_device(options->device);
-    const auto start = std::chrono::steady_clock::now();
-    auto made = std::make_unique<xhd_distance_context>();
-    made->engine = xhd::make_gpu_mesh_distance(*a, *b, *options);
-    made->device = options->device;
-    if (build_ms != nullptr) *build_ms = xhd::elapsed_ms(start);
-    *context = made.release();
-    return int32_t(XHD_OK);
+    use_device(o.device);
+    return xhd::make_gpu_mesh_distance(*a, *b, o);
   });
 }
 
 XHD_API int32_t xhd_distance_query(xhd_distance_context* context, const double* pose_b, xhd_distance_result* result,
                                    xhd_progress*) {
-  return xhd::guarded([&] {
-    if (context == nullptr || result == nullptr) throw xhd::InvalidArgument("context and result must not be null");
-    xhd::reset_distance_result(*result);
-    xhd::check_pose(pose_b);
-    use_device(context->device);
-    context->engine->query(pose_b, *result);
-    result->device = context->device;
-    return int32_t(XHD_OK);
-  });
+  return xhd::query_distance_context(context, pose_b, result, [](xhd_distance_context& c) { use_device(c.device); });
 }
 
 XHD_API void xhd_distance_context_destroy(xhd_distance_context* context) {

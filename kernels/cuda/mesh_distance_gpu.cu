@@ -258,8 +258,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
       const LargeVector<Slab> sa = build_slabs(fa, a_local.data(), threads), sb = build_slabs(fb, b_local.data(), threads);
       a_slabs_ = upload(memory_, sa.data(), sa.size(), s);
       b_slabs_ = upload(memory_, sb.data(), sb.size(), s);
-      for (int k = 0; k < 3; ++k)
-        b_local_scale_ = std::fmax(b_local_scale_, std::fmax(std::fabs(b_local[0].min[k]), std::fabs(b_local[0].max[k])));
+      b_local_scale_ = largest_coordinate(b_local[0]);
       XHD_CUDA(cudaStreamSynchronize(s));  // the host arrays go out of scope
     }
     a_corners_ = upload(memory_, fa.corners.data(), fa.corners.size(), s);
@@ -296,9 +295,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
     PhaseLog log(s);
     log.mark("pose and refit B");
     if (bad) throw InvalidArgument("the pose moves B's vertices beyond the float range");
-    const double slack = pruning_slack(a_root_, b_root);
-    double moved_scale = 0.0;
-    for (int k = 0; k < 3; ++k) moved_scale = std::fmax(moved_scale, std::fmax(std::fabs(b_root.min[k]), std::fabs(b_root.max[k])));
+    const double moved_scale = largest_coordinate(b_root);
+    const double slack = pruning_slack(std::fmax(largest_coordinate(a_root_), moved_scale));
     motion_ = {p, 4e-7 * (moved_scale + b_local_scale_), b_slabs_.get() != nullptr && is_rigid(p.m)};
     if (which_ & XHD_DISTANCE_MIN) r.min = search<false>(p, slack, r, log);
     if (which_ & XHD_DISTANCE_MAX) r.max = search<true>(p, slack, r, log);

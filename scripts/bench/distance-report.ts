@@ -1,6 +1,5 @@
 // The markdown report of scripts/bench-distance: a header of machine facts and method notes, one table per
 // comparison (here: ours CPU against FCL; device: ours GPU against ours CPU), and a table of details.
-import { availableParallelism, loadavg, totalmem } from 'node:os';
 
 import type { DeviceInfo } from '../../src/backends.js';
 import { percentile, type DistanceOutcome } from './distance-outcome.js';
@@ -8,7 +7,7 @@ import { SCENE_NOTES, type DistanceSceneName } from './distance-scenes.js';
 import type { DistanceSettings } from './distance-settings.js';
 import type { FclProbe } from './fcl.js';
 import { disturbed, OUTSIDE_LOAD_LIMIT } from './outside-load.js';
-import { cpuModel, formatMs, formatRatio, libraryVersion, shellQuote } from './report.js';
+import { formatMs, formatRatio, gpuDescription, libraryVersion, runLines } from './report.js';
 
 /** FCL's distance may differ from ours by this much relative, plus FLOAT_SLACK times the scene's extent. */
 export const FCL_RELATIVE_TOLERANCE = 1e-5;
@@ -145,25 +144,22 @@ export function distanceWarnings(rows: DistanceRow[]): string[] {
 }
 
 export function distanceHeader(s: DistanceSettings, argv: string[], gpu: DeviceInfo | { reason: string }, fcl: FclProbe): string {
-  const gpuLine = !s.sides.includes('cuda') ? 'not asked for (--backends)'
-    : 'reason' in gpu ? `none usable (${gpu.reason}): the GPU columns are skipped`
-      : `${gpu.name} (compute ${gpu.computeCapability}, ${gpu.multiprocessors} SMs, ${(gpu.totalMemoryBytes / 2 ** 30).toFixed(0)} GiB, driver ${gpu.driverVersion}, CUDA runtime ${gpu.runtimeVersion})`;
+  const gpuLine = !s.sides.includes('cuda') ? 'not asked for (--backends)' : gpuDescription(gpu);
   const fclLine = !s.sides.includes('fcl') ? 'not asked for (--backends)' : 'error' in fcl ? `skipped: ${fcl.error}`
     : `FCL ${fcl.version}, one thread (FCL's distance query is sequential); harness scripts/fcl_mesh_distance.cpp (g++ -O3 -march=native), ` +
       '`BVHModel<OBBRSS>` for both meshes, `fcl::distance` with rel_err = abs_err = 0 (exact), A at the identity and B at the frame\'s pose';
   return [
     '# Distance benchmark: mesh–mesh minimum and maximum distance',
     '',
-    `- Command: \`${['scripts/bench-distance', ...argv].map(shellQuote).join(' ')}\``,
-    `- Date: ${new Date().toISOString()}`,
-    `- CPU: ${cpuModel()}, ${availableParallelism()} logical cores; memory ${(totalmem() / 2 ** 30).toFixed(1)} GiB; load average at start ${loadavg()[0].toFixed(2)}`,
+    ...runLines('scripts/bench-distance', argv),
     `- GPU: ${gpuLine}`,
     `- Code: build/ (native libraries, not rebuilt by the benchmark) and dist/ from ${libraryVersion(['kernels', 'src'])}; Node ${process.version}`,
     `- Peer: ${fclLine}`,
     `- Ours: \`MeshDistance\` (method bvh), ${s.threads} CPU threads; both hierarchies built once per scene, then one \`query(pose)\` per frame`,
     `- Frames: ${s.frames} poses of B per scene; every side first answers frame 0 once untimed (warm-up), then every frame in order.`,
-    '  ms/frame: the mean over the frames; p50, p95: nearest-rank percentiles. Ours: the library\'s own query time (posing B,',
-    '  refitting its boxes, the traversal, exact triangle tests; GPU: plus its uploads and downloads). FCL: the `fcl::distance` call, timed',
+    '  ms/frame: the mean over the frames; p50, p95: nearest-rank percentiles. Ours: the library\'s own query time (the traversal',
+    '  and exact triangle tests, with B moved by the pose on the way on the CPU; GPU: posing and refitting B on the device, and the',
+    '  uploads and downloads). FCL: the `fcl::distance` call, timed',
     '  in its process. Build: ours `MeshDistance.create` (both hierarchies; GPU: and their upload), FCL both `BVHModel`s. Never file writing or reading.',
     `- Limit ${s.timeoutS} s per side per scene (build and frames); a side that timed out shows the frames it finished.`,
     '- Ratios: how many times faster the second is (per frame: from the means). Agreement, frame by frame: ours CPU and GPU must give',

@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 
+import type { DeviceInfo } from '../../src/backends.js';
 import { METHOD_NAMES, referenceHd, type CaseRow, type MethodName, type Ours, type Peer } from './methods.js';
 import { disturbed, OUTSIDE_LOAD_LIMIT } from './outside-load.js';
 import { PYTHON, type PeerProbe } from './peers.js';
@@ -105,15 +106,28 @@ export function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The first facts of every benchmark report: the command that made it, when, and on what CPU. */
+export function runLines(script: string, argv: string[]): string[] {
+  return [
+    `- Command: \`${[script, ...argv].map(shellQuote).join(' ')}\``,
+    `- Date: ${new Date().toISOString()}`,
+    `- CPU: ${cpuModel()}, ${availableParallelism()} logical cores; memory ${(totalmem() / 2 ** 30).toFixed(1)} GiB; load average at start ${loadavg()[0].toFixed(2)}`,
+  ];
+}
+
+/** A GPU as a report names it, or why there is none. */
+export function gpuDescription(gpu: DeviceInfo | { reason: string }): string {
+  return 'reason' in gpu ? `none usable (${gpu.reason}): the GPU columns are skipped`
+    : `${gpu.name} (compute ${gpu.computeCapability}, ${gpu.multiprocessors} SMs, ${(gpu.totalMemoryBytes / 2 ** 30).toFixed(0)} GiB, driver ${gpu.driverVersion}, CUDA runtime ${gpu.runtimeVersion})`;
+}
+
 /** The report's title and the facts needed to reproduce or judge it: command, machine, versions, method notes. */
 export function header(settings: Settings, peers: Record<Peer, PeerProbe>, argv: string[]): string {
   const peerLine = (p: Peer) => (peers[p].error ? `not available (${peers[p].error})` : `${peers[p].version}`);
   return [
     '# CPU benchmark: point-set Hausdorff distance',
     '',
-    `- Command: \`${['scripts/bench-cpu', ...argv].map(shellQuote).join(' ')}\``,
-    `- Date: ${new Date().toISOString()}`,
-    `- CPU: ${cpuModel()}, ${availableParallelism()} logical cores; memory ${(totalmem() / 2 ** 30).toFixed(1)} GiB; load average at start ${loadavg()[0].toFixed(2)}`,
+    ...runLines('scripts/bench-cpu', argv),
     `- Native library: build/libxhd_cpu.so from ${libraryVersion()}`,
     `- Node ${process.version}; ${PYTHON}: SciPy ${peerLine('scipy')}, Open3D ${peerLine('open3d')}`,
     `- grid and eb threads: ${settings.threads}; SciPy single-threaded; Open3D uses all cores (OpenMP)`,

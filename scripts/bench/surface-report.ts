@@ -1,11 +1,10 @@
 // The markdown report of scripts/bench-surface: a header of machine facts and method notes, the main
 // table (HD, times, ratios) and a table of details (each method's split, HD per direction).
-import { availableParallelism, loadavg, totalmem } from 'node:os';
 
 import type { DeviceInfo } from '../../src/backends.js';
 import type { CgalProbe } from './cgal.js';
 import { disturbed, OUTSIDE_LOAD_LIMIT } from './outside-load.js';
-import { cpuModel, formatMs, formatRatio, libraryVersion, shellQuote } from './report.js';
+import { formatMs, formatRatio, gpuDescription, libraryVersion, runLines } from './report.js';
 import { CASE_NOTES, type SurfaceCaseName } from './surface-cases.js';
 import type { SurfaceOutcome } from './surface-ours.js';
 import type { SurfaceSettings } from './surface-settings.js';
@@ -113,17 +112,13 @@ export function rowWarnings(rows: CaseRow[]): string[] {
 }
 
 export function surfaceHeader(s: SurfaceSettings, argv: string[], gpu: DeviceInfo | { reason: string }, cgal: CgalProbe): string {
-  const gpuLine = 'reason' in gpu ? `none usable (${gpu.reason}): the GPU columns are skipped`
-    : `${gpu.name} (compute ${gpu.computeCapability}, ${gpu.multiprocessors} SMs, ${(gpu.totalMemoryBytes / 2 ** 30).toFixed(0)} GiB, driver ${gpu.driverVersion}, CUDA runtime ${gpu.runtimeVersion})`;
   const cgalLine = 'error' in cgal ? `skipped: ${cgal.error}`
     : `CGAL ${cgal.version}, ${cgal.tbb ? `TBB, ${s.threads} threads` : 'no TBB headers: sequential'}; harness scripts/cgal_surface_hausdorff.cpp (g++ -O3 -march=native)`;
   return [
     '# Surface benchmark: mesh-to-mesh Hausdorff distance',
     '',
-    `- Command: \`${['scripts/bench-surface', ...argv].map(shellQuote).join(' ')}\``,
-    `- Date: ${new Date().toISOString()}`,
-    `- CPU: ${cpuModel()}, ${availableParallelism()} logical cores; memory ${(totalmem() / 2 ** 30).toFixed(1)} GiB; load average at start ${loadavg()[0].toFixed(2)}`,
-    `- GPU: ${gpuLine}`,
+    ...runLines('scripts/bench-surface', argv),
+    `- GPU: ${gpuDescription(gpu)}`,
     `- Code: build/ (native libraries, not rebuilt by the benchmark) and dist/ from ${libraryVersion(['kernels', 'src'])}; Node ${process.version}`,
     `- Peer: ${cgalLine}`,
     `- Ours: method ${s.method ?? 'grid'}; ${s.threads} CPU threads; area sampling, seed ${s.seed} for A and ${s.seed + 1} for B; best of ${s.repeat} runs for every method`,
