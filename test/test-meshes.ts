@@ -1,4 +1,4 @@
-// Meshes the surface tests build: spheres with a known tessellation error, a cube, random triangle soups
+// Meshes the surface and distance tests build: spheres with a known tessellation error, a torus, a cube, random triangle soups
 // with every kind of degenerate triangle, and writers for OFF files.
 import { writeFileSync } from 'node:fs';
 
@@ -25,6 +25,23 @@ export function uvSphere(r: number, rings: number, segments: number): TriangleMe
       triangles.push(at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j), at(i + 1, j + 1), at(i, j + 1));
     }
   }
+  return { positions: new Float32Array(positions), triangles: new Uint32Array(triangles) };
+}
+
+/** A torus about the z axis: ring radius R, tube radius r, `along` cells around the ring, `around` around the tube. */
+export function torus(R: number, r: number, along: number, around: number): TriangleMesh {
+  const positions: number[] = [];
+  for (let i = 0; i < along; i++) {
+    const phi = (2 * Math.PI * i) / along;
+    for (let j = 0; j < around; j++) {
+      const theta = (2 * Math.PI * j) / around, ring = R + r * Math.cos(theta);
+      positions.push(ring * Math.cos(phi), ring * Math.sin(phi), r * Math.sin(theta));
+    }
+  }
+  const at = (i: number, j: number) => (i % along) * around + (j % around);
+  const triangles: number[] = [];
+  for (let i = 0; i < along; i++)
+    for (let j = 0; j < around; j++) triangles.push(at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j), at(i + 1, j + 1), at(i, j + 1));
   return { positions: new Float32Array(positions), triangles: new Uint32Array(triangles) };
 }
 

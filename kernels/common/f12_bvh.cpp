@@ -1,14 +1,61 @@
 #include "f12_bvh.h"
 
+#include <algorithm>
+
 #include "parallel.h"
-#include "triangle_bvh.h"
 
 namespace xhd {
+namespace {
 
-F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t count) {
-  const std::vector<uint32_t> sorted = triangle_morton_order(xyz, triangles, count);
+struct Centroid {
+  float at[3];
+  uint32_t triangle;
+};
+
+// The triangles in the order of a kd-tree with the f12 tree's shape: every node's run of slots is split
+// where the f12 layout puts its children's boundary, along the longest side of its centroids' box. Every
+// subtree is then a compact set of triangles. (A Morton order, cut at the fixed f12 boundaries, puts
+// far-apart triangles in one node wherever the curve jumps, and those nodes' boxes stay large.)
+std::vector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triangles, const F12Shape& s, int threads) {
+  const uint64_t count = s.triangles;
+  std::vector<Centroid> c(count);
+  parallel_blocks(count, 65536, threads, [&](size_t begin, size_t end, int) {
+    for (size_t t = begin; t < end; ++t) {
+      for (int i = 0; i < 3; ++i)
+        c[t].at[i] = (xyz[3ull * triangles[3 * t] + i] + xyz[3ull * triangles[3 * t + 1] + i] + xyz[3ull * triangles[3 * t + 2] + i]) / 3.f;
+      c[t].triangle = static_cast<uint32_t>(t);
+    }
+  });
+  for (uint32_t level = 0; level < s.depth; ++level) {
+    const uint32_t shift = s.depth - level;
+    parallel_blocks(1ull << level, std::max<uint64_t>(1, 65536 >> shift), threads, [&](size_t begin, size_t end, int) {
+      for (size_t i = begin; i < end; ++i) {
+        const uint64_t first = f12_leaf_first(s, i << shift), last = f12_leaf_first(s, (i + 1) << shift);
+        const uint64_t middle = f12_leaf_first(s, (2 * i + 1) << (shift - 1));
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (uint64_t k = first; k < last; ++k)
+          for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], c[k].at[j]), hi[j] = std::max(hi[j], c[k].at[j]);
+        int axis = 0;
+        for (int j = 1; j < 3; ++j)
+          if (hi[j] - lo[j] > hi[axis] - lo[axis]) axis = j;
+        // Ties go by triangle index, so the order is the same on every platform.
+        std::nth_element(c.begin() + first, c.begin() + middle, c.begin() + last, [axis](const Centroid& x, const Centroid& y) {
+          return x.at[axis] < y.at[axis] || (x.at[axis] == y.at[axis] && x.triangle < y.triangle);
+        });
+      }
+    });
+  }
+  std::vector<uint32_t> order(count);
+  for (uint64_t k = 0; k < count; ++k) order[k] = c[k].triangle;
+  return order;
+}
+
+}  // namespace
+
+F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t count, int threads) {
   F12Mesh m;
   m.shape = f12_shape(static_cast<uint32_t>(count));
+  const std::vector<uint32_t> sorted = triangle_kd_order(xyz, triangles, m.shape, threads);
   m.triangle.assign(sorted.begin(), sorted.end());
   m.corners.resize(9 * count);
   for (uint64_t s = 0; s < count; ++s)

@@ -1,5 +1,5 @@
 // The f12-BVH of gDist (../shared/papers/gdist-mesh-distance-gpu.txt, section 7.3): a full binary tree
-// over Morton-ordered triangles with 2^depth leaves of 1 or 2 triangles each, stored implicitly in
+// over the triangles with 2^depth leaves of 1 or 2 triangles each, stored implicitly in
 // breadth-first order (node (level, i) at 2^level - 1 + i), boxes only. The k-th descendants of a node
 // are a contiguous run, found by shifts, so one thread per descendant pair needs no pointers. Boxes are
 // tight (from the float corners, never enlarged), which the enhanced bounds below rely on.
@@ -57,6 +57,18 @@ XHD_HD double box_gap2(const Box& a, const Box& b) {
     s += g * g;
   }
   return s;
+}
+
+// A box as centre and half extents, in double (exact for float boxes).
+struct CentredBox {
+  Dvec3 c, h;
+};
+
+XHD_HD CentredBox centred(const Box& b) {
+  return {{0.5 * (static_cast<double>(b.min[0]) + b.max[0]), 0.5 * (static_cast<double>(b.min[1]) + b.max[1]),
+           0.5 * (static_cast<double>(b.min[2]) + b.max[2])},
+          {0.5 * (static_cast<double>(b.max[0]) - b.min[0]), 0.5 * (static_cast<double>(b.max[1]) - b.min[1]),
+           0.5 * (static_cast<double>(b.max[2]) - b.min[2])}};
 }
 
 // Upper bound of the maximum distance (squared): the boxes' farthest corners.
@@ -136,8 +148,9 @@ struct F12Mesh {
   LargeVector<float> corners;      // as given (A) or the source of every pose (B)
 };
 
-// Sorts the triangles by the Morton code of their centroid. Vertex indices must already be checked.
-F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t triangle_count);
+// Orders the triangles as a kd-tree of the f12 shape (the paper sorts by Morton code; see f12_bvh.cpp).
+// Vertex indices must already be checked.
+F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t triangle_count, int threads);
 
 // The tight box of every node, leaves first (from their corners), then level by level up.
 LargeVector<Box> f12_boxes(const F12Mesh& mesh, int threads);

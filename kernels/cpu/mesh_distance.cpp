@@ -9,25 +9,25 @@
 #include "../common/elapsed.h"
 #include "../common/f12_bvh.h"
 #include "../common/mesh_distance_common.h"
-#include "../common/normal_slab_build.h"
+#include "../common/oriented_box_build.h"
 #include "../common/parallel.h"
 
 namespace xhd {
 namespace {
 
-// The breadth-first start hands each thread this many subtrees (on average) to search depth first.
+// The breadth-first start hands each thread this many subtrees (on average) to search.
 constexpr size_t kFrontPerThread = 32;
-// Greedy descents from the best subtrees of that front, before the depth-first searches.
+// Greedy descents from the best subtrees of that front, before the searches.
 constexpr size_t kDescents = 16;
-// Widening of a moved box or slab, relative to the coordinates: the rounding of a posed vertex to float
-// (2^-24 a coordinate), of R u to float, and of the double arithmetic, with room to spare.
+// Widening of a moved box, relative to the coordinates: the rounding of a posed vertex to float
+// (2^-24 a coordinate) and of the double arithmetic, with room to spare.
 constexpr double kMovedSlack = 4e-7;
 
-// One mesh's f12 hierarchy in its own frame, built once: boxes, and slabs for the minimum.
+// One mesh's f12 hierarchy in its own frame, built once: tight boxes, and oriented boxes for the minimum.
 struct Tree {
   F12Mesh mesh;
   LargeVector<Box> boxes;  // implicit breadth-first layout
-  LargeVector<Slab> slabs;
+  LargeVector<OrientedBox> oriented;
 
   uint32_t depth() const { return mesh.shape.depth; }
   Corners3 slot(uint32_t s) const { return load_corners(mesh.corners.data() + 9ull * s); }
@@ -35,9 +35,9 @@ struct Tree {
 };
 
 // B as A sees it under the query's pose, found per node when the search reaches it: nothing of B is
-// re-posed or refitted per query. A box moves to a parallelepiped, bounded by its axis-aligned box and,
-// for a rigid pose, by its own three axes; slabs move with rigid poses; corners are posed exactly as
-// pre-posed vertices would be (pose_vertex), so the exact distances are the same bits.
+// re-posed or refitted per query. A box moves to a parallelepiped, bounded by its axis-aligned box;
+// oriented boxes move with rigid poses; corners are posed exactly as pre-posed vertices would be
+// (pose_vertex), so the exact distances are the same bits.
 class PosedB {
  public:
   PosedB(const Tree& b, const double* pose) : b_(b) {
@@ -66,24 +66,9 @@ class PosedB {
   }
   CentredBox moved(uint32_t node) const { return moved(node, eps_); }
 
-  // Rigid poses: how far A's box and B's node are apart along B's own axes (columns of R).
-  double own_axes_gap(const CentredBox& a, uint32_t node, const CentredBox& b_moved) const {
-    if (!rigid_) return 0.0;
-    const Box& local = b_.boxes[node];
-    double gap = 0.0;
-    for (int j = 0; j < 3; ++j) {
-      const Dvec3 r = {m_[j], m_[4 + j], m_[8 + j]};
-      const double ac = ddot(a.c, r), ah = a.h.x * std::fabs(r.x) + a.h.y * std::fabs(r.y) + a.h.z * std::fabs(r.z);
-      const double bc = ddot(b_moved.c, r), bh = 0.5 * (static_cast<double>(local.max[j]) - local.min[j]) + eps_;
-      gap = std::fmax(gap, std::fmax((bc - bh) - (ac + ah), (ac - ah) - (bc + bh)));
-    }
-    return gap;
-  }
-
-  Slab slab(uint32_t node) const {
-    if (!rigid_ || b_.slabs.empty()) return Slab{{0.f, 0.f, 0.f}, 0.0, 0.0};
-    return move_slab(b_.slabs[node], m_, eps_);
-  }
+  // Oriented boxes stay boxes only under a rigid pose.
+  bool oriented() const { return rigid_ && !b_.oriented.empty(); }
+  MovedOrientedBox oriented(uint32_t node) const { return move_oriented_box(b_.oriented[node], m_, eps_); }
 
   Corners3 slot(uint32_t s) const {
     const float* c = b_.mesh.corners.data() + 9ull * s;
@@ -162,14 +147,12 @@ class Search {
     greedy_descent(workers[0], {0, 0, key(0, 0)});
     std::vector<NodePair> front = breadth_first_front(workers[0]);
     std::sort(front.begin(), front.end(), [](const NodePair& x, const NodePair& y) { return x.key < y.key; });
-    // More starting answers from the most promising subtrees, in parallel: the bound the depth-first
-    // searches start from decides how many pairs they test in vain.
+    // More starting answers from the most promising subtrees, in parallel: the tighter the bound the
+    // searches start from, the fewer pairs they keep in vain.
     parallel_blocks(std::min(front.size(), kDescents), 1, threads_, [&](size_t begin, size_t end, int tid) {
       for (size_t i = begin; i < end; ++i) greedy_descent(workers[tid], front[i]);
     });
-    parallel_blocks(front.size(), 1, threads_, [&](size_t begin, size_t end, int tid) {
-      for (size_t i = begin; i < end; ++i) depth_first(front[i], workers[tid]);
-    });
+    parallel_blocks(threads_, 1, threads_, [&](size_t begin, size_t, int tid) { best_first(front, begin, workers[tid]); });
     Candidate best = empty_candidate<kMax>();
     for (const Worker& w : workers) {
       if (better_candidate<kMax>(w.best, best)) best = w.best;
@@ -183,7 +166,7 @@ class Search {
   struct Worker {
     Candidate best = empty_candidate<kMax>();
     uint64_t box_pairs = 0, triangle_pairs = 0;
-    std::vector<NodePair> stack;
+    std::vector<NodePair> heap;
   };
 
   void tighten(double bound2) {
@@ -195,17 +178,15 @@ class Search {
 
   bool cut(double key) const { return cut_key<kMax>(key, bound_.load(std::memory_order_relaxed), slack_); }
 
-  // The pair's key: for the minimum the largest of the lower bounds (boxes, B's own axes, slabs),
-  // cheapest first and stopping once one cuts; for the maximum the boxes' farthest spread.
+  // The pair's key: for the minimum the larger of two lower bounds (the boxes' gap, cheap, and for rigid
+  // poses the oriented boxes' gap), the second skipped when the first cuts; for the maximum the boxes'
+  // farthest spread.
   double key(uint32_t na, uint32_t nb) const {
     const CentredBox a = centred(a_.boxes[na]), b = b_.moved(nb);
     if (kMax) return -centred_far2(a, b);
-    double key = centred_gap2(a, b);
-    if (cut(key)) return key;
-    const double axes = b_.own_axes_gap(a, nb, b);
-    key = std::fmax(key, axes > 0.0 ? axes * axes : 0.0);
-    if (cut(key) || a_.slabs.empty()) return key;
-    return std::fmax(key, slab_gap2(a, a_.slabs[na], b, b_.slab(nb)));
+    const double key = centred_gap2(a, b);
+    if (cut(key) || !b_.oriented()) return key;
+    return std::fmax(key, oriented_gap2(a_.oriented[na], b_.oriented(nb)));
   }
 
   // Every triangle pair of two leaves (1 or 2 triangles each).
@@ -280,20 +261,40 @@ class Search {
     return front;
   }
 
-  void depth_first(const NodePair& start, Worker& w) {
-    std::vector<NodePair>& stack = w.stack;
-    stack.assign(1, start);
+  // Best first over the front entries t, t + threads, ...: the threads' heaps together visit pairs in about
+  // the order of one global best-first search, and each stops at its first pair that the bound cuts.
+  void best_first(const std::vector<NodePair>& front, size_t t, Worker& w) {
+    std::vector<NodePair>& heap = w.heap;
+    heap.clear();
+    const auto later = [](const NodePair& x, const NodePair& y) { return x.key > y.key; };
+    for (size_t i = t; i < front.size(); i += threads_) heap.push_back(front[i]);
+    std::make_heap(heap.begin(), heap.end(), later);
     NodePair kids[4];
-    while (!stack.empty()) {
-      const NodePair p = stack.back();
-      stack.pop_back();
-      if (cut(p.key)) continue;
-      if (leaf_pair(p)) {
-        leaves(p.a, p.b, w);
-        continue;
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      NodePair p = heap.back();
+      heap.pop_back();
+      // Down from p while its best child still comes before every pair waiting in the heap: the same
+      // order as pushing and popping that child, without the heap's work.
+      for (;;) {
+        if (cut(p.key)) return;  // every pair left has a larger key
+        if (leaf_pair(p)) {
+          leaves(p.a, p.b, w);
+          break;
+        }
+        const int n = children(p, w, kids);
+        for (int i = 1; i < n; ++i) {
+          heap.push_back(kids[i]);
+          std::push_heap(heap.begin(), heap.end(), later);
+        }
+        if (n == 0) break;
+        if (!heap.empty() && later(kids[0], heap.front())) {
+          heap.push_back(kids[0]);
+          std::push_heap(heap.begin(), heap.end(), later);
+          break;
+        }
+        p = kids[0];
       }
-      const int n = children(p, w, kids);
-      for (int i = n; i-- > 0;) stack.push_back(kids[i]);  // the best child on top
     }
   }
 
@@ -309,9 +310,9 @@ class F12Distance final : public MeshDistanceEngine {
   F12Distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o)
       : which_(o.which), threads_(resolve_thread_count(o.threads)) {
     for (auto [tree, mesh] : {std::pair<Tree*, const xhd_mesh*>{&a_, &a}, {&b_, &b}}) {
-      tree->mesh = build_f12_mesh(mesh->xyz, mesh->triangles, mesh->triangle_count);
+      tree->mesh = build_f12_mesh(mesh->xyz, mesh->triangles, mesh->triangle_count, threads_);
       tree->boxes = f12_boxes(tree->mesh, threads_);
-      if (o.which & XHD_DISTANCE_MIN) tree->slabs = build_slabs(tree->mesh, tree->boxes.data(), threads_);
+      if (o.which & XHD_DISTANCE_MIN) tree->oriented = build_oriented_boxes(tree->mesh, threads_);
     }
   }
 

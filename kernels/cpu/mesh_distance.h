@@ -1,6 +1,6 @@
 // The CPU backend's mesh–mesh distance: both f12 hierarchies built once; per query B stays in its own
-// frame (boxes, slabs and leaf corners moved by the pose as the search reaches them) and threads search
-// the pairs of nodes best first. Or every triangle pair: the double-precision reference.
+// frame (boxes, oriented boxes and leaf corners moved by the pose as the search reaches them) and threads
+// search the pairs of nodes best first. Or every triangle pair: the double-precision reference.
 #pragma once
 
 #include <memory>

@@ -10,7 +10,7 @@
 #include "../common/elapsed.h"
 #include "../common/f12_bvh.h"
 #include "../common/mesh_distance_common.h"
-#include "../common/normal_slab_build.h"
+#include "../common/oriented_box_build.h"
 #include "../common/parallel.h"
 #include "cuda_check.h"
 #include "device_memory.h"
@@ -36,11 +36,11 @@ struct TreeView {
   const float* corners;
   const uint32_t* triangle;
   Box* boxes;
-  const Slab* slabs;  // in the mesh's own frame; null when only the maximum is asked for
+  const OrientedBox* oriented;  // in the mesh's own frame; null when only the maximum is asked for
 };
 
-// How B's slabs move with this query's pose: only for a rigid pose, widened by eps for rounding.
-struct SlabMotion {
+// How B's oriented boxes move with this query's pose: only for a rigid pose, widened by eps for rounding.
+struct Motion {
   Pose pose;
   double eps;
   bool rigid;
@@ -152,7 +152,7 @@ __global__ void descent_kernel(TreeView a, TreeView b, SearchState* s) {
 template <bool kMax>
 __global__ void __launch_bounds__(kThreads) expand_kernel(TreeView a, TreeView b, const uint2* in, uint64_t generated,
                                                           uint32_t la, uint32_t lb, uint32_t ka, uint32_t kb,
-                                                          double slack, SlabMotion motion, SearchState* s, uint2* out) {
+                                                          double slack, Motion motion, SearchState* s, uint2* out) {
   __shared__ double block_bound[kThreads / 32];
   const uint64_t t = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
   double mine = kMax ? -1.0 : static_cast<double>(INFINITY);
@@ -167,10 +167,11 @@ __global__ void __launch_bounds__(kThreads) expand_kernel(TreeView a, TreeView b
     const Box ba = a.boxes[child.x], bb = b.boxes[child.y];
     const double bound = read_double(&s->bound);
     keep = !cut<kMax>(box_key<kMax>(ba, bb), bound, slack);
-    // The normal slabs (minimum only): facing patches of smooth surfaces part long before their boxes do.
-    if (!kMax && keep && motion.rigid && a.slabs != nullptr) {
-      const Slab sb = move_slab(b.slabs[child.y], motion.pose.m, motion.eps);
-      keep = !cut<kMax>(slab_gap2(centred(ba), a.slabs[child.x], centred(bb), sb), bound, slack);
+    // The oriented boxes (minimum only): patches of smooth surfaces facing each other, or side by side,
+    // part long before their axis-aligned boxes do.
+    if (!kMax && keep && motion.rigid && a.oriented != nullptr) {
+      const MovedOrientedBox ob = move_oriented_box(b.oriented[child.y], motion.pose.m, motion.eps);
+      keep = !cut<kMax>(oriented_gap2(a.oriented[child.x], ob), bound, slack);
     }
     if (keep) mine = kMax ? box_max_lower2(ba, bb) : box_min_upper2(ba, bb);
   }
@@ -247,17 +248,17 @@ class F12GpuDistance final : public MeshDistanceEngine {
       : which_(o.which), memory_(device_memory_budget(o.device), stream_.get()),
         a_xyz_(a.xyz, a.xyz + 3 * a.vertex_count), a_tri_(a.triangles, a.triangles + 3 * a.triangle_count),
         b_xyz_(b.xyz, b.xyz + 3 * b.vertex_count), b_tri_(b.triangles, b.triangles + 3 * b.triangle_count) {
-    const F12Mesh fa = build_f12_mesh(a.xyz, a.triangles, a.triangle_count);
-    const F12Mesh fb = build_f12_mesh(b.xyz, b.triangles, b.triangle_count);
+    const int threads = resolve_thread_count(o.threads);
+    const F12Mesh fa = build_f12_mesh(a.xyz, a.triangles, a.triangle_count, threads);
+    const F12Mesh fb = build_f12_mesh(b.xyz, b.triangles, b.triangle_count, threads);
     cudaStream_t s = stream_.get();
     a_shape_ = fa.shape;
     b_shape_ = fb.shape;
     if (o.which & XHD_DISTANCE_MIN) {
-      const int threads = resolve_thread_count(o.threads);
-      const LargeVector<Box> a_local = f12_boxes(fa, threads), b_local = f12_boxes(fb, threads);
-      const LargeVector<Slab> sa = build_slabs(fa, a_local.data(), threads), sb = build_slabs(fb, b_local.data(), threads);
-      a_slabs_ = upload(memory_, sa.data(), sa.size(), s);
-      b_slabs_ = upload(memory_, sb.data(), sb.size(), s);
+      const LargeVector<Box> b_local = f12_boxes(fb, threads);
+      const LargeVector<OrientedBox> oa = build_oriented_boxes(fa, threads), ob = build_oriented_boxes(fb, threads);
+      a_oriented_ = upload(memory_, oa.data(), oa.size(), s);
+      b_oriented_ = upload(memory_, ob.data(), ob.size(), s);
       b_local_scale_ = largest_coordinate(b_local[0]);
       XHD_CUDA(cudaStreamSynchronize(s));  // the host arrays go out of scope
     }
@@ -297,7 +298,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     if (bad) throw InvalidArgument("the pose moves B's vertices beyond the float range");
     const double moved_scale = largest_coordinate(b_root);
     const double slack = pruning_slack(std::fmax(largest_coordinate(a_root_), moved_scale));
-    motion_ = {p, 4e-7 * (moved_scale + b_local_scale_), b_slabs_.get() != nullptr && is_rigid(p.m)};
+    motion_ = {p, 4e-7 * (moved_scale + b_local_scale_), b_oriented_.get() != nullptr && is_rigid(p.m)};
     if (which_ & XHD_DISTANCE_MIN) r.min = search<false>(p, slack, r, log);
     if (which_ & XHD_DISTANCE_MAX) r.max = search<true>(p, slack, r, log);
     r.query_ms = elapsed_ms(start);
@@ -305,8 +306,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
   }
 
  private:
-  TreeView view_a() { return {a_shape_, a_corners_.get(), a_triangle_.get(), a_boxes_.get(), a_slabs_.get()}; }
-  TreeView view_b() { return {b_shape_, b_corners_.get(), b_triangle_.get(), b_boxes_.get(), b_slabs_.get()}; }
+  TreeView view_a() { return {a_shape_, a_corners_.get(), a_triangle_.get(), a_boxes_.get(), a_oriented_.get()}; }
+  TreeView view_b() { return {b_shape_, b_corners_.get(), b_triangle_.get(), b_boxes_.get(), b_oriented_.get()}; }
 
   void refit(const TreeView& t) {
     cudaStream_t s = stream_.get();
@@ -448,9 +449,9 @@ class F12GpuDistance final : public MeshDistanceEngine {
   DeviceArray<float> a_corners_, b_source_, b_corners_;
   DeviceArray<uint32_t> a_triangle_, b_triangle_;
   DeviceArray<Box> a_boxes_, b_boxes_;
-  DeviceArray<Slab> a_slabs_, b_slabs_;
+  DeviceArray<OrientedBox> a_oriented_, b_oriented_;
   double b_local_scale_ = 0.0;
-  SlabMotion motion_{};
+  Motion motion_{};
   DeviceArray<SearchState> state_;
   DeviceArray<int> bad_;
   std::vector<Fronts> fronts_;

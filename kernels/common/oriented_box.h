@@ -1,0 +1,71 @@
+// Oriented boxes: per node, a box along the principal axes of the node's vertices. A patch of a smooth
+// surface is thin along its normal and long along the surface, so two patches facing each other, or lying
+// side by side, are told apart at sizes where their axis-aligned boxes (as thick as they are long) still
+// overlap. Used as a lower bound of the minimum distance only; the tight axis-aligned boxes stay for the
+// enhanced bounds.
+#pragma once
+
+#include "point_triangle.h"
+
+namespace xhd {
+
+// Every vertex v of the node satisfies |u_j·(v - c)| <= e_j. The axes are orthonormal to float precision;
+// the bounds below allow for that (the box is the parallelepiped spanned by the dual basis, within 1e-6).
+struct OrientedBox {
+  float c[3];
+  float u[3][3];
+  float e[3];
+};
+
+// A box of B under a rigid pose [M | t]: its centre and axes moved (in double), the half extents widened by
+// the rounding of B's posed vertices to float.
+struct MovedOrientedBox {
+  Dvec3 c;
+  Dvec3 u[3];
+  double e[3];
+};
+
+XHD_HD Dvec3 fvec(const float* v) { return {v[0], v[1], v[2]}; }
+
+XHD_HD MovedOrientedBox move_oriented_box(const OrientedBox& b, const double* m, double eps) {
+  MovedOrientedBox out;
+  double c[3];
+  for (int r = 0; r < 3; ++r) c[r] = ((m[4 * r] * b.c[0] + m[4 * r + 1] * b.c[1]) + m[4 * r + 2] * b.c[2]) + m[4 * r + 3];
+  out.c = {c[0], c[1], c[2]};
+  for (int j = 0; j < 3; ++j) {
+    const float* u = b.u[j];
+    out.u[j] = {m[0] * u[0] + m[1] * u[1] + m[2] * u[2], m[4] * u[0] + m[5] * u[1] + m[6] * u[2],
+                m[8] * u[0] + m[9] * u[1] + m[10] * u[2]};
+    out.e[j] = static_cast<double>(b.e[j]) + eps;
+  }
+  return out;
+}
+
+// Slack for axes orthonormal only to float precision: a share of the other box's extents added to every
+// projected half extent, and a share taken off the squared gap.
+constexpr double kAxisSlack = 1e-6;
+
+// A lower bound of the squared distance between A's box and B's moved box. In A's axes, B's box is bounded
+// by the box of its projections; the gaps on three orthonormal axes add in squares. The same in B's axes;
+// the larger of the two counts.
+XHD_HD double oriented_gap2(const OrientedBox& a, const MovedOrientedBox& b) {
+  const Dvec3 au[3] = {fvec(a.u[0]), fvec(a.u[1]), fvec(a.u[2])};
+  const double ae[3] = {a.e[0], a.e[1], a.e[2]};
+  const Dvec3 d = dsub(b.c, fvec(a.c));
+  double r[3][3];  // r[i][j] = |a_i · b_j| + slack
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r[i][j] = fabs(ddot(au[i], b.u[j])) + kAxisSlack;
+  double in_a = 0.0, in_b = 0.0;
+  for (int i = 0; i < 3; ++i) {
+    const double g = fabs(ddot(au[i], d)) - ae[i] - (b.e[0] * r[i][0] + b.e[1] * r[i][1] + b.e[2] * r[i][2]);
+    if (g > 0.0) in_a += g * g;
+  }
+  const double be_sum = b.e[0] + b.e[1] + b.e[2];
+  for (int j = 0; j < 3; ++j) {
+    const double g = fabs(ddot(b.u[j], d)) - b.e[j] - kAxisSlack * be_sum - (ae[0] * r[0][j] + ae[1] * r[1][j] + ae[2] * r[2][j]);
+    if (g > 0.0) in_b += g * g;
+  }
+  return (in_a > in_b ? in_a : in_b) * (1.0 - 4.0 * kAxisSlack);
+}
+
+}  // namespace xhd

@@ -1,0 +1,17 @@
+// Host side of the oriented boxes (oriented_box.h): one per node of an f12 hierarchy, in the mesh's own
+// frame, built once.
+#pragma once
+
+#include "f12_bvh.h"
+#include "large_buffer.h"
+#include "oriented_box.h"
+
+namespace xhd {
+
+// Axes from the covariance of the node's vertices, extents exact from those vertices.
+LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads);
+
+// Whether the pose's 3x3 part is orthogonal (to 1e-9), so oriented boxes move with it as boxes.
+bool is_rigid(const double* pose);
+
+}  // namespace xhd
