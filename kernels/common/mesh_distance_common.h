@@ -41,6 +41,13 @@ inline double largest_coordinate(const Box& b) {
   return scale;
 }
 
+// The largest absolute coordinate among `count` floats.
+inline double largest_coordinate(const float* xyz, uint64_t count) {
+  double scale = 0.0;
+  for (uint64_t i = 0; i < count; ++i) scale = std::fmax(scale, std::fabs(static_cast<double>(xyz[i])));
+  return scale;
+}
+
 // Box bounds and exact distances round differently; pruning keeps every pair within this slack of the
 // bound, so no pair whose rounded exact distance could win (or tie) is ever cut. 1e-12 of the largest
 // coordinate is far above the rounding of either and far below any distance a user reads.

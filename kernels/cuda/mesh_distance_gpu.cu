@@ -255,11 +255,10 @@ class F12GpuDistance final : public MeshDistanceEngine {
     a_shape_ = fa.shape;
     b_shape_ = fb.shape;
     if (o.which & XHD_DISTANCE_MIN) {
-      const LargeVector<Box> b_local = f12_boxes(fb, threads);
       const LargeVector<OrientedBox> oa = build_oriented_boxes(fa, threads), ob = build_oriented_boxes(fb, threads);
       a_oriented_ = upload(memory_, oa.data(), oa.size(), s);
       b_oriented_ = upload(memory_, ob.data(), ob.size(), s);
-      b_local_scale_ = largest_coordinate(b_local[0]);
+      b_local_scale_ = largest_coordinate(fb.corners.data(), fb.corners.size());
       XHD_CUDA(cudaStreamSynchronize(s));  // the host arrays go out of scope
     }
     a_corners_ = upload(memory_, fa.corners.data(), fa.corners.size(), s);
