@@ -1,11 +1,14 @@
-// A minimal fork-join loop: threads take blocks of [0, n) from a shared counter until none remain.
-// Dynamic blocks keep threads busy when some queries cost far more than others.
+// Fork-join on a pool of sleeping threads, and a loop over blocks of [0, n) taken from a shared counter.
+// The pool is kept because starting a thread costs tens of microseconds on a small VM, as much as a whole
+// mesh-distance query; dynamic blocks keep threads busy when some items cost far more than others.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -18,18 +21,93 @@ inline int resolve_thread_count(int requested) {
   return hw == 0 ? 1 : static_cast<int>(hw);
 }
 
+// Process-wide threads that sleep between jobs. One job at a time: a caller that finds the pool busy (a
+// concurrent query, or a job's own thread asking for more threads) starts threads of its own instead.
+// The pool is never destroyed: its threads sleep until the process exits.
+class WorkerPool {
+ public:
+  static WorkerPool& shared() {
+    static WorkerPool* pool = new WorkerPool();
+    return *pool;
+  }
+
+  // Runs job(t) for t in [0, count): t = 0 on the caller, the rest on other threads; returns when all have
+  // returned. job must not throw.
+  void run(int count, const std::function<void(int)>& job) {
+    if (count <= 1) {
+      if (count == 1) job(0);
+      return;
+    }
+    std::unique_lock<std::mutex> busy(job_mutex_, std::try_to_lock);
+    if (!busy.owns_lock() || inside_pool_thread()) {
+      run_on_new_threads(count, job);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      while (static_cast<int>(threads_.size()) < count - 1) threads_.emplace_back(&WorkerPool::serve, this);
+      job_ = &job;
+      wanted_ = count - 1;
+      claimed_ = 0;
+      finished_ = 0;
+    }
+    wake_.notify_all();
+    job(0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return finished_ == wanted_; });
+    job_ = nullptr;
+  }
+
+ private:
+  WorkerPool() = default;
+
+  static bool& inside_pool_thread() {
+    static thread_local bool inside = false;
+    return inside;
+  }
+
+  static void run_on_new_threads(int count, const std::function<void(int)>& job) {
+    std::vector<std::thread> threads;
+    threads.reserve(count - 1);
+    for (int t = 1; t < count; ++t) threads.emplace_back(job, t);
+    job(0);
+    for (auto& th : threads) th.join();
+  }
+
+  void serve() {
+    inside_pool_thread() = true;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return job_ != nullptr && claimed_ < wanted_; });
+      const int t = ++claimed_;
+      const std::function<void(int)>* job = job_;
+      lock.unlock();
+      (*job)(t);
+      lock.lock();
+      if (++finished_ == wanted_) done_.notify_one();
+    }
+  }
+
+  std::mutex job_mutex_;  // held by the caller for a whole job
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> threads_;
+  const std::function<void(int)>* job_ = nullptr;
+  int wanted_ = 0, claimed_ = 0, finished_ = 0;
+};
+
 // Calls body(begin, end, thread_index) on blocks of at most `grain` items. The first exception thrown
-// by any thread is rethrown on the caller's thread after all threads have joined.
+// by any thread is rethrown on the caller's thread after all threads have finished.
 template <class Body>
 void parallel_blocks(size_t n, size_t grain, int threads, Body body) {
   if (n == 0) return;
   grain = std::max<size_t>(grain, 1);
   const size_t blocks = (n + grain - 1) / grain;
-  const int workers = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), blocks));
+  const int workers = static_cast<int>(std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), blocks));
   std::atomic<size_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
-  auto work = [&](int tid) {
+  WorkerPool::shared().run(workers, [&](int tid) {
     try {
       for (;;) {
         const size_t block = next.fetch_add(1, std::memory_order_relaxed);
@@ -42,12 +120,7 @@ void parallel_blocks(size_t n, size_t grain, int threads, Body body) {
       if (!failure) failure = std::current_exception();
       next.store(blocks, std::memory_order_relaxed);  // stop the others early
     }
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(workers > 0 ? workers - 1 : 0);
-  for (int t = 1; t < workers; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (auto& th : pool) th.join();
+  });
   if (failure) std::rethrow_exception(failure);
 }
 

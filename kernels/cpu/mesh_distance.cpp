@@ -4,6 +4,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "../common/elapsed.h"
@@ -15,10 +18,6 @@
 namespace xhd {
 namespace {
 
-// The breadth-first start hands each thread this many subtrees (on average) to search.
-constexpr size_t kFrontPerThread = 32;
-// Greedy descents from the best subtrees of that front, before the searches.
-constexpr size_t kDescents = 16;
 // Widening of a moved box, relative to the coordinates: the rounding of a posed vertex to float
 // (2^-24 a coordinate) and of the double arithmetic, with room to spare.
 constexpr double kMovedSlack = 4e-7;
@@ -122,18 +121,25 @@ struct NodePair {
   double key;  // minimum: a lower bound of the squared distance; maximum: minus an upper bound
 };
 
+// The pruning limit for a bound: a pair is cut when its key exceeds it. The minimum keeps every pair whose
+// lower bound is within the slack of the best distance, the maximum every pair whose upper bound comes
+// within it; squared once per change of the bound, so no test takes a square root.
 template <bool kMax>
-bool cut_key(double key, double bound2, double slack) {
+double cut_limit(double bound2, double slack) {
   if (kMax) {
-    const double far2 = -key;
-    return far2 < bound2 && std::sqrt(far2) < std::sqrt(bound2) - slack;
+    const double reach = std::sqrt(bound2) - slack;  // NaN while nothing is found: nothing is cut
+    return reach > 0.0 ? -(reach * reach) : static_cast<double>(INFINITY);
   }
-  return key > bound2 && std::sqrt(key) > std::sqrt(bound2) + slack;
+  const double reach = std::sqrt(bound2) + slack;
+  return reach * reach;
 }
 
 // The best-first search over pairs of nodes: the minimum visits the nearest pairs first and cuts those
 // whose lower bound exceeds the best exact distance found (plus a rounding slack); the maximum visits the
-// farthest first and cuts those whose upper bound falls short of it.
+// farthest first and cuts those whose upper bound falls short of it. Each thread takes its best pair and
+// follows the best child down while that child still comes first, keeping the other children for its
+// heap; a thread whose heap runs dry steals half of another's. The caller searches alone first: most
+// searches end before another thread would have woken up.
 template <bool kMax>
 class Search {
  public:
@@ -144,15 +150,14 @@ class Search {
 
   Candidate run(uint64_t& box_pairs, uint64_t& triangle_pairs) {
     std::vector<Worker> workers(threads_);
-    greedy_descent(workers[0], {0, 0, key(0, 0)});
-    std::vector<NodePair> front = breadth_first_front(workers[0]);
-    std::sort(front.begin(), front.end(), [](const NodePair& x, const NodePair& y) { return x.key < y.key; });
-    // More starting answers from the most promising subtrees, in parallel: the tighter the bound the
-    // searches start from, the fewer pairs they keep in vain.
-    parallel_blocks(std::min(front.size(), kDescents), 1, threads_, [&](size_t begin, size_t end, int tid) {
-      for (size_t i = begin; i < end; ++i) greedy_descent(workers[tid], front[i]);
-    });
-    parallel_blocks(threads_, 1, threads_, [&](size_t begin, size_t, int tid) { best_first(front, begin, workers[tid]); });
+    workers[0].heap.push_back({0, 0, key(0, 0, workers[0])});
+    work(workers[0], workers, true, kSoloPairs);
+    if (!workers[0].heap.empty() && threads_ > 1) {
+      active_.store(1);
+      WorkerPool::shared().run(threads_, [&](int t) { work(workers[t], workers, false, UINT64_MAX); });
+    } else if (!workers[0].heap.empty()) {
+      work(workers[0], workers, true, UINT64_MAX);
+    }
     Candidate best = empty_candidate<kMax>();
     for (const Worker& w : workers) {
       if (better_candidate<kMax>(w.best, best)) best = w.best;
@@ -163,11 +168,27 @@ class Search {
   }
 
  private:
-  struct Worker {
+  // Box pairs the caller tests alone before the other threads join (about 0.15 ms).
+  static constexpr uint64_t kSoloPairs = 1024;
+
+  struct alignas(64) Worker {
     Candidate best = empty_candidate<kMax>();
     uint64_t box_pairs = 0, triangle_pairs = 0;
+    std::mutex mutex;           // guards heap: the owner takes from it, the others steal
     std::vector<NodePair> heap;
+    std::vector<NodePair> kept;  // children put aside by a dive, for the heap
+    double seen_bound = std::nan(""), limit = INFINITY;
+    // B's node last moved, kept for the next pairs with the same B node.
+    uint32_t moved_node = UINT32_MAX;
+    bool moved_oriented = false;
+    CentredBox moved_box;
+    MovedOrientedBox oriented;
   };
+
+  struct Later {
+    bool operator()(const NodePair& x, const NodePair& y) const { return x.key > y.key; }
+  };
+  static constexpr Later later{};
 
   void tighten(double bound2) {
     double seen = bound_.load(std::memory_order_relaxed);
@@ -176,17 +197,33 @@ class Search {
     }
   }
 
-  bool cut(double key) const { return cut_key<kMax>(key, bound_.load(std::memory_order_relaxed), slack_); }
+  bool cut(double key, Worker& w) const {
+    const double bound2 = bound_.load(std::memory_order_relaxed);
+    if (!(bound2 == w.seen_bound)) {
+      w.seen_bound = bound2;
+      w.limit = cut_limit<kMax>(bound2, slack_);
+    }
+    return key > w.limit;
+  }
 
   // The pair's key: for the minimum the larger of two lower bounds (the boxes' gap, cheap, and for rigid
   // poses the oriented boxes' gap), the second skipped when the first cuts; for the maximum the boxes'
   // farthest spread.
-  double key(uint32_t na, uint32_t nb) const {
-    const CentredBox a = centred(a_.boxes[na]), b = b_.moved(nb);
-    if (kMax) return -centred_far2(a, b);
-    const double key = centred_gap2(a, b);
-    if (cut(key) || !b_.oriented()) return key;
-    return std::fmax(key, oriented_gap2(a_.oriented[na], b_.oriented(nb)));
+  double key(uint32_t na, uint32_t nb, Worker& w) const {
+    if (w.moved_node != nb) {
+      w.moved_node = nb;
+      w.moved_box = b_.moved(nb);
+      w.moved_oriented = false;
+    }
+    const CentredBox a = centred(a_.boxes[na]);
+    if (kMax) return -centred_far2(a, w.moved_box);
+    const double key = centred_gap2(a, w.moved_box);
+    if (cut(key, w) || !b_.oriented()) return key;
+    if (!w.moved_oriented) {
+      w.oriented = b_.oriented(nb);
+      w.moved_oriented = true;
+    }
+    return std::fmax(key, oriented_gap2(a_.oriented[na], w.oriented));
   }
 
   // Every triangle pair of two leaves (1 or 2 triangles each).
@@ -197,7 +234,7 @@ class Search {
       const Corners3 cb = b_.slot(sb);
       for (uint32_t sa = f12_leaf_first(a_.mesh.shape, ia); sa < f12_leaf_first(a_.mesh.shape, ia + 1); ++sa) {
         const Corners3 ca = a_.slot(sa);
-        if (!kMax && cut(triangle_pair_lower2(ca, cb))) continue;  // the normals separate them too far
+        if (!kMax && cut(triangle_pair_lower2(ca, cb), w)) continue;  // the normals separate them too far
         const PairPoints p = kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb);
         ++w.triangle_pairs;
         const Candidate c{p.d2, a_.mesh.triangle[sa], tb.mesh.triangle[sb], p};
@@ -209,92 +246,107 @@ class Search {
 
   // The child pairs of (a, b) that survive the cut, best first. The larger box is split (two child
   // pairs instead of four, and the smaller box is not cut up before it needs to be).
-  int children(const NodePair& p, Worker& w, NodePair out[4]) {
+  int children(const NodePair& p, Worker& w, NodePair out[2]) {
     const Tree& tb = b_.tree();
-    bool split_a = !a_.leaf(p.a), split_b = !tb.leaf(p.b);
-    if (split_a && split_b) (box_extent2(a_.boxes[p.a]) >= box_extent2(tb.boxes[p.b]) ? split_b : split_a) = false;
+    const bool split_a = !a_.leaf(p.a) && (tb.leaf(p.b) || box_extent2(a_.boxes[p.a]) >= box_extent2(tb.boxes[p.b]));
     int n = 0;
-    for (int i = 0; i < (split_a ? 2 : 1); ++i)
-      for (int j = 0; j < (split_b ? 2 : 1); ++j) {
-        const uint32_t ca = split_a ? 2 * p.a + 1 + i : p.a, cb = split_b ? 2 * p.b + 1 + j : p.b;
-        ++w.box_pairs;
-        const double k = key(ca, cb);
-        if (!cut(k)) out[n++] = {ca, cb, k};
-      }
-    for (int i = 1; i < n; ++i)  // at most four: insertion sort
-      for (int j = i; j > 0 && out[j].key < out[j - 1].key; --j) std::swap(out[j], out[j - 1]);
+    for (uint32_t i = 0; i < 2; ++i) {
+      const uint32_t ca = split_a ? 2 * p.a + 1 + i : p.a, cb = split_a ? p.b : 2 * p.b + 1 + i;
+      ++w.box_pairs;
+      const double k = key(ca, cb, w);
+      if (!cut(k, w)) out[n++] = {ca, cb, k};
+    }
+    if (n == 2 && out[1].key < out[0].key) std::swap(out[0], out[1]);
     return n;
   }
 
   bool leaf_pair(const NodePair& p) const { return a_.leaf(p.a) && b_.tree().leaf(p.b); }
 
-  // Straight down the most promising children: a first exact answer, so pruning starts tight.
-  void greedy_descent(Worker& w, NodePair p) {
-    NodePair next[4];
-    while (!leaf_pair(p)) {
-      if (children(p, w, next) == 0) return;
-      p = next[0];
+  // Pops w's best pair that the bound does not cut, after putting back the children kept by the last dive.
+  bool pop(Worker& w, NodePair& p, double& next_key) {
+    std::lock_guard<std::mutex> lock(w.mutex);
+    for (const NodePair& k : w.kept) {
+      w.heap.push_back(k);
+      std::push_heap(w.heap.begin(), w.heap.end(), later);
     }
-    leaves(p.a, p.b, w);
+    w.kept.clear();
+    if (!w.heap.empty() && cut(w.heap.front().key, w)) w.heap.clear();  // every pair left has a larger key
+    if (w.heap.empty()) return false;
+    std::pop_heap(w.heap.begin(), w.heap.end(), later);
+    p = w.heap.back();
+    w.heap.pop_back();
+    next_key = w.heap.empty() ? INFINITY : w.heap.front().key;
+    return true;
   }
 
-  std::vector<NodePair> breadth_first_front(Worker& w) {
-    std::vector<NodePair> front{{0, 0, key(0, 0)}}, next;
-    const size_t wanted = kFrontPerThread * static_cast<size_t>(threads_);
-    while (front.size() < wanted) {
-      next.clear();
-      bool split = false;
-      NodePair kids[4];
-      for (const NodePair& p : front) {
-        if (cut(p.key)) continue;
-        if (leaf_pair(p)) {
-          next.push_back(p);
-          continue;
-        }
-        split = true;
-        const int n = children(p, w, kids);
-        next.insert(next.end(), kids, kids + n);
-      }
-      front.swap(next);
-      if (!split) break;
+  // Moves every second pair of another worker's heap (a share of its best ones too) into w's.
+  bool steal(Worker& w, std::vector<Worker>& workers) {
+    std::vector<NodePair>& loot = w.kept;
+    for (size_t k = 1; k < workers.size() && loot.empty(); ++k) {
+      Worker& v = workers[(&w - workers.data() + k) % workers.size()];
+      std::lock_guard<std::mutex> lock(v.mutex);
+      if (v.heap.size() < 2) continue;
+      size_t left = 0;
+      for (size_t i = 0; i < v.heap.size(); ++i) (i % 2 ? loot.push_back(v.heap[i]) : void(v.heap[left++] = v.heap[i]));
+      v.heap.resize(left);
+      std::make_heap(v.heap.begin(), v.heap.end(), later);
+      active_.fetch_add(1);  // before v's lock is let go: while v has pairs, it is active
     }
-    return front;
+    return !loot.empty();
   }
 
-  // Best first over the front entries t, t + threads, ...: the threads' heaps together visit pairs in about
-  // the order of one global best-first search, and each stops at its first pair that the bound cuts.
-  void best_first(const std::vector<NodePair>& front, size_t t, Worker& w) {
-    std::vector<NodePair>& heap = w.heap;
-    heap.clear();
-    const auto later = [](const NodePair& x, const NodePair& y) { return x.key > y.key; };
-    for (size_t i = t; i < front.size(); i += threads_) heap.push_back(front[i]);
-    std::make_heap(heap.begin(), heap.end(), later);
-    NodePair kids[4];
-    while (!heap.empty()) {
-      std::pop_heap(heap.begin(), heap.end(), later);
-      NodePair p = heap.back();
-      heap.pop_back();
-      // Down from p while its best child still comes before every pair waiting in the heap: the same
-      // order as pushing and popping that child, without the heap's work.
-      for (;;) {
-        if (cut(p.key)) return;  // every pair left has a larger key
-        if (leaf_pair(p)) {
-          leaves(p.a, p.b, w);
-          break;
+  // Searches from w's heap until no worker has a pair left, stealing from the others when it runs dry;
+  // or, alone, until w's heap is empty or w has tested `stop_at` box pairs (then every pair is back in
+  // the heap). A worker counts as active while it has pairs or follows one down: none active means done.
+  void work(Worker& w, std::vector<Worker>& workers, bool alone, uint64_t stop_at) {
+    bool active = !w.heap.empty();
+    NodePair p;
+    double next_key;
+    for (;;) {
+      if (pop(w, p, next_key)) {
+        dive(p, next_key, w);
+        if (w.box_pairs >= stop_at) {
+          pop_back_kept(w);
+          return;
         }
-        const int n = children(p, w, kids);
-        for (int i = 1; i < n; ++i) {
-          heap.push_back(kids[i]);
-          std::push_heap(heap.begin(), heap.end(), later);
-        }
-        if (n == 0) break;
-        if (!heap.empty() && later(kids[0], heap.front())) {
-          heap.push_back(kids[0]);
-          std::push_heap(heap.begin(), heap.end(), later);
-          break;
-        }
-        p = kids[0];
+        continue;
       }
+      if (alone) return;
+      if (active) active_.fetch_sub(1);
+      active = false;
+      if (active_.load() == 0) return;
+      if (steal(w, workers)) {
+        active = true;
+      } else {
+        std::this_thread::yield();
+      }
+    }
+  }
+
+  void pop_back_kept(Worker& w) {
+    for (const NodePair& k : w.kept) w.heap.push_back(k);
+    w.kept.clear();
+    std::make_heap(w.heap.begin(), w.heap.end(), later);
+  }
+
+  // Down from p while its best child still comes before the next pair in the heap (as it stood): the
+  // order of pushing and taking that child, without the lock and the heap's work.
+  void dive(NodePair p, double next_key, Worker& w) {
+    NodePair kids[2];
+    for (;;) {
+      if (cut(p.key, w)) return;
+      if (leaf_pair(p)) {
+        leaves(p.a, p.b, w);
+        return;
+      }
+      const int n = children(p, w, kids);
+      if (n == 0) return;
+      if (n == 2) w.kept.push_back(kids[1]);
+      if (kids[0].key > next_key) {
+        w.kept.push_back(kids[0]);
+        return;
+      }
+      p = kids[0];
     }
   }
 
@@ -303,6 +355,7 @@ class Search {
   const int threads_;
   const double slack_;
   std::atomic<double> bound_{0.0};
+  std::atomic<int> active_{0};  // workers with pairs, or following one down
 };
 
 class F12Distance final : public MeshDistanceEngine {
