@@ -18,6 +18,13 @@ export function parsePositiveNumber(value: string): number {
   return n;
 }
 
+/** A percentile from 0 to 100 (decimals allowed: 99.5). */
+export function parsePercentile(value: string): number {
+  const n = Number(value.trim());
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100) throw new InvalidArgumentError(`expected a percentile from 0 to 100, got '${value}'`);
+  return n;
+}
+
 export const FORMATS: FileFormat[] = ['off', 'ply', 'csv', 'xyz', 'stl', 'obj'];
 
 export function parseColumns(value: string): string[] {

@@ -1,5 +1,6 @@
 // The C ABI entry points of the CPU backend: validate, dispatch, and turn every C++ exception into a
 // status code plus a last-error message, since nothing may unwind into the FFI caller.
+#include <cmath>
 #include <string>
 
 #include "directed.h"
@@ -8,6 +9,7 @@
 #include "../common/status_guard.h"
 #include "../common/validate.h"
 #include "mesh_distance.h"
+#include "nearest_points.h"
 #include "surface_distance.h"
 #include "xhd.h"
 
@@ -52,6 +54,27 @@ int32_t point_surface_distance(const xhd_points* points, const xhd_mesh* mesh, c
   return XHD_OK;
 }
 
+int32_t nearest_points(const xhd_points* queries, const xhd_points* targets, const xhd_hausdorff_options* options,
+                       double* distance, int64_t* nearest, xhd_nearest_result* result, xhd_progress* progress_slot) {
+  if (options == nullptr || result == nullptr) throw InvalidArgument("options and result must not be null");
+  *result = xhd_nearest_result{};
+  result->device = -1;
+  if (options->threads < 0) throw InvalidArgument("threads must be >= 0");
+  if (!(options->cell_size >= 0.0) || !std::isfinite(options->cell_size))
+    throw InvalidArgument("cell_size must be a finite number >= 0");
+  if (options->method != XHD_METHOD_GRID && options->method != XHD_METHOD_BRUTE)
+    throw InvalidArgument("nearest points: method must be grid or brute");
+  xhd::check_points(queries, "of queries");
+  xhd::check_points(targets, "of targets");
+  const xhd::Progress progress(progress_slot);
+  progress.set_total(queries->count);
+  const xhd::NearestJob job{queries->xyz, queries->count, targets->xyz, targets->count,
+                            xhd::resolve_thread_count(options->threads), options->cell_size, &progress, distance, nearest};
+  if (options->method == XHD_METHOD_BRUTE) xhd::nearest_points_brute(job, *result);
+  else xhd::nearest_points_grid(job, *result);
+  return XHD_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -72,6 +95,12 @@ XHD_API int32_t xhd_device_info_get(int32_t, xhd_device_info*) {
 XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                               xhd_hausdorff_result* result, xhd_progress* progress) {
   return xhd::guarded([&] { return hausdorff(a, b, options, result, progress); });
+}
+
+XHD_API int32_t xhd_nearest_points(const xhd_points* queries, const xhd_points* targets,
+                                   const xhd_hausdorff_options* options, double* distance, int64_t* nearest,
+                                   xhd_nearest_result* result, xhd_progress* progress) {
+  return xhd::guarded([&] { return nearest_points(queries, targets, options, distance, nearest, result, progress); });
 }
 
 XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_mesh* mesh,

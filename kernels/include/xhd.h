@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 5
+#define XHD_ABI_VERSION 6
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -174,6 +174,26 @@ XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_m
                                            const xhd_surface_options* options, double* distance,
                                            uint32_t* nearest_triangle, double* closest,
                                            xhd_surface_result* result, xhd_progress* progress);
+
+/* ---- Every point's nearest neighbour: the per-point distances behind percentiles, averages and export ---- */
+
+typedef struct xhd_nearest_result {
+  double build_ms;            /* index over the target set */
+  double query_ms;            /* every query point's search */
+  uint64_t distance_evals;    /* point-pair distances evaluated */
+  int32_t device;             /* GPU ordinal used, or -1 on the CPU */
+  uint32_t reserved;
+} xhd_nearest_result;
+
+/* For each query point, a nearest point of targets: its index and the distance, recomputed in double from
+ * the pair (the search compares in float, so among points within float rounding of each other any may be
+ * picked; the distance is then within 1e-6 relative of the double-precision minimum). options: method
+ * (XHD_METHOD_GRID, or XHD_METHOD_BRUTE: every pair in double, ties to the smallest index), threads,
+ * cell_size; directions, device and seed are ignored. distance and nearest each hold queries->count entries
+ * and may be NULL when not wanted. So far the CPU library alone exports it. */
+XHD_API int32_t xhd_nearest_points(const xhd_points* queries, const xhd_points* targets,
+                                   const xhd_hausdorff_options* options, double* distance, int64_t* nearest,
+                                   xhd_nearest_result* result, xhd_progress* progress);
 
 /* Total area of the mesh: each triangle's area in double precision from its float vertices, summed in
  * triangle order. Runs on the host in every backend. */

@@ -1,7 +1,8 @@
 // Registers `xhd compare A B`.
 import { Command, Option } from 'commander';
 
-import { parseColumns, parseIntegerOption, parsePositiveNumber, FORMATS } from '../cli-options.js';
+import { parseColumns, parseIntegerOption, parsePercentile, parsePositiveNumber, FORMATS } from '../cli-options.js';
+import { ASSD_VARIANTS, PERCENTILE_VARIANTS } from '../metrics/distance-stats.js';
 import { compareFiles, type CompareOptions } from '../compare.js';
 import { BACKEND_CHOICES, METHODS } from '../hausdorff.js';
 import { renderCompareJson } from '../report/compare-json.js';
@@ -26,6 +27,7 @@ Examples:
   $ xhd compare a.off b.off --vertices-only        meshes compared by their vertices only
   $ xhd compare scan.off model.off --heatmap d.ply   A's samples coloured by distance (open in MeshLab)
   $ xhd compare a.off b.off --json --histogram     JSON on stdout, distance histograms on stderr
+  $ xhd compare a.xyz b.xyz --percentile 95        HD95, ASSD, RMS and Chamfer beside the exact HD
 `;
 
 export function registerCompare(program: Command): void {
@@ -49,6 +51,10 @@ export function registerCompare(program: Command): void {
     .option('--density <d>', 'samples per unit area instead of a count', parsePositiveNumber)
     .option('--heatmap <file>', "surface mode: write A's samples with their distance to B (quality) and a colour as a PLY point cloud")
     .option('--histogram', 'surface mode: print a histogram of the distances on stderr', false)
+    .option('--stats', 'also every point\'s distance: mean per direction, ASSD, RMS, Chamfer', false)
+    .option('--percentile <p>', 'percentile Hausdorff distance, e.g. 95 for HD95 (implies --stats)', parsePercentile)
+    .addOption(new Option('--percentile-variant <v>', 'max-of-directed: each direction\'s percentile, the larger (MONAI); pooled: both directions together (medpy)').choices(PERCENTILE_VARIANTS).default('max-of-directed'))
+    .addOption(new Option('--assd-variant <v>', 'mean-of-means: the two directed means averaged; pooled: all distances averaged').choices(ASSD_VARIANTS).default('mean-of-means'))
     .option('-q, --quiet', 'no progress bar', false)
     .addHelpText('after', EXAMPLES)
     .action(async (a: string, b: string, flags: CompareFlags) => {

@@ -1,7 +1,7 @@
 // koffi declarations mirroring kernels/include/xhd.h. Keep the two in step: XHD_ABI_VERSION guards it.
 import koffi from 'koffi';
 
-export const XHD_ABI_VERSION = 5;
+export const XHD_ABI_VERSION = 6;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -79,6 +79,14 @@ koffi.struct('xhd_surface_result', {
   download_ms: 'double',
   peak_device_bytes: 'uint64_t',
   triangle_tests: 'uint64_t',
+  device: 'int32_t',
+  reserved: 'uint32_t',
+});
+
+koffi.struct('xhd_nearest_result', {
+  build_ms: 'double',
+  query_ms: 'double',
+  distance_evals: 'uint64_t',
   device: 'int32_t',
   reserved: 'uint32_t',
 });
@@ -183,6 +191,13 @@ export interface RawSurfaceResult {
   device: number;
 }
 
+export interface RawNearestResult {
+  build_ms: number;
+  query_ms: number;
+  distance_evals: number | bigint;
+  device: number;
+}
+
 export const PROTOTYPES = {
   abiVersion: 'int32_t xhd_abi_version(void)',
   backendName: 'const char *xhd_backend_name(void)',
@@ -202,6 +217,9 @@ export const PROTOTYPES = {
   distanceQuery:
     'int32_t xhd_distance_query(xhd_distance_context *context, const double *pose_b, _Out_ xhd_distance_result *result, void *progress)',
   distanceContextDestroy: 'void xhd_distance_context_destroy(xhd_distance_context *context)',
+  nearestPoints:
+    'int32_t xhd_nearest_points(const xhd_points *queries, const xhd_points *targets, const xhd_hausdorff_options *options, ' +
+    'double *distance, int64_t *nearest, _Out_ xhd_nearest_result *result, void *progress)',
   surfaceArea: 'int32_t xhd_surface_area(const xhd_mesh *mesh, double *area)',
   sampleSurface:
     'int32_t xhd_sample_surface(const xhd_mesh *mesh, uint64_t count, uint32_t *state, int32_t threads, float *xyz)',

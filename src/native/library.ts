@@ -21,6 +21,8 @@ export interface NativeBackend {
   // koffi function: call synchronously, or through .async(...args, callback).
   hausdorff: koffi.KoffiFunction;
   pointSurfaceDistance: koffi.KoffiFunction;
+  /** Every point's nearest neighbour; null where the library does not export it (so far the CUDA one). */
+  nearestPoints: koffi.KoffiFunction | null;
   surfaceArea: koffi.KoffiFunction;
   sampleSurface: koffi.KoffiFunction;
   distanceContextCreate: koffi.KoffiFunction;
@@ -98,6 +100,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       deviceInfo: lib.func(PROTOTYPES.deviceInfo),
       hausdorff: lib.func(PROTOTYPES.hausdorff),
       pointSurfaceDistance: lib.func(PROTOTYPES.pointSurfaceDistance),
+      nearestPoints: name === 'cpu' ? lib.func(PROTOTYPES.nearestPoints) : null,
       surfaceArea: lib.func(PROTOTYPES.surfaceArea),
       sampleSurface: lib.func(PROTOTYPES.sampleSurface),
       distanceContextCreate: lib.func(PROTOTYPES.distanceContextCreate),

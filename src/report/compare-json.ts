@@ -3,6 +3,7 @@
 import type { DeviceInfo } from '../backends.js';
 import type { CompareResult, InputSummary, Witness } from '../compare.js';
 import { XHD_VERSION } from '../version.js';
+import { statsJson } from './stats-json.js';
 
 export const COMPARE_JSON_SCHEMA_VERSION = 1;
 
@@ -72,6 +73,7 @@ export function compareJson(r: CompareResult) {
     hd_ba: r.hdBa,
     mode: r.mode,
     ...surfaceJson(r),
+    ...statsJson(r.stats),
     directed: r.directed,
     witness_ab: witnessJson(r.witnessAb, 'a', 'b'),
     witness_ba: witnessJson(r.witnessBa, 'b', 'a'),

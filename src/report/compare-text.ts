@@ -3,6 +3,7 @@ import type { ChalkInstance } from 'chalk';
 
 import type { CompareResult, InputSummary, Witness } from '../compare.js';
 import type { DirectionStats } from '../surface-compare.js';
+import { statsLines } from './stats-text.js';
 import { formatBytes, formatCount, formatDistance, formatMs, formatPoint } from './format.js';
 
 function inputLine(label: string, s: InputSummary): string {
@@ -42,6 +43,7 @@ export function renderCompareText(r: CompareResult, c: ChalkInstance): string {
     lines.push(`  ${'B → A'.padEnd(22)} ${formatDistance(r.hdBa).padEnd(16)} ${c.dim(witnessText(r.witnessBa, 'B', 'A', surface))}`);
   }
   if (surface) lines.push(...surfaceLines(r, c));
+  if (r.stats) lines.push(...statsLines(r.stats, c));
   lines.push('', inputLine('A', r.a), inputLine('B', r.b));
   const t = r.timingsMs;
   if (r.device) {
@@ -54,7 +56,7 @@ export function renderCompareText(r: CompareResult, c: ChalkInstance): string {
     lines.push(`  method ${r.method} · backend ${r.backend} · ${r.threads} thread${r.threads === 1 ? '' : 's'}`);
     lines.push(
       `  time   read ${formatMs(t.read)}${surface ? ` · sample ${formatMs(t.sample)}` : ''} · build ${formatMs(t.build)} · ` +
-        `query ${formatMs(t.query)} · total ${formatMs(t.total)}`,
+        `query ${formatMs(t.query)}${t.stats > 0 ? ` · per-point distances ${formatMs(t.stats)}` : ''} · total ${formatMs(t.total)}`,
     );
   }
   for (const n of r.notes) lines.push(c.yellow(`  note   ${n}`));

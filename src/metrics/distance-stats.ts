@@ -1,0 +1,86 @@
+// The statistics segmentation and mesh users ask of per-point distances, each direction's distances
+// being those from every point of one set to its nearest point of the other. Where tools disagree on a
+// definition, both are offered and the result names the one used.
+
+import { percentile } from './order-statistics.js';
+
+/** max-of-directed: the percentile of each direction, then the larger (MONAI). pooled: of both directions' distances together (medpy). */
+export const PERCENTILE_VARIANTS = ['max-of-directed', 'pooled'] as const;
+export type PercentileVariant = (typeof PERCENTILE_VARIANTS)[number];
+
+/** mean-of-means: (mean A→B + mean B→A) / 2. pooled: every distance of both directions averaged together. */
+export const ASSD_VARIANTS = ['mean-of-means', 'pooled'] as const;
+export type AssdVariant = (typeof ASSD_VARIANTS)[number];
+
+export interface DirectedStats {
+  count: number;
+  max: number;
+  mean: number;
+  /** Root of the mean squared distance. */
+  rms: number;
+  /** Sum of squared distances. */
+  sqSum: number;
+  /** Percentile of this direction's distances, when one was asked for. */
+  percentile: number | null;
+}
+
+export interface DistanceStats {
+  ab: DirectedStats;
+  ba: DirectedStats | null;
+  /** The percentile asked for (e.g. 95), its variant and its value (for directed runs: A → B's). */
+  percentile: { p: number; variant: PercentileVariant; value: number } | null;
+  assd: number;
+  assdVariant: AssdVariant;
+  /** Root mean square over both directions' distances pooled (A → B's alone when directed). */
+  rms: number;
+  /** Chamfer distance with squared distances: the two directions' sums added, and their means added (PyTorch3D's). */
+  chamferSqSum: number;
+  chamferSqMean: number;
+}
+
+export interface StatsOptions {
+  percentile?: number;
+  percentileVariant?: PercentileVariant;
+  assdVariant?: AssdVariant;
+}
+
+function directed(distances: Float64Array, p: number | undefined): DirectedStats {
+  let max = -Infinity, sum = 0, sq = 0;
+  for (let i = 0; i < distances.length; i++) {
+    const d = distances[i];
+    if (d > max) max = d;
+    sum += d;
+    sq += d * d;
+  }
+  const n = distances.length;
+  return { count: n, max, mean: sum / n, rms: Math.sqrt(sq / n), sqSum: sq, percentile: p === undefined ? null : percentile(p, distances) };
+}
+
+/** ab: each point of A's distance to B; ba: the reverse, or null for a directed comparison. */
+export function distanceStats(ab: Float64Array, ba: Float64Array | null, options: StatsOptions = {}): DistanceStats {
+  const variant = options.percentileVariant ?? 'max-of-directed';
+  const assdVariant = options.assdVariant ?? 'mean-of-means';
+  const p = options.percentile;
+  const sAb = directed(ab, variant === 'max-of-directed' ? p : undefined);
+  const sBa = ba ? directed(ba, variant === 'max-of-directed' ? p : undefined) : null;
+  let value: number | null = null;
+  if (p !== undefined) value = variant === 'pooled' ? percentile(p, ab, ...(ba ? [ba] : [])) : Math.max(sAb.percentile!, sBa?.percentile ?? -Infinity);
+  const n = sAb.count + (sBa?.count ?? 0);
+  const sum = sAb.mean * sAb.count + (sBa ? sBa.mean * sBa.count : 0);
+  const sqSum = sAb.sqSum + (sBa?.sqSum ?? 0);
+  return {
+    ab: sAb,
+    ba: sBa,
+    percentile: p === undefined ? null : { p, variant, value: value! },
+    assd: !sBa ? sAb.mean : assdVariant === 'pooled' ? sum / n : (sAb.mean + sBa.mean) / 2,
+    assdVariant,
+    rms: Math.sqrt(sqSum / n),
+    chamferSqSum: sqSum,
+    chamferSqMean: sAb.sqSum / sAb.count + (sBa ? sBa.sqSum / sBa.count : 0),
+  };
+}
+
+/** The JSON key of a percentile HD: hd95 for 95, else hd_p<P> (hd_p99, hd_p99.5). */
+export function percentileKey(p: number): string {
+  return p === 95 ? 'hd95' : `hd_p${p}`;
+}

@@ -1,0 +1,55 @@
+// Every point's nearest neighbour in another set: the per-point distances that percentile Hausdorff
+// distances, average distances and per-point export are made of. Runs on the CPU library (the CUDA
+// library does not have this search yet).
+import { availableParallelism } from 'node:os';
+import { describe, expectInteger, expectPoints } from './arguments.js';
+import { UsageError } from './errors.js';
+import { METHOD_CODES, type RawNearestResult } from './native/abi.js';
+import { callNative } from './native/call.js';
+import { loadBackend } from './native/library.js';
+
+export const NEAREST_METHODS = ['grid', 'brute'] as const;
+export type NearestMethod = (typeof NEAREST_METHODS)[number];
+
+export interface NearestOptions {
+  /** grid (default): the X-HD grid, nothing pruned; brute: every pair in double precision (the reference). */
+  method?: NearestMethod;
+  threads?: number;
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
+  /** Also return each query's nearest target index (8 bytes a point more). */
+  indices?: boolean;
+}
+
+export interface NearestDistances {
+  /** Per query point: the distance to its nearest target, in double from the float coordinates. */
+  distances: Float64Array;
+  /** Per query point: the index of that target (when asked for). */
+  nearest: BigInt64Array | null;
+  buildMs: number;
+  queryMs: number;
+  distanceEvals: number;
+  threads: number;
+}
+
+export async function nearestDistances(queries: Float32Array, targets: Float32Array, options: NearestOptions = {}): Promise<NearestDistances> {
+  expectPoints(queries, 'queries');
+  expectPoints(targets, 'targets');
+  const method = options.method ?? 'grid';
+  if (!NEAREST_METHODS.includes(method)) throw new UsageError(`Expected one of ${NEAREST_METHODS.join(', ')} for method but received ${describe(method)}`);
+  const threads = options.threads === undefined ? availableParallelism() : expectInteger(options.threads, 'threads', 1, 4096);
+  const backend = loadBackend('cpu');
+  const n = queries.length / 3;
+  const distances = new Float64Array(n);
+  const nearest = options.indices ? new BigInt64Array(n) : null;
+  const raw = {} as RawNearestResult;
+  await callNative(backend, backend.nearestPoints!, [
+    { xyz: queries, count: n },
+    { xyz: targets, count: targets.length / 3 },
+    { method: METHOD_CODES[method], directions: 1, threads, device: 0, seed: 0, cell_size: 0 },
+    distances,
+    nearest,
+    raw,
+  ], { onProgress: options.onProgress, signal: options.signal, refusal: 'the nearest distances cannot be measured' });
+  return { distances, nearest, buildMs: raw.build_ms, queryMs: raw.query_ms, distanceEvals: Number(raw.distance_evals), threads };
+}
