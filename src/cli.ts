@@ -7,6 +7,7 @@ import { registerDistance } from './commands/distance.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerInfo } from './commands/info.js';
 import { EXIT_NATIVE, EXIT_USAGE, XhdError } from './errors.js';
+import { exitStatus } from './exit-status.js';
 import { XHD_VERSION } from './version.js';
 
 function buildProgram(): Command {
@@ -56,7 +57,7 @@ export async function main(argv: string[]): Promise<number> {
   });
   try {
     await buildProgram().parseAsync(argv);
-    return 0;
+    return exitStatus();
   } catch (err) {
     return exitCodeFor(err);
   }

@@ -12,6 +12,7 @@ import { compareSurfaces, hasFaces, type DirectionStats, type SurfaceOutcome } f
 import type { SurfaceMethod } from './surface.js';
 import { distanceStats, type AssdVariant, type DistanceStats, type PercentileVariant } from './metrics/distance-stats.js';
 import { nearestDistances } from './nearest.js';
+import { checkThresholdOptions, judge, metricNeeds, type ThresholdMetric, type ThresholdSpec, type ThresholdVerdict } from './threshold.js';
 
 export interface CompareOptions {
   method: Method;
@@ -43,6 +44,9 @@ export interface CompareOptions {
   percentile?: number;
   percentileVariant?: PercentileVariant;
   assdVariant?: AssdVariant;
+  /** --fail-above: the limit, and the metric it applies to (default hd). */
+  failAbove?: ThresholdSpec;
+  metric?: ThresholdMetric;
 }
 
 export interface InputSummary {
@@ -84,6 +88,8 @@ export interface CompareResult {
   surface: SurfaceReport | null;
   /** Percentile HD and averages of the per-point distances, when asked for. */
   stats: DistanceStats | null;
+  /** The --fail-above verdict, when a threshold was given. */
+  threshold: ThresholdVerdict | null;
   hd: number;
   hdAb: number;
   hdBa: number | null;
@@ -130,8 +136,24 @@ function witnessOf(d: DirectedHausdorff, from: Geometry, to: Geometry): Witness 
   return { fromIndex: d.fromIndex, fromPoint: pointAt(from, d.fromIndex), toIndex: d.toIndex, toPoint: pointAt(to, d.toIndex) };
 }
 
-export async function compareFiles(pathA: string, pathB: string, options: CompareOptions): Promise<CompareResult> {
+export async function compareFiles(pathA: string, pathB: string, given: CompareOptions): Promise<CompareResult> {
   const started = performance.now();
+  const options = withThresholdNeeds(given);
+  const result = await compareInputs(pathA, pathB, options, started);
+  if (options.failAbove) result.threshold = judge(options.metric ?? 'hd', options.failAbove, result.hd, result.stats, result.bboxDiagonal);
+  return result;
+}
+
+/** A threshold on a statistic asks for the statistics it is computed from. */
+function withThresholdNeeds(options: CompareOptions): CompareOptions {
+  const metric = options.metric ?? 'hd';
+  checkThresholdOptions(metric, options.failAbove, options.percentile);
+  const needs = metricNeeds(metric);
+  if (!options.failAbove || !needs.stats) return options;
+  return { ...options, stats: true, percentile: options.percentile ?? needs.percentile };
+}
+
+async function compareInputs(pathA: string, pathB: string, options: CompareOptions, started: number): Promise<CompareResult> {
   const bar = ProgressBar.forStderr('hausdorff', options.quiet);
   const readOptions = { format: options.format, columns: options.columns };
 
@@ -195,6 +217,7 @@ export async function compareFiles(pathA: string, pathB: string, options: Compar
     mode: 'points',
     surface: null,
     stats,
+    threshold: null,
     hd: result.hd,
     hdAb: result.ab.distance,
     hdBa: result.ba ? result.ba.distance : null,
@@ -274,6 +297,7 @@ async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b:
   const ab = outcome.ab, ba = outcome.ba;
   return {
     mode: 'surface',
+    threshold: null,
     stats: wantsStats(options) ? distanceStats(outcome.distancesAb, outcome.distancesBa, options) : null,
     surface: {
       ab, ba, es: outcome.es, sampling, seed,

@@ -3,6 +3,9 @@ import { Command, Option } from 'commander';
 
 import { parseColumns, parseIntegerOption, parsePercentile, parsePositiveNumber, FORMATS } from '../cli-options.js';
 import { ASSD_VARIANTS, PERCENTILE_VARIANTS } from '../metrics/distance-stats.js';
+import { EXIT_THRESHOLD } from '../errors.js';
+import { setExitStatus } from '../exit-status.js';
+import { parseThreshold, THRESHOLD_METRICS } from '../threshold.js';
 import { compareFiles, type CompareOptions } from '../compare.js';
 import { BACKEND_CHOICES, METHODS } from '../hausdorff.js';
 import { renderCompareJson } from '../report/compare-json.js';
@@ -28,6 +31,8 @@ Examples:
   $ xhd compare scan.off model.off --heatmap d.ply   A's samples coloured by distance (open in MeshLab)
   $ xhd compare a.off b.off --json --histogram     JSON on stdout, distance histograms on stderr
   $ xhd compare a.xyz b.xyz --percentile 95        HD95, ASSD, RMS and Chamfer beside the exact HD
+  $ xhd compare scan.ply ref.ply --fail-above 1%   exit 1 when HD exceeds 1% of the bbox diagonal
+  $ xhd compare a.nii.gz b.nii.gz --fail-above 2 --metric hd95   a CI check on HD95 (mm)
 `;
 
 export function registerCompare(program: Command): void {
@@ -55,6 +60,8 @@ export function registerCompare(program: Command): void {
     .option('--percentile <p>', 'percentile Hausdorff distance, e.g. 95 for HD95 (implies --stats)', parsePercentile)
     .addOption(new Option('--percentile-variant <v>', 'max-of-directed: each direction\'s percentile, the larger (MONAI); pooled: both directions together (medpy)').choices(PERCENTILE_VARIANTS).default('max-of-directed'))
     .addOption(new Option('--assd-variant <v>', 'mean-of-means: the two directed means averaged; pooled: all distances averaged').choices(ASSD_VARIANTS).default('mean-of-means'))
+    .option('--fail-above <t>', 'exit 1 when the metric exceeds t: a distance, or a percentage of the bounding-box diagonal (2%)', parseThreshold)
+    .addOption(new Option('--metric <m>', 'what --fail-above checks (hd95 and the averages measure every point)').choices(THRESHOLD_METRICS).default('hd'))
     .option('-q, --quiet', 'no progress bar', false)
     .addHelpText('after', EXAMPLES)
     .action(async (a: string, b: string, flags: CompareFlags) => {
@@ -72,6 +79,7 @@ export function registerCompare(program: Command): void {
         }
         process.stdout.write(flags.json ? renderCompareJson(result) : renderCompareText(result, terminalChalk(process.stdout)));
         if (flags.histogram && surface) process.stderr.write(renderHistograms(surface)); // stdout stays data
+        if (result.threshold?.exceeded) setExitStatus(EXIT_THRESHOLD);
       } finally {
         process.off('SIGINT', onInterrupt);
       }

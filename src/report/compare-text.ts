@@ -60,5 +60,10 @@ export function renderCompareText(r: CompareResult, c: ChalkInstance): string {
     );
   }
   for (const n of r.notes) lines.push(c.yellow(`  note   ${n}`));
+  if (r.threshold) {
+    const t = r.threshold;
+    const verdict = `${t.label} ${formatDistance(t.value)} ${t.exceeded ? '>' : '<='} ${formatDistance(t.limit)} (--fail-above ${t.spec})`;
+    lines.push(t.exceeded ? c.bold.red(`FAIL  ${verdict}`) : c.green(`pass  ${verdict}`));
+  }
   return lines.join('\n') + '\n';
 }
