@@ -18,6 +18,12 @@ export function parsePositiveNumber(value: string): number {
   return n;
 }
 
+export function parseFiniteNumber(value: string): number {
+  const n = Number(value.trim());
+  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`expected a number, got '${value}'`);
+  return n;
+}
+
 /** A percentile from 0 to 100 (decimals allowed: 99.5). */
 export function parsePercentile(value: string): number {
   const n = Number(value.trim());
@@ -25,7 +31,7 @@ export function parsePercentile(value: string): number {
   return n;
 }
 
-export const FORMATS: FileFormat[] = ['off', 'ply', 'csv', 'xyz', 'stl', 'obj'];
+export const FORMATS: FileFormat[] = ['off', 'ply', 'csv', 'xyz', 'stl', 'obj', 'nifti'];
 
 export function parseColumns(value: string): string[] {
   const columns = value.split(',').map((c) => c.trim());

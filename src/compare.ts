@@ -3,7 +3,8 @@
 import { InputError, UsageError } from './errors.js';
 import { warmUpCuda, type DeviceInfo } from './backends.js';
 import { DEFAULT_SEED, hausdorff, type BackendChoice, type DirectedHausdorff, type Method } from './hausdorff.js';
-import type { Bounds, FileFormat, Geometry } from './io/geometry.js';
+import type { Bounds, FileFormat, Geometry, MaskOptions } from './io/geometry.js';
+import { spaceDifference } from './io/voxel-mask.js';
 import { readGeometry } from './io/read.js';
 import { ProgressBar } from './progress.js';
 import { formatCount } from './report/format.js';
@@ -25,6 +26,8 @@ export interface CompareOptions {
   format?: FileFormat;
   columns?: string[];
   signal?: AbortSignal;
+  /** How NIfTI voxel masks become points. */
+  mask?: MaskOptions;
   /** Compare meshes by their vertices as point sets, not surface to surface. */
   verticesOnly?: boolean;
   sampling?: SamplingMode;
@@ -155,7 +158,7 @@ function withThresholdNeeds(options: CompareOptions): CompareOptions {
 
 async function compareInputs(pathA: string, pathB: string, options: CompareOptions, started: number): Promise<CompareResult> {
   const bar = ProgressBar.forStderr('hausdorff', options.quiet);
-  const readOptions = { format: options.format, columns: options.columns };
+  const readOptions = { format: options.format, columns: options.columns, mask: options.mask };
 
   // The GPU's start-up runs on a worker thread while the files are read.
   const mayUseCuda = options.backend !== 'cpu' && options.method !== 'brute';
@@ -203,7 +206,7 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   const stats = wantsStats(options) ? await pointStats(a, b, options, bar) : null;
   const statsMs = stats ? performance.now() - statsStarted : 0;
 
-  const notes: string[] = [];
+  const notes: string[] = maskSpaceWarning(a, b);
   for (const [name, g] of [['A', a], ['B', b]] as const) {
     if (hasFaces(g)) {
       notes.push(
@@ -245,6 +248,13 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
     },
     notes,
   };
+}
+
+/** Two masks in different physical spaces still have a distance, but the user likely wants to know. */
+function maskSpaceWarning(a: Geometry, b: Geometry): string[] {
+  if (!a.grid || !b.grid) return [];
+  const difference = spaceDifference(a.grid, b.grid);
+  return difference ? [`warning: the two masks do not occupy the same physical space: ${difference}`] : [];
 }
 
 export function wantsStats(options: CompareOptions): boolean {

@@ -96,6 +96,13 @@ describe('distance statistics', () => {
   });
 });
 
+/** A 6 × 6 × 6 lattice of unit spacing, shifted by dx along x. */
+function lattice(dx: number): Float32Array {
+  const out: number[] = [];
+  for (let k = 0; k < 6; k++) for (let j = 0; j < 6; j++) for (let i = 0; i < 6; i++) out.push(i + dx, j, k);
+  return Float32Array.from(out);
+}
+
 describe('per-point nearest distances (native)', () => {
   it('the grid equals the double-precision reference within 1e-6 relative, with duplicates and clusters', async () => {
     const random = rng(11);
@@ -103,6 +110,9 @@ describe('per-point nearest distances (native)', () => {
       ['uniform', uniform(3000, 3, random), uniform(2000, 3, random, 0.3)],
       ['clustered with duplicates', withDuplicates(clustered(1500, 3, random), 3, random), clustered(2500, 3, random)],
       ['far apart', uniform(500, 3, random), uniform(700, 3, random, 50, 0.01)],
+      // Points of A that are also points of B: distance 0, which the X-HD pruning would settle without a
+      // nearest point (a crash before the fix).
+      ['sharing points', lattice(0), lattice(1)],
     ];
     for (const [name, a, b] of cases) {
       const want = bruteNearest(a, b);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 #include "../common/elapsed.h"
 #include "../common/parallel.h"
@@ -22,7 +23,9 @@ void nearest_points_grid(const NearestJob& job, xhd_nearest_result& result) {
   build_point_grid(job.targets, job.target_count, job.cell_size, job.threads, grid);
   result.build_ms = elapsed_ms(start);
   start = std::chrono::steady_clock::now();
-  const std::atomic<float> nothing_pruned{0.f};
+  // Below every squared distance, so no query is ever settled early: with 0, a target point equal to the
+  // query (MaxDist 0 <= 0) would settle it before any point was taken as its nearest.
+  const std::atomic<float> nothing_pruned{-1.f};
   std::vector<uint64_t> evals(8 * static_cast<size_t>(job.threads), 0);
   parallel_blocks(job.query_count, 1024, job.threads, [&](size_t begin, size_t end, int tid) {
     job.progress->check_cancel();
@@ -31,6 +34,7 @@ void nearest_points_grid(const NearestJob& job, xhd_nearest_result& result) {
       for (int k = 0; k < 3; ++k) q.p[k] = job.queries[3 * i + k];
       query_nearest(grid, nothing_pruned, q);
       evals[8 * tid] += q.evals;
+      if (q.best == UINT32_MAX) throw std::logic_error("nearest points: a query found no target");
       const uint32_t target = grid.ids[q.best];
       if (job.nearest != nullptr) job.nearest[i] = target;
       if (job.distance != nullptr) job.distance[i] = pair_distance(&job.queries[3 * i], &job.targets[3ull * target]);

@@ -22,7 +22,7 @@ struct NearestJob {
   int64_t* nearest;  // query_count entries, or null
 };
 
-// Through the X-HD grid over the targets, with nothing pruned (cmax = 0).
+// Through the X-HD grid over the targets, with nothing pruned (cmax below every distance).
 void nearest_points_grid(const NearestJob& job, xhd_nearest_result& result);
 
 // The reference: every pair in double precision, ties to the smallest target index.

@@ -78,7 +78,7 @@ inline bool visit_ring(const PointGrid& g, const int c[3], int r, const int done
 // the neighbour is almost always among these one to eight cells, so the query settles without opening
 // the 26 cells of the first ring. Returns the visited box in lo/hi.
 inline bool visit_search_radius(const PointGrid& g, const int c[3], float cmax2, GridQuery& q, int lo[3], int hi[3]) {
-  const double radius = std::sqrt(static_cast<double>(cmax2));
+  const double radius = std::sqrt(std::max(0.0, static_cast<double>(cmax2)));  // cmax2 < 0: nothing pruned
   for (int i = 0; i < 3; ++i) {
     const double t_lo = (q.p[i] - radius - g.origin[i]) * g.inv_cell;
     const double t_hi = (q.p[i] + radius - g.origin[i]) * g.inv_cell;

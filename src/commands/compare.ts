@@ -1,7 +1,7 @@
 // Registers `xhd compare A B`.
 import { Command, Option } from 'commander';
 
-import { parseColumns, parseIntegerOption, parsePercentile, parsePositiveNumber, FORMATS } from '../cli-options.js';
+import { parseColumns, parseFiniteNumber, parseIntegerOption, parsePercentile, parsePositiveNumber, FORMATS } from '../cli-options.js';
 import { ASSD_VARIANTS, PERCENTILE_VARIANTS } from '../metrics/distance-stats.js';
 import { EXIT_THRESHOLD } from '../errors.js';
 import { setExitStatus } from '../exit-status.js';
@@ -17,7 +17,7 @@ import { checkWritable } from '../report/output-file.js';
 import { SAMPLING_MODES } from '../sampling/sample-mesh.js';
 import { terminalChalk } from '../terminal.js';
 
-type CompareFlags = Omit<CompareOptions, 'signal'> & { json: boolean };
+type CompareFlags = Omit<CompareOptions, 'signal'> & { json: boolean; label?: number; region: 'surface' | 'all'; voxelSpace: boolean };
 
 const EXAMPLES = `
 Examples:
@@ -39,7 +39,7 @@ export function registerCompare(program: Command): void {
   program
     .command('compare')
     .description('exact Hausdorff distance between two point sets, or between surfaces when an input is a mesh, on a GPU when present')
-    .argument('<a>', 'first input (OFF, PLY, CSV/XYZ/TXT, STL, OBJ)')
+    .argument('<a>', 'first input (OFF, PLY, CSV/XYZ/TXT, STL, OBJ, NIfTI .nii/.nii.gz mask)')
     .argument('<b>', 'second input')
     .addOption(new Option('-m, --method <method>', 'algorithm').choices(METHODS).default('grid'))
     .option('-d, --directed', 'only the directed distance A → B', false)
@@ -50,6 +50,9 @@ export function registerCompare(program: Command): void {
     .option('--seed <n>', 'seed of shuffles and samples (results do not depend on it)', parseIntegerOption(0))
     .addOption(new Option('--format <format>', 'read both inputs as this format').choices(FORMATS))
     .option('--columns <names>', 'CSV/XYZ columns for x,y[,z], by header name or 0-based index', parseColumns)
+    .option('--label <n>', 'NIfTI masks: compare the voxels with this value (default: every nonzero voxel)', parseFiniteNumber)
+    .addOption(new Option('--region <r>', 'NIfTI masks: surface (voxels with a 6-connected background neighbour) or all voxels').choices(['surface', 'all']).default('surface'))
+    .option('--voxel-space', 'NIfTI masks: voxel index coordinates instead of millimetres through the affine', false)
     .option('--vertices-only', 'compare meshes by their vertices as point sets, not surface to surface', false)
     .addOption(new Option('--sampling <mode>', 'how meshes are sampled (default area)').choices(SAMPLING_MODES))
     .option('--samples <n>', 'samples per mesh (default: its vertex count, at least 100,000)', parseIntegerOption(1, 2 ** 31))
@@ -70,7 +73,8 @@ export function registerCompare(program: Command): void {
       process.once('SIGINT', onInterrupt);
       try {
         if (flags.heatmap !== undefined) checkWritable(flags.heatmap); // before the work, not after it
-        const result = await compareFiles(a, b, { ...flags, signal: abort.signal });
+        const mask = { label: flags.label, region: flags.region, voxelSpace: flags.voxelSpace };
+        const result = await compareFiles(a, b, { ...flags, mask, signal: abort.signal });
         const surface = result.surface;
         if (flags.heatmap !== undefined && surface) {
           writeHeatmapPly(flags.heatmap, surface.queriesA, surface.distancesAb, result.a.dims);

@@ -13,9 +13,11 @@ const EXTENSIONS: Record<string, FileFormat> = {
   '.xyz': 'xyz',
   '.txt': 'xyz',
   '.pts': 'xyz',
+  '.nii': 'nifti',
 };
 
 export function formatFromExtension(name: string): FileFormat | undefined {
+  if (name.toLowerCase().endsWith('.nii.gz')) return 'nifti';
   return EXTENSIONS[extname(name).toLowerCase()];
 }
 

@@ -1,6 +1,6 @@
 // The one shape every reader returns, whatever the file format.
 
-export type FileFormat = 'off' | 'ply' | 'csv' | 'xyz' | 'stl' | 'obj';
+export type FileFormat = 'off' | 'ply' | 'csv' | 'xyz' | 'stl' | 'obj' | 'nifti';
 
 export interface Bounds {
   min: [number, number, number];
@@ -21,6 +21,18 @@ export interface Geometry {
   format: FileFormat;
   /** Human-readable notes from the reader (e.g. "12 quads triangulated"). */
   notes: string[];
+  /** A voxel mask's grid (NIfTI inputs): where it lies, to tell whether two masks share one space. */
+  grid?: { dims: [number, number, number]; affine: Float64Array; foregroundVoxels: number };
+}
+
+/** How a voxel mask becomes points (NIfTI inputs). */
+export interface MaskOptions {
+  /** Voxels equal to this value; default every nonzero voxel. */
+  label?: number;
+  /** surface (default): mask voxels with a 6-connected background neighbour; all: every mask voxel. */
+  region?: 'surface' | 'all';
+  /** Index coordinates (i, j, k) instead of millimetres through the affine. */
+  voxelSpace?: boolean;
 }
 
 export interface ReadOptions {
@@ -28,6 +40,8 @@ export interface ReadOptions {
   format?: FileFormat;
   /** For CSV/XYZ/TXT: column names or 0-based indices for x,y[,z]. */
   columns?: string[];
+  /** For voxel masks. */
+  mask?: MaskOptions;
 }
 
 /**

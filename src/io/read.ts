@@ -8,6 +8,7 @@ import { parseObj } from './obj.js';
 import { parseOff } from './off.js';
 import { parsePly } from './ply.js';
 import { parseStl } from './stl.js';
+import { parseVoxelMask } from './voxel-geometry.js';
 
 /** Files are read whole into one buffer; beyond this the reader refuses rather than exhaust memory. */
 export const MAX_FILE_BYTES = 2 * 1024 ** 3;
@@ -75,7 +76,7 @@ function plyBodyStart(prefix: Uint8Array): number {
 export function parseGeometry(bytes: Uint8Array, name: string, options: ReadOptions = {}): Geometry {
   const format = options.format ?? formatFromExtension(name) ?? sniffFormat(bytes);
   if (!format) {
-    throw new InputError(name, {}, 'unrecognised file format (expected OFF, PLY, STL, OBJ, CSV or XYZ); name it with --format');
+    throw new InputError(name, {}, 'unrecognised file format (expected OFF, PLY, STL, OBJ, CSV, XYZ or NIfTI); name it with --format');
   }
   return parseAs(format, bytes, name, options);
 }
@@ -95,6 +96,7 @@ function parseAs(format: FileFormat, bytes: Uint8Array, name: string, options: R
     case 'obj': return parseObj(withoutBom(bytes), name);
     case 'csv':
     case 'xyz': return parseDelimited(withoutBom(bytes), name, format, options);
+    case 'nifti': return parseVoxelMask(bytes, name, options.mask ?? {});
     default: throw new UsageError(`unknown format '${String(format)}'`);
   }
 }
