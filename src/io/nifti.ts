@@ -1,8 +1,8 @@
 // Reads a single-file NIfTI-1 or NIfTI-2 volume (.nii, or .nii.gz) into voxel values and the affine
 // that maps voxel indices to millimetres. Label masks are the use: one 3D volume, values as stored.
-import { readFileSync, statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { InputError } from '../errors.js';
+import { readInputFile } from './input-file.js';
 import { fieldOffset, headerError, niftiAffine, parseNiftiHeader, type AffineSource, type NiftiHeader } from './nifti-header.js';
 
 export type NiftiDatatypeName =
@@ -62,18 +62,7 @@ const HOST_LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
 /** Reads a .nii or .nii.gz file (gzip is recognised by its first two bytes, not by the name). */
 export function readNifti(path: string): VoxelVolume {
-  let bytes: Uint8Array;
-  try {
-    const stats = statSync(path);
-    if (stats.isDirectory()) throw new InputError(path, {}, 'is a directory, expected a NIfTI file');
-    if (stats.size > MAX_NIFTI_BYTES) {
-      throw new InputError(path, {}, `file is ${(stats.size / 1024 ** 3).toFixed(1)} GiB; files over 2 GiB are not supported`);
-    }
-    bytes = readFileSync(path);
-  } catch (error) {
-    throw asInputError(path, error);
-  }
-  return parseNifti(bytes, path);
+  return parseNifti(readInputFile(path, 'a NIfTI file'), path);
 }
 
 /** Parses the bytes of a .nii file, gunzipping them first when they start with the gzip signature. */
@@ -245,14 +234,4 @@ function scaled(stored: VoxelValues, { slope, inter }: { slope: number; inter: n
 function columnLengths(a: Float64Array): [number, number, number] {
   const length = (c: number) => Math.hypot(a[c], a[4 + c], a[8 + c]);
   return [length(0), length(1), length(2)];
-}
-
-function asInputError(path: string, error: unknown): InputError {
-  if (error instanceof InputError) return error;
-  const code = (error as NodeJS.ErrnoException).code;
-  const detail = code === 'ENOENT' ? 'no such file'
-    : code === 'EACCES' ? 'permission denied'
-    : code === 'EISDIR' ? 'is a directory, expected a NIfTI file'
-    : (error as Error).message;
-  return new InputError(path, {}, detail);
 }

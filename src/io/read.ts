@@ -14,24 +14,30 @@ import { parseVoxelMask } from './voxel-geometry.js';
 export const MAX_FILE_BYTES = 2 * 1024 ** 3;
 
 export function readGeometry(path: string, options: ReadOptions = {}): Geometry {
+  return parseGeometry(readInputFile(path, 'a geometry file'), path, options);
+}
+
+/**
+ * A whole input file's bytes, with the checks every reader wants first: not a directory, not over 2 GiB,
+ * and system errors as one InputError naming the file. `expected` completes "is a directory, expected …".
+ */
+export function readInputFile(path: string, expected: string): Uint8Array {
   let size: number;
   try {
     const stats = statSync(path);
-    if (stats.isDirectory()) throw new InputError(path, {}, 'is a directory, expected a geometry file');
+    if (stats.isDirectory()) throw new InputError(path, {}, `is a directory, expected ${expected}`);
     size = stats.size;
   } catch (error) {
-    throw asInputError(path, error);
+    throw asInputError(path, error, expected);
   }
   if (size > MAX_FILE_BYTES) {
     throw new InputError(path, {}, `file is ${(size / 1024 ** 3).toFixed(1)} GiB; files over 2 GiB are not supported`);
   }
-  let bytes: Uint8Array;
   try {
-    bytes = readWhole(path, size);
+    return readWhole(path, size);
   } catch (error) {
-    throw asInputError(path, error);
+    throw asInputError(path, error, expected);
   }
-  return parseGeometry(bytes, path, options);
 }
 
 /** How far into the file the header is looked for, to align the body that follows it. */
@@ -101,12 +107,12 @@ function parseAs(format: FileFormat, bytes: Uint8Array, name: string, options: R
   }
 }
 
-function asInputError(path: string, error: unknown): InputError {
+function asInputError(path: string, error: unknown, expected: string): InputError {
   if (error instanceof InputError) return error;
   const code = (error as NodeJS.ErrnoException).code;
   const detail = code === 'ENOENT' ? 'no such file'
     : code === 'EACCES' ? 'permission denied'
-    : code === 'EISDIR' ? 'is a directory, expected a geometry file'
+    : code === 'EISDIR' ? `is a directory, expected ${expected}`
     : (error as Error).message;
   return new InputError(path, {}, detail);
 }

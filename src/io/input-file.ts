@@ -1,0 +1,79 @@
+// Reading one input file whole, with the checks every reader wants first (not a directory, not over
+// 2 GiB) and system errors turned into one line naming the file.
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { InputError } from '../errors.js';
+
+/** Files are read whole into one buffer; beyond this the reader refuses rather than exhaust memory. */
+export const MAX_FILE_BYTES = 2 * 1024 ** 3;
+
+/**
+ * A whole input file's bytes, with the checks every reader wants first: not a directory, not over 2 GiB,
+ * and system errors as one InputError naming the file. `expected` completes "is a directory, expected …".
+ */
+export function readInputFile(path: string, expected: string): Uint8Array {
+  let size: number;
+  try {
+    const stats = statSync(path);
+    if (stats.isDirectory()) throw new InputError(path, {}, `is a directory, expected ${expected}`);
+    size = stats.size;
+  } catch (error) {
+    throw asInputError(path, error, expected);
+  }
+  if (size > MAX_FILE_BYTES) {
+    throw new InputError(path, {}, `file is ${(size / 1024 ** 3).toFixed(1)} GiB; files over 2 GiB are not supported`);
+  }
+  try {
+    return readWhole(path, size);
+  } catch (error) {
+    throw asInputError(path, error, expected);
+  }
+}
+
+/** How far into the file the header is looked for, to align the body that follows it. */
+const HEADER_PROBE_BYTES = 64 * 1024;
+
+/**
+ * Reads a file whole into a buffer placed so that the body after a PLY header starts 4-byte aligned:
+ * binary float32 vertices can then be used in place instead of copied.
+ */
+function readWhole(path: string, size: number): Uint8Array {
+  const fd = openSync(path, 'r');
+  try {
+    const probe = new Uint8Array(Math.min(size, HEADER_PROBE_BYTES));
+    const probed = readSync(fd, probe, 0, probe.length, 0);
+    const bodyStart = plyBodyStart(probe.subarray(0, probed));
+    const storage = Buffer.allocUnsafeSlow(size + 3);
+    const shift = (4 - ((storage.byteOffset + bodyStart) % 4)) % 4;
+    const bytes = storage.subarray(shift, shift + size);
+    let filled = 0;
+    while (filled < size) {
+      const got = readSync(fd, bytes, filled, size - filled, filled);
+      if (got === 0) break; // the file shrank while we read it: parse what is there
+      filled += got;
+    }
+    return bytes.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const END_HEADER = Buffer.from('end_header');
+
+/** Offset just past a PLY header's end_header line, or 0 when the bytes do not start one. */
+function plyBodyStart(prefix: Uint8Array): number {
+  if (prefix[0] !== 0x70 || prefix[1] !== 0x6c || prefix[2] !== 0x79) return 0; // "ply"
+  const at = Buffer.from(prefix.buffer, prefix.byteOffset, prefix.byteLength).indexOf(END_HEADER);
+  if (at < 0) return 0;
+  const newline = prefix.indexOf(0x0a, at);
+  return newline < 0 ? 0 : newline + 1;
+}
+
+function asInputError(path: string, error: unknown, expected: string): InputError {
+  if (error instanceof InputError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  const detail = code === 'ENOENT' ? 'no such file'
+    : code === 'EACCES' ? 'permission denied'
+    : code === 'EISDIR' ? `is a directory, expected ${expected}`
+    : (error as Error).message;
+  return new InputError(path, {}, detail);
+}
