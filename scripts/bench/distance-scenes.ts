@@ -29,7 +29,8 @@ export const SCENE_NOTES: Record<DistanceSceneName, string> = {
   terrains: 'two 1 × 1 height fields of smooth noise (amplitude 0.1), B a copy of A with ±0.01 noise of its own, lifted ' +
     'so that it stays 0.002 above A over every frame; B slides along x by whole grid cells (at least one a frame)',
   clusters: 'two soups of small random triangles filling two unit boxes one spacing apart along x, each with one larger ' +
-    'triangle reaching across the gap; the two cross on the x axis, so the minimum is 0; B turns about the x axis, 2° a frame',
+    'triangle reaching across the gap (at index 0.618 n of A and 0.382 n of B, not 0: FCL tests triangle pair (0, 0) before it ' +
+    'traverses); the two cross on the x axis, so the minimum is 0; B turns about the x axis, 2° a frame',
   tools: 'two shafts 4 long (radius 0.4, 12 helical teeth 0.08 high, lead 1), side by side 0.02 apart crest to crest; ' +
     'B moves along its axis, one lead over the frames',
   maxdist: 'the tools scene measuring the maximum distance (the paper\'s MaxDist); FCL has no maximum-distance query',
@@ -89,8 +90,10 @@ function clusters(triangles: number, frames: number) {
   const spacing = Math.cbrt(1 / triangles), s = spacing;
   const a = triangleSoup(triangles, [-1 - s, -0.5, -0.5], [-s, 0.5, 0.5], s, 21);
   const b = triangleSoup(triangles, [s, -0.5, -0.5], [1 + s, 0.5, 0.5], s, 22);
-  setSoupTriangle(a, 0, [[-2 * s, -s, 0], [-2 * s, s, 0], [s / 2, 0, 0]]);
-  setSoupTriangle(b, 0, [[2 * s, 0, -s], [2 * s, 0, s], [-s / 2, 0, 0]]);
+  // The crossing triangles sit inside the lists, not first: FCL seeds its search with triangle pair (0, 0),
+  // which would hand it the answer before its traversal starts.
+  setSoupTriangle(a, Math.floor(0.618 * triangles), [[-2 * s, -s, 0], [-2 * s, s, 0], [s / 2, 0, 0]]);
+  setSoupTriangle(b, Math.floor(0.382 * triangles), [[2 * s, 0, -s], [2 * s, 0, s], [-s / 2, 0, 0]]);
   const poses = steps(frames, (k) => rotation([1, 0, 0], degrees(2 * k)));
   return { a, b, poses };
 }
