@@ -5,7 +5,7 @@ import { warmUpCuda, type DeviceInfo } from './backends.js';
 import { DEFAULT_SEED, hausdorff, type BackendChoice, type DirectedHausdorff, type Method } from './hausdorff.js';
 import type { Bounds, FileFormat, Geometry, MaskOptions } from './io/geometry.js';
 import { spaceDifference } from './io/voxel-mask.js';
-import { readGeometry } from './io/read.js';
+import { readGeometry, STDIN_NAME } from './io/read.js';
 import { ProgressBar } from './progress.js';
 import { formatCount } from './report/format.js';
 import type { SamplingMode } from './sampling/sample-mesh.js';
@@ -158,7 +158,10 @@ function withThresholdNeeds(options: CompareOptions): CompareOptions {
 
 async function compareInputs(pathA: string, pathB: string, options: CompareOptions, started: number): Promise<CompareResult> {
   const bar = ProgressBar.forStderr('hausdorff', options.quiet);
-  const readOptions = { format: options.format, columns: options.columns, mask: options.mask };
+  if (pathA === STDIN_NAME && pathB === STDIN_NAME) throw new UsageError('only one input can be standard input (-)');
+  // With one input on standard input, --format names that one's format; the file's comes from its name.
+  const stdin = pathA === STDIN_NAME || pathB === STDIN_NAME;
+  const readOptions = (path: string) => ({ format: stdin && path !== STDIN_NAME ? undefined : options.format, columns: options.columns, mask: options.mask });
 
   // The GPU's start-up runs on a worker thread while the files are read.
   const mayUseCuda = options.backend !== 'cpu' && options.method !== 'brute';
@@ -167,9 +170,9 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   let a: Geometry, b: Geometry;
   try {
     bar.status(`reading ${pathA}`);
-    a = readGeometry(pathA, readOptions);
+    a = readGeometry(pathA, readOptions(pathA));
     bar.status(`reading ${pathB}`);
-    b = readGeometry(pathB, readOptions);
+    b = readGeometry(pathB, readOptions(pathB));
   } finally {
     bar.finish();
   }

@@ -85,6 +85,18 @@ function toDirected(raw: RawDirected): DirectedHausdorff {
   };
 }
 
+/**
+ * A directed distance of 0 has no point beating the initial bound, so the searches leave its witness unset.
+ * Every point then has a coincident one in the target: the witness is the first point and its match.
+ */
+function withCoincidentWitness(d: DirectedHausdorff, from: Float32Array, to: Float32Array): DirectedHausdorff {
+  if (d.fromIndex >= 0 || d.distance !== 0) return d;
+  for (let j = 0; j < to.length; j += 3) {
+    if (to[j] === from[0] && to[j + 1] === from[1] && to[j + 2] === from[2]) return { ...d, fromIndex: 0, toIndex: j / 3 };
+  }
+  throw new Error('a directed distance of 0 whose first point has no coincident point');
+}
+
 /** Exact directed and symmetric Hausdorff distances between point sets a and b (interleaved xyz). */
 export async function hausdorff(a: Float32Array, b: Float32Array, options: HausdorffOptions = {}): Promise<HausdorffResult> {
   expectPoints(a, 'a');
@@ -113,8 +125,8 @@ export async function hausdorff(a: Float32Array, b: Float32Array, options: Hausd
     },
     raw,
   ], { onProgress: options.onProgress, signal: options.signal, refusal: 'the points cannot be compared' });
-  const ab = toDirected(raw.ab);
-  const ba = options.directed ? null : toDirected(raw.ba);
+  const ab = withCoincidentWitness(toDirected(raw.ab), a, b);
+  const ba = options.directed ? null : withCoincidentWitness(toDirected(raw.ba), b, a);
   const onGpu = backendName === 'cuda';
   return {
     hd: ba ? Math.max(ab.distance, ba.distance) : ab.distance,

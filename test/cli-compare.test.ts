@@ -1,13 +1,13 @@
 // `xhd compare` end to end: the JSON contract, the human report, and exit codes.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 
 import { probeBackend } from '../src/backends.js';
 import { hausdorff } from '../src/hausdorff.js';
 import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
-import { sharedData } from './helpers.js';
+import { fixture, sharedData } from './helpers.js';
 import { clustered, rng, uniform } from './random-points.js';
 
 function unionDiagonal(a: Float32Array, b: Float32Array): number {
@@ -104,6 +104,39 @@ describe('xhd compare', () => {
     assert.equal(j.a.points, 2775);
     assert.equal(j.a.triangles, 5558);
     assert.ok(j.notes.some((n: string) => /vertices are compared as points/.test(n)));
+  });
+
+  it('a set compared with itself has distance 0 and a coincident witness pair, for every method', () => {
+    for (const method of ['grid', 'eb', 'brute']) {
+      const r = runXhd(['compare', pathA, pathA, '--json', '-m', method, '--backend', 'cpu']);
+      assert.equal(r.code, 0, r.stderr);
+      const j = JSON.parse(r.stdout);
+      assert.equal(j.hd, 0);
+      for (const w of [j.witness_ab, j.witness_ba]) {
+        const [from, to] = w.a_index === undefined ? [w.b_point, w.a_point] : [w.a_point, w.b_point];
+        assert.ok(w.a_index >= 0 && w.b_index >= 0, method);
+        assert.deepEqual(from, to, method);
+      }
+      const text = runXhd(['compare', pathA, pathA, '-m', method, '--backend', 'cpu']);
+      assert.equal(text.code, 0, text.stderr);
+      assert.match(text.stdout, /^Hausdorff distance\s+0\b/);
+    }
+  });
+
+  it('- reads one input from standard input, in the --format given; the other file keeps its own', () => {
+    const text = readFileSync(pathA, 'utf8');
+    const j = JSON.parse(runXhd(['compare', '-', pathB, '--format', 'xyz', '--json'], {}, text).stdout);
+    assert.equal(j.hd, reference.hd);
+    assert.equal(j.a.path, '-');
+    const mesh = JSON.parse(runXhd(['compare', '-', fixture('cube.off'), '--format', 'xyz', '--vertices-only', '--json'], {}, '0 0 0\n1 0 0\n').stdout);
+    assert.equal(mesh.hd_ab, 0);
+    assert.equal(mesh.hd_ba, Math.SQRT2);
+    const noFormat = runXhd(['compare', '-', pathB], {}, text);
+    assert.equal(noFormat.code, 2);
+    assert.match(noFormat.stderr, /standard input .* needs --format/);
+    const both = runXhd(['compare', '-', '-', '--format', 'xyz'], {}, text);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /only one input can be standard input/);
   });
 
   it('2D inputs report 2D witnesses', () => {

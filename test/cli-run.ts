@@ -12,9 +12,11 @@ export interface RunResult {
   stderr: string;
 }
 
-export function runXhd(args: string[], env: Record<string, string> = {}): RunResult {
+/** Runs xhd with these arguments; `input` is written to its standard input. */
+export function runXhd(args: string[], env: Record<string, string> = {}, input?: string): RunResult {
   const r = spawnSync(process.execPath, [xhdBin, ...args], {
     encoding: 'utf8',
+    input,
     env: { ...process.env, NO_COLOR: '1', ...env },
     timeout: 60_000,
   });

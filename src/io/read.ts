@@ -1,7 +1,9 @@
 // Entry points: read a geometry file from disk, or parse bytes already in memory (e.g. stdin).
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { readSync } from 'node:fs';
+
 import { InputError, UsageError } from '../errors.js';
 import { parseDelimited } from './delimited.js';
+import { MAX_FILE_BYTES, readInputFile } from './input-file.js';
 import { formatFromExtension, sniffFormat } from './detect-format.js';
 import type { FileFormat, Geometry, ReadOptions } from './geometry.js';
 import { parseObj } from './obj.js';
@@ -10,73 +12,41 @@ import { parsePly } from './ply.js';
 import { parseStl } from './stl.js';
 import { parseVoxelMask } from './voxel-geometry.js';
 
-/** Files are read whole into one buffer; beyond this the reader refuses rather than exhaust memory. */
-export const MAX_FILE_BYTES = 2 * 1024 ** 3;
+/** The name that stands for standard input. */
+export const STDIN_NAME = '-';
 
 export function readGeometry(path: string, options: ReadOptions = {}): Geometry {
+  if (path === STDIN_NAME) return parseGeometry(readStandardInput(options.format), 'standard input', options);
   return parseGeometry(readInputFile(path, 'a geometry file'), path, options);
 }
 
-/**
- * A whole input file's bytes, with the checks every reader wants first: not a directory, not over 2 GiB,
- * and system errors as one InputError naming the file. `expected` completes "is a directory, expected …".
- */
-export function readInputFile(path: string, expected: string): Uint8Array {
-  let size: number;
-  try {
-    const stats = statSync(path);
-    if (stats.isDirectory()) throw new InputError(path, {}, `is a directory, expected ${expected}`);
-    size = stats.size;
-  } catch (error) {
-    throw asInputError(path, error, expected);
-  }
-  if (size > MAX_FILE_BYTES) {
-    throw new InputError(path, {}, `file is ${(size / 1024 ** 3).toFixed(1)} GiB; files over 2 GiB are not supported`);
-  }
-  try {
-    return readWhole(path, size);
-  } catch (error) {
-    throw asInputError(path, error, expected);
-  }
-}
+const pause = new Int32Array(new SharedArrayBuffer(4));
 
-/** How far into the file the header is looked for, to align the body that follows it. */
-const HEADER_PROBE_BYTES = 64 * 1024;
-
-/**
- * Reads a file whole into a buffer placed so that the body after a PLY header starts 4-byte aligned:
- * binary float32 vertices can then be used in place instead of copied.
- */
-function readWhole(path: string, size: number): Uint8Array {
-  const fd = openSync(path, 'r');
-  try {
-    const probe = new Uint8Array(Math.min(size, HEADER_PROBE_BYTES));
-    const probed = readSync(fd, probe, 0, probe.length, 0);
-    const bodyStart = plyBodyStart(probe.subarray(0, probed));
-    const storage = Buffer.allocUnsafeSlow(size + 3);
-    const shift = (4 - ((storage.byteOffset + bodyStart) % 4)) % 4;
-    const bytes = storage.subarray(shift, shift + size);
-    let filled = 0;
-    while (filled < size) {
-      const got = readSync(fd, bytes, filled, size - filled, filled);
-      if (got === 0) break; // the file shrank while we read it: parse what is there
-      filled += got;
+/** Standard input whole; its format cannot come from a name, and sniffing a stream is guesswork. */
+function readStandardInput(format: FileFormat | undefined): Uint8Array {
+  if (!format) throw new UsageError("reading standard input ('-') needs --format");
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  for (;;) {
+    let got: number;
+    try {
+      got = readSync(0, chunk, 0, chunk.length, null);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') {
+        Atomics.wait(pause, 0, 0, 5); // a non-blocking pipe with nothing yet: wait, do not spin
+        continue;
+      }
+      if (code === 'EOF') break;
+      throw new InputError('standard input', {}, (error as Error).message);
     }
-    return bytes.subarray(0, filled);
-  } finally {
-    closeSync(fd);
+    if (got === 0) break;
+    total += got;
+    if (total > MAX_FILE_BYTES) throw new InputError('standard input', {}, 'more than 2 GiB; inputs over 2 GiB are not supported');
+    chunks.push(Buffer.from(chunk.subarray(0, got)));
   }
-}
-
-const END_HEADER = Buffer.from('end_header');
-
-/** Offset just past a PLY header's end_header line, or 0 when the bytes do not start one. */
-function plyBodyStart(prefix: Uint8Array): number {
-  if (prefix[0] !== 0x70 || prefix[1] !== 0x6c || prefix[2] !== 0x79) return 0; // "ply"
-  const at = Buffer.from(prefix.buffer, prefix.byteOffset, prefix.byteLength).indexOf(END_HEADER);
-  if (at < 0) return 0;
-  const newline = prefix.indexOf(0x0a, at);
-  return newline < 0 ? 0 : newline + 1;
+  return Buffer.concat(chunks, total);
 }
 
 export function parseGeometry(bytes: Uint8Array, name: string, options: ReadOptions = {}): Geometry {
@@ -105,14 +75,4 @@ function parseAs(format: FileFormat, bytes: Uint8Array, name: string, options: R
     case 'nifti': return parseVoxelMask(bytes, name, options.mask ?? {});
     default: throw new UsageError(`unknown format '${String(format)}'`);
   }
-}
-
-function asInputError(path: string, error: unknown, expected: string): InputError {
-  if (error instanceof InputError) return error;
-  const code = (error as NodeJS.ErrnoException).code;
-  const detail = code === 'ENOENT' ? 'no such file'
-    : code === 'EACCES' ? 'permission denied'
-    : code === 'EISDIR' ? `is a directory, expected ${expected}`
-    : (error as Error).message;
-  return new InputError(path, {}, detail);
 }

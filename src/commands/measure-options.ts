@@ -1,0 +1,44 @@
+// The options that say what `compare` measures and how; `batch` takes the same ones for every pair.
+import { Command, Option } from 'commander';
+
+import { parseColumns, parseFiniteNumber, parseIntegerOption, parsePercentile, parsePositiveNumber, FORMATS } from '../cli-options.js';
+import type { CompareOptions } from '../compare.js';
+import { ASSD_VARIANTS, PERCENTILE_VARIANTS } from '../metrics/distance-stats.js';
+import { BACKEND_CHOICES, METHODS } from '../hausdorff.js';
+import { SAMPLING_MODES } from '../sampling/sample-mesh.js';
+import { parseThreshold, THRESHOLD_METRICS } from '../threshold.js';
+
+/** The parsed measuring options, as commander hands them over. */
+export type MeasureFlags = Omit<CompareOptions, 'signal' | 'mask'> & { label?: number; region: 'surface' | 'all'; voxelSpace: boolean };
+
+export function addMeasureOptions(command: Command): Command {
+  return command
+    .addOption(new Option('-m, --method <method>', 'algorithm').choices(METHODS).default('grid'))
+    .option('-d, --directed', 'only the directed distance A → B', false)
+    .addOption(new Option('--backend <backend>', 'compute backend').choices(BACKEND_CHOICES).default('auto'))
+    .option('--device <n>', 'GPU ordinal for the CUDA backend (see xhd doctor)', parseIntegerOption(0, 1024))
+    .option('-t, --threads <n>', 'CPU worker threads (default: all cores)', parseIntegerOption(1, 4096))
+    .option('--seed <n>', 'seed of shuffles and samples (results do not depend on it)', parseIntegerOption(0))
+    .addOption(new Option('--format <format>', 'read both inputs as this format; with - (standard input) as an input, that input alone').choices(FORMATS))
+    .option('--columns <names>', 'CSV/XYZ columns for x,y[,z], by header name or 0-based index', parseColumns)
+    .option('--label <n>', 'NIfTI masks: compare the voxels with this value (default: every nonzero voxel)', parseFiniteNumber)
+    .addOption(new Option('--region <r>', 'NIfTI masks: surface (voxels with a 6-connected background neighbour) or all voxels').choices(['surface', 'all']).default('surface'))
+    .option('--voxel-space', 'NIfTI masks: voxel index coordinates instead of millimetres through the affine', false)
+    .option('--vertices-only', 'compare meshes by their vertices as point sets, not surface to surface', false)
+    .addOption(new Option('--sampling <mode>', 'how meshes are sampled (default area)').choices(SAMPLING_MODES))
+    .option('--samples <n>', 'samples per mesh (default: its vertex count, at least 100,000)', parseIntegerOption(1, 2 ** 31))
+    .option('--density <d>', 'samples per unit area instead of a count', parsePositiveNumber)
+    .option('--stats', "also every point's distance: mean per direction, ASSD, RMS, Chamfer", false)
+    .option('--percentile <p>', 'percentile Hausdorff distance, e.g. 95 for HD95 (implies --stats)', parsePercentile)
+    .addOption(new Option('--percentile-variant <v>', "max-of-directed: each direction's percentile, the larger (MONAI); pooled: both directions together (medpy)").choices(PERCENTILE_VARIANTS).default('max-of-directed'))
+    .addOption(new Option('--assd-variant <v>', 'mean-of-means: the two directed means averaged; pooled: all distances averaged').choices(ASSD_VARIANTS).default('mean-of-means'))
+    .option('--fail-above <t>', 'exit 1 when the metric exceeds t: a distance, or a percentage of the bounding-box diagonal (2%)', parseThreshold)
+    .addOption(new Option('--metric <m>', 'what --fail-above checks (hd95 and the averages measure every point)').choices(THRESHOLD_METRICS).default('hd'))
+    .option('-q, --quiet', 'no progress bar', false);
+}
+
+/** CompareOptions from the parsed flags (the mask options gathered in one object). */
+export function measureOptions(flags: MeasureFlags): Omit<CompareOptions, 'signal'> {
+  const { label, region, voxelSpace, ...rest } = flags;
+  return { ...rest, mask: { label, region, voxelSpace } };
+}
