@@ -1,9 +1,10 @@
 // `xhd compare`: read two inputs, compute the exact Hausdorff distance, and describe the outcome as one
 // plain result object that the text and JSON renderers share.
-import { InputError, UsageError } from './errors.js';
+import { UsageError } from './errors.js';
+import { emptyOutcome, uniformStats, type EmptyOutcome, type EmptyPolicy } from './empty-policy.js';
 import { warmUpCuda, type DeviceInfo } from './backends.js';
 import { DEFAULT_SEED, hausdorff, type BackendChoice, type DirectedHausdorff, type Method } from './hausdorff.js';
-import type { Bounds, FileFormat, Geometry, MaskOptions } from './io/geometry.js';
+import { boundsDiagonal, type FileFormat, type Geometry, type MaskOptions } from './io/geometry.js';
 import { spaceDifference } from './io/voxel-mask.js';
 import { readGeometry, STDIN_NAME } from './io/read.js';
 import { ProgressBar } from './progress.js';
@@ -50,6 +51,8 @@ export interface CompareOptions {
   /** --fail-above: the limit, and the metric it applies to (default hd). */
   failAbove?: ThresholdSpec;
   metric?: ThresholdMetric;
+  /** What an empty input gives (default: zero-or-diagonal for masks, error for other files). */
+  empty?: EmptyPolicy;
 }
 
 export interface InputSummary {
@@ -93,10 +96,13 @@ export interface CompareResult {
   stats: DistanceStats | null;
   /** The --fail-above verdict, when a threshold was given. */
   threshold: ThresholdVerdict | null;
+  /** Set when an input had no points: every distance is then the policy's value. */
+  empty: EmptyOutcome | null;
   hd: number;
   hdAb: number;
   hdBa: number | null;
-  witnessAb: Witness;
+  /** null when an input was empty. */
+  witnessAb: Witness | null;
   witnessBa: Witness | null;
   a: InputSummary;
   b: InputSummary;
@@ -119,15 +125,6 @@ function summarize(path: string, g: Geometry, mode: 'points' | 'surface' = 'poin
   const triangles = g.triangles ? g.triangles.length / 3 : 0;
   const source = triangles === 0 ? 'points' : mode === 'surface' ? 'surface' : 'vertices';
   return { path, format: g.format, points: g.count, dims: g.dims, triangles, source };
-}
-
-function unionDiagonal(a: Bounds, b: Bounds): number {
-  let s = 0;
-  for (let i = 0; i < 3; i++) {
-    const d = Math.max(a.max[i], b.max[i]) - Math.min(a.min[i], b.min[i]);
-    s += d * d;
-  }
-  return Math.sqrt(s);
 }
 
 function pointAt(g: Geometry, index: number): number[] {
@@ -179,8 +176,8 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   const readMs = performance.now() - readStarted;
   await warming;
 
-  if (a.count === 0) throw new InputError(pathA, {}, 'has no points');
-  if (b.count === 0) throw new InputError(pathB, {}, 'has no points');
+  const empty = emptyOutcome(pathA, a, pathB, b, options.empty);
+  if (empty) return emptyResult(pathA, pathB, a, b, empty, options, started, readMs);
   if (a.dims !== b.dims) {
     throw new UsageError(`${pathA} is ${a.dims}D but ${pathB} is ${b.dims}D; compare point sets of the same dimension`);
   }
@@ -224,6 +221,7 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
     surface: null,
     stats,
     threshold: null,
+    empty: null,
     hd: result.hd,
     hdAb: result.ab.distance,
     hdBa: result.ba ? result.ba.distance : null,
@@ -238,7 +236,7 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
     peakDeviceBytes: result.peakDeviceBytes,
     queryChunks: result.queryChunks,
     directed: options.directed,
-    bboxDiagonal: unionDiagonal(a.bounds, b.bounds),
+    bboxDiagonal: boundsDiagonal(a.bounds, b.bounds),
     timingsMs: {
       read: readMs,
       sample: 0,
@@ -249,6 +247,40 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
       stats: statsMs,
       total: performance.now() - started,
     },
+    notes,
+  };
+}
+
+/** The outcome with an empty input: nothing to search, every distance the policy's value. */
+function emptyResult(pathA: string, pathB: string, a: Geometry, b: Geometry, empty: EmptyOutcome, options: CompareOptions,
+                     started: number, readMs: number): CompareResult {
+  const v = empty.value;
+  const which = empty.a && empty.b ? 'both inputs are' : empty.a ? 'A is' : 'B is';
+  const notes = [`${which} empty: every distance is ${v} (--empty ${empty.policy})`, ...maskSpaceWarning(a, b)];
+  for (const [name, g] of [['A', a], ['B', b]] as const) for (const n of g.notes) notes.push(`${name}: ${n}`);
+  const filled = [a, b].filter((g) => g.count > 0);
+  return {
+    mode: 'points',
+    surface: null,
+    stats: wantsStats(options) ? uniformStats(v, a.count, options.directed ? null : b.count, options) : null,
+    threshold: null,
+    empty,
+    hd: v,
+    hdAb: v,
+    hdBa: options.directed ? null : v,
+    witnessAb: null,
+    witnessBa: null,
+    a: summarize(pathA, a),
+    b: summarize(pathB, b),
+    method: options.method,
+    backend: 'none',
+    threads: 0,
+    device: null,
+    peakDeviceBytes: 0,
+    queryChunks: 0,
+    directed: options.directed,
+    bboxDiagonal: filled.length === 2 ? boundsDiagonal(a.bounds, b.bounds) : filled.length === 1 ? boundsDiagonal(filled[0].bounds) : 0,
+    timingsMs: { read: readMs, sample: 0, upload: 0, build: 0, query: 0, download: 0, stats: 0, total: performance.now() - started },
     notes,
   };
 }
@@ -311,6 +343,7 @@ async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b:
   return {
     mode: 'surface',
     threshold: null,
+    empty: null,
     stats: wantsStats(options) ? distanceStats(outcome.distancesAb, outcome.distancesBa, options) : null,
     surface: {
       ab, ba, es: outcome.es, sampling, seed,
@@ -330,7 +363,7 @@ async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b:
     peakDeviceBytes: outcome.peakDeviceBytes,
     queryChunks: 1,
     directed: options.directed,
-    bboxDiagonal: unionDiagonal(a.bounds, b.bounds),
+    bboxDiagonal: boundsDiagonal(a.bounds, b.bounds),
     timingsMs: {
       read: readMs,
       sample: outcome.sampleMs,

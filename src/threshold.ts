@@ -74,5 +74,5 @@ export function judge(metric: ThresholdMetric, spec: ThresholdSpec, hd: number, 
       label = 'chamfer_sq_mean';
     }
   }
-  return { metric, label, value, limit, spec: spec.text, exceeded: value > limit };
+  return { metric, label, value, limit, spec: spec.text, exceeded: !(value <= limit) }; // NaN (an empty input under --empty nan) cannot pass
 }

@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { parseColumns, parseFiniteNumber, parseIntegerOption, parsePercentile, parsePositiveNumber, FORMATS } from '../cli-options.js';
 import type { CompareOptions } from '../compare.js';
 import { ASSD_VARIANTS, PERCENTILE_VARIANTS } from '../metrics/distance-stats.js';
+import { EMPTY_POLICIES } from '../empty-policy.js';
 import { BACKEND_CHOICES, METHODS } from '../hausdorff.js';
 import { SAMPLING_MODES } from '../sampling/sample-mesh.js';
 import { parseThreshold, THRESHOLD_METRICS } from '../threshold.js';
@@ -34,6 +35,7 @@ export function addMeasureOptions(command: Command): Command {
     .addOption(new Option('--assd-variant <v>', 'mean-of-means: the two directed means averaged; pooled: all distances averaged').choices(ASSD_VARIANTS).default('mean-of-means'))
     .option('--fail-above <t>', 'exit 1 when the metric exceeds t: a distance, or a percentage of the bounding-box diagonal (2%)', parseThreshold)
     .addOption(new Option('--metric <m>', 'what --fail-above checks (hd95 and the averages measure every point)').choices(THRESHOLD_METRICS).default('hd'))
+    .addOption(new Option('--empty <policy>', 'an input without points: error, or every distance nan, inf, or zero-or-diagonal (both empty 0, one empty the volume or bbox diagonal); default zero-or-diagonal for masks, error otherwise').choices(EMPTY_POLICIES))
     .option('-q, --quiet', 'no progress bar', false);
 }
 

@@ -63,6 +63,16 @@ export function computeBounds(positions: Float32Array): Bounds {
   return { min: [minX, minY, minZ], max: [maxX, maxY, maxZ] };
 }
 
+/** The diagonal of the box around both bounds (one set's own diagonal when given one). */
+export function boundsDiagonal(a: Bounds, b: Bounds = a): number {
+  let s = 0;
+  for (let i = 0; i < 3; i++) {
+    const d = Math.max(a.max[i], b.max[i]) - Math.min(a.min[i], b.min[i]);
+    s += d * d;
+  }
+  return Math.sqrt(s);
+}
+
 /** True when bounds of a non-empty set came from finite coordinates only. */
 export function boundsAreFinite(b: Bounds): boolean {
   return [...b.min, ...b.max].every(Number.isFinite);

@@ -18,8 +18,9 @@ export interface DirectedStats {
   mean: number;
   /** Root of the mean squared distance. */
   rms: number;
-  /** Sum of squared distances. */
+  /** Sum and mean of squared distances. */
   sqSum: number;
+  sqMean: number;
   /** Percentile of this direction's distances, when one was asked for. */
   percentile: number | null;
 }
@@ -53,7 +54,7 @@ function directed(distances: Float64Array, p: number | undefined): DirectedStats
     sq += d * d;
   }
   const n = distances.length;
-  return { count: n, max, mean: sum / n, rms: Math.sqrt(sq / n), sqSum: sq, percentile: p === undefined ? null : percentile(p, distances) };
+  return { count: n, max, mean: sum / n, rms: Math.sqrt(sq / n), sqSum: sq, sqMean: sq / n, percentile: p === undefined ? null : percentile(p, distances) };
 }
 
 /** ab: each point of A's distance to B; ba: the reverse, or null for a directed comparison. */
@@ -76,7 +77,7 @@ export function distanceStats(ab: Float64Array, ba: Float64Array | null, options
     assdVariant,
     rms: Math.sqrt(sqSum / n),
     chamferSqSum: sqSum,
-    chamferSqMean: sAb.sqSum / sAb.count + (sBa ? sBa.sqSum / sBa.count : 0),
+    chamferSqMean: sAb.sqMean + (sBa ? sBa.sqMean : 0),
   };
 }
 

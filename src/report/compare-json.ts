@@ -87,6 +87,7 @@ export function compareJson(r: CompareResult) {
     query_chunks: r.queryChunks,
     bbox_diagonal: r.bboxDiagonal,
     hd_percent_of_bbox_diagonal: r.bboxDiagonal > 0 ? (100 * r.hd) / r.bboxDiagonal : 0,
+    empty: { a: r.empty?.a ?? false, b: r.empty?.b ?? false, policy: r.empty?.policy ?? null },
     threshold: r.threshold
       ? { metric: r.threshold.metric, measured: r.threshold.label, value: r.threshold.value, limit: r.threshold.limit, fail_above: r.threshold.spec, exceeded: r.threshold.exceeded }
       : null,

@@ -11,7 +11,8 @@ function inputLine(label: string, s: InputSummary): string {
   return `  ${label}  ${s.path}  ${s.format.toUpperCase()}  ${what}  ${s.dims}D`;
 }
 
-function witnessText(w: Witness, from: string, to: string, surface = false): string {
+function witnessText(w: Witness | null, from: string, to: string, surface = false): string {
+  if (!w) return '(an input is empty)';
   // In surface mode the source is a sample and the target a triangle (or a point of a point cloud).
   const target = surface ? `${to} triangle ${w.toIndex}` : `${to}[${w.toIndex}]`;
   const source = surface ? `${from} sample ${w.fromIndex}` : `${from}[${w.fromIndex}]`;
@@ -39,14 +40,16 @@ export function renderCompareText(r: CompareResult, c: ChalkInstance): string {
       c.dim(`(${percent.toPrecision(3)}% of bbox diagonal ${formatDistance(r.bboxDiagonal)})`),
     `  ${'A → B'.padEnd(22)} ${formatDistance(r.hdAb).padEnd(16)} ${c.dim(witnessText(r.witnessAb, 'A', 'B', surface))}`,
   ];
-  if (r.hdBa !== null && r.witnessBa) {
+  if (r.hdBa !== null) {
     lines.push(`  ${'B → A'.padEnd(22)} ${formatDistance(r.hdBa).padEnd(16)} ${c.dim(witnessText(r.witnessBa, 'B', 'A', surface))}`);
   }
   if (surface) lines.push(...surfaceLines(r, c));
   if (r.stats) lines.push(...statsLines(r.stats, c));
   lines.push('', inputLine('A', r.a), inputLine('B', r.b));
   const t = r.timingsMs;
-  if (r.device) {
+  if (r.empty) {
+    lines.push(`  nothing measured: an input is empty · time read ${formatMs(t.read)} · total ${formatMs(t.total)}`);
+  } else if (r.device) {
     lines.push(`  method ${r.method} · backend ${r.backend} · GPU ${r.device.ordinal} ${r.device.name} · peak ${formatBytes(r.peakDeviceBytes)}`);
     lines.push(
       `  time   read ${formatMs(t.read)}${surface ? ` · sample ${formatMs(t.sample)}` : ''} · upload ${formatMs(t.upload)} · build ${formatMs(t.build)} · query ${formatMs(t.query)} · ` +

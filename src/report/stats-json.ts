@@ -28,8 +28,8 @@ export function statsJson(s: DistanceStats | null) {
     chamfer_sq_sum_ab: ab.sqSum,
     chamfer_sq_sum_ba: ba ? ba.sqSum : null,
     chamfer_sq_sum: s.chamferSqSum,
-    chamfer_sq_mean_ab: ab.sqSum / ab.count,
-    chamfer_sq_mean_ba: ba ? ba.sqSum / ba.count : null,
+    chamfer_sq_mean_ab: ab.sqMean,
+    chamfer_sq_mean_ba: ba ? ba.sqMean : null,
     chamfer_sq_mean: s.chamferSqMean,
     distances_measured: { a: ab.count, b: ba ? ba.count : null },
   });
