@@ -72,8 +72,11 @@ describe('xhd compare on NIfTI masks', () => {
     assert.ok(j.hd > 0);
   });
 
-  it('refuses a mask with nothing selected with exit 2, naming the file', () => {
-    const r = runXhd(['compare', path('a.nii'), path('labels.nii'), '--label', '7', '--backend', 'cpu']);
+  it('a label with no voxels is an empty mask: 0 when both are empty, refused with --empty error', () => {
+    const j = compare(path('a.nii'), path('labels.nii'), '--label', '7');
+    assert.deepEqual(j.empty, { a: true, b: true, policy: 'zero-or-diagonal' });
+    assert.equal(j.hd, 0);
+    const r = runXhd(['compare', path('a.nii'), path('labels.nii'), '--label', '7', '--empty', 'error', '--backend', 'cpu']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /a\.nii.*no points/); // A, the first file, has no voxel labelled 7
   });
