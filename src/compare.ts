@@ -14,6 +14,7 @@ import { compareSurfaces, hasFaces, type DirectionStats, type SurfaceOutcome } f
 import type { SurfaceMethod } from './surface.js';
 import { distanceStats, type AssdVariant, type DistanceStats, type PercentileVariant } from './metrics/distance-stats.js';
 import { nearestDistances } from './nearest.js';
+import { relativeValues, type RelativeBasis, type RelativeValues } from './metrics/relative.js';
 import { checkThresholdOptions, judge, metricNeeds, type ThresholdMetric, type ThresholdSpec, type ThresholdVerdict } from './threshold.js';
 
 export interface CompareOptions {
@@ -53,6 +54,8 @@ export interface CompareOptions {
   metric?: ThresholdMetric;
   /** What an empty input gives (default: zero-or-diagonal for masks, error for other files). */
   empty?: EmptyPolicy;
+  /** Also report every distance as a percentage of this bounding-box diagonal. */
+  relative?: RelativeBasis;
 }
 
 export interface InputSummary {
@@ -63,6 +66,8 @@ export interface InputSummary {
   triangles: number;
   /** What was measured: the file's points, a mesh's vertices (--vertices-only), or samples of its surface. */
   source: 'points' | 'vertices' | 'surface';
+  /** Its bounding box's diagonal (0 when it has no points). */
+  bboxDiagonal: number;
 }
 
 export interface Witness {
@@ -98,6 +103,8 @@ export interface CompareResult {
   threshold: ThresholdVerdict | null;
   /** Set when an input had no points: every distance is then the policy's value. */
   empty: EmptyOutcome | null;
+  /** --relative: the distances as percentages of the chosen diagonal. */
+  relative: RelativeValues | null;
   hd: number;
   hdAb: number;
   hdBa: number | null;
@@ -124,7 +131,7 @@ export interface CompareResult {
 function summarize(path: string, g: Geometry, mode: 'points' | 'surface' = 'points'): InputSummary {
   const triangles = g.triangles ? g.triangles.length / 3 : 0;
   const source = triangles === 0 ? 'points' : mode === 'surface' ? 'surface' : 'vertices';
-  return { path, format: g.format, points: g.count, dims: g.dims, triangles, source };
+  return { path, format: g.format, points: g.count, dims: g.dims, triangles, source, bboxDiagonal: g.count > 0 ? boundsDiagonal(g.bounds) : 0 };
 }
 
 function pointAt(g: Geometry, index: number): number[] {
@@ -140,6 +147,10 @@ export async function compareFiles(pathA: string, pathB: string, given: CompareO
   const started = performance.now();
   const options = withThresholdNeeds(given);
   const result = await compareInputs(pathA, pathB, options, started);
+  if (options.relative) {
+    const diagonal = options.relative === 'union' ? result.bboxDiagonal : result[options.relative].bboxDiagonal;
+    result.relative = relativeValues(options.relative, diagonal, result);
+  }
   if (options.failAbove) result.threshold = judge(options.metric ?? 'hd', options.failAbove, result.hd, result.stats, result.bboxDiagonal);
   return result;
 }
@@ -222,6 +233,7 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
     stats,
     threshold: null,
     empty: null,
+    relative: null,
     hd: result.hd,
     hdAb: result.ab.distance,
     hdBa: result.ba ? result.ba.distance : null,
@@ -265,6 +277,7 @@ function emptyResult(pathA: string, pathB: string, a: Geometry, b: Geometry, emp
     stats: wantsStats(options) ? uniformStats(v, a.count, options.directed ? null : b.count, options) : null,
     threshold: null,
     empty,
+    relative: null,
     hd: v,
     hdAb: v,
     hdBa: options.directed ? null : v,
@@ -344,6 +357,7 @@ async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b:
     mode: 'surface',
     threshold: null,
     empty: null,
+    relative: null,
     stats: wantsStats(options) ? distanceStats(outcome.distancesAb, outcome.distancesBa, options) : null,
     surface: {
       ab, ba, es: outcome.es, sampling, seed,

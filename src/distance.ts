@@ -4,7 +4,7 @@ import { warmUpCuda, type BackendChoice, type DeviceInfo } from './backends.js';
 import type { InputSummary } from './compare.js';
 import { CancelledError, InputError } from './errors.js';
 import { summarizeFrames, type FrameOutcome, type FramesSummary } from './frame-summary.js';
-import type { FileFormat, Geometry } from './io/geometry.js';
+import { boundsDiagonal, type FileFormat, type Geometry } from './io/geometry.js';
 import { readGeometry } from './io/read.js';
 import { IDENTITY_POSE, MeshDistance, type DistanceMethod, type DistancePair, type Pose } from './mesh-distance.js';
 import { readPoseFile, type PoseFrame } from './pose-file.js';
@@ -57,7 +57,7 @@ export interface DistanceResult {
 
 function summarize(path: string, g: Geometry): InputSummary {
   const triangles = hasFaces(g) ? g.triangles!.length / 3 : 0;
-  return { path, format: g.format, points: g.count, dims: g.dims, triangles, source: triangles > 0 ? 'surface' : 'points' };
+  return { path, format: g.format, points: g.count, dims: g.dims, triangles, source: triangles > 0 ? 'surface' : 'points', bboxDiagonal: g.count > 0 ? boundsDiagonal(g.bounds) : 0 };
 }
 
 /** A mesh as it is; a point cloud as one-point triangles, so "triangle i" is point i. */

@@ -1,9 +1,10 @@
 // Registers `xhd compare A B`.
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 
-import { EXIT_THRESHOLD } from '../errors.js';
+import { EXIT_THRESHOLD, UsageError } from '../errors.js';
 import { setExitStatus } from '../exit-status.js';
 import { compareFiles } from '../compare.js';
+import { renderCompareCsv } from '../report/compare-csv.js';
 import { renderCompareJson } from '../report/compare-json.js';
 import { renderCompareText } from '../report/compare-text.js';
 import { formatCount } from '../report/format.js';
@@ -13,7 +14,7 @@ import { checkWritable } from '../report/output-file.js';
 import { terminalChalk } from '../terminal.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
 
-type CompareFlags = MeasureFlags & { json: boolean; heatmap?: string; histogram: boolean };
+type CompareFlags = MeasureFlags & { json: boolean; output?: 'text' | 'json' | 'csv'; csvHeader: boolean; heatmap?: string; histogram: boolean };
 
 const EXAMPLES = `
 Examples:
@@ -31,6 +32,12 @@ Examples:
   $ xhd compare a.nii.gz b.nii.gz --fail-above 2 --metric hd95   a CI check on HD95 (mm)
 `;
 
+function outputFormat(flags: CompareFlags): 'text' | 'json' | 'csv' {
+  if (flags.json && flags.output !== undefined && flags.output !== 'json') throw new UsageError(`--json and --output ${flags.output} ask for different outputs; give one`);
+  if (flags.csvHeader && (flags.json || flags.output !== 'csv')) throw new UsageError('--csv-header goes with --output csv');
+  return flags.json ? 'json' : flags.output ?? 'text';
+}
+
 export function registerCompare(program: Command): void {
   const command = program
     .command('compare')
@@ -38,7 +45,9 @@ export function registerCompare(program: Command): void {
     .argument('<a>', 'first input (OFF, PLY, CSV/XYZ/TXT, STL, OBJ, NIfTI .nii/.nii.gz mask)')
     .argument('<b>', 'second input');
   addMeasureOptions(command)
-    .option('--json', 'print one JSON object (and nothing else) on stdout', false)
+    .option('--json', 'print one JSON object (and nothing else) on stdout (--output json)', false)
+    .addOption(new Option('--output <format>', 'text, json (one object), or csv (one line; see --csv-header)').choices(['text', 'json', 'csv']))
+    .option('--csv-header', 'with --output csv: print the column names first', false)
     .option('--heatmap <file>', "surface mode: write A's samples with their distance to B (quality) and a colour as a PLY point cloud")
     .option('--histogram', 'surface mode: print a histogram of the distances on stderr', false)
     .addHelpText('after', EXAMPLES)
@@ -55,7 +64,8 @@ export function registerCompare(program: Command): void {
           const n = surface.distancesAb.length;
           result.notes.push(`A → B heatmap written to ${flags.heatmap} (${formatCount(n)} point${n === 1 ? '' : 's'})`);
         }
-        process.stdout.write(flags.json ? renderCompareJson(result) : renderCompareText(result, terminalChalk(process.stdout)));
+        const output = outputFormat(flags);
+        process.stdout.write(output === 'json' ? renderCompareJson(result) : output === 'csv' ? renderCompareCsv(result, flags.csvHeader) : renderCompareText(result, terminalChalk(process.stdout)));
         if (flags.histogram && surface) process.stderr.write(renderHistograms(surface)); // stdout stays data
         if (result.threshold?.exceeded) setExitStatus(EXIT_THRESHOLD);
       } finally {

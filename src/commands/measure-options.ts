@@ -6,6 +6,7 @@ import type { CompareOptions } from '../compare.js';
 import { ASSD_VARIANTS, PERCENTILE_VARIANTS } from '../metrics/distance-stats.js';
 import { EMPTY_POLICIES } from '../empty-policy.js';
 import { BACKEND_CHOICES, METHODS } from '../hausdorff.js';
+import { RELATIVE_BASES } from '../metrics/relative.js';
 import { SAMPLING_MODES } from '../sampling/sample-mesh.js';
 import { parseThreshold, THRESHOLD_METRICS } from '../threshold.js';
 
@@ -36,6 +37,7 @@ export function addMeasureOptions(command: Command): Command {
     .option('--fail-above <t>', 'exit 1 when the metric exceeds t: a distance, or a percentage of the bounding-box diagonal (2%)', parseThreshold)
     .addOption(new Option('--metric <m>', 'what --fail-above checks (hd95 and the averages measure every point)').choices(THRESHOLD_METRICS).default('hd'))
     .addOption(new Option('--empty <policy>', 'an input without points: error, or every distance nan, inf, or zero-or-diagonal (both empty 0, one empty the volume or bbox diagonal); default zero-or-diagonal for masks, error otherwise').choices(EMPTY_POLICIES))
+    .addOption(new Option('--relative [diagonal]', 'also every distance as a percentage of a bounding-box diagonal: union (both inputs, the default), a or b').choices(RELATIVE_BASES).preset('union'))
     .option('-q, --quiet', 'no progress bar', false);
 }
 

@@ -3,13 +3,14 @@
 import type { DeviceInfo } from '../backends.js';
 import type { CompareResult, InputSummary, Witness } from '../compare.js';
 import { XHD_VERSION } from '../version.js';
+import { relativeKey } from '../metrics/relative.js';
 import { statsJson } from './stats-json.js';
 
 export const COMPARE_JSON_SCHEMA_VERSION = 1;
 
 /** An input's description; `xhd distance` reports its inputs the same way. */
 export function inputJson(s: InputSummary) {
-  return { path: s.path, format: s.format, points: s.points, dims: s.dims, triangles: s.triangles, source: s.source };
+  return { path: s.path, format: s.format, points: s.points, dims: s.dims, triangles: s.triangles, source: s.source, bbox_diagonal: s.bboxDiagonal };
 }
 
 export function deviceJson(d: DeviceInfo | null) {
@@ -87,6 +88,7 @@ export function compareJson(r: CompareResult) {
     query_chunks: r.queryChunks,
     bbox_diagonal: r.bboxDiagonal,
     hd_percent_of_bbox_diagonal: r.bboxDiagonal > 0 ? (100 * r.hd) / r.bboxDiagonal : 0,
+    ...(r.relative ? { relative_diagonal: { basis: r.relative.basis, length: r.relative.diagonal }, [relativeKey(r.relative.basis)]: r.relative.percent } : {}),
     empty: { a: r.empty?.a ?? false, b: r.empty?.b ?? false, policy: r.empty?.policy ?? null },
     threshold: r.threshold
       ? { metric: r.threshold.metric, measured: r.threshold.label, value: r.threshold.value, limit: r.threshold.limit, fail_above: r.threshold.spec, exceeded: r.threshold.exceeded }

@@ -2,6 +2,7 @@
 import type { ChalkInstance } from 'chalk';
 
 import type { CompareResult, InputSummary, Witness } from '../compare.js';
+import type { RelativeValues } from '../metrics/relative.js';
 import type { DirectionStats } from '../surface-compare.js';
 import { statsLines } from './stats-text.js';
 import { formatBytes, formatCount, formatDistance, formatMs, formatPoint } from './format.js';
@@ -31,6 +32,12 @@ function surfaceLines(r: CompareResult, c: ChalkInstance): string[] {
   return lines;
 }
 
+function relativeLine(rel: RelativeValues, c: ChalkInstance): string {
+  const which = rel.basis === 'union' ? 'both inputs\'' : `${rel.basis.toUpperCase()}'s`;
+  const parts = Object.entries(rel.percent).filter(([, v]) => v !== null).map(([k, v]) => `${k} ${v!.toPrecision(4)}%`);
+  return `  ${'relative'.padEnd(22)} ${c.dim(`of ${which} bbox diagonal ${formatDistance(rel.diagonal)}:`)} ${parts.join(' · ')}`;
+}
+
 export function renderCompareText(r: CompareResult, c: ChalkInstance): string {
   const percent = r.bboxDiagonal > 0 ? (100 * r.hd) / r.bboxDiagonal : 0;
   const surface = r.mode === 'surface';
@@ -45,6 +52,7 @@ export function renderCompareText(r: CompareResult, c: ChalkInstance): string {
   }
   if (surface) lines.push(...surfaceLines(r, c));
   if (r.stats) lines.push(...statsLines(r.stats, c));
+  if (r.relative) lines.push(relativeLine(r.relative, c));
   lines.push('', inputLine('A', r.a), inputLine('B', r.b));
   const t = r.timingsMs;
   if (r.empty) {
