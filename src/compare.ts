@@ -13,7 +13,8 @@ import type { SamplingMode } from './sampling/sample-mesh.js';
 import { compareSurfaces, hasFaces, type DirectionStats, type SurfaceOutcome } from './surface-compare.js';
 import type { SurfaceMethod } from './surface.js';
 import { distanceStats, type AssdVariant, type DistanceStats, type PercentileVariant } from './metrics/distance-stats.js';
-import { nearestDistances } from './nearest.js';
+import { nearestDistances, type NearestDistances } from './nearest.js';
+import type { PerPointDistances } from './report/export-distances.js';
 import { relativeValues, type RelativeBasis, type RelativeValues } from './metrics/relative.js';
 import { checkThresholdOptions, judge, metricNeeds, type ThresholdMetric, type ThresholdSpec, type ThresholdVerdict } from './threshold.js';
 
@@ -56,6 +57,8 @@ export interface CompareOptions {
   empty?: EmptyPolicy;
   /** Also report every distance as a percentage of this bounding-box diagonal. */
   relative?: RelativeBasis;
+  /** The command exports every point's distance (and nearest index) to this file: they are kept. */
+  export?: string;
 }
 
 export interface InputSummary {
@@ -105,6 +108,8 @@ export interface CompareResult {
   empty: EmptyOutcome | null;
   /** --relative: the distances as percentages of the chosen diagonal. */
   relative: RelativeValues | null;
+  /** Every query point with its distance (and nearest index in points mode), kept for --export. */
+  perPoint: PerPointDistances | null;
   hd: number;
   hdAb: number;
   hdBa: number | null;
@@ -214,8 +219,15 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   }).finally(() => bar.finish()); // an error message must not land on the bar's line
 
   const statsStarted = performance.now();
-  const stats = wantsStats(options) ? await pointStats(a, b, options, bar) : null;
-  const statsMs = stats ? performance.now() - statsStarted : 0;
+  const nearest = wantsStats(options) || options.export ? await pointDistances(a, b, options, bar) : null;
+  const stats = nearest && wantsStats(options) ? distanceStats(nearest.ab.distances, nearest.ba ? nearest.ba.distances : null, options) : null;
+  const statsMs = nearest ? performance.now() - statsStarted : 0;
+  const perPoint: PerPointDistances | null = nearest && options.export ? {
+    dims: a.dims,
+    nearestIs: 'point',
+    ab: { points: a.positions, distances: nearest.ab.distances, nearest: nearest.ab.nearest },
+    ba: nearest.ba ? { points: b.positions, distances: nearest.ba.distances, nearest: nearest.ba.nearest } : null,
+  } : null;
 
   const notes: string[] = maskSpaceWarning(a, b);
   for (const [name, g] of [['A', a], ['B', b]] as const) {
@@ -234,6 +246,7 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
     threshold: null,
     empty: null,
     relative: null,
+    perPoint,
     hd: result.hd,
     hdAb: result.ab.distance,
     hdBa: result.ba ? result.ba.distance : null,
@@ -278,6 +291,7 @@ function emptyResult(pathA: string, pathB: string, a: Geometry, b: Geometry, emp
     threshold: null,
     empty,
     relative: null,
+    perPoint: null,
     hd: v,
     hdAb: v,
     hdBa: options.directed ? null : v,
@@ -309,18 +323,19 @@ export function wantsStats(options: CompareOptions): boolean {
   return options.stats === true || options.percentile !== undefined;
 }
 
-/** Every point's nearest distance, both ways (one way when directed), reduced to the statistics. */
-async function pointStats(a: Geometry, b: Geometry, options: CompareOptions, bar: ProgressBar): Promise<DistanceStats> {
+/** Every point's nearest distance, both ways (one way when directed); nearest indices too for --export. */
+async function pointDistances(a: Geometry, b: Geometry, options: CompareOptions, bar: ProgressBar): Promise<{ ab: NearestDistances; ba: NearestDistances | null }> {
   const run = (from: Geometry, to: Geometry) =>
     nearestDistances(from.positions, to.positions, {
       method: options.method === 'brute' ? 'brute' : 'grid',
       threads: options.threads,
       signal: options.signal,
+      indices: options.export !== undefined,
       onProgress: (done, total) => bar.update(done, total),
     }).finally(() => bar.finish());
   const ab = await run(a, b);
   const ba = options.directed ? null : await run(b, a);
-  return distanceStats(ab.distances, ba ? ba.distances : null, options);
+  return { ab, ba };
 }
 
 function surfaceWitness(d: DirectionStats): Witness {
@@ -359,6 +374,12 @@ async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b:
     empty: null,
     relative: null,
     stats: wantsStats(options) ? distanceStats(outcome.distancesAb, outcome.distancesBa, options) : null,
+    perPoint: options.export ? {
+      dims: a.dims,
+      nearestIs: 'none',
+      ab: { points: outcome.queriesA, distances: outcome.distancesAb, nearest: null },
+      ba: outcome.distancesBa ? { points: outcome.queriesB, distances: outcome.distancesBa, nearest: null } : null,
+    } : null,
     surface: {
       ab, ba, es: outcome.es, sampling, seed,
       queriesA: outcome.queriesA, distancesAb: outcome.distancesAb, distancesBa: outcome.distancesBa,

@@ -63,6 +63,8 @@ export interface SurfaceOutcome {
   ba: DirectionStats | null;
   /** A's query points, interleaved x,y,z: its samples, its vertices (vertices sampling) or a cloud's points. */
   queriesA: Float32Array;
+  /** B's query points (empty when directed). */
+  queriesB: Float32Array;
   /** Each of A's query points' distance to B, and each of B's to A (null when directed), as measured. */
   distancesAb: Float64Array;
   distancesBa: Float64Array | null;
@@ -202,6 +204,7 @@ export async function compareSurfaces(a: Geometry, b: Geometry, o: SurfaceCompar
     ba,
     // The arrays themselves, not copies: the heatmap and histogram read them after the statistics.
     queriesA,
+    queriesB,
     distancesAb: dab.distances,
     distancesBa: dba ? dba.distances : null,
     es: ba ? Math.max(ab.e, ba.e) : null,

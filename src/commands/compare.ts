@@ -7,6 +7,7 @@ import { compareFiles } from '../compare.js';
 import { renderCompareCsv } from '../report/compare-csv.js';
 import { renderCompareJson } from '../report/compare-json.js';
 import { renderCompareText } from '../report/compare-text.js';
+import { exportFormat, writeDistanceExport } from '../report/export-distances.js';
 import { formatCount } from '../report/format.js';
 import { writeHeatmapPly } from '../report/heatmap-ply.js';
 import { renderHistograms } from '../report/histogram.js';
@@ -14,7 +15,7 @@ import { checkWritable } from '../report/output-file.js';
 import { terminalChalk } from '../terminal.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
 
-type CompareFlags = MeasureFlags & { json: boolean; output?: 'text' | 'json' | 'csv'; csvHeader: boolean; heatmap?: string; histogram: boolean };
+type CompareFlags = MeasureFlags & { json: boolean; output?: 'text' | 'json' | 'csv'; csvHeader: boolean; export?: string; heatmap?: string; histogram: boolean };
 
 const EXAMPLES = `
 Examples:
@@ -50,6 +51,7 @@ export function registerCompare(program: Command): void {
     .option('--csv-header', 'with --output csv: print the column names first', false)
     .option('--heatmap <file>', "surface mode: write A's samples with their distance to B (quality) and a colour as a PLY point cloud")
     .option('--histogram', 'surface mode: print a histogram of the distances on stderr', false)
+    .option('--export <file>', 'write every point with its distance and nearest index: .csv, .ply or .bin (see README)')
     .addHelpText('after', EXAMPLES)
     .action(async (a: string, b: string, flags: CompareFlags) => {
       const abort = new AbortController();
@@ -57,12 +59,21 @@ export function registerCompare(program: Command): void {
       process.once('SIGINT', onInterrupt);
       try {
         if (flags.heatmap !== undefined) checkWritable(flags.heatmap); // before the work, not after it
-        const result = await compareFiles(a, b, { ...measureOptions(flags), heatmap: flags.heatmap, histogram: flags.histogram, signal: abort.signal });
+        if (flags.export !== undefined) {
+          exportFormat(flags.export);
+          checkWritable(flags.export);
+        }
+        const result = await compareFiles(a, b, { ...measureOptions(flags), heatmap: flags.heatmap, histogram: flags.histogram, export: flags.export, signal: abort.signal });
         const surface = result.surface;
         if (flags.heatmap !== undefined && surface) {
           writeHeatmapPly(flags.heatmap, surface.queriesA, surface.distancesAb, result.a.dims);
           const n = surface.distancesAb.length;
           result.notes.push(`A → B heatmap written to ${flags.heatmap} (${formatCount(n)} point${n === 1 ? '' : 's'})`);
+        }
+        if (flags.export !== undefined && result.perPoint) {
+          writeDistanceExport(flags.export, result.perPoint);
+          const n = result.perPoint.ab.distances.length + (result.perPoint.ba?.distances.length ?? 0);
+          result.notes.push(`per-point distances written to ${flags.export} (${formatCount(n)} row${n === 1 ? '' : 's'})`);
         }
         const output = outputFormat(flags);
         process.stdout.write(output === 'json' ? renderCompareJson(result) : output === 'csv' ? renderCompareCsv(result, flags.csvHeader) : renderCompareText(result, terminalChalk(process.stdout)));

@@ -1,11 +1,9 @@
 // `xhd compare --heatmap`: the A → B query points as a binary little-endian PLY point cloud, each with its
 // distance as `quality` (MeshLab's per-vertex scalar; CloudCompare shows any float property as a scalar
 // field) and as a colour of the heat map in colour-map.ts, from blue at 0 to red at the largest distance.
-import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
-
 import { XHD_VERSION } from '../version.js';
 import { writeHeatColour } from './colour-map.js';
-import { asOutputError } from './output-file.js';
+import { writeOutputFile } from './output-file.js';
 
 /** float x, y, z; uchar red, green, blue; float quality. PLY records are packed, with no padding. */
 const RECORD_BYTES = 19;
@@ -41,10 +39,8 @@ export function writeHeatmapPly(path: string, points: Float32Array, distances: F
   let max = 0;
   for (let i = 0; i < n; i++) if (distances[i] > max) max = distances[i];
 
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'w');
-    writeAll(fd, Buffer.from(heatmapHeader(n, max), 'latin1'));
+  writeOutputFile(path, (write) => {
+    write(Buffer.from(heatmapHeader(n, max), 'latin1'));
     const chunk = Buffer.allocUnsafe(Math.min(n, CHUNK_POINTS) * RECORD_BYTES);
     const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     for (let start = 0; start < n; start += CHUNK_POINTS) {
@@ -57,24 +53,7 @@ export function writeHeatmapPly(path: string, points: Float32Array, distances: F
         writeHeatColour(max > 0 ? distances[i] / max : 0, chunk, o + 12);
         view.setFloat32(o + 15, distances[i], true);
       }
-      writeAll(fd, chunk, o);
+      write(chunk, o);
     }
-    closeSync(fd);
-    fd = undefined;
-  } catch (error) {
-    if (fd !== undefined) {
-      try {
-        closeSync(fd);
-        rmSync(path, { force: true });
-      } catch {
-        // the write error below is the one worth reporting
-      }
-    }
-    throw asOutputError(path, error);
-  }
-}
-
-/** Writes the first `length` bytes; writeSync may write less than it is asked to. */
-function writeAll(fd: number, bytes: Buffer, length = bytes.length): void {
-  for (let done = 0; done < length; ) done += writeSync(fd, bytes, done, length - done);
+  });
 }

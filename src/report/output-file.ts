@@ -1,6 +1,6 @@
 // Files a command writes besides its report (the heatmap): checked before the long computation, so a
 // typo in the path costs nothing, and every failure becomes one OutputError line naming the file.
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 import { OutputError } from '../errors.js';
@@ -27,4 +27,31 @@ export function asOutputError(path: string, error: unknown): OutputError {
     : code === 'ENOSPC' ? 'no space left on device'
     : (error as Error).message;
   return new OutputError(path, detail);
+}
+
+/**
+ * Creates path and lets `produce` write it piece by piece. Failures (missing directory, permission, full
+ * disk) throw an OutputError naming the file, and a partly written file is removed.
+ */
+export function writeOutputFile(path: string, produce: (write: (bytes: Uint8Array, length?: number) => void) => void): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'w');
+    const target = fd;
+    produce((bytes, length = bytes.length) => {
+      for (let done = 0; done < length; ) done += writeSync(target, bytes, done, length - done); // writeSync may write less
+    });
+    closeSync(fd);
+    fd = undefined;
+  } catch (error) {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+        rmSync(path, { force: true });
+      } catch {
+        // the write error below is the one worth reporting
+      }
+    }
+    throw asOutputError(path, error);
+  }
 }

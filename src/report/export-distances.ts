@@ -1,0 +1,124 @@
+// compare --export FILE: every query point with its distance to the other input and, for point sets, the
+// index of its nearest point there. The format follows the extension:
+//   .csv  direction,index,x,y[,z],distance,nearest  (a header line, then A → B's rows, then B → A's)
+//   .ply  binary little-endian point cloud: float x,y,z; float quality (the distance, for viewers);
+//         double distance; int nearest; uchar direction (0 A → B, 1 B → A)
+//   .bin  a 32-byte header (magic "XHDDIST1", uint32 version 1, uint32 dims, uint64 count A → B,
+//         uint64 count B → A), then per direction: float32 x,y,z per point, float64 distances, int64 nearest
+// All little-endian. nearest is -1 where no index is measured (surface mode compares against triangles).
+import { UsageError } from '../errors.js';
+import { XHD_VERSION } from '../version.js';
+import { writeOutputFile } from './output-file.js';
+
+export interface DirectionPoints {
+  /** The query points, interleaved x,y,z. */
+  points: Float32Array;
+  distances: Float64Array;
+  /** Index of each point's nearest point in the other input; null where not measured. */
+  nearest: BigInt64Array | null;
+}
+
+export interface PerPointDistances {
+  dims: 2 | 3;
+  /** point: nearest holds point indices; none: no index was measured. */
+  nearestIs: 'point' | 'none';
+  ab: DirectionPoints;
+  ba: DirectionPoints | null;
+}
+
+export const EXPORT_FORMATS = ['csv', 'ply', 'bin'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** The format an export path asks for, by its extension; anything else is a usage error before the work. */
+export function exportFormat(path: string): ExportFormat {
+  const ext = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
+  const format = EXPORT_FORMATS.find((f) => f === ext);
+  if (!format) throw new UsageError(`--export ${path}: name the file .csv, .ply or .bin to choose its format`);
+  return format;
+}
+
+/** Points per chunk of output: memory stays flat for any count. */
+const CHUNK_POINTS = 1 << 16;
+
+function directions(d: PerPointDistances): [number, DirectionPoints][] {
+  return d.ba ? [[0, d.ab], [1, d.ba]] : [[0, d.ab]];
+}
+
+function writeCsv(path: string, d: PerPointDistances): void {
+  const names = ['ab', 'ba'];
+  writeOutputFile(path, (write) => {
+    write(Buffer.from(`direction,index,x,y${d.dims === 3 ? ',z' : ''},distance,nearest\n`));
+    for (const [dir, p] of directions(d)) {
+      const n = p.distances.length;
+      for (let start = 0; start < n; start += CHUNK_POINTS) {
+        const lines: string[] = [];
+        for (let i = start; i < Math.min(n, start + CHUNK_POINTS); i++) {
+          const xyz = d.dims === 3 ? `${p.points[3 * i]},${p.points[3 * i + 1]},${p.points[3 * i + 2]}` : `${p.points[3 * i]},${p.points[3 * i + 1]}`;
+          lines.push(`${names[dir]},${i},${xyz},${p.distances[i]},${p.nearest ? p.nearest[i] : -1}\n`);
+        }
+        write(Buffer.from(lines.join('')));
+      }
+    }
+  });
+}
+
+/** float x,y,z, float quality, double distance, int nearest, uchar direction: packed, no padding. */
+const PLY_RECORD = 29;
+
+function writePly(path: string, d: PerPointDistances): void {
+  const count = d.ab.distances.length + (d.ba ? d.ba.distances.length : 0);
+  const header = [
+    'ply', 'format binary_little_endian 1.0',
+    `comment xhd ${XHD_VERSION} --export: each point's distance to the other input (direction 0: A to B, 1: B to A)`,
+    d.nearestIs === 'point' ? 'comment nearest: index of the nearest point of the other input' : 'comment nearest: -1 (surface mode measures against triangles)',
+    `element vertex ${count}`,
+    'property float x', 'property float y', 'property float z', 'property float quality',
+    'property double distance', 'property int nearest', 'property uchar direction', 'end_header', '',
+  ].join('\n');
+  writeOutputFile(path, (write) => {
+    write(Buffer.from(header, 'latin1'));
+    const chunk = Buffer.allocUnsafe(CHUNK_POINTS * PLY_RECORD);
+    const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    for (const [dir, p] of directions(d)) {
+      const n = p.distances.length;
+      for (let start = 0; start < n; start += CHUNK_POINTS) {
+        let o = 0;
+        for (let i = start; i < Math.min(n, start + CHUNK_POINTS); i++, o += PLY_RECORD) {
+          view.setFloat32(o, p.points[3 * i], true);
+          view.setFloat32(o + 4, p.points[3 * i + 1], true);
+          view.setFloat32(o + 8, d.dims === 2 ? 0 : p.points[3 * i + 2], true);
+          view.setFloat32(o + 12, p.distances[i], true);
+          view.setFloat64(o + 16, p.distances[i], true);
+          view.setInt32(o + 24, p.nearest ? Number(p.nearest[i]) : -1, true);
+          view.setUint8(o + 28, dir);
+        }
+        write(chunk, o);
+      }
+    }
+  });
+}
+
+function writeBin(path: string, d: PerPointDistances): void {
+  const header = Buffer.alloc(32);
+  header.write('XHDDIST1', 0, 'latin1');
+  header.writeUInt32LE(1, 8);
+  header.writeUInt32LE(d.dims, 12);
+  header.writeBigUInt64LE(BigInt(d.ab.distances.length), 16);
+  header.writeBigUInt64LE(BigInt(d.ba ? d.ba.distances.length : 0), 24);
+  const bytes = (a: Float32Array | Float64Array | BigInt64Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  writeOutputFile(path, (write) => {
+    write(header);
+    for (const [, p] of directions(d)) {
+      write(bytes(p.points.length === 3 * p.distances.length ? p.points : p.points.subarray(0, 3 * p.distances.length)));
+      write(bytes(p.distances));
+      write(bytes(p.nearest ?? new BigInt64Array(p.distances.length).fill(-1n)));
+    }
+  });
+}
+
+export function writeDistanceExport(path: string, d: PerPointDistances): void {
+  const format = exportFormat(path);
+  if (format === 'csv') writeCsv(path, d);
+  else if (format === 'ply') writePly(path, d);
+  else writeBin(path, d);
+}
