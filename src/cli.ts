@@ -2,6 +2,7 @@
 // (0 ok, 2 usage or input error, 3 native or internal error; see README "Exit codes").
 import { Command, CommanderError } from 'commander';
 
+import { registerBatch } from './commands/batch.js';
 import { registerCompare } from './commands/compare.js';
 import { registerDistance } from './commands/distance.js';
 import { registerDoctor } from './commands/doctor.js';
@@ -24,12 +25,14 @@ function buildProgram(): Command {
 Examples:
   $ xhd compare a.ply b.ply            exact symmetric Hausdorff distance
   $ xhd compare a.ply b.ply --json     the same as one JSON object
+  $ xhd batch pairs.csv                every pair listed in a manifest, one JSON line each
   $ xhd distance a.off b.off --both    minimum and maximum distance between two meshes
   $ xhd distance a.off b.off --frames poses.csv   the same for every pose of B in a file
   $ xhd info scan.ply                  what xhd reads from a file
   $ xhd doctor                         backends and GPUs available here`,
     );
   registerCompare(program);
+  registerBatch(program);
   registerDistance(program);
   registerInfo(program);
   registerDoctor(program);

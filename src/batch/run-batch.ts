@@ -1,0 +1,134 @@
+// `xhd batch`: every pair of a manifest compared in turn, in this one process, so the native library (and the
+// GPU, with its memory pool) is loaded once. A pair that fails is an outcome like any other, not the end of
+// the run; only an interrupt (SIGINT, via the AbortSignal) stops it.
+import { compareFiles, type CompareOptions, type CompareResult } from '../compare.js';
+import { CancelledError, EXIT_NATIVE, InputError, UsageError, XhdError } from '../errors.js';
+import { checkThresholdOptions, type ThresholdMetric, type ThresholdSpec } from '../threshold.js';
+import type { Manifest, ManifestRow } from './manifest.js';
+
+/** The command's --fail-above and --metric: what a row without its own threshold or metric gets. */
+export interface BatchDefaults {
+  failAbove?: ThresholdSpec;
+  metric: ThresholdMetric;
+  /** --percentile, which an hd95 threshold must agree with. */
+  percentile?: number;
+}
+
+export interface BatchPair {
+  row: ManifestRow;
+  /** The limit and metric this pair is checked against; no limit: measured, not checked. */
+  failAbove?: ThresholdSpec;
+  metric: ThresholdMetric;
+}
+
+/** What became of one pair. `passed`/`exceeded`: measured against a limit; `unchecked`: measured, no limit. */
+export type PairOutcome =
+  | { status: 'passed' | 'exceeded' | 'unchecked'; result: CompareResult }
+  | { status: 'error'; message: string; exitCode: number };
+
+export interface BatchSummary {
+  pairs: number;
+  passed: number;
+  exceeded: number;
+  unchecked: number;
+  errors: number;
+  /** Pairs never started because the run was interrupted. */
+  notRun: number;
+  interrupted: boolean;
+  /** The exit code the outcomes call for: the highest error code, else 1 when a limit was exceeded, else 0. */
+  exitCode: number;
+  totalMs: number;
+}
+
+/**
+ * Each row's limit and metric, the command's defaults filling in what a row leaves out. A combination that
+ * cannot be checked (a metric without any limit, a percentage on the squared Chamfer distance, hd95 against
+ * another --percentile) is an error naming the manifest line, before anything runs.
+ */
+export function planBatch(manifest: Manifest, defaults: BatchDefaults): BatchPair[] {
+  if (defaults.failAbove) checkThresholdOptions(defaults.metric, defaults.failAbove, defaults.percentile);
+  else if (defaults.metric !== 'hd' && !manifest.rows.some((r) => r.threshold)) {
+    throw new UsageError('--metric chooses what a threshold checks; give --fail-above or a threshold column in the manifest');
+  }
+  return manifest.rows.map((row) => {
+    const failAbove = row.threshold ?? defaults.failAbove;
+    const metric = row.metric ?? defaults.metric;
+    if (!failAbove) {
+      if (row.metric) throw new InputError(manifest.path, { line: row.line }, `metric ${row.metric} needs a threshold: give the row one, or give --fail-above`);
+      return { row, metric: 'hd' };
+    }
+    try {
+      checkThresholdOptions(metric, failAbove, defaults.percentile);
+    } catch (error) {
+      if (error instanceof UsageError) throw new InputError(manifest.path, { line: row.line }, `threshold ${failAbove.text} on ${metric}: ${error.message}`);
+      throw error;
+    }
+    return { row, failAbove, metric };
+  });
+}
+
+export interface RunBatchOptions {
+  /** The measuring options every pair shares (the command's, less its threshold). */
+  compare: Omit<CompareOptions, 'signal' | 'failAbove' | 'metric' | 'quiet'>;
+  signal?: AbortSignal;
+  /** Called before each pair starts (index 0-based), and with index = pairs.length at the end. */
+  onProgress?: (index: number, total: number) => void;
+  /** Called with each pair's outcome, in manifest order, as soon as it is known. */
+  onPair?: (pair: BatchPair, outcome: PairOutcome) => void;
+}
+
+export async function runBatch(pairs: BatchPair[], options: RunBatchOptions): Promise<BatchSummary> {
+  const started = performance.now();
+  const summary: BatchSummary = { pairs: pairs.length, passed: 0, exceeded: 0, unchecked: 0, errors: 0, notRun: 0, interrupted: false, exitCode: 0, totalMs: 0 };
+  let worstError = 0;
+  for (let i = 0; i < pairs.length; i++) {
+    if (options.signal?.aborted) {
+      summary.interrupted = true;
+      summary.notRun = pairs.length - i;
+      break;
+    }
+    options.onProgress?.(i, pairs.length);
+    const outcome = await runPair(pairs[i], options);
+    if (outcome === 'cancelled') {
+      summary.interrupted = true;
+      summary.notRun = pairs.length - i;
+      break;
+    }
+    if (outcome.status === 'error') {
+      summary.errors++;
+      worstError = Math.max(worstError, outcome.exitCode);
+    } else {
+      summary[outcome.status]++;
+    }
+    options.onPair?.(pairs[i], outcome);
+  }
+  if (!summary.interrupted) options.onProgress?.(pairs.length, pairs.length);
+  summary.exitCode = summary.interrupted ? new CancelledError().exitCode : worstError > 0 ? worstError : summary.exceeded > 0 ? 1 : 0;
+  summary.totalMs = performance.now() - started;
+  return summary;
+}
+
+async function runPair(pair: BatchPair, options: RunBatchOptions): Promise<PairOutcome | 'cancelled'> {
+  try {
+    const result = await compareFiles(pair.row.pathA, pair.row.pathB, {
+      ...options.compare,
+      failAbove: pair.failAbove,
+      metric: pair.metric,
+      quiet: true, // the batch draws one bar over the pairs; a pair's own bar would fight it for the line
+      signal: options.signal,
+    });
+    const status = !result.threshold ? 'unchecked' : result.threshold.exceeded ? 'exceeded' : 'passed';
+    return { status, result };
+  } catch (error) {
+    if (error instanceof CancelledError) return 'cancelled';
+    if (error instanceof XhdError) return { status: 'error', message: oneLine(error.message), exitCode: error.exitCode };
+    // What the CLI would call an internal error (exit 3); it ends this pair, not the batch.
+    const detail = error instanceof Error ? error.message : String(error);
+    return { status: 'error', message: oneLine(`internal error: ${detail}`), exitCode: EXIT_NATIVE };
+  }
+}
+
+/** Native-library messages put the cause and the fix on lines of their own; a JSON Lines record wants one. */
+function oneLine(message: string): string {
+  return message.split('\n').map((s) => s.trim()).filter((s) => s !== '').join(' ');
+}

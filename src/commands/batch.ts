@@ -1,0 +1,112 @@
+// Registers `xhd batch MANIFEST`: every pair of a manifest compared in one process, one JSON object a pair on
+// stdout (JSON Lines), then a summary object; a progress bar and a human summary on stderr.
+import { Command } from 'commander';
+
+import { readManifest } from '../batch/manifest.js';
+import { planBatch, runBatch, type BatchPair, type BatchSummary, type PairOutcome } from '../batch/run-batch.js';
+import { CancelledError } from '../errors.js';
+import { setExitStatus } from '../exit-status.js';
+import { ProgressBar } from '../progress.js';
+import { compareJson } from '../report/compare-json.js';
+import { formatDistance, formatMs } from '../report/format.js';
+import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
+
+const EXAMPLES = `
+Examples:
+  $ xhd batch pairs.csv > results.jsonl            every pair; exit 1 when a row's threshold is exceeded
+  $ xhd batch pairs.jsonl --fail-above 1%          the limit for rows without a threshold of their own
+  $ xhd batch pairs.csv --backend cpu | jq -c 'select(.status != "passed")'
+
+The manifest is a .csv whose first line names the columns a, b (paths), and optionally threshold (a distance,
+or a percentage such as 1%) and metric (hd, hd95, mean, rms, chamfer), or a .jsonl with one object a line:
+{"a": "scan.ply", "b": "ref.ply", "threshold": 0.5, "metric": "hd95"}. Other columns or keys are echoed back
+under "fields". Relative paths resolve against the manifest's directory.
+
+stdout: one object per pair, in manifest order, with "line", "status" (passed, exceeded, unchecked, error),
+"pair" ({a, b} as written) and "fields", then either the keys of \`xhd compare --json\` or "error"
+({message, exit_code}); the last line is {"summary": {…}}.
+Exit code: 2 (3 for a native error) when any pair failed to run, else 1 when any exceeded its threshold, else 0.
+`;
+
+export function registerBatch(program: Command): void {
+  const command = program
+    .command('batch')
+    .description('compare every pair listed in a CSV or JSON Lines manifest, one process and one loaded backend; JSON Lines on stdout')
+    .argument('<manifest>', 'pairs to compare: a .csv (columns a, b, optional threshold, metric) or a .jsonl file');
+  addMeasureOptions(command)
+    .addHelpText('after', EXAMPLES)
+    .action(async (manifestPath: string, flags: MeasureFlags) => {
+      const options = measureOptions(flags);
+      const { failAbove, metric, quiet, ...compare } = options;
+      // Everything is checked before the first pair runs: a bad manifest is one error line, nothing measured.
+      const manifest = readManifest(manifestPath);
+      const pairs = planBatch(manifest, { failAbove, metric: metric ?? 'hd', percentile: options.percentile });
+
+      const abort = new AbortController();
+      const onInterrupt = () => abort.abort();
+      process.once('SIGINT', onInterrupt);
+      const bar = ProgressBar.forStderr('batch', quiet);
+      let summary: BatchSummary;
+      try {
+        summary = await runBatch(pairs, {
+          compare,
+          signal: abort.signal,
+          onProgress: (done, total) => bar.update(done, total),
+          onPair: (pair, outcome) => {
+            bar.finish(); // the bar's line, on a terminal, must not run into what is printed next
+            process.stdout.write(JSON.stringify(pairJson(pair, outcome)) + '\n');
+            if (!quiet) {
+              const line = pairStderrLine(manifest.path, pair, outcome);
+              if (line) process.stderr.write(line + '\n');
+            }
+          },
+        });
+      } finally {
+        bar.finish();
+        process.off('SIGINT', onInterrupt);
+      }
+      process.stdout.write(JSON.stringify({ summary: summaryJson(manifest.path, summary) }) + '\n');
+      if (!quiet) process.stderr.write(summaryLine(summary) + '\n');
+      if (summary.interrupted) throw new CancelledError();
+      setExitStatus(summary.exitCode);
+    });
+}
+
+/** One pair's JSON Lines record: where it came from, its status, then compare's JSON or the error. */
+function pairJson(pair: BatchPair, outcome: PairOutcome) {
+  const head = { line: pair.row.line, status: outcome.status, pair: { a: pair.row.a, b: pair.row.b }, fields: pair.row.fields };
+  if (outcome.status === 'error') return { ...head, error: { message: outcome.message, exit_code: outcome.exitCode } };
+  return { ...head, ...compareJson(outcome.result) };
+}
+
+function summaryJson(manifest: string, s: BatchSummary) {
+  return {
+    manifest,
+    pairs: s.pairs,
+    passed: s.passed,
+    exceeded: s.exceeded,
+    unchecked: s.unchecked,
+    errors: s.errors,
+    not_run: s.notRun,
+    interrupted: s.interrupted,
+    exit_code: s.exitCode,
+    total_ms: s.totalMs,
+  };
+}
+
+/** A failed pair, for whoever reads the CI log rather than the JSON. */
+function pairStderrLine(manifest: string, pair: BatchPair, outcome: PairOutcome): string | undefined {
+  const where = `${manifest}:${pair.row.line}`;
+  if (outcome.status === 'error') return `xhd: ${where}: error: ${outcome.message}`;
+  const t = outcome.result.threshold;
+  if (outcome.status !== 'exceeded' || !t) return undefined;
+  return `xhd: ${where}: FAIL ${t.label} ${formatDistance(t.value)} > ${formatDistance(t.limit)} (threshold ${t.spec}): ${pair.row.a} vs ${pair.row.b}`;
+}
+
+function summaryLine(s: BatchSummary): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const parts = [`${s.passed} passed`, `${s.exceeded} exceeded`, plural(s.errors, 'error')];
+  if (s.unchecked > 0) parts.push(`${s.unchecked} without a threshold`);
+  if (s.interrupted) parts.push(`${s.notRun} not run (interrupted)`);
+  return `xhd batch: ${plural(s.pairs, 'pair')}: ${parts.join(', ')} in ${formatMs(s.totalMs)}`;
+}
