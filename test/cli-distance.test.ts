@@ -47,6 +47,17 @@ function assertPairRealizes(pair: { a_point: number[]; b_point: number[] }, dist
   assert.ok(Math.abs(gap - distance) <= 1e-9 * Math.max(1, distance), `${what}: pair ${gap} vs distance ${distance}`);
 }
 
+/** The diagonal of the bounding box of interleaved x,y,z positions. */
+function boxDiagonal(p: Float32Array): number {
+  let s = 0;
+  for (let d = 0; d < 3; d++) {
+    let lo = Infinity, hi = -Infinity;
+    for (let i = d; i < p.length; i += 3) (lo = Math.min(lo, p[i])), (hi = Math.max(hi, p[i]));
+    s += (hi - lo) ** 2;
+  }
+  return Math.sqrt(s);
+}
+
 describe('xhd distance', () => {
   const dir = scratchDir();
   const file = (name: string) => join(dir, name);
@@ -67,7 +78,7 @@ describe('xhd distance', () => {
     }
     assert.ok(!('max_distance' in j) && !('max_pair' in j) && !('frames' in j), 'keys of what was not asked for are absent');
     assert.equal(j.method, 'bvh');
-    assert.deepEqual(j.a, { path: file('sphere.off'), format: 'off', points: sphere.positions.length / 3, dims: 3, triangles: sphere.triangles.length / 3, source: 'surface' });
+    assert.deepEqual(j.a, { path: file('sphere.off'), format: 'off', points: sphere.positions.length / 3, dims: 3, triangles: sphere.triangles.length / 3, source: 'surface', bbox_diagonal: boxDiagonal(sphere.positions) });
     assert.equal(j.b.triangles, 12);
     assert.deepEqual(j.pose_b, [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]);
     // The cube's face x = 2.6 faces the sphere's vertex (1, 0, 0): 1.6 apart, up to float rounding.
