@@ -1,9 +1,10 @@
 // CGAL's approximate_Hausdorff_distance as a peer: scripts/cgal_surface_hausdorff.cpp, compiled on first
 // use (and again when the source is newer) into build/bench/, run as a child process per case.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { failureReason, runChild } from './child-process.js';
 import { ROOT } from './root.js';
 import type { SurfaceCase } from './surface-cases.js';
 import type { SurfaceOutcome } from './surface-ours.js';
@@ -61,33 +62,15 @@ interface HarnessResult {
 }
 
 /** Runs the harness on a case's OFF files; its JSON line becomes an outcome (ms: CGAL's own timing, best run). */
-export function runCgal(binary: string, c: SurfaceCase, samples: number, s: { repeat: number; threads: number; seed: number; timeoutS: number }): Promise<SurfaceOutcome & { faces?: [number, number]; repaired?: boolean }> {
+export async function runCgal(binary: string, c: SurfaceCase, samples: number, s: { repeat: number; threads: number; seed: number; timeoutS: number }): Promise<SurfaceOutcome & { faces?: [number, number]; repaired?: boolean }> {
   const args = [c.fileA, c.fileB, String(samples), '--repeat', String(s.repeat), '--threads', String(s.threads), '--seed', String(s.seed)];
-  return new Promise((resolve) => {
-    const start = performance.now();
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '', killed = false;
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      killed = true;
-      child.kill('SIGKILL');
-    }, s.timeoutS * 1000);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      resolve({ kind: 'failed', why: err.message });
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const wallMs = performance.now() - start;
-      if (killed) return resolve({ kind: 'timeout' });
-      if (code !== 0) return resolve({ kind: 'failed', why: stderr.trim().split('\n').pop() || `exit ${code}` });
-      const r = JSON.parse(stdout) as HarnessResult;
-      resolve({
-        kind: 'done', ms: r.ms, wallMs, hd: Math.max(r.hd_ab, r.hd_ba), runs: s.repeat, childCpuS: r.cpu_s,
-        hdAb: r.hd_ab, hdBa: r.hd_ba, parts: { ab: r.ms_ab, ba: r.ms_ba, threads: r.threads },
-        faces: [r.faces_a, r.faces_b], repaired: r.repaired_a || r.repaired_b,
-      });
-    });
-  });
+  const r = await runChild(binary, args, s.timeoutS);
+  if (r.timedOut) return { kind: 'timeout' };
+  if (r.failedToStart || r.code !== 0) return { kind: 'failed', why: failureReason(r) };
+  const h = JSON.parse(r.stdout) as HarnessResult;
+  return {
+    kind: 'done', ms: h.ms, wallMs: r.wallMs, hd: Math.max(h.hd_ab, h.hd_ba), runs: s.repeat, childCpuS: h.cpu_s,
+    hdAb: h.hd_ab, hdBa: h.hd_ba, parts: { ab: h.ms_ab, ba: h.ms_ba, threads: h.threads },
+    faces: [h.faces_a, h.faces_b], repaired: h.repaired_a || h.repaired_b,
+  };
 }

@@ -1,6 +1,6 @@
 // FCL's mesh distance as a peer: scripts/fcl_mesh_distance.cpp, compiled on first use (and again when the
 // source is newer) into build/bench/, run as a child process per scene on binary files written here.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { freemem } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Pose } from '../../src/mesh-distance.js';
 import type { TriangleMesh } from '../../src/surface.js';
 import { doneOutcome, type DistanceOutcome, type Frames } from './distance-outcome.js';
+import { failureReason, runChild } from './child-process.js';
 import { ROOT } from './root.js';
 
 const SOURCE = join(ROOT, 'scripts', 'fcl_mesh_distance.cpp');
@@ -109,42 +110,22 @@ interface DoneLine { cpu_s: number; peak_rss_mib: number }
  * Runs the harness on written files; the frames it reports before timeoutS (build included) make the
  * outcome. Its times are FCL's own: building both models, then each fcl::distance call.
  */
-export function runFcl(binary: string, files: { a: string; b: string; poses: string }, timeoutS: number): Promise<DistanceOutcome> {
-  return new Promise((resolve) => {
-    const start = performance.now();
-    const child = spawn(binary, [files.a, files.b, files.poses, '--warmup'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const frames: Frames = { frameMs: [], distances: [] };
-    let built: BuiltLine | undefined, done: DoneLine | undefined;
-    let pending = '', stderr = '', killed = false;
-    child.stdout.on('data', (chunk) => {
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop()!;
-      for (const line of lines) {
-        const record = JSON.parse(line) as Partial<BuiltLine & FrameLine & DoneLine & { built: true; done: true }>;
-        if (record.built) built = record as BuiltLine;
-        else if (record.done) done = record as DoneLine;
-        else frames.frameMs.push(record.ms!), frames.distances.push(record.distance!);
-      }
-    });
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      killed = true;
-      child.kill('SIGKILL');
-    }, timeoutS * 1000);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      resolve({ kind: 'failed', why: err.message });
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const wallMs = performance.now() - start;
-      if (killed) return resolve({ kind: 'timeout', buildMs: built?.build_ms, ...frames });
-      if (code !== 0 || !built || !done) {
-        const why = stderr.trim().split('\n').pop() || (signal ? `killed by ${signal} (out of memory?)` : `exit ${code}`);
-        return resolve({ kind: 'failed', why });
-      }
-      resolve(doneOutcome(frames, built.build_ms, wallMs, { peakRssMiB: done.peak_rss_mib }, done.cpu_s));
-    });
+export async function runFcl(binary: string, files: { a: string; b: string; poses: string }, timeoutS: number): Promise<DistanceOutcome> {
+  const frames: Frames = { frameMs: [], distances: [] };
+  let built: BuiltLine | undefined, done: DoneLine | undefined;
+  let pending = '';
+  const r = await runChild(binary, [files.a, files.b, files.poses, '--warmup'], timeoutS, (chunk) => {
+    pending += chunk;
+    const lines = pending.split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) {
+      const record = JSON.parse(line) as Partial<BuiltLine & FrameLine & DoneLine & { built: true; done: true }>;
+      if (record.built) built = record as BuiltLine;
+      else if (record.done) done = record as DoneLine;
+      else frames.frameMs.push(record.ms!), frames.distances.push(record.distance!);
+    }
   });
+  if (r.timedOut) return { kind: 'timeout', buildMs: built?.build_ms, ...frames };
+  if (r.failedToStart || r.code !== 0 || !built || !done) return { kind: 'failed', why: failureReason(r) };
+  return doneOutcome(frames, built.build_ms, r.wallMs, { peakRssMiB: done.peak_rss_mib }, done.cpu_s);
 }

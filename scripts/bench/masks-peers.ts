@@ -1,8 +1,8 @@
 // The SciPy peers of scripts/bench-masks, run through scripts/bench_masks_peers.py under a wall-clock limit.
 // The Python script repeats the computation itself and reports medians, so one process is one measurement.
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
+import { runChild, type ChildResult } from './child-process.js';
 import type { Outcome } from './methods.js';
 import type { MaskValues } from './masks-values.js';
 import type { MaskSettings, PeerVariant } from './masks-settings.js';
@@ -32,25 +32,11 @@ export type PeerOutcome = PeerDone | Exclude<Outcome, { kind: 'done' }>;
 /** Python and library versions, or why the peers cannot run. */
 export type PythonProbe = { python: string; executable: string; numpy: string; scipy: string } | { error: string };
 
-function runPython(python: string, args: string[], timeoutS: number): Promise<{ stdout: string; stderr: string; code: number | null } | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(python, [PEER_SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '', killed = false;
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      killed = true;
-      child.kill('SIGKILL');
-    }, timeoutS * 1000);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve(killed ? null : { stdout, stderr, code });
-    });
-  });
+/** bench_masks_peers.py under the wall-clock limit; null when the limit killed it. */
+async function runPython(python: string, args: string[], timeoutS: number): Promise<ChildResult | null> {
+  const r = await runChild(python, [PEER_SCRIPT, ...args], timeoutS);
+  if (r.failedToStart) throw new Error(r.failedToStart);
+  return r.timedOut ? null : r;
 }
 
 export async function probePython(python: string): Promise<PythonProbe> {

@@ -1,8 +1,8 @@
 // The Python peers (SciPy, Open3D), run through scripts/bench_peers.py under a wall-clock limit.
 // The peer script repeats short runs itself, so one process is one measurement.
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
+import { runChild, type ChildResult } from './child-process.js';
 import type { Outcome, Peer } from './methods.js';
 import { ROOT } from './root.js';
 import type { Settings } from './settings.js';
@@ -12,27 +12,10 @@ export const PYTHON = '/usr/bin/python3';
 const PROBE_TIMEOUT_S = 60;
 
 /** Runs bench_peers.py under the wall-clock limit; resolves with its stdout, or null when killed. */
-function runPython(args: string[], timeoutS: number): Promise<{ stdout: string; stderr: string; code: number | null } | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, [PEER_SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let killed = false;
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      killed = true;
-      child.kill('SIGKILL');
-    }, timeoutS * 1000);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve(killed ? null : { stdout, stderr, code });
-    });
-  });
+async function runPython(args: string[], timeoutS: number): Promise<ChildResult | null> {
+  const r = await runChild(PYTHON, [PEER_SCRIPT, ...args], timeoutS);
+  if (r.failedToStart) throw new Error(r.failedToStart);
+  return r.timedOut ? null : r;
 }
 
 /** Measures one peer on the pair stored in fileA and fileB (.f32 files). */
