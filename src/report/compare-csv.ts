@@ -2,22 +2,22 @@
 // columns depend only on the options (statistics, --relative, --fail-above), so runs with the same options
 // line up; --csv-header prints their names first. NaN and infinities print as nan, inf and -inf.
 import type { CompareResult } from '../compare.js';
+import { percentileKey } from '../metrics/distance-stats.js';
 import { relativeKey } from '../metrics/relative.js';
-import { compareJson } from './compare-json.js';
+import { statsJson } from './stats-json.js';
 
 const STATS_COLUMNS = ['mean_ab', 'mean_ba', 'assd', 'assd_variant', 'rms', 'chamfer_sq_mean', 'chamfer_sq_sum'];
 
-function columns(r: CompareResult, json: Record<string, unknown>): [string, unknown][] {
+function columns(r: CompareResult): [string, unknown][] {
   const out: [string, unknown][] = [
     ['a', r.a.path], ['b', r.b.path], ['mode', r.mode], ['empty_a', r.empty?.a ?? false], ['empty_b', r.empty?.b ?? false],
     ['hd', r.hd], ['hd_ab', r.hdAb], ['hd_ba', r.hdBa],
   ];
   if (r.stats) {
-    if (r.stats.percentile) {
-      const key = Object.keys(json).find((k) => k === 'hd95' || k.startsWith('hd_p'))!;
-      out.push([key, r.stats.percentile.value], ['percentile_variant', r.stats.percentile.variant]);
-    }
-    for (const key of STATS_COLUMNS) out.push([key, json[key]]);
+    const p = r.stats.percentile;
+    if (p) out.push([percentileKey(p.p), p.value], ['percentile_variant', p.variant]);
+    const stats = statsJson(r.stats);
+    for (const key of STATS_COLUMNS) out.push([key, stats[key]]);
   }
   if (r.relative) {
     for (const [key, value] of Object.entries(r.relative.percent)) out.push([`${key}_${relativeKey(r.relative.basis)}`, value]);
@@ -38,7 +38,7 @@ function cell(value: unknown): string {
 }
 
 export function renderCompareCsv(r: CompareResult, header: boolean): string {
-  const cols = columns(r, compareJson(r) as Record<string, unknown>);
+  const cols = columns(r);
   const line = cols.map(([, v]) => cell(v)).join(',') + '\n';
   return header ? cols.map(([k]) => cell(k)).join(',') + '\n' + line : line;
 }

@@ -109,7 +109,7 @@ function writeBin(path: string, d: PerPointDistances): void {
   writeOutputFile(path, (write) => {
     write(header);
     for (const [, p] of directions(d)) {
-      write(bytes(p.points.length === 3 * p.distances.length ? p.points : p.points.subarray(0, 3 * p.distances.length)));
+      write(bytes(p.points));
       write(bytes(p.distances));
       write(bytes(p.nearest ?? new BigInt64Array(p.distances.length).fill(-1n)));
     }
