@@ -134,6 +134,48 @@ void vertex_extent(const float* v, uint64_t count, OrientedBox& box) {
   });
 }
 
+// The reaches of a node's vertices along the 26 directions of its oriented box's axes, from the box's
+// centre, rounded up. The 13 directions whose first non-zero sign is + give the other 13 as their minima.
+DopReaches vertex_reaches(const float* v, uint64_t count, const OrientedBox& box) {
+  constexpr int kHalf = 13;
+  int dirs[kHalf][3], n = 0;
+  for (int s0 = -1; s0 <= 1; ++s0)
+    for (int s1 = -1; s1 <= 1; ++s1)
+      for (int s2 = -1; s2 <= 1; ++s2)
+        if (s0 > 0 || (s0 == 0 && (s1 > 0 || (s1 == 0 && s2 > 0)))) dirs[n][0] = s0, dirs[n][1] = s1, dirs[n][2] = s2, ++n;
+  const Dvec3 c = fvec(box.c);
+  const Dvec3 u[3] = {fvec(box.u[0]), fvec(box.u[1]), fvec(box.u[2])};
+  double hi[kHalf], lo[kHalf];
+  for (int k = 0; k < kHalf; ++k) hi[k] = -INFINITY, lo[k] = INFINITY;
+  for (uint64_t i = 0; i < count; ++i) {
+    const Dvec3 p = dsub(dload(v + 3 * i), c);
+    const double q[3] = {ddot(u[0], p), ddot(u[1], p), ddot(u[2], p)};
+    for (int k = 0; k < kHalf; ++k) {
+      const double h = dirs[k][0] * q[0] + dirs[k][1] * q[1] + dirs[k][2] * q[2];
+      hi[k] = greater(hi[k], h);
+      lo[k] = lesser(lo[k], h);
+    }
+  }
+  double reach[kDopSlots] = {};
+  for (int k = 0; k < kHalf; ++k) {
+    const int* s = dirs[k];
+    const double room = 1e-12 * (std::fabs(hi[k]) + std::fabs(lo[k]));  // for the double arithmetic above
+    reach[dop_slot(s[0], s[1], s[2])] = hi[k] + room;
+    reach[dop_slot(-s[0], -s[1], -s[2])] = -lo[k] + room;
+  }
+  double radius2 = 0.0;
+  for (int j = 0; j < 3; ++j) {
+    const double e = greater(reach[13 + kDopFace[j]], reach[13 - kDopFace[j]]);
+    radius2 += e * e;
+  }
+  DopReaches out;
+  // Axes orthonormal to float precision: the radius from the three face reaches, with room.
+  out.r = std::nextafter(static_cast<float>(std::sqrt(radius2) * (1.0 + 1e-6) + 1e-30), INFINITY);
+  const double unit = dop_unit(out.r);
+  for (int k = 0; k < kDopSlots; ++k) out.h[k] = static_cast<uint16_t>(std::fmin(65535.0, std::ceil(greater(reach[k], 0.0) / unit)));
+  return out;
+}
+
 }  // namespace
 
 LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads) {
@@ -168,6 +210,24 @@ LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads) 
     if (level < s.depth) below.swap(here);
   }
   return boxes;
+}
+
+LargeVector<DopReaches> build_dop_reaches(const F12Mesh& mesh, const LargeVector<OrientedBox>& boxes, int threads) {
+  const F12Shape& s = mesh.shape;
+  LargeVector<DopReaches> reaches(f12_node_count(s));
+  const float* corners = mesh.corners.data();
+  for (uint32_t level = 0; level <= s.depth; ++level) {
+    const uint32_t shift = s.depth - level;
+    parallel_blocks(1ull << level, std::max<uint64_t>(1, 4096 >> shift), threads, [&](size_t begin, size_t end, int) {
+      for (size_t i = begin; i < end; ++i) {
+        const uint32_t first = f12_leaf_first(s, static_cast<uint64_t>(i) << shift);
+        const uint32_t last = f12_leaf_first(s, static_cast<uint64_t>(i + 1) << shift);
+        const uint64_t node = f12_node(level, i);
+        reaches[node] = vertex_reaches(corners + 9ull * first, 3ull * (last - first), boxes[node]);
+      }
+    });
+  }
+  return reaches;
 }
 
 }  // namespace xhd

@@ -5,11 +5,15 @@
 #include "f12_bvh.h"
 #include "large_buffer.h"
 #include "oriented_box.h"
+#include "oriented_dop.h"
 
 namespace xhd {
 
 // Axes from the covariance of the node's vertices, extents exact from those vertices.
 LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads);
+
+// Every node's reaches along the 26 directions of its box's axes (rounded up), for the same mesh's boxes.
+LargeVector<DopReaches> build_dop_reaches(const F12Mesh& mesh, const LargeVector<OrientedBox>& boxes, int threads);
 
 // Whether the pose's 3x3 part is orthogonal (to 1e-9), so oriented boxes move with it as boxes.
 bool is_rigid(const double* pose);
