@@ -49,8 +49,6 @@ Dvec3 unit(Dvec3 v) {
   return {v.x / n, v.y / n, v.z / n};
 }
 
-double lesser(double a, double b) { return b < a ? b : a; }
-double greater(double a, double b) { return b > a ? b : a; }
 
 // First and second moments of a node's vertices about a common origin: they add up the tree.
 struct Moments {
@@ -114,7 +112,7 @@ void set_extent(const Dvec3& o, OrientedBox& box, const Interval& interval) {
   // Measured again about the rounded centre, then rounded up, with room for the double arithmetic.
   interval(fvec(box.c), lo, hi);
   for (int j = 0; j < 3; ++j) {
-    const double e = greater(-lo[j], hi[j]);
+    const double e = larger(-lo[j], hi[j]);
     box.e[j] = std::nextafter(static_cast<float>(e * (1.0 + 1e-12)), INFINITY);
   }
 }
@@ -127,8 +125,8 @@ void vertex_extent(const float* v, uint64_t count, OrientedBox& box) {
       const Dvec3 p = dsub(dload(v + 3 * k), o);
       for (int j = 0; j < 3; ++j) {
         const double h = ddot(fvec(box.u[j]), p);
-        lo[j] = lesser(lo[j], h);
-        hi[j] = greater(hi[j], h);
+        lo[j] = smaller(lo[j], h);
+        hi[j] = larger(hi[j], h);
       }
     }
   });
@@ -152,8 +150,8 @@ DopReaches vertex_reaches(const float* v, uint64_t count, const OrientedBox& box
     const double q[3] = {ddot(u[0], p), ddot(u[1], p), ddot(u[2], p)};
     for (int k = 0; k < kHalf; ++k) {
       const double h = dirs[k][0] * q[0] + dirs[k][1] * q[1] + dirs[k][2] * q[2];
-      hi[k] = greater(hi[k], h);
-      lo[k] = lesser(lo[k], h);
+      hi[k] = larger(hi[k], h);
+      lo[k] = smaller(lo[k], h);
     }
   }
   double reach[kDopSlots] = {};
@@ -165,14 +163,14 @@ DopReaches vertex_reaches(const float* v, uint64_t count, const OrientedBox& box
   }
   double radius2 = 0.0;
   for (int j = 0; j < 3; ++j) {
-    const double e = greater(reach[13 + kDopFace[j]], reach[13 - kDopFace[j]]);
+    const double e = larger(reach[13 + kDopFace[j]], reach[13 - kDopFace[j]]);
     radius2 += e * e;
   }
   DopReaches out;
   // Axes orthonormal to float precision: the radius from the three face reaches, with room.
   out.r = std::nextafter(static_cast<float>(std::sqrt(radius2) * (1.0 + 1e-6) + 1e-30), INFINITY);
   const double unit = dop_unit(out.r);
-  for (int k = 0; k < kDopSlots; ++k) out.h[k] = static_cast<uint16_t>(std::fmin(65535.0, std::ceil(greater(reach[k], 0.0) / unit)));
+  for (int k = 0; k < kDopSlots; ++k) out.h[k] = static_cast<uint16_t>(std::fmin(65535.0, std::ceil(larger(reach[k], 0.0) / unit)));
   return out;
 }
 

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <utility>
 
 #include "oriented_box.h"
 
@@ -27,6 +26,7 @@ struct DopReaches {
   float r;  // the node's radius about the box's centre, at most
 };
 
+// Plain comparisons: std::fmax's NaN rules keep it from being one instruction.
 inline double larger(double a, double b) { return a > b ? a : b; }
 inline double smaller(double a, double b) { return a < b ? a : b; }
 
@@ -57,8 +57,7 @@ inline DopView dop_view(const MovedOrientedBox& box, const DopReaches& d, double
 // of their reaches.
 inline double dop_reach(const DopView& d, const double l[3]) {
   const double m0 = std::fabs(l[0]), m1 = std::fabs(l[1]), m2 = std::fabs(l[2]);
-  // Branch-free (the order of three magnitudes is data, and mispredicted branches cost more than the
-  // rest); plain comparisons, as std::fmax's NaN rules keep it from being one instruction.
+  // Branch-free: the order of three magnitudes is data, and mispredicted branches cost more than the rest.
   const double top = larger(m0, larger(m1, m2)), low = smaller(m0, smaller(m1, m2));
   const double mid = (m0 + m1 + m2) - top - low;  // rounding far below the reaches' slack
   const int s0 = l[0] < 0.0 ? -1 : 1, s1 = l[1] < 0.0 ? -1 : 1, s2 = l[2] < 0.0 ? -1 : 1;

@@ -194,6 +194,7 @@ class Search {
     bool moved_oriented = false;
     CentredBox moved_box;
     MovedOrientedBox oriented;
+    DopView dop;  // the same node's DOP, moved
   };
 
   struct Later {
@@ -234,12 +235,12 @@ class Search {
     if (cut(key, w) || !b_.oriented()) return key;
     if (!w.moved_oriented) {
       w.oriented = b_.oriented(nb);
+      w.dop = dop_view(w.oriented, b_.tree().reaches[nb], b_.eps());
       w.moved_oriented = true;
     }
     const double boxed = std::fmax(key, oriented_gap2(a_.oriented[na], w.oriented));
     if (cut(boxed, w) || boxed < kDopWorth * w.limit) return boxed;
-    const double gap = dop_gap(dop_view(a_.oriented[na], a_.reaches[na]), dop_view(w.oriented, b_.tree().reaches[nb], b_.eps()),
-                               kDopSteps, w.reach);
+    const double gap = dop_gap(dop_view(a_.oriented[na], a_.reaches[na]), w.dop, kDopSteps, w.reach);
     return std::fmax(boxed, gap * gap);
   }
 
