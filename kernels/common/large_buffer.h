@@ -24,7 +24,7 @@ struct LargeBufferAllocator {
 
   T* allocate(size_t n) {
     const size_t bytes = n * sizeof(T);
-    if (bytes < kHugePage) return static_cast<T*>(::operator new(bytes));
+    if (bytes < kHugePage) return static_cast<T*>(::operator new(bytes, std::align_val_t(alignof(T))));
     const size_t rounded = (bytes + kHugePage - 1) & ~(kHugePage - 1);
     void* p = std::aligned_alloc(kHugePage, rounded);
     if (p == nullptr) throw std::bad_alloc();
@@ -34,7 +34,7 @@ struct LargeBufferAllocator {
     return static_cast<T*>(p);
   }
   void deallocate(T* p, size_t n) {
-    if (n * sizeof(T) < kHugePage) ::operator delete(p);
+    if (n * sizeof(T) < kHugePage) ::operator delete(p, std::align_val_t(alignof(T)));
     else std::free(p);
   }
   template <class U>

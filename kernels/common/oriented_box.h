@@ -45,27 +45,34 @@ XHD_HD MovedOrientedBox move_oriented_box(const OrientedBox& b, const double* m,
 // projected half extent, and a share taken off the squared gap.
 constexpr double kAxisSlack = 1e-6;
 
+// A box of A as it is, in double (the same type as B's moved boxes, so both sides share one code path).
+XHD_HD MovedOrientedBox as_double(const OrientedBox& b) {
+  return {fvec(b.c), {fvec(b.u[0]), fvec(b.u[1]), fvec(b.u[2])}, {b.e[0], b.e[1], b.e[2]}};
+}
+
+XHD_HD double positive(double x) { return x > 0.0 ? x : 0.0; }
+
 // A lower bound of the squared distance between A's box and B's moved box. In A's axes, B's box is bounded
 // by the box of its projections; the gaps on three orthonormal axes add in squares. The same in B's axes;
 // the larger of the two counts.
-XHD_HD double oriented_gap2(const OrientedBox& a, const MovedOrientedBox& b) {
-  const Dvec3 au[3] = {fvec(a.u[0]), fvec(a.u[1]), fvec(a.u[2])};
-  const double ae[3] = {a.e[0], a.e[1], a.e[2]};
-  const Dvec3 d = dsub(b.c, fvec(a.c));
+XHD_HD double oriented_gap2(const MovedOrientedBox& a, const MovedOrientedBox& b) {
+  const Dvec3 d = dsub(b.c, a.c);
   double r[3][3];  // r[i][j] = |a_i · b_j| + slack
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) r[i][j] = fabs(ddot(au[i], b.u[j])) + kAxisSlack;
+    for (int j = 0; j < 3; ++j) r[i][j] = fabs(ddot(a.u[i], b.u[j])) + kAxisSlack;
   double in_a = 0.0, in_b = 0.0;
   for (int i = 0; i < 3; ++i) {
-    const double g = fabs(ddot(au[i], d)) - ae[i] - (b.e[0] * r[i][0] + b.e[1] * r[i][1] + b.e[2] * r[i][2]);
-    if (g > 0.0) in_a += g * g;
+    const double g = fabs(ddot(a.u[i], d)) - a.e[i] - (b.e[0] * r[i][0] + b.e[1] * r[i][1] + b.e[2] * r[i][2]);
+    in_a += positive(g) * positive(g);
   }
   const double be_sum = b.e[0] + b.e[1] + b.e[2];
   for (int j = 0; j < 3; ++j) {
-    const double g = fabs(ddot(b.u[j], d)) - b.e[j] - kAxisSlack * be_sum - (ae[0] * r[0][j] + ae[1] * r[1][j] + ae[2] * r[2][j]);
-    if (g > 0.0) in_b += g * g;
+    const double g = fabs(ddot(b.u[j], d)) - b.e[j] - kAxisSlack * be_sum - (a.e[0] * r[0][j] + a.e[1] * r[1][j] + a.e[2] * r[2][j]);
+    in_b += positive(g) * positive(g);
   }
   return (in_a > in_b ? in_a : in_b) * (1.0 - 4.0 * kAxisSlack);
 }
+
+XHD_HD double oriented_gap2(const OrientedBox& a, const MovedOrientedBox& b) { return oriented_gap2(as_double(a), b); }
 
 }  // namespace xhd

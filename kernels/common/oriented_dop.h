@@ -14,7 +14,7 @@ namespace xhd {
 
 // Where direction s is stored: the 3x3x3 cube of signs, its centre (13) unused.
 constexpr int kDopSlots = 27;
-inline int dop_slot(int s0, int s1, int s2) { return 9 * (s0 + 1) + 3 * (s1 + 1) + (s2 + 1); }
+constexpr int dop_slot(int s0, int s1, int s2) { return 9 * (s0 + 1) + 3 * (s1 + 1) + (s2 + 1); }
 constexpr int kDopFace[3] = {9, 3, 1};  // slot 13 ± kDopFace[j]: the face directions ±u_j
 
 // A node's reaches along the 26 directions of its oriented box's axes u_j, measured from the box's centre,
@@ -32,79 +32,94 @@ inline double smaller(double a, double b) { return a < b ? a : b; }
 
 inline double dop_unit(float r) { return static_cast<double>(r) * (1.7320508075688773 / 65535.0); }
 
-// A DOP ready for the bounds, in double: A's as stored, B's moved by the pose.
+// A DOP ready for the bounds: its oriented box in double (A's as stored, B's moved by the pose) and its
+// reaches.
 struct DopView {
-  Dvec3 c;
-  Dvec3 u[3];
+  const MovedOrientedBox* box;
   const uint16_t* h;
   double unit;   // of h
   double slack;  // added to every reach: axes orthonormal only to float precision (any unit n differs
                  // from sum_j (n·u_j) u_j by under 1e-6, times the radius), and B's posed vertices' rounding
 };
 
-inline DopView dop_view(const OrientedBox& box, const DopReaches& d) {
-  return {fvec(box.c), {fvec(box.u[0]), fvec(box.u[1]), fvec(box.u[2])}, d.h, dop_unit(d.r), kAxisSlack * d.r};
+// A's: `box` is as_double of its stored box. B's: `box` was moved (move_oriented_box, which widened its
+// extents by eps) and `eps` is that rounding again (sqrt(3)·eps at most along any direction).
+inline DopView dop_view(const MovedOrientedBox& box, const DopReaches& d, double eps = 0.0) {
+  return {&box, d.h, dop_unit(d.r), kAxisSlack * d.r + 2.0 * eps};
 }
 
-// B's, from its box already moved (move_oriented_box, which widened its extents by eps).
-inline DopView dop_view(const MovedOrientedBox& box, const DopReaches& d, double eps) {
-  return {box.c, {box.u[0], box.u[1], box.u[2]}, d.h, dop_unit(d.r), kAxisSlack * d.r + 2.0 * eps};  // sqrt(3)·eps at most
-}
+// For a direction with components l_j along the axes, ordered by size |l_a| >= |l_b| >= |l_c|: the slots
+// of its face direction f (sign of l_a along u_a), edge direction f + e_b and corner direction f + e_b + e_c
+// (signed as l). Indexed by the signs (bit j: l_j < 0) and three comparisons (bit 3: |l_0| < |l_1|,
+// bit 4: |l_1| < |l_2|, bit 5: |l_0| < |l_2|); ties pick either, as their weight in the sum is then 0.
+struct DopPick {
+  uint8_t face, edge, corner;
+};
 
-// An upper bound of max over the node of n·(v - c), for a unit n with components l_j = n·u_j. Ordered
-// by size |l_a| >= |l_b| >= |l_c|, n is a sum with non-negative weights of a face direction f, an edge
-// direction f + e_b and a corner direction f + e_b + e_c (signed as n): its reach is at most the same sum
-// of their reaches.
+struct DopPicks {
+  DopPick at[64];
+  constexpr DopPicks() : at() {
+    for (int bits = 0; bits < 64; ++bits) {
+      int sign[3] = {};
+      for (int j = 0; j < 3; ++j) sign[j] = (bits >> j & 1) ? -1 : 1;
+      const bool lt01 = bits >> 3 & 1, lt12 = bits >> 4 & 1, lt02 = bits >> 5 & 1;
+      const int top = !lt01 && !lt02 ? 0 : (lt01 && !lt12 ? 1 : 2);
+      const int low = lt01 && lt02 ? 0 : (!lt01 && lt12 ? 1 : 2);
+      const int corner = dop_slot(sign[0], sign[1], sign[2]);
+      at[bits] = {static_cast<uint8_t>(13 + sign[top] * kDopFace[top]), static_cast<uint8_t>(corner - sign[low] * kDopFace[low]),
+                  static_cast<uint8_t>(corner)};
+    }
+  }
+};
+
+inline constexpr DopPicks kDopPicks{};
+
+// An upper bound of |n|·max over the node of n_hat·(v - c), for n with components l_j = n·u_j (not
+// necessarily unit; the slack is not included). n is a sum with non-negative weights of its face, edge and
+// corner directions (DopPick): its reach is at most the same sum of their reaches.
 inline double dop_reach(const DopView& d, const double l[3]) {
   const double m0 = std::fabs(l[0]), m1 = std::fabs(l[1]), m2 = std::fabs(l[2]);
   // Branch-free: the order of three magnitudes is data, and mispredicted branches cost more than the rest.
   const double top = larger(m0, larger(m1, m2)), low = smaller(m0, smaller(m1, m2));
   const double mid = (m0 + m1 + m2) - top - low;  // rounding far below the reaches' slack
-  const int s0 = l[0] < 0.0 ? -1 : 1, s1 = l[1] < 0.0 ? -1 : 1, s2 = l[2] < 0.0 ? -1 : 1;
-  const int corner = dop_slot(s0, s1, s2);
-  // The edge drops the smallest component's sign, the face keeps only the largest's; picked by 0/1
-  // products (ties pick either: their weight in the sum is then 0).
-  const int low0 = (m0 <= m1) & (m0 <= m2), low1 = (1 - low0) & (m1 <= m2), low2 = 1 - low0 - low1;
-  const int top0 = (m0 >= m1) & (m0 >= m2), top1 = (1 - top0) & (m1 >= m2), top2 = 1 - top0 - top1;
-  const int small = low0 * 9 * s0 + low1 * 3 * s1 + low2 * s2;
-  const int large = top0 * 9 * s0 + top1 * 3 * s1 + top2 * s2;
-  const double units = (top - mid) * d.h[13 + large] + (mid - low) * d.h[corner - small] + low * d.h[corner];
-  return units * d.unit + d.slack;
+  const int bits = (l[0] < 0.0) | (l[1] < 0.0) << 1 | (l[2] < 0.0) << 2 | (m0 < m1) << 3 | (m1 < m2) << 4 | (m0 < m2) << 5;
+  const DopPick p = kDopPicks.at[bits];
+  return ((top - mid) * d.h[p.face] + (mid - low) * d.h[p.edge] + low * d.h[p.corner]) * d.unit;
 }
 
 // A lower bound of the distance between A's DOP and B's moved DOP: the largest separation along a few
 // directions, found by Gilbert's iteration on the two oriented boxes (their face reaches), starting from
 // the line between the centres. Any direction gives a valid bound; `steps` more refine it. Returns as
-// soon as a separation exceeds `enough` (then the pair is cut anyway).
+// soon as a separation exceeds `enough` (then the pair is cut anyway). The directions stay unnormalised:
+// the next one needs only the signs, so the square root and division are off the iteration's path.
 inline double dop_gap(const DopView& a, const DopView& b, int steps, double enough) {
-  const Dvec3 d = dsub(b.c, a.c);
+  const MovedOrientedBox &ba = *a.box, &bb = *b.box;
+  const Dvec3 d = dsub(bb.c, ba.c);
+  const double slack = a.slack + b.slack, enough_raw2 = (enough + slack) * (enough + slack);
   Dvec3 x = d;
   double best = 0.0;
   for (int k = 0;; ++k) {
     const double xx = ddot(x, x);
     if (!(xx > 0.0)) break;
-    const double inv = 1.0 / std::sqrt(xx);
-    const Dvec3 n = {x.x * inv, x.y * inv, x.z * inv};
-    const double la[3] = {ddot(n, a.u[0]), ddot(n, a.u[1]), ddot(n, a.u[2])};
-    const double lb[3] = {-ddot(n, b.u[0]), -ddot(n, b.u[1]), -ddot(n, b.u[2])};
-    const double sep = ddot(n, d) - dop_reach(a, la) - dop_reach(b, lb);
-    if (sep > best) best = sep;
-    if (best > enough || k == steps) break;
-    // The boxes' farthest points towards each other along n; x moves to the point of the segment from x to
+    const double la[3] = {ddot(x, ba.u[0]), ddot(x, ba.u[1]), ddot(x, ba.u[2])};
+    const double lb[3] = {-ddot(x, bb.u[0]), -ddot(x, bb.u[1]), -ddot(x, bb.u[2])};
+    const double raw = ddot(x, d) - dop_reach(a, la) - dop_reach(b, lb);  // the separation times |x|
+    best = larger(best, raw / std::sqrt(xx) - slack);
+    if ((raw > 0.0 && raw * raw > enough_raw2 * xx) || k == steps) break;
+    // The boxes' farthest points towards each other along x; x moves to the point of the segment from x to
     // their difference nearest the origin.
-    Dvec3 pa = a.c, pb = b.c;
+    Dvec3 pa = ba.c, pb = bb.c;
     for (int j = 0; j < 3; ++j) {
       const int sa = la[j] < 0.0 ? -1 : 1, sb = lb[j] < 0.0 ? -1 : 1;
       const double ea = a.unit * sa * a.h[13 + sa * kDopFace[j]];
       const double eb = b.unit * sb * b.h[13 + sb * kDopFace[j]];
-      pa = {pa.x + ea * a.u[j].x, pa.y + ea * a.u[j].y, pa.z + ea * a.u[j].z};
-      pb = {pb.x + eb * b.u[j].x, pb.y + eb * b.u[j].y, pb.z + eb * b.u[j].z};
+      pa = {pa.x + ea * ba.u[j].x, pa.y + ea * ba.u[j].y, pa.z + ea * ba.u[j].z};
+      pb = {pb.x + eb * bb.u[j].x, pb.y + eb * bb.u[j].y, pb.z + eb * bb.u[j].z};
     }
     const Dvec3 step = dsub(dsub(pb, pa), x);
     const double ss = ddot(step, step);
     if (!(ss > 0.0)) break;
-    double t = -ddot(x, step) / ss;
-    t = smaller(larger(t, 0.0), 1.0);
+    const double t = smaller(larger(-ddot(x, step) / ss, 0.0), 1.0);
     x = {x.x + t * step.x, x.y + t * step.y, x.z + t * step.z};
   }
   return best;

@@ -22,13 +22,18 @@ namespace {
 // (2^-24 a coordinate) and of the double arithmetic, with room to spare.
 constexpr double kMovedSlack = 4e-7;
 
+// A node's oriented box and DOP reaches, read together (two cache lines that are fetched as a pair).
+struct alignas(128) NodeShape {
+  OrientedBox box;
+  DopReaches dop;
+};
+
 // One mesh's f12 hierarchy in its own frame, built once: tight boxes, and for the minimum oriented boxes
 // and their DOP reaches.
 struct Tree {
   F12Mesh mesh;
   LargeVector<Box> boxes;  // implicit breadth-first layout
-  LargeVector<OrientedBox> oriented;
-  LargeVector<DopReaches> reaches;
+  LargeVector<NodeShape> shapes;
 
   uint32_t depth() const { return mesh.shape.depth; }
   Corners3 slot(uint32_t s) const { return load_corners(mesh.corners.data() + 9ull * s); }
@@ -68,8 +73,8 @@ class PosedB {
   CentredBox moved(uint32_t node) const { return moved(node, eps_); }
 
   // Oriented boxes stay boxes only under a rigid pose.
-  bool oriented() const { return rigid_ && !b_.oriented.empty(); }
-  MovedOrientedBox oriented(uint32_t node) const { return move_oriented_box(b_.oriented[node], m_, eps_); }
+  bool oriented() const { return rigid_ && !b_.shapes.empty(); }
+  MovedOrientedBox oriented(uint32_t node) const { return move_oriented_box(b_.shapes[node].box, m_, eps_); }
   double eps() const { return eps_; }
 
   Corners3 slot(uint32_t s) const {
@@ -95,7 +100,7 @@ double centred_gap2(const CentredBox& a, const CentredBox& b) {
   double s = 0.0;
   for (int k = 0; k < 3; ++k) {
     const double g = std::fabs(dget(a.c, k) - dget(b.c, k)) - dget(a.h, k) - dget(b.h, k);
-    if (g > 0.0) s += g * g;
+    s += positive(g) * positive(g);
   }
   return s;
 }
@@ -194,7 +199,6 @@ class Search {
     bool moved_oriented = false;
     CentredBox moved_box;
     MovedOrientedBox oriented;
-    DopView dop;  // the same node's DOP, moved
   };
 
   struct Later {
@@ -235,13 +239,15 @@ class Search {
     if (cut(key, w) || !b_.oriented()) return key;
     if (!w.moved_oriented) {
       w.oriented = b_.oriented(nb);
-      w.dop = dop_view(w.oriented, b_.tree().reaches[nb], b_.eps());
       w.moved_oriented = true;
     }
-    const double boxed = std::fmax(key, oriented_gap2(a_.oriented[na], w.oriented));
+    const NodeShape& shape = a_.shapes[na];
+    const MovedOrientedBox oriented = as_double(shape.box);
+    const double boxed = larger(key, oriented_gap2(oriented, w.oriented));
     if (cut(boxed, w) || boxed < kDopWorth * w.limit) return boxed;
-    const double gap = dop_gap(dop_view(a_.oriented[na], a_.reaches[na]), w.dop, kDopSteps, w.reach);
-    return std::fmax(boxed, gap * gap);
+    const DopView b_dop = dop_view(w.oriented, b_.tree().shapes[nb].dop, b_.eps());
+    const double gap = dop_gap(dop_view(oriented, shape.dop), b_dop, kDopSteps, w.reach);
+    return larger(boxed, gap * gap);
   }
 
   // Every triangle pair of two leaves (1 or 2 triangles each).
@@ -384,8 +390,12 @@ class F12Distance final : public MeshDistanceEngine {
       tree->mesh = build_f12_mesh(mesh->xyz, mesh->triangles, mesh->triangle_count, threads_);
       tree->boxes = f12_boxes(tree->mesh, threads_);
       if (o.which & XHD_DISTANCE_MIN) {
-        tree->oriented = build_oriented_boxes(tree->mesh, threads_);
-        tree->reaches = build_dop_reaches(tree->mesh, tree->oriented, threads_);
+        const LargeVector<OrientedBox> boxes = build_oriented_boxes(tree->mesh, threads_);
+        const LargeVector<DopReaches> reaches = build_dop_reaches(tree->mesh, boxes, threads_);
+        tree->shapes = LargeVector<NodeShape>(boxes.size());
+        parallel_blocks(boxes.size(), 1 << 16, threads_, [&](size_t begin, size_t end, int) {
+          for (size_t i = begin; i < end; ++i) tree->shapes[i] = {boxes[i], reaches[i]};
+        });
       }
     }
   }
