@@ -1,10 +1,12 @@
-// Fork-join on a pool of sleeping threads, and a loop over blocks of [0, n) taken from a shared counter.
+// Fork-join on a pool of waiting threads, and a loop over blocks of [0, n) taken from a shared counter.
 // The pool is kept because starting a thread costs tens of microseconds on a small VM, as much as a whole
 // mesh-distance query; dynamic blocks keep threads busy when some items cost far more than others.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -21,9 +23,9 @@ inline int resolve_thread_count(int requested) {
   return hw == 0 ? 1 : static_cast<int>(hw);
 }
 
-// Process-wide threads that sleep between jobs. One job at a time: a caller that finds the pool busy (a
-// concurrent query, or a job's own thread asking for more threads) starts threads of its own instead.
-// The pool is never destroyed: its threads sleep until the process exits.
+// Process-wide threads that wait between jobs: spinning for a while first, then asleep. One job at a time:
+// a caller that finds the pool busy (a concurrent query, or a job's own thread asking for more threads)
+// starts threads of its own instead. The pool is never destroyed: its threads sleep until the process exits.
 class WorkerPool {
  public:
   static WorkerPool& shared() {
@@ -31,7 +33,9 @@ class WorkerPool {
     return *pool;
   }
 
-  // Runs job(t) for t in [0, count): t = 0 on the caller, the rest on other threads; returns when all have
+  // Runs job(0) on the caller and job(t), t in [1, count), on other threads that start before job(0) has
+  // returned (a thread that wakes later skips it: on a VM a sleeping thread can take milliseconds to be
+  // scheduled), so job(0) alone must be able to do the whole job. Returns when every job(t) begun has
   // returned. job must not throw.
   void run(int count, const std::function<void(int)>& job) {
     if (count <= 1) {
@@ -43,23 +47,47 @@ class WorkerPool {
       run_on_new_threads(count, job);
       return;
     }
+    bool sleepers = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       while (static_cast<int>(threads_.size()) < count - 1) threads_.emplace_back(&WorkerPool::serve, this);
       job_ = &job;
       wanted_ = count - 1;
       claimed_ = 0;
-      finished_ = 0;
+      finished_.store(0, std::memory_order_relaxed);
+      generation_.fetch_add(1, std::memory_order_release);
+      sleepers = sleepers_ > 0;
     }
-    wake_.notify_all();
+    if (sleepers) wake_.notify_all();
     job(0);
+    int started;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      wanted_ = started = claimed_;
+    }
+    spin_until([&] { return finished_.load(std::memory_order_acquire) == started; });
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return finished_ == wanted_; });
+    done_.wait(lock, [&] { return finished_.load(std::memory_order_relaxed) == wanted_; });
     job_ = nullptr;
   }
 
  private:
   WorkerPool() = default;
+
+  // Waking a sleeping thread costs 30–70 us on a small VM, as much as a mesh-distance query's whole
+  // search; jobs come in bursts (a query per frame, a build's levels), so a thread spins this long first.
+  static constexpr std::chrono::microseconds kSpin{2000};
+
+  template <class Ready>
+  static void spin_until(Ready ready) {
+    const auto start = std::chrono::steady_clock::now();
+    for (unsigned i = 1; !ready(); ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+      if (i % 64 == 0 && std::chrono::steady_clock::now() - start > kSpin) return;
+    }
+  }
 
   static bool& inside_pool_thread() {
     static thread_local bool inside = false;
@@ -76,15 +104,21 @@ class WorkerPool {
 
   void serve() {
     inside_pool_thread() = true;
-    std::unique_lock<std::mutex> lock(mutex_);
+    uint64_t seen = 0;
     for (;;) {
-      wake_.wait(lock, [&] { return job_ != nullptr && claimed_ < wanted_; });
+      spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
+      std::unique_lock<std::mutex> lock(mutex_);
+      ++sleepers_;
+      wake_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
+      --sleepers_;
+      seen = generation_.load(std::memory_order_relaxed);
+      if (job_ == nullptr || claimed_ >= wanted_) continue;  // a job with fewer threads than the pool has
       const int t = ++claimed_;
       const std::function<void(int)>* job = job_;
       lock.unlock();
       (*job)(t);
       lock.lock();
-      if (++finished_ == wanted_) done_.notify_one();
+      if (finished_.fetch_add(1, std::memory_order_release) + 1 == wanted_) done_.notify_one();
     }
   }
 
@@ -93,7 +127,9 @@ class WorkerPool {
   std::condition_variable wake_, done_;
   std::vector<std::thread> threads_;
   const std::function<void(int)>* job_ = nullptr;
-  int wanted_ = 0, claimed_ = 0, finished_ = 0;
+  int wanted_ = 0, claimed_ = 0, sleepers_ = 0;
+  std::atomic<int> finished_{0};
+  std::atomic<uint64_t> generation_{0};  // one more per job
 };
 
 // Calls body(begin, end, thread_index) on blocks of at most `grain` items. The first exception thrown
