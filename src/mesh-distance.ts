@@ -79,6 +79,9 @@ const REFUSAL = 'the mesh distance cannot be measured';
 
 export class MeshDistance {
   private closed = false;
+  /** The last query begun: the library takes one query per context at a time (and a CPU context starts
+   * from its last answer), so queries wait for each other, and close() for them. */
+  private last: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly native: NativeBackend,
@@ -127,7 +130,10 @@ export class MeshDistance {
       throw new UsageError('Expected a pose of 12 finite numbers (a 3×4 matrix, row by row)');
     }
     const raw = {} as RawDistanceResult;
-    await callNative(this.native, this.native.distanceQuery, [this.context, pose, raw], { signal, refusal: REFUSAL });
+    const context = this.context;
+    const run = this.last.then(() => callNative(this.native, this.native.distanceQuery, [context, pose, raw], { signal, refusal: REFUSAL }));
+    this.last = run.catch(() => undefined);
+    await run;
     return {
       min: this.which.min ? pair(raw.min) : null,
       max: this.which.max ? pair(raw.max) : null,
@@ -144,8 +150,10 @@ export class MeshDistance {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.native.distanceContextDestroy(this.context);
+    const context = this.context;
     this.context = null;
+    // After the queries already begun (freed under a running query, the hierarchies would be read freed).
+    void this.last.then(() => this.native.distanceContextDestroy(context));
   }
 }
 

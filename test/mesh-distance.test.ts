@@ -101,6 +101,45 @@ describe('mesh distance on the CPU', () => {
     }
   });
 
+  it('a context starting from its last answer gives the same pairs as fresh ones, ties included, in any order of poses', async () => {
+    // At the identity, B's face is parallel to A's, 0.5 away: every pair of their triangles ties for the
+    // minimum (and corners tie for the maximum), and the answer is the tie with the smallest triangle
+    // indices. Tilted poses each pick one pair of those faces, which the identity then starts from.
+    const a = cube(1), b = moved(cube(1), 2.5);
+    const tie = rotationZ(0, [0, 0, 0]);
+    const tilted = [rotationZ(4, [0, 0, 0]), rotationZ(-4, [0, 0, 0]), rotationZ(4, [0, 0, 0.4]), rotationZ(-4, [0, 0.3, -0.4]), rotationZ(180, [-4, 0, 0.25])];
+    const poses = tilted.flatMap((pose) => [pose, tie]);
+    const fresh = [];
+    for (const pose of poses) fresh.push(await meshDistance(a, posed(b, pose), { min: true, max: true, backend: 'cpu' }));
+    for (const threads of [1, 3]) {
+      const context = await MeshDistance.create(a, b, { min: true, max: true, backend: 'cpu', threads });
+      try {
+        for (const [k, pose] of poses.entries()) {
+          const frame = await context.query(pose);
+          assertSamePair(frame.min, fresh[k].min, `pose ${k} min, ${threads} threads`);
+          assertSamePair(frame.max, fresh[k].max, `pose ${k} max, ${threads} threads`);
+        }
+      } finally {
+        context.close();
+      }
+    }
+  });
+
+  it('queries begun together run one at a time, and close() waits for them', async () => {
+    const a = uvSphere(1, 20, 40), b = moved(uvSphere(0.5, 12, 24), 1.2);
+    const poses = [rotationZ(0, [0, 0, 0]), rotationZ(30, [0.2, 0, 0]), rotationZ(200, [1, 1, 0.5]), rotationZ(91, [0.3, -0.1, 0])];
+    const fresh = [];
+    for (const pose of poses) fresh.push(await meshDistance(a, posed(b, pose), { min: true, max: true, backend: 'cpu' }));
+    const context = await MeshDistance.create(a, b, { min: true, max: true, backend: 'cpu' });
+    const frames = Promise.all(poses.map((pose) => context.query(pose)));
+    context.close();
+    await assert.rejects(context.query(poses[0]), UsageError);
+    for (const [k, frame] of (await frames).entries()) {
+      assertSamePair(frame.min, fresh[k].min, `pose ${k} min`);
+      assertSamePair(frame.max, fresh[k].max, `pose ${k} max`);
+    }
+  });
+
   it('curved surfaces a hair apart under rigid poses (where the oriented boxes prune) equal the reference', async () => {
     // Interlocked rings, and a ring hugging a sphere: whole bands of triangle pairs lie within a few
     // percent of the minimum, the case a too-eager bound would get wrong.

@@ -124,6 +124,13 @@ double box_extent2(const Box& b) {
   return s;
 }
 
+// A triangle pair by its slots in the two meshes' f12 order: the last query's answer, tried first by the
+// next (frames move B a little, so it is often near the new answer and bounds the search from the start).
+struct SlotPair {
+  uint32_t a = UINT32_MAX, b = UINT32_MAX;
+  bool valid() const { return a != UINT32_MAX; }
+};
+
 struct NodePair {
   uint32_t a, b;
   double key;  // minimum: a lower bound of the squared distance; maximum: minus an upper bound
@@ -156,8 +163,10 @@ class Search {
     bound_.store(kMax ? -1.0 : static_cast<double>(INFINITY));
   }
 
-  Candidate run(uint64_t& box_pairs, uint64_t& triangle_pairs) {
+  // The best pair, starting from `seed`'s distance when it is valid; `seed` becomes the answer's slots.
+  Candidate run(SlotPair& seed, uint64_t& box_pairs, uint64_t& triangle_pairs) {
     std::vector<Worker> workers(threads_);
+    if (seed.valid()) test_triangles(seed.a, seed.b, workers[0]);
     workers[0].heap.push_back({0, 0, key(0, 0, workers[0])});
     work(workers[0], workers, true, kSoloPairs);
     if (!workers[0].heap.empty() && threads_ > 1) {
@@ -168,7 +177,7 @@ class Search {
     }
     Candidate best = empty_candidate<kMax>();
     for (const Worker& w : workers) {
-      if (better_candidate<kMax>(w.best, best)) best = w.best;
+      if (better_candidate<kMax>(w.best, best)) best = w.best, seed = w.best_slots;
       box_pairs += w.box_pairs;
       triangle_pairs += w.triangle_pairs;
     }
@@ -189,6 +198,7 @@ class Search {
 
   struct alignas(64) Worker {
     Candidate best = empty_candidate<kMax>();
+    SlotPair best_slots;
     uint64_t box_pairs = 0, triangle_pairs = 0;
     std::mutex mutex;           // guards heap: the owner takes from it, the others steal
     std::vector<NodePair> heap;
@@ -259,14 +269,19 @@ class Search {
       for (uint32_t sa = f12_leaf_first(a_.mesh.shape, ia); sa < f12_leaf_first(a_.mesh.shape, ia + 1); ++sa) {
         const Corners3 ca = a_.slot(sa);
         if (!kMax && cut(triangle_pair_lower2(ca, cb), w)) continue;  // the normals separate them too far
-        const PairPoints p = kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb);
-        ++w.triangle_pairs;
-        const Candidate c{p.d2, a_.mesh.triangle[sa], tb.mesh.triangle[sb], p};
-        if (better_candidate<kMax>(c, w.best)) w.best = c;
-        tighten(p.d2);
+        test_triangles(ca, cb, {sa, sb}, w);
       }
     }
   }
+
+  void test_triangles(const Corners3& ca, const Corners3& cb, SlotPair slots, Worker& w) {
+    const PairPoints p = kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb);
+    ++w.triangle_pairs;
+    const Candidate c{p.d2, a_.mesh.triangle[slots.a], b_.tree().mesh.triangle[slots.b], p};
+    if (better_candidate<kMax>(c, w.best)) w.best = c, w.best_slots = slots;
+    tighten(p.d2);
+  }
+  void test_triangles(uint32_t sa, uint32_t sb, Worker& w) { test_triangles(a_.slot(sa), b_.slot(sb), {sa, sb}, w); }
 
   // The child pairs of (a, b) that survive the cut, best first. The larger box is split (two child
   // pairs instead of four, and the smaller box is not cut up before it needs to be).
@@ -403,8 +418,8 @@ class F12Distance final : public MeshDistanceEngine {
   void query(const double* pose, xhd_distance_result& r) override {
     const auto start = std::chrono::steady_clock::now();
     const PosedB b(b_, pose ? pose : kIdentityPose);
-    if (which_ & XHD_DISTANCE_MIN) write_pair(Search<false>(a_, b, threads_).run(r.box_pairs, r.triangle_pairs), r.min);
-    if (which_ & XHD_DISTANCE_MAX) write_pair(Search<true>(a_, b, threads_).run(r.box_pairs, r.triangle_pairs), r.max);
+    if (which_ & XHD_DISTANCE_MIN) write_pair(Search<false>(a_, b, threads_).run(last_min_, r.box_pairs, r.triangle_pairs), r.min);
+    if (which_ & XHD_DISTANCE_MAX) write_pair(Search<true>(a_, b, threads_).run(last_max_, r.box_pairs, r.triangle_pairs), r.max);
     r.query_ms = elapsed_ms(start);
   }
 
@@ -412,6 +427,7 @@ class F12Distance final : public MeshDistanceEngine {
   const int which_;
   const int threads_;
   Tree a_, b_;
+  SlotPair last_min_, last_max_;  // the last query's answers
 };
 
 }  // namespace
