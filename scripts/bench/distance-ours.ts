@@ -5,7 +5,8 @@ import { doneOutcome, mean, type DistanceOutcome, type Frames } from './distance
 import type { DistanceScene } from './distance-scenes.js';
 
 /**
- * Builds, answers frame 0 once untimed (warm-up), then every frame. A frame's time is the library's own:
+ * Builds, answers the last frame once untimed (warm-up: not frame 0, which on the CPU would then start from
+ * its own answer, as every query starts from the last one's), then every frame in order. A frame's time is the library's own:
  * query + upload + download ms (the upload and download are 0 on the CPU). timeoutS bounds the whole
  * measurement; a query under way when it passes is cancelled.
  */
@@ -18,7 +19,7 @@ export async function measureOurs(scene: DistanceScene, backend: 'cpu' | 'cuda',
   let context: MeshDistance | undefined;
   try {
     context = await MeshDistance.create(scene.a, scene.b, { min: scene.measure === 'min', max: scene.measure === 'max', backend, threads: s.threads });
-    await context.query(scene.poses[0], controller.signal);
+    await context.query(scene.poses[scene.poses.length - 1], controller.signal);
     for (const pose of scene.poses) {
       const t0 = performance.now();
       const r = await context.query(pose, controller.signal);
