@@ -154,7 +154,7 @@ describe('mesh distance on the CPU', () => {
       ['a ring around a sphere', uvSphere(0.79, 30, 60), ring, [rotationZ(0, [0, 0, 0]), rotationZ(17, [0.001, 0.002, 0])]],
     ];
     // One thread, and more threads than this machine has cores: those searches go past the caller's
-    // solo start (1024 box pairs), so threads steal from each other's heaps while the bound tightens.
+    // solo start (its first dive), so threads steal from each other's heaps while the bound tightens.
     for (const threads of [1, 5]) {
       let largest = 0;
       for (const [name, a, b, poses] of cases) {

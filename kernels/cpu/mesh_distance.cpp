@@ -185,8 +185,10 @@ class Search {
   }
 
  private:
-  // Box pairs the caller tests alone before the other threads join (about 0.15 ms).
-  static constexpr uint64_t kSoloPairs = 1024;
+  // Box pairs the caller tests alone before the other threads join: its first dive to the leaves (a first
+  // bound where the last answer gave none, and pairs to share). The pool's threads join within a
+  // microsecond; at 1,024 pairs, a start sized for a 30–70 us wake, the VM's frames took 10–15% longer (p50).
+  static constexpr uint64_t kSoloPairs = 64;
   // The DOP bound costs about as much again as the rest of a pair's test, so it is tried only where the
   // oriented boxes' bound (squared) already reaches this share of the cut. Measured at 100k triangles
   // (2 threads): 0.25 and 0.4 cut the rings' box pairs 5x (3.2 to 1.3 ms a frame), 0.6 only 3x (1.5 ms);
