@@ -189,10 +189,10 @@ class Search {
   // bound where the last answer gave none, and pairs to share). The pool's threads join within a
   // microsecond; at 1,024 pairs, a start sized for a 30–70 us wake, the VM's frames took 10–15% longer (p50).
   static constexpr uint64_t kSoloPairs = 64;
-  // The DOP bound costs about as much again as the rest of a pair's test, so it is tried only where the
-  // oriented boxes' bound (squared) already reaches this share of the cut. Measured at 100k triangles
-  // (2 threads): 0.25 and 0.4 cut the rings' box pairs 5x (3.2 to 1.3 ms a frame), 0.6 only 3x (1.5 ms);
-  // on balls and terrains the DOP cuts few pairs, and 0.4 kept their times within the VM's noise.
+  // The full DOP bound costs about as much again as the rest of a pair's test, so it is tried only where
+  // the bound along the thin axes (squared) already reaches this share of the cut. Measured at 100k
+  // triangles (2 threads, with the oriented boxes' bound in that place): 0.25 and 0.4 cut the rings' box
+  // pairs 5x (3.2 to 1.3 ms a frame), 0.6 only 3x (1.5 ms); 0.2 and 0.6 again at 7bda021: no better.
   static constexpr double kDopWorth = 0.4;
   // Refinements of the separating direction after the line between the centres: measured on the rings,
   // 1 visits 20% more pairs than 2, 4 only 5% fewer.
@@ -236,9 +236,9 @@ class Search {
   }
 
   // The pair's key: for the minimum the largest of three lower bounds, each dearer and tighter than the
-  // one before and skipped when that one cuts (the boxes' gap; for rigid poses the oriented boxes' gap,
-  // and the oriented DOPs' where the oriented boxes come near to cutting); for the maximum the boxes'
-  // farthest spread.
+  // one before and skipped when that one cuts (the boxes' gap; for rigid poses the oriented DOPs' gap
+  // along the boxes' thinnest axes, and along the line between their centres and its refinements where
+  // the thin axes come near to cutting); for the maximum the boxes' farthest spread.
   double key(uint32_t na, uint32_t nb, Worker& w) const {
     if (w.moved_node != nb) {
       w.moved_node = nb;
@@ -255,10 +255,11 @@ class Search {
     }
     const NodeShape& shape = a_.shapes[na];
     const MovedOrientedBox oriented = as_double(shape.box);
-    const double boxed = larger(key, oriented_gap2(oriented, w.oriented));
+    const DopView a_dop = dop_view(oriented, shape.dop), b_dop = dop_view(w.oriented, b_.tree().shapes[nb].dop, b_.eps());
+    const double thin = dop_thin_gap(a_dop, b_dop);
+    const double boxed = larger(key, thin * thin);
     if (cut(boxed, w) || boxed < kDopWorth * w.limit) return boxed;
-    const DopView b_dop = dop_view(w.oriented, b_.tree().shapes[nb].dop, b_.eps());
-    const double gap = dop_gap(dop_view(oriented, shape.dop), b_dop, kDopSteps, w.reach);
+    const double gap = dop_gap(a_dop, b_dop, kDopSteps, w.reach);
     return larger(boxed, gap * gap);
   }
 
