@@ -1,7 +1,8 @@
 // Oriented boxes: per node, a box along the principal axes of the node's vertices. A patch of a smooth
 // surface is thin along its normal and long along the surface, so two patches facing each other, or lying
 // side by side, are told apart at sizes where their axis-aligned boxes (as thick as they are long) still
-// overlap. Used as a lower bound of the minimum distance only; the tight axis-aligned boxes stay for the
+// overlap. Used for the minimum distance only: the GPU bounds it by the boxes' gap; the CPU measures the
+// nodes' DOPs along the boxes' axes instead (oriented_dop.h). The tight axis-aligned boxes stay for the
 // enhanced bounds.
 #pragma once
 

@@ -3,7 +3,8 @@
 // poorly: the surface bends away from the box's corners and edges, and two facing patches seen at a slant
 // are told apart only by the bevels there. The bevels make the bound near the patches' true distance where
 // a box bound stays short by their bulge, which on curved scenes cut the box pairs a search visits 2–5x.
-// CPU backend only (the GPU keeps the paper's boxes).
+// Two bounds: along the boxes' thinnest axes (cheap, for patches facing each other), and along the line
+// between the centres refined by Gilbert steps. CPU backend only (the GPU keeps the paper's boxes).
 #pragma once
 
 #include <cstdint>
