@@ -21,6 +21,14 @@ export function expectInteger(value: unknown, name: string, min: number, max: nu
   return value;
 }
 
+/** value, one of `choices` (a method or backend name), or a UsageError naming them. */
+export function expectOneOf<T extends string>(value: unknown, choices: readonly T[], name: string): T {
+  if (!(choices as readonly unknown[]).includes(value)) {
+    throw new UsageError(`Expected one of ${choices.join(', ')} for ${name} but received ${describe(value)}`);
+  }
+  return value as T;
+}
+
 export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value === 'object') return (value as object).constructor?.name ?? 'an object';

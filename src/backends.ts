@@ -1,4 +1,5 @@
 // Which native backends this machine can use, and the choice behind --backend auto|cpu|cuda.
+import { expectOneOf } from './arguments.js';
 import { NativeError, UsageError } from './errors.js';
 import { XHD_OK, type RawDeviceInfo } from './native/abi.js';
 import { loadBackend, type BackendName, type NativeBackend } from './native/library.js';
@@ -114,9 +115,7 @@ function cudaDevices(backend: NativeBackend): { count: number; reason: string } 
  * reference always runs on the CPU). cuda: a GPU or a clear error (exit 3).
  */
 export function selectBackend(choice: BackendChoice, method: string, device: number): NativeBackend {
-  if (!BACKEND_CHOICES.includes(choice)) {
-    throw new UsageError(`Expected one of ${BACKEND_CHOICES.join(', ')} for backend but received ${String(choice)}`);
-  }
+  expectOneOf(choice, BACKEND_CHOICES, 'backend');
   if (choice === 'cpu' || (choice === 'auto' && method === 'brute')) return loadBackend('cpu');
   if (choice === 'cuda' && method === 'brute') {
     throw new UsageError('the brute method is the CPU reference implementation; use --backend cpu or auto');

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { UsageError } from './errors.js';
 import { DIRECTION_AB, DIRECTION_BA, METHOD_CODES, type RawDirected, type RawHausdorffResult } from './native/abi.js';
 import { callNative } from './native/call.js';
-import { describe, expectInteger, expectPoints } from './arguments.js';
+import { describe, expectInteger, expectOneOf, expectPoints } from './arguments.js';
 import { type BackendName } from './native/library.js';
 import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
 
@@ -101,8 +101,7 @@ function withCoincidentWitness(d: DirectedHausdorff, from: Float32Array, to: Flo
 export async function hausdorff(a: Float32Array, b: Float32Array, options: HausdorffOptions = {}): Promise<HausdorffResult> {
   expectPoints(a, 'a');
   expectPoints(b, 'b');
-  const method = options.method ?? 'grid';
-  if (!METHODS.includes(method)) throw new UsageError(`Expected one of ${METHODS.join(', ')} for method but received ${describe(method)}`);
+  const method = expectOneOf(options.method ?? 'grid', METHODS, 'method');
   const threads = options.threads === undefined ? availableParallelism() : expectInteger(options.threads, 'threads', 1, 4096);
   const seed = options.seed === undefined ? DEFAULT_SEED : expectInteger(options.seed, 'seed', 0, Number.MAX_SAFE_INTEGER);
   const cellSize = options.cellSize ?? 0;

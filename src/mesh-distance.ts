@@ -3,7 +3,7 @@
 // reuse the context, as the paper's benchmarks do.
 import { availableParallelism } from 'node:os';
 
-import { describe, expectInteger, expectPoints } from './arguments.js';
+import { expectInteger, expectOneOf, expectPoints } from './arguments.js';
 import { NativeError, UsageError } from './errors.js';
 import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
 import { DISTANCE_MAX, DISTANCE_METHOD_CODES, DISTANCE_MIN, type RawDistancePair, type RawDistanceResult } from './native/abi.js';
@@ -104,8 +104,7 @@ export class MeshDistance {
     const min = options.min ?? !options.max;
     const max = options.max ?? false;
     if (!min && !max) throw new UsageError('ask for the minimum distance, the maximum, or both');
-    const method = options.method ?? 'bvh';
-    if (!DISTANCE_METHODS.includes(method)) throw new UsageError(`Expected one of ${DISTANCE_METHODS.join(', ')} for method but received ${describe(method)}`);
+    const method = expectOneOf(options.method ?? 'bvh', DISTANCE_METHODS, 'method');
     const threads = options.threads === undefined ? availableParallelism() : expectInteger(options.threads, 'threads', 1, 4096);
     const device = options.device === undefined ? 0 : expectInteger(options.device, 'device', 0, 1024);
     const native = selectBackend(options.backend ?? 'auto', method === 'brute' ? 'brute' : 'grid', device);

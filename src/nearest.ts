@@ -2,7 +2,7 @@
 // distances, average distances and per-point export are made of. Runs on the CPU library (the CUDA
 // library does not have this search yet).
 import { availableParallelism } from 'node:os';
-import { describe, expectInteger, expectPoints } from './arguments.js';
+import { expectInteger, expectOneOf, expectPoints } from './arguments.js';
 import { UsageError } from './errors.js';
 import { METHOD_CODES, type RawNearestResult } from './native/abi.js';
 import { callNative } from './native/call.js';
@@ -35,8 +35,7 @@ export interface NearestDistances {
 export async function nearestDistances(queries: Float32Array, targets: Float32Array, options: NearestOptions = {}): Promise<NearestDistances> {
   expectPoints(queries, 'queries');
   expectPoints(targets, 'targets');
-  const method = options.method ?? 'grid';
-  if (!NEAREST_METHODS.includes(method)) throw new UsageError(`Expected one of ${NEAREST_METHODS.join(', ')} for method but received ${describe(method)}`);
+  const method = expectOneOf(options.method ?? 'grid', NEAREST_METHODS, 'method');
   const threads = options.threads === undefined ? availableParallelism() : expectInteger(options.threads, 'threads', 1, 4096);
   const backend = loadBackend('cpu');
   const n = queries.length / 3;

@@ -2,7 +2,7 @@
 // call that returns every point's distance, nearest triangle and closest surface point.
 import { availableParallelism } from 'node:os';
 
-import { describe, expectInteger, expectPoints } from './arguments.js';
+import { expectInteger, expectOneOf, expectPoints } from './arguments.js';
 import { UsageError } from './errors.js';
 import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
 import { SURFACE_METHOD_CODES, type RawSurfaceResult } from './native/abi.js';
@@ -82,8 +82,7 @@ async function measure(points: Float32Array, mesh: TriangleMesh, options: Surfac
   if (!(mesh.triangles instanceof Uint32Array) || mesh.triangles.length === 0 || mesh.triangles.length % 3 !== 0) {
     throw new UsageError('Expected mesh triangles to be a non-empty Uint32Array of vertex-index triples');
   }
-  const method = options.method ?? 'grid';
-  if (!SURFACE_METHODS.includes(method)) throw new UsageError(`Expected one of ${SURFACE_METHODS.join(', ')} for method but received ${describe(method)}`);
+  const method = expectOneOf(options.method ?? 'grid', SURFACE_METHODS, 'method');
   const threads = options.threads === undefined ? availableParallelism() : expectInteger(options.threads, 'threads', 1, 4096);
   const device = options.device === undefined ? 0 : expectInteger(options.device, 'device', 0, 1024);
   // The brute reference runs on the CPU, as the brute Hausdorff method does.
