@@ -1,0 +1,102 @@
+#include "node_points.h"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "../common/parallel.h"
+
+namespace xhd {
+namespace {
+
+using Point = std::array<float, 3>;
+
+// One small subtree's nodes, built by one thread: each node's sorted distinct points, and its blocks (xs,
+// ys, zs) in `soa` from `start[k]` (k: the node's index in the subtree, breadth first).
+struct Subtree {
+  std::vector<float> soa;
+  std::vector<uint32_t> start, padded;
+};
+
+void append_blocks(const std::vector<Point>& points, Subtree& out) {
+  const uint32_t padded = static_cast<uint32_t>((points.size() + kPointBlock - 1) / kPointBlock * kPointBlock);
+  out.start.push_back(static_cast<uint32_t>(out.soa.size()));
+  out.padded.push_back(padded);
+  for (int k = 0; k < 3; ++k)
+    for (uint32_t i = 0; i < padded; ++i) out.soa.push_back(points[i < points.size() ? i : 0][k]);
+}
+
+// The subtree under `root` (a node of the first level with points, by its index there), `levels` deep: leaves from their corners, each parent from its
+// children's sorted lists (a merge).
+Subtree build_subtree(const F12Mesh& mesh, uint64_t root, uint32_t levels) {
+  const F12Shape& s = mesh.shape;
+  // Bottom up, keeping each level's lists; the blocks are written top down afterwards (breadth first).
+  std::vector<std::vector<std::vector<Point>>> lists(levels + 1);
+  for (uint32_t k = levels + 1; k-- > 0;) {
+    const uint64_t count = 1ull << k, first = root << k;
+    lists[k].resize(count);
+    for (uint64_t i = 0; i < count; ++i) {
+      std::vector<Point>& p = lists[k][i];
+      if (k == levels) {
+        const uint64_t leaf = first + i;
+        for (uint32_t slot = f12_leaf_first(s, leaf); slot < f12_leaf_first(s, leaf + 1); ++slot)
+          for (int c = 0; c < 3; ++c) {
+            const float* v = mesh.corners.data() + 9ull * slot + 3 * c;
+            p.push_back({v[0], v[1], v[2]});
+          }
+        std::sort(p.begin(), p.end());
+      } else {
+        const std::vector<Point>&l = lists[k + 1][2 * i], &r = lists[k + 1][2 * i + 1];
+        p.resize(l.size() + r.size());
+        std::merge(l.begin(), l.end(), r.begin(), r.end(), p.begin());
+      }
+      p.erase(std::unique(p.begin(), p.end()), p.end());
+    }
+  }
+  Subtree out;
+  for (uint32_t k = 0; k <= levels; ++k)
+    for (const std::vector<Point>& p : lists[k]) append_blocks(p, out);
+  return out;
+}
+
+}  // namespace
+
+NodePoints build_node_points(const F12Mesh& mesh, uint32_t max_triangles, int threads) {
+  const F12Shape& s = mesh.shape;
+  NodePoints out;
+  // A node `up` levels above the leaves holds at most 2^(up+1) triangles (leaves hold 1 or 2).
+  uint32_t up = 0;
+  while (up < s.depth && (2ull << (up + 1)) <= max_triangles) ++up;
+  if ((2ull << up) > max_triangles) return out;
+  out.first_level = s.depth - up;
+  const uint64_t roots = 1ull << out.first_level;
+  std::vector<Subtree> parts(roots);
+  parallel_blocks(roots, 64, threads, [&](size_t begin, size_t end, int) {
+    for (size_t r = begin; r < end; ++r) parts[r] = build_subtree(mesh, r, up);
+  });
+  uint64_t total = 0;
+  for (const Subtree& p : parts) total += p.soa.size();
+  if (total >= (1ull << 32)) return NodePoints{};  // offsets are 32-bit: no points, the DOPs serve
+  out.pool = LargeVector<float>(total);
+  const uint64_t nodes = (2ull << s.depth) - roots;
+  out.offset = LargeVector<uint32_t>(nodes);
+  out.padded = LargeVector<uint32_t>(nodes);
+  std::vector<uint64_t> base(roots);
+  for (uint64_t r = 0, at = 0; r < roots; ++r) base[r] = at, at += parts[r].soa.size();
+  parallel_blocks(roots, 64, threads, [&](size_t begin, size_t end, int) {
+    for (size_t r = begin; r < end; ++r) {
+      const Subtree& p = parts[r];
+      std::copy(p.soa.begin(), p.soa.end(), out.pool.begin() + base[r]);
+      uint32_t k = 0;
+      for (uint32_t depth = 0; depth <= up; ++depth)
+        for (uint64_t i = 0; i < (1ull << depth); ++i, ++k) {
+          const uint64_t node = f12_node(out.first_level + depth, (static_cast<uint64_t>(r) << depth) + i);
+          out.offset[out.index(static_cast<uint32_t>(node))] = static_cast<uint32_t>(base[r] + p.start[k]);
+          out.padded[out.index(static_cast<uint32_t>(node))] = p.padded[k];
+        }
+    }
+  });
+  return out;
+}
+
+}  // namespace xhd
