@@ -313,6 +313,7 @@ class Search {
       const double dd = ddot(d, d);
       if (!(dd > 0.0)) break;
       const double t = smaller(larger(-ddot(x, d) / dd, 0.0), 1.0);
+      if (!(t > 0.0)) break;  // x is already the hulls' separating direction: another step repeats this one
       x = {x.x + t * d.x, x.y + t * d.y, x.z + t * d.z};
     }
     return best;
