@@ -13,6 +13,8 @@ export interface DistanceSettings {
   /** Triangles per object, smallest first. */
   sizes: number[];
   frames: number;
+  /** Times the sequence of frames is run, in order (more samples of the same poses). */
+  passes: number;
   sides: DistanceSide[];
   threads: number;
   timeoutS: number;
@@ -24,6 +26,9 @@ const HELP = `Usage: scripts/bench-distance [options]
   --triangles LIST   triangles per object, k and M allowed (default 100k,1M; the paper's largest
                      scene, Rings, is 7.5M per object, 15M in all: --triangles 100k,1M,7.5M)
   --frames N         poses of B per scene (default 20)
+  --passes N         times both sides run through the frames, in order (default 5: this VM stalls a
+                     frame for a few ms now and then, and 20 frames of our 0.3 ms let one stall move the
+                     mean by half)
   --backends LIST    cpu (ours), cuda (ours, where a GPU is usable), fcl (FCL's distance query)
                      (default cpu,cuda,fcl)
   --threads N        threads of our CPU backend (default: every core); FCL runs on one
@@ -46,6 +51,7 @@ export function parseDistanceSettings(argv: string[]): DistanceSettings {
       scenes: { type: 'string', default: DISTANCE_SCENES.join(',') },
       triangles: { type: 'string', default: '100k,1M' },
       frames: { type: 'string', default: '20' },
+      passes: { type: 'string', default: '5' },
       backends: { type: 'string', default: DISTANCE_SIDES.join(',') },
       threads: { type: 'string' },
       'timeout-s': { type: 'string', default: '120' },
@@ -61,6 +67,7 @@ export function parseDistanceSettings(argv: string[]): DistanceSettings {
     scenes: parseNames(values.scenes!, DISTANCE_SCENES, 'scene'),
     sizes: values.triangles!.split(',').map(parseCount).sort((x, y) => x - y),
     frames: positiveInteger(values.frames!, 'frames'),
+    passes: positiveInteger(values.passes!, 'passes'),
     sides: parseNames(values.backends!, DISTANCE_SIDES, 'backend'),
     threads: values.threads === undefined ? availableParallelism() : positiveInteger(values.threads, 'threads'),
     timeoutS: positiveInteger(values['timeout-s']!, 'timeout-s'),
