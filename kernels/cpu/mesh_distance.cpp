@@ -173,7 +173,7 @@ template <bool kMax>
 class Search {
  public:
   Search(const Tree& a, const PosedB& b, int threads)
-      : a_(a), b_(b), threads_(threads), slack_(pruning_slack(std::fmax(largest_coordinate(a.boxes[0]), b.moved_scale()))) {
+      : a_(a), b_(b), threads_(std::min(threads, kMaxThreads)), slack_(pruning_slack(std::fmax(largest_coordinate(a.boxes[0]), b.moved_scale()))) {
     bound_.store(kMax ? -1.0 : static_cast<double>(INFINITY));
   }
 
@@ -203,6 +203,11 @@ class Search {
   // bound where the last answer gave none, and pairs to share). The pool's threads join within a
   // microsecond; at 1,024 pairs, a start sized for a 30–70 us wake, the VM's frames took 10–15% longer (p50).
   static constexpr uint64_t kSoloPairs = 64;
+  // A search shares a few thousand box pairs: more threads than this wait on each other. On the H100
+  // machine (16 logical cores), ms a frame at 100k / 1M with 16 threads: rings 0.57 / 0.67, terrains
+  // 0.82 / 0.60, tools 0.80 / 1.30; with 8: 0.19 / 0.27, 0.14 / 0.43, 0.64 / 1.08; with 4: 0.28 / 0.34,
+  // 0.14 / 0.58, 0.95 / 2.00. The hierarchies' build uses every thread.
+  static constexpr int kMaxThreads = 8;
   // The full DOP bound costs about as much again as the rest of a pair's test, so it is tried only where
   // the bound along the thin axes (squared) already reaches this share of the cut. Measured at 100k
   // triangles (2 threads, with the oriented boxes' bound in that place): 0.25 and 0.4 cut the rings' box
@@ -221,6 +226,9 @@ class Search {
     uint64_t box_pairs = 0, triangle_pairs = 0;
     std::mutex mutex;           // guards heap: the owner takes from it, the others steal
     std::vector<NodePair> heap;
+    // The heap's size as last left, read without the lock: idle workers look before they lock (with many
+    // threads, thieves locking empty heaps in turn slowed their owners' every pop).
+    std::atomic<size_t> size{0};
     std::vector<NodePair> kept;  // children put aside by a dive, for the heap
     double seen_bound = std::nan(""), limit = INFINITY, reach = INFINITY;  // limit = reach squared
     // B's node last moved, kept for the next pairs with the same B node.
@@ -373,11 +381,15 @@ class Search {
     }
     w.kept.clear();
     if (!w.heap.empty() && cut(w.heap.front().key, w)) w.heap.clear();  // every pair left has a larger key
-    if (w.heap.empty()) return false;
+    if (w.heap.empty()) {
+      w.size.store(0, std::memory_order_relaxed);
+      return false;
+    }
     std::pop_heap(w.heap.begin(), w.heap.end(), later);
     p = w.heap.back();
     w.heap.pop_back();
     next_key = w.heap.empty() ? INFINITY : w.heap.front().key;
+    w.size.store(w.heap.size(), std::memory_order_relaxed);
     return true;
   }
 
@@ -386,11 +398,13 @@ class Search {
     std::vector<NodePair>& loot = w.kept;
     for (size_t k = 1; k < workers.size() && loot.empty(); ++k) {
       Worker& v = workers[(&w - workers.data() + k) % workers.size()];
+      if (v.size.load(std::memory_order_relaxed) < 2) continue;
       std::lock_guard<std::mutex> lock(v.mutex);
       if (v.heap.size() < 2) continue;
       size_t left = 0;
       for (size_t i = 0; i < v.heap.size(); ++i) (i % 2 ? loot.push_back(v.heap[i]) : void(v.heap[left++] = v.heap[i]));
       v.heap.resize(left);
+      v.size.store(left, std::memory_order_relaxed);
       std::make_heap(v.heap.begin(), v.heap.end(), later);
       active_.fetch_add(1);  // before v's lock is let go: while v has pairs, it is active
     }
@@ -429,6 +443,7 @@ class Search {
     for (const NodePair& k : w.kept) w.heap.push_back(k);
     w.kept.clear();
     std::make_heap(w.heap.begin(), w.heap.end(), later);
+    w.size.store(w.heap.size(), std::memory_order_relaxed);
   }
 
   // Down from p while its best child still comes before the next pair in the heap (as it stood): the
