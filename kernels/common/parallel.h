@@ -105,14 +105,19 @@ class WorkerPool {
   void serve() {
     inside_pool_thread() = true;
     uint64_t seen = 0;
+    bool spin = true;
     for (;;) {
-      spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
+      // Only a thread the last job used spins: the others would take cores from the job's own threads
+      // (a search uses at most 8 of a 16-thread pool).
+      if (spin) spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
       std::unique_lock<std::mutex> lock(mutex_);
       ++sleepers_;
       wake_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
       --sleepers_;
       seen = generation_.load(std::memory_order_relaxed);
+      spin = false;
       if (job_ == nullptr || claimed_ >= wanted_) continue;  // a job with fewer threads than the pool has
+      spin = true;
       const int t = ++claimed_;
       const std::function<void(int)>* job = job_;
       lock.unlock();
