@@ -211,7 +211,8 @@ class Search {
   // The full DOP bound costs about as much again as the rest of a pair's test, so it is tried only where
   // the bound along the thin axes (squared) already reaches this share of the cut. Measured at 100k
   // triangles (2 threads, with the oriented boxes' bound in that place): 0.25 and 0.4 cut the rings' box
-  // pairs 5x (3.2 to 1.3 ms a frame), 0.6 only 3x (1.5 ms); 0.2 and 0.6 again at 7bda021: no better.
+  // pairs 5x (3.2 to 1.3 ms a frame), 0.6 only 3x (1.5 ms); 0.2 and 0.6 again at 7bda021, and 0.25 and 0.6
+  // with the hull bounds (54a3b0c): no better.
   static constexpr double kDopWorth = 0.4;
   // Refinements of the separating direction after the line between the centres: measured on the rings,
   // 1 visits 20% more pairs than 2, 4 only 5% fewer.
