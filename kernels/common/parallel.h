@@ -52,7 +52,7 @@ class WorkerPool {
       std::lock_guard<std::mutex> lock(mutex_);
       while (static_cast<int>(threads_.size()) < count - 1) threads_.emplace_back(&WorkerPool::serve, this);
       job_ = &job;
-      wanted_ = count - 1;
+      wanted_ = asked_ = count - 1;
       claimed_ = 0;
       finished_.store(0, std::memory_order_relaxed);
       generation_.fetch_add(1, std::memory_order_release);
@@ -107,17 +107,17 @@ class WorkerPool {
     uint64_t seen = 0;
     bool spin = true;
     for (;;) {
-      // Only a thread the last job used spins: the others would take cores from the job's own threads
-      // (a search uses at most 8 of a 16-thread pool).
+      // A thread the last job did not ask for sleeps at once: spinning, it would take a core from the
+      // job's own threads (a search uses at most 8 of a 16-thread pool). One asked for but late spins:
+      // the next job will want it again.
       if (spin) spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
       std::unique_lock<std::mutex> lock(mutex_);
       ++sleepers_;
       wake_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
       --sleepers_;
       seen = generation_.load(std::memory_order_relaxed);
-      spin = false;
+      spin = claimed_ < asked_;
       if (job_ == nullptr || claimed_ >= wanted_) continue;  // a job with fewer threads than the pool has
-      spin = true;
       const int t = ++claimed_;
       const std::function<void(int)>* job = job_;
       lock.unlock();
@@ -133,6 +133,7 @@ class WorkerPool {
   std::vector<std::thread> threads_;
   const std::function<void(int)>* job_ = nullptr;
   int wanted_ = 0, claimed_ = 0, sleepers_ = 0;
+  int asked_ = 0;  // threads the job asked for (wanted_ shrinks to those begun once the caller is done)
   std::atomic<int> finished_{0};
   std::atomic<uint64_t> generation_{0};  // one more per job
 };
