@@ -89,12 +89,10 @@ class PosedB {
   double least(uint32_t node, const Dvec3& x, Dvec3& at) const {
     const double l[3] = {m_[0] * x.x + m_[4] * x.y + m_[8] * x.z, m_[1] * x.x + m_[5] * x.y + m_[9] * x.z,
                          m_[2] * x.x + m_[6] * x.y + m_[10] * x.z};
-    const NodePoints& p = b_.points;
-    const uint32_t k = p.index(node);
-    const float* xs = p.pool.data() + p.offset[k];
-    const Support s = node_support(xs, p.padded[k], -l[0], -l[1], -l[2]);
+    const float* xs = b_.points.xs(node);
+    const uint32_t n = b_.points.count(node);
+    const Support s = node_support(xs, n, -l[0], -l[1], -l[2]);
     const float* v = xs + s.at;
-    const uint32_t n = p.padded[k];
     double q[3];
     for (int r = 0; r < 3; ++r) q[r] = ((m_[4 * r] * v[0] + m_[4 * r + 1] * v[n]) + m_[4 * r + 2] * v[2 * n]) + m_[4 * r + 3];
     at = {q[0], q[1], q[2]};
@@ -277,37 +275,35 @@ class Search {
     const double key = centred_gap2(a, w.moved_box);
     if (cut(key, w)) return key;
     const bool hull = a_.points.has(na) && b_.tree().points.has(nb);
-    if (hull && !b_.oriented()) {
-      const double gap = hull_gap(na, nb, dsub(w.moved_box.c, a.c), w);
-      return larger(key, gap * gap);
+    double bound = key;
+    if (b_.oriented()) {
+      if (!w.moved_oriented) {
+        w.oriented = b_.oriented(nb);
+        w.moved_oriented = true;
+      }
+      const NodeShape& shape = a_.shapes[na];
+      const MovedOrientedBox oriented = as_double(shape.box);
+      const DopView a_dop = dop_view(oriented, shape.dop), b_dop = dop_view(w.oriented, b_.tree().shapes[nb].dop, b_.eps());
+      const double thin = dop_thin_gap(a_dop, b_dop);
+      bound = larger(key, thin * thin);
+      if (cut(bound, w)) return bound;
+      if (!hull) {
+        if (bound < kDopWorth * w.limit) return bound;
+        const double gap = dop_gap(a_dop, b_dop, kDopSteps, w.reach);
+        return larger(bound, gap * gap);
+      }
     }
-    if (!b_.oriented()) return key;
-    if (!w.moved_oriented) {
-      w.oriented = b_.oriented(nb);
-      w.moved_oriented = true;
-    }
-    const NodeShape& shape = a_.shapes[na];
-    const MovedOrientedBox oriented = as_double(shape.box);
-    const DopView a_dop = dop_view(oriented, shape.dop), b_dop = dop_view(w.oriented, b_.tree().shapes[nb].dop, b_.eps());
-    const double thin = dop_thin_gap(a_dop, b_dop);
-    const double boxed = larger(key, thin * thin);
-    if (hull) {
-      if (cut(boxed, w)) return boxed;
-      const double gap = hull_gap(na, nb, dsub(w.moved_box.c, a.c), w);
-      return larger(boxed, gap * gap);
-    }
-    if (cut(boxed, w) || boxed < kDopWorth * w.limit) return boxed;
-    const double gap = dop_gap(a_dop, b_dop, kDopSteps, w.reach);
-    return larger(boxed, gap * gap);
+    if (!hull) return bound;
+    const double gap = hull_gap(na, nb, dsub(w.moved_box.c, a.c), w);
+    return larger(bound, gap * gap);
   }
 
   // A lower bound of the distance between the convex hulls of two small nodes' points (A's, and B's posed):
   // the separation along x, starting from the line between the boxes' centres, then along Gilbert's
   // refinements (the nearest point to the origin of the segment from x to the two points found).
   double hull_gap(uint32_t na, uint32_t nb, Dvec3 x, Worker& w) const {
-    const NodePoints& p = a_.points;
-    const uint32_t k = p.index(na), n = p.padded[k];
-    const float* xs = p.pool.data() + p.offset[k];
+    const float* xs = a_.points.xs(na);
+    const uint32_t n = a_.points.count(na);
     double best = 0.0;
     for (int step = 0;; ++step) {
       const double xx = ddot(x, x);

@@ -24,6 +24,8 @@ struct NodePoints {
 
   bool has(uint32_t node) const { return f12_level(node) >= first_level; }
   uint32_t index(uint32_t node) const { return node - ((1u << first_level) - 1); }
+  const float* xs(uint32_t node) const { return pool.data() + offset[index(node)]; }
+  uint32_t count(uint32_t node) const { return padded[index(node)]; }  // a whole number of blocks
 };
 
 // Points for every node of the deepest levels whose nodes hold at most `max_triangles` triangles.
