@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readGeometry } from '../src/io/read.js';
 import { fixture, sharedData } from './helpers.js';
-import { assertBounds, assertInputError, assertPositions, assertVertex } from './io-expect.js';
+import { assertBounds, assertCoordinateType, assertInputError, assertPositions, assertVertex } from './io-expect.js';
 
 test('CSV with an x,y header is 2D', () => {
   const g = readGeometry(fixture('square-2d.csv'));
   assert.equal(g.format, 'csv');
   assert.equal(g.dims, 2);
+  assertCoordinateType(g, Float64Array);
   assertPositions(g, [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0]);
   assertBounds(g, [0, 0, 0], [1, 1, 0]);
   assert.equal(g.triangles, undefined);
@@ -21,6 +22,7 @@ test('header names x, y, z are found in any order and case; other columns may ho
 
 test('quoted CSV fields go through csv-parse', () => {
   const g = readGeometry(fixture('quoted.csv'));
+  assertCoordinateType(g, Float64Array);
   assertPositions(g, [0.5, 1.5, 2.5, -1, -2, -3]);
 });
 
@@ -28,6 +30,7 @@ test('XYZ: comments, blank lines, tabs, CRLF, exponents, signs, extra columns, n
   const g = readGeometry(fixture('points.xyz'));
   assert.equal(g.format, 'xyz');
   assert.equal(g.dims, 3);
+  assertCoordinateType(g, Float64Array);
   assertPositions(g, [0.1, 0.2, 0.3, -1.5e-3, 200, 3, 4, 5, 6, -0, 7, 0.25]);
   assert.ok(Object.is(g.positions[9], -0));
 });
@@ -67,12 +70,14 @@ test('a header with no rows and an empty file are empty sets', () => {
   const empty = readGeometry(fixture('empty.xyz'));
   assert.equal(empty.count, 0);
   assert.equal(empty.positions.length, 0);
+  assertCoordinateType(empty, Float64Array);
 });
 
 const kitten = sharedData('points/kitten.xyz');
 test('shared kitten.xyz (six columns: point and normal)', { skip: kitten === undefined && 'shared data absent' }, () => {
   const g = readGeometry(kitten!);
   assert.equal(g.count, 5210);
+  assertCoordinateType(g, Float64Array);
   assertVertex(g, 0, [-0.0721898, -0.159749, -0.108444]);
   assertVertex(g, 5209, [-0.207238, 0.241374, -0.164938]);
 });

@@ -9,10 +9,10 @@ import { fixture } from './helpers.js';
 import { assertInputError } from './io-expect.js';
 
 const cases: [file: string, message: RegExp][] = [
-  // non-finite coordinates and float32 overflow
+  // non-finite coordinates and magnitudes beyond ±1e15
   ['bad-nan.off', /bad-nan\.off:4: non-finite coordinate \(NaN\) in vertex 1$/],
   ['bad-inf.off', /bad-inf\.off:5: non-finite coordinate \(-Infinity\) in vertex 2$/],
-  ['bad-float32-range.off', /:5: coordinate 1e\+39 of vertex 2 is outside the float32 range$/],
+  ['bad-float32-range.off', /:5: coordinate 1e\+39 of vertex 2 is beyond ±1e15 \(too large for exact distances\)$/],
   ['bad-nan-ascii.ply', /bad-nan-ascii\.ply:9: non-finite coordinate \(NaN\) in vertex 1$/],
   ['bad-nan-binary.ply', /bad-nan-binary\.ply \(byte 181\): non-finite coordinate \(NaN\) in vertex 1$/],
   ['bad-inf-double.ply', /bad-inf-double\.ply \(byte 142\): non-finite coordinate \(-Infinity\) in vertex 1$/],

@@ -7,15 +7,28 @@ export function f32(...values: number[]): number[] {
   return values.map((v) => Math.fround(v));
 }
 
-/** Exact comparison of all positions, with the expected values rounded to float32 first. */
+/**
+ * Expected values as `geometry` stores them: rounded to float32 when its positions are a Float32Array
+ * (a file that stores float32), unchanged (exact doubles) when they are a Float64Array.
+ */
+export function stored(geometry: Geometry, values: number[]): number[] {
+  return geometry.positions instanceof Float32Array ? f32(...values) : values;
+}
+
+/** The positions are exactly this array type (readers keep what the file states: see Coordinates). */
+export function assertCoordinateType(geometry: Geometry, type: Float32ArrayConstructor | Float64ArrayConstructor): void {
+  assert.equal(geometry.positions.constructor, type, `positions are a ${geometry.positions.constructor.name}, expected ${type.name}`);
+}
+
+/** Exact comparison of all positions (expected values rounded to float32 first for float32 storage). */
 export function assertPositions(geometry: Geometry, expected: number[]): void {
   assert.equal(geometry.positions.length, expected.length);
-  assert.deepEqual(Array.from(geometry.positions), f32(...expected));
+  assert.deepEqual(Array.from(geometry.positions), stored(geometry, expected));
 }
 
 /** Exact comparison of vertex `index` (x, y, z). */
 export function assertVertex(geometry: Geometry, index: number, expected: [number, number, number]): void {
-  assert.deepEqual(Array.from(geometry.positions.subarray(3 * index, 3 * index + 3)), f32(...expected));
+  assert.deepEqual(Array.from(geometry.positions.subarray(3 * index, 3 * index + 3)), stored(geometry, expected));
 }
 
 export function assertTriangles(geometry: Geometry, expected: number[]): void {
@@ -24,7 +37,7 @@ export function assertTriangles(geometry: Geometry, expected: number[]): void {
 }
 
 export function assertBounds(geometry: Geometry, min: [number, number, number], max: [number, number, number]): void {
-  assert.deepEqual(geometry.bounds, { min: f32(...min), max: f32(...max) });
+  assert.deepEqual(geometry.bounds, { min: stored(geometry, min), max: stored(geometry, max) });
 }
 
 /** The call throws an InputError whose message matches `message` (which should include the location). */

@@ -143,7 +143,7 @@ describe('scl_slope and scl_inter', () => {
 
   it('labels select scaled values: label 1 with slope 0.5 is stored value 2', () => {
     const v = parse({ dims: [4], values: [0, 1, 2, 2], sclSlope: 0.5 });
-    assert.deepEqual(maskToPoints(v, { label: 1, region: 'all', voxelSpace: true }).positions, Float32Array.of(2, 0, 0, 3, 0, 0));
+    assert.deepEqual(maskToPoints(v, { label: 1, region: 'all', voxelSpace: true }).positions, Float64Array.of(2, 0, 0, 3, 0, 0));
   });
 
   it('an infinite slope, or a non-finite inter while scaling, is refused at its field', () => {

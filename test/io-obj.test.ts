@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readGeometry } from '../src/io/read.js';
 import { fixture } from './helpers.js';
-import { assertBounds, assertPositions, assertTriangles } from './io-expect.js';
+import { assertBounds, assertCoordinateType, assertPositions, assertTriangles } from './io-expect.js';
 
 test('OBJ cube: every corner form, negative indices, quads fanned, other statements skipped', () => {
   const g = readGeometry(fixture('cube.obj'));
   assert.equal(g.format, 'obj');
   assert.equal(g.count, 8);
+  assertCoordinateType(g, Float64Array);
   assertPositions(g, [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]);
   assertTriangles(g, [0, 3, 2, 0, 2, 1, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7]);
   assertBounds(g, [0, 0, 0], [1, 1, 1]);

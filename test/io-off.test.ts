@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readGeometry } from '../src/io/read.js';
 import { fixture, sharedData } from './helpers.js';
-import { assertBounds, assertPositions, assertTriangles, assertVertex } from './io-expect.js';
+import { assertBounds, assertCoordinateType, assertPositions, assertTriangles, assertVertex } from './io-expect.js';
 
 test('OFF cube: vertices, triangles, bounds', () => {
   const g = readGeometry(fixture('cube.off'));
   assert.equal(g.format, 'off');
   assert.equal(g.count, 8);
   assert.equal(g.dims, 3);
+  assertCoordinateType(g, Float64Array);
   assertVertex(g, 6, [1, 1, 1]);
   assertTriangles(g, [0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7]);
   assertBounds(g, [0, 0, 0], [1, 1, 1]);
@@ -34,6 +35,7 @@ test('nOFF with dimension 2 gives 2D points with z = 0', () => {
 
 test('4OFF divides by the homogeneous coordinate', () => {
   const g = readGeometry(fixture('homogeneous.off'));
+  assertCoordinateType(g, Float64Array);
   assertPositions(g, [1, 2, 3, 1, 1, 1, 2, 0, 0]);
   assertTriangles(g, [0, 1, 2]);
 });
@@ -84,6 +86,7 @@ for (const expected of sharedOffs) {
     const g = readGeometry(path!);
     assert.equal(g.count, expected.vertices);
     assert.equal(g.triangles!.length / 3, expected.triangles);
+    assertCoordinateType(g, Float64Array);
     assertVertex(g, 0, expected.first);
     assert.deepEqual(Array.from(g.triangles!.subarray(-3)), expected.lastTriangle);
     assert.deepEqual(g.notes, expected.notes);

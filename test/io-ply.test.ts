@@ -6,12 +6,13 @@ import { test } from 'node:test';
 import { isMarkedFinite } from '../src/io/geometry.js';
 import { parseGeometry, readGeometry } from '../src/io/read.js';
 import { fixture, sharedData } from './helpers.js';
-import { assertBounds, assertPositions, assertTriangles, assertVertex } from './io-expect.js';
+import { assertBounds, assertCoordinateType, assertPositions, assertTriangles, assertVertex } from './io-expect.js';
 
 test('ascii PLY: x,y,z among other properties, lists skipped, unknown element skipped, quad fanned', () => {
   const g = readGeometry(fixture('tetra-ascii.ply'));
   assert.equal(g.format, 'ply');
   assert.equal(g.dims, 3);
+  assertCoordinateType(g, Float64Array); // text: the parsed doubles, whatever type the header declares
   assertPositions(g, [0, 0, 0, 1.25, 0, 0, 0, -2.5, 0, 0, 0, 7, 10, 0.1, -1]);
   assertTriangles(g, [0, 1, 2, 0, 2, 3, 0, 3, 1, 1, 3, 4]);
   assertBounds(g, [0, -2.5, -1], [10, 0.1, 7]);
@@ -22,6 +23,7 @@ for (const name of ['all-types-le.ply', 'all-types-be.ply']) {
   test(`binary PLY with every scalar type (${name})`, () => {
     const g = readGeometry(fixture(name));
     // x float, y double, z int32; the other properties (every other type) are skipped
+    assertCoordinateType(g, Float64Array); // not all float32: widened exactly
     assertPositions(g, [0.5, -1.25, 3, 2, 0.1, -4, -8.75, 1e-3, 100000]);
     // triangle 0 1 2 after a ushort flag, then quad 2 1 0 1; edge lists and materials skipped
     assertTriangles(g, [0, 1, 2, 2, 1, 0, 2, 0, 1]);
@@ -34,13 +36,16 @@ for (const name of ['all-types-le.ply', 'all-types-be.ply']) {
 
 test('binary PLY with integer coordinates and a list inside the vertex element', () => {
   const g = readGeometry(fixture('list-in-vertex-le.ply'));
+  assertCoordinateType(g, Float64Array);
   assertPositions(g, [-5, 7, 9, 6, 65535, 10, 127, 0, 4294967295]);
+  assert.equal(g.positions[8], 4294967295); // uint32 kept exactly (float32 would give 4294967296)
   assertTriangles(g, [2, 1, 0]); // list int16 int16
 });
 
 for (const name of ['tetra-f32-le.ply', 'tetra-f32-be.ply']) {
   test(`packed float32 xyz with faces (${name})`, () => {
     const g = readGeometry(fixture(name));
+    assertCoordinateType(g, Float32Array); // the file stores float32: its own truth
     assertPositions(g, [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1]);
     assertTriangles(g, [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]);
     assert.deepEqual(g.notes, []);
@@ -55,6 +60,7 @@ test('float32 fast paths give the same values at any buffer alignment', () => {
       const buffer = new Uint8Array(file.length + shift);
       buffer.set(file, shift);
       const g = parseGeometry(buffer.subarray(shift), name);
+      assertCoordinateType(g, Float32Array);
       if (name === 'tetra-f32-le.ply') assertVertex(g, 3, [0, 0, 1]);
       else assertPositions(g, expected);
     }
@@ -64,9 +70,12 @@ test('float32 fast paths give the same values at any buffer alignment', () => {
 test('PLY without z is 2D (ascii float and big-endian double)', () => {
   const ascii = readGeometry(fixture('points-2d.ply'));
   assert.equal(ascii.dims, 2);
+  assertCoordinateType(ascii, Float64Array);
   assertPositions(ascii, [1, 2, 0, 3, 4, 0, -5, 6.5, 0]);
   const binary = readGeometry(fixture('xy-f64-be.ply'));
   assert.equal(binary.dims, 2);
+  assertCoordinateType(binary, Float64Array);
+  assert.equal(binary.positions[0], 0.1); // the stored double, not its float32 rounding
   assertPositions(binary, [0.1, 0.2, 0, -3, 4e10, 0]);
   assert.equal(binary.triangles, undefined);
 });
@@ -86,8 +95,9 @@ test('shared building.ply (ascii, normals and a segment index)', { skip: buildin
   const g = readGeometry(building!);
   assert.equal(g.count, 100000);
   assert.equal(g.triangles, undefined);
+  assertCoordinateType(g, Float64Array);
   assertVertex(g, 99999, [-5.53341, 20.6638, 10.8803]);
-  assert.equal(g.bounds.min[0], Math.fround(-7.46581));
+  assert.equal(g.bounds.min[0], -7.46581);
 });
 
 const hippos: [string, number, [number, number, number], [number, number, number]][] = [
@@ -101,6 +111,7 @@ for (const [name, count, first, last] of hippos) {
     const g = readGeometry(path!);
     assert.equal(g.count, count);
     assert.equal(g.dims, 3);
+    assertCoordinateType(g, Float64Array);
     assertVertex(g, 0, first);
     assertVertex(g, count - 1, last);
   });
@@ -111,6 +122,7 @@ test('shared b9.ply (element face 0)', { skip: b9 === undefined && 'shared data 
   const g = readGeometry(b9!);
   assert.equal(g.count, 22300);
   assert.equal(g.triangles, undefined);
+  assertCoordinateType(g, Float64Array); // ascii, though its header says float
   assertVertex(g, 0, [45.375, 52.1094, -10.6268]);
   assert.deepEqual(g.notes, ['PLY declares no faces: read as a point cloud']);
 });
@@ -132,6 +144,7 @@ test('binary packed float xyz: every header alignment reads the same points and 
         writeFileSync(path, Buffer.concat([Buffer.from(header), Buffer.from(body.buffer)]));
         if (bad === undefined) {
           const g = readGeometry(path);
+          assertCoordinateType(g, Float32Array);
           assertPositions(g, Array.from(new Float32Array(points)));
           assert.ok(isMarkedFinite(g.positions), 'a reader-checked set skips the later finiteness scan');
         } else {

@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readGeometry } from '../src/io/read.js';
 import { fixture, sharedData } from './helpers.js';
-import { assertBounds, assertPositions, assertTriangles, assertVertex } from './io-expect.js';
+import { assertBounds, assertCoordinateType, assertPositions, assertTriangles, assertVertex } from './io-expect.js';
 
 test('ascii STL: corners welded into 4 vertices; keywords in any case; nan normals ignored', () => {
   const g = readGeometry(fixture('tetra-ascii.stl'));
   assert.equal(g.format, 'stl');
+  assertCoordinateType(g, Float64Array); // ascii: the parsed doubles
   assertPositions(g, [0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1]);
   assertTriangles(g, [0, 1, 2, 0, 2, 3, 0, 3, 1, 2, 1, 3]);
   assertBounds(g, [0, 0, 0], [1, 1, 1]);
@@ -15,6 +16,7 @@ test('ascii STL: corners welded into 4 vertices; keywords in any case; nan norma
 
 test('binary STL whose header starts with "solid" is read as binary by the size rule', () => {
   const g = readGeometry(fixture('tetra-binary.stl'));
+  assertCoordinateType(g, Float32Array); // binary STL stores float32
   assertPositions(g, [0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1]);
   assertTriangles(g, [0, 1, 2, 0, 2, 3, 0, 3, 1, 2, 1, 3]);
 });
@@ -31,6 +33,7 @@ test('shared pig.stl (binary, blank header)', { skip: pig === undefined && 'shar
   const g = readGeometry(pig!);
   assert.equal(g.triangles!.length / 3, 16848);
   assert.equal(g.count, 8642);
+  assertCoordinateType(g, Float32Array);
   assertVertex(g, 0, [21.38599967956543, 84.98570251464844, 32.70970153808594]);
   assertTriangles({ ...g, triangles: g.triangles!.subarray(0, 3) }, [0, 1, 2]);
   assert.deepEqual(g.notes, ['welded 50544 triangle corners into 8642 shared vertices']);

@@ -1,30 +1,47 @@
 // Pieces every reader shares: growable output buffers, the coordinate check, and the final assembly
 // of a Geometry (bounds, triangle notes).
 import { InputError, type FileLocation } from '../errors.js';
-import { boundsAreFinite, computeBounds, markFinite, type Bounds, type FileFormat, type Geometry } from './geometry.js';
+import { boundsAreFinite, computeBounds, markFinite, type Bounds, type Coordinates, type FileFormat, type Geometry } from './geometry.js';
 
-/** Doubles at or beyond this magnitude round to ±Infinity when stored as float32. */
-const FLOAT32_OVERFLOW = 3.4028235677973366e38;
+/**
+ * Largest coordinate magnitude a reader accepts. Up to 1e15 a double still resolves 1/8, so coordinates
+ * and the distances between them keep a useful, exact precision; beyond it they would not, and such
+ * values are almost always a unit or parsing mistake.
+ */
+export const MAX_COORDINATE = 1e15;
 
-/** True when `value` is a finite number that stays finite as a float32. */
-export function fitsFloat32(value: number): boolean {
-  return value < FLOAT32_OVERFLOW && value > -FLOAT32_OVERFLOW;
+/** True when `value` is finite and |value| ≤ 1e15 (NaN fails both comparisons). */
+export function isExactCoordinate(value: number): boolean {
+  return value <= MAX_COORDINATE && value >= -MAX_COORDINATE;
 }
 
-/** The error for a coordinate that fitsFloat32 rejected. */
+/** The error for a coordinate that isExactCoordinate rejected. */
 export function badCoordinate(file: string, where: FileLocation, value: number, vertex: number): InputError {
   const detail = Number.isFinite(value)
-    ? `coordinate ${value} of vertex ${vertex} is outside the float32 range`
+    ? `coordinate ${value} of vertex ${vertex} is beyond ±1e15 (too large for exact distances)`
     : `non-finite coordinate (${value}) in vertex ${vertex}`;
   return new InputError(file, where, detail);
 }
 
-/** A Float32Array that grows by doubling, for readers that cannot know their vertex count up front. */
-export class GrowableFloat32 {
-  data: Float32Array;
+/** True when bounds (and so every coordinate they bound) pass isExactCoordinate; an empty set's do not. */
+export function boundsAreExact(bounds: Bounds): boolean {
+  return bounds.min.every(isExactCoordinate) && bounds.max.every(isExactCoordinate);
+}
+
+/** Index (into `positions`, not a point number) of the first coordinate isExactCoordinate rejects, or -1. */
+export function firstInexactCoordinate(positions: Coordinates): number {
+  for (let i = 0; i < positions.length; i++) {
+    if (!isExactCoordinate(positions[i])) return i;
+  }
+  return -1;
+}
+
+/** A Float64Array that grows by doubling, for text readers that cannot know their vertex count up front. */
+export class GrowableFloat64 {
+  data: Float64Array;
   length = 0;
   constructor(initialCapacity = 1024) {
-    this.data = new Float32Array(Math.max(16, initialCapacity));
+    this.data = new Float64Array(Math.max(16, initialCapacity));
   }
   push3(x: number, y: number, z: number): void {
     if (this.length + 3 > this.data.length) this.grow(this.length + 3);
@@ -35,12 +52,12 @@ export class GrowableFloat32 {
     this.length = i + 3;
   }
   grow(minimum: number): void {
-    const next = new Float32Array(Math.max(minimum, this.data.length * 2));
+    const next = new Float64Array(Math.max(minimum, this.data.length * 2));
     next.set(this.data.subarray(0, this.length));
     this.data = next;
   }
   /** The filled part, copied only when there is slack to drop. */
-  finish(): Float32Array {
+  finish(): Float64Array {
     return this.length === this.data.length ? this.data : this.data.slice(0, this.length);
   }
 }
@@ -102,7 +119,7 @@ export class TriangleCollector {
 }
 
 /** Triangles that repeat a vertex or whose corners are collinear (cross product exactly zero). */
-export function countDegenerateTriangles(positions: Float32Array, triangles: Uint32Array): number {
+export function countDegenerateTriangles(positions: Coordinates, triangles: Uint32Array): number {
   let degenerate = 0;
   for (let t = 0; t < triangles.length; t += 3) {
     const a = triangles[t], b = triangles[t + 1], c = triangles[t + 2];
@@ -119,7 +136,7 @@ export function countDegenerateTriangles(positions: Float32Array, triangles: Uin
 }
 
 export interface GeometryParts {
-  positions: Float32Array;
+  positions: Coordinates;
   dims: 2 | 3;
   /** Omit (or pass an empty array) for a point cloud. */
   triangles?: Uint32Array;

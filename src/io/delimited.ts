@@ -1,9 +1,10 @@
 // CSV / XYZ / TXT / PTS point clouds: one point per row, comma or whitespace separated, '#' comments.
 // Rows are scanned straight from the bytes; only files with quoted fields go through csv-parse.
+// Coordinates are kept as the doubles the text states (a Float64Array), never rounded to float32.
 import { parse as parseCsv } from 'csv-parse/sync';
 import { InputError } from '../errors.js';
 import { AsciiScanner, parseNumberText } from './ascii-numbers.js';
-import { badCoordinate, finishGeometry, fitsFloat32 } from './build.js';
+import { badCoordinate, finishGeometry, isExactCoordinate } from './build.js';
 import { analyseDelimited, type DelimitedLayout } from './delimited-layout.js';
 import type { Geometry, ReadOptions } from './geometry.js';
 
@@ -12,7 +13,7 @@ const LF = 10, COMMA = 44, QUOTE = 34;
 export function parseDelimited(bytes: Uint8Array, file: string, format: 'csv' | 'xyz', options: ReadOptions = {}): Geometry {
   const scanner = new AsciiScanner(bytes, file);
   const layout = analyseDelimited(scanner, options.columns);
-  if (!layout) return finishGeometry({ positions: new Float32Array(0), dims: 3, format, notes: ['no data rows'] });
+  if (!layout) return finishGeometry({ positions: new Float64Array(0), dims: 3, format, notes: ['no data rows'] });
 
   // Rows are at most the lines left, so one allocation up front (trimmed at the end) suffices.
   const maxRows = countLines(bytes, scanner.pos);
@@ -32,9 +33,9 @@ function raggedRow(scanner: AsciiScanner, found: string, expected: number): neve
   scanner.fail(`row has ${found} fields, expected ${expected}`);
 }
 
-function readRows(scanner: AsciiScanner, layout: DelimitedLayout, maxRows: number): Float32Array {
+function readRows(scanner: AsciiScanner, layout: DelimitedLayout, maxRows: number): Float64Array {
   const { columnCount, slots, comma } = layout;
-  const positions = new Float32Array(maxRows * 3);
+  const positions = new Float64Array(maxRows * 3);
   let row = 0;
   while (scanner.skipToToken()) {
     const base = 3 * row;
@@ -55,7 +56,7 @@ function readRows(scanner: AsciiScanner, layout: DelimitedLayout, maxRows: numbe
       }
       if (comma && scanner.peek() === COMMA) scanner.fail(`empty field in column ${column}`);
       const value = scanner.number();
-      if (!fitsFloat32(value)) throw badCoordinate(scanner.file, { line: scanner.line }, value, row);
+      if (!isExactCoordinate(value)) throw badCoordinate(scanner.file, { line: scanner.line }, value, row);
       positions[base + slot] = value;
     }
     if (!scanner.atLineEnd()) raggedRow(scanner, `more than ${columnCount}`, columnCount);
@@ -74,7 +75,7 @@ function skipCommaField(scanner: AsciiScanner): void {
 }
 
 /** Slow path for files with quoted fields: csv-parse splits the rows, the scanner's rules read the numbers. */
-function readQuotedRows(bytes: Uint8Array, scanner: AsciiScanner, layout: DelimitedLayout, maxRows: number): Float32Array {
+function readQuotedRows(bytes: Uint8Array, scanner: AsciiScanner, layout: DelimitedLayout, maxRows: number): Float64Array {
   const text = new TextDecoder('latin1').decode(bytes.subarray(scanner.pos));
   const firstLine = scanner.line;
   let records: { record: string[]; info: { lines: number } }[];
@@ -91,7 +92,7 @@ function readQuotedRows(bytes: Uint8Array, scanner: AsciiScanner, layout: Delimi
     const lines = (error as { lines?: number }).lines;
     throw new InputError(scanner.file, { line: firstLine + Math.max(0, (lines ?? 1) - 1) }, `malformed CSV: ${(error as Error).message.split('\n')[0]}`);
   }
-  const positions = new Float32Array(Math.min(maxRows, records.length) * 3);
+  const positions = new Float64Array(Math.min(maxRows, records.length) * 3);
   records.forEach(({ record, info }, row) => {
     const line = firstLine + info.lines - 1;
     const fields = layout.comma ? record : record.filter((f) => f !== '');
@@ -103,7 +104,7 @@ function readQuotedRows(bytes: Uint8Array, scanner: AsciiScanner, layout: Delimi
       if (slot < 0) return;
       if (field === '') throw new InputError(scanner.file, { line }, `empty field in column ${column}`);
       const value = parseNumberText(field, scanner.file, line);
-      if (!fitsFloat32(value)) throw badCoordinate(scanner.file, { line }, value, row);
+      if (!isExactCoordinate(value)) throw badCoordinate(scanner.file, { line }, value, row);
       positions[3 * row + slot] = value;
     });
   });

@@ -2,14 +2,26 @@
 
 export type FileFormat = 'off' | 'ply' | 'csv' | 'xyz' | 'stl' | 'obj' | 'nifti';
 
+/**
+ * Coordinates exactly as the file states them. Float64Array holds the parsed doubles of the text formats
+ * (CSV/XYZ/TXT, ascii PLY, OFF, OBJ, ascii STL), binary PLY coordinates stored as double or as integers,
+ * and a NIfTI mask's points (computed through the affine in double). Float32Array is used when the file
+ * itself stores the coordinates as float32 (binary PLY whose x, y and z are all float, binary STL): those
+ * values are the file's own truth, and widening them would change nothing but the memory they take.
+ */
+export type Coordinates = Float32Array | Float64Array;
+
 export interface Bounds {
   min: [number, number, number];
   max: [number, number, number];
 }
 
 export interface Geometry {
-  /** Interleaved x,y,z per point; 2D inputs have z = 0 so every backend sees 3 floats a point. */
-  positions: Float32Array;
+  /**
+   * Interleaved x,y,z per point, unrounded (see Coordinates for which array type a reader gives); 2D inputs
+   * have z = 0 so every backend sees 3 coordinates a point.
+   */
+  positions: Coordinates;
   /** Number of points (positions.length / 3). */
   count: number;
   /** Dimensionality of the source data: 2 or 3. */
@@ -48,7 +60,28 @@ export interface ReadOptions {
  * Bounds of interleaved xyz positions. Math.min/max propagate NaN and ±Infinity reaches a bound, so
  * the bounds are finite exactly when every coordinate is: one pass does both jobs (see boundsAreFinite).
  */
-export function computeBounds(positions: Float32Array): Bounds {
+export function computeBounds(positions: Coordinates): Bounds {
+  // One loop per array type keeps each monomorphic (a loop that sees both runs slower on either).
+  return positions instanceof Float32Array ? boundsOfFloat32(positions) : boundsOfFloat64(positions);
+}
+
+function boundsOfFloat32(positions: Float32Array): Bounds {
+  let minX = Infinity, minY = Infinity, minZ = Infinity;
+  let maxX = -Infinity, maxY = -Infinity, maxZ = -Infinity;
+  for (let i = 0; i < positions.length; i += 3) {
+    const x = positions[i], y = positions[i + 1], z = positions[i + 2];
+    minX = Math.min(minX, x);
+    maxX = Math.max(maxX, x);
+    minY = Math.min(minY, y);
+    maxY = Math.max(maxY, y);
+    minZ = Math.min(minZ, z);
+    maxZ = Math.max(maxZ, z);
+  }
+  return { min: [minX, minY, minZ], max: [maxX, maxY, maxZ] };
+}
+
+/** The same loop as boundsOfFloat32, for Float64Array. */
+function boundsOfFloat64(positions: Float64Array): Bounds {
   let minX = Infinity, minY = Infinity, minZ = Infinity;
   let maxX = -Infinity, maxY = -Infinity, maxZ = -Infinity;
   for (let i = 0; i < positions.length; i += 3) {
@@ -79,18 +112,18 @@ export function boundsAreFinite(b: Bounds): boolean {
 }
 
 /** Positions a reader has already checked to be finite, so later layers need not scan them again. */
-const checkedFinite = new WeakSet<Float32Array>();
+const checkedFinite = new WeakSet<Coordinates>();
 
-export function markFinite(positions: Float32Array): void {
+export function markFinite(positions: Coordinates): void {
   checkedFinite.add(positions);
 }
 
-export function isMarkedFinite(positions: Float32Array): boolean {
+export function isMarkedFinite(positions: Coordinates): boolean {
   return checkedFinite.has(positions);
 }
 
 /** Index of the first point with a NaN or infinite coordinate, or -1. */
-export function firstNonFinitePoint(positions: Float32Array): number {
+export function firstNonFinitePoint(positions: Coordinates): number {
   for (let i = 0; i < positions.length; i++) {
     if (!Number.isFinite(positions[i])) return Math.floor(i / 3);
   }

@@ -33,8 +33,8 @@ export function readInputFile(path: string, expected: string): Uint8Array {
 const HEADER_PROBE_BYTES = 64 * 1024;
 
 /**
- * Reads a file whole into a buffer placed so that the body after a PLY header starts 4-byte aligned:
- * binary float32 vertices can then be used in place instead of copied.
+ * Reads a file whole into a buffer placed so that the body after a PLY header starts 8-byte aligned:
+ * binary float32 and float64 vertices can then be used in place instead of copied.
  */
 function readWhole(path: string, size: number): Uint8Array {
   const fd = openSync(path, 'r');
@@ -42,8 +42,8 @@ function readWhole(path: string, size: number): Uint8Array {
     const probe = new Uint8Array(Math.min(size, HEADER_PROBE_BYTES));
     const probed = readSync(fd, probe, 0, probe.length, 0);
     const bodyStart = plyBodyStart(probe.subarray(0, probed));
-    const storage = Buffer.allocUnsafeSlow(size + 3);
-    const shift = (4 - ((storage.byteOffset + bodyStart) % 4)) % 4;
+    const storage = Buffer.allocUnsafeSlow(size + 7);
+    const shift = (8 - ((storage.byteOffset + bodyStart) % 8)) % 8;
     const bytes = storage.subarray(shift, shift + size);
     let filled = 0;
     while (filled < size) {

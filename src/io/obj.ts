@@ -1,8 +1,9 @@
 // Wavefront OBJ reader: `v` and `f` statements; everything else (vn, vt, g, o, s, usemtl, mtllib,
 // l, p, ...) is skipped. Face corners may be i, i/t, i//n or i/t/n, with negative indices counting back.
+// Coordinates are kept as the doubles the text states (a Float64Array).
 import { InputError } from '../errors.js';
 import { AsciiScanner } from './ascii-numbers.js';
-import { badCoordinate, finishGeometry, fitsFloat32, GrowableFloat32, TriangleCollector } from './build.js';
+import { badCoordinate, finishGeometry, GrowableFloat64, isExactCoordinate, TriangleCollector } from './build.js';
 import type { Geometry } from './geometry.js';
 
 const LOWER_V = 118, LOWER_F = 102, SPACE = 32, TAB = 9;
@@ -15,7 +16,7 @@ interface ForwardReference {
 
 export function parseObj(bytes: Uint8Array, file: string): Geometry {
   const scanner = new AsciiScanner(bytes, file);
-  const vertices = new GrowableFloat32(Math.max(1024, bytes.length >> 3));
+  const vertices = new GrowableFloat64(Math.max(1024, bytes.length >> 3));
   const collector = new TriangleCollector(1024);
   const forward: ForwardReference[] = [];
   const b = bytes;
@@ -50,7 +51,7 @@ export function parseObj(bytes: Uint8Array, file: string): Geometry {
   });
 }
 
-function readVertex(scanner: AsciiScanner, vertices: GrowableFloat32): void {
+function readVertex(scanner: AsciiScanner, vertices: GrowableFloat64): void {
   const vertex = vertices.length / 3;
   const x = readCoordinate(scanner, vertex), y = readCoordinate(scanner, vertex), z = readCoordinate(scanner, vertex);
   vertices.push3(x, y, z); // an optional w and any colour columns are ignored
@@ -59,7 +60,7 @@ function readVertex(scanner: AsciiScanner, vertices: GrowableFloat32): void {
 function readCoordinate(scanner: AsciiScanner, vertex: number): number {
   if (scanner.atLineEnd()) scanner.fail(`vertex ${vertex + 1} needs 3 coordinates`);
   const value = scanner.number();
-  if (!fitsFloat32(value)) throw badCoordinate(scanner.file, { line: scanner.line }, value, vertex + 1);
+  if (!isExactCoordinate(value)) throw badCoordinate(scanner.file, { line: scanner.line }, value, vertex + 1);
   return value;
 }
 

@@ -1,8 +1,9 @@
 // OFF reader (Geomview Object File Format, ascii): [ST][C][N][4][n]OFF headers, comments anywhere,
-// one vertex or face per line with any extra colour/normal/texture columns ignored.
+// one vertex or face per line with any extra colour/normal/texture columns ignored. Coordinates are kept
+// as the doubles the text states (a Float64Array).
 import { AsciiScanner } from './ascii-numbers.js';
 import { readAsciiPolygon } from './ascii-polygon.js';
-import { badCoordinate, finishGeometry, fitsFloat32, TriangleCollector } from './build.js';
+import { badCoordinate, finishGeometry, isExactCoordinate, TriangleCollector } from './build.js';
 import type { Geometry } from './geometry.js';
 
 interface OffHeader {
@@ -92,8 +93,8 @@ export function parseOff(bytes: Uint8Array, file: string): Geometry {
   });
 }
 
-function readVertices(scanner: AsciiScanner, count: number, header: OffHeader): Float32Array {
-  const positions = new Float32Array(count * 3);
+function readVertices(scanner: AsciiScanner, count: number, header: OffHeader): Float64Array {
+  const positions = new Float64Array(count * 3);
   const dims = header.dims;
   for (let v = 0; v < count; v++) {
     if (!scanner.skipToToken()) scanner.fail(`file ends after ${v} of ${count} vertices`);
@@ -109,10 +110,10 @@ function readVertices(scanner: AsciiScanner, count: number, header: OffHeader): 
       scanner.skipInlineSpace();
       const w = scanner.number();
       if (w !== 1) {
-        const inverse = 1 / w;
-        positions[3 * v] = checked(scanner, x * inverse, v);
-        positions[3 * v + 1] = checked(scanner, y * inverse, v);
-        positions[3 * v + 2] = checked(scanner, z * inverse, v);
+        // Each quotient rounded once (a multiplication by 1/w would round twice).
+        positions[3 * v] = checked(scanner, x / w, v);
+        positions[3 * v + 1] = checked(scanner, y / w, v);
+        positions[3 * v + 2] = checked(scanner, z / w, v);
         scanner.skipRestOfLine();
         continue;
       }
@@ -126,7 +127,7 @@ function readVertices(scanner: AsciiScanner, count: number, header: OffHeader): 
 }
 
 function checked(scanner: AsciiScanner, value: number, vertex: number): number {
-  if (!fitsFloat32(value)) throw badCoordinate(scanner.file, { line: scanner.line }, value, vertex);
+  if (!isExactCoordinate(value)) throw badCoordinate(scanner.file, { line: scanner.line }, value, vertex);
   return value;
 }
 

@@ -1,7 +1,8 @@
-// Ascii PLY bodies: one record per line, values in the order the header declares them.
+// Ascii PLY bodies: one record per line, values in the order the header declares them. Coordinates are
+// kept as the doubles the text states (a Float64Array), whatever type the header declares for them.
 import { AsciiScanner } from './ascii-numbers.js';
 import { readAsciiPolygon } from './ascii-polygon.js';
-import { badCoordinate, fitsFloat32, TriangleCollector } from './build.js';
+import { badCoordinate, isExactCoordinate, TriangleCollector } from './build.js';
 import type { PlyBody, PlyLayout } from './ply.js';
 import type { PlyElement, PlyHeader } from './ply-header.js';
 
@@ -41,10 +42,10 @@ function skipElement(scanner: AsciiScanner, element: PlyElement): void {
   }
 }
 
-function readVertices(scanner: AsciiScanner, layout: PlyLayout): Float32Array {
+function readVertices(scanner: AsciiScanner, layout: PlyLayout): Float64Array {
   const element = layout.vertex;
   const props = element.properties;
-  const positions = new Float32Array(element.count * 3);
+  const positions = new Float64Array(element.count * 3);
   // Which output slot (0,1,2) each property fills, or -1 for properties that are skipped.
   const slot = props.map((_, p) => (p === layout.x ? 0 : p === layout.y ? 1 : p === layout.z ? 2 : -1));
   for (let v = 0; v < element.count; v++) {
@@ -58,7 +59,7 @@ function readVertices(scanner: AsciiScanner, layout: PlyLayout): Float32Array {
       const value = scanner.number();
       const s = slot[p];
       if (s >= 0) {
-        if (!fitsFloat32(value)) throw badCoordinate(scanner.file, { line: scanner.line }, value, v);
+        if (!isExactCoordinate(value)) throw badCoordinate(scanner.file, { line: scanner.line }, value, v);
         positions[3 * v + s] = value;
       }
     }
@@ -88,7 +89,7 @@ function readFaces(scanner: AsciiScanner, layout: PlyLayout, collector: Triangle
 
 export function readAsciiPlyBody(bytes: Uint8Array, file: string, header: PlyHeader, layout: PlyLayout): PlyBody {
   const scanner = new AsciiScanner(bytes, file, { start: header.dataStart, line: header.dataLine, comments: false });
-  let positions: Float32Array = new Float32Array(0);
+  let positions: Float64Array = new Float64Array(0);
   const collector = new TriangleCollector(layout.face?.count ?? 0);
   for (const element of header.elements) {
     if (element === layout.vertex) positions = readVertices(scanner, layout);

@@ -1,9 +1,12 @@
-// Binary PLY bodies (little or big endian). Vertices stored as float32 x,y,z little endian take a
-// typed-array fast path (no copy at all when the file buffer is aligned for it); everything else goes
-// through a DataView.
+// Binary PLY bodies (little or big endian). Coordinates keep the values the file stores: a Float32Array
+// when x, y and z are all float32 properties (those values are the file's own truth), else a Float64Array,
+// which holds float64 and every integer type exactly (int32/uint32 need it; int8..uint16 go there too, so
+// the rule is simply "all float32 or not"). Vertices stored as float32 x,y,z or float64 x,y,z little endian
+// take a typed-array fast path (no copy at all when the file buffer is aligned for it and holds mostly
+// packed vertices); everything else goes through a DataView.
 import { InputError } from '../errors.js';
-import { badCoordinate, fitsFloat32, TriangleCollector } from './build.js';
-import { boundsAreFinite, computeBounds, firstNonFinitePoint, type Bounds } from './geometry.js';
+import { badCoordinate, boundsAreExact, firstInexactCoordinate, isExactCoordinate, TriangleCollector } from './build.js';
+import { computeBounds, type Bounds, type Coordinates } from './geometry.js';
 import type { PlyBody, PlyLayout } from './ply.js';
 import { fixedRecordSize, PLY_TYPE_SIZE, PlyType, type PlyElement, type PlyHeader } from './ply-header.js';
 
@@ -68,7 +71,7 @@ class BinaryBodyReader {
     for (let r = 0; r < element.count; r++) this.skipListRecord(element, r);
   }
 
-  readVertices(layout: PlyLayout): Float32Array {
+  readVertices(layout: PlyLayout): Coordinates {
     const element = layout.vertex;
     const count = element.count;
     const stride = fixedRecordSize(element);
@@ -81,34 +84,38 @@ class BinaryBodyReader {
     const xOff = offsets[layout.x], yOff = offsets[layout.y], zOff = layout.z >= 0 ? offsets[layout.z] : -1;
     this.offset = start + stride * count;
 
-    const allFloat32 = xType === PlyType.Float32 && yType === PlyType.Float32 && zType === PlyType.Float32;
-    if (allFloat32 && this.littleEndian && layout.z >= 0 && hostIsLittleEndian) {
-      const positions = this.float32Fast(start, count, stride, xOff, yOff, zOff);
-      if (positions) {
-        // One pass gives the bounds and, through them, the finiteness check.
-        const bounds = computeBounds(positions);
-        if (!boundsAreFinite(bounds)) {
-          const bad = firstNonFinitePoint(positions);
-          this.failVertex(positions, bad, start + bad * stride);
-        }
-        this.bounds = bounds;
-        return positions;
-      }
+    const float32 = storesFloat32(element, layout);
+    if (this.littleEndian && layout.z >= 0 && hostIsLittleEndian) {
+      const fast = float32 ? this.float32Fast(start, count, stride, xOff, yOff, zOff)
+        : storesFloat64(element, layout) ? this.float64Fast(start, count, stride, xOff, yOff, zOff) : undefined;
+      if (fast) return this.checkedFast(fast, start, stride);
     }
-    const positions = new Float32Array(count * 3);
+    const positions = float32 ? new Float32Array(count * 3) : new Float64Array(count * 3);
     const view = this.view, le = this.littleEndian;
     for (let v = 0, base = start; v < count; v++, base += stride) {
       const x = readScalar(view, base + xOff, xType, le);
       const y = readScalar(view, base + yOff, yType, le);
       const z = zOff >= 0 ? readScalar(view, base + zOff, zType, le) : 0;
-      if (!fitsFloat32(x) || !fitsFloat32(y) || !fitsFloat32(z)) {
-        const value = !fitsFloat32(x) ? x : !fitsFloat32(y) ? y : z;
+      if (!isExactCoordinate(x) || !isExactCoordinate(y) || !isExactCoordinate(z)) {
+        const value = !isExactCoordinate(x) ? x : !isExactCoordinate(y) ? y : z;
         throw badCoordinate(this.file, { byte: base }, value, v);
       }
       positions[3 * v] = x;
       positions[3 * v + 1] = y;
       positions[3 * v + 2] = z;
     }
+    return positions;
+  }
+
+  /** Fast-path positions after one pass that gives their bounds and, through them, the coordinate check. */
+  private checkedFast(positions: Coordinates, start: number, stride: number): Coordinates {
+    const bounds = computeBounds(positions); // NaN and ±Infinity reach a bound
+    if (positions.length > 0 && !boundsAreExact(bounds)) {
+      const bad = firstInexactCoordinate(positions);
+      const vertex = Math.floor(bad / 3);
+      throw badCoordinate(this.file, { byte: start + vertex * stride }, positions[bad], vertex);
+    }
+    this.bounds = bounds;
     return positions;
   }
 
@@ -136,16 +143,38 @@ class BinaryBodyReader {
     return positions;
   }
 
-  private failVertex(positions: Float32Array, vertex: number, recordStart: number): never {
-    const k = 3 * vertex;
-    const value = !Number.isFinite(positions[k]) ? positions[k] : !Number.isFinite(positions[k + 1]) ? positions[k + 1] : positions[k + 2];
-    throw badCoordinate(this.file, { byte: recordStart }, value, vertex);
+  /**
+   * Float64Array over the records when their layout allows it (every offset a multiple of 8); undefined
+   * otherwise. A body that does not start 8-byte aligned in the buffer is copied once into one that does.
+   */
+  private float64Fast(start: number, count: number, stride: number, xOff: number, yOff: number, zOff: number): Float64Array | undefined {
+    if (stride % 8 !== 0 || xOff % 8 !== 0 || yOff % 8 !== 0 || zOff % 8 !== 0) return undefined;
+    const byteLength = stride * count;
+    let buffer: ArrayBufferLike = this.bytes.buffer, absolute = this.bytes.byteOffset + start;
+    const packed = stride === 24 && xOff === 0 && yOff === 8 && zOff === 16;
+    if (packed && absolute % 8 === 0 && 2 * byteLength >= this.bytes.byteLength) return new Float64Array(buffer, absolute, count * 3);
+    if (packed || absolute % 8 !== 0) {
+      const copy = new Uint8Array(byteLength);
+      copy.set(this.bytes.subarray(start, start + byteLength));
+      if (packed) return new Float64Array(copy.buffer, 0, count * 3);
+      buffer = copy.buffer;
+      absolute = 0;
+    }
+    const source = new Float64Array(buffer, absolute, byteLength / 8);
+    const positions = new Float64Array(count * 3);
+    const step = stride / 8, xi = xOff / 8, yi = yOff / 8, zi = zOff / 8;
+    for (let v = 0, s = 0; v < count; v++, s += step) {
+      positions[3 * v] = source[s + xi];
+      positions[3 * v + 1] = source[s + yi];
+      positions[3 * v + 2] = source[s + zi];
+    }
+    return positions;
   }
 
   /** Rare: a vertex element that also carries list properties, read record by record. */
-  private readVerticesWithLists(layout: PlyLayout): Float32Array {
+  private readVerticesWithLists(layout: PlyLayout): Coordinates {
     const element = layout.vertex;
-    const positions = new Float32Array(element.count * 3);
+    const positions = storesFloat32(element, layout) ? new Float32Array(element.count * 3) : new Float64Array(element.count * 3);
     const props = element.properties;
     for (let v = 0; v < element.count; v++) {
       const recordStart = this.offset;
@@ -157,7 +186,7 @@ class BinaryBodyReader {
           if (offset + PLY_TYPE_SIZE[property.type] > this.bytes.length) this.truncated(element, v);
           if (p === layout.x || p === layout.y || p === layout.z) {
             const value = readScalar(this.view, offset, property.type, this.littleEndian);
-            if (!fitsFloat32(value)) throw badCoordinate(this.file, { byte: recordStart }, value, v);
+            if (!isExactCoordinate(value)) throw badCoordinate(this.file, { byte: recordStart }, value, v);
             positions[3 * v + (p === layout.x ? 0 : p === layout.y ? 1 : 2)] = value;
           }
           offset += PLY_TYPE_SIZE[property.type];
@@ -217,6 +246,20 @@ class BinaryBodyReader {
 
 const hostIsLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
+/** True when x, y and (for 3D data) z are all float64 properties (the second fast path). */
+function storesFloat64(element: PlyElement, layout: PlyLayout): boolean {
+  const props = element.properties;
+  return props[layout.x].type === PlyType.Float64 && props[layout.y].type === PlyType.Float64
+    && (layout.z < 0 || props[layout.z].type === PlyType.Float64);
+}
+
+/** True when x, y and (for 3D data) z are all float32 properties: the positions are then a Float32Array. */
+function storesFloat32(element: PlyElement, layout: PlyLayout): boolean {
+  const props = element.properties;
+  return props[layout.x].type === PlyType.Float32 && props[layout.y].type === PlyType.Float32
+    && (layout.z < 0 || props[layout.z].type === PlyType.Float32);
+}
+
 /** Byte offset of each scalar property within a fixed-size record (lists get -1). */
 function propertyOffsets(element: PlyElement): number[] {
   const offsets: number[] = [];
@@ -230,7 +273,7 @@ function propertyOffsets(element: PlyElement): number[] {
 
 export function readBinaryPlyBody(bytes: Uint8Array, file: string, header: PlyHeader, layout: PlyLayout): PlyBody {
   const reader = new BinaryBodyReader(bytes, file, header);
-  let positions: Float32Array = new Float32Array(0);
+  let positions: Coordinates = new Float32Array(0);
   const collector = new TriangleCollector(layout.face?.count ?? 0);
   for (const element of header.elements) {
     if (element === layout.vertex) positions = reader.readVertices(layout);

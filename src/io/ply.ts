@@ -1,7 +1,7 @@
 // PLY reader: header, then the body in whichever of the three encodings it declares.
 import { InputError } from '../errors.js';
 import { finishGeometry, plural } from './build.js';
-import type { Bounds, Geometry } from './geometry.js';
+import type { Bounds, Coordinates, Geometry } from './geometry.js';
 import { readAsciiPlyBody } from './ply-ascii.js';
 import { readBinaryPlyBody } from './ply-binary.js';
 import { isIntegerType, minimumBinaryRecordSize, parsePlyHeader, type PlyElement, type PlyHeader } from './ply-header.js';
@@ -91,7 +91,8 @@ function checkDeclaredSizes(header: PlyHeader, fileSize: number, file: string): 
 
 /** What both body readers return. */
 export interface PlyBody {
-  positions: Float32Array;
+  /** Float64Array for ascii bodies; binary ones follow the stored types (see ply-binary.ts). */
+  positions: Coordinates;
   triangles?: Uint32Array;
   polygonsTriangulated: number;
   trailingBytes: number;

@@ -1,10 +1,12 @@
 // STL reader, binary and ascii. Every triangle stores its own corners, so corners with identical
 // coordinates are welded into shared vertices to give meaningful vertex counts and connectivity.
+// Binary STL stores float32, which stays a Float32Array; ascii STL keeps the doubles its text states
+// (a Float64Array).
 import { InputError } from '../errors.js';
 import { AsciiScanner, keyword } from './ascii-numbers.js';
-import { badCoordinate, finishGeometry, fitsFloat32, plural, TriangleCollector } from './build.js';
+import { badCoordinate, finishGeometry, isExactCoordinate, MAX_COORDINATE, plural, TriangleCollector } from './build.js';
 import type { Geometry } from './geometry.js';
-import { float32Bits, VertexWelder } from './weld.js';
+import { Float64VertexWelder, VertexWelder } from './weld.js';
 
 const HEADER_BYTES = 84;
 const RECORD_BYTES = 50;
@@ -28,7 +30,17 @@ export function parseStl(bytes: Uint8Array, file: string): Geometry {
   return parseBinaryStl(bytes, file);
 }
 
-function weldNote(welder: VertexWelder): string {
+/**
+ * Bits of the largest float32 that passes isExactCoordinate. Non-negative float32 values order like their
+ * bit patterns, and NaN and ±Infinity lie above every finite one, so (bits & 0x7fffffff) beyond this is
+ * exactly the coordinates the check rejects.
+ */
+const LARGEST_EXACT_FLOAT32_BITS = (() => {
+  const bits = new Uint32Array(new Float32Array([MAX_COORDINATE]).buffer)[0];
+  return Math.fround(MAX_COORDINATE) > MAX_COORDINATE ? bits - 1 : bits;
+})();
+
+function weldNote(welder: VertexWelder | Float64VertexWelder): string {
   const vertices = welder.count === 1 ? 'shared vertex' : 'shared vertices';
   return `welded ${plural(welder.corners, 'triangle corner')} into ${welder.count} ${vertices}`;
 }
@@ -54,9 +66,10 @@ function parseBinaryStl(bytes: Uint8Array, file: string): Geometry {
     for (let corner = 0; corner < 3; corner++) {
       const at = record + 12 + 12 * corner; // the normal comes first and is ignored
       const x = view.getUint32(at, true), y = view.getUint32(at + 4, true), z = view.getUint32(at + 8, true);
-      // All-ones exponent means NaN or infinity.
-      if ((x & 0x7f800000) === 0x7f800000 || (y & 0x7f800000) === 0x7f800000 || (z & 0x7f800000) === 0x7f800000) {
-        const bad = (x & 0x7f800000) === 0x7f800000 ? at : (y & 0x7f800000) === 0x7f800000 ? at + 4 : at + 8;
+      // Magnitudes beyond the limit, NaN and infinities alike, compared on the bits.
+      const limit = LARGEST_EXACT_FLOAT32_BITS;
+      if ((x & 0x7fffffff) > limit || (y & 0x7fffffff) > limit || (z & 0x7fffffff) > limit) {
+        const bad = (x & 0x7fffffff) > limit ? at : (y & 0x7fffffff) > limit ? at + 4 : at + 8;
         throw badCoordinate(file, { byte: bad }, view.getFloat32(bad, true), 3 * t + corner);
       }
       triangles[3 * t + corner] = welder.add(x, y, z);
@@ -75,16 +88,16 @@ function expectWord(scanner: AsciiScanner, word: Uint8Array, name: string): void
   if (!scanner.matchWord(word)) scanner.fail(`expected '${name}', found ${scanner.describeToken(scanner.pos)}`);
 }
 
-function readCoordinate(scanner: AsciiScanner, welder: VertexWelder): number {
+function readCoordinate(scanner: AsciiScanner, welder: Float64VertexWelder): number {
   scanner.skipInlineSpace();
   const value = scanner.number();
-  if (!fitsFloat32(value)) throw badCoordinate(scanner.file, { line: scanner.line }, value, welder.corners);
+  if (!isExactCoordinate(value)) throw badCoordinate(scanner.file, { line: scanner.line }, value, welder.corners);
   return value;
 }
 
 function parseAsciiStl(bytes: Uint8Array, file: string): Geometry {
   const scanner = new AsciiScanner(bytes, file, { comments: false });
-  const welder = new VertexWelder(Math.max(1024, bytes.length >> 8));
+  const welder = new Float64VertexWelder(Math.max(1024, bytes.length >> 8));
   const collector = new TriangleCollector(Math.max(1024, bytes.length >> 8));
   expectWord(scanner, SOLID, 'solid');
   scanner.skipRestOfLine(); // the solid's name
@@ -109,7 +122,7 @@ function parseAsciiStl(bytes: Uint8Array, file: string): Geometry {
     let corners = 0;
     while (scanner.skipToToken() && scanner.matchWord(VERTEX)) {
       const x = readCoordinate(scanner, welder), y = readCoordinate(scanner, welder), z = readCoordinate(scanner, welder);
-      collector.addCorner(welder.add(float32Bits(x), float32Bits(y), float32Bits(z)));
+      collector.addCorner(welder.add(x, y, z));
       corners++;
     }
     if (corners < 3) scanner.fail(`facet has ${corners} vertices (need at least 3)`);

@@ -1,6 +1,9 @@
 // A NIfTI voxel mask as the points every comparison works on: its surface voxels (by default) or all of
-// its voxels, in millimetres through the file's affine, with its grid kept for the same-space check.
-import { computeBounds, type Geometry, type MaskOptions } from './geometry.js';
+// its voxels, in millimetres through the file's affine (computed and kept in double), with its grid kept
+// for the same-space check.
+import { InputError } from '../errors.js';
+import { boundsAreExact, firstInexactCoordinate } from './build.js';
+import { computeBounds, markFinite, type Geometry, type MaskOptions } from './geometry.js';
 import { parseNifti } from './nifti.js';
 import { maskToPoints } from './voxel-mask.js';
 
@@ -10,11 +13,23 @@ export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOpt
   const points = maskToPoints(volume, { label: options.label, region, voxelSpace: options.voxelSpace });
   const which = options.label === undefined ? 'nonzero voxels' : `voxels labelled ${options.label}`;
   const [nx, ny, nz] = volume.dims;
+  const bounds = computeBounds(points.positions);
+  if (points.count > 0) {
+    // The same limit as every other reader's: an affine can map voxels beyond it (or overflow).
+    if (!boundsAreExact(bounds)) {
+      const bad = firstInexactCoordinate(points.positions);
+      const value = points.positions[bad];
+      const what = Number.isFinite(value) ? `coordinate ${value} of point ${Math.floor(bad / 3)} is beyond ±1e15 (too large for exact distances)`
+        : `non-finite coordinate (${value}) in point ${Math.floor(bad / 3)}`;
+      throw new InputError(name, {}, `${what} through the ${volume.affineSource} affine`);
+    }
+    markFinite(points.positions);
+  }
   return {
     positions: points.positions,
     count: points.count,
     dims: 3,
-    bounds: computeBounds(points.positions),
+    bounds,
     format: 'nifti',
     notes: [
       `mask of ${points.foregroundVoxels.toLocaleString('en-US')} ${which} in a ${nx}×${ny}×${nz} grid; ` +

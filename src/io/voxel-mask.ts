@@ -13,8 +13,11 @@ export interface MaskOptions {
 }
 
 export interface MaskPoints {
-  /** x, y, z interleaved, in increasing linear voxel index (i fastest). */
-  positions: Float32Array;
+  /**
+   * x, y, z interleaved, in increasing linear voxel index (i fastest): millimetres computed through the
+   * affine in double (see voxelToPhysical, whose order of operations they share bit for bit), or voxel indices.
+   */
+  positions: Float64Array;
   count: number;
   /** Foreground voxels in the whole volume, surface or not. */
   foregroundVoxels: number;
@@ -35,23 +38,24 @@ export function maskToPoints(volume: VoxelVolume, options: MaskOptions): MaskPoi
   const m = options.voxelSpace ? VOXEL_INDEX_AFFINE : volume.affine;
   const surfaceOnly = options.region === 'surface';
   const rowStride = nx, sliceStride = nx * ny;
-  const positions = new Float32Array(3 * foreground);
+  const positions = new Float64Array(3 * foreground);
   let index = 0, out = 0;
   for (let k = 0; k < nz; k++) {
     const kInside = k > 0 && k < nz - 1;
     for (let j = 0; j < ny; j++) {
       const rowInside = kInside && j > 0 && j < ny - 1;
-      // The affine's i-independent part, once per row.
-      const x0 = m[1] * j + m[2] * k + m[3], y0 = m[5] * j + m[6] * k + m[7], z0 = m[9] * j + m[10] * k + m[11];
+      // The affine's i-independent linear part, once per row; the translation is added last (see voxelToPhysical).
+      const x0 = m[1] * j + m[2] * k, y0 = m[5] * j + m[6] * k, z0 = m[9] * j + m[10] * k;
+      const tx = m[3], ty = m[7], tz = m[11];
       for (let i = 0; i < nx; i++, index++) {
         if (mask[index] === 0) continue;
         if (surfaceOnly && rowInside && i > 0 && i < nx - 1
           && (mask[index - 1] & mask[index + 1]
             & mask[index - rowStride] & mask[index + rowStride]
             & mask[index - sliceStride] & mask[index + sliceStride])) continue; // all six neighbours are foreground
-        positions[out++] = x0 + m[0] * i;
-        positions[out++] = y0 + m[4] * i;
-        positions[out++] = z0 + m[8] * i;
+        positions[out++] = (m[0] * i + x0) + tx;
+        positions[out++] = (m[4] * i + y0) + ty;
+        positions[out++] = (m[8] * i + z0) + tz;
       }
     }
   }
@@ -72,13 +76,17 @@ function foregroundMask(volume: VoxelVolume, label: number | undefined): { mask:
   return { mask, foreground };
 }
 
-/** Voxel centre (i, j, k) mapped through a row-major 3×4 affine. */
+/**
+ * Voxel centre (i, j, k) mapped through a row-major 3×4 affine, in double. The linear part is summed first
+ * and the translation added last, so a large origin (e.g. survey coordinates) costs one rounding only;
+ * maskToPoints computes every point with this same order of operations, so both give the same doubles.
+ */
 export function voxelToPhysical(affine: Float64Array, i: number, j: number, k: number): [number, number, number] {
   const a = affine;
   return [
-    a[0] * i + a[1] * j + a[2] * k + a[3],
-    a[4] * i + a[5] * j + a[6] * k + a[7],
-    a[8] * i + a[9] * j + a[10] * k + a[11],
+    (a[0] * i + (a[1] * j + a[2] * k)) + a[3],
+    (a[4] * i + (a[5] * j + a[6] * k)) + a[7],
+    (a[8] * i + (a[9] * j + a[10] * k)) + a[11],
   ];
 }
 
