@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os';
 
 import { UsageError } from './errors.js';
-import { DIRECTION_AB, DIRECTION_BA, METHOD_CODES, type RawDirected, type RawHausdorffResult } from './native/abi.js';
+import { DIRECTION_AB, DIRECTION_BA, METHOD_CODES, pointsArg, type RawDirected, type RawHausdorffResult } from './native/abi.js';
 import { callNative } from './native/call.js';
 import { describe, expectInteger, expectOneOf, expectPoints } from './arguments.js';
 import { type BackendName } from './native/library.js';
@@ -47,6 +47,8 @@ export interface DirectedHausdorff {
   fallbackQueries: number;
   gridDims: [number, number, number];
   cellSize: number;
+  /** Source points the float filter could not set aside, whose nearest neighbours were found again in double. */
+  exactChecks: number;
 }
 
 export interface HausdorffResult {
@@ -66,6 +68,8 @@ export interface HausdorffResult {
   peakDeviceBytes: number;
   /** Chunks the source set was split into when it did not fit on the GPU (1 otherwise). */
   queryChunks: number;
+  /** The float searches ran on coordinates minus this point ([0, 0, 0] when both inputs are float32). */
+  coordinateOrigin: [number, number, number];
 }
 
 export const DEFAULT_SEED = 20260707;
@@ -82,23 +86,16 @@ function toDirected(raw: RawDirected): DirectedHausdorff {
     fallbackQueries: Number(raw.fallback_queries),
     gridDims: [raw.grid_dims[0], raw.grid_dims[1], raw.grid_dims[2]],
     cellSize: raw.cell_size,
+    exactChecks: Number(raw.exact_checks),
   };
 }
 
 /**
- * A directed distance of 0 has no point beating the initial bound, so the searches leave its witness unset.
- * Every point then has a coincident one in the target: the witness is the first point and its match.
+ * Exact directed and symmetric Hausdorff distances between point sets a and b (interleaved xyz): the
+ * double-precision distances over the given coordinates (a Float64Array's doubles, or a Float32Array's
+ * floats), witnesses with ties to the smallest index, on every method and backend.
  */
-function withCoincidentWitness(d: DirectedHausdorff, from: Float32Array, to: Float32Array): DirectedHausdorff {
-  if (d.fromIndex >= 0 || d.distance !== 0) return d;
-  for (let j = 0; j < to.length; j += 3) {
-    if (to[j] === from[0] && to[j + 1] === from[1] && to[j + 2] === from[2]) return { ...d, fromIndex: 0, toIndex: j / 3 };
-  }
-  throw new Error('a directed distance of 0 whose first point has no coincident point');
-}
-
-/** Exact directed and symmetric Hausdorff distances between point sets a and b (interleaved xyz). */
-export async function hausdorff(a: Float32Array, b: Float32Array, options: HausdorffOptions = {}): Promise<HausdorffResult> {
+export async function hausdorff(a: Float32Array | Float64Array, b: Float32Array | Float64Array, options: HausdorffOptions = {}): Promise<HausdorffResult> {
   expectPoints(a, 'a');
   expectPoints(b, 'b');
   const method = expectOneOf(options.method ?? 'grid', METHODS, 'method');
@@ -112,8 +109,8 @@ export async function hausdorff(a: Float32Array, b: Float32Array, options: Hausd
 
   const raw = {} as RawHausdorffResult;
   await callNative(backend, backend.hausdorff, [
-    { xyz: a, count: a.length / 3 },
-    { xyz: b, count: b.length / 3 },
+    pointsArg(a),
+    pointsArg(b),
     {
       method: METHOD_CODES[method],
       directions: options.directed ? DIRECTION_AB : DIRECTION_AB | DIRECTION_BA,
@@ -124,8 +121,8 @@ export async function hausdorff(a: Float32Array, b: Float32Array, options: Hausd
     },
     raw,
   ], { onProgress: options.onProgress, signal: options.signal, refusal: 'the points cannot be compared' });
-  const ab = withCoincidentWitness(toDirected(raw.ab), a, b);
-  const ba = options.directed ? null : withCoincidentWitness(toDirected(raw.ba), b, a);
+  const ab = toDirected(raw.ab);
+  const ba = options.directed ? null : toDirected(raw.ba);
   const onGpu = backendName === 'cuda';
   return {
     hd: ba ? Math.max(ab.distance, ba.distance) : ab.distance,
@@ -139,5 +136,6 @@ export async function hausdorff(a: Float32Array, b: Float32Array, options: Hausd
     downloadMs: raw.download_ms,
     peakDeviceBytes: Number(raw.peak_device_bytes),
     queryChunks: raw.query_chunks,
+    coordinateOrigin: [raw.origin[0], raw.origin[1], raw.origin[2]],
   };
 }

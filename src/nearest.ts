@@ -4,7 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { expectInteger, expectOneOf, expectPoints } from './arguments.js';
 import { UsageError } from './errors.js';
-import { METHOD_CODES, type RawNearestResult } from './native/abi.js';
+import { METHOD_CODES, pointsArg, type RawNearestResult } from './native/abi.js';
 import { callNative } from './native/call.js';
 import { loadBackend } from './native/library.js';
 
@@ -12,7 +12,7 @@ export const NEAREST_METHODS = ['grid', 'brute'] as const;
 export type NearestMethod = (typeof NEAREST_METHODS)[number];
 
 export interface NearestOptions {
-  /** grid (default): the X-HD grid, nothing pruned; brute: every pair in double precision (the reference). */
+  /** grid (default): the X-HD grid as a float filter, settled in double; brute: every pair in double (the reference). */
   method?: NearestMethod;
   threads?: number;
   signal?: AbortSignal;
@@ -22,9 +22,9 @@ export interface NearestOptions {
 }
 
 export interface NearestDistances {
-  /** Per query point: the distance to its nearest target, in double from the float coordinates. */
+  /** Per query point: the distance to its nearest target, in double over the given coordinates. */
   distances: Float64Array;
-  /** Per query point: the index of that target (when asked for). */
+  /** Per query point: the index of that target, ties to the smallest (when asked for). */
   nearest: BigInt64Array | null;
   buildMs: number;
   queryMs: number;
@@ -32,7 +32,7 @@ export interface NearestDistances {
   threads: number;
 }
 
-export async function nearestDistances(queries: Float32Array, targets: Float32Array, options: NearestOptions = {}): Promise<NearestDistances> {
+export async function nearestDistances(queries: Float32Array | Float64Array, targets: Float32Array | Float64Array, options: NearestOptions = {}): Promise<NearestDistances> {
   expectPoints(queries, 'queries');
   expectPoints(targets, 'targets');
   const method = expectOneOf(options.method ?? 'grid', NEAREST_METHODS, 'method');
@@ -43,8 +43,8 @@ export async function nearestDistances(queries: Float32Array, targets: Float32Ar
   const nearest = options.indices ? new BigInt64Array(n) : null;
   const raw = {} as RawNearestResult;
   await callNative(backend, backend.nearestPoints!, [
-    { xyz: queries, count: n },
-    { xyz: targets, count: targets.length / 3 },
+    pointsArg(queries),
+    pointsArg(targets),
     { method: METHOD_CODES[method], directions: 1, threads, device: 0, seed: 0, cell_size: 0 },
     distances,
     nearest,

@@ -16,21 +16,32 @@ struct InvalidArgument : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Squared distances of coordinates beyond this would overflow single precision.
-constexpr float kMaxAbsCoordinate = 1e18f;
+// Beyond this magnitude double precision no longer holds distances between nearby points usefully (its
+// step at 1e15 is 0.125), and squared float distances could overflow.
+constexpr double kMaxAbsCoordinate = 1e15;
 
-inline void check_points(const xhd_points* set, const char* name) {
-  if (set == nullptr) throw InvalidArgument(std::string("point set ") + name + " is null");
-  if (set->count == 0) throw InvalidArgument(std::string("point set ") + name + " is empty");
-  if (set->xyz == nullptr) throw InvalidArgument(std::string("point set ") + name + " has no coordinates");
-  if (set->count >= UINT32_MAX)
-    throw InvalidArgument(std::string("point set ") + name + " has more than 4294967294 points");
-  for (uint64_t i = 0; i < set->count * 3; ++i) {
-    const float v = set->xyz[i];
+template <class T>
+void check_coordinates(const T* xyz, uint64_t count, const char* name) {
+  for (uint64_t i = 0; i < count * 3; ++i) {
+    const double v = xyz[i];
     if (!(std::fabs(v) <= kMaxAbsCoordinate))
       throw InvalidArgument(std::string("point ") + std::to_string(i / 3) + " of set " + name +
-                            (std::isfinite(v) ? " has a coordinate beyond +-1e18" : " has a non-finite coordinate"));
+                            (std::isfinite(v) ? " has a coordinate beyond +-1e15" : " has a non-finite coordinate"));
   }
+}
+
+// allow_double: whether the call takes double coordinates (xyz64) as well as floats.
+inline void check_points(const xhd_points* set, const char* name, bool allow_double = true) {
+  if (set == nullptr) throw InvalidArgument(std::string("point set ") + name + " is null");
+  if (set->count == 0) throw InvalidArgument(std::string("point set ") + name + " is empty");
+  if ((set->xyz == nullptr) == (set->xyz64 == nullptr))
+    throw InvalidArgument(std::string("point set ") + name + " must have exactly one of xyz and xyz64");
+  if (set->xyz64 != nullptr && !allow_double)
+    throw InvalidArgument(std::string("point set ") + name + ": this call takes float coordinates (xyz) only");
+  if (set->count >= UINT32_MAX)
+    throw InvalidArgument(std::string("point set ") + name + " has more than 4294967294 points");
+  if (set->xyz64 != nullptr) check_coordinates(set->xyz64, set->count, name);
+  else check_coordinates(set->xyz, set->count, name);
 }
 
 // Checks options and both sets, and resets result to "nothing computed".
@@ -59,8 +70,8 @@ inline void check_mesh(const xhd_mesh* mesh) {
   if (mesh->triangle_count == 0) throw InvalidArgument("mesh has no triangles");
   if (mesh->triangles == nullptr) throw InvalidArgument("mesh has no triangle indices");
   if (mesh->triangle_count >= UINT32_MAX) throw InvalidArgument("mesh has more than 4294967294 triangles");
-  const xhd_points vertices{mesh->xyz, mesh->vertex_count};
-  check_points(&vertices, "M (mesh vertices)");
+  const xhd_points vertices{mesh->xyz, mesh->vertex_count, nullptr};
+  check_points(&vertices, "M (mesh vertices)", false);
   for (uint64_t k = 0; k < 3 * mesh->triangle_count; ++k)
     if (mesh->triangles[k] >= mesh->vertex_count)
       throw InvalidArgument("triangle " + std::to_string(k / 3) + " uses vertex " + std::to_string(mesh->triangles[k]) +
@@ -76,7 +87,7 @@ inline void check_surface_call(const xhd_points* points, const xhd_mesh* mesh, c
   if (options->threads < 0) throw InvalidArgument("threads must be >= 0");
   if (options->method != XHD_SURFACE_BVH && options->method != XHD_SURFACE_BRUTE && options->method != XHD_SURFACE_GRID)
     throw InvalidArgument("unknown surface method " + std::to_string(options->method));
-  check_points(points, "Q (query points)");
+  check_points(points, "Q (query points)", false);
   check_mesh(mesh);
 }
 

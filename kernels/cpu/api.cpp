@@ -34,8 +34,11 @@ int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_
   const xhd::Progress progress(progress_slot);
   progress.set_total(((directions & XHD_DIRECTION_AB) ? a->count : 0) +
                      ((directions & XHD_DIRECTION_BA) ? b->count : 0));
-  const xhd::HausdorffJob job{a->xyz, a->count, b->xyz, b->count, directions,
-                              xhd::resolve_thread_count(options->threads), options->seed, options->cell_size, &progress};
+  const int threads = xhd::resolve_thread_count(options->threads);
+  xhd::PointFrame frame;
+  xhd::frame_points(*a, b, threads, xhd::kPlacementDouble, frame);
+  for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
+  const xhd::HausdorffJob job{&frame, directions, threads, options->seed, options->cell_size, &progress};
   run_method(job, options->method, *result);
   return XHD_OK;
 }
@@ -68,8 +71,10 @@ int32_t nearest_points(const xhd_points* queries, const xhd_points* targets, con
   xhd::check_points(targets, "of targets");
   const xhd::Progress progress(progress_slot);
   progress.set_total(queries->count);
-  const xhd::NearestJob job{queries->xyz, queries->count, targets->xyz, targets->count,
-                            xhd::resolve_thread_count(options->threads), options->cell_size, &progress, distance, nearest};
+  const int threads = xhd::resolve_thread_count(options->threads);
+  xhd::PointFrame frame;
+  xhd::frame_points(*queries, targets, threads, xhd::kPlacementDouble, frame);
+  const xhd::NearestJob job{&frame.a, &frame.b, &frame.bounds, threads, options->cell_size, &progress, distance, nearest};
   if (options->method == XHD_METHOD_BRUTE) xhd::nearest_points_brute(job, *result);
   else xhd::nearest_points_grid(job, *result);
   return XHD_OK;

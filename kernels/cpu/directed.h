@@ -1,23 +1,30 @@
 // One direction of the Hausdorff distance (source -> target) as computed by each CPU method.
+//
+// The fast methods search in float32 (the frame's copies) and are filters: a source point is set aside
+// only when the float search proves, with the frame's rounding bounds, that it is truly nearer its
+// target than some point already settled, so it cannot be the witness (ties included). Every other
+// point is a survivor, and the survivors' nearest neighbours are found again in double over the input's
+// own coordinates. The answer is then the double-precision brute force's, witnesses included.
 #pragma once
 
 #include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "../common/box_math.h"
+#include "../common/point_frame.h"
 #include "../common/progress.h"
 #include "xhd.h"
 
 namespace xhd {
 
 struct DirectedJob {
-  const float* source;
-  size_t source_count;
-  const float* target;
-  size_t target_count;
+  const FramedSet* source;
+  const FramedSet* target;
+  const FilterBounds* bounds;
   int threads;
   uint64_t seed;
   double cell_size;
@@ -26,19 +33,16 @@ struct DirectedJob {
 
 // Both sets and the directions asked for: what a method that shares work between directions receives.
 struct HausdorffJob {
-  const float* a;
-  size_t a_count;
-  const float* b;
-  size_t b_count;
+  const PointFrame* frame;
   int directions;
   int threads;
   uint64_t seed;
   double cell_size;
   const Progress* progress;
 
-  DirectedJob direction_ab() const { return {a, a_count, b, b_count, threads, seed, cell_size, progress}; }
+  DirectedJob direction_ab() const { return {&frame->a, &frame->b, &frame->bounds, threads, seed, cell_size, progress}; }
   DirectedJob direction_ba() const {
-    return {b, b_count, a, a_count, threads, seed ^ 0x9e3779b97f4a7c15ull, cell_size, progress};
+    return {&frame->b, &frame->a, &frame->bounds, threads, seed ^ 0x9e3779b97f4a7c15ull, cell_size, progress};
   }
 };
 
@@ -46,51 +50,43 @@ void grid_hausdorff(const HausdorffJob& job, xhd_hausdorff_result& result);
 void directed_eb(const DirectedJob& job, xhd_directed& out);
 void directed_brute(const DirectedJob& job, xhd_directed& out);
 
-// The best (largest) nearest-neighbour distance a thread has settled, with the pair realizing it.
-// Ties go to the smaller source index so the reported witness does not depend on thread timing.
-struct alignas(64) Witness {
-  float dist2 = -1.f;
-  int64_t from = XHD_NO_INDEX;
-  int64_t to = XHD_NO_INDEX;
-
-  void offer(float d2, int64_t f, int64_t t) {
-    if (d2 > dist2 || (d2 == dist2 && f < from)) {
-      dist2 = d2;
-      from = f;
-      to = t;
-    }
-  }
+// A source point the float search could not set aside, with its float result: the computed squared
+// distance of its nearest target found, and that target (a hint for the double search).
+struct Survivor {
+  uint32_t source;
+  uint32_t hint;
+  float cmin2;
 };
 
-inline Witness best_of(const std::vector<Witness>& per_thread) {
-  Witness best;
-  for (const Witness& w : per_thread)
-    if (w.from != XHD_NO_INDEX) best.offer(w.dist2, w.from, w.to);
-  return best;
-}
+// The running maximum of settled nearest distances (the paper's cmax, as computed in float) shared by
+// the threads of one direction, and the pruning threshold it proves.
+class SharedMax {
+ public:
+  explicit SharedMax(const FilterBounds& bounds) : bounds_(bounds) {}
+  float raw() const { return value_.load(std::memory_order_relaxed); }
+  // Computed squared distances <= this set a query aside (-1: nothing may be set aside yet).
+  float threshold() const { return bounds_.prune_threshold(raw()); }
+  void raise(float value) {
+    float current = value_.load(std::memory_order_relaxed);
+    while (current < value && !value_.compare_exchange_weak(current, value, std::memory_order_relaxed)) {
+    }
+  }
 
-// Raises a shared running maximum (the global cmax of the paper) without a lock.
-inline void atomic_raise(std::atomic<float>& target, float value) {
-  float current = target.load(std::memory_order_relaxed);
-  while (current < value && !target.compare_exchange_weak(current, value, std::memory_order_relaxed)) {
-  }
-}
+ private:
+  const FilterBounds& bounds_;
+  std::atomic<float> value_{-1.f};
+};
 
-// The final distance is recomputed in double from the witness pair, so single-precision pruning
-// only decides which pair it is, never the digits reported.
-inline void finish_directed(const DirectedJob& job, const Witness& w, xhd_directed& out) {
-  out.from_index = w.from;
-  out.to_index = w.to;
-  if (w.from == XHD_NO_INDEX) {
-    out.distance = 0.0;
-    return;
-  }
-  double s = 0.0;
-  for (int i = 0; i < 3; ++i) {
-    const double d = static_cast<double>(job.source[3 * w.from + i]) - job.target[3 * w.to + i];
-    s += d * d;
-  }
-  out.distance = std::sqrt(s);
-}
+// A source point's nearest target in double (squared distance, target index; ties to the smaller index).
+struct ExactNearest {
+  double dist2;
+  uint32_t target;
+};
+
+// Finishes a direction from the survivors of its float search: those the final threshold still cannot
+// set aside are searched again in double by `nearest` (in parallel; it gets the thread index), and the largest nearest distance,
+// ties to the smallest source index, is the answer.
+void finish_directed(const DirectedJob& job, const std::vector<std::vector<Survivor>>& survivors, const SharedMax& cmax,
+                     const std::function<ExactNearest(const Survivor&, int)>& nearest, xhd_directed& out);
 
 }  // namespace xhd

@@ -1,6 +1,7 @@
 // Early break (Taha & Hanbury; X-HD Algorithm 1): both sets shuffled, then for each source point a
-// linear scan of the target that stops as soon as some distance is <= cmax, since that point can no
-// longer raise the maximum. Scans run in blocks the compiler vectorizes; cmax is re-read per block.
+// linear scan of the target that stops as soon as some distance is within the pruning threshold, since
+// that point can no longer be the witness. Scans run in blocks the compiler vectorizes; the threshold is
+// re-read per block. The points not set aside are settled in double (directed.h).
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -9,6 +10,7 @@
 
 #include "../common/elapsed.h"
 #include "directed.h"
+#include "exact_nearest.h"
 #include "../common/parallel.h"
 
 namespace xhd {
@@ -19,7 +21,7 @@ constexpr size_t kBlock = 256;
 
 void directed_eb(const DirectedJob& job, xhd_directed& out) {
   const auto t_build = std::chrono::steady_clock::now();
-  const size_t n = job.source_count, m = job.target_count;
+  const size_t n = job.source->count, m = job.target->count;
   std::mt19937_64 rng(job.seed);
   std::vector<uint32_t> source_order(n), target_order(m);
   std::iota(source_order.begin(), source_order.end(), 0u);
@@ -28,7 +30,7 @@ void directed_eb(const DirectedJob& job, xhd_directed& out) {
   std::shuffle(target_order.begin(), target_order.end(), rng);
   std::vector<float> tx(m), ty(m), tz(m);  // structure of arrays for the vector units
   for (size_t j = 0; j < m; ++j) {
-    const float* t = &job.target[3 * static_cast<size_t>(target_order[j])];
+    const float* t = &job.target->xyz[3 * static_cast<size_t>(target_order[j])];
     tx[j] = t[0];
     ty[j] = t[1];
     tz[j] = t[2];
@@ -36,16 +38,16 @@ void directed_eb(const DirectedJob& job, xhd_directed& out) {
   out.build_ms = elapsed_ms(t_build);
 
   const auto t_query = std::chrono::steady_clock::now();
-  std::atomic<float> cmax{0.f};
-  std::vector<Witness> witness(job.threads);
+  SharedMax cmax(*job.bounds);
+  std::vector<std::vector<Survivor>> survivors(job.threads);
   std::vector<uint64_t> evals(job.threads * 8, 0), pruned(job.threads * 8, 0);
   parallel_blocks(n, 64, job.threads, [&](size_t begin, size_t end, int tid) {
     job.progress->check_cancel();
     for (size_t k = begin; k < end; ++k) {
       const uint32_t src = source_order[k];
-      const float px = job.source[3 * static_cast<size_t>(src)];
-      const float py = job.source[3 * static_cast<size_t>(src) + 1];
-      const float pz = job.source[3 * static_cast<size_t>(src) + 2];
+      const float px = job.source->xyz[3 * static_cast<size_t>(src)];
+      const float py = job.source->xyz[3 * static_cast<size_t>(src) + 1];
+      const float pz = job.source->xyz[3 * static_cast<size_t>(src) + 2];
       float cmin2 = std::numeric_limits<float>::infinity();
       size_t best = 0;
       bool broke = false;
@@ -68,23 +70,24 @@ void directed_eb(const DirectedJob& job, xhd_directed& out) {
             }
           }
         }
-        broke = block_min <= cmax.load(std::memory_order_relaxed);
+        broke = block_min <= cmax.threshold();
       }
       if (broke) {
         ++pruned[tid * 8];
         continue;
       }
-      witness[tid].offer(cmin2, src, target_order[best]);
-      atomic_raise(cmax, cmin2);
+      survivors[tid].push_back({src, target_order[best], cmin2});
+      cmax.raise(cmin2);
     }
     job.progress->add(end - begin);
   });
+  std::vector<ExactSearch> exact(job.threads, ExactSearch{*job.source, *job.target, *job.bounds});
+  finish_directed(job, survivors, cmax, [&](const Survivor& s, int tid) { return exact[tid].by_scan(s.source, s.hint); }, out);
   out.query_ms = elapsed_ms(t_query);
   for (int t = 0; t < job.threads; ++t) {
-    out.distance_evals += evals[t * 8];
+    out.distance_evals += evals[t * 8] + exact[t].evals;
     out.pruned_queries += pruned[t * 8];
   }
-  finish_directed(job, best_of(witness), out);
 }
 
 }  // namespace xhd

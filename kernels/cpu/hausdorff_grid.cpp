@@ -11,6 +11,7 @@
 
 #include "../common/elapsed.h"
 #include "directed.h"
+#include "exact_nearest.h"
 #include "../common/parallel.h"
 #include "point_grid.h"
 #include "point_grid_query.h"
@@ -18,32 +19,35 @@
 namespace xhd {
 
 // One direction: queries from the points of `source` (in its own grid's cell order, so consecutive
-// queries touch neighbouring cells of `grid`) against `grid`, the target set's grid.
+// queries touch neighbouring cells of `grid`) against `grid`, the target set's grid. The float search
+// sets aside the queries it proves cannot be the witness; the rest are settled in double.
 static void directed_queries(const DirectedJob& job, const PointGrid& source, const PointGrid& grid, xhd_directed& out) {
-  const size_t n = job.source_count;
+  const size_t n = job.source->count;
   out.cell_size = static_cast<float>(grid.cell);
   for (int i = 0; i < 3; ++i) out.grid_dims[i] = static_cast<uint32_t>(grid.dims[i]);
 
   const auto t_query = std::chrono::steady_clock::now();
-  std::atomic<float> cmax{0.f};
-  std::vector<Witness> witness(job.threads);
+  SharedMax cmax(*job.bounds);
+  const auto threshold = [&cmax] { return cmax.threshold(); };
+  std::vector<std::vector<Survivor>> survivors(job.threads);
   std::vector<uint64_t> evals(job.threads * 8, 0), pruned(job.threads * 8, 0), fallback(job.threads * 8, 0);
 
-  // Settles the queries at positions [begin, end) of (xyz, ids); `count` is false for the warm-up.
+  // Settles the queries at positions [begin, end) of (xyz, ids); `count` is false for the warm-up, whose
+  // queries come again in the main pass and are only there to raise cmax.
   auto run = [&](size_t begin, size_t end, int tid, const float* xyz, const uint32_t* ids, bool count) {
     job.progress->check_cancel();
     uint64_t local_evals = 0, local_pruned = 0, local_fallback = 0;
     for (size_t k = begin; k < end; ++k) {
       GridQuery q;
       for (int i = 0; i < 3; ++i) q.p[i] = xyz[3 * k + i];
-      local_fallback += query_nearest(grid, cmax, q) ? 1 : 0;
+      local_fallback += query_nearest(grid, threshold, q) ? 1 : 0;
       local_evals += q.evals;
       if (q.pruned) {
         ++local_pruned;
         continue;
       }
-      witness[tid].offer(q.cmin2, ids[k], grid.ids[q.best]);
-      atomic_raise(cmax, q.cmin2);
+      if (count) survivors[tid].push_back({ids[k], q.best, q.cmin2});
+      cmax.raise(q.cmin2);
     }
     if (!count) return;
     evals[tid * 8] += local_evals;
@@ -59,7 +63,7 @@ static void directed_queries(const DirectedJob& job, const PointGrid& source, co
   std::mt19937_64 rng(job.seed);
   for (size_t s = 0; s < samples; ++s) {
     sample_ids[s] = static_cast<uint32_t>(rng() % n);
-    for (int i = 0; i < 3; ++i) sample_xyz[3 * s + i] = job.source[3 * static_cast<size_t>(sample_ids[s]) + i];
+    for (int i = 0; i < 3; ++i) sample_xyz[3 * s + i] = job.source->xyz[3 * static_cast<size_t>(sample_ids[s]) + i];
   }
   parallel_blocks(samples, 16, job.threads, [&](size_t b, size_t e, int tid) {
     run(b, e, tid, sample_xyz.data(), sample_ids.data(), false);
@@ -70,13 +74,15 @@ static void directed_queries(const DirectedJob& job, const PointGrid& source, co
     job.progress->add(e - b);
   });
 
+  std::vector<ExactSearch> exact(job.threads, ExactSearch{*job.source, *job.target, *job.bounds});
+  finish_directed(job, survivors, cmax, [&](const Survivor& s, int tid) { return exact[tid].in_grid(grid, s.source, s.hint); },
+                  out);
   out.query_ms = elapsed_ms(t_query);
   for (int t = 0; t < job.threads; ++t) {
-    out.distance_evals += evals[t * 8];
+    out.distance_evals += evals[t * 8] + exact[t].evals;
     out.pruned_queries += pruned[t * 8];
     out.fallback_queries += fallback[t * 8];
   }
-  finish_directed(job, best_of(witness), out);
 }
 
 void grid_hausdorff(const HausdorffJob& job, xhd_hausdorff_result& result) {
@@ -84,10 +90,10 @@ void grid_hausdorff(const HausdorffJob& job, xhd_hausdorff_result& result) {
   // of the direction that starts from it (its points are already sorted by cell).
   PointGrid grid_a, grid_b;
   auto t0 = std::chrono::steady_clock::now();
-  build_point_grid(job.a, job.a_count, job.cell_size, job.threads, grid_a);
+  build_point_grid(job.frame->a.xyz, job.frame->a.count, job.cell_size, job.threads, grid_a);
   const double build_a_ms = elapsed_ms(t0);
   t0 = std::chrono::steady_clock::now();
-  build_point_grid(job.b, job.b_count, job.cell_size, job.threads, grid_b);
+  build_point_grid(job.frame->b.xyz, job.frame->b.count, job.cell_size, job.threads, grid_b);
   const double build_b_ms = elapsed_ms(t0);
   if (job.directions & XHD_DIRECTION_AB) {
     const DirectedJob ab = job.direction_ab();

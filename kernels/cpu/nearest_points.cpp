@@ -6,43 +6,39 @@
 
 #include "../common/elapsed.h"
 #include "../common/parallel.h"
+#include "exact_nearest.h"
 #include "point_grid.h"
 #include "point_grid_query.h"
 
 namespace xhd {
 
-static double pair_distance(const float* p, const float* t) {
-  const double dx = static_cast<double>(p[0]) - t[0], dy = static_cast<double>(p[1]) - t[1],
-               dz = static_cast<double>(p[2]) - t[2];
-  return std::sqrt(dx * dx + dy * dy + dz * dz);
-}
-
 void nearest_points_grid(const NearestJob& job, xhd_nearest_result& result) {
   auto start = std::chrono::steady_clock::now();
   PointGrid grid;
-  build_point_grid(job.targets, job.target_count, job.cell_size, job.threads, grid);
+  build_point_grid(job.targets->xyz, job.targets->count, job.cell_size, job.threads, grid);
   result.build_ms = elapsed_ms(start);
   start = std::chrono::steady_clock::now();
   // Below every squared distance, so no query is ever settled early: with 0, a target point equal to the
   // query (MaxDist 0 <= 0) would settle it before any point was taken as its nearest.
-  const std::atomic<float> nothing_pruned{-1.f};
+  const auto nothing_pruned = [] { return -1.f; };
   std::vector<uint64_t> evals(8 * static_cast<size_t>(job.threads), 0);
-  parallel_blocks(job.query_count, 1024, job.threads, [&](size_t begin, size_t end, int tid) {
+  std::vector<ExactSearch> exact(job.threads, ExactSearch{*job.queries, *job.targets, *job.bounds});
+  parallel_blocks(job.queries->count, 1024, job.threads, [&](size_t begin, size_t end, int tid) {
     job.progress->check_cancel();
     for (size_t i = begin; i < end; ++i) {
       GridQuery q;
-      for (int k = 0; k < 3; ++k) q.p[k] = job.queries[3 * i + k];
+      for (int k = 0; k < 3; ++k) q.p[k] = job.queries->xyz[3 * i + k];
       query_nearest(grid, nothing_pruned, q);
       evals[8 * tid] += q.evals;
       if (q.best == UINT32_MAX) throw std::logic_error("nearest points: a query found no target");
-      const uint32_t target = grid.ids[q.best];
-      if (job.nearest != nullptr) job.nearest[i] = target;
-      if (job.distance != nullptr) job.distance[i] = pair_distance(&job.queries[3 * i], &job.targets[3ull * target]);
+      const ExactNearest e = exact[tid].in_grid(grid, i, q.best);
+      if (job.nearest != nullptr) job.nearest[i] = e.target;
+      if (job.distance != nullptr) job.distance[i] = std::sqrt(e.dist2);
     }
     job.progress->add(end - begin);
   });
   result.query_ms = elapsed_ms(start);
-  for (int t = 0; t < job.threads; ++t) result.distance_evals += evals[8 * t];
+  for (int t = 0; t < job.threads; ++t) result.distance_evals += evals[8 * t] + exact[t].evals;
 }
 
 }  // namespace xhd

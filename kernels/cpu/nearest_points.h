@@ -5,16 +5,16 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "../common/point_frame.h"
 #include "../common/progress.h"
 #include "xhd.h"
 
 namespace xhd {
 
 struct NearestJob {
-  const float* queries;
-  size_t query_count;
-  const float* targets;
-  size_t target_count;
+  const FramedSet* queries;
+  const FramedSet* targets;
+  const FilterBounds* bounds;
   int threads;
   double cell_size;
   const Progress* progress;
@@ -22,7 +22,8 @@ struct NearestJob {
   int64_t* nearest;  // query_count entries, or null
 };
 
-// Through the X-HD grid over the targets, with nothing pruned (cmax below every distance).
+// Through the X-HD grid over the targets, with nothing pruned: the float search's nearest is the start of
+// an exact search in double (exact_nearest.h), so the answers are the reference's, ties included.
 void nearest_points_grid(const NearestJob& job, xhd_nearest_result& result);
 
 // The reference: every pair in double precision, ties to the smallest target index.

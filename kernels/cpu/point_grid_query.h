@@ -1,6 +1,7 @@
 // One query point's nearest-neighbour search through a PointGrid, with the X-HD estimators: given the
-// current cmax, a query stops as soon as it is certain to lie within it (pruned); with cmax = 0 it always
-// finds its nearest neighbour. Shared by the Hausdorff search and the per-point distances.
+// current pruning threshold (cmax, or the bound FilterBounds proves from it), a query stops as soon as some
+// computed squared distance is within it (pruned); with a threshold of -1 it always finds its nearest
+// neighbour as computed in float. Shared by the Hausdorff search and the per-point distances.
 #pragma once
 
 #include <algorithm>
@@ -148,22 +149,24 @@ inline void search_tree(const PointGrid& g, float cmax2, GridQuery& q) {
   }
 }
 
-// Nearest neighbour of q.p, or pruned as soon as it is certain to be within cmax.
-// Returns true when the tree fallback was needed.
-inline bool query_nearest(const PointGrid& g, const std::atomic<float>& cmax, GridQuery& q) {
+// Nearest neighbour of q.p, or pruned as soon as some computed distance is within threshold() (a
+// callable returning the current pruning threshold; it only grows). Returns true when the tree fallback
+// was needed.
+template <class Threshold>
+inline bool query_nearest(const PointGrid& g, const Threshold& threshold, GridQuery& q) {
   int c[3];
   g.cell_of(q.p, c);
-  float cmax2 = cmax.load(std::memory_order_relaxed);
+  float cmax2 = threshold();
   if (visit_cell(g, c[0], c[1], c[2], cmax2, q)) return false;
   int lo[3], hi[3];
   if (visit_search_radius(g, c, cmax2, q, lo, hi)) return false;
   for (int r = 0;; ++r) {
     if (beyond_block_dist2(g, c, r, q.p) >= q.cmin2) return false;
     if (r >= g.max_ring) {
-      search_tree(g, cmax.load(std::memory_order_relaxed), q);
+      search_tree(g, threshold(), q);
       return true;
     }
-    cmax2 = cmax.load(std::memory_order_relaxed);  // refreshed per ring: it only grows
+    cmax2 = threshold();  // refreshed per ring: it only grows
     if (visit_ring(g, c, r + 1, lo, hi, cmax2, q)) return false;
   }
 }

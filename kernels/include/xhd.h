@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 6
+#define XHD_ABI_VERSION 7
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -46,10 +46,14 @@ typedef enum xhd_method {
 /* "No such point": the index sentinel in results. */
 #define XHD_NO_INDEX (-1)
 
-/* A point set: count points as interleaved x,y,z floats (2D data has z = 0). Host memory, read-only. */
+/* A point set: count points as interleaved x,y,z (2D data has z = 0). Host memory, read-only.
+ * Exactly one of xyz and xyz64 is set: float32 coordinates (files that store float32) or doubles (text
+ * and double files). They are the truth: every reported distance is the double-precision distance over
+ * them, whatever the searches compute in float inside (see "Exactness" in README.md). */
 typedef struct xhd_points {
   const float* xyz;
   uint64_t count;
+  const double* xyz64;
 } xhd_points;
 
 /* Shared with a running call so the caller can show progress and cancel. Host memory that must stay
@@ -84,6 +88,8 @@ typedef struct xhd_directed {
   uint64_t fallback_queries; /* queries that left the ring search for the cell hierarchy */
   uint32_t grid_dims[3];   /* grid resolution used (grid method), else zeros */
   float cell_size;         /* grid cell side used (grid method), else 0 */
+  uint64_t exact_checks;   /* source points whose nearest neighbour the float filter could not settle,
+                              searched again in double */
 } xhd_directed;
 
 typedef struct xhd_hausdorff_result {
@@ -94,6 +100,7 @@ typedef struct xhd_hausdorff_result {
   uint64_t peak_device_bytes; /* most device memory this call held at once (0 on the CPU) */
   int32_t device;             /* GPU ordinal used, or -1 on the CPU */
   uint32_t query_chunks;      /* source chunks per direction when the source did not fit at once (1 otherwise) */
+  double origin[3];           /* the float searches ran on coordinates minus this point (0 for float32 inputs) */
 } xhd_hausdorff_result;
 
 /* One compute device a backend can use (GPU backends; the CPU backend reports none). */
@@ -170,6 +177,8 @@ XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b,
  * wanted: distance, nearest triangle (among equally near triangles the smallest index), and the closest
  * surface point. Degenerate triangles (repeated vertices, zero area) count as their edges and vertices.
  * progress may be NULL. Returns an xhd_status; on failure xhd_last_error() says why. */
+/* points must be float32 (xyz) so far: callers with doubles pass them relative to an origin near the
+ * data, rounded to float (src/surface-compare.ts); xyz64 is refused. */
 XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_mesh* mesh,
                                            const xhd_surface_options* options, double* distance,
                                            uint32_t* nearest_triangle, double* closest,
@@ -185,11 +194,11 @@ typedef struct xhd_nearest_result {
   uint32_t reserved;
 } xhd_nearest_result;
 
-/* For each query point, a nearest point of targets: its index and the distance, recomputed in double from
- * the pair (the search compares in float, so among points within float rounding of each other any may be
- * picked; the distance is then within 1e-6 relative of the double-precision minimum). options: method
- * (XHD_METHOD_GRID, or XHD_METHOD_BRUTE: every pair in double, ties to the smallest index), threads,
- * cell_size; directions, device and seed are ignored. distance and nearest each hold queries->count entries
+/* For each query point, its nearest point of targets in double precision over the given coordinates,
+ * ties to the smallest index: its index and the distance. The grid search filters in float and settles
+ * every candidate its rounding bound cannot separate in double, so grid and brute give the same answers.
+ * options: method (XHD_METHOD_GRID, or XHD_METHOD_BRUTE: every pair in double), threads, cell_size;
+ * directions, device and seed are ignored. distance and nearest each hold queries->count entries
  * and may be NULL when not wanted. So far the CPU library alone exports it. */
 XHD_API int32_t xhd_nearest_points(const xhd_points* queries, const xhd_points* targets,
                                    const xhd_hausdorff_options* options, double* distance, int64_t* nearest,

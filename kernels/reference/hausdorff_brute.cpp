@@ -13,21 +13,18 @@ namespace xhd {
 
 void directed_brute(const DirectedJob& job, xhd_directed& out) {
   const auto t0 = std::chrono::steady_clock::now();
-  const size_t n = job.source_count, m = job.target_count;
+  const size_t n = job.source->count, m = job.target->count;
+  const PointTruth& source = job.source->truth;
+  const PointTruth& target = job.target->truth;
   std::vector<double> nearest2(n);
   std::vector<int64_t> nearest_index(n);
   parallel_blocks(n, 16, job.threads, [&](size_t begin, size_t end, int) {
     job.progress->check_cancel();
     for (size_t i = begin; i < end; ++i) {
-      const float* p = &job.source[3 * i];
       double best = std::numeric_limits<double>::infinity();
       int64_t best_j = XHD_NO_INDEX;
       for (size_t j = 0; j < m; ++j) {
-        const float* t = &job.target[3 * j];
-        const double dx = static_cast<double>(p[0]) - t[0];
-        const double dy = static_cast<double>(p[1]) - t[1];
-        const double dz = static_cast<double>(p[2]) - t[2];
-        const double d2 = dx * dx + dy * dy + dz * dz;
+        const double d2 = exact_dist2(source, i, target, j);
         if (d2 < best) {
           best = d2;
           best_j = static_cast<int64_t>(j);
@@ -45,6 +42,7 @@ void directed_brute(const DirectedJob& job, xhd_directed& out) {
   out.from_index = static_cast<int64_t>(worst);
   out.to_index = nearest_index[worst];
   out.distance_evals = static_cast<uint64_t>(n) * m;
+  out.exact_checks = n;
   out.query_ms = elapsed_ms(t0);
 }
 

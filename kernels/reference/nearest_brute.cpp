@@ -11,17 +11,15 @@ namespace xhd {
 
 void nearest_points_brute(const NearestJob& job, xhd_nearest_result& result) {
   const auto start = std::chrono::steady_clock::now();
-  parallel_blocks(job.query_count, 16, job.threads, [&](size_t begin, size_t end, int) {
+  const PointTruth& queries = job.queries->truth;
+  const PointTruth& targets = job.targets->truth;
+  parallel_blocks(queries.count, 16, job.threads, [&](size_t begin, size_t end, int) {
     job.progress->check_cancel();
     for (size_t i = begin; i < end; ++i) {
-      const float* p = &job.queries[3 * i];
       double best = std::numeric_limits<double>::infinity();
       int64_t best_j = XHD_NO_INDEX;
-      for (size_t j = 0; j < job.target_count; ++j) {
-        const float* t = &job.targets[3 * j];
-        const double dx = static_cast<double>(p[0]) - t[0], dy = static_cast<double>(p[1]) - t[1],
-                     dz = static_cast<double>(p[2]) - t[2];
-        const double d2 = dx * dx + dy * dy + dz * dz;
+      for (size_t j = 0; j < targets.count; ++j) {
+        const double d2 = exact_dist2(queries, i, targets, j);
         if (d2 < best) {
           best = d2;
           best_j = static_cast<int64_t>(j);
@@ -33,7 +31,7 @@ void nearest_points_brute(const NearestJob& job, xhd_nearest_result& result) {
     job.progress->add(end - begin);
   });
   result.query_ms = elapsed_ms(start);
-  result.distance_evals = static_cast<uint64_t>(job.query_count) * job.target_count;
+  result.distance_evals = static_cast<uint64_t>(queries.count) * targets.count;
 }
 
 }  // namespace xhd

@@ -1,7 +1,7 @@
 // koffi declarations mirroring kernels/include/xhd.h. Keep the two in step: XHD_ABI_VERSION guards it.
 import koffi from 'koffi';
 
-export const XHD_ABI_VERSION = 6;
+export const XHD_ABI_VERSION = 7;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -23,7 +23,13 @@ export const DIRECTION_AB = 1;
 export const DIRECTION_BA = 2;
 
 // Types are registered once per process by name; the functions below refer to them by name.
-koffi.struct('xhd_points', { xyz: 'const float *', count: 'uint64_t' });
+koffi.struct('xhd_points', { xyz: 'const float *', count: 'uint64_t', xyz64: 'const double *' });
+
+/** An xhd_points argument: float32 coordinates go as xyz, doubles as xyz64 (the library's truth either way). */
+export function pointsArg(coordinates: Float32Array | Float64Array): { xyz: Float32Array | null; count: number; xyz64: Float64Array | null } {
+  const floats = coordinates instanceof Float32Array;
+  return { xyz: floats ? coordinates : null, count: coordinates.length / 3, xyz64: floats ? null : coordinates };
+}
 koffi.struct('xhd_hausdorff_options', {
   method: 'int32_t',
   directions: 'int32_t',
@@ -43,6 +49,7 @@ koffi.struct('xhd_directed', {
   fallback_queries: 'uint64_t',
   grid_dims: koffi.array('uint32_t', 3, 'Array'),
   cell_size: 'float',
+  exact_checks: 'uint64_t',
 });
 koffi.struct('xhd_hausdorff_result', {
   ab: 'xhd_directed',
@@ -52,6 +59,7 @@ koffi.struct('xhd_hausdorff_result', {
   peak_device_bytes: 'uint64_t',
   device: 'int32_t',
   query_chunks: 'uint32_t',
+  origin: koffi.array('double', 3, 'Array'),
 });
 koffi.struct('xhd_device_info', {
   name: koffi.array('char', 256, 'String'),
@@ -157,6 +165,7 @@ export interface RawDirected {
   fallback_queries: number | bigint;
   grid_dims: number[];
   cell_size: number;
+  exact_checks: number | bigint;
 }
 
 export interface RawHausdorffResult {
@@ -167,6 +176,7 @@ export interface RawHausdorffResult {
   peak_device_bytes: number | bigint;
   device: number;
   query_chunks: number;
+  origin: number[];
 }
 
 export interface RawDeviceInfo {

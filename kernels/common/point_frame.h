@@ -1,0 +1,55 @@
+// The frame the point searches run in: float32 copies of both sets relative to one origin near the
+// data, beside the input's own coordinates (the truth), and the bounds that relate the two.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "filter_bounds.h"
+#include "large_buffer.h"
+#include "xhd.h"
+
+namespace xhd {
+
+// The input's own coordinates: float32 or double, exactly one set.
+struct PointTruth {
+  const float* f32 = nullptr;
+  const double* f64 = nullptr;
+  size_t count = 0;
+
+  double coord(size_t i, int k) const { return f64 != nullptr ? f64[3 * i + k] : static_cast<double>(f32[3 * i + k]); }
+};
+
+// The squared distance in double between point i of a and point j of b, the one formula of every exact
+// answer (the brute-force references use it too): differences, squares, then x + y + z in that order.
+inline double exact_dist2(const PointTruth& a, size_t i, const PointTruth& b, size_t j) {
+  const double dx = a.coord(i, 0) - b.coord(j, 0);
+  const double dy = a.coord(i, 1) - b.coord(j, 1);
+  const double dz = a.coord(i, 2) - b.coord(j, 2);
+  return dx * dx + dy * dy + dz * dz;
+}
+
+// One set in the frame: the float copies the searches read (the caller's own floats when o = 0).
+struct FramedSet {
+  PointTruth truth;
+  const float* xyz = nullptr;
+  size_t count = 0;
+  LargeVector<float> owned;
+};
+
+// Cell placement error per unit of coordinate magnitude: grids placed in double (CPU), in float (GPU).
+constexpr double kPlacementDouble = 1.0 / (1ull << 45);
+constexpr double kPlacementFloat = 1.0 / (1 << 18);
+
+struct PointFrame {
+  double origin[3] = {0, 0, 0};
+  FilterBounds bounds;
+  FramedSet a, b;
+};
+
+// Frames a and b (b may be null) for searches whose grids place cells with `placement` error. Float32
+// inputs on both sides keep o = 0 and are used in place; otherwise o is the centre of both sets' box and
+// every point is rounded to float from its double difference to it.
+void frame_points(const xhd_points& a, const xhd_points* b, int threads, double placement, PointFrame& frame);
+
+}  // namespace xhd
