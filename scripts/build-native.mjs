@@ -58,7 +58,9 @@ function cudaTargets() {
 }
 
 function buildCuda() {
-  const files = [...sources('kernels/cuda', '.cu'), ...sources('kernels/cuda', '.cpp'), ...sources('kernels/common', '.cpp')];
+  // The CPU grid comes too: the GPU settles very many survivors in double through it (refine_on_host.cpp).
+  const files = [...sources('kernels/cuda', '.cu'), ...sources('kernels/cuda', '.cpp'), ...sources('kernels/common', '.cpp'),
+    join(root, 'kernels/cpu/point_grid.cpp')];
   if (sources('kernels/cuda', '.cu').length === 0) return;
   if (process.env.XHD_NO_CUDA === '1') {
     console.log('xhd: XHD_NO_CUDA=1, skipping the CUDA library.');

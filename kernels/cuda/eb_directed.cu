@@ -39,7 +39,8 @@ __global__ void gather_points(const float* xyz, const uint32_t* order, uint32_t 
 }
 
 __global__ void eb_kernel(const float4* queries, uint32_t first, uint32_t last, const float4* targets,
-                          uint32_t target_count, unsigned long long* cmax, unsigned long long* evals_out) {
+                          uint32_t target_count, unsigned long long* cmax, FilterBounds bounds, SurvivorList survivors,
+                          unsigned long long* evals_out) {
   const uint32_t lane = threadIdx.x & 31;
   const uint32_t warps = gridDim.x * (blockDim.x / 32);
   uint32_t evals = 0;
@@ -47,8 +48,10 @@ __global__ void eb_kernel(const float4* queries, uint32_t first, uint32_t last, 
     const float4 a = queries[q];
     const uint32_t source_index = __float_as_uint(a.w);
     float cmin = __int_as_float(0x7f800000);
+    float threshold = -1.f;
     bool pruned = false;
     for (uint32_t base = 0; base < target_count; base += 32) {
+      if ((base & 255u) == 0) threshold = threshold_of(load_cmax(cmax), bounds);  // a stale one prunes less
       const uint32_t j = base + lane;
       float d2 = __int_as_float(0x7f800000);
       if (j < target_count) {
@@ -58,15 +61,12 @@ __global__ void eb_kernel(const float4* queries, uint32_t first, uint32_t last, 
       }
       for (int o = 16; o > 0; o >>= 1) d2 = fminf(d2, __shfl_xor_sync(0xffffffffu, d2, o));
       cmin = fminf(cmin, d2);
-      if (pack_candidate(cmin, source_index) < load_cmax(cmax)) {  // early break
+      if (cmin <= threshold) {  // early break: truly nearer than the query that set cmax
         pruned = true;
         break;
       }
     }
-    if (!pruned && lane == 0) {
-      const unsigned long long word = pack_candidate(cmin, source_index);
-      if (word > load_cmax(cmax)) atomicMax(cmax, word);
-    }
+    if (!pruned && lane == 0) offer_result(cmax, survivors, cmin, source_index, true);
   }
   for (int o = 16; o > 0; o >>= 1) evals += __shfl_down_sync(0xffffffffu, evals, o);
   if (lane == 0) atomicAdd(evals_out, static_cast<unsigned long long>(evals));
@@ -93,8 +93,8 @@ DeviceArray<float4> shuffled_points(DeviceMemory& memory, const float* xyz, uint
 }
 
 uint64_t run_directed_eb(DeviceMemory& memory, const float4* queries, uint32_t query_count, const float4* targets,
-                         uint32_t target_count, unsigned long long* cmax, const Progress* progress,
-                         cudaStream_t stream) {
+                         uint32_t target_count, unsigned long long* cmax, const FilterBounds& bounds,
+                         const SurvivorList& survivors, const Progress* progress, cudaStream_t stream) {
   DeviceArray<unsigned long long> evals(memory, 1);
   XHD_CUDA(cudaMemsetAsync(evals.get(), 0, sizeof(unsigned long long), stream));
   int device = 0, sms = 0;
@@ -104,7 +104,8 @@ uint64_t run_directed_eb(DeviceMemory& memory, const float4* queries, uint32_t q
     progress->check_cancel();
     const uint32_t last = std::min(query_count, first + kQueriesPerLaunch);
     const unsigned blocks = std::min<unsigned>(sms * 8, blocks_for(uint64_t(last - first) * 32, kThreads));
-    eb_kernel<<<blocks, kThreads, 0, stream>>>(queries, first, last, targets, target_count, cmax, evals.get());
+    eb_kernel<<<blocks, kThreads, 0, stream>>>(queries, first, last, targets, target_count, cmax, bounds, survivors,
+                                               evals.get());
     XHD_CUDA_LAUNCHED("eb_kernel");
     XHD_CUDA(cudaStreamSynchronize(stream));
     progress->add(last - first);

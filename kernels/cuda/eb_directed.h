@@ -7,6 +7,7 @@
 
 #include "../common/progress.h"
 #include "device_memory.h"
+#include "query_state.cuh"
 
 namespace xhd {
 
@@ -14,9 +15,10 @@ namespace xhd {
 DeviceArray<float4> shuffled_points(DeviceMemory& memory, const float* xyz, uint32_t n, uint64_t seed,
                                     cudaStream_t stream);
 
-// Raises cmax (packed as in query_state.cuh) over the queries; returns the distances evaluated.
+// Raises cmax (packed as in query_state.cuh) over the queries as a float filter, appending every query
+// that does not stop to survivors (room for query_count); returns the distances evaluated.
 uint64_t run_directed_eb(DeviceMemory& memory, const float4* queries, uint32_t query_count, const float4* targets,
-                         uint32_t target_count, unsigned long long* cmax, const Progress* progress,
-                         cudaStream_t stream);
+                         uint32_t target_count, unsigned long long* cmax, const FilterBounds& bounds,
+                         const SurvivorList& survivors, const Progress* progress, cudaStream_t stream);
 
 }  // namespace xhd

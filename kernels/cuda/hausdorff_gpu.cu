@@ -1,23 +1,25 @@
 #include "hausdorff_gpu.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <optional>
 #include <string>
 
+#include "../common/parallel.h"
 #include "cost_model.h"
 #include "device_grid.h"
 #include "device_session.h"
 #include "eb_directed.h"
-#include "witness.h"
+#include "exact_refine.h"
 #include "xhd_directed.h"
 
 namespace xhd {
 namespace {
 
-// Device bytes per query point of the X-HD search state (cmin, two worklists, heavy list, flag) and
+// Device bytes per query point of the X-HD search state (cmin, two worklists, heavy list, flag, survivor) and
 // the fixed WL_Heavy.
-uint64_t query_state_bytes(uint64_t n) { return 17 * n + 8ull * std::min<uint64_t>(std::max<uint64_t>(n, 65536), 1u << 22) + (1u << 20); }
+uint64_t query_state_bytes(uint64_t n) { return 25 * n + 8ull * std::min<uint64_t>(std::max<uint64_t>(n, 65536), 1u << 22) + (1u << 20); }
 
 uint64_t max_cells_for(uint64_t n) { return std::min<uint64_t>(std::max<uint64_t>(4 * n, 4096), 1u << 27); }
 
@@ -45,21 +47,13 @@ DeviceArray<float> upload(DeviceMemory& memory, const float* xyz, uint64_t first
   return raw;
 }
 
-// Fills a directed result from the packed cmax word: the witness source point, its nearest target
-// point in double precision, and the distance between them.
-void finish(unsigned long long* device_cmax, const xhd_points& source, const float4* targets, uint32_t target_count,
-            DeviceMemory& memory, cudaStream_t stream, Timings& t, xhd_directed& out) {
+unsigned long long download_word(const unsigned long long* device_cmax, cudaStream_t stream, Timings& t) {
   EventTimer timer(stream);
   timer.start();
   unsigned long long word = 0;
   XHD_CUDA(cudaMemcpyAsync(&word, device_cmax, sizeof(word), cudaMemcpyDeviceToHost, stream));
   t.download += timer.stop();
-  if (word == 0) throw std::runtime_error("no query reached the result");
-  const uint32_t from = 0xffffffffu - static_cast<uint32_t>(word & 0xffffffffu);
-  const Nearest nearest = nearest_in_double(memory, targets, target_count, source.xyz + 3ull * from, stream);
-  out.from_index = from;
-  out.to_index = nearest.index;
-  out.distance = nearest.distance;
+  return word;
 }
 
 void describe_grid(const DeviceGrid& g, xhd_directed& out) {
@@ -73,9 +67,11 @@ void describe_grid(const DeviceGrid& g, xhd_directed& out) {
 
 class GpuRun {
  public:
-  GpuRun(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& o, const Progress& progress,
+  GpuRun(const PointFrame& frame, int host_threads, const xhd_hausdorff_options& o, const Progress& progress,
          xhd_hausdorff_result& result)
-      : a_(a), b_(b), options_(o), progress_(progress), result_(result), memory_(device_memory_budget(o.device), stream_.get()) {
+      : frame_(frame), a_{frame.a.xyz, frame.a.count, nullptr}, b_{frame.b.xyz, frame.b.count, nullptr},
+        host_threads_(host_threads), options_(o), progress_(progress), result_(result),
+        memory_(device_memory_budget(o.device), stream_.get()) {
     cost_ = measure_cost_model(memory_, o.device, stream_.get());
   }
 
@@ -89,8 +85,8 @@ class GpuRun {
       if (together <= memory_.budget()) {
         run_grid_resident(both);
       } else {
-        if (options_.directions & XHD_DIRECTION_AB) run_grid_chunked(a_, b_, result_.ab);
-        if (options_.directions & XHD_DIRECTION_BA) run_grid_chunked(b_, a_, result_.ba);
+        if (options_.directions & XHD_DIRECTION_AB) run_grid_chunked(frame_.a, frame_.b, result_.ab);
+        if (options_.directions & XHD_DIRECTION_BA) run_grid_chunked(frame_.b, frame_.a, result_.ba);
       }
     }
     result_.upload_ms = timings_.upload;
@@ -113,23 +109,28 @@ class GpuRun {
   }
 
   void query(const DeviceGrid& target, const float4* queries, uint32_t count, const Box& source_bounds,
-             unsigned long long* cmax, xhd_directed& out) {
+             unsigned long long* cmax, SurvivorSink& sink, xhd_directed& out) {
     EventTimer timer(stream_.get());
     timer.start();
-    const DirectedStats s = run_directed_xhd(memory_, DirectedRun{&target, queries, count, source_bounds, cmax, &progress_},
-                                             stream_.get());
+    const SurvivorList survivors{sink.entries(), sink.count(), sink.capacity()};
+    const DirectedStats s = run_directed_xhd(
+        memory_, DirectedRun{&target, queries, count, source_bounds, cmax, &progress_, &frame_.bounds, survivors},
+        stream_.get());
     out.query_ms += timer.stop();
+    timings_.download += sink.drain(download_word(cmax, stream_.get(), timings_), frame_.bounds);
     out.distance_evals += s.distance_evals;
     out.pruned_queries += s.pruned_queries;
     out.fallback_queries += s.radius_queries;
   }
 
-  void finish_timed(unsigned long long* cmax, const xhd_points& source, const float4* targets, uint32_t count,
-                    xhd_directed& out) {
-    EventTimer timer(stream_.get());
-    timer.start();
-    finish(cmax, source, targets, count, memory_, stream_.get(), timings_, out);
-    out.query_ms += timer.stop();
+  // Settles the direction's survivors in double (exact_refine.h).
+  void finish_timed(unsigned long long* cmax, const FramedSet& source, const FramedSet& target, const float4* targets,
+                    uint32_t count, SurvivorSink& sink, xhd_directed& out) {
+    const auto start = std::chrono::steady_clock::now();
+    const unsigned long long word = download_word(cmax, stream_.get(), timings_);
+    refine_in_double(memory_, RefineInput{&source, &target, &frame_.bounds, targets, count, host_threads_}, sink.kept(),
+                     word, stream_.get(), out);
+    out.query_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
 
   DeviceArray<unsigned long long> fresh_cmax() {
@@ -157,23 +158,25 @@ class GpuRun {
       grid_b = build_device_grid(memory_, in_b, plan_for(directed_lower_bound(in_a.bounds, in_b.bounds)), stream_.get());
       build_ms = timer.stop();
     }
-    auto direction = [&](const DeviceGrid& index, const DeviceGrid& queries, const xhd_points& source, xhd_directed& out) {
+    auto direction = [&](const DeviceGrid& index, const DeviceGrid& queries, const FramedSet& source,
+                         const FramedSet& target, xhd_directed& out) {
       out.build_ms = both ? build_ms / 2 : build_ms;
       describe_grid(index, out);
       DeviceArray<unsigned long long> cmax = fresh_cmax();
-      query(index, queries.points.get(), queries.count, queries.bounds, cmax.get(), out);
-      finish_timed(cmax.get(), source, index.points.get(), index.count, out);
+      SurvivorSink sink(memory_, queries.count, stream_.get());
+      query(index, queries.points.get(), queries.count, queries.bounds, cmax.get(), sink, out);
+      finish_timed(cmax.get(), source, target, index.points.get(), index.count, sink, out);
     };
-    if (options_.directions & XHD_DIRECTION_AB) direction(grid_b, grid_a, a_, result_.ab);
-    if (options_.directions & XHD_DIRECTION_BA) direction(grid_a, grid_b, b_, result_.ba);
+    if (options_.directions & XHD_DIRECTION_AB) direction(grid_b, grid_a, frame_.a, frame_.b, result_.ab);
+    if (options_.directions & XHD_DIRECTION_BA) direction(grid_a, grid_b, frame_.b, frame_.a, result_.ba);
   }
 
   // The source does not fit beside the target: the target's grid stays resident and the source comes
   // in chunks, each put in Morton order by a grid of its own.
-  void run_grid_chunked(const xhd_points& source, const xhd_points& target, xhd_directed& out) {
+  void run_grid_chunked(const FramedSet& source, const FramedSet& target, xhd_directed& out) {
     const uint32_t nt = static_cast<uint32_t>(target.count);
     const uint64_t target_bytes = resident_set_bytes(nt);
-    const uint64_t per_query = 12 + 16 + 8 + 8 + 24 * 4 + 17 + 8;  // raw, grid, keys, cells, nodes, state
+    const uint64_t per_query = 12 + 16 + 8 + 8 + 24 * 4 + 17 + 8 + 8;  // raw, grid, keys, cells, nodes, state, survivors
     const uint64_t fixed = (8ull << 16) + (4u << 20);  // WL_Heavy's floor and scratch
     if (target_bytes + fixed + 1024 * per_query > memory_.budget())
       throw DeviceMemoryShort("the target set of " + std::to_string(nt) + " points needs about " +
@@ -188,6 +191,7 @@ class GpuRun {
     describe_grid(grid, out);
     const uint64_t chunk = std::min<uint64_t>(source.count, (memory_.budget() - memory_.in_use() - fixed) / per_query);
     DeviceArray<unsigned long long> cmax = fresh_cmax();
+    SurvivorSink sink(memory_, static_cast<uint32_t>(chunk), stream_.get());
     for (uint64_t first = 0; first < source.count; first += chunk) {
       const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(chunk, source.count - first));
       DeviceGrid order;
@@ -195,13 +199,13 @@ class GpuRun {
         DeviceArray<float> raw = upload(memory_, source.xyz, first, n, stream_.get(), timings_);
         order = survey_and_build(raw.get(), n, static_cast<uint32_t>(first), 0.0, build_ms);
       }
-      query(grid, order.points.get(), n, order.bounds, cmax.get(), out);
+      query(grid, order.points.get(), n, order.bounds, cmax.get(), sink, out);
       ++chunks_;
     }
     result_.query_chunks = std::max(result_.query_chunks, chunks_);
     chunks_ = 0;
     out.build_ms = build_ms;
-    finish_timed(cmax.get(), source, grid.points.get(), nt, out);
+    finish_timed(cmax.get(), source, target, grid.points.get(), nt, sink, out);
   }
 
   void run_eb() {
@@ -221,21 +225,27 @@ class GpuRun {
       prep += timer.stop();
     }
     auto direction = [&](const float4* queries, uint32_t nq, const float4* targets, uint32_t nt,
-                         const xhd_points& source, xhd_directed& out) {
+                         const FramedSet& source, const FramedSet& target, xhd_directed& out) {
       out.build_ms = prep;
       DeviceArray<unsigned long long> cmax = fresh_cmax();
+      SurvivorSink sink(memory_, nq, stream_.get());
       EventTimer timer(stream_.get());
       timer.start();
-      out.distance_evals = run_directed_eb(memory_, queries, nq, targets, nt, cmax.get(), &progress_, stream_.get());
+      out.distance_evals = run_directed_eb(memory_, queries, nq, targets, nt, cmax.get(), frame_.bounds,
+                                           SurvivorList{sink.entries(), sink.count(), sink.capacity()}, &progress_,
+                                           stream_.get());
       out.query_ms += timer.stop();
-      finish_timed(cmax.get(), source, targets, nt, out);
+      timings_.download += sink.drain(download_word(cmax.get(), stream_.get(), timings_), frame_.bounds);
+      finish_timed(cmax.get(), source, target, targets, nt, sink, out);
     };
-    if (options_.directions & XHD_DIRECTION_AB) direction(sa.get(), na, sb.get(), nb, a_, result_.ab);
-    if (options_.directions & XHD_DIRECTION_BA) direction(sb.get(), nb, sa.get(), na, b_, result_.ba);
+    if (options_.directions & XHD_DIRECTION_AB) direction(sa.get(), na, sb.get(), nb, frame_.a, frame_.b, result_.ab);
+    if (options_.directions & XHD_DIRECTION_BA) direction(sb.get(), nb, sa.get(), na, frame_.b, frame_.a, result_.ba);
   }
 
-  const xhd_points& a_;
-  const xhd_points& b_;
+  const PointFrame& frame_;
+  const xhd_points a_;  // the frame's float copies, as uploaded
+  const xhd_points b_;
+  int host_threads_;
   const xhd_hausdorff_options& options_;
   const Progress& progress_;
   xhd_hausdorff_result& result_;
@@ -250,7 +260,12 @@ class GpuRun {
 
 void gpu_hausdorff(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
                    const Progress& progress, xhd_hausdorff_result& result) {
-  GpuRun run(a, b, options, progress, result);
+  // Cells are placed in float on the device: the frame's slack includes that placement error.
+  const int host_threads = resolve_thread_count(options.threads);
+  PointFrame frame;
+  frame_points(a, &b, host_threads, kPlacementFloat, frame);
+  for (int k = 0; k < 3; ++k) result.origin[k] = frame.origin[k];
+  GpuRun run(frame, host_threads, options, progress, result);
   run.run();
 }
 

@@ -5,18 +5,47 @@
 
 #include <cstdint>
 
+#include "../common/filter_bounds.h"
+
 namespace xhd {
 
-// cmax and its witness in one 64-bit word: the squared distance's float bits above the complement of
-// the source index. One atomicMax keeps the largest distance and, among equal ones, the smallest index,
-// so the witness does not depend on thread timing. A query can stop (early break, MaxDist estimator) as
-// soon as its best possible word is below cmax: ties are not pruned, so the smallest index still wins.
+// cmax and the query that set it in one 64-bit word: the computed squared distance's float bits above
+// the complement of the source index (one atomicMax keeps the largest). The searches are float filters
+// (filter_bounds.h): a query stops (early break, MaxDist estimator) only once some computed squared
+// distance is within the threshold cmax proves, so it is truly nearer than the query that set cmax and
+// cannot be the witness, ties included. Every query that does not stop is a survivor, settled in double
+// on the host (exact_refine.h).
 __device__ __forceinline__ unsigned long long pack_candidate(float d2, uint32_t source_index) {
   return (static_cast<unsigned long long>(__float_as_uint(d2)) << 32) | (0xffffffffu - source_index);
 }
 
 __device__ __forceinline__ unsigned long long load_cmax(const unsigned long long* cmax) {
   return *reinterpret_cast<const volatile unsigned long long*>(cmax);
+}
+
+// The pruning threshold a cmax word proves (-1 while no query has set it).
+__device__ __forceinline__ float threshold_of(unsigned long long word, const FilterBounds& bounds) {
+  return word == 0 ? -1.f : bounds.prune_threshold(__uint_as_float(static_cast<uint32_t>(word >> 32)));
+}
+
+// Where a search's survivors go: (source index, computed squared distance bits) per query that did not
+// stop, at most one entry per query.
+struct SurvivorList {
+  uint2* entries;
+  uint32_t* count;
+  uint32_t capacity;
+};
+
+// Offers a finished query: a survivor when record is set (the warm-up's samples come again in the main
+// pass and only raise cmax), and a candidate for cmax.
+__device__ __forceinline__ void offer_result(unsigned long long* cmax, const SurvivorList& survivors, float cmin,
+                                             uint32_t source_index, bool record) {
+  if (record) {
+    const uint32_t at = atomicAdd(survivors.count, 1u);
+    if (at < survivors.capacity) survivors.entries[at] = make_uint2(source_index, __float_as_uint(cmin));
+  }
+  const unsigned long long word = pack_candidate(cmin, source_index);
+  if (word > load_cmax(cmax)) atomicMax(cmax, word);
 }
 
 enum Counter : int {
@@ -41,6 +70,8 @@ struct QueryState {
   uint32_t* counters;             // Counter slots
   unsigned long long* stats;      // Stat slots
   unsigned long long* cmax;       // packed, see pack_candidate
+  FilterBounds bounds;            // what cmax proves (threshold_of)
+  SurvivorList survivors;
 };
 
 // Appends to a worklist with one atomic per warp.

@@ -39,12 +39,12 @@ __device__ void load_probe(const QueryState& st, uint32_t slot, float cmin, Prob
   q.source_index = __float_as_uint(a.w);
   q.slot = slot;
   q.cmin = cmin;
-  q.cmax = load_cmax(st.cmax);
+  q.threshold = current_threshold(st);
 }
 
-__device__ void offer(const QueryState& st, const Probe& q) {
-  const unsigned long long word = pack_candidate(q.cmin, q.source_index);
-  if (word > load_cmax(st.cmax)) atomicMax(st.cmax, word);
+// A query that did not stop: a survivor (unless it is a warm-up sample), and a candidate for cmax.
+__device__ void offer(const QueryState& st, const Probe& q, bool record = true) {
+  offer_result(st.cmax, st.survivors, q.cmin, q.source_index, record);
 }
 
 // Block-wide sum of per-thread counts, one atomic per block.
@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(kQueryThreads) warmup_kernel(GridView g, Query
   Probe q;
   load_probe(st, slot, __int_as_float(0x7f800000), q);
   tree_search(g, Radius{__int_as_float(0x7f800000), -1.f}, q, st, scan_limit, HeavyCells::kAbandon);
-  if (!q.discarded && !q.abandoned) offer(st, q);
+  if (!q.discarded && !q.abandoned) offer(st, q, false);
 }
 
 // Iteration 1 for every query: the cells within radius r of the query by direct grid stepping, own
@@ -166,7 +166,6 @@ __global__ void __launch_bounds__(kHeavyThreads) heavy_kernel(GridView g, QueryS
     const uint32_t slot = entry.x, key = entry.y;
     const float4 a = st.queries[slot];
     const float p[3] = {a.x, a.y, a.z};
-    const uint32_t source_index = __float_as_uint(a.w);
     int c[3];
     g.frame.cell_of_key(key, c);
     // Other blocks may be updating this query: one thread reads its state for the whole block.
@@ -182,12 +181,13 @@ __global__ void __launch_bounds__(kHeavyThreads) heavy_kernel(GridView g, QueryS
       const uint32_t begin = g.cell_start[key], end = g.cell_start[key + 1];
       for (uint32_t base = begin; base < end; base += blockDim.x) {
         const uint32_t j = base + threadIdx.x;
+        const float threshold = current_threshold(st);  // once per pass of the block over the cell
         if (j < end) {
           const float4 b = g.points[j];
           const float d2 = dist2(p[0], p[1], p[2], b.x, b.y, b.z);
           ++evals;
           local = fminf(local, d2);
-          stop = pack_candidate(d2, source_index) < load_cmax(st.cmax);  // early break for the block
+          stop = d2 <= threshold;  // early break for the block
         }
         if (__syncthreads_or(stop)) {
           stop = true;
@@ -227,6 +227,7 @@ __global__ void settle_kernel(QueryState st, float r2) {
         load_probe(st, slot, st.cmin[slot], q);
         if (q.cmin <= r2) {
           if (beats_cmax(q, q.cmin)) offer(st, q);
+          else atomicAdd(&st.stats[kPrunedQueries], 1ull);
         } else {
           miss = true;
         }
@@ -298,6 +299,8 @@ DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cud
   st.counters = counters.get();
   st.stats = device_stats.get();
   st.cmax = run.cmax;
+  st.bounds = *run.bounds;
+  st.survivors = run.survivors;
 
   int sms = 0, device = 0;
   XHD_CUDA(cudaGetDevice(&device));

@@ -7,6 +7,7 @@
 #include "../common/progress.h"
 #include "device_grid.h"
 #include "device_memory.h"
+#include "query_state.cuh"
 
 namespace xhd {
 
@@ -24,9 +25,12 @@ struct DirectedRun {
   Box source_bounds;      // MBR of the whole source set (for the radius bounds)
   unsigned long long* cmax;  // device word, kept across chunks of one direction
   const Progress* progress;
+  const FilterBounds* bounds;  // the frame's rounding bounds (filter_bounds.h)
+  SurvivorList survivors;      // room for query_count entries
 };
 
-// Runs the search; cmax holds the packed answer afterwards.
+// Runs the search as a float filter; afterwards cmax holds the largest computed nearest distance and
+// `survivors` every query that did not stop.
 DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cudaStream_t stream);
 
 // Lower bound of the directed HD from the two MBRs: each face of the source MBR holds a source point,

@@ -12,7 +12,7 @@ struct Probe {
   uint32_t source_index;     // original index of the query point
   uint32_t slot;             // position of the query in QueryState arrays
   float cmin;                // best squared distance found so far
-  unsigned long long cmax;   // cached global cmax word, refreshed per cell
+  float threshold;           // cached pruning threshold of the global cmax, refreshed every few cells
   uint32_t evals = 0;
   uint32_t visits = 0;       // cells scanned: cmax is re-read every few, not every time
   bool discarded = false;    // settled: cannot raise cmax
@@ -36,8 +36,11 @@ enum class HeavyCells { kOffload, kAbandon };
 // Points of a heavy cell scanned by the query's own thread before the rest goes to WL_Heavy.
 constexpr uint32_t kHeavyPrefix = 32;
 
-__device__ __forceinline__ bool beats_cmax(const Probe& q, float d2) {
-  return pack_candidate(d2, q.source_index) >= q.cmax;
+// False once a computed squared distance (or MaxDist) is within the pruning threshold: the query stops.
+__device__ __forceinline__ bool beats_cmax(const Probe& q, float d2) { return d2 > q.threshold; }
+
+__device__ __forceinline__ float current_threshold(const QueryState& st) {
+  return threshold_of(load_cmax(st.cmax), st.bounds);
 }
 
 // Visits one cell (key, coordinates c); floor2 is the largest MinDist^2 of the tree nodes above it (0
@@ -51,8 +54,8 @@ __device__ __forceinline__ bool visit_cell(const GridView& g, uint32_t key, cons
   const float near2 = fmaxf(min_dist2(q.p, box), floor2);
   if (near2 > rad.r2 || near2 >= q.cmin || near2 <= rad.prev2) return true;  // case 3, case 2, done before
   // One global word read by every query: re-reading it per cell makes its L2 slice the bottleneck.
-  // A stale cmax only prunes less, so it is refreshed every 8th cell.
-  if ((++q.visits & 7u) == 0) q.cmax = load_cmax(st.cmax);
+  // A stale threshold only prunes less, so it is refreshed every 8th cell.
+  if ((++q.visits & 7u) == 0) q.threshold = current_threshold(st);
   if (!beats_cmax(q, max_dist2(q.p, box))) {  // case 1: some point of the cell is within cmax
     q.discarded = true;
     return false;
@@ -131,7 +134,7 @@ __device__ __forceinline__ void tree_search(const GridView& g, Radius rad, Probe
     if (near2 > rad.r2 || near2 >= q.cmin) continue;
     const float far2 = max_dist2(q.p, box);
     if (far2 <= rad.prev2) continue;  // every cell inside was searched in an earlier iteration
-    q.cmax = load_cmax(st.cmax);
+    q.threshold = current_threshold(st);
     if (!beats_cmax(q, far2)) {
       q.discarded = true;
       return;

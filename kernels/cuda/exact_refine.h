@@ -1,0 +1,52 @@
+// The GPU's directed Hausdorff distance settled in double: the float search's survivors (queries it could
+// not prove nearer than the one that set cmax) get their nearest target again in double over the
+// input's own coordinates, and the largest, ties to the smallest source index, is the answer.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "../common/point_frame.h"
+#include "device_memory.h"
+#include "xhd.h"
+
+namespace xhd {
+
+// Collects the survivors of one direction over its search's runs (chunks), dropping those the cmax of
+// their time already sets aside.
+class SurvivorSink {
+ public:
+  // Device room for `capacity` entries (the queries of one run) and their counter.
+  SurvivorSink(DeviceMemory& memory, uint32_t capacity, cudaStream_t stream);
+  uint2* entries() { return entries_.get(); }
+  uint32_t* count() { return count_.get(); }
+  uint32_t capacity() const { return capacity_; }
+  // Downloads what the last run appended, keeps those above the threshold of `cmax_word`, and resets the
+  // counter for the next run. Returns the download time in ms.
+  double drain(unsigned long long cmax_word, const FilterBounds& bounds);
+  std::vector<uint2>& kept() { return kept_; }
+
+ private:
+  DeviceArray<uint2> entries_;
+  DeviceArray<uint32_t> count_;
+  uint32_t capacity_;
+  cudaStream_t stream_;
+  std::vector<uint2> kept_;
+};
+
+struct RefineInput {
+  const FramedSet* source;
+  const FramedSet* target;
+  const FilterBounds* bounds;
+  const float4* device_targets;  // the target's float points on the device, w = original index bits
+  uint32_t target_count;
+  int threads;                   // host threads for the double-precision evaluations
+};
+
+// Fills out.distance, from_index, to_index and exact_checks from the survivors and the final cmax word.
+void refine_in_double(DeviceMemory& memory, const RefineInput& in, std::vector<uint2>& survivors,
+                      unsigned long long cmax_word, cudaStream_t stream, xhd_directed& out);
+
+}  // namespace xhd

@@ -1,0 +1,18 @@
+// The host path of the GPU's double-precision settling, for more survivors than a scan of the target
+// can take: a CPU grid over the target's float copies and the CPU backend's exact search.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "../common/point_frame.h"
+
+namespace xhd {
+
+// For each source index in `sources`: the squared distance in double to its nearest target and that
+// target's index (ties to the smallest).
+void nearest_on_host(const FramedSet& source, const FramedSet& target, const FilterBounds& bounds,
+                     const std::vector<uint32_t>& sources, int threads, std::vector<double>& dist2,
+                     std::vector<uint32_t>& nearest);
+
+}  // namespace xhd
