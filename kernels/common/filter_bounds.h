@@ -12,11 +12,11 @@
 //     relative error at most u = 2^-24 (differences included: fl(a - b) = (a - b)(1 + e)); the terms are
 //     non-negative, so in any order, with or without fused multiply-adds, the computed value c of an
 //     exact value X satisfies |c - X| <= 6u/(1 - 6u) X < kRelative X, plus kAbsolute where it underflows.
-//     Grid cells are placed in double from float points, or in float on a GPU: a point may sit in a
-//     neighbouring cell by the rounding of its cell coordinate, kPlacement (per backend) times the
-//     largest coordinate magnitude M, which adds to the slack.
+//     The CPU grid places cells in double from float points: a point may sit in a neighbouring cell by
+//     the rounding of its cell coordinate, at most kPlacementSlack times the largest coordinate magnitude
+//     M, which adds to the slack (point_frame.h; the GPU's padded cell boxes need nothing more).
 //
-// So with S = 2E + placement * M + sqrt(2 kAbsolute) (the slack, in distance units):
+// So with S = 2E + kPlacementSlack * M + sqrt(2 kAbsolute) (the slack, in distance units):
 //   a pair whose computed squared distance is c is truly at most   upper(c) = sqrt((c + A) / (1 - K)) + S,
 //   a region whose computed lower bound is c is truly at least     lower(c) = sqrt((c - A) / (1 + K)) - S.
 // below(d) and reach(d) invert these with a further 2^-40 relative margin that covers their own double

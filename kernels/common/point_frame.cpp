@@ -79,7 +79,7 @@ void take_truth(FramedSet& set, const xhd_points& p) {
 
 }  // namespace
 
-void frame_points(const xhd_points& a, const xhd_points* b, int threads, double placement, PointFrame& frame) {
+void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame) {
   take_truth(frame.a, a);
   if (b != nullptr) take_truth(frame.b, *b);
   const bool all_float = a.xyz64 == nullptr && (b == nullptr || b->xyz64 == nullptr);
@@ -102,7 +102,7 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, double 
     // of the result; both below 2^-24 (1 + 2^-20) of the largest float. Three coordinates: sqrt(3) < 1.75.
     input_error = 1.75 * largest * std::ldexp(1.0 + std::ldexp(1.0, -20), -24);
   }
-  frame.bounds.slack = 2.0 * input_error + placement * largest + 1e-17;
+  frame.bounds.slack = 2.0 * input_error + kPlacementSlack * largest + 1e-17;
 }
 
 }  // namespace xhd

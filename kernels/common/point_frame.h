@@ -37,9 +37,11 @@ struct FramedSet {
   LargeVector<float> owned;
 };
 
-// Cell placement error per unit of coordinate magnitude: grids placed in double (CPU), in float (GPU).
-constexpr double kPlacementDouble = 1.0 / (1ull << 45);
-constexpr double kPlacementFloat = 1.0 / (1 << 18);
+// Cell placement error per unit of coordinate magnitude. The CPU grid places points and cell edges in
+// double (a few ulps of 2^-52 of the magnitude). The GPU grid places them in float, but its cell boxes are
+// widened by a pad larger than that rounding (grid_sizing.cpp) and its tree boxes are the points' own MBRs,
+// so every bound it computes already holds its points: no more is needed there.
+constexpr double kPlacementSlack = 1.0 / (1ull << 45);
 
 struct PointFrame {
   double origin[3] = {0, 0, 0};
@@ -47,9 +49,8 @@ struct PointFrame {
   FramedSet a, b;
 };
 
-// Frames a and b (b may be null) for searches whose grids place cells with `placement` error. Float32
-// inputs on both sides keep o = 0 and are used in place; otherwise o is the centre of both sets' box and
-// every point is rounded to float from its double difference to it.
-void frame_points(const xhd_points& a, const xhd_points* b, int threads, double placement, PointFrame& frame);
+// Frames a and b (b may be null). Float32 inputs on both sides keep o = 0 and are used in place; otherwise
+// o is the centre of both sets' box and every point is rounded to float from its double difference to it.
+void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame);
 
 }  // namespace xhd

@@ -36,7 +36,7 @@ int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_
                      ((directions & XHD_DIRECTION_BA) ? b->count : 0));
   const int threads = xhd::resolve_thread_count(options->threads);
   xhd::PointFrame frame;
-  xhd::frame_points(*a, b, threads, xhd::kPlacementDouble, frame);
+  xhd::frame_points(*a, b, threads, frame);
   for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
   const xhd::HausdorffJob job{&frame, directions, threads, options->seed, options->cell_size, &progress};
   run_method(job, options->method, *result);
@@ -73,7 +73,7 @@ int32_t nearest_points(const xhd_points* queries, const xhd_points* targets, con
   progress.set_total(queries->count);
   const int threads = xhd::resolve_thread_count(options->threads);
   xhd::PointFrame frame;
-  xhd::frame_points(*queries, targets, threads, xhd::kPlacementDouble, frame);
+  xhd::frame_points(*queries, targets, threads, frame);
   const xhd::NearestJob job{&frame.a, &frame.b, &frame.bounds, threads, options->cell_size, &progress, distance, nearest};
   if (options->method == XHD_METHOD_BRUTE) xhd::nearest_points_brute(job, *result);
   else xhd::nearest_points_grid(job, *result);

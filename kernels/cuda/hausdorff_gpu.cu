@@ -260,10 +260,9 @@ class GpuRun {
 
 void gpu_hausdorff(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
                    const Progress& progress, xhd_hausdorff_result& result) {
-  // Cells are placed in float on the device: the frame's slack includes that placement error.
   const int host_threads = resolve_thread_count(options.threads);
   PointFrame frame;
-  frame_points(a, &b, host_threads, kPlacementFloat, frame);
+  frame_points(a, &b, host_threads, frame);
   for (int k = 0; k < 3; ++k) result.origin[k] = frame.origin[k];
   GpuRun run(frame, host_threads, options, progress, result);
   run.run();
