@@ -4,7 +4,7 @@ import { UsageError } from './errors.js';
 import { emptyOutcome, uniformStats, type EmptyOutcome, type EmptyPolicy } from './empty-policy.js';
 import { warmUpCuda, type DeviceInfo } from './backends.js';
 import { DEFAULT_SEED, hausdorff, type BackendChoice, type DirectedHausdorff, type Method } from './hausdorff.js';
-import { boundsDiagonal, type FileFormat, type Geometry, type MaskOptions } from './io/geometry.js';
+import { boundsDiagonal, type Coordinates, type FileFormat, type Geometry, type MaskOptions } from './io/geometry.js';
 import { spaceDifference } from './io/voxel-mask.js';
 import { readGeometry, STDIN_NAME } from './io/read.js';
 import { ProgressBar } from './progress.js';
@@ -90,7 +90,7 @@ export interface SurfaceReport {
   sampling: SamplingMode;
   seed: number;
   /** A's query points (x,y,z) and the per-sample distances of each direction (null when directed). */
-  queriesA: Float32Array;
+  queriesA: Coordinates;
   distancesAb: Float64Array;
   distancesBa: Float64Array | null;
 }
@@ -127,6 +127,12 @@ export interface CompareResult {
   queryChunks: number;
   directed: boolean;
   bboxDiagonal: number;
+  /**
+   * The searches ran in float32 on coordinates minus this point (one origin near the data; [0, 0, 0] for
+   * float32 inputs). Every reported distance is exact over the input's own coordinates in points mode, and
+   * every reported point is in the input's coordinates.
+   */
+  coordinateOrigin: [number, number, number];
   /** upload and download are host-device copies: 0 on the CPU backend. */
   /** stats: every point's nearest distance for the statistics (points mode; 0 when not asked for). */
   timingsMs: { read: number; sample: number; upload: number; build: number; query: number; download: number; stats: number; total: number };
@@ -262,6 +268,7 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
     queryChunks: result.queryChunks,
     directed: options.directed,
     bboxDiagonal: boundsDiagonal(a.bounds, b.bounds),
+    coordinateOrigin: result.coordinateOrigin,
     timingsMs: {
       read: readMs,
       sample: 0,
@@ -307,6 +314,7 @@ function emptyResult(pathA: string, pathB: string, a: Geometry, b: Geometry, emp
     queryChunks: 0,
     directed: options.directed,
     bboxDiagonal: filled.length === 2 ? boundsDiagonal(a.bounds, b.bounds) : filled.length === 1 ? boundsDiagonal(filled[0].bounds) : 0,
+    coordinateOrigin: [0, 0, 0],
     timingsMs: { read: readMs, sample: 0, upload: 0, build: 0, query: 0, download: 0, stats: 0, total: performance.now() - started },
     notes,
   };
@@ -399,6 +407,7 @@ async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b:
     queryChunks: 1,
     directed: options.directed,
     bboxDiagonal: boundsDiagonal(a.bounds, b.bounds),
+    coordinateOrigin: outcome.origin,
     timingsMs: {
       read: readMs,
       sample: outcome.sampleMs,

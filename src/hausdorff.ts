@@ -49,6 +49,8 @@ export interface DirectedHausdorff {
   cellSize: number;
   /** Source points the float filter could not set aside, whose nearest neighbours were found again in double. */
   exactChecks: number;
+  /** Of queryMs: that search in double (the exactness pass). */
+  exactMs: number;
 }
 
 export interface HausdorffResult {
@@ -87,6 +89,7 @@ function toDirected(raw: RawDirected): DirectedHausdorff {
     gridDims: [raw.grid_dims[0], raw.grid_dims[1], raw.grid_dims[2]],
     cellSize: raw.cell_size,
     exactChecks: Number(raw.exact_checks),
+    exactMs: raw.exact_ms,
   };
 }
 

@@ -6,7 +6,8 @@ import { availableParallelism } from 'node:os';
 
 import { UsageError } from './errors.js';
 import { selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
-import type { Geometry } from './io/geometry.js';
+import { floatFrame, pointFromFrame, pointsFromFrame, type Origin } from './coordinate-frame.js';
+import type { Coordinates, Geometry } from './io/geometry.js';
 import { nativeAreaSampler, nativeSurfaceArea } from './sampling/native-sampler.js';
 import { defaultSampleCount, sampleMesh, type SamplingMode } from './sampling/sample-mesh.js';
 import {
@@ -62,9 +63,12 @@ export interface SurfaceOutcome {
   ab: DirectionStats;
   ba: DirectionStats | null;
   /** A's query points, interleaved x,y,z: its samples, its vertices (vertices sampling) or a cloud's points. */
-  queriesA: Float32Array;
+  queriesA: Coordinates;
   /** B's query points (empty when directed). */
-  queriesB: Float32Array;
+  queriesB: Coordinates;
+  /** The meshes were measured as float32 relative to this point (coordinate-frame.ts); points are reported back
+   *  in the input's coordinates. */
+  origin: Origin;
   /** Each of A's query points' distance to B, and each of B's to A (null when directed), as measured. */
   distancesAb: Float64Array;
   distancesBa: Float64Array | null;
@@ -90,7 +94,7 @@ export function hasFaces(g: Geometry): boolean {
 }
 
 /** The points a side contributes as queries: samples of its surface, or its points when it has none. */
-function queryPoints(g: Geometry, name: string, o: SurfaceCompareOptions, seed: number, sampler: NativeSampling, notes: string[]): Float32Array {
+function queryPoints(g: Geometry & { positions: Float32Array }, name: string, o: SurfaceCompareOptions, seed: number, sampler: NativeSampling, notes: string[]): Float32Array {
   if (!hasFaces(g)) return g.positions;
   const mesh = { positions: g.positions, triangles: g.triangles! };
   if (o.sampling === 'vertices') return g.positions;
@@ -103,7 +107,7 @@ function queryPoints(g: Geometry, name: string, o: SurfaceCompareOptions, seed: 
   return sampleMesh(mesh, { mode: o.sampling, count, seed }, nativeAreaSampler(sampler.backend, sampler.threads));
 }
 
-function targetOf(g: Geometry): TriangleMesh {
+function targetOf(g: Geometry & { positions: Float32Array }): TriangleMesh {
   return hasFaces(g) ? { positions: g.positions, triangles: g.triangles! } : pointsAsMesh(g.positions);
 }
 
@@ -113,7 +117,7 @@ function point(values: ArrayLike<number>, i: number, dims: 2 | 3): number[] {
 }
 
 /** One direction's statistics; the witness's closest point is found afterwards (nearestOnSurface). */
-export function reduceDistances(queries: Float32Array, distances: Float64Array, dims: 2 | 3): Omit<DirectionStats, 'toIndex' | 'toPoint'> {
+export function reduceDistances(queries: Coordinates, distances: Float64Array, dims: 2 | 3): Omit<DirectionStats, 'toIndex' | 'toPoint'> {
   const n = distances.length;
   let worst = 0, min = Infinity, sum = 0, sum2 = 0;
   for (let i = 0; i < n; i++) {
@@ -148,7 +152,26 @@ async function withWitness(stats: Omit<DirectionStats, 'toIndex' | 'toPoint'>, q
   return { ...stats, toIndex: nearest.triangles[0], toPoint: point(nearest.closest, 0, dims) };
 }
 
+/**
+ * Compares in one float frame (coordinate-frame.ts): both inputs are moved by one origin near them before
+ * they are rounded to float32, and every reported point is moved back.
+ */
 export async function compareSurfaces(a: Geometry, b: Geometry, o: SurfaceCompareOptions): Promise<SurfaceOutcome> {
+  const frame = floatFrame([a.positions, b.positions]);
+  const inFrame = await compareInFrame({ ...a, positions: frame.sets[0] }, { ...b, positions: frame.sets[1] }, o);
+  const back = (d: DirectionStats): DirectionStats => ({ ...d, fromPoint: pointFromFrame(d.fromPoint, frame.origin), toPoint: pointFromFrame(d.toPoint, frame.origin) });
+  return {
+    ...inFrame,
+    ab: back(inFrame.ab),
+    ba: inFrame.ba ? back(inFrame.ba) : null,
+    queriesA: pointsFromFrame(inFrame.queriesA as Float32Array, frame.origin),
+    queriesB: pointsFromFrame(inFrame.queriesB as Float32Array, frame.origin),
+    origin: frame.origin,
+  };
+}
+
+async function compareInFrame(a: Geometry & { positions: Float32Array }, b: Geometry & { positions: Float32Array },
+  o: SurfaceCompareOptions): Promise<SurfaceOutcome> {
   if (o.samples !== undefined && o.density !== undefined) throw new UsageError('give --samples or --density, not both');
   const notes: string[] = [];
   // On the CPU the two directions run side by side, each on half the threads, and B is sampled while
@@ -208,6 +231,7 @@ export async function compareSurfaces(a: Geometry, b: Geometry, o: SurfaceCompar
     distancesAb: dab.distances,
     distancesBa: dba ? dba.distances : null,
     es: ba ? Math.max(ab.e, ba.e) : null,
+    origin: [0, 0, 0],
     sampling: o.sampling,
     samplesA: ab.samples,
     samplesB: ba ? ba.samples : 0,

@@ -190,12 +190,13 @@ describe('xhd exit codes and errors', () => {
     assert.equal(r2.stderr.trim().split('\n').length, 1, r2.stderr);
   });
 
-  it('coordinates the library cannot square exit 2, not 3', () => {
+  it('coordinates too large for exact distances exit 2, naming the file and line', () => {
     const huge = join(dir, 'huge.xyz');
     writeFileSync(huge, '0 0 0\n3e18 0 0\n');
     const r = runXhd(['compare', good, huge]);
     assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /beyond \+-1e18/);
+    assert.match(r.stderr, /huge\.xyz:2: .*beyond ±1e15/);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
   });
 
   it('an empty input exits 2', () => {

@@ -57,18 +57,18 @@ describe('xhd compare --export', () => {
     assert.ok(json.notes.some((n: string) => /per-point distances written/.test(n)));
   });
 
-  it('.bin: the documented header and arrays, equal to the CSV', () => {
+  it('.bin: the documented header and arrays, equal to the CSV (text inputs: float64 points, version 2)', () => {
     const { out } = exportTo('d.bin', '--directed');
     const bytes = readFileSync(out);
     assert.equal(bytes.toString('latin1', 0, 8), 'XHDDIST1');
-    assert.equal(bytes.readUInt32LE(8), 1);
+    assert.equal(bytes.readUInt32LE(8), 2);
     assert.equal(bytes.readUInt32LE(12), 3);
     assert.equal(bytes.readBigUInt64LE(16), 300n);
     assert.equal(bytes.readBigUInt64LE(24), 0n); // directed: no B → A
-    assert.equal(bytes.length, 32 + 300 * (12 + 8 + 8));
-    const at = 32 + 300 * 12;
+    assert.equal(bytes.length, 32 + 300 * (24 + 8 + 8));
+    const at = 32 + 300 * 24;
     for (let i = 0; i < 300; i++) {
-      assert.equal(bytes.readFloatLE(32 + 12 * i), a[3 * i]);
+      assert.equal(bytes.readDoubleLE(32 + 24 * i), a[3 * i]);
       assert.ok(Math.abs(bytes.readDoubleLE(at + 8 * i) - ab.d[i]) <= 1e-12 * ab.d[i]);
       assert.equal(bytes.readBigInt64LE(at + 2400 + 8 * i), BigInt(ab.i[i]));
     }
@@ -80,13 +80,16 @@ describe('xhd compare --export', () => {
     const end = bytes.indexOf('end_header\n') + 'end_header\n'.length;
     const header = bytes.toString('latin1', 0, end);
     assert.match(header, /element vertex 500\n/);
+    // Text inputs are doubles: the points keep them (double x, y, z).
+    assert.match(header, /property double x\nproperty double y\nproperty double z\nproperty float quality\n/);
     assert.match(header, /property double distance\nproperty int nearest\nproperty uchar direction\n/);
-    assert.equal(bytes.length - end, 500 * 29);
+    assert.equal(bytes.length - end, 500 * 41);
     for (const k of [0, 299, 300, 499]) {
-      const o = end + 29 * k, i = k < 300 ? k : k - 300, ref = k < 300 ? ab : ba;
-      assert.ok(Math.abs(bytes.readDoubleLE(o + 16) - ref.d[i]) <= 1e-12 * ref.d[i]);
-      assert.equal(bytes.readInt32LE(o + 24), ref.i[i]);
-      assert.equal(bytes[o + 28], k < 300 ? 0 : 1);
+      const o = end + 41 * k, i = k < 300 ? k : k - 300, ref = k < 300 ? ab : ba, pts = k < 300 ? a : b;
+      assert.equal(bytes.readDoubleLE(o + 8), pts[3 * i + 1]);
+      assert.ok(Math.abs(bytes.readDoubleLE(o + 28) - ref.d[i]) <= 1e-12 * ref.d[i]);
+      assert.equal(bytes.readInt32LE(o + 36), ref.i[i]);
+      assert.equal(bytes[o + 40], k < 300 ? 0 : 1);
     }
   });
 

@@ -14,7 +14,7 @@ import { cube, uvSphere, writeOff } from './test-meshes.js';
 
 interface Heatmap {
   count: number;
-  positions: Float32Array;
+  positions: Float32Array | Float64Array;
   colours: [number, number, number][];
   quality: Float32Array;
 }

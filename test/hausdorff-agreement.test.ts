@@ -1,22 +1,26 @@
-// The fast methods must equal the double-precision brute force on the same floats within 1e-6 relative,
-// and their witnesses must realize the distance they report.
+// The fast methods must equal the double-precision brute force on the same floats exactly: distances and
+// witnesses, ties to the smallest index (the float searches are filters settled in double).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { hausdorff, type Method } from '../src/hausdorff.js';
+import { hausdorff, type HausdorffResult, type Method } from '../src/hausdorff.js';
 import { AGREEMENT_CASES as cases } from './agreement-cases.js';
-import { assertClose, assertWitnesses } from './assert-hausdorff.js';
+import { assertWitnesses } from './assert-hausdorff.js';
 import { clustered, rng, shifted, uniform } from './random-points.js';
+
+function assertSame(r: HausdorffResult, reference: HausdorffResult, label: string) {
+  for (const [got, want, name] of [[r.ab, reference.ab, 'A→B'], [r.ba!, reference.ba!, 'B→A']] as const) {
+    assert.deepEqual([got.distance, got.fromIndex, got.toIndex], [want.distance, want.fromIndex, want.toIndex], `${label} ${name}`);
+  }
+  assert.equal(r.hd, reference.hd, `${label} HD`);
+}
 
 async function checkAgainstBrute(label: string, a: Float32Array, b: Float32Array, methods: Method[] = ['grid', 'eb']) {
   const reference = await hausdorff(a, b, { method: 'brute' });
   assertWitnesses(reference, a, b, `${label} brute`);
   for (const method of methods) {
     const r = await hausdorff(a, b, { method });
-    assertClose(r.ab.distance, reference.ab.distance, `${label} ${method} A→B`);
-    assertClose(r.ba!.distance, reference.ba!.distance, `${label} ${method} B→A`);
-    assertClose(r.hd, reference.hd, `${label} ${method} HD`);
-    assertWitnesses(r, a, b, `${label} ${method}`);
+    assertSame(r, reference, `${label} ${method}`);
   }
 }
 
@@ -92,8 +96,7 @@ describe('grid on sets large enough for the parallel index build', () => {
       assert.equal(three.hd, one.hd);
       assert.deepEqual([three.ab.fromIndex, three.ab.toIndex, three.ba!.fromIndex, three.ba!.toIndex],
         [one.ab.fromIndex, one.ab.toIndex, one.ba!.fromIndex, one.ba!.toIndex]);
-      assertClose(one.ab.distance, eb.ab.distance, `${name} A→B`);
-      assertClose(one.ba!.distance, eb.ba!.distance, `${name} B→A`);
+      assertSame(eb, one, `${name} eb against grid`);
       assertWitnesses(three, a, b, name);
     });
   }

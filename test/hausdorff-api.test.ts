@@ -29,10 +29,13 @@ describe('hausdorff() arguments', () => {
     await assert.rejects(hausdorff(ok, ok, { threads: 1.5 }), /threads/);
   });
 
-  it('coordinates beyond ±1e18 are refused by the native library with its message', async () => {
+  it('coordinates beyond ±1e15 (float or double) are refused by the native library with its message', async () => {
     const huge = ok.slice();
-    huge[0] = 3e18;
-    await assert.rejects(hausdorff(huge, ok), /beyond \+-1e18/);
+    huge[0] = 3e15;
+    await assert.rejects(hausdorff(huge, ok), /point 0 of set A has a coordinate beyond \+-1e15/);
+    const hugeDoubles = Float64Array.from(ok);
+    hugeDoubles[4] = -2e15;
+    await assert.rejects(hausdorff(ok, hugeDoubles), /point 1 of set B has a coordinate beyond \+-1e15/);
   });
 });
 

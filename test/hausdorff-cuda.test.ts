@@ -1,6 +1,7 @@
 // The CUDA backend against the CPU: the agreement cases of the CPU suite (against the double-precision
-// brute force), sets of 1M to 10M points (against the CPU grid, itself checked against brute force),
-// adversarial layouts, the chunked path and its memory errors. Skips where no CUDA GPU is usable.
+// brute force, bit for bit with witnesses), survey coordinates with near-ties and exact ties, sets of 1M to
+// 10M points (against the CPU grid, itself exact), adversarial layouts, the chunked path and its memory
+// errors. Skips where no CUDA GPU is usable.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
@@ -8,21 +9,23 @@ import { probeBackend } from '../src/backends.js';
 import { NativeError, UsageError } from '../src/errors.js';
 import { hausdorff, type HausdorffResult, type Method } from '../src/hausdorff.js';
 import { AGREEMENT_CASES as cases } from './agreement-cases.js';
-import { assertClose, assertWitnesses } from './assert-hausdorff.js';
+import { assertExact, utmExactTies, utmNearTies, utmShiftedTile } from './exact-cases.js';
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { clustered, rng, shifted, uniform, withDuplicates } from './random-points.js';
 
 const cuda = probeBackend('cuda');
 const skip = cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`;
 
-async function checkCuda(label: string, a: Float32Array, b: Float32Array, reference: HausdorffResult,
-  methods: Method[] = ['grid', 'eb']) {
+/** The GPU's answer equals the reference (an exact CPU method) bit for bit, witnesses included. */
+async function checkCuda(label: string, a: Float32Array | Float64Array, b: Float32Array | Float64Array,
+  reference: HausdorffResult, methods: Method[] = ['grid', 'eb']) {
   for (const method of methods) {
     const r = await hausdorff(a, b, { method, backend: 'cuda' });
     assert.equal(r.backend, 'cuda');
-    assertClose(r.ab.distance, reference.ab.distance, `${label} cuda ${method} A→B`);
-    assertClose(r.ba!.distance, reference.ba!.distance, `${label} cuda ${method} B→A`);
-    assertWitnesses(r, a, b, `${label} cuda ${method}`);
+    for (const [got, want, name] of [[r.ab, reference.ab, 'A→B'], [r.ba!, reference.ba!, 'B→A']] as const) {
+      assert.deepEqual([got.distance, got.fromIndex, got.toIndex], [want.distance, want.fromIndex, want.toIndex],
+        `${label} cuda ${method} ${name}`);
+    }
   }
 }
 
@@ -65,6 +68,46 @@ describe('CUDA backend agrees with the double-precision brute force', { skip }, 
     const a = oneCellAndOutlier(20_000, r), b = oneCellAndOutlier(20_000, r);
     b.set([0.5, 0.5, 0.5], 0);
     await checkCuda('one cell', a, b, await hausdorff(a, b, { method: 'brute' }));
+  });
+});
+
+describe('CUDA backend is exact over survey coordinates', { skip }, () => {
+  const cases: Array<[string, () => [Float64Array, Float64Array]]> = [
+    ['a 100 m tile and its copy moved 12 mm (every query survives; scanned on the device)', () => utmShiftedTile(3000, 1)],
+    ['the same in 2D', () => utmShiftedTile(3000, 2, 2)],
+    ['near-ties below float32 resolution', () => utmNearTies(2000, 3)],
+    ['exact ties: every nearest distance is 1/8', () => utmExactTies(2000, 5)],
+  ];
+  for (const [name, make] of cases) {
+    it(name, async () => {
+      const [a, b] = make();
+      for (const method of ['grid', 'eb'] as const) {
+        const r = await hausdorff(a, b, { method, backend: 'cuda' });
+        assertExact(r, a, b, `${name}, cuda ${method}`);
+        assert.deepEqual(r.coordinateOrigin, (await hausdorff(a, b, { method: 'grid', backend: 'cpu' })).coordinateOrigin);
+      }
+    });
+  }
+
+  it('400k survivors (a shifted copy): settled through the host grid, equal to the CPU', async () => {
+    const [a, b] = utmShiftedTile(400_000, 6);
+    const reference = await hausdorff(a, b, { method: 'grid', backend: 'cpu' });
+    assert.ok(reference.ab.exactChecks > 300_000, `survivors ${reference.ab.exactChecks}`);
+    await checkCuda('shifted copy 400k', a, b, reference, ['grid']);
+  });
+
+  it('the chunked path settles survivors from every chunk', async () => {
+    const [a, partners] = utmNearTies(400_000, 7);
+    const b = partners.slice(0, 3 * 50_000); // a target that fits the budget; the source does not
+    const whole = await hausdorff(a, b, { backend: 'cpu', directed: true });
+    process.env.XHD_CUDA_MEMORY_LIMIT = String(40 << 20);
+    try {
+      const chunked = await hausdorff(a, b, { backend: 'cuda', directed: true });
+      assert.ok(chunked.queryChunks > 1, `expected several chunks, got ${chunked.queryChunks}`);
+      assert.deepEqual([chunked.ab.distance, chunked.ab.fromIndex, chunked.ab.toIndex], [whole.ab.distance, whole.ab.fromIndex, whole.ab.toIndex]);
+    } finally {
+      delete process.env.XHD_CUDA_MEMORY_LIMIT;
+    }
   });
 });
 
@@ -138,7 +181,8 @@ describe('CUDA memory handling', { skip }, () => {
     assert.ok(json.peak_device_memory_bytes > 0);
     for (const k of ['read', 'upload', 'build', 'query', 'download', 'total']) assert.equal(typeof json.timings_ms[k], 'number', k);
     const cpu = JSON.parse(runXhd(['compare', `${dir}/a.xyz`, `${dir}/b.xyz`, '--backend', 'cpu', '--json']).stdout);
-    assertClose(json.hd, cpu.hd, 'cuda vs cpu through the CLI');
+    assert.equal(json.hd, cpu.hd, 'cuda vs cpu through the CLI');
+    assert.deepEqual(json.witness_ab, cpu.witness_ab);
   });
 });
 

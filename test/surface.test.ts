@@ -196,7 +196,7 @@ describe('compareSurfaces witnesses', () => {
         const o = { method: 'grid', directed: false, sampling: 'area', samples: 5000, seed: 3, backend } as const;
         const r = await compareSurfaces(asGeometry(a), asGeometry(b), o);
         const queriesB = sampleMesh(b instanceof Float32Array ? pointsAsMesh(b) : b, { mode: 'area', count: 5000, seed: 4 });
-        for (const [stats, queries, target] of [[r.ab, r.queriesA, b], [r.ba!, b instanceof Float32Array ? b : queriesB, a]] as const) {
+        for (const [stats, queries, target] of [[r.ab, r.queriesA as Float32Array, b], [r.ba!, b instanceof Float32Array ? b : queriesB, a]] as const) {
           const surface = target instanceof Float32Array ? pointsAsMesh(target) : target;
           const full = await pointSurfaceDistances(queries, surface, { backend, method: 'grid' });
           const i = stats.fromIndex;

@@ -103,6 +103,7 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
     input_error = 1.75 * largest * std::ldexp(1.0 + std::ldexp(1.0, -20), -24);
   }
   frame.bounds.slack = 2.0 * input_error + kPlacementSlack * largest + 1e-17;
+  frame.bounds.copies_exact = all_float;
 }
 
 }  // namespace xhd

@@ -50,6 +50,14 @@ void grid_hausdorff(const HausdorffJob& job, xhd_hausdorff_result& result);
 void directed_eb(const DirectedJob& job, xhd_directed& out);
 void directed_brute(const DirectedJob& job, xhd_directed& out);
 
+// True when a query whose float search met a computed distance of 0 (to target j) is truly at distance 0,
+// so it cannot be the witness unless it is source point 0: a point truly 0 from the target is the witness
+// only when every point is (HD 0), and then the smallest index, 0, is. Sets A = B and A within B, where
+// every query meets 0 and no threshold can prove anything, then leave one survivor instead of all.
+inline bool settled_at_zero(const DirectedJob& job, size_t source, size_t target) {
+  return source != 0 && exact_dist2(job.source->truth, source, job.target->truth, target) == 0.0;
+}
+
 // A source point the float search could not set aside, with its float result: the computed squared
 // distance of its nearest target found, and that target (a hint for the double search).
 struct Survivor {

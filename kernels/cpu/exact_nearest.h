@@ -15,6 +15,8 @@
 namespace xhd {
 
 struct ExactSearch {
+  static constexpr size_t kMaxCells = 64;
+
   const FramedSet& source;
   const FramedSet& target;
   const FilterBounds& bounds;
@@ -37,11 +39,36 @@ struct ExactSearch {
     return best;
   }
 
-  // Through the grid's chunk tree, nearer child first.
+  // Through the grid: the cells within reach of p (widened by a millionth of a cell, far more than the
+  // rounding of cell placement), or the chunk tree when reach spans more than kMaxCells cells.
   ExactNearest in_grid(const PointGrid& g, size_t i, uint32_t hint_sorted) {
     const float* p = &source.xyz[3 * i];
     ExactNearest best = start(i, g.ids[hint_sorted]);
     float reach = bounds.reach(std::sqrt(best.dist2));
+    const double radius = std::sqrt(static_cast<double>(reach));
+    int lo[3], hi[3];
+    size_t cells = 1;
+    for (int k = 0; k < 3; ++k) {
+      const double t_lo = (p[k] - radius - g.origin[k]) * g.inv_cell - 1e-6;
+      const double t_hi = (p[k] + radius - g.origin[k]) * g.inv_cell + 1e-6;
+      lo[k] = t_lo <= 0.0 ? 0 : static_cast<int>(std::min<double>(t_lo, g.dims[k] - 1));
+      hi[k] = t_hi <= 0.0 ? 0 : static_cast<int>(std::min<double>(t_hi, g.dims[k] - 1));
+      cells *= static_cast<size_t>(hi[k] - lo[k] + 1);
+    }
+    if (cells > kMaxCells) return in_tree(g, i, best, reach);
+    for (int z = lo[2]; z <= hi[2]; ++z)
+      for (int y = lo[1]; y <= hi[1]; ++y)
+        for (int x = lo[0]; x <= hi[0]; ++x) {
+          const size_t c = g.cell_index(x, y, z);
+          for (uint32_t chunk = g.cell_chunks[c]; chunk < g.cell_chunks[c + 1]; ++chunk)
+            if (min_dist2(p, g.chunk_boxes[chunk]) <= reach) scan_chunk(g, chunk, i, best, reach);
+        }
+    return best;
+  }
+
+  // Through the grid's chunk tree, nearer child first.
+  ExactNearest in_tree(const PointGrid& g, size_t i, ExactNearest best, float reach) {
+    const float* p = &source.xyz[3 * i];
     g.ensure_tree();
     uint32_t stack[64];
     int top = 0;
@@ -50,12 +77,7 @@ struct ExactSearch {
       const uint32_t node = stack[--top];
       if (min_dist2(p, g.tree[node]) > reach) continue;
       if (node >= g.leaf_slots) {
-        const uint32_t chunk = g.leaf_chunk[node - g.leaf_slots];
-        for (uint32_t k = g.chunk_points[chunk], end = g.chunk_points[chunk + 1]; k < end; ++k) {
-          const float* t = &g.xyz[3 * static_cast<size_t>(k)];
-          if (dist2(p[0], p[1], p[2], t[0], t[1], t[2]) > reach) continue;
-          if (offer(i, g.ids[k], best)) reach = bounds.reach(std::sqrt(best.dist2));
-        }
+        scan_chunk(g, g.leaf_chunk[node - g.leaf_slots], i, best, reach);
         continue;
       }
       const uint32_t left = 2 * node, right = left + 1;
@@ -64,6 +86,16 @@ struct ExactSearch {
       stack[top++] = left_nearer ? left : right;
     }
     return best;
+  }
+
+  // Evaluates in double the chunk's points whose computed distance is within reach.
+  void scan_chunk(const PointGrid& g, uint32_t chunk, size_t i, ExactNearest& best, float& reach) {
+    const float* p = &source.xyz[3 * i];
+    for (uint32_t k = g.chunk_points[chunk], end = g.chunk_points[chunk + 1]; k < end; ++k) {
+      const float* t = &g.xyz[3 * static_cast<size_t>(k)];
+      if (dist2(p[0], p[1], p[2], t[0], t[1], t[2]) > reach) continue;
+      if (offer(i, g.ids[k], best)) reach = bounds.reach(std::sqrt(best.dist2));
+    }
   }
 
   // A scan of the whole target (the early-break method has no index).

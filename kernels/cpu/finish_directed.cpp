@@ -1,6 +1,8 @@
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
+#include "../common/elapsed.h"
 #include "../common/parallel.h"
 #include "directed.h"
 
@@ -10,6 +12,7 @@ void finish_directed(const DirectedJob& job, const std::vector<std::vector<Survi
                      const std::function<ExactNearest(const Survivor&, int)>& nearest, xhd_directed& out) {
   // A survivor at or below the final threshold is truly nearer its target than the point that set the
   // final cmax: it was only kept because cmax was lower when it ran.
+  const auto started = std::chrono::steady_clock::now();
   const float threshold = cmax.threshold();
   std::vector<Survivor> open;
   for (const auto& list : survivors)
@@ -44,6 +47,7 @@ void finish_directed(const DirectedJob& job, const std::vector<std::vector<Survi
   out.distance = std::sqrt(best.dist2);
   out.from_index = best.from;
   out.to_index = best.to;
+  out.exact_ms = elapsed_ms(started);
 }
 
 }  // namespace xhd

@@ -72,7 +72,7 @@ void directed_eb(const DirectedJob& job, xhd_directed& out) {
         }
         broke = block_min <= cmax.threshold();
       }
-      if (broke) {
+      if (broke || (cmin2 == 0.f && settled_at_zero(job, src, target_order[best]))) {
         ++pruned[tid * 8];
         continue;
       }

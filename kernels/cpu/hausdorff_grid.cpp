@@ -42,7 +42,7 @@ static void directed_queries(const DirectedJob& job, const PointGrid& source, co
       for (int i = 0; i < 3; ++i) q.p[i] = xyz[3 * k + i];
       local_fallback += query_nearest(grid, threshold, q) ? 1 : 0;
       local_evals += q.evals;
-      if (q.pruned) {
+      if (q.pruned || (q.cmin2 == 0.f && settled_at_zero(job, ids[k], grid.ids[q.best]))) {
         ++local_pruned;
         continue;
       }

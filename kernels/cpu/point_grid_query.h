@@ -22,7 +22,8 @@ struct GridQuery {
   uint64_t evals = 0;
 };
 
-// Case 1, case 2, then the scan with early break. Returns true once the query is pruned.
+// Case 1, case 2, then the scan with early break. Returns true once the search is over: the query is
+// pruned, or it met a computed distance of 0, below which nothing can be found.
 inline bool visit_chunk(const PointGrid& g, uint32_t chunk, float cmax2, GridQuery& q) {
   const Box& box = g.chunk_boxes[chunk];
   if (max_dist2(q.p, box) <= cmax2) return q.pruned = true;
@@ -37,10 +38,12 @@ inline bool visit_chunk(const PointGrid& g, uint32_t chunk, float cmax2, GridQue
       q.best = i;
     }
     if (d2 <= cmax2) return q.pruned = true;
+    if (d2 == 0.f) return true;
   }
   return false;
 }
 
+// Returns true once the search is over (see visit_chunk), as do the visits below.
 inline bool visit_cell(const PointGrid& g, int x, int y, int z, float cmax2, GridQuery& q) {
   const size_t c = g.cell_index(x, y, z);
   for (uint32_t k = g.cell_chunks[c], end = g.cell_chunks[c + 1]; k < end; ++k)

@@ -54,17 +54,22 @@ __global__ void eb_kernel(const float4* queries, uint32_t first, uint32_t last, 
       if ((base & 255u) == 0) threshold = threshold_of(load_cmax(cmax), bounds);  // a stale one prunes less
       const uint32_t j = base + lane;
       float d2 = __int_as_float(0x7f800000);
+      bool zero_settles = false;
       if (j < target_count) {
         const float4 b = targets[j];
         d2 = dist2(a.x, a.y, a.z, b.x, b.y, b.z);
         ++evals;
+        const float p[3] = {a.x, a.y, a.z};
+        zero_settles = d2 == 0.f && settled_at_zero(bounds, p, b, source_index);
       }
       for (int o = 16; o > 0; o >>= 1) d2 = fminf(d2, __shfl_xor_sync(0xffffffffu, d2, o));
       cmin = fminf(cmin, d2);
-      if (cmin <= threshold) {  // early break: truly nearer than the query that set cmax
+      // Early break: truly nearer than the query that set cmax, or certainly at distance 0.
+      if (cmin <= threshold || __any_sync(0xffffffffu, zero_settles)) {
         pruned = true;
         break;
       }
+      if (cmin == 0.f) break;  // nothing lower can be found
     }
     if (!pruned && lane == 0) offer_result(cmax, survivors, cmin, source_index, true);
   }

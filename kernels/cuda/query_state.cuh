@@ -28,6 +28,15 @@ __device__ __forceinline__ float threshold_of(unsigned long long word, const Fil
   return word == 0 ? -1.f : bounds.prune_threshold(__uint_as_float(static_cast<uint32_t>(word >> 32)));
 }
 
+// A query that meets a target point equal to it is truly at distance 0 when the float copies are the
+// input itself; it cannot then be the witness unless it is source point 0 (a point at distance 0 is the
+// witness only when every point is, HD 0, and then the smallest index is). A = B and A within B then
+// leave one survivor instead of all. (The CPU certifies such zeros in double for any input.)
+__device__ __forceinline__ bool settled_at_zero(const FilterBounds& bounds, const float p[3], const float4& t,
+                                                uint32_t source_index) {
+  return bounds.copies_exact && source_index != 0 && p[0] == t.x && p[1] == t.y && p[2] == t.z;
+}
+
 // Where a search's survivors go: (source index, computed squared distance bits) per query that did not
 // stop, at most one entry per query.
 struct SurvivorList {

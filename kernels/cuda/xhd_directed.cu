@@ -166,6 +166,7 @@ __global__ void __launch_bounds__(kHeavyThreads) heavy_kernel(GridView g, QueryS
     const uint32_t slot = entry.x, key = entry.y;
     const float4 a = st.queries[slot];
     const float p[3] = {a.x, a.y, a.z};
+    const uint32_t source_index = __float_as_uint(a.w);
     int c[3];
     g.frame.cell_of_key(key, c);
     // Other blocks may be updating this query: one thread reads its state for the whole block.
@@ -187,12 +188,14 @@ __global__ void __launch_bounds__(kHeavyThreads) heavy_kernel(GridView g, QueryS
           const float d2 = dist2(p[0], p[1], p[2], b.x, b.y, b.z);
           ++evals;
           local = fminf(local, d2);
-          stop = d2 <= threshold;  // early break for the block
+          // Early break for the block: within the threshold, or a certain zero.
+          stop = d2 <= threshold || (d2 == 0.f && settled_at_zero(st.bounds, p, b, source_index));
         }
         if (__syncthreads_or(stop)) {
           stop = true;
           break;
         }
+        if (__syncthreads_or(local == 0.f)) break;  // nothing lower can be found
       }
       if (stop) {
         if (threadIdx.x == 0) st.discarded[slot] = 1;

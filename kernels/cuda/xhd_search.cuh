@@ -43,6 +43,13 @@ __device__ __forceinline__ float current_threshold(const QueryState& st) {
   return threshold_of(load_cmax(st.cmax), st.bounds);
 }
 
+// A computed distance of 0: nothing lower can be found, so the search is over (false: stop), the query set
+// aside when that zero is certain (settled_at_zero).
+__device__ __forceinline__ bool met_zero(Probe& q, const QueryState& st, const float4& b) {
+  if (settled_at_zero(st.bounds, q.p, b, q.source_index)) q.discarded = true;
+  return false;
+}
+
 // Visits one cell (key, coordinates c); floor2 is the largest MinDist^2 of the tree nodes above it (0
 // when reached by grid stepping). Returns false once the query is settled or abandoned.
 __device__ __forceinline__ bool visit_cell(const GridView& g, uint32_t key, const int c[3], float floor2,
@@ -81,6 +88,7 @@ __device__ __forceinline__ bool visit_cell(const GridView& g, uint32_t key, cons
         q.discarded = true;
         return false;
       }
+      if (d2 == 0.f) return met_zero(q, st, b);
     }
   }
   if (scan_end != end) {
@@ -100,6 +108,7 @@ __device__ __forceinline__ bool visit_cell(const GridView& g, uint32_t key, cons
           q.discarded = true;
           return false;
         }
+        if (d2 == 0.f) return met_zero(q, st, b);
       }
     }
   }

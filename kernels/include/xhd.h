@@ -90,6 +90,7 @@ typedef struct xhd_directed {
   float cell_size;         /* grid cell side used (grid method), else 0 */
   uint64_t exact_checks;   /* source points whose nearest neighbour the float filter could not settle,
                               searched again in double */
+  double exact_ms;         /* of query_ms: that search in double (the exactness pass) */
 } xhd_directed;
 
 typedef struct xhd_hausdorff_result {

@@ -50,6 +50,7 @@ koffi.struct('xhd_directed', {
   grid_dims: koffi.array('uint32_t', 3, 'Array'),
   cell_size: 'float',
   exact_checks: 'uint64_t',
+  exact_ms: 'double',
 });
 koffi.struct('xhd_hausdorff_result', {
   ab: 'xhd_directed',
@@ -166,6 +167,7 @@ export interface RawDirected {
   grid_dims: number[];
   cell_size: number;
   exact_checks: number | bigint;
+  exact_ms: number;
 }
 
 export interface RawHausdorffResult {

@@ -87,6 +87,8 @@ export function compareJson(r: CompareResult) {
     peak_device_memory_bytes: r.peakDeviceBytes,
     query_chunks: r.queryChunks,
     bbox_diagonal: r.bboxDiagonal,
+    // The float32 searches ran on coordinates minus this point; every point above is in the input's own.
+    coordinate_origin: r.coordinateOrigin,
     hd_percent_of_bbox_diagonal: r.bboxDiagonal > 0 ? (100 * r.hd) / r.bboxDiagonal : 0,
     ...(r.relative ? { relative_diagonal: { basis: r.relative.basis, length: r.relative.diagonal }, [relativeKey(r.relative.basis)]: r.relative.percent } : {}),
     empty: { a: r.empty?.a ?? false, b: r.empty?.b ?? false, policy: r.empty?.policy ?? null },

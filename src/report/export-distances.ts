@@ -1,18 +1,21 @@
 // compare --export FILE: every query point with its distance to the other input and, for point sets, the
 // index of its nearest point there. The format follows the extension:
 //   .csv  direction,index,x,y[,z],distance,nearest  (a header line, then A → B's rows, then B → A's)
-//   .ply  binary little-endian point cloud: float x,y,z; float quality (the distance, for viewers);
+//   .ply  binary little-endian point cloud: x,y,z; float quality (the distance, for viewers);
 //         double distance; int nearest; uchar direction (0 A → B, 1 B → A)
-//   .bin  a 32-byte header (magic "XHDDIST1", uint32 version 1, uint32 dims, uint64 count A → B,
-//         uint64 count B → A), then per direction: float32 x,y,z per point, float64 distances, int64 nearest
+//   .bin  a 32-byte header (magic "XHDDIST1", uint32 version, uint32 dims, uint64 count A → B,
+//         uint64 count B → A), then per direction: x,y,z per point, float64 distances, int64 nearest
+// Points keep the precision the inputs gave: float32 x,y,z (bin version 1) for float32 inputs, float64
+// (bin version 2) for text and double inputs, whose survey coordinates float32 would round by decimetres.
 // All little-endian. nearest is -1 where no index is measured (surface mode compares against triangles).
 import { UsageError } from '../errors.js';
+import type { Coordinates } from '../io/geometry.js';
 import { XHD_VERSION } from '../version.js';
 import { writeOutputFile } from './output-file.js';
 
 export interface DirectionPoints {
-  /** The query points, interleaved x,y,z. */
-  points: Float32Array;
+  /** The query points, interleaved x,y,z, in the input's coordinates. */
+  points: Coordinates;
   distances: Float64Array;
   /** Index of each point's nearest point in the other input; null where not measured. */
   nearest: BigInt64Array | null;
@@ -62,35 +65,43 @@ function writeCsv(path: string, d: PerPointDistances): void {
   });
 }
 
-/** float x,y,z, float quality, double distance, int nearest, uchar direction: packed, no padding. */
-const PLY_RECORD = 29;
+/** True when some direction's points are doubles: the files then store doubles. */
+function hasDoubles(d: PerPointDistances): boolean {
+  return directions(d).some(([, p]) => p.points instanceof Float64Array);
+}
 
 function writePly(path: string, d: PerPointDistances): void {
   const count = d.ab.distances.length + (d.ba ? d.ba.distances.length : 0);
+  // x,y,z, float quality, double distance, int nearest, uchar direction: packed, no padding.
+  const doubles = hasDoubles(d);
+  const coordinate = doubles ? 8 : 4;
+  const record = 3 * coordinate + 17;
+  const setCoordinate = (view: DataView, at: number, v: number) => (doubles ? view.setFloat64(at, v, true) : view.setFloat32(at, v, true));
   const header = [
     'ply', 'format binary_little_endian 1.0',
     `comment xhd ${XHD_VERSION} --export: each point's distance to the other input (direction 0: A to B, 1: B to A)`,
     d.nearestIs === 'point' ? 'comment nearest: index of the nearest point of the other input' : 'comment nearest: -1 (surface mode measures against triangles)',
     `element vertex ${count}`,
-    'property float x', 'property float y', 'property float z', 'property float quality',
+    ...['x', 'y', 'z'].map((axis) => `property ${doubles ? 'double' : 'float'} ${axis}`), 'property float quality',
     'property double distance', 'property int nearest', 'property uchar direction', 'end_header', '',
   ].join('\n');
   writeOutputFile(path, (write) => {
     write(Buffer.from(header, 'latin1'));
-    const chunk = Buffer.allocUnsafe(CHUNK_POINTS * PLY_RECORD);
+    const chunk = Buffer.allocUnsafe(CHUNK_POINTS * record);
     const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const q = 3 * coordinate;
     for (const [dir, p] of directions(d)) {
       const n = p.distances.length;
       for (let start = 0; start < n; start += CHUNK_POINTS) {
         let o = 0;
-        for (let i = start; i < Math.min(n, start + CHUNK_POINTS); i++, o += PLY_RECORD) {
-          view.setFloat32(o, p.points[3 * i], true);
-          view.setFloat32(o + 4, p.points[3 * i + 1], true);
-          view.setFloat32(o + 8, d.dims === 2 ? 0 : p.points[3 * i + 2], true);
-          view.setFloat32(o + 12, p.distances[i], true);
-          view.setFloat64(o + 16, p.distances[i], true);
-          view.setInt32(o + 24, p.nearest ? Number(p.nearest[i]) : -1, true);
-          view.setUint8(o + 28, dir);
+        for (let i = start; i < Math.min(n, start + CHUNK_POINTS); i++, o += record) {
+          setCoordinate(view, o, p.points[3 * i]);
+          setCoordinate(view, o + coordinate, p.points[3 * i + 1]);
+          setCoordinate(view, o + 2 * coordinate, d.dims === 2 ? 0 : p.points[3 * i + 2]);
+          view.setFloat32(o + q, p.distances[i], true);
+          view.setFloat64(o + q + 4, p.distances[i], true);
+          view.setInt32(o + q + 12, p.nearest ? Number(p.nearest[i]) : -1, true);
+          view.setUint8(o + q + 16, dir);
         }
         write(chunk, o);
       }
@@ -100,8 +111,9 @@ function writePly(path: string, d: PerPointDistances): void {
 
 function writeBin(path: string, d: PerPointDistances): void {
   const header = Buffer.alloc(32);
+  const doubles = hasDoubles(d);
   header.write('XHDDIST1', 0, 'latin1');
-  header.writeUInt32LE(1, 8);
+  header.writeUInt32LE(doubles ? 2 : 1, 8);
   header.writeUInt32LE(d.dims, 12);
   header.writeBigUInt64LE(BigInt(d.ab.distances.length), 16);
   header.writeBigUInt64LE(BigInt(d.ba ? d.ba.distances.length : 0), 24);
@@ -109,7 +121,7 @@ function writeBin(path: string, d: PerPointDistances): void {
   writeOutputFile(path, (write) => {
     write(header);
     for (const [, p] of directions(d)) {
-      write(bytes(p.points));
+      write(bytes(doubles && p.points instanceof Float32Array ? Float64Array.from(p.points) : p.points));
       write(bytes(p.distances));
       write(bytes(p.nearest ?? new BigInt64Array(p.distances.length).fill(-1n)));
     }

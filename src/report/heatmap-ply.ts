@@ -4,22 +4,23 @@
 import { XHD_VERSION } from '../version.js';
 import { writeHeatColour } from './colour-map.js';
 import { writeOutputFile } from './output-file.js';
+import type { Coordinates } from '../io/geometry.js';
 
-/** float x, y, z; uchar red, green, blue; float quality. PLY records are packed, with no padding. */
-const RECORD_BYTES = 19;
+/** x, y, z (float, or double for double inputs); uchar red, green, blue; float quality. Packed, no padding. */
+function recordBytes(doubles: boolean): number {
+  return doubles ? 31 : 19;
+}
 /** Points encoded per write: about 2.5 MiB at a time, so memory stays flat for any count. */
 const CHUNK_POINTS = 1 << 17;
 
-export function heatmapHeader(count: number, maxDistance: number): string {
+export function heatmapHeader(count: number, maxDistance: number, doubles = false): string {
   return [
     'ply',
     'format binary_little_endian 1.0',
     `comment xhd ${XHD_VERSION} heatmap: distance from each point of A to B`,
     `comment quality = distance; colour = distance / ${maxDistance} (the largest) on blue-cyan-green-yellow-red`,
     `element vertex ${count}`,
-    'property float x',
-    'property float y',
-    'property float z',
+    ...['x', 'y', 'z'].map((axis) => `property ${doubles ? 'double' : 'float'} ${axis}`),
     'property uchar red',
     'property uchar green',
     'property uchar blue',
@@ -33,25 +34,29 @@ export function heatmapHeader(count: number, maxDistance: number): string {
  * Writes points (interleaved x,y,z) with their distances. 2D inputs get z = 0. Failures (missing directory,
  * permission, full disk) throw an OutputError naming the file, and a partly written file is removed.
  */
-export function writeHeatmapPly(path: string, points: Float32Array, distances: Float64Array, dims: 2 | 3): void {
+export function writeHeatmapPly(path: string, points: Coordinates, distances: Float64Array, dims: 2 | 3): void {
+  const doubles = points instanceof Float64Array;
+  const RECORD_BYTES = recordBytes(doubles);
+  const c = doubles ? 8 : 4;
+  const set = (view: DataView, at: number, v: number) => (doubles ? view.setFloat64(at, v, true) : view.setFloat32(at, v, true));
   const n = distances.length;
   if (points.length !== 3 * n) throw new Error(`heatmap: ${points.length / 3} points but ${n} distances`);
   let max = 0;
   for (let i = 0; i < n; i++) if (distances[i] > max) max = distances[i];
 
   writeOutputFile(path, (write) => {
-    write(Buffer.from(heatmapHeader(n, max), 'latin1'));
+    write(Buffer.from(heatmapHeader(n, max, doubles), 'latin1'));
     const chunk = Buffer.allocUnsafe(Math.min(n, CHUNK_POINTS) * RECORD_BYTES);
     const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     for (let start = 0; start < n; start += CHUNK_POINTS) {
       const end = Math.min(n, start + CHUNK_POINTS);
       let o = 0;
       for (let i = start; i < end; i++, o += RECORD_BYTES) {
-        view.setFloat32(o, points[3 * i], true);
-        view.setFloat32(o + 4, points[3 * i + 1], true);
-        view.setFloat32(o + 8, dims === 2 ? 0 : points[3 * i + 2], true);
-        writeHeatColour(max > 0 ? distances[i] / max : 0, chunk, o + 12);
-        view.setFloat32(o + 15, distances[i], true);
+        set(view, o, points[3 * i]);
+        set(view, o + c, points[3 * i + 1]);
+        set(view, o + 2 * c, dims === 2 ? 0 : points[3 * i + 2]);
+        writeHeatColour(max > 0 ? distances[i] / max : 0, chunk, o + 3 * c);
+        view.setFloat32(o + 3 * c + 3, distances[i], true);
       }
       write(chunk, o);
     }
