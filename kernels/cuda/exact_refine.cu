@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "../common/box_math.h"
+#include "../common/parallel.h"
 #include "cuda_check.h"
 #include "launch.h"
 #include "refine_on_host.h"
@@ -48,37 +49,74 @@ __global__ void candidates_kernel(const float4* targets, uint32_t target_count, 
   }
 }
 
+// Survivors whose reach spans more cells than this go to the scan of every target instead.
+constexpr int kMaxRangeCells = 64;
+
+// The same pairs through the target's grid: each survivor (one thread) visits the cells within its reach,
+// widened by the frame's pad (every point whose key is a cell lies in its padded box), and emits the
+// points within reach. A survivor whose reach spans too many cells is listed in `wide` instead.
+__global__ void range_candidates_kernel(GridView g, const float4* probes, uint32_t probe_count, uint2* out,
+                                        uint32_t capacity, uint32_t* count, uint32_t* wide, uint32_t* wide_count) {
+  const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= probe_count) return;
+  const float4 probe = probes[s];
+  const float p[3] = {probe.x, probe.y, probe.z};
+  const float reach = probe.w;
+  // Every target within reach has |t - p| <= r on each axis (r covers the computed distance's relative
+  // error), and cell_coord is monotone, so its cell lies in [lo, hi]; the pad only widens that.
+  const float r = __fmul_ru(__fsqrt_ru(reach), 1.0f + 1.0f / (1 << 20));
+  const GridFrame& f = g.frame;
+  int lo[3], hi[3], cells = 1;
+  for (int i = 0; i < 3; ++i) {
+    lo[i] = f.cell_coord(__fsub_rd(__fsub_rd(p[i], r), f.pad[i]), i);
+    hi[i] = f.cell_coord(__fadd_ru(__fadd_ru(p[i], r), f.pad[i]), i);
+    cells *= hi[i] - lo[i] + 1;
+  }
+  if (cells > kMaxRangeCells) {
+    wide[atomicAdd(wide_count, 1u)] = s;
+    return;
+  }
+  int c[3];
+  for (c[2] = lo[2]; c[2] <= hi[2]; ++c[2])
+    for (c[1] = lo[1]; c[1] <= hi[1]; ++c[1])
+      for (c[0] = lo[0]; c[0] <= hi[0]; ++c[0]) {
+        if (min_dist2(p, f.cell_box(c)) > reach) continue;
+        const uint32_t key = f.key_of_cell(c);
+        for (uint32_t j = g.cell_start[key], end = g.cell_start[key + 1]; j < end; ++j) {
+          const float4 t = g.points[j];
+          if (dist2(p[0], p[1], p[2], t.x, t.y, t.z) <= reach) {
+            const uint32_t at = atomicAdd(count, 1u);
+            if (at < capacity) out[at] = make_uint2(s, __float_as_uint(t.w));
+          }
+        }
+      }
+}
+
 struct Best {
   double dist2 = INFINITY;
   uint32_t target = UINT32_MAX;
 };
 
-// The survivors' nearest targets through the candidate kernel, or false when there were more candidates
-// than room twice over (then the host path settles them).
-bool nearest_by_scan(DeviceMemory& memory, const RefineInput& in, const std::vector<uint2>& open, cudaStream_t stream,
-                     std::vector<Best>& best) {
-  const uint32_t k = static_cast<uint32_t>(open.size());
-  std::vector<float4> probes(k);
-  for (uint32_t s = 0; s < k; ++s) {
+// Every survivor's probe: its float point, and as w the reach of the distance its float search found
+// (every target truly within that distance has a computed squared distance within it).
+std::vector<float4> probes_of(const RefineInput& in, const std::vector<uint2>& open) {
+  std::vector<float4> probes(open.size());
+  for (size_t s = 0; s < open.size(); ++s) {
     const float* p = &in.source->xyz[3ull * open[s].x];
-    const float reach = in.bounds->reach(in.bounds->upper(float_of(open[s].y)));
-    probes[s] = make_float4(p[0], p[1], p[2], reach);
+    probes[s] = make_float4(p[0], p[1], p[2], in.bounds->reach(in.bounds->upper(float_of(open[s].y))));
   }
-  DeviceArray<float4> device_probes(memory, k);
-  XHD_CUDA(cudaMemcpyAsync(device_probes.get(), probes.data(), k * sizeof(float4), cudaMemcpyHostToDevice, stream));
+  return probes;
+}
+
+// The (probe, target) pairs a launch emits, grown and launched again once if they did not fit.
+template <class Launch>
+std::vector<uint2> collect_pairs(DeviceMemory& memory, uint32_t first_capacity, cudaStream_t stream, Launch launch) {
   DeviceArray<uint32_t> count(memory, 1);
-  std::vector<uint2> pairs;
-  uint32_t capacity = std::max<uint32_t>(1u << 16, 8 * k);
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  uint32_t capacity = first_capacity;
+  for (;;) {
     DeviceArray<uint2> out(memory, capacity);
     XHD_CUDA(cudaMemsetAsync(count.get(), 0, sizeof(uint32_t), stream));
-    int device = 0, sms = 0;
-    XHD_CUDA(cudaGetDevice(&device));
-    XHD_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const unsigned blocks = std::min<unsigned>(sms * 8, blocks_for(in.target_count, kThreads));
-    candidates_kernel<<<blocks, kThreads, 0, stream>>>(in.device_targets, in.target_count, device_probes.get(), k,
-                                                      out.get(), capacity, count.get());
-    XHD_CUDA_LAUNCHED("candidates_kernel");
+    launch(out.get(), capacity, count.get());
     uint32_t found = 0;
     XHD_CUDA(cudaMemcpyAsync(&found, count.get(), sizeof(found), cudaMemcpyDeviceToHost, stream));
     XHD_CUDA(cudaStreamSynchronize(stream));
@@ -86,20 +124,83 @@ bool nearest_by_scan(DeviceMemory& memory, const RefineInput& in, const std::vec
       capacity = found;
       continue;
     }
-    pairs.resize(found);
-    XHD_CUDA(cudaMemcpyAsync(pairs.data(), out.get(), found * sizeof(uint2), cudaMemcpyDeviceToHost, stream));
+    std::vector<uint2> pairs(found);
+    if (found > 0)
+      XHD_CUDA(cudaMemcpyAsync(pairs.data(), out.get(), found * sizeof(uint2), cudaMemcpyDeviceToHost, stream));
     XHD_CUDA(cudaStreamSynchronize(stream));
-    best.assign(k, Best{});
-    for (const uint2& pair : pairs) {
-      const double d2 = exact_dist2(in.source->truth, open[pair.x].x, in.target->truth, pair.y);
-      Best& b = best[pair.x];
-      if (d2 < b.dist2 || (d2 == b.dist2 && pair.y < b.target)) b = {d2, pair.y};
-    }
-    for (const Best& b : best)
-      if (b.target == UINT32_MAX) throw std::logic_error("a survivor's scan found no target within its reach");
-    return true;
+    return pairs;
   }
-  return false;
+}
+
+int multiprocessors() {
+  int device = 0, sms = 0;
+  XHD_CUDA(cudaGetDevice(&device));
+  XHD_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+// Candidate pairs for the probes listed in `which` (indices into probes) by a scan of every target.
+std::vector<uint2> scan_pairs(DeviceMemory& memory, const RefineInput& in, const std::vector<float4>& probes,
+                              const std::vector<uint32_t>& which, cudaStream_t stream) {
+  std::vector<float4> chosen(which.size());
+  for (size_t k = 0; k < which.size(); ++k) chosen[k] = probes[which[k]];
+  DeviceArray<float4> device_probes(memory, chosen.size());
+  XHD_CUDA(cudaMemcpyAsync(device_probes.get(), chosen.data(), chosen.size() * sizeof(float4), cudaMemcpyHostToDevice, stream));
+  const unsigned blocks = std::min<unsigned>(multiprocessors() * 8, blocks_for(in.target_count, kThreads));
+  std::vector<uint2> pairs = collect_pairs(memory, std::max<uint32_t>(1u << 16, 8 * chosen.size()), stream,
+                                           [&](uint2* out, uint32_t capacity, uint32_t* count) {
+    candidates_kernel<<<blocks, kThreads, 0, stream>>>(in.device_targets, in.target_count, device_probes.get(),
+                                                      static_cast<uint32_t>(chosen.size()), out, capacity, count);
+    XHD_CUDA_LAUNCHED("candidates_kernel");
+  });
+  for (uint2& pair : pairs) pair.x = which[pair.x];
+  return pairs;
+}
+
+// Candidate pairs through the grid; the probes whose reach is too wide for it are returned in `wide`.
+std::vector<uint2> range_pairs(DeviceMemory& memory, const RefineInput& in, const std::vector<float4>& probes,
+                               cudaStream_t stream, std::vector<uint32_t>& wide) {
+  const uint32_t k = static_cast<uint32_t>(probes.size());
+  DeviceArray<float4> device_probes(memory, k);
+  XHD_CUDA(cudaMemcpyAsync(device_probes.get(), probes.data(), k * sizeof(float4), cudaMemcpyHostToDevice, stream));
+  DeviceArray<uint32_t> device_wide(memory, k), wide_count(memory, 1);
+  const GridView view = in.grid->view();
+  std::vector<uint2> pairs = collect_pairs(memory, std::max<uint32_t>(1u << 16, 4 * k), stream,
+                                           [&](uint2* out, uint32_t capacity, uint32_t* count) {
+    XHD_CUDA(cudaMemsetAsync(wide_count.get(), 0, sizeof(uint32_t), stream));
+    range_candidates_kernel<<<blocks_for(k, kThreads), kThreads, 0, stream>>>(view, device_probes.get(), k, out, capacity,
+                                                                             count, device_wide.get(), wide_count.get());
+    XHD_CUDA_LAUNCHED("range_candidates_kernel");
+  });
+  uint32_t n_wide = 0;
+  XHD_CUDA(cudaMemcpyAsync(&n_wide, wide_count.get(), sizeof(n_wide), cudaMemcpyDeviceToHost, stream));
+  XHD_CUDA(cudaStreamSynchronize(stream));
+  wide.resize(n_wide);
+  if (n_wide > 0)
+    XHD_CUDA(cudaMemcpyAsync(wide.data(), device_wide.get(), n_wide * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+  XHD_CUDA(cudaStreamSynchronize(stream));
+  return pairs;
+}
+
+// Each probe's nearest target among its candidate pairs, in double (ties to the smaller index), on the
+// host's threads: pairs are grouped by probe so each group is one thread's.
+void best_of_pairs(const RefineInput& in, const std::vector<uint2>& open, std::vector<uint2>& pairs, std::vector<Best>& best) {
+  std::sort(pairs.begin(), pairs.end(), [](const uint2& a, const uint2& b) { return a.x < b.x || (a.x == b.x && a.y < b.y); });
+  parallel_blocks(pairs.size(), 4096, in.threads, [&](size_t begin, size_t end, int) {
+    // A block may start inside a probe's group: its first probe's pairs from before `begin` are another
+    // block's; the block that holds a group's first pair owns the whole group.
+    size_t k = begin;
+    if (k > 0) while (k < end && pairs[k].x == pairs[k - 1].x) ++k;
+    while (k < end) {
+      const uint32_t probe = pairs[k].x;
+      Best b;
+      for (; k < pairs.size() && pairs[k].x == probe; ++k) {
+        const double d2 = exact_dist2(in.source->truth, open[probe].x, in.target->truth, pairs[k].y);
+        if (d2 < b.dist2 || (d2 == b.dist2 && pairs[k].y < b.target)) b = {d2, pairs[k].y};
+      }
+      best[probe] = b;
+    }
+  });
 }
 
 }  // namespace
@@ -147,18 +248,34 @@ void refine_in_double(DeviceMemory& memory, const RefineInput& in, std::vector<u
   if (open.empty()) throw std::logic_error("the float search left no survivor");
   out.exact_checks = open.size();
 
-  std::vector<Best> best;
-  const bool scanned = static_cast<uint64_t>(open.size()) * in.target_count <= kMaxScanPairs &&
-                       nearest_by_scan(memory, in, open, stream, best);
-  if (!scanned) {
-    std::vector<uint32_t> sources(open.size());
-    for (size_t s = 0; s < open.size(); ++s) sources[s] = open[s].x;
-    std::vector<double> dist2(open.size());
-    std::vector<uint32_t> target(open.size());
-    nearest_on_host(*in.source, *in.target, *in.bounds, sources, in.threads, dist2, target);
-    best.resize(open.size());
-    for (size_t s = 0; s < open.size(); ++s) best[s] = {dist2[s], target[s]};
+  // Candidates: through the grid where there is one; a scan of every target for the rest while the
+  // pairs scanned stay affordable; the CPU grid on the host past that.
+  std::vector<Best> best(open.size());
+  const std::vector<float4> probes = probes_of(in, open);
+  std::vector<uint32_t> rest;
+  std::vector<uint2> pairs;
+  if (in.grid != nullptr) {
+    pairs = range_pairs(memory, in, probes, stream, rest);
+  } else {
+    rest.resize(open.size());
+    for (uint32_t s = 0; s < rest.size(); ++s) rest[s] = s;
   }
+  if (!rest.empty() && static_cast<uint64_t>(rest.size()) * in.target_count <= kMaxScanPairs) {
+    std::vector<uint2> scanned = scan_pairs(memory, in, probes, rest, stream);
+    pairs.insert(pairs.end(), scanned.begin(), scanned.end());
+    rest.clear();
+  }
+  best_of_pairs(in, open, pairs, best);
+  if (!rest.empty()) {
+    std::vector<uint32_t> sources(rest.size());
+    for (size_t k = 0; k < rest.size(); ++k) sources[k] = open[rest[k]].x;
+    std::vector<double> dist2(rest.size());
+    std::vector<uint32_t> target(rest.size());
+    nearest_on_host(*in.source, *in.target, *in.bounds, sources, in.threads, dist2, target);
+    for (size_t k = 0; k < rest.size(); ++k) best[rest[k]] = {dist2[k], target[k]};
+  }
+  for (const Best& b : best)
+    if (b.target == UINT32_MAX) throw std::logic_error("a survivor's search found no target within its reach");
   size_t winner = 0;  // open is sorted by source index: strict > keeps the smallest among ties
   for (size_t s = 1; s < open.size(); ++s)
     if (best[s].dist2 > best[winner].dist2) winner = s;

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "../common/point_frame.h"
+#include "device_grid.h"
 #include "device_memory.h"
 #include "xhd.h"
 
@@ -42,6 +43,7 @@ struct RefineInput {
   const FilterBounds* bounds;
   const float4* device_targets;  // the target's float points on the device, w = original index bits
   uint32_t target_count;
+  const DeviceGrid* grid;        // the target's grid (X-HD), or null (EB): then every target is scanned
   int threads;                   // host threads for the double-precision evaluations
 };
 
