@@ -89,11 +89,26 @@ describe('CUDA backend is exact over survey coordinates', { skip }, () => {
     });
   }
 
-  it('400k survivors (a shifted copy): settled through the host grid, equal to the CPU', async () => {
+  it('400k survivors (a shifted copy): settled on the device with the doubles uploaded, equal to the CPU', async () => {
     const [a, b] = utmShiftedTile(400_000, 6);
     const reference = await hausdorff(a, b, { method: 'grid', backend: 'cpu' });
     assert.ok(reference.ab.exactChecks > 300_000, `survivors ${reference.ab.exactChecks}`);
     await checkCuda('shifted copy 400k', a, b, reference, ['grid']);
+    await checkCuda('shifted copy 400k, float32', Float32Array.from(a), Float32Array.from(b),
+      await hausdorff(Float32Array.from(a), Float32Array.from(b), { method: 'grid', backend: 'cpu' }), ['grid']);
+  });
+
+  it('survivors with a reach too wide for the grid are scanned, or settled on the host grid past the scan limit', async () => {
+    const [a, b0] = utmNearTies(3000, 9);
+    const b = b0.map((v, i) => (i % 3 === 0 ? v + 2000 : v)); // far apart: every reach spans the whole grid
+    const reference = await hausdorff(a, b, { method: 'grid', backend: 'cpu' });
+    await checkCuda('far apart, scanned', a, b, reference);
+    process.env.XHD_CUDA_MAX_SCAN_PAIRS = '0';
+    try {
+      await checkCuda('far apart, host grid', a, b, reference);
+    } finally {
+      delete process.env.XHD_CUDA_MAX_SCAN_PAIRS;
+    }
   });
 
   it('the chunked path settles survivors from every chunk', async () => {

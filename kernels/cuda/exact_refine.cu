@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -23,8 +24,11 @@ float float_of(uint32_t bits) {
   return f;
 }
 // Survivor x target pairs the candidate kernel scans; beyond this the survivors are settled on the host
-// through a CPU grid of the target instead (a shifted copy makes every query a survivor).
-constexpr uint64_t kMaxScanPairs = 1ull << 36;
+// through a CPU grid of the target instead. XHD_CUDA_MAX_SCAN_PAIRS lowers it (tests reach that path so).
+uint64_t max_scan_pairs() {
+  const char* limit = std::getenv("XHD_CUDA_MAX_SCAN_PAIRS");
+  return limit != nullptr ? std::strtoull(limit, nullptr, 10) : 1ull << 36;
+}
 
 // Every (survivor, target) pair whose computed squared distance is within the survivor's reach (in w):
 // a superset of the targets truly within its float search's nearest distance, its true nearest among them.
@@ -51,6 +55,9 @@ __global__ void candidates_kernel(const float4* targets, uint32_t target_count, 
 
 // Survivors whose reach spans more cells than this go to the scan of every target instead.
 constexpr int kMaxRangeCells = 64;
+// Up to this many survivors with double inputs, candidate pairs are settled on the host; past it the
+// targets' doubles are uploaded and the device settles them (a shifted copy makes every query one).
+constexpr size_t kPairsOnHostUpTo = 1 << 16;
 
 // The same pairs through the target's grid: each survivor (one thread) visits the cells within its reach,
 // widened by the frame's pad (every point whose key is a cell lies in its padded box), and emits the
@@ -90,6 +97,66 @@ __global__ void range_candidates_kernel(GridView g, const float4* probes, uint32
           }
         }
       }
+}
+
+// The truth of the points for the device's double evaluations: doubles (source per probe, target by
+// original index), or null where the float copies are the truth (FilterBounds::copies_exact).
+struct DeviceTruth {
+  const double* source;
+  const double* target;
+};
+
+// Through the grid as range_candidates_kernel, but each survivor keeps its nearest in double itself (the
+// formula of exact_dist2: differences, squares, x + y + z, no fused multiply-add in this library), ties to
+// the smaller index, its reach shrinking as it goes. Wide survivors are listed as there.
+__global__ void range_best_kernel(GridView g, const float4* probes, uint32_t probe_count, DeviceTruth truth,
+                                  FilterBounds bounds, double* best_d2, uint32_t* best_index, uint32_t* wide,
+                                  uint32_t* wide_count) {
+  const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= probe_count) return;
+  const float4 probe = probes[s];
+  const float p[3] = {probe.x, probe.y, probe.z};
+  float reach = probe.w;
+  const float r = __fmul_ru(__fsqrt_ru(reach), 1.0f + 1.0f / (1 << 20));
+  const GridFrame& f = g.frame;
+  int lo[3], hi[3], cells = 1;
+  for (int i = 0; i < 3; ++i) {
+    lo[i] = f.cell_coord(__fsub_rd(__fsub_rd(p[i], r), f.pad[i]), i);
+    hi[i] = f.cell_coord(__fadd_ru(__fadd_ru(p[i], r), f.pad[i]), i);
+    cells *= hi[i] - lo[i] + 1;
+  }
+  best_index[s] = UINT32_MAX;
+  if (cells > kMaxRangeCells) {
+    wide[atomicAdd(wide_count, 1u)] = s;
+    return;
+  }
+  const double x = truth.source ? truth.source[3ull * s] : p[0];
+  const double y = truth.source ? truth.source[3ull * s + 1] : p[1];
+  const double z = truth.source ? truth.source[3ull * s + 2] : p[2];
+  double best = INFINITY;
+  uint32_t index = UINT32_MAX;
+  int c[3];
+  for (c[2] = lo[2]; c[2] <= hi[2]; ++c[2])
+    for (c[1] = lo[1]; c[1] <= hi[1]; ++c[1])
+      for (c[0] = lo[0]; c[0] <= hi[0]; ++c[0]) {
+        if (min_dist2(p, f.cell_box(c)) > reach) continue;
+        const uint32_t key = f.key_of_cell(c);
+        for (uint32_t j = g.cell_start[key], end = g.cell_start[key + 1]; j < end; ++j) {
+          const float4 t = g.points[j];
+          if (dist2(p[0], p[1], p[2], t.x, t.y, t.z) > reach) continue;
+          const uint32_t id = __float_as_uint(t.w);
+          const double* tt = truth.target ? truth.target + 3ull * id : nullptr;
+          const double dx = x - (tt ? tt[0] : t.x), dy = y - (tt ? tt[1] : t.y), dz = z - (tt ? tt[2] : t.z);
+          const double d2 = dx * dx + dy * dy + dz * dz;
+          if (d2 < best || (d2 == best && id < index)) {
+            best = d2;
+            index = id;
+            reach = bounds.reach(sqrt(best));
+          }
+        }
+      }
+  best_d2[s] = best;
+  best_index[s] = index;
 }
 
 struct Best {
@@ -203,6 +270,53 @@ void best_of_pairs(const RefineInput& in, const std::vector<uint2>& open, std::v
   });
 }
 
+// Each survivor's nearest in double through the grid on the device (range_best_kernel), with the truth
+// uploaded where the float copies are not it; survivors with too wide a reach are returned in `wide`.
+void range_best(DeviceMemory& memory, const RefineInput& in, const std::vector<uint2>& open, const std::vector<float4>& probes,
+                cudaStream_t stream, std::vector<Best>& best, std::vector<uint32_t>& wide) {
+  const uint32_t k = static_cast<uint32_t>(probes.size());
+  DeviceArray<float4> device_probes(memory, k);
+  XHD_CUDA(cudaMemcpyAsync(device_probes.get(), probes.data(), k * sizeof(float4), cudaMemcpyHostToDevice, stream));
+  DeviceArray<double> source_truth, target_truth;
+  std::vector<double> source_host, target_host;
+  if (!in.bounds->copies_exact) {
+    source_host.resize(3ull * k);
+    for (uint32_t s = 0; s < k; ++s)
+      for (int c = 0; c < 3; ++c) source_host[3ull * s + c] = in.source->truth.coord(open[s].x, c);
+    source_truth = DeviceArray<double>(memory, source_host.size());
+    XHD_CUDA(cudaMemcpyAsync(source_truth.get(), source_host.data(), source_host.size() * sizeof(double), cudaMemcpyHostToDevice, stream));
+    const PointTruth& t = in.target->truth;
+    const double* target_doubles = t.f64;
+    if (target_doubles == nullptr) {  // a float32 target beside a double source: its floats as doubles
+      target_host.resize(3 * t.count);
+      for (size_t i = 0; i < 3 * t.count; ++i) target_host[i] = t.f32[i];
+      target_doubles = target_host.data();
+    }
+    target_truth = DeviceArray<double>(memory, 3 * t.count);
+    XHD_CUDA(cudaMemcpyAsync(target_truth.get(), target_doubles, 3 * t.count * sizeof(double), cudaMemcpyHostToDevice, stream));
+  }
+  DeviceArray<double> device_d2(memory, k);
+  DeviceArray<uint32_t> device_index(memory, k), device_wide(memory, k), wide_count(memory, 1);
+  XHD_CUDA(cudaMemsetAsync(wide_count.get(), 0, sizeof(uint32_t), stream));
+  range_best_kernel<<<blocks_for(k, kThreads), kThreads, 0, stream>>>(
+      in.grid->view(), device_probes.get(), k, DeviceTruth{source_truth.get(), target_truth.get()}, *in.bounds,
+      device_d2.get(), device_index.get(), device_wide.get(), wide_count.get());
+  XHD_CUDA_LAUNCHED("range_best_kernel");
+  std::vector<double> d2(k);
+  std::vector<uint32_t> index(k);
+  uint32_t n_wide = 0;
+  XHD_CUDA(cudaMemcpyAsync(d2.data(), device_d2.get(), k * sizeof(double), cudaMemcpyDeviceToHost, stream));
+  XHD_CUDA(cudaMemcpyAsync(index.data(), device_index.get(), k * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+  XHD_CUDA(cudaMemcpyAsync(&n_wide, wide_count.get(), sizeof(n_wide), cudaMemcpyDeviceToHost, stream));
+  XHD_CUDA(cudaStreamSynchronize(stream));
+  wide.resize(n_wide);
+  if (n_wide > 0)
+    XHD_CUDA(cudaMemcpyAsync(wide.data(), device_wide.get(), n_wide * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+  XHD_CUDA(cudaStreamSynchronize(stream));  // the host copies above must outlive the transfers
+  for (uint32_t s = 0; s < k; ++s)
+    if (index[s] != UINT32_MAX) best[s] = {d2[s], index[s]};
+}
+
 }  // namespace
 
 SurvivorSink::SurvivorSink(DeviceMemory& memory, uint32_t capacity, cudaStream_t stream)
@@ -248,19 +362,22 @@ void refine_in_double(DeviceMemory& memory, const RefineInput& in, std::vector<u
   if (open.empty()) throw std::logic_error("the float search left no survivor");
   out.exact_checks = open.size();
 
-  // Candidates: through the grid where there is one; a scan of every target for the rest while the
-  // pairs scanned stay affordable; the CPU grid on the host past that.
+  // Through the grid where there is one: on the device in double when the float copies are the truth or
+  // there are many survivors (their doubles uploaded), else as candidate pairs settled on the host. Then a
+  // scan of every target for the rest while the pairs scanned stay affordable; the CPU grid past that.
   std::vector<Best> best(open.size());
   const std::vector<float4> probes = probes_of(in, open);
   std::vector<uint32_t> rest;
   std::vector<uint2> pairs;
-  if (in.grid != nullptr) {
+  if (in.grid != nullptr && (in.bounds->copies_exact || open.size() > kPairsOnHostUpTo)) {
+    range_best(memory, in, open, probes, stream, best, rest);
+  } else if (in.grid != nullptr) {
     pairs = range_pairs(memory, in, probes, stream, rest);
   } else {
     rest.resize(open.size());
     for (uint32_t s = 0; s < rest.size(); ++s) rest[s] = s;
   }
-  if (!rest.empty() && static_cast<uint64_t>(rest.size()) * in.target_count <= kMaxScanPairs) {
+  if (!rest.empty() && static_cast<uint64_t>(rest.size()) * in.target_count <= max_scan_pairs()) {
     std::vector<uint2> scanned = scan_pairs(memory, in, probes, rest, stream);
     pairs.insert(pairs.end(), scanned.begin(), scanned.end());
     rest.clear();
