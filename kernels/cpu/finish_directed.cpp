@@ -18,7 +18,6 @@ void finish_directed(const DirectedJob& job, const std::vector<std::vector<Survi
   for (const auto& list : survivors)
     for (const Survivor& s : list)
       if (s.cmin2 > threshold) open.push_back(s);
-  std::sort(open.begin(), open.end(), [](const Survivor& x, const Survivor& y) { return x.source < y.source; });
   out.exact_checks = open.size();
   if (open.empty()) {  // only when the source is empty, which the ABI refuses
     out.distance = 0.0;

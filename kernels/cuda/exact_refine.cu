@@ -168,10 +168,12 @@ struct Best {
 // (every target truly within that distance has a computed squared distance within it).
 std::vector<float4> probes_of(const RefineInput& in, const std::vector<uint2>& open) {
   std::vector<float4> probes(open.size());
-  for (size_t s = 0; s < open.size(); ++s) {
-    const float* p = &in.source->xyz[3ull * open[s].x];
-    probes[s] = make_float4(p[0], p[1], p[2], in.bounds->reach(in.bounds->upper(float_of(open[s].y))));
-  }
+  parallel_blocks(open.size(), 1 << 14, in.threads, [&](size_t begin, size_t end, int) {
+    for (size_t s = begin; s < end; ++s) {
+      const float* p = &in.source->xyz[3ull * open[s].x];
+      probes[s] = make_float4(p[0], p[1], p[2], in.bounds->reach(in.bounds->upper(float_of(open[s].y))));
+    }
+  });
   return probes;
 }
 
@@ -281,8 +283,10 @@ void range_best(DeviceMemory& memory, const RefineInput& in, const std::vector<u
   std::vector<double> source_host, target_host;
   if (!in.bounds->copies_exact) {
     source_host.resize(3ull * k);
-    for (uint32_t s = 0; s < k; ++s)
-      for (int c = 0; c < 3; ++c) source_host[3ull * s + c] = in.source->truth.coord(open[s].x, c);
+    parallel_blocks(k, 1 << 14, in.threads, [&](size_t begin, size_t end, int) {
+      for (size_t s = begin; s < end; ++s)
+        for (int c = 0; c < 3; ++c) source_host[3 * s + c] = in.source->truth.coord(open[s].x, c);
+    });
     source_truth = DeviceArray<double>(memory, source_host.size());
     XHD_CUDA(cudaMemcpyAsync(source_truth.get(), source_host.data(), source_host.size() * sizeof(double), cudaMemcpyHostToDevice, stream));
     const PointTruth& t = in.target->truth;
@@ -357,8 +361,7 @@ void refine_in_double(DeviceMemory& memory, const RefineInput& in, std::vector<u
   std::vector<uint2> open;
   for (const uint2& s : survivors)
     if (float_of(s.y) > threshold) open.push_back(s);
-  std::sort(open.begin(), open.end(), [](const uint2& a, const uint2& b) { return a.x < b.x; });
-  open.erase(std::unique(open.begin(), open.end(), [](const uint2& a, const uint2& b) { return a.x == b.x; }), open.end());
+  // Each query offers itself at most once, so no source index repeats; ties are broken below.
   if (open.empty()) throw std::logic_error("the float search left no survivor");
   out.exact_checks = open.size();
 
@@ -393,9 +396,10 @@ void refine_in_double(DeviceMemory& memory, const RefineInput& in, std::vector<u
   }
   for (const Best& b : best)
     if (b.target == UINT32_MAX) throw std::logic_error("a survivor's search found no target within its reach");
-  size_t winner = 0;  // open is sorted by source index: strict > keeps the smallest among ties
+  size_t winner = 0;  // the largest nearest distance; among ties, the smallest source index
   for (size_t s = 1; s < open.size(); ++s)
-    if (best[s].dist2 > best[winner].dist2) winner = s;
+    if (best[s].dist2 > best[winner].dist2 || (best[s].dist2 == best[winner].dist2 && open[s].x < open[winner].x))
+      winner = s;
   out.from_index = open[winner].x;
   out.to_index = best[winner].target;
   out.distance = std::sqrt(best[winner].dist2);
