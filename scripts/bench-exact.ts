@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { probeBackend } from '../src/backends.js';
+import { cudaDevice, probeBackend } from '../src/backends.js';
 import { hausdorff, type HausdorffResult } from '../src/hausdorff.js';
 import { formatMs, libraryVersion, publishReport, runLines } from './bench/report.js';
 import { DATASET_NAMES, makeDataset, Rng } from './datasets.js';
@@ -100,6 +100,7 @@ async function main(): Promise<void> {
   const lines = [
     '# Exactness benchmark: survey coordinates and the cost of the exactness pass', '',
     ...runLines('scripts/bench-exact', argv),
+    `- GPU: ${backends.includes('cuda') ? `${cudaDevice(0).name} (driver ${cudaDevice(0).driverVersion})` : 'none used'}`,
     `- Native libraries from ${libraryVersion()}; CPU threads: ${s.threads}`,
     '- compute = index builds + queries of both directions as the library reports them; exact = the part of it spent',
     '  searching the float filter\'s survivors again in double; checks = survivors searched so (both directions). Best of 3.',

@@ -242,7 +242,7 @@ async function compareInFrame(a: Geometry & { positions: Float32Array }, b: Geom
     downloadMs: sumOf((d) => d.downloadMs),
     peakDeviceBytes: Math.max(...both.map((d) => d.peakDeviceBytes)),
     backend: dab.backend,
-    threads: dab.threads,
+    threads: side ? threads : dab.threads, // side by side, each direction had half
     device: dab.device,
     notes,
   };

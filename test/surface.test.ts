@@ -10,7 +10,9 @@ import { sampleMesh, triangleAreas } from '../src/sampling/sample-mesh.js';
 import { computeBounds, type Geometry } from '../src/io/geometry.js';
 import { pointsAsMesh, pointSurfaceDistances, type TriangleMesh } from '../src/surface.js';
 import { compareSurfaces } from '../src/surface-compare.js';
+import { readGeometry } from '../src/io/read.js';
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';
+import { sharedData } from './helpers.js';
 import { rng, uniform } from './random-points.js';
 import { cube, sphereSagitta, triangleSoup, uvSphere, writeOff } from './test-meshes.js';
 
@@ -172,7 +174,17 @@ describe('surface sampling', () => {
     const mesh = cube(1);
     const samples = sampleMesh(mesh, { mode: 'vertices+edges+faces', count: 2000, seed: 3 });
     assert.deepEqual(samples.subarray(0, 24), mesh.positions);
-    assert.ok(Math.abs(samples.length / 3 - 2000) <= 20, `got ${samples.length / 3} samples`);
+    assert.equal(samples.length / 3, 2000);
+  });
+
+  it('vertices+edges+faces gives the requested count on a mesh of many short edges', { skip: !sharedData('meshes/armadillo.off') && 'no shared data' }, () => {
+    const g = readGeometry(sharedData('meshes/armadillo.off')!);
+    const mesh = { positions: Float32Array.from(g.positions), triangles: g.triangles! };
+    for (const count of [30_000, 100_000]) {
+      const samples = sampleMesh(mesh, { mode: 'vertices+edges+faces', count, seed: 5 });
+      assert.equal(samples.length / 3, count);
+      assert.deepEqual(samples.subarray(0, mesh.positions.length), mesh.positions);
+    }
   });
 });
 
