@@ -1,10 +1,33 @@
-// Reading one input file whole, with the checks every reader wants first (not a directory, not over
-// 2 GiB) and system errors turned into one line naming the file.
+// Reading one input file whole, with the checks every reader wants first (not a directory, not over what
+// one buffer holds) and system errors turned into one line naming the file. Binary PLY files over 1 GiB are
+// read in pieces instead (ply-pieces.ts), whatever their size.
+import { constants } from 'node:buffer';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { InputError } from '../errors.js';
 
-/** Files are read whole into one buffer; beyond this the reader refuses rather than exhaust memory. */
-export const MAX_FILE_BYTES = 2 * 1024 ** 3;
+/** The largest file read whole: the most one Buffer can hold (4 GiB on 64-bit Node 20). */
+export const MAX_FILE_BYTES = constants.MAX_LENGTH;
+
+/** The size of a file, or undefined when it cannot be stat'ed (readInputFile then says why). */
+export function fileSize(path: string): number | undefined {
+  try {
+    const stats = statSync(path);
+    return stats.isFile() ? stats.size : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first `length` bytes of a file (fewer when it is shorter). */
+export function readPrefix(path: string, length: number): Uint8Array {
+  const fd = openSync(path, 'r');
+  try {
+    const bytes = new Uint8Array(length);
+    return bytes.subarray(0, readSync(fd, bytes, 0, length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /**
  * A whole input file's bytes, with the checks every reader wants first: not a directory, not over 2 GiB,
@@ -20,7 +43,7 @@ export function readInputFile(path: string, expected: string): Uint8Array {
     throw asInputError(path, error, expected);
   }
   if (size > MAX_FILE_BYTES) {
-    throw new InputError(path, {}, `file is ${(size / 1024 ** 3).toFixed(1)} GiB; files over 2 GiB are not supported`);
+    throw new InputError(path, {}, `file is ${(size / 1024 ** 3).toFixed(1)} GiB; files over ${(MAX_FILE_BYTES / 1024 ** 3).toFixed(0)} GiB are read only as binary PLY so far (in pieces)`);
   }
   try {
     return readWhole(path, size);

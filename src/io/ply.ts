@@ -4,6 +4,7 @@ import { finishGeometry, plural } from './build.js';
 import type { Bounds, Coordinates, Geometry } from './geometry.js';
 import { readAsciiPlyBody } from './ply-ascii.js';
 import { readBinaryPlyBody } from './ply-binary.js';
+import { readBinaryPlyInPieces } from './ply-pieces.js';
 import { isIntegerType, minimumBinaryRecordSize, parsePlyHeader, type PlyElement, type PlyHeader } from './ply-header.js';
 
 /** Where the geometry lives among the declared elements and properties. */
@@ -41,6 +42,18 @@ export function parsePly(bytes: Uint8Array, file: string): Geometry {
     notes,
     bounds: body.bounds,
   });
+}
+
+/**
+ * A binary PLY read in pieces straight from the file (ply-pieces.ts), given its size and its first bytes
+ * (which hold the header); undefined for an ascii body, which is read whole.
+ */
+export function readPlyInPieces(path: string, size: number, prefix: Uint8Array): Geometry | undefined {
+  const header = parsePlyHeader(prefix, path);
+  if (header.encoding === 'ascii') return undefined;
+  const layout = findLayout(header, path);
+  checkDeclaredSizes(header, size, path);
+  return readBinaryPlyInPieces(path, size, header, layout);
 }
 
 function findLayout(header: PlyHeader, file: string): PlyLayout {

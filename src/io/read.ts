@@ -3,12 +3,13 @@ import { readSync } from 'node:fs';
 
 import { InputError, UsageError } from '../errors.js';
 import { parseDelimited } from './delimited.js';
-import { MAX_FILE_BYTES, readInputFile } from './input-file.js';
+import { fileSize, MAX_FILE_BYTES, readInputFile, readPrefix } from './input-file.js';
 import { formatFromExtension, sniffFormat } from './detect-format.js';
 import type { FileFormat, Geometry, ReadOptions } from './geometry.js';
 import { parseObj } from './obj.js';
 import { parseOff } from './off.js';
-import { parsePly } from './ply.js';
+import { parsePly, readPlyInPieces } from './ply.js';
+import { piecesForced, WHOLE_FILE_LIMIT } from './ply-pieces.js';
 import { parseStl } from './stl.js';
 import { parseVoxelMask } from './voxel-geometry.js';
 
@@ -17,7 +18,19 @@ export const STDIN_NAME = '-';
 
 export function readGeometry(path: string, options: ReadOptions = {}): Geometry {
   if (path === STDIN_NAME) return parseGeometry(readStandardInput(options.format), 'standard input', options);
-  return parseGeometry(readInputFile(path, 'a geometry file'), path, options);
+  return readLargePly(path, options) ?? parseGeometry(readInputFile(path, 'a geometry file'), path, options);
+}
+
+/** How much of a large file is read to find its format and PLY header. */
+const PREFIX_BYTES = 1 << 20;
+
+/** A binary PLY over WHOLE_FILE_LIMIT, read in pieces; undefined for anything else. */
+function readLargePly(path: string, options: ReadOptions): Geometry | undefined {
+  const size = fileSize(path);
+  if (size === undefined || !(size > WHOLE_FILE_LIMIT || piecesForced())) return undefined;
+  const prefix = readPrefix(path, PREFIX_BYTES);
+  const format = options.format ?? formatFromExtension(path) ?? sniffFormat(prefix);
+  return format === 'ply' ? readPlyInPieces(path, size, prefix) : undefined;
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -43,7 +56,7 @@ function readStandardInput(format: FileFormat | undefined): Uint8Array {
     }
     if (got === 0) break;
     total += got;
-    if (total > MAX_FILE_BYTES) throw new InputError('standard input', {}, 'more than 2 GiB; inputs over 2 GiB are not supported');
+    if (total > MAX_FILE_BYTES) throw new InputError('standard input', {}, `more than ${(MAX_FILE_BYTES / 1024 ** 3).toFixed(0)} GiB; standard input is read whole`);
     chunks.push(Buffer.from(chunk.subarray(0, got)));
   }
   return Buffer.concat(chunks, total);

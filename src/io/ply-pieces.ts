@@ -1,0 +1,272 @@
+// Binary PLY files too large to read whole (over WHOLE_FILE_LIMIT, any size): the body is read piece by piece
+// with positioned reads and decoded straight into the positions and triangles, so no second copy of the file
+// is ever held. Fixed-size records (the vertices, skipped elements) go in batches; records with lists (faces)
+// through a window that carries a record cut by a piece's end over to the next piece. Errors name absolute
+// byte offsets and record numbers, as the whole-file reader's do.
+import { closeSync, openSync, readSync } from 'node:fs';
+
+import { InputError } from '../errors.js';
+import { badCoordinate, finishGeometry, isExactCoordinate, plural, TriangleCollector } from './build.js';
+import type { Coordinates, Geometry } from './geometry.js';
+import type { PlyLayout } from './ply.js';
+import { fixedRecordSize, PLY_TYPE_SIZE, PlyType, type PlyElement, type PlyHeader } from './ply-header.js';
+
+/** Files above this are read in pieces (binary PLY); below it, whole (the faster path for small files). */
+export const WHOLE_FILE_LIMIT = 1024 ** 3;
+
+/** Bytes read at a time; XHD_READ_PIECE_BYTES overrides it, and makes every binary PLY go in pieces (tests). */
+export function pieceBytes(): number {
+  const forced = Number(process.env.XHD_READ_PIECE_BYTES);
+  return forced > 0 ? Math.max(64, Math.floor(forced)) : 64 * 1024 ** 2;
+}
+
+export function piecesForced(): boolean {
+  return Number(process.env.XHD_READ_PIECE_BYTES) > 0;
+}
+
+function scalar(view: DataView, at: number, type: PlyType, le: boolean): number {
+  switch (type) {
+    case PlyType.Int8: return view.getInt8(at);
+    case PlyType.Uint8: return view.getUint8(at);
+    case PlyType.Int16: return view.getInt16(at, le);
+    case PlyType.Uint16: return view.getUint16(at, le);
+    case PlyType.Int32: return view.getInt32(at, le);
+    case PlyType.Uint32: return view.getUint32(at, le);
+    case PlyType.Float32: return view.getFloat32(at, le);
+    case PlyType.Float64: return view.getFloat64(at, le);
+  }
+}
+
+/** Positioned reads of one open file, each piece into one reused buffer. */
+class PieceSource {
+  readonly buffer: Uint8Array;
+  constructor(readonly fd: number, readonly file: string, readonly size: number, piece: number) {
+    this.buffer = new Uint8Array(Math.max(piece, 64));
+  }
+
+  /** Exactly `length` bytes at `position` into buffer[at, at + length); false when the file ends first. */
+  read(position: number, length: number, at = 0): boolean {
+    let filled = 0;
+    while (filled < length) {
+      const got = readSync(this.fd, this.buffer, at + filled, length - filled, position + filled);
+      if (got === 0) return false; // the end, or a file that shrank while it was read
+      filled += got;
+    }
+    return true;
+  }
+}
+
+function truncated(file: string, size: number, element: PlyElement, record: number): never {
+  throw new InputError(file, { byte: size }, `file is truncated: data ran out in ${element.name} record ${record} of ${element.count}`);
+}
+
+/** Reads a binary PLY of `size` bytes whose header was parsed from its first bytes. */
+export function readBinaryPlyInPieces(path: string, size: number, header: PlyHeader, layout: PlyLayout): Geometry {
+  const fd = openSync(path, 'r');
+  try {
+    const source = new PieceSource(fd, path, size, pieceBytes());
+    const le = header.encoding === 'binary_little_endian';
+    let position = header.dataStart;
+    let positions: Coordinates = new Float32Array(0);
+    const collector = new TriangleCollector(layout.face?.count ?? 0);
+    for (const element of header.elements) {
+      if (element === layout.vertex) {
+        positions = storesFloat32(element, layout) ? new Float32Array(3 * element.count) : new Float64Array(3 * element.count);
+        position = readVertices(source, position, element, layout, le, positions);
+      } else if (element === layout.face) {
+        position = walkListRecords(source, position, element, le,
+          (view, at, record, fileOffset) => readFace(view, at, record, fileOffset, layout, le, collector, source.file));
+      } else if (fixedRecordSize(element) >= 0) {
+        const stride = fixedRecordSize(element);
+        if (position + stride * element.count > size) truncated(path, size, element, Math.floor((size - position) / Math.max(1, stride)));
+        position += stride * element.count;
+      } else {
+        position = walkListRecords(source, position, element, le, () => undefined);
+      }
+    }
+    const notes = ['read in pieces (the file is larger than ' + `${(WHOLE_FILE_LIMIT / 1024 ** 3).toFixed(0)} GiB, or XHD_READ_PIECE_BYTES is set)`];
+    const skipped = header.elements.filter((e) => e !== layout.vertex && e !== layout.face && e.count > 0);
+    if (skipped.length > 0) notes.push(`skipped PLY elements: ${skipped.map((e) => `${e.name} (${e.count})`).join(', ')}`);
+    if (layout.face && layout.face.count === 0) notes.push('PLY declares no faces: read as a point cloud');
+    if (size > position) notes.push(`${plural(size - position, 'byte')} after the last element ignored`);
+    return finishGeometry({
+      positions,
+      dims: layout.z < 0 ? 2 : 3,
+      triangles: layout.face ? collector.finish() : undefined,
+      polygonsTriangulated: collector.polygons,
+      format: 'ply',
+      notes,
+    });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const hostIsLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+function storesFloat32(element: PlyElement, layout: PlyLayout): boolean {
+  const p = element.properties;
+  return p[layout.x].type === PlyType.Float32 && p[layout.y].type === PlyType.Float32 && (layout.z < 0 || p[layout.z].type === PlyType.Float32);
+}
+
+/** Vertex records (fixed size) in batches of whole records; returns the position after them. */
+function readVertices(source: PieceSource, start: number, element: PlyElement, layout: PlyLayout, le: boolean,
+  positions: Coordinates): number {
+  const stride = fixedRecordSize(element);
+  if (stride < 0) return walkListRecords(source, start, element, le, (view, at, v, fileOffset) => readListVertex(view, at, v, fileOffset, layout, le, positions, source.file));
+  const offsets: number[] = [];
+  let o = 0;
+  for (const property of element.properties) {
+    offsets.push(o);
+    o += PLY_TYPE_SIZE[property.type];
+  }
+  const types = [layout.x, layout.y, layout.z].map((p) => (p >= 0 ? element.properties[p].type : PlyType.Float32));
+  const at = [layout.x, layout.y, layout.z].map((p) => (p >= 0 ? offsets[p] : -1));
+  const perPiece = Math.max(1, Math.floor(source.buffer.length / stride));
+  const view = new DataView(source.buffer.buffer, source.buffer.byteOffset, source.buffer.byteLength);
+  // Little-endian float32 or float64 x, y, z at aligned offsets: read through a typed view of the piece.
+  const width = types.every((t) => t === PlyType.Float32) ? 4 : types.every((t) => t === PlyType.Float64) ? 8 : 0;
+  const typed = le && hostIsLittleEndian && layout.z >= 0 && width > 0 && stride % width === 0 && at.every((a) => a % width === 0)
+    ? (width === 4 ? new Float32Array(source.buffer.buffer, source.buffer.byteOffset, source.buffer.byteLength >> 2)
+      : new Float64Array(source.buffer.buffer, source.buffer.byteOffset, source.buffer.byteLength >> 3))
+    : null;
+  let position = start;
+  for (let first = 0; first < element.count; first += perPiece) {
+    const records = Math.min(perPiece, element.count - first);
+    if (!source.read(position, records * stride)) truncated(source.file, source.size, element, first);
+    if (typed) {
+      const step = stride / width, xi = at[0] / width, yi = at[1] / width, zi = at[2] / width;
+      for (let r = 0, s = 0; r < records; r++, s += step) {
+        const x = typed[s + xi], y = typed[s + yi], z = typed[s + zi], v = first + r;
+        if (!isExactCoordinate(x) || !isExactCoordinate(y) || !isExactCoordinate(z)) {
+          throw badCoordinate(source.file, { byte: position + r * stride }, !isExactCoordinate(x) ? x : !isExactCoordinate(y) ? y : z, v);
+        }
+        positions[3 * v] = x;
+        positions[3 * v + 1] = y;
+        positions[3 * v + 2] = z;
+      }
+      position += records * stride;
+      continue;
+    }
+    for (let r = 0, base = 0; r < records; r++, base += stride) {
+      const v = first + r;
+      for (let k = 0; k < 3; k++) {
+        const value = at[k] >= 0 ? scalar(view, base + at[k], types[k], le) : 0;
+        if (!isExactCoordinate(value)) throw badCoordinate(source.file, { byte: position + base }, value, v);
+        positions[3 * v + k] = value;
+      }
+    }
+    position += records * stride;
+  }
+  return position;
+}
+
+/**
+ * Walks the records of an element with list properties through a window over the file: each record is
+ * handed to `visit` (its DataView, its offset in it, its number) once it lies wholly in the window; a record
+ * cut by the window's end is moved to the window's start and the rest read after it. Returns the position
+ * after the element.
+ */
+function walkListRecords(source: PieceSource, start: number, element: PlyElement, le: boolean,
+  visit: (view: DataView, at: number, record: number, fileOffset: number) => void): number {
+  const buffer = source.buffer;
+  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  let windowStart = start;   // file position of buffer[0]
+  let filled = 0;            // valid bytes in the buffer
+  let at = 0;                // the next record's offset in the buffer
+  const refill = (): boolean => {
+    buffer.copyWithin(0, at, filled);
+    filled -= at;
+    windowStart += at;
+    at = 0;
+    const want = Math.min(buffer.length - filled, source.size - (windowStart + filled));
+    if (want <= 0) return false;
+    if (!source.read(windowStart + filled, want, filled)) return false;
+    filled += want;
+    return true;
+  };
+  for (let record = 0; record < element.count; record++) {
+    let length = recordLength(view, at, filled, element, le);
+    while (length < 0) {
+      if (at === 0 && filled === buffer.length) {
+        throw new InputError(source.file, { byte: windowStart }, `${element.name} record ${record} is longer than a read piece (${buffer.length} bytes)`);
+      }
+      if (!refill()) truncated(source.file, source.size, element, record);
+      length = recordLength(view, at, filled, element, le);
+    }
+    if (length === Infinity) {
+      throw new InputError(source.file, { byte: windowStart + at }, `negative list length in ${element.name} record ${record}`);
+    }
+    visit(view, at, record, windowStart + at);
+    at += length;
+  }
+  return windowStart + at;
+}
+
+/** A record's length at `at` when it lies wholly before `end`; -1 when it does not; Infinity for a negative list length. */
+function recordLength(view: DataView, at: number, end: number, element: PlyElement, le: boolean): number {
+  let offset = at;
+  for (const property of element.properties) {
+    if (property.countType === undefined) {
+      offset += PLY_TYPE_SIZE[property.type];
+      continue;
+    }
+    const countSize = PLY_TYPE_SIZE[property.countType];
+    if (offset + countSize > end) return -1;
+    const items = scalar(view, offset, property.countType, le);
+    if (items < 0) return Infinity;
+    offset += countSize + items * PLY_TYPE_SIZE[property.type];
+  }
+  return offset > end ? -1 : offset - at;
+}
+
+/** Rare: one vertex record with list properties, wholly in the window: its x, y, z checked and stored. */
+function readListVertex(view: DataView, at: number, v: number, fileOffset: number, layout: PlyLayout, le: boolean,
+  positions: Coordinates, file: string): void {
+  let offset = at;
+  layout.vertex.properties.forEach((property, p) => {
+    if (property.countType !== undefined) {
+      offset += PLY_TYPE_SIZE[property.countType] + scalar(view, offset, property.countType, le) * PLY_TYPE_SIZE[property.type];
+      return;
+    }
+    if (p === layout.x || p === layout.y || p === layout.z) {
+      const value = scalar(view, offset, property.type, le);
+      if (!isExactCoordinate(value)) throw badCoordinate(file, { byte: fileOffset }, value, v);
+      positions[3 * v + (p === layout.x ? 0 : p === layout.y ? 1 : 2)] = value;
+    }
+    offset += PLY_TYPE_SIZE[property.type];
+  });
+}
+
+/** One face record, wholly in the window: its polygon, fan-triangulated, with its indices checked. */
+function readFace(view: DataView, at: number, record: number, fileOffset: number, layout: PlyLayout, le: boolean,
+  collector: TriangleCollector, file: string): void {
+  const props = layout.face!.properties;
+  const vertexCount = layout.vertex.count;
+  let offset = at;
+  for (let p = 0; p < props.length; p++) {
+    const property = props[p];
+    if (property.countType === undefined) {
+      offset += PLY_TYPE_SIZE[property.type];
+      continue;
+    }
+    const items = scalar(view, offset, property.countType, le);
+    if (p === layout.faceIndices && items < 3) {
+      throw new InputError(file, { byte: fileOffset + offset - at }, `face ${record} has ${items} vertices (need at least 3)`);
+    }
+    offset += PLY_TYPE_SIZE[property.countType];
+    if (p !== layout.faceIndices) {
+      offset += items * PLY_TYPE_SIZE[property.type];
+      continue;
+    }
+    collector.beginPolygon();
+    for (let k = 0; k < items; k++, offset += PLY_TYPE_SIZE[property.type]) {
+      const index = scalar(view, offset, property.type, le);
+      if (index < 0 || index >= vertexCount) {
+        throw new InputError(file, { byte: fileOffset + offset - at }, `face ${record} uses vertex index ${index}, outside 0..${vertexCount - 1}`);
+      }
+      collector.addCorner(index);
+    }
+    collector.endPolygon();
+  }
+}
