@@ -229,6 +229,18 @@ describe('xhd compare on meshes', () => {
     return JSON.parse(r.stdout);
   };
 
+  it('reports the threads it used and wall times that fit in the total (directions side by side)', () => {
+    const inner = uvSphere(1, 40, 80), outer = uvSphere(1.05, 40, 80);
+    writeOff(join(dir, 'timed-inner.off'), inner);
+    writeOff(join(dir, 'timed-outer.off'), outer);
+    for (const threads of ['1', '2']) {
+      const j = json([join(dir, 'timed-inner.off'), join(dir, 'timed-outer.off'), '--samples', '200000', '--threads', threads]);
+      assert.equal(j.threads, Number(threads));
+      const t = j.timings_ms;
+      assert.ok(t.read + t.sample + t.build + t.query <= t.total, `threads ${threads}: ${JSON.stringify(t)}`);
+    }
+  });
+
   it('a sphere against a concentric sphere of radius r + δ gives δ up to the tessellation error', () => {
     const r = 1, delta = 0.05;
     const inner = uvSphere(r, 40, 80), outer = uvSphere(r + delta, 40, 80);
