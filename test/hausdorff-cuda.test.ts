@@ -3,6 +3,7 @@
 // 10M points (against the CPU grid, itself exact), adversarial layouts, the chunked path and its memory
 // errors. Skips where no CUDA GPU is usable.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 
 import { probeBackend } from '../src/backends.js';
@@ -123,6 +124,48 @@ describe('CUDA backend is exact over survey coordinates', { skip }, () => {
     } finally {
       delete process.env.XHD_CUDA_MEMORY_LIMIT;
     }
+  });
+});
+
+describe('CUDA backend through the CLI at survey coordinates', { skip }, () => {
+  it('text files: the same hd, witnesses and statistics as the CPU; surface mode measures what it does at the origin', () => {
+    const dir = scratchDir();
+    const [a, b] = utmNearTies(3000, 12);
+    const text = (p: Float64Array) => Array.from({ length: p.length / 3 }, (_, i) => `${p[3 * i]} ${p[3 * i + 1]} ${p[3 * i + 2]}`).join('\n') + '\n';
+    writeFileSync(`${dir}/a.xyz`, text(a));
+    writeFileSync(`${dir}/b.xyz`, text(b));
+    const run = (args: string[]) => {
+      const r = runXhd([...args, '--json']);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout);
+    };
+    const gpu = run(['compare', `${dir}/a.xyz`, `${dir}/b.xyz`, '--backend', 'cuda', '--stats']);
+    const cpu = run(['compare', `${dir}/a.xyz`, `${dir}/b.xyz`, '--backend', 'cpu', '--stats']);
+    assert.equal(gpu.backend, 'cuda');
+    for (const key of ['hd', 'hd_ab', 'hd_ba', 'assd', 'witness_ab', 'witness_ba', 'coordinate_origin']) assert.deepEqual(gpu[key], cpu[key], key);
+
+    const sphere = (r: number, offset: number[]) => {
+      const lines: string[] = [];
+      const rings = 24, segments = 48;
+      for (let i = 0; i <= rings; i++) for (let j = 0; j < segments; j++) {
+        const t = (Math.PI * i) / rings, f = (2 * Math.PI * j) / segments;
+        lines.push(`${offset[0] + r * Math.sin(t) * Math.cos(f)} ${offset[1] + r * Math.sin(t) * Math.sin(f)} ${offset[2] + r * Math.cos(t)}`);
+      }
+      const faces: string[] = [];
+      for (let i = 0; i < rings; i++) for (let j = 0; j < segments; j++) {
+        const k = i * segments + j, n = i * segments + ((j + 1) % segments);
+        faces.push(`3 ${k} ${n} ${n + segments}`, `3 ${k} ${n + segments} ${k + segments}`);
+      }
+      return `OFF\n${lines.length} ${faces.length} 0\n${lines.join('\n')}\n${faces.join('\n')}\n`;
+    };
+    for (const [name, offset] of [['near', [0, 0, 0]], ['far', [500_000, 4_200_000, 100]]] as const) {
+      writeFileSync(`${dir}/${name}-inner.off`, sphere(1, [...offset]));
+      writeFileSync(`${dir}/${name}-outer.off`, sphere(1.01, [...offset]));
+    }
+    const near = run(['compare', `${dir}/near-inner.off`, `${dir}/near-outer.off`, '--backend', 'cuda', '--samples', '20000']);
+    const far = run(['compare', `${dir}/far-inner.off`, `${dir}/far-outer.off`, '--backend', 'cuda', '--samples', '20000']);
+    assert.equal(far.backend, 'cuda');
+    assert.ok(Math.abs(far.hd - near.hd) <= 1e-6, `far ${far.hd}, near ${near.hd}`);
   });
 });
 
