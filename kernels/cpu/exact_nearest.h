@@ -69,22 +69,12 @@ struct ExactSearch {
   // Through the grid's chunk tree, nearer child first.
   ExactNearest in_tree(const PointGrid& g, size_t i, ExactNearest best, float reach) {
     const float* p = &source.xyz[3 * i];
-    g.ensure_tree();
-    uint32_t stack[64];
-    int top = 0;
-    stack[top++] = 1;
-    while (top > 0) {
-      const uint32_t node = stack[--top];
-      if (min_dist2(p, g.tree[node]) > reach) continue;
-      if (node >= g.leaf_slots) {
-        scan_chunk(g, g.leaf_chunk[node - g.leaf_slots], i, best, reach);
-        continue;
-      }
-      const uint32_t left = 2 * node, right = left + 1;
-      const bool left_nearer = min_dist2(p, g.tree[left]) <= min_dist2(p, g.tree[right]);
-      stack[top++] = left_nearer ? right : left;
-      stack[top++] = left_nearer ? left : right;
-    }
+    descend_chunk_tree(
+        g, p, [&](const Box& box) { return min_dist2(p, box) > reach ? TreeStep::kSkip : TreeStep::kDescend; },
+        [&](uint32_t chunk) {
+          scan_chunk(g, chunk, i, best, reach);
+          return false;
+        });
     return best;
   }
 

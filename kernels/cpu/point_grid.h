@@ -58,6 +58,33 @@ struct PointGrid : GridFrame {
   void ensure_tree() const;
 };
 
+// What a descent of the chunk tree does at a node.
+enum class TreeStep { kSkip, kDescend, kStop };
+
+// Depth first over the chunk tree, nearer child (to p) first: node(box) decides at every node whether to
+// skip it, go on, or stop the whole descent; leaf(chunk) scans a chunk and returns true to stop.
+template <class Node, class Leaf>
+void descend_chunk_tree(const PointGrid& g, const float p[3], Node node, Leaf leaf) {
+  g.ensure_tree();
+  uint32_t stack[64];
+  int top = 0;
+  stack[top++] = 1;
+  while (top > 0) {
+    const uint32_t at = stack[--top];
+    const TreeStep step = node(g.tree[at]);
+    if (step == TreeStep::kStop) return;
+    if (step == TreeStep::kSkip) continue;
+    if (at >= g.leaf_slots) {
+      if (leaf(g.leaf_chunk[at - g.leaf_slots])) return;
+      continue;
+    }
+    const uint32_t left = 2 * at, right = left + 1;
+    const bool left_nearer = min_dist2(p, g.tree[left]) <= min_dist2(p, g.tree[right]);
+    stack[top++] = left_nearer ? right : left;
+    stack[top++] = left_nearer ? left : right;
+  }
+}
+
 // Builds the grid over n interleaved points into g (a fresh PointGrid). cell_size <= 0 picks the
 // resolution automatically.
 void build_point_grid(const float* xyz, size_t n, double cell_size, int threads, PointGrid& g);

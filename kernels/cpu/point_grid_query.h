@@ -129,27 +129,17 @@ inline float beyond_block_dist2(const PointGrid& g, const int c[3], int r, const
 
 // Depth-first, nearer child first, over the chunk tree; resumes from the query's current cmin.
 inline void search_tree(const PointGrid& g, float cmax2, GridQuery& q) {
-  g.ensure_tree();
-  uint32_t stack[64];
-  int top = 0;
-  stack[top++] = 1;
-  while (top > 0) {
-    const uint32_t node = stack[--top];
-    const Box& box = g.tree[node];
-    if (min_dist2(q.p, box) >= q.cmin2) continue;
-    if (max_dist2(q.p, box) <= cmax2) {
-      q.pruned = true;
-      return;
-    }
-    if (node >= g.leaf_slots) {
-      if (visit_chunk(g, g.leaf_chunk[node - g.leaf_slots], cmax2, q)) return;
-      continue;
-    }
-    const uint32_t left = 2 * node, right = left + 1;
-    const bool left_nearer = min_dist2(q.p, g.tree[left]) <= min_dist2(q.p, g.tree[right]);
-    stack[top++] = left_nearer ? right : left;
-    stack[top++] = left_nearer ? left : right;
-  }
+  descend_chunk_tree(
+      g, q.p,
+      [&](const Box& box) {
+        if (min_dist2(q.p, box) >= q.cmin2) return TreeStep::kSkip;
+        if (max_dist2(q.p, box) <= cmax2) {
+          q.pruned = true;
+          return TreeStep::kStop;
+        }
+        return TreeStep::kDescend;
+      },
+      [&](uint32_t chunk) { return visit_chunk(g, chunk, cmax2, q); });
 }
 
 // Nearest neighbour of q.p, or pruned as soon as some computed distance is within threshold() (a

@@ -59,18 +59,13 @@ constexpr int kMaxRangeCells = 64;
 // targets' doubles are uploaded and the device settles them (a shifted copy makes every query one).
 constexpr size_t kPairsOnHostUpTo = 1 << 16;
 
-// The same pairs through the target's grid: each survivor (one thread) visits the cells within its reach,
-// widened by the frame's pad (every point whose key is a cell lies in its padded box), and emits the
-// points within reach. A survivor whose reach spans too many cells is listed in `wide` instead.
-__global__ void range_candidates_kernel(GridView g, const float4* probes, uint32_t probe_count, uint2* out,
-                                        uint32_t capacity, uint32_t* count, uint32_t* wide, uint32_t* wide_count) {
-  const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= probe_count) return;
-  const float4 probe = probes[s];
-  const float p[3] = {probe.x, probe.y, probe.z};
-  const float reach = probe.w;
-  // Every target within reach has |t - p| <= r on each axis (r covers the computed distance's relative
-  // error), and cell_coord is monotone, so its cell lies in [lo, hi]; the pad only widens that.
+// Visits every target point of the grid whose computed squared distance to p is within reach (which
+// visit may shrink as it goes): visit(t, reach) for each, cell by cell. Returns false, visiting nothing,
+// when reach spans more than kMaxRangeCells cells. Every target within reach has |t - p| <= r on each
+// axis (r covers the computed distance's relative error), and cell_coord is monotone, so its cell lies in
+// [lo, hi]; the pad only widens that.
+template <class Visit>
+__device__ bool visit_within_reach(const GridView& g, const float p[3], float& reach, Visit visit) {
   const float r = __fmul_ru(__fsqrt_ru(reach), 1.0f + 1.0f / (1 << 20));
   const GridFrame& f = g.frame;
   int lo[3], hi[3], cells = 1;
@@ -79,10 +74,7 @@ __global__ void range_candidates_kernel(GridView g, const float4* probes, uint32
     hi[i] = f.cell_coord(__fadd_ru(__fadd_ru(p[i], r), f.pad[i]), i);
     cells *= hi[i] - lo[i] + 1;
   }
-  if (cells > kMaxRangeCells) {
-    wide[atomicAdd(wide_count, 1u)] = s;
-    return;
-  }
+  if (cells > kMaxRangeCells) return false;
   int c[3];
   for (c[2] = lo[2]; c[2] <= hi[2]; ++c[2])
     for (c[1] = lo[1]; c[1] <= hi[1]; ++c[1])
@@ -91,12 +83,26 @@ __global__ void range_candidates_kernel(GridView g, const float4* probes, uint32
         const uint32_t key = f.key_of_cell(c);
         for (uint32_t j = g.cell_start[key], end = g.cell_start[key + 1]; j < end; ++j) {
           const float4 t = g.points[j];
-          if (dist2(p[0], p[1], p[2], t.x, t.y, t.z) <= reach) {
-            const uint32_t at = atomicAdd(count, 1u);
-            if (at < capacity) out[at] = make_uint2(s, __float_as_uint(t.w));
-          }
+          if (dist2(p[0], p[1], p[2], t.x, t.y, t.z) <= reach) visit(t);
         }
       }
+  return true;
+}
+
+// The same pairs through the target's grid: each survivor (one thread) emits the points within its
+// reach. A survivor whose reach spans too many cells is listed in `wide` instead.
+__global__ void range_candidates_kernel(GridView g, const float4* probes, uint32_t probe_count, uint2* out,
+                                        uint32_t capacity, uint32_t* count, uint32_t* wide, uint32_t* wide_count) {
+  const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= probe_count) return;
+  const float4 probe = probes[s];
+  const float p[3] = {probe.x, probe.y, probe.z};
+  float reach = probe.w;
+  const bool narrow = visit_within_reach(g, p, reach, [&](const float4& t) {
+    const uint32_t at = atomicAdd(count, 1u);
+    if (at < capacity) out[at] = make_uint2(s, __float_as_uint(t.w));
+  });
+  if (!narrow) wide[atomicAdd(wide_count, 1u)] = s;
 }
 
 // The truth of the points for the device's double evaluations: doubles (source per probe, target by
@@ -117,46 +123,25 @@ __global__ void range_best_kernel(GridView g, const float4* probes, uint32_t pro
   const float4 probe = probes[s];
   const float p[3] = {probe.x, probe.y, probe.z};
   float reach = probe.w;
-  const float r = __fmul_ru(__fsqrt_ru(reach), 1.0f + 1.0f / (1 << 20));
-  const GridFrame& f = g.frame;
-  int lo[3], hi[3], cells = 1;
-  for (int i = 0; i < 3; ++i) {
-    lo[i] = f.cell_coord(__fsub_rd(__fsub_rd(p[i], r), f.pad[i]), i);
-    hi[i] = f.cell_coord(__fadd_ru(__fadd_ru(p[i], r), f.pad[i]), i);
-    cells *= hi[i] - lo[i] + 1;
-  }
-  best_index[s] = UINT32_MAX;
-  if (cells > kMaxRangeCells) {
-    wide[atomicAdd(wide_count, 1u)] = s;
-    return;
-  }
   const double x = truth.source ? truth.source[3ull * s] : p[0];
   const double y = truth.source ? truth.source[3ull * s + 1] : p[1];
   const double z = truth.source ? truth.source[3ull * s + 2] : p[2];
   double best = INFINITY;
   uint32_t index = UINT32_MAX;
-  int c[3];
-  for (c[2] = lo[2]; c[2] <= hi[2]; ++c[2])
-    for (c[1] = lo[1]; c[1] <= hi[1]; ++c[1])
-      for (c[0] = lo[0]; c[0] <= hi[0]; ++c[0]) {
-        if (min_dist2(p, f.cell_box(c)) > reach) continue;
-        const uint32_t key = f.key_of_cell(c);
-        for (uint32_t j = g.cell_start[key], end = g.cell_start[key + 1]; j < end; ++j) {
-          const float4 t = g.points[j];
-          if (dist2(p[0], p[1], p[2], t.x, t.y, t.z) > reach) continue;
-          const uint32_t id = __float_as_uint(t.w);
-          const double* tt = truth.target ? truth.target + 3ull * id : nullptr;
-          const double dx = x - (tt ? tt[0] : t.x), dy = y - (tt ? tt[1] : t.y), dz = z - (tt ? tt[2] : t.z);
-          const double d2 = dx * dx + dy * dy + dz * dz;
-          if (d2 < best || (d2 == best && id < index)) {
-            best = d2;
-            index = id;
-            reach = bounds.reach(sqrt(best));
-          }
-        }
-      }
+  const bool narrow = visit_within_reach(g, p, reach, [&](const float4& t) {
+    const uint32_t id = __float_as_uint(t.w);
+    const double* tt = truth.target ? truth.target + 3ull * id : nullptr;
+    const double dx = x - (tt ? tt[0] : t.x), dy = y - (tt ? tt[1] : t.y), dz = z - (tt ? tt[2] : t.z);
+    const double d2 = dx * dx + dy * dy + dz * dz;
+    if (d2 < best || (d2 == best && id < index)) {
+      best = d2;
+      index = id;
+      reach = bounds.reach(sqrt(best));
+    }
+  });
+  if (!narrow) wide[atomicAdd(wide_count, 1u)] = s;
   best_d2[s] = best;
-  best_index[s] = index;
+  best_index[s] = narrow ? index : UINT32_MAX;
 }
 
 struct Best {
