@@ -13,6 +13,7 @@ import { runXhd, scratchDir } from './cli-run.js';
 import {
   assertExact, bruteDirected, bruteNearest, dyadicCloud, translated, UTM_OFFSET, utmExactTies, utmNearTies, utmShiftedTile,
 } from './exact-cases.js';
+import { writeNifti } from './nifti-writer.js';
 import { uvSphere, writeOff } from './test-meshes.js';
 import type { TriangleMesh } from '../src/surface.js';
 
@@ -191,3 +192,38 @@ describe('surface mode and distance at large offsets', () => {
     assert.ok(Math.abs(there.min_pair.a_point[0] - UTM_OFFSET[0]) < 1.1, `min pair ${there.min_pair.a_point}`);
   });
 });
+
+describe('masks whose affine has a large translation', () => {
+  it('give the same HD, HD95 and ASSD as at the origin (NIfTI-2, float64 sform)', () => {
+    const dir = scratchDir();
+    const dims = [40, 40, 30];
+    const ball = (centre: number[], radius: number) => {
+      const values = new Uint8Array(dims[0] * dims[1] * dims[2]);
+      let n = 0;
+      for (let k = 0; k < dims[2]; k++) for (let j = 0; j < dims[1]; j++) for (let i = 0; i < dims[0]; i++, n++) {
+        if ((i - centre[0]) ** 2 + (j - centre[1]) ** 2 + ((k - centre[2]) * 1.5) ** 2 <= radius ** 2) values[n] = 1;
+      }
+      return values;
+    };
+    const write = (name: string, values: Uint8Array, t: number[]) => {
+      const path = join(dir, name);
+      // 0.5 × 0.5 × 0.75 mm voxels: every centre, moved or not, is exact in double.
+      writeNifti(path, { dims, values, version: 2, spacing: [0.5, 0.5, 0.75], sform: { rows: [0.5, 0, 0, t[0], 0, 0.5, 0, t[1], 0, 0, 0.75, t[2]] } });
+      return path;
+    };
+    const a = ball([19, 20, 14], 11), b = ball([21, 19, 15], 12);
+    const far = [500_000.5, 4_200_000.25, 100.125];
+    const run = (x: string, y: string) => {
+      const r = runXhd(['compare', x, y, '--json', '--stats', '--percentile', '95', '--backend', 'cpu']);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout);
+    };
+    const near = run(write('a.nii', a, [0, 0, 0]), write('b.nii', b, [0, 0, 0]));
+    const moved = run(write('a-far.nii', a, far), write('b-far.nii', b, far));
+    assert.ok(near.hd > 0.5, `hd ${near.hd}`);
+    for (const key of ['hd', 'hd_ab', 'hd_ba', 'hd95', 'assd']) assert.equal(moved[key], near[key], key);
+    assert.equal(moved.witness_ab.a_index, near.witness_ab.a_index);
+    assert.deepEqual(moved.witness_ab.a_point, near.witness_ab.a_point.map((v: number, k: number) => v + far[k]));
+  });
+});
+
