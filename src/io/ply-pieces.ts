@@ -6,8 +6,8 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 
 import { InputError } from '../errors.js';
-import { badCoordinate, finishGeometry, isExactCoordinate, plural, TriangleCollector } from './build.js';
-import type { Coordinates, Geometry } from './geometry.js';
+import { badCoordinate, boundsAreExact, finishGeometry, firstInexactCoordinate, isExactCoordinate, plural, TriangleCollector } from './build.js';
+import { computeBounds, type Bounds, type Coordinates, type Geometry } from './geometry.js';
 import type { PlyLayout } from './ply.js';
 import { fixedRecordSize, PLY_TYPE_SIZE, PlyType, type PlyElement, type PlyHeader } from './ply-header.js';
 
@@ -68,11 +68,12 @@ export function readBinaryPlyInPieces(path: string, size: number, header: PlyHea
     const le = header.encoding === 'binary_little_endian';
     let position = header.dataStart;
     let positions: Coordinates = new Float32Array(0);
+    const found: { bounds?: Bounds } = {}; // the vertices' bounds, where reading them found them
     const collector = new TriangleCollector(layout.face?.count ?? 0);
     for (const element of header.elements) {
       if (element === layout.vertex) {
         positions = storesFloat32(element, layout) ? new Float32Array(3 * element.count) : new Float64Array(3 * element.count);
-        position = readVertices(source, position, element, layout, le, positions);
+        position = readVertices(source, position, element, layout, le, positions, found);
       } else if (element === layout.face) {
         position = walkListRecords(source, position, element, le,
           (view, at, record, fileOffset) => readFace(view, at, record, fileOffset, layout, le, collector, source.file));
@@ -96,6 +97,7 @@ export function readBinaryPlyInPieces(path: string, size: number, header: PlyHea
       polygonsTriangulated: collector.polygons,
       format: 'ply',
       notes,
+      bounds: found.bounds,
     });
   } finally {
     closeSync(fd);
@@ -111,7 +113,7 @@ function storesFloat32(element: PlyElement, layout: PlyLayout): boolean {
 
 /** Vertex records (fixed size) in batches of whole records; returns the position after them. */
 function readVertices(source: PieceSource, start: number, element: PlyElement, layout: PlyLayout, le: boolean,
-  positions: Coordinates): number {
+  positions: Coordinates, found: { bounds?: Bounds }): number {
   const stride = fixedRecordSize(element);
   if (stride < 0) return walkListRecords(source, start, element, le, (view, at, v, fileOffset) => readListVertex(view, at, v, fileOffset, layout, le, positions, source.file));
   const offsets: number[] = [];
@@ -130,6 +132,9 @@ function readVertices(source: PieceSource, start: number, element: PlyElement, l
     ? (width === 4 ? new Float32Array(source.buffer.buffer, source.buffer.byteOffset, source.buffer.byteLength >> 2)
       : new Float64Array(source.buffer.buffer, source.buffer.byteOffset, source.buffer.byteLength >> 3))
     : null;
+  if (typed && stride === 3 * width && at[0] === 0 && at[1] === width && at[2] === 2 * width) {
+    return readPackedVertices(source, start, element, positions, stride, found);
+  }
   let position = start;
   for (let first = 0; first < element.count; first += perPiece) {
     const records = Math.min(perPiece, element.count - first);
@@ -159,6 +164,32 @@ function readVertices(source: PieceSource, start: number, element: PlyElement, l
     position += records * stride;
   }
   return position;
+}
+
+/**
+ * Packed little-endian x, y, z of the positions' own type (the common large point cloud): the records are
+ * read straight into the positions, a piece at a time, with no decoding; then one pass over them finds their
+ * bounds, and through them the coordinate check.
+ */
+function readPackedVertices(source: PieceSource, start: number, element: PlyElement, positions: Coordinates, stride: number,
+  found: { bounds?: Bounds }): number {
+  const bytes = new Uint8Array(positions.buffer, positions.byteOffset, positions.byteLength);
+  const piece = source.buffer.length;
+  for (let done = 0; done < bytes.length; done += piece) {
+    const length = Math.min(piece, bytes.length - done);
+    let filled = 0;
+    while (filled < length) {
+      const got = readSync(source.fd, bytes, done + filled, length - filled, start + done + filled);
+      if (got === 0) truncated(source.file, source.size, element, Math.floor((done + filled) / stride));
+      filled += got;
+    }
+  }
+  found.bounds = computeBounds(positions);
+  if (!boundsAreExact(found.bounds)) {
+    const bad = firstInexactCoordinate(positions);
+    throw badCoordinate(source.file, { byte: start + Math.floor(bad / 3) * stride }, positions[bad], Math.floor(bad / 3));
+  }
+  return start + bytes.length;
 }
 
 /**
