@@ -5,7 +5,7 @@ export { compareFiles } from './compare.js';
 export type { CompareResult, CompareOptions } from './compare.js';
 export { compareJson } from './report/compare-json.js';
 export { readGeometry, parseGeometry } from './io/read.js';
-export type { Geometry, Bounds, FileFormat, ReadOptions } from './io/geometry.js';
+export type { Geometry, Bounds, Coordinates, FileFormat, ReadOptions } from './io/geometry.js';
 export { XhdError, UsageError, InputError, OutputError, NativeError } from './errors.js';
 export { XHD_VERSION } from './version.js';
 export { MeshDistance, meshDistance, DISTANCE_METHODS, IDENTITY_POSE } from './mesh-distance.js';
