@@ -155,6 +155,11 @@ describe('xhd compare on survey text files', () => {
       const i = json.witness_ab.a_index;
       assert.deepEqual(json.witness_ab.a_point, [a[3 * i], a[3 * i + 1], a[3 * i + 2]]);
     }
+    // The text report prints survey coordinates to their tenths of a millimetre, not rounded to metres.
+    const text = runXhd(['compare', join(dir, 'utm_a.xyz'), join(dir, 'utm_b.xyz'), '--backend', 'cpu']);
+    assert.equal(text.code, 0, text.stderr);
+    const witness = JSON.parse(runXhd(['compare', join(dir, 'utm_a.xyz'), join(dir, 'utm_b.xyz'), '--json', '--backend', 'cpu']).stdout).witness_ab;
+    assert.ok(text.stdout.includes(`(${witness.a_point.map(String).join(', ')})`), text.stdout);
   });
 });
 

@@ -5,9 +5,13 @@ export function formatDistance(d: number): string {
   return formatSignificant(d, 10);
 }
 
-/** A coordinate at single precision (7 significant digits). */
+/**
+ * A coordinate: 7 significant digits, and at least 4 decimals for large values, so survey coordinates
+ * (x ≈ 500000, y ≈ 4200000) keep their tenths of a millimetre instead of being rounded to metres.
+ */
 export function formatCoordinate(v: number): string {
-  return formatSignificant(v, 7);
+  const integerDigits = Math.abs(v) >= 1 ? Math.floor(Math.log10(Math.abs(v))) + 1 : 0;
+  return formatSignificant(v, Math.min(15, Math.max(7, integerDigits + 4)));
 }
 
 /** v with `digits` significant digits, trailing zeros dropped; exponent form when tiny or huge. */
