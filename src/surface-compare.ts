@@ -152,15 +152,19 @@ async function withWitness(stats: Omit<DirectionStats, 'toIndex' | 'toPoint'>, q
   return { ...stats, toIndex: nearest.triangles[0], toPoint: point(nearest.closest, 0, dims) };
 }
 
-/**
- * Compares in one float frame (coordinate-frame.ts): both inputs are moved by one origin near them before
- * they are rounded to float32, and every reported point is moved back.
- */
+/** Build and query wall times of the two directions run side by side within wallMs (see compareInFrame). */
 function sideBySideTimes(both: SurfaceMeasure[], wallMs: number): { buildMs: number; queryMs: number } {
   const buildMs = Math.min(Math.max(...both.map((d) => d.buildMs)), wallMs);
   return { buildMs, queryMs: Math.max(0, wallMs - buildMs) };
 }
 
+/** The outcome as measured in the float frame: its query points are that frame's floats. */
+type FrameOutcome = Omit<SurfaceOutcome, 'queriesA' | 'queriesB' | 'origin'> & { queriesA: Float32Array; queriesB: Float32Array };
+
+/**
+ * Compares in one float frame (coordinate-frame.ts): both inputs are moved by one origin near them before
+ * they are rounded to float32, and every reported point is moved back.
+ */
 export async function compareSurfaces(a: Geometry, b: Geometry, o: SurfaceCompareOptions): Promise<SurfaceOutcome> {
   const frame = floatFrame([a.positions, b.positions]);
   const inFrame = await compareInFrame({ ...a, positions: frame.sets[0] }, { ...b, positions: frame.sets[1] }, o);
@@ -169,14 +173,14 @@ export async function compareSurfaces(a: Geometry, b: Geometry, o: SurfaceCompar
     ...inFrame,
     ab: back(inFrame.ab),
     ba: inFrame.ba ? back(inFrame.ba) : null,
-    queriesA: pointsFromFrame(inFrame.queriesA as Float32Array, frame.origin),
-    queriesB: pointsFromFrame(inFrame.queriesB as Float32Array, frame.origin),
+    queriesA: pointsFromFrame(inFrame.queriesA, frame.origin),
+    queriesB: pointsFromFrame(inFrame.queriesB, frame.origin),
     origin: frame.origin,
   };
 }
 
 async function compareInFrame(a: Geometry & { positions: Float32Array }, b: Geometry & { positions: Float32Array },
-  o: SurfaceCompareOptions): Promise<SurfaceOutcome> {
+  o: SurfaceCompareOptions): Promise<FrameOutcome> {
   if (o.samples !== undefined && o.density !== undefined) throw new UsageError('give --samples or --density, not both');
   const notes: string[] = [];
   // On the CPU the two directions run side by side, each on half the threads, and B is sampled while
@@ -239,7 +243,6 @@ async function compareInFrame(a: Geometry & { positions: Float32Array }, b: Geom
     distancesAb: dab.distances,
     distancesBa: dba ? dba.distances : null,
     es: ba ? Math.max(ab.e, ba.e) : null,
-    origin: [0, 0, 0],
     sampling: o.sampling,
     samplesA: ab.samples,
     samplesB: ba ? ba.samples : 0,

@@ -1,6 +1,7 @@
 #include "exact_refine.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +23,11 @@ float float_of(uint32_t bits) {
   float f;
   std::memcpy(&f, &bits, sizeof f);
   return f;
+}
+
+// The pruning threshold a cmax word proves, on the host (threshold_of in query_state.cuh on the device).
+float threshold_of_word(unsigned long long word, const FilterBounds& bounds) {
+  return word == 0 ? -1.f : bounds.prune_threshold(float_of(static_cast<uint32_t>(word >> 32)));
 }
 // Survivor x target pairs the candidate kernel scans; beyond this the survivors are settled on the host
 // through a CPU grid of the target instead. XHD_CUDA_MAX_SCAN_PAIRS lowers it (tests reach that path so).
@@ -315,10 +321,7 @@ SurvivorSink::SurvivorSink(DeviceMemory& memory, uint32_t capacity, cudaStream_t
 }
 
 double SurvivorSink::drain(unsigned long long cmax_word, const FilterBounds& bounds) {
-  cudaEvent_t start, stop;
-  XHD_CUDA(cudaEventCreate(&start));
-  XHD_CUDA(cudaEventCreate(&stop));
-  XHD_CUDA(cudaEventRecord(start, stream_));
+  const auto start = std::chrono::steady_clock::now();
   uint32_t n = 0;
   XHD_CUDA(cudaMemcpyAsync(&n, count_.get(), sizeof(n), cudaMemcpyDeviceToHost, stream_));
   XHD_CUDA(cudaStreamSynchronize(stream_));
@@ -327,22 +330,18 @@ double SurvivorSink::drain(unsigned long long cmax_word, const FilterBounds& bou
   if (n > 0)
     XHD_CUDA(cudaMemcpyAsync(fresh.data(), entries_.get(), n * sizeof(uint2), cudaMemcpyDeviceToHost, stream_));
   XHD_CUDA(cudaMemsetAsync(count_.get(), 0, sizeof(uint32_t), stream_));
-  XHD_CUDA(cudaEventRecord(stop, stream_));
-  XHD_CUDA(cudaEventSynchronize(stop));
-  float ms = 0.f;
-  XHD_CUDA(cudaEventElapsedTime(&ms, start, stop));
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  const float threshold = cmax_word == 0 ? -1.f : bounds.prune_threshold(float_of(static_cast<uint32_t>(cmax_word >> 32)));
+  XHD_CUDA(cudaStreamSynchronize(stream_));
+  last_word_ = cmax_word;
+  const float threshold = threshold_of_word(cmax_word, bounds);
   for (const uint2& s : fresh)
     if (float_of(s.y) > threshold) kept_.push_back(s);
-  return ms;
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 void refine_in_double(DeviceMemory& memory, const RefineInput& in, std::vector<uint2>& survivors,
                       unsigned long long cmax_word, cudaStream_t stream, xhd_directed& out) {
   if (cmax_word == 0) throw std::runtime_error("no query reached the result");
-  const float threshold = in.bounds->prune_threshold(float_of(static_cast<uint32_t>(cmax_word >> 32)));
+  const float threshold = threshold_of_word(cmax_word, *in.bounds);
   std::vector<uint2> open;
   for (const uint2& s : survivors)
     if (float_of(s.y) > threshold) open.push_back(s);

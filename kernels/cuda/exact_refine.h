@@ -28,6 +28,8 @@ class SurvivorSink {
   // counter for the next run. Returns the download time in ms.
   double drain(unsigned long long cmax_word, const FilterBounds& bounds);
   std::vector<uint2>& kept() { return kept_; }
+  // The cmax word of the last drain: after the direction's last run, its final value.
+  unsigned long long last_word() const { return last_word_; }
 
  private:
   DeviceArray<uint2> entries_;
@@ -35,6 +37,7 @@ class SurvivorSink {
   uint32_t capacity_;
   cudaStream_t stream_;
   std::vector<uint2> kept_;
+  unsigned long long last_word_ = 0;
 };
 
 struct RefineInput {

@@ -123,13 +123,12 @@ class GpuRun {
     out.fallback_queries += s.radius_queries;
   }
 
-  // Settles the direction's survivors in double (exact_refine.h).
-  void finish_timed(unsigned long long* cmax, const FramedSet& source, const FramedSet& target, const float4* targets,
-                    uint32_t count, const DeviceGrid* grid, SurvivorSink& sink, xhd_directed& out) {
+  // Settles the direction's survivors in double (exact_refine.h), after its last run's drain.
+  void finish_timed(const FramedSet& source, const FramedSet& target, const float4* targets, uint32_t count,
+                    const DeviceGrid* grid, SurvivorSink& sink, xhd_directed& out) {
     const auto start = std::chrono::steady_clock::now();
-    const unsigned long long word = download_word(cmax, stream_.get(), timings_);
     refine_in_double(memory_, RefineInput{&source, &target, &frame_.bounds, targets, count, grid, host_threads_}, sink.kept(),
-                     word, stream_.get(), out);
+                     sink.last_word(), stream_.get(), out);
     out.exact_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     out.query_ms += out.exact_ms;
   }
@@ -166,7 +165,7 @@ class GpuRun {
       DeviceArray<unsigned long long> cmax = fresh_cmax();
       SurvivorSink sink(memory_, queries.count, stream_.get());
       query(index, queries.points.get(), queries.count, queries.bounds, cmax.get(), sink, out);
-      finish_timed(cmax.get(), source, target, index.points.get(), index.count, &index, sink, out);
+      finish_timed(source, target, index.points.get(), index.count, &index, sink, out);
     };
     if (options_.directions & XHD_DIRECTION_AB) direction(grid_b, grid_a, frame_.a, frame_.b, result_.ab);
     if (options_.directions & XHD_DIRECTION_BA) direction(grid_a, grid_b, frame_.b, frame_.a, result_.ba);
@@ -206,7 +205,7 @@ class GpuRun {
     result_.query_chunks = std::max(result_.query_chunks, chunks_);
     chunks_ = 0;
     out.build_ms = build_ms;
-    finish_timed(cmax.get(), source, target, grid.points.get(), nt, &grid, sink, out);
+    finish_timed(source, target, grid.points.get(), nt, &grid, sink, out);
   }
 
   void run_eb() {
@@ -237,7 +236,7 @@ class GpuRun {
                                            stream_.get());
       out.query_ms += timer.stop();
       timings_.download += sink.drain(download_word(cmax.get(), stream_.get(), timings_), frame_.bounds);
-      finish_timed(cmax.get(), source, target, targets, nt, nullptr, sink, out);
+      finish_timed(source, target, targets, nt, nullptr, sink, out);
     };
     if (options_.directions & XHD_DIRECTION_AB) direction(sa.get(), na, sb.get(), nb, frame_.a, frame_.b, result_.ab);
     if (options_.directions & XHD_DIRECTION_BA) direction(sb.get(), nb, sa.get(), na, frame_.b, frame_.a, result_.ba);

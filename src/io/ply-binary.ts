@@ -10,7 +10,8 @@ import { computeBounds, type Bounds, type Coordinates } from './geometry.js';
 import type { PlyBody, PlyLayout } from './ply.js';
 import { fixedRecordSize, PLY_TYPE_SIZE, PlyType, type PlyElement, type PlyHeader } from './ply-header.js';
 
-function readScalar(view: DataView, offset: number, type: PlyType, littleEndian: boolean): number {
+/** One scalar of any PLY type at `offset` (shared with the pieced reader, ply-pieces.ts). */
+export function readScalar(view: DataView, offset: number, type: PlyType, littleEndian: boolean): number {
   switch (type) {
     case PlyType.Int8: return view.getInt8(offset);
     case PlyType.Uint8: return view.getUint8(offset);
@@ -244,7 +245,7 @@ class BinaryBodyReader {
   }
 }
 
-const hostIsLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+export const hostIsLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** True when x, y and (for 3D data) z are all float64 properties (the second fast path). */
 function storesFloat64(element: PlyElement, layout: PlyLayout): boolean {
@@ -254,14 +255,14 @@ function storesFloat64(element: PlyElement, layout: PlyLayout): boolean {
 }
 
 /** True when x, y and (for 3D data) z are all float32 properties: the positions are then a Float32Array. */
-function storesFloat32(element: PlyElement, layout: PlyLayout): boolean {
+export function storesFloat32(element: PlyElement, layout: PlyLayout): boolean {
   const props = element.properties;
   return props[layout.x].type === PlyType.Float32 && props[layout.y].type === PlyType.Float32
     && (layout.z < 0 || props[layout.z].type === PlyType.Float32);
 }
 
 /** Byte offset of each scalar property within a fixed-size record (lists get -1). */
-function propertyOffsets(element: PlyElement): number[] {
+export function propertyOffsets(element: PlyElement): number[] {
   const offsets: number[] = [];
   let offset = 0;
   for (const property of element.properties) {

@@ -9,6 +9,7 @@ import { InputError } from '../errors.js';
 import { badCoordinate, boundsAreExact, finishGeometry, firstInexactCoordinate, isExactCoordinate, plural, TriangleCollector } from './build.js';
 import { computeBounds, type Bounds, type Coordinates, type Geometry } from './geometry.js';
 import type { PlyLayout } from './ply.js';
+import { hostIsLittleEndian, propertyOffsets, readScalar, storesFloat32 } from './ply-binary.js';
 import { fixedRecordSize, PLY_TYPE_SIZE, PlyType, type PlyElement, type PlyHeader } from './ply-header.js';
 
 /** Files above this are read in pieces (binary PLY); below it, whole (the faster path for small files). */
@@ -24,19 +25,6 @@ export function piecesForced(): boolean {
   return Number(process.env.XHD_READ_PIECE_BYTES) > 0;
 }
 
-function scalar(view: DataView, at: number, type: PlyType, le: boolean): number {
-  switch (type) {
-    case PlyType.Int8: return view.getInt8(at);
-    case PlyType.Uint8: return view.getUint8(at);
-    case PlyType.Int16: return view.getInt16(at, le);
-    case PlyType.Uint16: return view.getUint16(at, le);
-    case PlyType.Int32: return view.getInt32(at, le);
-    case PlyType.Uint32: return view.getUint32(at, le);
-    case PlyType.Float32: return view.getFloat32(at, le);
-    case PlyType.Float64: return view.getFloat64(at, le);
-  }
-}
-
 /** Positioned reads of one open file, each piece into one reused buffer. */
 class PieceSource {
   readonly buffer: Uint8Array;
@@ -46,14 +34,20 @@ class PieceSource {
 
   /** Exactly `length` bytes at `position` into buffer[at, at + length); false when the file ends first. */
   read(position: number, length: number, at = 0): boolean {
-    let filled = 0;
-    while (filled < length) {
-      const got = readSync(this.fd, this.buffer, at + filled, length - filled, position + filled);
-      if (got === 0) return false; // the end, or a file that shrank while it was read
-      filled += got;
-    }
-    return true;
+    return readFully(this.fd, this.buffer, at, length, position) === length;
   }
+}
+
+/** Reads `length` bytes at file `position` into into[at...]; returns how many there were (fewer at the end,
+ *  or when the file shrank while it was read). */
+function readFully(fd: number, into: Uint8Array, at: number, length: number, position: number): number {
+  let filled = 0;
+  while (filled < length) {
+    const got = readSync(fd, into, at + filled, length - filled, position + filled);
+    if (got === 0) break;
+    filled += got;
+  }
+  return filled;
 }
 
 function truncated(file: string, size: number, element: PlyElement, record: number): never {
@@ -104,24 +98,12 @@ export function readBinaryPlyInPieces(path: string, size: number, header: PlyHea
   }
 }
 
-const hostIsLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-function storesFloat32(element: PlyElement, layout: PlyLayout): boolean {
-  const p = element.properties;
-  return p[layout.x].type === PlyType.Float32 && p[layout.y].type === PlyType.Float32 && (layout.z < 0 || p[layout.z].type === PlyType.Float32);
-}
-
 /** Vertex records (fixed size) in batches of whole records; returns the position after them. */
 function readVertices(source: PieceSource, start: number, element: PlyElement, layout: PlyLayout, le: boolean,
   positions: Coordinates, found: { bounds?: Bounds }): number {
   const stride = fixedRecordSize(element);
   if (stride < 0) return walkListRecords(source, start, element, le, (view, at, v, fileOffset) => readListVertex(view, at, v, fileOffset, layout, le, positions, source.file));
-  const offsets: number[] = [];
-  let o = 0;
-  for (const property of element.properties) {
-    offsets.push(o);
-    o += PLY_TYPE_SIZE[property.type];
-  }
+  const offsets = propertyOffsets(element);
   const types = [layout.x, layout.y, layout.z].map((p) => (p >= 0 ? element.properties[p].type : PlyType.Float32));
   const at = [layout.x, layout.y, layout.z].map((p) => (p >= 0 ? offsets[p] : -1));
   const perPiece = Math.max(1, Math.floor(source.buffer.length / stride));
@@ -156,7 +138,7 @@ function readVertices(source: PieceSource, start: number, element: PlyElement, l
     for (let r = 0, base = 0; r < records; r++, base += stride) {
       const v = first + r;
       for (let k = 0; k < 3; k++) {
-        const value = at[k] >= 0 ? scalar(view, base + at[k], types[k], le) : 0;
+        const value = at[k] >= 0 ? readScalar(view, base + at[k], types[k], le) : 0;
         if (!isExactCoordinate(value)) throw badCoordinate(source.file, { byte: position + base }, value, v);
         positions[3 * v + k] = value;
       }
@@ -177,12 +159,8 @@ function readPackedVertices(source: PieceSource, start: number, element: PlyElem
   const piece = source.buffer.length;
   for (let done = 0; done < bytes.length; done += piece) {
     const length = Math.min(piece, bytes.length - done);
-    let filled = 0;
-    while (filled < length) {
-      const got = readSync(source.fd, bytes, done + filled, length - filled, start + done + filled);
-      if (got === 0) truncated(source.file, source.size, element, Math.floor((done + filled) / stride));
-      filled += got;
-    }
+    const got = readFully(source.fd, bytes, done, length, start + done);
+    if (got < length) truncated(source.file, source.size, element, Math.floor((done + got) / stride));
   }
   found.bounds = computeBounds(positions);
   if (!boundsAreExact(found.bounds)) {
@@ -244,7 +222,7 @@ function recordLength(view: DataView, at: number, end: number, element: PlyEleme
     }
     const countSize = PLY_TYPE_SIZE[property.countType];
     if (offset + countSize > end) return -1;
-    const items = scalar(view, offset, property.countType, le);
+    const items = readScalar(view, offset, property.countType, le);
     if (items < 0) return Infinity;
     offset += countSize + items * PLY_TYPE_SIZE[property.type];
   }
@@ -257,11 +235,11 @@ function readListVertex(view: DataView, at: number, v: number, fileOffset: numbe
   let offset = at;
   layout.vertex.properties.forEach((property, p) => {
     if (property.countType !== undefined) {
-      offset += PLY_TYPE_SIZE[property.countType] + scalar(view, offset, property.countType, le) * PLY_TYPE_SIZE[property.type];
+      offset += PLY_TYPE_SIZE[property.countType] + readScalar(view, offset, property.countType, le) * PLY_TYPE_SIZE[property.type];
       return;
     }
     if (p === layout.x || p === layout.y || p === layout.z) {
-      const value = scalar(view, offset, property.type, le);
+      const value = readScalar(view, offset, property.type, le);
       if (!isExactCoordinate(value)) throw badCoordinate(file, { byte: fileOffset }, value, v);
       positions[3 * v + (p === layout.x ? 0 : p === layout.y ? 1 : 2)] = value;
     }
@@ -281,7 +259,7 @@ function readFace(view: DataView, at: number, record: number, fileOffset: number
       offset += PLY_TYPE_SIZE[property.type];
       continue;
     }
-    const items = scalar(view, offset, property.countType, le);
+    const items = readScalar(view, offset, property.countType, le);
     if (p === layout.faceIndices && items < 3) {
       throw new InputError(file, { byte: fileOffset + offset - at }, `face ${record} has ${items} vertices (need at least 3)`);
     }
@@ -292,7 +270,7 @@ function readFace(view: DataView, at: number, record: number, fileOffset: number
     }
     collector.beginPolygon();
     for (let k = 0; k < items; k++, offset += PLY_TYPE_SIZE[property.type]) {
-      const index = scalar(view, offset, property.type, le);
+      const index = readScalar(view, offset, property.type, le);
       if (index < 0 || index >= vertexCount) {
         throw new InputError(file, { byte: fileOffset + offset - at }, `face ${record} uses vertex index ${index}, outside 0..${vertexCount - 1}`);
       }
