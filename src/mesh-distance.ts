@@ -65,7 +65,7 @@ function pair(raw: RawDistancePair): DistancePair {
 }
 
 function meshStruct(mesh: TriangleMesh) {
-  return { xyz: mesh.positions, vertex_count: mesh.positions.length / 3, triangles: mesh.triangles, triangle_count: mesh.triangles.length / 3 };
+  return { xyz: mesh.positions, vertex_count: mesh.positions.length / 3, triangles: mesh.triangles, triangle_count: mesh.triangles.length / 3, xyz64: null };
 }
 
 function checkMesh(mesh: TriangleMesh, name: string): void {

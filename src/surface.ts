@@ -91,7 +91,7 @@ async function measure(points: Float32Array, mesh: TriangleMesh, options: Surfac
   const raw = {} as RawSurfaceResult;
   await callNative(backend, backend.pointSurfaceDistance, [
     { xyz: points, count: points.length / 3, xyz64: null },
-    { xyz: mesh.positions, vertex_count: mesh.positions.length / 3, triangles: mesh.triangles, triangle_count: mesh.triangles.length / 3 },
+    { xyz: mesh.positions, vertex_count: mesh.positions.length / 3, triangles: mesh.triangles, triangle_count: mesh.triangles.length / 3, xyz64: null },
     { method: SURFACE_METHOD_CODES[method], threads, device, reserved: 0 },
     distances,
     triangles,

@@ -76,8 +76,8 @@ inline void check_distance_call(const xhd_mesh* a, const xhd_mesh* b, const xhd_
   if (options->method != XHD_DISTANCE_BVH && options->method != XHD_DISTANCE_BRUTE)
     throw InvalidArgument("unknown distance method " + std::to_string(options->method));
   if (options->threads < 0) throw InvalidArgument("threads must be >= 0");
-  check_mesh(a);
-  check_mesh(b);
+  check_mesh(a, false);
+  check_mesh(b, false);
 }
 
 inline void check_pose(const double* pose) {

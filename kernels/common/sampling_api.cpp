@@ -10,7 +10,7 @@ extern "C" {
 XHD_API int32_t xhd_surface_area(const xhd_mesh* mesh, double* area) {
   return xhd::guarded([&] {
     if (area == nullptr) throw xhd::InvalidArgument("area must not be null");
-    xhd::check_mesh(mesh);
+    xhd::check_mesh(mesh, false);
     *area = xhd::mesh_surface_area(*mesh);
     return int32_t(XHD_OK);
   });
@@ -22,7 +22,7 @@ XHD_API int32_t xhd_sample_surface(const xhd_mesh* mesh, uint64_t count, uint32_
     if ((state[0] | state[1] | state[2] | state[3]) == 0) throw xhd::InvalidArgument("the generator state must not be all zero");
     if (count == 0 || count >= UINT32_MAX) throw xhd::InvalidArgument("count must be between 1 and 4294967294");
     if (threads < 0) throw xhd::InvalidArgument("threads must be >= 0");
-    xhd::check_mesh(mesh);
+    xhd::check_mesh(mesh, false);
     xhd::sample_surface(*mesh, count, state, xhd::resolve_thread_count(threads), xyz);
     return int32_t(XHD_OK);
   });

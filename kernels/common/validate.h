@@ -65,13 +65,14 @@ inline void check_hausdorff_call(const xhd_points* a, const xhd_points* b, const
   check_points(b, "B");
 }
 
-inline void check_mesh(const xhd_mesh* mesh) {
+// allow_double: whether the call takes double vertices (xyz64) as well as floats.
+inline void check_mesh(const xhd_mesh* mesh, bool allow_double = true) {
   if (mesh == nullptr) throw InvalidArgument("mesh is null");
   if (mesh->triangle_count == 0) throw InvalidArgument("mesh has no triangles");
   if (mesh->triangles == nullptr) throw InvalidArgument("mesh has no triangle indices");
   if (mesh->triangle_count >= UINT32_MAX) throw InvalidArgument("mesh has more than 4294967294 triangles");
-  const xhd_points vertices{mesh->xyz, mesh->vertex_count, nullptr};
-  check_points(&vertices, "M (mesh vertices)", false);
+  const xhd_points vertices{mesh->xyz, mesh->vertex_count, mesh->xyz64};
+  check_points(&vertices, "M (mesh vertices)", allow_double);
   for (uint64_t k = 0; k < 3 * mesh->triangle_count; ++k)
     if (mesh->triangles[k] >= mesh->vertex_count)
       throw InvalidArgument("triangle " + std::to_string(k / 3) + " uses vertex " + std::to_string(mesh->triangles[k]) +
@@ -88,7 +89,7 @@ inline void check_surface_call(const xhd_points* points, const xhd_mesh* mesh, c
   if (options->method != XHD_SURFACE_BVH && options->method != XHD_SURFACE_BRUTE && options->method != XHD_SURFACE_GRID)
     throw InvalidArgument("unknown surface method " + std::to_string(options->method));
   check_points(points, "Q (query points)", false);
-  check_mesh(mesh);
+  check_mesh(mesh, false);
 }
 
 }  // namespace xhd

@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 7
+#define XHD_ABI_VERSION 8
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -117,13 +117,16 @@ typedef struct xhd_device_info {
   int32_t runtime_version; /* the runtime the library was built with */
 } xhd_device_info;
 
-/* A triangle mesh: vertex_count vertices (interleaved x,y,z floats) and triangle_count triangles as triples
- * of vertex indices. Host memory, read-only. A point cloud can be passed as triangles (i, i, i). */
+/* A triangle mesh: vertex_count vertices (interleaved x,y,z) and triangle_count triangles as triples of
+ * vertex indices. Host memory, read-only. A point cloud can be passed as triangles (i, i, i).
+ * As for xhd_points, exactly one of xyz (float32 files) and xyz64 (text and double files) is set, and
+ * those coordinates are the truth every reported distance is computed over. */
 typedef struct xhd_mesh {
   const float* xyz;
   uint64_t vertex_count;
   const uint32_t* triangles;
   uint64_t triangle_count;
+  const double* xyz64;
 } xhd_mesh;
 
 typedef enum xhd_surface_method {

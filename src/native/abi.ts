@@ -1,7 +1,7 @@
 // koffi declarations mirroring kernels/include/xhd.h. Keep the two in step: XHD_ABI_VERSION guards it.
 import koffi from 'koffi';
 
-export const XHD_ABI_VERSION = 7;
+export const XHD_ABI_VERSION = 8;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -79,6 +79,7 @@ koffi.struct('xhd_mesh', {
   vertex_count: 'uint64_t',
   triangles: 'const uint32_t *',
   triangle_count: 'uint64_t',
+  xyz64: 'const double *',
 });
 koffi.struct('xhd_surface_options', { method: 'int32_t', threads: 'int32_t', device: 'int32_t', reserved: 'int32_t' });
 koffi.struct('xhd_surface_result', {

@@ -6,7 +6,7 @@ import type { Random } from './random.js';
 import type { AreaSampler, MeshInput } from './sample-mesh.js';
 
 function meshStruct(mesh: MeshInput) {
-  return { xyz: mesh.positions, vertex_count: mesh.positions.length / 3, triangles: mesh.triangles, triangle_count: mesh.triangles.length / 3 };
+  return { xyz: mesh.positions, vertex_count: mesh.positions.length / 3, triangles: mesh.triangles, triangle_count: mesh.triangles.length / 3, xyz64: null };
 }
 
 const REFUSAL = 'the mesh cannot be sampled';
