@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 
 import { UsageError } from './errors.js';
 import { selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
-import { floatFrame, pointFromFrame, pointsFromFrame, type Origin } from './coordinate-frame.js';
+import type { Origin } from './coordinate-frame.js';
 import type { Coordinates, Geometry } from './io/geometry.js';
 import { nativeAreaSampler, nativeSurfaceArea } from './sampling/native-sampler.js';
 import { defaultSampleCount, sampleMesh, type SamplingMode } from './sampling/sample-mesh.js';
@@ -66,8 +66,8 @@ export interface SurfaceOutcome {
   queriesA: Coordinates;
   /** B's query points (empty when directed). */
   queriesB: Coordinates;
-  /** The meshes were measured as float32 relative to this point (coordinate-frame.ts); points are reported back
-   *  in the input's coordinates. */
+  /** The library's float filters ran relative to this point; every distance is over the input's own
+   *  coordinates, and every point is reported in them. */
   origin: Origin;
   /** Each of A's query points' distance to B, and each of B's to A (null when directed), as measured. */
   distancesAb: Float64Array;
@@ -94,7 +94,7 @@ export function hasFaces(g: Geometry): boolean {
 }
 
 /** The points a side contributes as queries: samples of its surface, or its points when it has none. */
-function queryPoints(g: Geometry & { positions: Float32Array }, name: string, o: SurfaceCompareOptions, seed: number, sampler: NativeSampling, notes: string[]): Float32Array {
+function queryPoints(g: Geometry, name: string, o: SurfaceCompareOptions, seed: number, sampler: NativeSampling, notes: string[]): Coordinates {
   if (!hasFaces(g)) return g.positions;
   const mesh = { positions: g.positions, triangles: g.triangles! };
   if (o.sampling === 'vertices') return g.positions;
@@ -107,7 +107,7 @@ function queryPoints(g: Geometry & { positions: Float32Array }, name: string, o:
   return sampleMesh(mesh, { mode: o.sampling, count, seed }, nativeAreaSampler(sampler.backend, sampler.threads));
 }
 
-function targetOf(g: Geometry & { positions: Float32Array }): TriangleMesh {
+function targetOf(g: Geometry): TriangleMesh {
   return hasFaces(g) ? { positions: g.positions, triangles: g.triangles! } : pointsAsMesh(g.positions);
 }
 
@@ -145,7 +145,7 @@ export function reduceDistances(queries: Coordinates, distances: Float64Array, d
  * bytes a point to download instead of 36). The reference's answer is the same triangle and point the
  * fast methods find (the tests compare them bit for bit).
  */
-async function withWitness(stats: Omit<DirectionStats, 'toIndex' | 'toPoint'>, queries: Float32Array, target: TriangleMesh,
+async function withWitness(stats: Omit<DirectionStats, 'toIndex' | 'toPoint'>, queries: Coordinates, target: TriangleMesh,
   dims: 2 | 3, threads: number): Promise<DirectionStats> {
   const i = stats.fromIndex;
   const nearest = await pointSurfaceDistances(queries.slice(3 * i, 3 * i + 3), target, { backend: 'cpu', method: 'brute', threads });
@@ -158,29 +158,7 @@ function sideBySideTimes(both: SurfaceMeasure[], wallMs: number): { buildMs: num
   return { buildMs, queryMs: Math.max(0, wallMs - buildMs) };
 }
 
-/** The outcome as measured in the float frame: its query points are that frame's floats. */
-type FrameOutcome = Omit<SurfaceOutcome, 'queriesA' | 'queriesB' | 'origin'> & { queriesA: Float32Array; queriesB: Float32Array };
-
-/**
- * Compares in one float frame (coordinate-frame.ts): both inputs are moved by one origin near them before
- * they are rounded to float32, and every reported point is moved back.
- */
 export async function compareSurfaces(a: Geometry, b: Geometry, o: SurfaceCompareOptions): Promise<SurfaceOutcome> {
-  const frame = floatFrame([a.positions, b.positions]);
-  const inFrame = await compareInFrame({ ...a, positions: frame.sets[0] }, { ...b, positions: frame.sets[1] }, o);
-  const back = (d: DirectionStats): DirectionStats => ({ ...d, fromPoint: pointFromFrame(d.fromPoint, frame.origin), toPoint: pointFromFrame(d.toPoint, frame.origin) });
-  return {
-    ...inFrame,
-    ab: back(inFrame.ab),
-    ba: inFrame.ba ? back(inFrame.ba) : null,
-    queriesA: pointsFromFrame(inFrame.queriesA, frame.origin),
-    queriesB: pointsFromFrame(inFrame.queriesB, frame.origin),
-    origin: frame.origin,
-  };
-}
-
-async function compareInFrame(a: Geometry & { positions: Float32Array }, b: Geometry & { positions: Float32Array },
-  o: SurfaceCompareOptions): Promise<FrameOutcome> {
   if (o.samples !== undefined && o.density !== undefined) throw new UsageError('give --samples or --density, not both');
   const notes: string[] = [];
   // On the CPU the two directions run side by side, each on half the threads, and B is sampled while
@@ -190,7 +168,7 @@ async function compareInFrame(a: Geometry & { positions: Float32Array }, b: Geom
   const side = !o.directed && threads >= 2 && backend.name === 'cpu';
   const done = [0, 0];
   const counts = [0, 0];
-  const run = (queries: Float32Array, target: TriangleMesh, direction: 0 | 1, threadsHere: number) =>
+  const run = (queries: Coordinates, target: TriangleMesh, direction: 0 | 1, threadsHere: number) =>
     pointSurfaceDistancesOnly(queries, target, {
       method: o.method,
       backend: o.backend,
@@ -216,7 +194,7 @@ async function compareInFrame(a: Geometry & { positions: Float32Array }, b: Geom
   sampleStart = performance.now();
   // B's stream differs from A's, so two copies of one mesh are not sampled at the same points.
   const samplerB = { backend, threads: side ? Math.floor(threads / 2) : threads };
-  const queriesB = o.directed ? new Float32Array(0) : queryPoints(b, 'B', o, o.seed + 1, samplerB, notes);
+  const queriesB = o.directed ? new Float64Array(0) : queryPoints(b, 'B', o, o.seed + 1, samplerB, notes);
   const sampleBMs = performance.now() - sampleStart;
   sampleMs += sampleBMs;
   counts[1] = queriesB.length / 3;
@@ -240,6 +218,7 @@ async function compareInFrame(a: Geometry & { positions: Float32Array }, b: Geom
     // The arrays themselves, not copies: the heatmap and histogram read them after the statistics.
     queriesA,
     queriesB,
+    origin: dab.origin,
     distancesAb: dab.distances,
     distancesBa: dba ? dba.distances : null,
     es: ba ? Math.max(ab.e, ba.e) : null,

@@ -5,7 +5,8 @@ import { availableParallelism } from 'node:os';
 import { expectInteger, expectOneOf, expectPoints } from './arguments.js';
 import { UsageError } from './errors.js';
 import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
-import { SURFACE_METHOD_CODES, type RawSurfaceResult } from './native/abi.js';
+import type { Coordinates } from './io/geometry.js';
+import { meshArg, pointsArg, SURFACE_METHOD_CODES, type RawSurfaceResult } from './native/abi.js';
 import { callNative } from './native/call.js';
 import type { BackendName } from './native/library.js';
 
@@ -13,8 +14,8 @@ export const SURFACE_METHODS = ['grid', 'bvh', 'brute'] as const;
 export type SurfaceMethod = (typeof SURFACE_METHODS)[number];
 
 export interface TriangleMesh {
-  /** Interleaved x,y,z of the vertices. */
-  positions: Float32Array;
+  /** Interleaved x,y,z of the vertices: float32 or double, the truth distances are measured over. */
+  positions: Coordinates;
   /** Vertex-index triples. */
   triangles: Uint32Array;
 }
@@ -45,6 +46,8 @@ export interface SurfaceMeasure {
   backend: BackendName;
   threads: number;
   device: DeviceInfo | null;
+  /** The float filters ran on coordinates minus this point (0 when the inputs are float32). */
+  origin: [number, number, number];
 }
 
 export interface SurfaceDistances extends SurfaceMeasure {
@@ -55,7 +58,7 @@ export interface SurfaceDistances extends SurfaceMeasure {
 }
 
 /** A point cloud as a mesh of one-point triangles (i, i, i): the distance to it is the nearest-point distance. */
-export function pointsAsMesh(positions: Float32Array): TriangleMesh {
+export function pointsAsMesh(positions: Coordinates): TriangleMesh {
   const n = positions.length / 3;
   const triangles = new Uint32Array(3 * n);
   for (let i = 0; i < n; i++) triangles[3 * i] = triangles[3 * i + 1] = triangles[3 * i + 2] = i;
@@ -63,7 +66,7 @@ export function pointsAsMesh(positions: Float32Array): TriangleMesh {
 }
 
 /** Each point's distance, nearest triangle and closest surface point. */
-export async function pointSurfaceDistances(points: Float32Array, mesh: TriangleMesh, options: SurfaceOptions = {}): Promise<SurfaceDistances> {
+export async function pointSurfaceDistances(points: Coordinates, mesh: TriangleMesh, options: SurfaceOptions = {}): Promise<SurfaceDistances> {
   const n = points.length / 3;
   const triangles = new Uint32Array(n);
   const closest = new Float64Array(3 * n);
@@ -71,11 +74,11 @@ export async function pointSurfaceDistances(points: Float32Array, mesh: Triangle
 }
 
 /** Each point's distance alone: a third of the memory, and on the GPU a fifth of the download. */
-export function pointSurfaceDistancesOnly(points: Float32Array, mesh: TriangleMesh, options: SurfaceOptions = {}): Promise<SurfaceMeasure> {
+export function pointSurfaceDistancesOnly(points: Coordinates, mesh: TriangleMesh, options: SurfaceOptions = {}): Promise<SurfaceMeasure> {
   return measure(points, mesh, options, null, null);
 }
 
-async function measure(points: Float32Array, mesh: TriangleMesh, options: SurfaceOptions, triangles: Uint32Array | null,
+async function measure(points: Coordinates, mesh: TriangleMesh, options: SurfaceOptions, triangles: Uint32Array | null,
   closest: Float64Array | null): Promise<SurfaceMeasure> {
   expectPoints(points, 'points');
   expectPoints(mesh.positions, 'mesh positions');
@@ -90,8 +93,8 @@ async function measure(points: Float32Array, mesh: TriangleMesh, options: Surfac
   const distances = new Float64Array(points.length / 3);
   const raw = {} as RawSurfaceResult;
   await callNative(backend, backend.pointSurfaceDistance, [
-    { xyz: points, count: points.length / 3, xyz64: null },
-    { xyz: mesh.positions, vertex_count: mesh.positions.length / 3, triangles: mesh.triangles, triangle_count: mesh.triangles.length / 3, xyz64: null },
+    pointsArg(points),
+    meshArg(mesh.positions, mesh.triangles),
     { method: SURFACE_METHOD_CODES[method], threads, device, reserved: 0 },
     distances,
     triangles,
@@ -110,5 +113,6 @@ async function measure(points: Float32Array, mesh: TriangleMesh, options: Surfac
     backend: backend.name,
     threads: onGpu ? 0 : threads,
     device: onGpu ? cudaDevice(device) : null,
+    origin: [raw.origin[0], raw.origin[1], raw.origin[2]],
   };
 }

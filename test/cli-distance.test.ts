@@ -48,7 +48,7 @@ function assertPairRealizes(pair: { a_point: number[]; b_point: number[] }, dist
 }
 
 /** The diagonal of the bounding box of interleaved x,y,z positions. */
-function boxDiagonal(p: Float32Array): number {
+function boxDiagonal(p: ArrayLike<number>): number {
   let s = 0;
   for (let d = 0; d < 3; d++) {
     let lo = Infinity, hi = -Infinity;

@@ -32,8 +32,11 @@ function readHeatmap(path: string): Heatmap {
   const vertex = header.elements[0];
   assert.equal(vertex.name, 'vertex');
   assert.deepEqual(vertex.properties.map((p) => p.name), ['x', 'y', 'z', 'red', 'green', 'blue', 'quality']);
-  const F = PlyType.Float32, U = PlyType.Uint8;
-  assert.deepEqual(vertex.properties.map((p) => p.type), [F, F, F, U, U, U, F]);
+  // Positions keep the inputs' precision: doubles for text and double files, floats for float32 ones.
+  const F = PlyType.Float32, U = PlyType.Uint8, X = vertex.properties[0].type;
+  assert.ok(X === PlyType.Float32 || X === PlyType.Float64, `position type ${X}`);
+  assert.deepEqual(vertex.properties.map((p) => p.type), [X, X, X, U, U, U, F]);
+  const colourAt = 3 * PLY_TYPE_SIZE[X];
   const recordBytes = vertex.properties.reduce((s, p) => s + PLY_TYPE_SIZE[p.type], 0);
   assert.equal(bytes.length, header.dataStart + vertex.count * recordBytes, 'no bytes missing or left over');
 
@@ -42,8 +45,8 @@ function readHeatmap(path: string): Heatmap {
   const quality = new Float32Array(vertex.count);
   for (let i = 0; i < vertex.count; i++) {
     const at = header.dataStart + i * recordBytes;
-    colours.push([bytes[at + 12], bytes[at + 13], bytes[at + 14]]);
-    quality[i] = view.getFloat32(at + 15, true);
+    colours.push([bytes[at + colourAt], bytes[at + colourAt + 1], bytes[at + colourAt + 2]]);
+    quality[i] = view.getFloat32(at + colourAt + 3, true);
   }
   assert.equal(g.count, vertex.count);
   return { count: g.count, positions: g.positions, colours, quality };
@@ -97,7 +100,7 @@ describe('xhd compare --heatmap', () => {
     const r = runXhd(['compare', a, b, '--heatmap', out, '--sampling', 'vertices', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const h = readHeatmap(out);
-    assert.deepEqual(h.positions, cube(1).positions);
+    assert.deepEqual(Array.from(h.positions), Array.from(cube(1).positions));
     const hdAb = JSON.parse(r.stdout).hd_ab;
     assert.ok(Math.abs(Math.max(...h.quality) - hdAb) <= 1e-6 * hdAb);
 

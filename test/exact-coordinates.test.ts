@@ -183,7 +183,9 @@ describe('surface mode and distance at large offsets', () => {
     const here = json(['compare', join(dir, 'inner.off'), join(dir, 'outer.off'), '--samples', '20000']);
     const there = json(['compare', join(dir, 'inner-far.off'), join(dir, 'outer-far.off'), '--samples', '20000']);
     assert.ok(here.hd > 0.0099 && here.hd < 0.0101, `at the origin: ${here.hd}`);
-    assert.ok(Math.abs(there.hd - here.hd) <= 1e-6, `moved: ${there.hd}, at the origin: ${here.hd}`);
+    // Distances are evaluated over the doubles; what differs is where the samples land: a sample computed at
+    // 4.2e6 rounds to a double's step there (2^-30 m), as do the moved vertices the files state.
+    assert.ok(Math.abs(there.hd - here.hd) <= 1e-8, `moved: ${there.hd}, at the origin: ${here.hd}`);
     assert.ok(Math.abs(there.coordinate_origin[0] - UTM_OFFSET[0]) < 1, `origin ${there.coordinate_origin}`);
     // The witness is reported where the file puts it, near the moved centre.
     assert.ok(Math.abs(there.witness_ab.a_point[1] - UTM_OFFSET[1]) < 1.1, `witness ${there.witness_ab.a_point}`);

@@ -38,7 +38,15 @@ const meshes: [string, MeshInput][] = [
   ['a soup with degenerate triangles', triangleSoup(2000, rng(7))],
   ['areas from 1e-12 to 1, zeros between', wildAreas()],
   ['one triangle', { positions: new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0]), triangles: new Uint32Array([0, 1, 2]) }],
+  // Double vertices (text files) give double samples, each computed from the doubles: a sphere at survey coordinates.
+  ['a double sphere at (5e5, 4.2e6, 100)', surveySphere()],
 ];
+
+function surveySphere(): MeshInput {
+  const m = uvSphere(1, 30, 60);
+  const positions = Float64Array.from(m.positions, (v, i) => v + [500_000, 4_200_000, 100][i % 3]);
+  return { positions, triangles: m.triangles };
+}
 
 for (const name of ['cpu', 'cuda'] as const) {
   const backend = tryLoad(name);
@@ -52,6 +60,7 @@ for (const name of ['cpu', 'cuda'] as const) {
             const random = new Random(count + 3);
             const got = nativeAreaSampler(backend!, threads)(mesh, count, random);
             assert.deepEqual(got, expected, `${label}, ${count} samples, ${threads} threads`);
+            assert.equal(got.constructor, mesh.positions.constructor, `${label}: samples keep the vertices' type`);
             assert.deepEqual(random.state, reference.state, `${label}: the stream continues where the reference's does`);
           }
         }

@@ -102,6 +102,7 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
     // of the result; both below 2^-24 (1 + 2^-20) of the largest float. Three coordinates: sqrt(3) < 1.75.
     input_error = 1.75 * largest * std::ldexp(1.0 + std::ldexp(1.0, -20), -24);
   }
+  frame.largest = largest;
   frame.bounds.slack = 2.0 * input_error + kPlacementSlack * largest + 1e-17;
   frame.bounds.copies_exact = all_float;
 }

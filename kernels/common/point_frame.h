@@ -45,6 +45,7 @@ constexpr double kPlacementSlack = 1.0 / (1ull << 45);
 
 struct PointFrame {
   double origin[3] = {0, 0, 0};
+  double largest = 0.0;  // the largest magnitude of a float copy's coordinate
   FilterBounds bounds;
   FramedSet a, b;
 };

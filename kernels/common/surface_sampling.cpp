@@ -41,11 +41,13 @@ struct Xoshiro128 {
   }
 };
 
-// The same expression, in the same order, as triangleAreas in src/sampling/sample-mesh.ts.
-double triangle_area(const float* p, const uint32_t* tri) {
-  const float* a = p + 3 * size_t(tri[0]);
-  const float* b = p + 3 * size_t(tri[1]);
-  const float* c = p + 3 * size_t(tri[2]);
+// The same expression, in the same order, as triangleAreas in src/sampling/sample-mesh.ts. T is the
+// vertices' own type (float32 or double): every operation is in double either way.
+template <class T>
+double triangle_area(const T* p, const uint32_t* tri) {
+  const T* a = p + 3 * size_t(tri[0]);
+  const T* b = p + 3 * size_t(tri[1]);
+  const T* c = p + 3 * size_t(tri[2]);
   const double ux = double(b[0]) - a[0], uy = double(b[1]) - a[1], uz = double(b[2]) - a[2];
   const double vx = double(c[0]) - a[0], vy = double(c[1]) - a[1], vz = double(c[2]) - a[2];
   const double nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
@@ -55,12 +57,13 @@ double triangle_area(const float* p, const uint32_t* tri) {
 // Samples per batch in draw_batch: enough misses in flight to hide memory latency.
 constexpr int kBatch = 32;
 
-// n (<= kBatch) samples, the next draws of random, written to xyz.
-void draw_batch(const xhd_mesh& mesh, const double* cumulative, const uint32_t* guide, int n, Xoshiro128& random,
-                float* xyz) {
+// n (<= kBatch) samples, the next draws of random, written to xyz: vertices of type T, samples of type
+// Out (float for float32 meshes, double for double ones), each computed in double.
+template <class T, class Out>
+void draw_batch(const xhd_mesh& mesh, const T* p, const double* cumulative, const uint32_t* guide, int n,
+                Xoshiro128& random, Out* xyz) {
   const size_t G = mesh.triangle_count;
   const double total = cumulative[G - 1];
-  const float* p = mesh.xyz;
   const uint32_t* tri = mesh.triangles;
   double u[kBatch][3];  // three uniforms per sample: which triangle, then two for the point inside it
   size_t chosen[kBatch];
@@ -86,30 +89,30 @@ void draw_batch(const xhd_mesh& mesh, const double* cumulative, const uint32_t* 
   for (int j = 0; j < n; ++j) {
     // A uniform point of the triangle: the square-root warp of two uniforms.
     const uint32_t* corner = tri + 3 * chosen[j];
-    const float* a = p + 3 * size_t(corner[0]);
-    const float* b = p + 3 * size_t(corner[1]);
-    const float* c = p + 3 * size_t(corner[2]);
+    const T* a = p + 3 * size_t(corner[0]);
+    const T* b = p + 3 * size_t(corner[1]);
+    const T* c = p + 3 * size_t(corner[2]);
     const double r1 = std::sqrt(u[j][1]), r2 = u[j][2];
     const double wa = 1 - r1, wb = r1 * (1 - r2), wc = r1 * r2;
-    for (int d = 0; d < 3; ++d) xyz[3 * j + d] = float(wa * a[d] + wb * b[d] + wc * c[d]);
+    for (int d = 0; d < 3; ++d) xyz[3 * j + d] = Out(wa * a[d] + wb * b[d] + wc * c[d]);
   }
 }
 
-}  // namespace
-
-double mesh_surface_area(const xhd_mesh& mesh) {
+template <class T>
+double area_of(const T* p, const xhd_mesh& mesh) {
   double sum = 0;
-  for (uint64_t k = 0; k < mesh.triangle_count; ++k) sum += triangle_area(mesh.xyz, mesh.triangles + 3 * k);
+  for (uint64_t k = 0; k < mesh.triangle_count; ++k) sum += triangle_area(p, mesh.triangles + 3 * k);
   return sum;
 }
 
-void sample_surface(const xhd_mesh& mesh, uint64_t count, uint32_t state[4], int threads, float* xyz) {
+template <class T, class Out>
+void sample_with(const xhd_mesh& mesh, const T* p, uint64_t count, uint32_t state[4], int threads, Out* xyz) {
   const size_t G = mesh.triangle_count;
   // Running totals of the areas: triangle k covers (cumulative[k-1], cumulative[k]]. The areas are
   // computed in parallel; the running sum stays sequential so it rounds as the TypeScript one does.
   LargeVector<double> cumulative(G);
   parallel_blocks(G, kTriangleBlock, threads, [&](size_t begin, size_t end, int) {
-    for (size_t k = begin; k < end; ++k) cumulative[k] = triangle_area(mesh.xyz, mesh.triangles + 3 * k);
+    for (size_t k = begin; k < end; ++k) cumulative[k] = triangle_area(p, mesh.triangles + 3 * k);
   });
   double running = 0;
   for (size_t k = 0; k < G; ++k) cumulative[k] = running += cumulative[k];
@@ -151,10 +154,21 @@ void sample_surface(const xhd_mesh& mesh, uint64_t count, uint32_t state[4], int
       const uint64_t first = b * kSampleBlock, last = std::min(count, first + kSampleBlock);
       for (uint64_t i = first; i < last; i += kBatch) {
         const int n = int(std::min<uint64_t>(kBatch, last - i));
-        draw_batch(mesh, cumulative.data(), guide.data(), n, random, xyz + 3 * i);
+        draw_batch(mesh, p, cumulative.data(), guide.data(), n, random, xyz + 3 * i);
       }
     }
   });
+}
+
+}  // namespace
+
+double mesh_surface_area(const xhd_mesh& mesh) {
+  return mesh.xyz64 != nullptr ? area_of(mesh.xyz64, mesh) : area_of(mesh.xyz, mesh);
+}
+
+void sample_surface(const xhd_mesh& mesh, uint64_t count, uint32_t state[4], int threads, float* xyz, double* xyz64) {
+  if (mesh.xyz64 != nullptr) sample_with(mesh, mesh.xyz64, count, state, threads, xyz64);
+  else sample_with(mesh, mesh.xyz, count, state, threads, xyz);
 }
 
 }  // namespace xhd

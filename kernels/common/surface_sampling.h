@@ -10,11 +10,12 @@
 
 namespace xhd {
 
-// Σ of every triangle's area, each computed in double from the float vertices, summed in triangle order.
+// Σ of every triangle's area, each computed in double from the vertices as given, summed in triangle order.
 double mesh_surface_area(const xhd_mesh& mesh);
 
-// Writes count points (3 floats each) to xyz and advances state past the draws (6 words per sample).
+// Writes count points (3 coordinates each) and advances state past the draws (6 words per sample): to xyz
+// for a float32 mesh, to xyz64 for a double one (each sample is computed in double either way).
 // Throws InvalidArgument when the mesh has no area (or an infinite one).
-void sample_surface(const xhd_mesh& mesh, uint64_t count, uint32_t state[4], int threads, float* xyz);
+void sample_surface(const xhd_mesh& mesh, uint64_t count, uint32_t state[4], int threads, float* xyz, double* xyz64);
 
 }  // namespace xhd

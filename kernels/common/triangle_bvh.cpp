@@ -1,6 +1,7 @@
 #include "triangle_bvh.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace xhd {
 
@@ -35,16 +36,39 @@ std::vector<uint32_t> triangle_morton_order(const float* xyz, const uint32_t* tr
   return morton_order(centroid.data(), count);
 }
 
-TriangleBvh build_triangle_bvh(const float* xyz, const uint32_t* triangles, uint64_t count) {
+namespace {
+
+// The box grown by pad on every side, rounded outward so the float box still holds what it must.
+void widen(Box& box, double pad) {
+  if (!(pad > 0.0) || box_is_empty(box)) return;
+  for (int k = 0; k < 3; ++k) {
+    const double lo = static_cast<double>(box.min[k]) - pad, hi = static_cast<double>(box.max[k]) + pad;
+    float flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
+    if (static_cast<double>(flo) > lo) flo = std::nextafter(flo, -INFINITY);
+    if (static_cast<double>(fhi) < hi) fhi = std::nextafter(fhi, INFINITY);
+    box.min[k] = flo;
+    box.max[k] = fhi;
+  }
+}
+
+}  // namespace
+
+TriangleBvh build_triangle_bvh(const float* xyz, Coords truth, const uint32_t* triangles, uint64_t count, double pad) {
   TriangleBvh bvh;
   const std::vector<uint32_t> sorted = triangle_morton_order(xyz, triangles, count);
   bvh.triangle.resize(count);
-  bvh.corners.resize(9 * count);
+  // The corners the distances are evaluated over, in the input's own type.
+  if (truth.f64 != nullptr) bvh.corners64.resize(9 * count);
+  else bvh.corners.resize(9 * count);
   for (uint64_t s = 0; s < count; ++s) {
     const uint32_t t = sorted[s];
     bvh.triangle[s] = t;
     for (int k = 0; k < 3; ++k)
-      for (int i = 0; i < 3; ++i) bvh.corners[9 * s + 3 * k + i] = xyz[3ull * triangles[3ull * t + k] + i];
+      for (int i = 0; i < 3; ++i) {
+        const uint64_t at = 3ull * triangles[3ull * t + k] + i;
+        if (truth.f64 != nullptr) bvh.corners64[9 * s + 3 * k + i] = truth.f64[at];
+        else bvh.corners[9 * s + 3 * k + i] = truth.f32[at];
+      }
   }
 
   // Ranges split at their middle; children are appended as a pair, so a child's index always exceeds its
@@ -73,8 +97,10 @@ TriangleBvh build_triangle_bvh(const float* xyz, const uint32_t* triangles, uint
     BvhNode& node = bvh.nodes[i];
     box_make_empty(node.box);
     if (node.count > 0) {
+      // Leaves bound the float copies of their triangles, widened; parents merge their children.
       for (uint32_t s = node.first; s < node.first + node.count; ++s)
-        for (int k = 0; k < 3; ++k) box_grow(node.box, &bvh.corners[9ull * s + 3 * k]);
+        for (int k = 0; k < 3; ++k) box_grow(node.box, xyz + 3ull * triangles[3ull * bvh.triangle[s] + k]);
+      widen(node.box, pad);
     } else {
       box_merge(node.box, bvh.nodes[node.first].box);
       box_merge(node.box, bvh.nodes[node.first + 1].box);

@@ -1,6 +1,8 @@
 // A bounding volume hierarchy over a mesh's triangles, built on the host and searched by every backend
 // (the CPU directly, the GPU after an upload of the same arrays): triangles sorted by the Morton code of
-// their centroid, split at the middle of each range down to leaves of a few triangles, tight float boxes.
+// their centroid, split at the middle of each range down to leaves of a few triangles, float boxes around
+// the float copies of the triangles widened by the frame's pad (surface_frame.h), so they hold the triangles
+// in the input's own coordinates, which the distances are evaluated over.
 // The nearest-triangle search is one function for host and device, so both backends give the same
 // triangle and the same double-precision distance for every point.
 #pragma once
@@ -28,16 +30,23 @@ constexpr int kBvhStack = 64;
 // What the search reads: plain pointers (host or device memory).
 struct BvhView {
   const BvhNode* nodes;
-  const float* corners;       // 9 floats per sorted slot: the triangle's three vertices
+  // Per sorted slot, the triangle's three vertices in the input's own coordinates (9 values): floats for a
+  // float32 mesh, doubles for a double one (the other pointer is null).
+  const float* corners;
+  const double* corners64;
   const uint32_t* triangle;   // original triangle index per sorted slot
 };
 
 struct TriangleBvh {
   std::vector<BvhNode> nodes;
   std::vector<float> corners;
+  std::vector<double> corners64;
   std::vector<uint32_t> triangle;
 
-  BvhView view() const { return {nodes.data(), corners.data(), triangle.data()}; }
+  BvhView view() const {
+    return {nodes.data(), corners.empty() ? nullptr : corners.data(), corners64.empty() ? nullptr : corners64.data(),
+            triangle.data()};
+  }
 };
 
 // Point indices in Morton order of their position within the points' bounding box: the order in which
@@ -47,8 +56,10 @@ std::vector<uint32_t> morton_order(const float* xyz, uint64_t count);
 // Triangle indices in Morton order of their centroids (vertex indices must already be checked).
 std::vector<uint32_t> triangle_morton_order(const float* xyz, const uint32_t* triangles, uint64_t count);
 
-// Builds the hierarchy; vertex indices must already be checked against the vertex count.
-TriangleBvh build_triangle_bvh(const float* xyz, const uint32_t* triangles, uint64_t triangle_count);
+// Builds the hierarchy over the float copies `frame` of the vertices, its boxes widened by pad, with the
+// corners taken from `truth`; vertex indices must already be checked against the vertex count.
+TriangleBvh build_triangle_bvh(const float* frame, Coords truth, const uint32_t* triangles, uint64_t triangle_count,
+                               double pad);
 
 struct NearestTriangle {
   double d2 = static_cast<double>(INFINITY);  // squared distance to the nearest surface point found
@@ -58,9 +69,10 @@ struct NearestTriangle {
   uint32_t tests = 0;                         // point-triangle distances evaluated
 };
 
+// p in the input's own coordinates.
 XHD_HD void offer_triangle(const BvhView& v, uint32_t slot, Dvec3 p, NearestTriangle& best) {
-  const float* t = v.corners + 9ull * slot;
-  const SurfacePoint s = closest_on_triangle(p, dload(t), dload(t + 3), dload(t + 6));
+  const Coords corners{v.corners + 9ull * slot, v.corners64 != nullptr ? v.corners64 + 9ull * slot : nullptr};
+  const SurfacePoint s = closest_on_triangle(p, corners.at(0), corners.at(1), corners.at(2));
   ++best.tests;
   const uint32_t id = v.triangle[slot];
   if (s.d2 < best.d2 || (s.d2 == best.d2 && id < best.triangle)) {
@@ -71,22 +83,23 @@ XHD_HD void offer_triangle(const BvhView& v, uint32_t slot, Dvec3 p, NearestTria
   }
 }
 
-// Nearest-first depth-first search from the root. `best` may arrive seeded with a candidate (a tighter
-// start prunes more); boxes no nearer than the best so far are skipped, except at equal distance,
-// where a smaller triangle index may still win the tie.
-XHD_HD void nearest_triangle(const BvhView& v, Dvec3 p, NearestTriangle& best) {
+// Nearest-first depth-first search from the root: p in the input's coordinates, p_frame its float copy
+// (the frame the boxes are in). `best` may arrive seeded with a candidate (a tighter start prunes more);
+// boxes no nearer than the best so far are skipped, except at equal distance, where a smaller triangle
+// index may still win the tie. The pad in the boxes makes "no nearer" hold for the truth (surface_frame.h).
+XHD_HD void nearest_triangle(const BvhView& v, Dvec3 p, Dvec3 p_frame, NearestTriangle& best) {
   uint32_t stack[kBvhStack];
   int top = 0;
   stack[top++] = 0;
   while (top > 0) {
     const BvhNode node = v.nodes[stack[--top]];
-    if (min_dist2_double(p, node.box) > best.d2) continue;
+    if (min_dist2_double(p_frame, node.box) > best.d2) continue;
     if (node.count > 0) {
       for (uint32_t s = node.first; s < node.first + node.count; ++s) offer_triangle(v, s, p, best);
       continue;
     }
-    const double near_left = min_dist2_double(p, v.nodes[node.first].box);
-    const double near_right = min_dist2_double(p, v.nodes[node.first + 1].box);
+    const double near_left = min_dist2_double(p_frame, v.nodes[node.first].box);
+    const double near_right = min_dist2_double(p_frame, v.nodes[node.first + 1].box);
     // Push the farther child first so the nearer one is searched next.
     const bool left_first = near_left <= near_right;
     const uint32_t nearer = left_first ? node.first : node.first + 1;

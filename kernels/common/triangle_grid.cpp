@@ -17,7 +17,8 @@ Corners corners_of(const float* xyz, const uint32_t* triangle) {
 
 }  // namespace
 
-void size_triangle_grid(TriangleGrid& g, const Box& bounds, double total_area, uint64_t count, double cell_scale) {
+void size_triangle_grid(TriangleGrid& g, const Box& bounds, double total_area, uint64_t count, double pad,
+                        double cell_scale) {
   double extent[3];
   for (int k = 0; k < 3; ++k) extent[k] = static_cast<double>(bounds.max[k]) - bounds.min[k];
   const double largest = std::max({extent[0], extent[1], extent[2]});
@@ -40,15 +41,18 @@ void size_triangle_grid(TriangleGrid& g, const Box& bounds, double total_area, u
     h *= 1.25;
   }
   g.cell = h;
+  g.slack = kGridSlack * h + pad;
   for (int k = 0; k < 3; ++k) {
     g.origin[k] = bounds.min[k];
     g.dims[k] = static_cast<uint32_t>(std::max(1.0, std::ceil(extent[k] / h)));
   }
 }
 
-TriangleGrid build_triangle_grid(const float* xyz, const uint32_t* triangles, uint64_t count, double cell_scale) {
+TriangleGrid build_triangle_grid(const float* xyz, Coords truth, const uint32_t* triangles, uint64_t count, double pad,
+                                 double cell_scale) {
   TriangleGrid g;
   g.xyz = xyz;
+  g.truth = truth;
   g.triangles = triangles;
   Box bounds;
   box_make_empty(bounds);
@@ -61,7 +65,7 @@ TriangleGrid build_triangle_grid(const float* xyz, const uint32_t* triangles, ui
   }
   const float origin[3] = {0.f, 0.f, 0.f};
   if (count == 0) box_grow(bounds, origin);
-  size_triangle_grid(g, bounds, total_area, count, cell_scale);
+  size_triangle_grid(g, bounds, total_area, count, pad, cell_scale);
 
   // Counting sort of (cell, triangle) pairs: count per cell, scan to the end of each cell's run, then
   // fill backwards (moving each end down to the start) so each cell lists its triangles in index order.

@@ -15,6 +15,8 @@
 namespace xhd {
 
 // Slack, in cells, added to every cell range and box so rounding never drops a cell a triangle crosses.
+// The frame's pad (surface_frame.h) comes on top: the cells are placed by the float copies of the
+// vertices and query points, and must still list every triangle whose true surface may cross them.
 constexpr double kGridSlack = 1e-7;
 // A search that would visit more cells than this goes to the hierarchy instead.
 constexpr uint32_t kGridMaxCells = 64;
@@ -22,37 +24,44 @@ constexpr uint32_t kGridMaxCells = 64;
 struct GridView {
   double origin[3];
   double cell;                  // edge length of the cubic cells
+  double slack;                 // widening of every cell and triangle box: kGridSlack cells plus the frame's pad
   uint32_t dims[3];
   const uint32_t* cell_start;   // dims[0]*dims[1]*dims[2] + 1 offsets into entries
   const uint32_t* entries;      // triangle indices, cell by cell
-  const float* xyz;             // the mesh itself (borrowed, not copied)
+  const float* xyz;             // the float copies of the vertices the cells were placed by (borrowed)
+  Coords truth;                 // the vertices in the input's own coordinates, distances are evaluated over
   const uint32_t* triangles;
 };
 
 struct TriangleGrid {
   double origin[3] = {0.0, 0.0, 0.0};
   double cell = 1.0;
+  double slack = 0.0;
   uint32_t dims[3] = {1, 1, 1};
   std::vector<uint32_t, LargeBufferAllocator<uint32_t>> cell_start;
   std::vector<uint32_t, LargeBufferAllocator<uint32_t>> entries;
   const float* xyz = nullptr;
+  Coords truth{nullptr, nullptr};
   const uint32_t* triangles = nullptr;
 
   GridView view() const {
-    return {{origin[0], origin[1], origin[2]}, cell, {dims[0], dims[1], dims[2]}, cell_start.data(), entries.data(), xyz,
-            triangles};
+    return {{origin[0], origin[1], origin[2]}, cell, slack, {dims[0], dims[1], dims[2]}, cell_start.data(),
+            entries.data(), xyz, truth, triangles};
   }
 };
 
-// Sets the cells (origin, edge, dims) for triangles with these bounds and total area: cubic cells sized
-// to the triangles, enlarged until the dense table fits its budget. Every backend sizes grids this way.
-void size_triangle_grid(TriangleGrid& g, const Box& bounds, double total_area, uint64_t count, double cell_scale = 1.0);
+// Sets the cells (origin, edge, dims, slack) for triangles with these bounds and total area: cubic cells
+// sized to the triangles, enlarged until the dense table fits its budget; pad is the frame's. Every
+// backend sizes grids this way.
+void size_triangle_grid(TriangleGrid& g, const Box& bounds, double total_area, uint64_t count, double pad,
+                        double cell_scale = 1.0);
 
-// The grid borrows the mesh's arrays, which must outlive it. cell_scale multiplies the default cell edge
-// (twice the square root of the mean triangle area, which puts a few triangles in each cell a surface
-// crosses). Vertex indices must already be checked.
-TriangleGrid build_triangle_grid(const float* xyz, const uint32_t* triangles, uint64_t triangle_count,
-                                 double cell_scale = 1.0);
+// The grid over the float copies `xyz` of the vertices, its distances evaluated over `truth`; it borrows
+// both arrays and the triangles, which must outlive it. cell_scale multiplies the default cell edge (twice
+// the square root of the mean triangle area, which puts a few triangles in each cell a surface crosses).
+// Vertex indices must already be checked.
+TriangleGrid build_triangle_grid(const float* xyz, Coords truth, const uint32_t* triangles, uint64_t triangle_count,
+                                 double pad, double cell_scale = 1.0);
 
 XHD_HD uint32_t grid_axis_cell(const GridView& g, int axis, double x) {
   const double u = floor((x - g.origin[axis]) / g.cell);
@@ -64,24 +73,26 @@ XHD_HD uint64_t grid_cell_index(const GridView& g, uint32_t x, uint32_t y, uint3
   return (static_cast<uint64_t>(z) * g.dims[1] + y) * g.dims[0] + x;
 }
 
-// Squared distance from p to the triangle's bounding box: a lower bound of its distance.
-XHD_HD double triangle_box_dist2(Dvec3 p, Dvec3 a, Dvec3 b, Dvec3 c) {
+// Squared distance from p to the triangle's bounding box widened by pad: a lower bound of its distance
+// that the rounding of the distance's own evaluation cannot cross when pad covers it.
+XHD_HD double triangle_box_dist2(Dvec3 p, Dvec3 a, Dvec3 b, Dvec3 c, double pad) {
   const double q[3] = {p.x, p.y, p.z}, u[3] = {a.x, a.y, a.z}, v[3] = {b.x, b.y, b.z}, w[3] = {c.x, c.y, c.z};
   double s = 0.0;
   for (int k = 0; k < 3; ++k) {
     // Plain comparisons: the coordinates are finite, and fmin/fmax would be library calls on the host.
     const double lo = u[k] < v[k] ? (u[k] < w[k] ? u[k] : w[k]) : (v[k] < w[k] ? v[k] : w[k]);
     const double hi = u[k] > v[k] ? (u[k] > w[k] ? u[k] : w[k]) : (v[k] > w[k] ? v[k] : w[k]);
-    const double d = q[k] < lo ? lo - q[k] : (q[k] > hi ? q[k] - hi : 0.0);
+    const double d = q[k] < lo - pad ? lo - pad - q[k] : (q[k] > hi + pad ? q[k] - hi - pad : 0.0);
     s += d * d;
   }
   return s;
 }
 
+// p in the input's own coordinates.
 XHD_HD void offer_grid_triangle(const GridView& g, uint32_t t, Dvec3 p, NearestTriangle& best) {
   const uint32_t* v = g.triangles + 3ull * t;
-  const Dvec3 a = dload(g.xyz + 3ull * v[0]), b = dload(g.xyz + 3ull * v[1]), c = dload(g.xyz + 3ull * v[2]);
-  if (triangle_box_dist2(p, a, b, c) > best.d2) return;  // cheap bound first: most listed triangles are farther
+  const Dvec3 a = g.truth.at(v[0]), b = g.truth.at(v[1]), c = g.truth.at(v[2]);
+  if (triangle_box_dist2(p, a, b, c, g.slack) > best.d2) return;  // cheap bound first: most listed triangles are farther
   const SurfacePoint s = closest_on_triangle(p, a, b, c);
   ++best.tests;
   if (s.d2 < best.d2 || (s.d2 == best.d2 && t < best.triangle)) {
@@ -113,12 +124,12 @@ XHD_HD void for_each_crossed_cell(const GridView& g, const Corners& t, Visit vis
   for (int k = 0; k < 3; ++k) {
     const double low = a[k] < b[k] ? (a[k] < c[k] ? a[k] : c[k]) : (b[k] < c[k] ? b[k] : c[k]);
     const double high = a[k] > b[k] ? (a[k] > c[k] ? a[k] : c[k]) : (b[k] > c[k] ? b[k] : c[k]);
-    lo[k] = grid_axis_cell(g, k, low - kGridSlack * g.cell);
-    hi[k] = grid_axis_cell(g, k, high + kGridSlack * g.cell);
+    lo[k] = grid_axis_cell(g, k, low - g.slack);
+    hi[k] = grid_axis_cell(g, k, high + g.slack);
   }
   const Dvec3 n = dcross(dsub(t.b, t.a), dsub(t.c, t.a));
   const bool planar = ddot(n, n) > 0.0;
-  const double half = (0.5 + kGridSlack) * g.cell;
+  const double half = 0.5 * g.cell + g.slack;
   const double reach = half * (fabs(n.x) + fabs(n.y) + fabs(n.z));
   for (uint32_t z = lo[2]; z <= hi[2]; ++z)
     for (uint32_t y = lo[1]; y <= hi[1]; ++y)
@@ -138,8 +149,8 @@ XHD_HD double grid_cell_dist2(const GridView& g, Dvec3 p, uint32_t x, uint32_t y
   const uint32_t c[3] = {x, y, z};
   double s = 0.0;
   for (int k = 0; k < 3; ++k) {
-    const double lo = g.origin[k] + (c[k] - kGridSlack) * g.cell;
-    const double hi = g.origin[k] + (c[k] + 1 + kGridSlack) * g.cell;
+    const double lo = g.origin[k] + c[k] * g.cell - g.slack;
+    const double hi = g.origin[k] + (c[k] + 1) * g.cell + g.slack;
     const double d = q[k] < lo ? lo - q[k] : (q[k] > hi ? q[k] - hi : 0.0);
     s += d * d;
   }
@@ -147,10 +158,12 @@ XHD_HD double grid_cell_dist2(const GridView& g, Dvec3 p, uint32_t x, uint32_t y
 }
 
 // Searches p's own cell, then, when that is empty, the seed triangle (a neighbouring query's answer, or
-// none) or else the 26 neighbouring cells, then every cell within the distance found. Returns true when `best` is then the exact nearest
-// triangle; false when nothing was found or the cells to search are more than kGridMaxCells.
-XHD_HD bool grid_nearest_triangle(const GridView& g, Dvec3 p, uint32_t seed, NearestTriangle& best) {
-  const uint32_t own[3] = {grid_axis_cell(g, 0, p.x), grid_axis_cell(g, 1, p.y), grid_axis_cell(g, 2, p.z)};
+// none) or else the 26 neighbouring cells, then every cell within the distance found. p is in the input's
+// coordinates, p_frame its float copy (the cells' frame). Returns true when `best` is then the exact
+// nearest triangle; false when nothing was found or the cells to search are more than kGridMaxCells.
+XHD_HD bool grid_nearest_triangle(const GridView& g, Dvec3 p, Dvec3 p_frame, uint32_t seed, NearestTriangle& best) {
+  const uint32_t own[3] = {grid_axis_cell(g, 0, p_frame.x), grid_axis_cell(g, 1, p_frame.y),
+                           grid_axis_cell(g, 2, p_frame.z)};
   const uint64_t own_cell = grid_cell_index(g, own[0], own[1], own[2]);
   offer_grid_cell(g, own_cell, p, best);
   if (!(best.d2 < INFINITY) && seed != 0xffffffffu) offer_grid_triangle(g, seed, p, best);
@@ -162,8 +175,8 @@ XHD_HD bool grid_nearest_triangle(const GridView& g, Dvec3 p, uint32_t seed, Nea
           offer_grid_cell(g, grid_cell_index(g, x, y, z), p, best);
   }
   if (!(best.d2 < INFINITY)) return false;
-  const double q[3] = {p.x, p.y, p.z};
-  const double reach = sqrt(best.d2) + kGridSlack * g.cell;
+  const double q[3] = {p_frame.x, p_frame.y, p_frame.z};
+  const double reach = sqrt(best.d2) + g.slack;
   uint32_t lo[3], hi[3];
   uint32_t volume = 1;
   for (int k = 0; k < 3; ++k) {
@@ -176,7 +189,7 @@ XHD_HD bool grid_nearest_triangle(const GridView& g, Dvec3 p, uint32_t seed, Nea
     for (uint32_t y = lo[1]; y <= hi[1]; ++y)
       for (uint32_t x = lo[0]; x <= hi[0]; ++x) {
         const uint64_t cell = grid_cell_index(g, x, y, z);
-        if (cell == own_cell || grid_cell_dist2(g, p, x, y, z) > best.d2) continue;
+        if (cell == own_cell || grid_cell_dist2(g, p_frame, x, y, z) > best.d2) continue;
         offer_grid_cell(g, cell, p, best);
       }
   return true;

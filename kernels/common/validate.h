@@ -88,8 +88,8 @@ inline void check_surface_call(const xhd_points* points, const xhd_mesh* mesh, c
   if (options->threads < 0) throw InvalidArgument("threads must be >= 0");
   if (options->method != XHD_SURFACE_BVH && options->method != XHD_SURFACE_BRUTE && options->method != XHD_SURFACE_GRID)
     throw InvalidArgument("unknown surface method " + std::to_string(options->method));
-  check_points(points, "Q (query points)", false);
-  check_mesh(mesh, false);
+  check_points(points, "Q (query points)");
+  check_mesh(mesh);
 }
 
 }  // namespace xhd

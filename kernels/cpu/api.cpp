@@ -49,8 +49,8 @@ int32_t point_surface_distance(const xhd_points* points, const xhd_mesh* mesh, c
   xhd::check_surface_call(points, mesh, options, result);
   const xhd::Progress progress(progress_slot);
   progress.set_total(points->count);
-  const xhd::SurfaceJob job{points->xyz, points->count, mesh, xhd::resolve_thread_count(options->threads), &progress,
-                            distance, nearest_triangle, closest};
+  const xhd::SurfaceJob job{points, mesh, xhd::resolve_thread_count(options->threads), &progress, distance,
+                            nearest_triangle, closest};
   if (options->method == XHD_SURFACE_BRUTE) xhd::surface_distance_brute(job, *result);
   else if (options->method == XHD_SURFACE_GRID) xhd::surface_distance_grid(job, *result);
   else xhd::surface_distance_bvh(job, *result);

@@ -7,31 +7,38 @@
 
 #include "../common/box_math.h"
 #include "../common/elapsed.h"
-#include "../common/triangle_bvh.h"
 #include "../common/parallel.h"
+#include "../common/surface_frame.h"
+#include "../common/triangle_bvh.h"
 #include "surface_distance.h"
 
 namespace xhd {
 
 void surface_distance_bvh(const SurfaceJob& job, xhd_surface_result& result) {
   const auto build_start = std::chrono::steady_clock::now();
-  const TriangleBvh bvh = build_triangle_bvh(job.mesh->xyz, job.mesh->triangles, job.mesh->triangle_count);
+  SurfaceFrame frame;
+  frame_surface(*job.points, *job.mesh, job.threads, frame);
+  for (int k = 0; k < 3; ++k) result.origin[k] = frame.frame.origin[k];
+  const TriangleBvh bvh = build_triangle_bvh(frame.vertices(), frame.vertex_truth(), job.mesh->triangles,
+                                             job.mesh->triangle_count, frame.pad);
   const BvhView view = bvh.view();
   result.build_ms = elapsed_ms(build_start);
 
   const auto query_start = std::chrono::steady_clock::now();
-  const std::vector<uint32_t> order = morton_order(job.points, job.point_count);
+  const uint64_t n = job.points->count;
+  const Coords truth = frame.point_truth();
+  const std::vector<uint32_t> order = morton_order(frame.points(), n);
   std::vector<uint64_t> tests(static_cast<size_t>(std::max(job.threads, 1)), 0);
-  parallel_blocks(job.point_count, 1024, job.threads, [&](size_t begin, size_t end, int thread) {
+  parallel_blocks(n, 1024, job.threads, [&](size_t begin, size_t end, int thread) {
     job.progress->check_cancel();
     uint32_t seed_slot = 0xffffffffu;
     uint64_t evaluated = 0;
     for (size_t k = begin; k < end; ++k) {
       const uint32_t i = order[k];
-      const Dvec3 p = dload(job.points + 3ull * i);
+      const Dvec3 p = truth.at(i);
       NearestTriangle best;
       if (seed_slot != 0xffffffffu) offer_triangle(view, seed_slot, p, best);
-      nearest_triangle(view, p, best);
+      nearest_triangle(view, p, dload(frame.points() + 3ull * i), best);
       seed_slot = best.slot;
       evaluated += best.tests;
       store_surface_answer(job, i, best.d2, best.triangle, best.at.x, best.at.y, best.at.z);

@@ -1,5 +1,6 @@
-// Point-to-surface distances on the CPU: the fast search through the triangle hierarchy and the
-// double-precision reference that tests compare it with. Both fill the caller's arrays (any may be null).
+// Point-to-surface distances on the CPU: the fast searches through the triangle hierarchy or grid and the
+// double-precision reference that tests compare them with. All fill the caller's arrays (any may be null)
+// with distances evaluated over the input's own coordinates (surface_frame.h).
 #pragma once
 
 #include <cmath>
@@ -11,8 +12,7 @@
 namespace xhd {
 
 struct SurfaceJob {
-  const float* points;
-  uint64_t point_count;
+  const xhd_points* points;
   const xhd_mesh* mesh;
   int threads;
   const Progress* progress;

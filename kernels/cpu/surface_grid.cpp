@@ -7,6 +7,7 @@
 
 #include "../common/elapsed.h"
 #include "../common/large_buffer.h"
+#include "../common/surface_frame.h"
 #include "../common/triangle_bvh.h"
 #include "../common/triangle_grid.h"
 #include "../common/parallel.h"
@@ -27,31 +28,37 @@ struct Leftover {
 
 void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
   const auto build_start = std::chrono::steady_clock::now();
-  const TriangleGrid grid = build_triangle_grid(job.mesh->xyz, job.mesh->triangles, job.mesh->triangle_count);
+  SurfaceFrame frame;
+  frame_surface(*job.points, *job.mesh, job.threads, frame);
+  for (int k = 0; k < 3; ++k) result.origin[k] = frame.frame.origin[k];
+  const TriangleGrid grid = build_triangle_grid(frame.vertices(), frame.vertex_truth(), job.mesh->triangles,
+                                                job.mesh->triangle_count, frame.pad);
   const GridView view = grid.view();
   result.build_ms = elapsed_ms(build_start);
 
   const auto query_start = std::chrono::steady_clock::now();
   const int threads = std::max(job.threads, 1);
+  const uint64_t n = job.points->count;
+  const Coords truth = frame.point_truth();
+  const float* copies = frame.points();
   // Morton order: consecutive queries touch the same cells, and each seeds the next.
-  const std::vector<uint32_t> order = morton_order(job.points, job.point_count);
+  const std::vector<uint32_t> order = morton_order(copies, n);
   // The points themselves in that order: gathered in one pass, where the loads overlap, rather than one
   // cache miss at the head of every search.
-  std::vector<float, LargeBufferAllocator<float>> sorted(3 * job.point_count);
-  for (size_t k = 0; k < job.point_count; ++k)
-    for (int c = 0; c < 3; ++c) sorted[3 * k + c] = job.points[3ull * order[k] + c];
+  std::vector<float, LargeBufferAllocator<float>> sorted(3 * n);
+  for (size_t k = 0; k < n; ++k)
+    for (int c = 0; c < 3; ++c) sorted[3 * k + c] = copies[3ull * order[k] + c];
   std::vector<uint64_t> tests(threads, 0);
   std::vector<std::vector<Leftover>> leftovers(threads);
-  parallel_blocks(job.point_count, kBlock, threads, [&](size_t begin, size_t end, int thread) {
+  parallel_blocks(n, kBlock, threads, [&](size_t begin, size_t end, int thread) {
     job.progress->check_cancel();
     uint32_t seed = 0xffffffffu;
     uint64_t evaluated = 0;
     size_t settled = 0;
     for (size_t k = begin; k < end; ++k) {
       const uint32_t i = order[k];
-      const Dvec3 p = dload(&sorted[3 * k]);
       NearestTriangle best;
-      const bool exact = grid_nearest_triangle(view, p, seed, best);
+      const bool exact = grid_nearest_triangle(view, truth.at(i), dload(&sorted[3 * k]), seed, best);
       evaluated += best.tests;
       if (best.triangle != 0xffffffffu) seed = best.triangle;
       if (!exact) {
@@ -70,7 +77,8 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
   for (auto& part : leftovers) rest.insert(rest.end(), part.begin(), part.end());
   if (!rest.empty()) {
     const auto bvh_start = std::chrono::steady_clock::now();
-    const TriangleBvh bvh = build_triangle_bvh(job.mesh->xyz, job.mesh->triangles, job.mesh->triangle_count);
+    const TriangleBvh bvh = build_triangle_bvh(frame.vertices(), frame.vertex_truth(), job.mesh->triangles,
+                                               job.mesh->triangle_count, frame.pad);
     result.build_ms += elapsed_ms(bvh_start);
     const auto rest_start = std::chrono::steady_clock::now();
     const BvhView tree = bvh.view();
@@ -79,12 +87,12 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
       uint64_t evaluated = 0;
       uint32_t previous_slot = 0xffffffffu;
       for (size_t k = begin; k < end; ++k) {
-        const Dvec3 p = dload(job.points + 3ull * rest[k].point);
+        const Dvec3 p = truth.at(rest[k].point);
         NearestTriangle best;
         if (rest[k].triangle != 0xffffffffu) offer_grid_triangle(view, rest[k].triangle, p, best);
         // The points left are still in Morton order: the previous one's answer is usually the tighter seed.
         if (previous_slot != 0xffffffffu) offer_triangle(tree, previous_slot, p, best);
-        nearest_triangle(tree, p, best);
+        nearest_triangle(tree, p, dload(copies + 3ull * rest[k].point), best);
         if (best.slot != 0xffffffffu) previous_slot = best.slot;
         evaluated += best.tests;
         store_surface_answer(job, rest[k].point, best.d2, best.triangle, best.at.x, best.at.y, best.at.z);

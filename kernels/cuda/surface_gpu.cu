@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../common/elapsed.h"
+#include "../common/surface_frame.h"
 #include "../common/triangle_bvh.h"
 #include "../common/triangle_grid.h"
 #include "device_memory.h"
@@ -48,15 +49,17 @@ __global__ void sqrt_in_place_kernel(double* values, uint32_t count) {
 
 // One thread per point, in Morton order so a warp searches neighbouring cells. Points the grid cannot
 // settle are appended to `left` with the best triangle found so far, for the hierarchy.
-__global__ void __launch_bounds__(kThreads) grid_surface_kernel(GridView grid, const float* xyz, const uint32_t* order,
-                                                                uint32_t count, SurfaceOutputs out, uint32_t* left,
+// xyz: the points' float copies (the cells' frame); truth: the points as given.
+__global__ void __launch_bounds__(kThreads) grid_surface_kernel(GridView grid, const float* xyz, Coords truth,
+                                                                const uint32_t* order, uint32_t count,
+                                                                SurfaceOutputs out, uint32_t* left,
                                                                 uint32_t* left_seed, uint32_t* left_count) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   uint32_t evaluated = 0;
   if (k < count) {
     const uint32_t i = order[k];
     NearestTriangle best;
-    if (grid_nearest_triangle(grid, dload(xyz + 3ull * i), kNone, best)) {
+    if (grid_nearest_triangle(grid, truth.at(i), dload(xyz + 3ull * i), kNone, best)) {
       store_answer(out, i, best);
     } else {
       const uint32_t slot = atomicAdd(left_count, 1u);
@@ -70,16 +73,17 @@ __global__ void __launch_bounds__(kThreads) grid_surface_kernel(GridView grid, c
 
 // One thread per point through the hierarchy, each optionally seeded with a triangle found before.
 __global__ void __launch_bounds__(kThreads) bvh_surface_kernel(BvhView bvh, GridView seeds_from, const float* xyz,
-                                                               const uint32_t* order, const uint32_t* seed,
-                                                               uint32_t count, SurfaceOutputs out) {
+                                                               Coords truth, const uint32_t* order,
+                                                               const uint32_t* seed, uint32_t count,
+                                                               SurfaceOutputs out) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   uint32_t evaluated = 0;
   if (k < count) {
     const uint32_t i = order[k];
-    const Dvec3 p = dload(xyz + 3ull * i);
+    const Dvec3 p = truth.at(i);
     NearestTriangle best;
     if (seed && seed[k] != kNone) offer_grid_triangle(seeds_from, seed[k], p, best);
-    nearest_triangle(bvh, p, best);
+    nearest_triangle(bvh, p, dload(xyz + 3ull * i), best);
     store_answer(out, i, best);
     evaluated = best.tests;
   }
@@ -93,22 +97,33 @@ DeviceArray<T> upload_array(DeviceMemory& memory, const T* host, size_t count, c
   return out;
 }
 
+// The points on the device: float copies in the frame, and the truth (the copies themselves when the
+// floats are the input).
+struct DevicePoints {
+  const float* xyz;
+  Coords truth;
+};
+
 // The hierarchy, built on the host and uploaded, searched by the points in `order` (device memory).
-void run_bvh(DeviceMemory& memory, cudaStream_t stream, const xhd_mesh& mesh, const float* xyz, const uint32_t* order,
-             const uint32_t* seed, GridView seeds_from, uint32_t count, const SurfaceOutputs& out,
-             xhd_surface_result& result) {
+void run_bvh(DeviceMemory& memory, cudaStream_t stream, const SurfaceFrame& frame, const xhd_mesh& mesh,
+             DevicePoints points, const uint32_t* order, const uint32_t* seed, GridView seeds_from, uint32_t count,
+             const SurfaceOutputs& out, xhd_surface_result& result) {
   const auto build_start = std::chrono::steady_clock::now();
-  const TriangleBvh bvh = build_triangle_bvh(mesh.xyz, mesh.triangles, mesh.triangle_count);
+  const TriangleBvh bvh =
+      build_triangle_bvh(frame.vertices(), frame.vertex_truth(), mesh.triangles, mesh.triangle_count, frame.pad);
   result.build_ms += elapsed_ms(build_start);
   EventTimer timer(stream);
   timer.start();
   DeviceArray<BvhNode> nodes = upload_array(memory, bvh.nodes.data(), bvh.nodes.size(), stream);
   DeviceArray<float> corners = upload_array(memory, bvh.corners.data(), bvh.corners.size(), stream);
+  DeviceArray<double> corners64 = upload_array(memory, bvh.corners64.data(), bvh.corners64.size(), stream);
   DeviceArray<uint32_t> ids = upload_array(memory, bvh.triangle.data(), bvh.triangle.size(), stream);
   result.upload_ms += timer.stop();
   timer.start();
-  const BvhView view{nodes.get(), corners.get(), ids.get()};
-  bvh_surface_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(view, seeds_from, xyz, order, seed, count, out);
+  const BvhView view{nodes.get(), bvh.corners.empty() ? nullptr : corners.get(),
+                     bvh.corners64.empty() ? nullptr : corners64.get(), ids.get()};
+  bvh_surface_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(view, seeds_from, points.xyz, points.truth,
+                                                                           order, seed, count, out);
   XHD_CUDA_LAUNCHED("bvh_surface_kernel");
   result.query_ms += timer.stop();
 }
@@ -118,6 +133,11 @@ void run_bvh(DeviceMemory& memory, cudaStream_t stream, const xhd_mesh& mesh, co
 void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, const xhd_surface_options& options,
                                 const Progress& progress, double* distance, uint32_t* nearest_triangle,
                                 double* closest, xhd_surface_result& result) {
+  const auto frame_start = std::chrono::steady_clock::now();
+  SurfaceFrame frame;
+  frame_surface(points, mesh, 0, frame);
+  for (int k = 0; k < 3; ++k) result.origin[k] = frame.frame.origin[k];
+  const double frame_ms = elapsed_ms(frame_start);
   Stream stream;
   DeviceMemory memory(device_memory_budget(options.device), stream.get());
   const uint32_t n = static_cast<uint32_t>(points.count);
@@ -130,34 +150,44 @@ void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, 
   const SurfaceOutputs out{d2.get(), nearest_triangle ? tri.get() : nullptr, closest ? at.get() : nullptr, tests.get()};
 
   timer.start();
-  DeviceArray<float> xyz = upload_array(memory, points.xyz, 3ull * n, stream.get());
+  DeviceArray<float> xyz = upload_array(memory, frame.points(), 3ull * n, stream.get());
+  const double* point_truth64 = frame.point_truth().f64;
+  DeviceArray<double> xyz64 = upload_array(memory, point_truth64, point_truth64 ? 3ull * n : 0, stream.get());
+  // (Chosen by if, not ?: between braced Coords: that expression crashes nvcc 13's device front end.)
+  DevicePoints on_device{xyz.get(), Coords{xyz.get(), nullptr}};
+  if (point_truth64) on_device.truth = Coords{nullptr, xyz64.get()};
   if (!use_grid) {
     // The hierarchy alone: the host builds it and the query order.
     const auto order_start = std::chrono::steady_clock::now();
-    const std::vector<uint32_t> order = morton_order(points.xyz, n);
-    result.build_ms += elapsed_ms(order_start);
+    const std::vector<uint32_t> order = morton_order(frame.points(), n);
+    result.build_ms += frame_ms + elapsed_ms(order_start);
     DeviceArray<uint32_t> sorted = upload_array(memory, order.data(), n, stream.get());
     result.upload_ms = timer.stop();
-    run_bvh(memory, stream.get(), mesh, xyz.get(), sorted.get(), nullptr, GridView{}, n, out, result);
+    run_bvh(memory, stream.get(), frame, mesh, on_device, sorted.get(), nullptr, GridView{}, n, out, result);
   } else {
-    DeviceArray<float> vertices = upload_array(memory, mesh.xyz, 3 * mesh.vertex_count, stream.get());
+    const uint64_t vertex_values = 3 * mesh.vertex_count;
+    DeviceArray<float> vertices = upload_array(memory, frame.vertices(), vertex_values, stream.get());
+    const double* vertex_truth64 = frame.vertex_truth().f64;
+    DeviceArray<double> vertices64 = upload_array(memory, vertex_truth64, vertex_truth64 ? vertex_values : 0, stream.get());
     DeviceArray<uint32_t> triangles = upload_array(memory, mesh.triangles, 3 * mesh.triangle_count, stream.get());
     result.upload_ms = timer.stop();
     progress.check_cancel();
 
     // The grid and the query order, built on the device.
     timer.start();
-    const DeviceTriangleGrid grid = build_device_triangle_grid(memory, vertices.get(), triangles.get(),
-                                                               static_cast<uint32_t>(mesh.triangle_count), stream.get());
+    Coords vertex_truth{vertices.get(), nullptr};
+    if (vertex_truth64) vertex_truth = Coords{nullptr, vertices64.get()};
+    const DeviceTriangleGrid grid =
+        build_device_triangle_grid(memory, vertices.get(), vertex_truth, triangles.get(),
+                                   static_cast<uint32_t>(mesh.triangle_count), frame.pad, stream.get());
     const DeviceArray<uint32_t> sorted = device_query_order(memory, grid.view, xyz.get(), n, stream.get());
-    result.build_ms = timer.stop();
+    result.build_ms = frame_ms + timer.stop();
 
     DeviceArray<uint32_t> left(memory, n), left_seed(memory, n), left_count(memory, 1);
     XHD_CUDA(cudaMemsetAsync(left_count.get(), 0, sizeof(uint32_t), stream.get()));
     timer.start();
-    grid_surface_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream.get()>>>(grid.view, xyz.get(), sorted.get(), n,
-                                                                               out, left.get(), left_seed.get(),
-                                                                               left_count.get());
+    grid_surface_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream.get()>>>(
+        grid.view, xyz.get(), on_device.truth, sorted.get(), n, out, left.get(), left_seed.get(), left_count.get());
     XHD_CUDA_LAUNCHED("grid_surface_kernel");
     result.query_ms = timer.stop();
     uint32_t leftover = 0;
@@ -165,7 +195,7 @@ void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, 
     XHD_CUDA(cudaStreamSynchronize(stream.get()));
     // Points far from the surface: the hierarchy, seeded with what the grid found.
     if (leftover > 0)
-      run_bvh(memory, stream.get(), mesh, xyz.get(), left.get(), left_seed.get(), grid.view, leftover, out, result);
+      run_bvh(memory, stream.get(), frame, mesh, on_device, left.get(), left_seed.get(), grid.view, leftover, out, result);
   }
   progress.add(n);
   if (distance) {

@@ -89,8 +89,9 @@ __global__ void cell_morton_kernel(GridView g, const float* xyz, uint32_t count,
 
 }  // namespace
 
-DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float* xyz, const uint32_t* triangles,
-                                              uint32_t triangle_count, cudaStream_t stream) {
+DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float* xyz, Coords truth,
+                                              const uint32_t* triangles, uint32_t triangle_count, double pad,
+                                              cudaStream_t stream) {
   DeviceArray<MeshExtent> extent(memory, 1);
   MeshExtent start;
   for (int k = 0; k < 3; ++k) {
@@ -115,10 +116,11 @@ DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float*
     std::memcpy(&bounds.max[k], &hi_bits, sizeof(float));
   }
   TriangleGrid sizing;
-  size_triangle_grid(sizing, bounds, host.area, triangle_count);
+  size_triangle_grid(sizing, bounds, host.area, triangle_count, pad);
   DeviceTriangleGrid out;
   out.view = sizing.view();
   out.view.xyz = xyz;
+  out.view.truth = truth;
   out.view.triangles = triangles;
   const uint64_t cells = static_cast<uint64_t>(sizing.dims[0]) * sizing.dims[1] * sizing.dims[2];
 

@@ -15,9 +15,11 @@ struct DeviceTriangleGrid {
   GridView view;  // device pointers
 };
 
-// xyz and triangles are the mesh in device memory; vertex indices must already be checked.
-DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float* xyz, const uint32_t* triangles,
-                                              uint32_t triangle_count, cudaStream_t stream);
+// xyz (the float copies of the vertices, surface_frame.h), truth (the vertices as given) and triangles are
+// the mesh in device memory; pad is the frame's. Vertex indices must already be checked.
+DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float* xyz, Coords truth,
+                                              const uint32_t* triangles, uint32_t triangle_count, double pad,
+                                              cudaStream_t stream);
 
 // Indices of the points (device memory) in Morton order of their cells in `grid`: neighbouring
 // queries in neighbouring threads.

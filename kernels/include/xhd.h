@@ -151,6 +151,7 @@ typedef struct xhd_surface_result {
   uint64_t triangle_tests;    /* point-triangle distances evaluated */
   int32_t device;             /* GPU ordinal used, or -1 on the CPU */
   uint32_t reserved;
+  double origin[3];           /* the float filters ran on coordinates minus this point (0 for float32 inputs) */
 } xhd_surface_result;
 
 /* XHD_ABI_VERSION of the library actually loaded; callers refuse a mismatch. */
@@ -176,13 +177,15 @@ XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b,
                               const xhd_hausdorff_options* options,
                               xhd_hausdorff_result* result, xhd_progress* progress);
 
-/* For each point, the exact (double precision) distance to the nearest point of the mesh's surface.
+/* For each point, the exact (double precision) distance to the nearest point of the mesh's surface, over
+ * the coordinates as given (points and mesh each float32 or double).
  * Outputs, each an array of points->count entries (3 per point for closest) that may be NULL when not
  * wanted: distance, nearest triangle (among equally near triangles the smallest index), and the closest
  * surface point. Degenerate triangles (repeated vertices, zero area) count as their edges and vertices.
  * progress may be NULL. Returns an xhd_status; on failure xhd_last_error() says why. */
-/* points must be float32 (xyz) so far: callers with doubles pass them relative to an origin near the
- * data, rounded to float (src/surface-compare.ts); xyz64 is refused. */
+/* The searches filter in float32 relative to an origin near the data (result->origin) and evaluate every
+ * candidate triangle in double over the given coordinates, relative to one of its corners, so a surface at
+ * survey coordinates gives the distances it gives at the origin (see "Exactness" in README.md). */
 XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_mesh* mesh,
                                            const xhd_surface_options* options, double* distance,
                                            uint32_t* nearest_triangle, double* closest,
@@ -208,18 +211,19 @@ XHD_API int32_t xhd_nearest_points(const xhd_points* queries, const xhd_points* 
                                    const xhd_hausdorff_options* options, double* distance, int64_t* nearest,
                                    xhd_nearest_result* result, xhd_progress* progress);
 
-/* Total area of the mesh: each triangle's area in double precision from its float vertices, summed in
+/* Total area of the mesh: each triangle's area in double precision from its vertices as given, summed in
  * triangle order. Runs on the host in every backend. */
 XHD_API int32_t xhd_surface_area(const xhd_mesh* mesh, double* area);
 
-/* count random points on the mesh's surface, written to xyz (3 floats each): a triangle chosen with
- * probability proportional to its area, then a uniform point inside it (square-root warp). The random
+/* count random points on the mesh's surface: a triangle chosen with probability proportional to its area,
+ * then a uniform point inside it (square-root warp), computed in double from the vertices as given and
+ * written to xyz (3 floats each) for a float32 mesh, to xyz64 (3 doubles each) for a double one. The random
  * stream is xoshiro128** from state (four 32-bit words, not all zero), which is advanced past the draws,
  * six words per sample. The points depend only on the mesh, count and state, never on threads or the
  * machine: they equal those of the TypeScript sampler (src/sampling/sample-mesh.ts) bit for bit.
  * Runs on the host in every backend; threads = 0 uses every hardware thread. */
 XHD_API int32_t xhd_sample_surface(const xhd_mesh* mesh, uint64_t count, uint32_t* state, int32_t threads,
-                                   float* xyz);
+                                   float* xyz, double* xyz64);
 
 /* ---- Mesh-mesh minimum and maximum distance (the gDist algorithm) ---- */
 

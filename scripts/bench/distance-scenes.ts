@@ -36,7 +36,7 @@ export const SCENE_NOTES: Record<DistanceSceneName, string> = {
   maxdist: 'the tools scene measuring the maximum distance (the paper\'s MaxDist); FCL has no maximum-distance query',
 };
 
-function maxNorm(positions: Float32Array): number {
+function maxNorm(positions: ArrayLike<number>): number {
   let max = 0;
   for (let i = 0; i < positions.length; i += 3) max = Math.max(max, positions[i] ** 2 + positions[i + 1] ** 2 + positions[i + 2] ** 2);
   return Math.sqrt(max);

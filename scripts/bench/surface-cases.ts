@@ -40,7 +40,7 @@ function hashPerturbed(mesh: TriangleMesh, amplitude: number): TriangleMesh {
   return { positions, triangles: mesh.triangles };
 }
 
-function bboxDiagonal(positions: Float32Array): number {
+function bboxDiagonal(positions: ArrayLike<number>): number {
   const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
   for (let i = 0; i < positions.length; i++) {
     min[i % 3] = Math.min(min[i % 3], positions[i]);

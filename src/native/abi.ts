@@ -30,6 +30,18 @@ export function pointsArg(coordinates: Float32Array | Float64Array): { xyz: Floa
   const floats = coordinates instanceof Float32Array;
   return { xyz: floats ? coordinates : null, count: coordinates.length / 3, xyz64: floats ? null : coordinates };
 }
+
+/** An xhd_mesh argument: float32 vertices go as xyz, doubles as xyz64. */
+export function meshArg(positions: Float32Array | Float64Array, triangles: Uint32Array) {
+  const floats = positions instanceof Float32Array;
+  return {
+    xyz: floats ? positions : null,
+    vertex_count: positions.length / 3,
+    triangles,
+    triangle_count: triangles.length / 3,
+    xyz64: floats ? null : positions,
+  };
+}
 koffi.struct('xhd_hausdorff_options', {
   method: 'int32_t',
   directions: 'int32_t',
@@ -91,6 +103,7 @@ koffi.struct('xhd_surface_result', {
   triangle_tests: 'uint64_t',
   device: 'int32_t',
   reserved: 'uint32_t',
+  origin: koffi.array('double', 3, 'Array'),
 });
 
 koffi.struct('xhd_nearest_result', {
@@ -202,6 +215,7 @@ export interface RawSurfaceResult {
   peak_device_bytes: number | bigint;
   triangle_tests: number | bigint;
   device: number;
+  origin: number[];
 }
 
 export interface RawNearestResult {
@@ -235,5 +249,6 @@ export const PROTOTYPES = {
     'double *distance, int64_t *nearest, _Out_ xhd_nearest_result *result, void *progress)',
   surfaceArea: 'int32_t xhd_surface_area(const xhd_mesh *mesh, double *area)',
   sampleSurface:
-    'int32_t xhd_sample_surface(const xhd_mesh *mesh, uint64_t count, uint32_t *state, int32_t threads, float *xyz)',
+    'int32_t xhd_sample_surface(const xhd_mesh *mesh, uint64_t count, uint32_t *state, int32_t threads, float *xyz, ' +
+    'double *xyz64)',
 } as const;

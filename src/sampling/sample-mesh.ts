@@ -6,13 +6,15 @@
 //     samples inside the faces, with one density t² per unit area and t per unit length, where t is
 //     chosen so the total is the requested count (the faces take the remainder of the edges' rounding; a
 //     count below the vertex count still gives every vertex).
+import type { Coordinates } from '../io/geometry.js';
 import { Random } from './random.js';
 
 export const SAMPLING_MODES = ['area', 'vertices', 'vertices+edges+faces'] as const;
 export type SamplingMode = (typeof SAMPLING_MODES)[number];
 
 export interface MeshInput {
-  positions: Float32Array;
+  /** float32 or double vertices: samples come out in the same type, each computed in double. */
+  positions: Coordinates;
   triangles: Uint32Array;
 }
 
@@ -46,14 +48,14 @@ export function triangleAreas(mesh: MeshInput): Float64Array {
  * count area-weighted random points of a mesh, the next draws of random. The native sampler
  * (xhd_sample_surface, src/sampling/native-sampler.ts) gives the same points as typescriptAreaSampler.
  */
-export type AreaSampler = (mesh: MeshInput, count: number, random: Random) => Float32Array;
+export type AreaSampler = (mesh: MeshInput, count: number, random: Random) => Coordinates;
 
 /** The reference area sampler, in TypeScript; areas: the mesh's triangleAreas, when already known. */
 export function typescriptAreaSampler(areas?: Float64Array): AreaSampler {
   return (mesh, count, random) => areaSamples(mesh, areas ?? triangleAreas(mesh), count, random);
 }
 
-export function sampleMesh(mesh: MeshInput, request: SampleRequest, areaSampler = typescriptAreaSampler()): Float32Array {
+export function sampleMesh(mesh: MeshInput, request: SampleRequest, areaSampler = typescriptAreaSampler()): Coordinates {
   if (request.mode === 'vertices') return mesh.positions;
   const random = new Random(request.seed);
   if (request.mode === 'area') return areaSampler(mesh, request.count, random);
@@ -68,7 +70,12 @@ function cumulativeAreas(areas: Float64Array): Float64Array {
   return cumulative;
 }
 
-function areaSamples(mesh: MeshInput, areas: Float64Array, count: number, random: Random): Float32Array {
+/** An array of n numbers of the same type as the mesh's vertices. */
+function likeVertices(mesh: MeshInput, n: number): Coordinates {
+  return mesh.positions instanceof Float32Array ? new Float32Array(n) : new Float64Array(n);
+}
+
+function areaSamples(mesh: MeshInput, areas: Float64Array, count: number, random: Random): Coordinates {
   const cumulative = cumulativeAreas(areas);
   const total = cumulative[cumulative.length - 1];
   // A guide table (the cutpoint method): guide[k] is the first triangle whose running total exceeds
@@ -84,7 +91,7 @@ function areaSamples(mesh: MeshInput, areas: Float64Array, count: number, random
   const uniforms = new Float64Array(3 * count);
   random.fillDoubles(uniforms);
   const p = mesh.positions, tri = mesh.triangles;
-  const out = new Float32Array(3 * count);
+  const out = likeVertices(mesh, 3 * count);
   for (let i = 0; i < count; i++) {
     const target = uniforms[3 * i] * total;
     // The first triangle whose running total exceeds the target (zero-area triangles are never chosen).
@@ -118,7 +125,7 @@ function uniqueEdges(triangles: Uint32Array): Uint32Array {
   return Uint32Array.from(edges);
 }
 
-function metroSamples(mesh: MeshInput, count: number, random: Random, areaSampler: AreaSampler): Float32Array {
+function metroSamples(mesh: MeshInput, count: number, random: Random, areaSampler: AreaSampler): Coordinates {
   const p = mesh.positions;
   const areas = triangleAreas(mesh);
   const vertexCount = p.length / 3;
@@ -141,7 +148,7 @@ function metroSamples(mesh: MeshInput, count: number, random: Random, areaSample
   // The faces take what is left, so the total is the count asked for: flooring each edge's share loses up to
   // one sample an edge, which on meshes of many short edges was 40% of the count (camel.off: 17,858 of 30,000).
   const faceSamples = Math.max(0, left - edgeSamples);
-  const out = new Float32Array(3 * (vertexCount + edgeSamples) + 3 * (totalArea > 0 ? faceSamples : 0));
+  const out = likeVertices(mesh, 3 * (vertexCount + edgeSamples) + 3 * (totalArea > 0 ? faceSamples : 0));
   out.set(p);
   let i = vertexCount;
   for (let e = 0; e < perEdge.length; e++) {
