@@ -191,6 +191,25 @@ describe('affines', () => {
     assertClose(v.affine, [-1, 0, 0, 0, 0, 2, 0, 0, 0, 0, -3, 0], 1e-12, 'affine');
   });
 
+  it('a singular sform falls back to the qform with a note, and is refused when there is none', () => {
+    const zero = new Array(12).fill(0);
+    const qform = { quatern: [0, 0, 0] as [number, number, number], offset: [1, 2, 3] as [number, number, number] };
+    const v = parse({ dims: [2, 2, 2], sform: { rows: zero }, qform, spacing: [4, 5, 6] });
+    assert.equal(v.affineSource, 'qform');
+    assert.deepEqual(Array.from(v.affine), [4, 0, 0, 1, 0, 5, 0, 2, 0, 0, 6, 3]);
+    assert.ok(v.notes.some((n) => n.includes('sform is singular')), v.notes.join('; '));
+    for (const version of [1, 2] as const) {
+      const at = version === 1 ? 280 : 400;
+      assertInputError(() => parse({ version, dims: [2, 2, 2], sform: { rows: zero } }, 'zero.nii'),
+        new RegExp(`^zero\\.nii \\(byte ${at}\\): the sform \\(srow_x, srow_y, srow_z\\) is singular`));
+    }
+    // Two columns along one line: voxels (1, 0, 0) and (0, 1, 0) meet.
+    assertInputError(() => parse({ dims: [2, 2, 2], sform: { rows: [1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0] } }, 'flat.nii'), /is singular/);
+    // A 2D slice (one voxel along k) needs no third column, and tiny voxels are not a collapse.
+    const slice = parse({ dims: [3, 3, 1], sform: { rows: [1e-6, 0, 0, 0, 0, 1e-6, 0, 0, 0, 0, 0, 0] } });
+    assert.equal(slice.affineSource, 'sform');
+  });
+
   it('pixdim fallback (no sform, no qform): x = i·dx, y = j·dy, z = k·dz', () => {
     const v = parse({ dims: [2, 2, 2], spacing: [0.5, 0.75, 2.5] });
     assert.equal(v.affineSource, 'pixdim');
@@ -323,6 +342,19 @@ describe('header and data errors name the file and the byte', () => {
     assertInputError(() => parseNifti(gz.subarray(0, 60), 'cut.nii.gz'), /^cut\.nii\.gz \(byte 60\): gzip stream ends early \(truncated file\)/);
     assertInputError(() => gunzipNifti(gzipSync(new Uint8Array(100_000)), 'bomb.nii.gz', 10_000),
       /^bomb\.nii\.gz: decompresses to more than 10000 bytes \(9\.8 KiB\)/);
+
+    // A header that declares 32767³ voxels is refused from the stream's first bytes, before any inflating.
+    const huge = patched(niftiBytes({ dims: [4, 4, 4], values: new Array(64).fill(1) }), (view) => {
+      for (let axis = 1; axis <= 3; axis++) view.setInt16(40 + 2 * axis, 32767, true);
+    });
+    const started = performance.now();
+    assertInputError(() => parseNifti(gzipSync(huge), 'huge.nii.gz'),
+      /^huge\.nii\.gz \(byte 40\): the header declares 32767×32767×32767 uint8 voxels, .* decompressed; volumes over .* are not supported \(offset in the decompressed data\)$/);
+    assert.ok(performance.now() - started < 200, 'refused from the header, not after inflating');
+    // Far more data than the header declares: the stream stops at what was declared (plus 1 MiB).
+    const padded = new Uint8Array(352 + 512 + (3 << 20));
+    padded.set(niftiBytes({ dims: [8, 8, 8], values: new Array(512).fill(1) }));
+    assertInputError(() => parseNifti(gzipSync(padded), 'padded.nii.gz'), /^padded\.nii\.gz: decompresses to more than /);
   });
 });
 

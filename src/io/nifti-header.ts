@@ -102,7 +102,8 @@ const PAIR_MAGIC = { 1: 'ni1\0', 2: 'ni2\0' } as const;
  * volume and that vox_offset lies between the header and the end of the bytes; the voxel data itself is
  * not looked at.
  */
-export function parseNiftiHeader(bytes: Uint8Array, file: string, options: { decompressed?: boolean } = {}): NiftiHeader {
+export function parseNiftiHeader(bytes: Uint8Array, file: string,
+  options: { decompressed?: boolean; totalBytes?: number } = {}): NiftiHeader {
   const source = { file, decompressed: options.decompressed ?? false };
   if (bytes.length < 4) {
     throw headerError(source, bytes.length, `too short for a NIfTI header (${bytes.length} bytes; a NIfTI-1 header needs 348)`);
@@ -124,7 +125,8 @@ export function parseNiftiHeader(bytes: Uint8Array, file: string, options: { dec
   const dim = readArray(layout.dim, 8);
   const dims = checkDims(dim, layout, source);
   const voxOffset = read(layout.voxOffset);
-  checkVoxOffset(voxOffset, bytes.length, layout, source);
+  // totalBytes: the size of the whole data when `bytes` is only its start (a gzip stream's first block).
+  checkVoxOffset(voxOffset, options.totalBytes ?? bytes.length, layout, source);
   return {
     ...source, layout, version: layout.version, littleEndian, dim, dims,
     datatype: read(layout.datatype), bitpix: read(layout.bitpix), pixdim: readArray(layout.pixdim, 8), voxOffset,
@@ -211,15 +213,47 @@ export type AffineSource = 'sform' | 'qform' | 'pixdim';
  * is the voxel's centre), chosen as the NIfTI-1 standard says: the sform when sform_code > 0, else the
  * qform when qform_code > 0, else the pixdim diagonal. Spatial units (xyzt_units) scale every entry.
  */
-export function niftiAffine(header: NiftiHeader): { affine: Float64Array; source: AffineSource } {
-  const source: AffineSource = header.sformCode > 0 ? 'sform' : header.qformCode > 0 ? 'qform' : 'pixdim';
-  const affine = source === 'sform' ? sformAffine(header) : source === 'qform' ? qformAffine(header) : pixdimAffine(header);
+export function niftiAffine(header: NiftiHeader): { affine: Float64Array; source: AffineSource; note?: string } {
+  let source: AffineSource = header.sformCode > 0 ? 'sform' : header.qformCode > 0 ? 'qform' : 'pixdim';
+  let affine = source === 'sform' ? sformAffine(header) : source === 'qform' ? qformAffine(header) : pixdimAffine(header);
+  let note: string | undefined;
+  if (source === 'sform' && !mapsDistinctVoxelsApart(affine, header.dims)) {
+    // A singular sform puts different voxels at one place (an all-zero sform: every voxel at the origin), so
+    // every distance would be wrong. The qform, when the file has one, is the standard's other description.
+    if (!(header.qformCode > 0)) {
+      throw headerError(header, fieldOffset(header.layout.srow),
+        'the sform (srow_x, srow_y, srow_z) is singular: it maps different voxels to the same place, and the file has no qform to fall back on');
+    }
+    source = 'qform';
+    affine = qformAffine(header);
+    note = 'its sform is singular (it maps different voxels to the same place): the qform is used instead';
+  }
   const scale = spatialUnitScale(header.xyztUnits);
   for (let n = 0; n < 12; n++) affine[n] *= scale;
   if (!affine.every(Number.isFinite)) {
     throw headerError(header, fieldOffset(header.layout.xyztUnits), `the ${source} affine is not finite after unit scaling`);
   }
-  return { affine, source };
+  return note ? { affine, source, note } : { affine, source };
+}
+
+/**
+ * Whether the affine keeps distinct voxels apart: its columns for the axes the volume extends along (size
+ * above 1) are linearly independent, judged relative to their lengths so that tiny voxels are not mistaken
+ * for a collapse.
+ */
+function mapsDistinctVoxelsApart(affine: Float64Array, dims: readonly [number, number, number]): boolean {
+  const columns = [0, 1, 2].filter((k) => dims[k] > 1).map((k) => [affine[k], affine[4 + k], affine[8 + k]]);
+  const length = (v: number[]) => Math.hypot(v[0], v[1], v[2]);
+  const cross = (u: number[], v: number[]) => [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+  const RELATIVE = 1e-9; // far below any real voxel's skew, far above rounding
+  if (columns.some((c) => !(length(c) > 0))) return false;
+  if (columns.length === 2) return length(cross(columns[0], columns[1])) > RELATIVE * length(columns[0]) * length(columns[1]);
+  if (columns.length === 3) {
+    const [u, v, w] = columns, n = cross(u, v);
+    const volume = Math.abs(n[0] * w[0] + n[1] * w[1] + n[2] * w[2]);
+    return volume > RELATIVE * length(u) * length(v) * length(w);
+  }
+  return true;
 }
 
 /** Millimetres per spatial unit: xyzt_units & 7 is 1 metre, 2 millimetre, 3 micron; anything else is taken as millimetres. */

@@ -1,6 +1,6 @@
 // Reads a single-file NIfTI-1 or NIfTI-2 volume (.nii, or .nii.gz) into voxel values and the affine
 // that maps voxel indices to millimetres. Label masks are the use: one 3D volume, values as stored.
-import { gunzipSync } from 'node:zlib';
+import { constants as zlibConstants, gunzipSync } from 'node:zlib';
 import { InputError } from '../errors.js';
 import { readInputFile } from './input-file.js';
 import { fieldOffset, headerError, niftiAffine, parseNiftiHeader, type AffineSource, type NiftiHeader } from './nifti-header.js';
@@ -26,6 +26,8 @@ export interface VoxelVolume {
   affineSource: AffineSource;
   /** Millimetres between neighbouring voxel centres along i, j, k (the lengths of the affine's columns). */
   spacing: [number, number, number];
+  /** What the reader chose that the user should know (a singular sform replaced by the qform). */
+  notes: string[];
 }
 
 /** Files, and gzip output, beyond this are refused rather than exhaust memory. */
@@ -68,11 +70,11 @@ export function readNifti(path: string): VoxelVolume {
 /** Parses the bytes of a .nii file, gunzipping them first when they start with the gzip signature. */
 export function parseNifti(bytes: Uint8Array, name: string): VoxelVolume {
   const decompressed = isGzip(bytes);
-  const data = decompressed ? gunzipNifti(bytes, name) : bytes;
+  const data = decompressed ? gunzipNifti(bytes, name, gzipOutputLimit(bytes, name)) : bytes;
   const header = parseNiftiHeader(data, name, { decompressed });
   const datatype = datatypeOf(header);
   checkDataSize(header, datatype, data.length);
-  const { affine, source } = niftiAffine(header);
+  const { affine, source, note } = niftiAffine(header);
   const stored = decodeVoxels(data, header, datatype);
   const scaling = scalingOf(header);
   return {
@@ -84,7 +86,42 @@ export function parseNifti(bytes: Uint8Array, name: string): VoxelVolume {
     affine,
     affineSource: source,
     spacing: columnLengths(affine),
+    notes: note ? [note] : [],
   };
+}
+
+/** Compressed bytes that hold a header: deflate cannot pack 540 header bytes into more than a few hundred. */
+const GZIP_HEADER_INPUT = 4096;
+
+/**
+ * How far the whole gzip stream may decompress: what the header declares (vox_offset plus the voxels), read
+ * from the stream's first bytes before anything large is inflated, so a file whose header declares more
+ * than MAX_NIFTI_BYTES is refused at once instead of after gigabytes of work. Data beyond the declared
+ * voxels is allowed up to 1 MiB. The whole limit when the header cannot be read this way (the full
+ * decompression then reports the real problem).
+ */
+function gzipOutputLimit(bytes: Uint8Array, name: string): number {
+  let head: Uint8Array;
+  try {
+    head = gunzipSync(bytes.subarray(0, GZIP_HEADER_INPUT), { finishFlush: zlibConstants.Z_SYNC_FLUSH, maxOutputLength: 1 << 24 });
+  } catch {
+    return MAX_NIFTI_BYTES;
+  }
+  let header: NiftiHeader;
+  try {
+    header = parseNiftiHeader(head, name, { decompressed: true, totalBytes: Number.MAX_SAFE_INTEGER });
+  } catch {
+    return MAX_NIFTI_BYTES; // a short or odd start: the full path names the problem
+  }
+  const datatype = DATATYPES.get(header.datatype);
+  if (!datatype) return MAX_NIFTI_BYTES;
+  const [nx, ny, nz] = header.dims;
+  const declared = header.voxOffset + nx * ny * nz * datatype.bytes;
+  if (declared > MAX_NIFTI_BYTES) {
+    throw headerError(header, fieldOffset(header.layout.dim), `the header declares ${nx}×${ny}×${nz} ${datatype.name} voxels, `
+      + `${describeBytes(declared)} decompressed; volumes over ${describeBytes(MAX_NIFTI_BYTES)} are not supported`);
+  }
+  return Math.min(MAX_NIFTI_BYTES, declared + (1 << 20));
 }
 
 export function isGzip(bytes: Uint8Array): boolean {

@@ -35,6 +35,7 @@ export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOpt
       `mask of ${points.foregroundVoxels.toLocaleString('en-US')} ${which} in a ${nx}×${ny}×${nz} grid; ` +
         `${region === 'surface' ? 'its surface voxels' : 'all of them'} compared, ` +
         (options.voxelSpace ? 'in voxel indices' : `in mm (${volume.affineSource} affine)`),
+      ...volume.notes,
     ],
     grid: { dims: volume.dims, affine: volume.affine, foregroundVoxels: points.foregroundVoxels },
   };
