@@ -55,6 +55,11 @@ export interface CompareOptions {
   metric?: ThresholdMetric;
   /** What an empty input gives (default: zero-or-diagonal for masks, error for other files). */
   empty?: EmptyPolicy;
+  /**
+   * A --label in neither mask: 'refuse' (default: on a pair given by hand it is almost always a typo) unless
+   * --empty is given, or 'empty-policy' (batches, where a label absent from both is a legitimate answer).
+   */
+  labelInNeither?: 'refuse' | 'empty-policy';
   /** Also report every distance as a percentage of this bounding-box diagonal. */
   relative?: RelativeBasis;
   /** The command exports every point's distance (and nearest index) to this file: they are kept. */
@@ -106,6 +111,8 @@ export interface CompareResult {
   threshold: ThresholdVerdict | null;
   /** Set when an input had no points: every distance is then the policy's value. */
   empty: EmptyOutcome | null;
+  /** True when both inputs are masks without the --label asked for (measured by the empty policy). */
+  labelInNeither?: boolean;
   /** --relative: the distances as percentages of the chosen diagonal. */
   relative: RelativeValues | null;
   /** Every query point with its distance (and nearest index in points mode), kept for --export. */
@@ -198,6 +205,7 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   const readMs = performance.now() - readStarted;
   await warming;
 
+  refuseLabelInNeither(pathA, a, pathB, b, options);
   const empty = emptyOutcome(pathA, a, pathB, b, options.empty);
   if (empty) return emptyResult(pathA, pathB, a, b, empty, options, started, readMs);
   if (a.dims !== b.dims) {
@@ -283,6 +291,27 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   };
 }
 
+/** Whether both inputs are masks without the --label asked for. */
+export function labelInNeither(a: Geometry, b: Geometry, label: number | undefined): boolean {
+  return label !== undefined && a.grid !== undefined && b.grid !== undefined && a.count === 0 && b.count === 0;
+}
+
+function refuseLabelInNeither(pathA: string, a: Geometry, pathB: string, b: Geometry, options: CompareOptions): void {
+  const label = options.mask?.label;
+  if (!labelInNeither(a, b, label) || options.empty !== undefined || options.labelInNeither === 'empty-policy') return;
+  const has = (path: string, g: Geometry) => {
+    const labels = g.grid!.labelsPresent ?? [];
+    return labels.length === 0 ? `${path} has no nonzero voxels` : `${path} has label${labels.length === 1 ? '' : 's'} ${listLabels(labels)}`;
+  };
+  throw new UsageError(`label ${label} is in neither mask (${has(pathA, a)}; ${has(pathB, b)}); `
+    + 'give --empty zero-or-diagonal to report it as a match (0) anyway');
+}
+
+function listLabels(labels: number[]): string {
+  const shown = labels.slice(0, 20).join(', ');
+  return labels.length > 20 ? `${shown}, … (${labels.length >= 1000 ? '1000 or more' : labels.length} in all)` : shown;
+}
+
 /** The outcome with an empty input: nothing to search, every distance the policy's value. */
 function emptyResult(pathA: string, pathB: string, a: Geometry, b: Geometry, empty: EmptyOutcome, options: CompareOptions,
                      started: number, readMs: number): CompareResult {
@@ -297,6 +326,7 @@ function emptyResult(pathA: string, pathB: string, a: Geometry, b: Geometry, emp
     stats: wantsStats(options) ? uniformStats(v, a.count, options.directed ? null : b.count, options) : null,
     threshold: null,
     empty,
+    labelInNeither: labelInNeither(a, b, options.mask?.label),
     relative: null,
     perPoint: null,
     hd: v,

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 
 import { fixture, xhdBin } from './helpers.js';
 import { hasStackTrace, runXhd, scratchDir, writeXyz, type RunResult } from './cli-run.js';
+import { writeNifti } from './nifti-writer.js';
 
 // A = (0,0) (1,0) (0,1) (1,1); B = A shifted 0.5 along x (HD = HD95 = 0.5, union bbox diagonal √3.25);
 // C = A shifted 0.25 along x (HD 0.25). Points are exact in float32, so the distances are exact too.
@@ -176,6 +177,25 @@ describe('xhd batch', () => {
       assert.equal(p.hd_ba, expected.hd_ba);
       assert.deepEqual(p.witness_ab, expected.witness_ab);
     }
+  });
+
+  it('a --label in neither mask is an answer in a batch (the empty policy), counted in the summary', () => {
+    const mask = (name: string, label: number) => {
+      const values = new Array(27).fill(0);
+      values[13] = label;
+      writeNifti(join(data, name), { dims: [3, 3, 3], values });
+    };
+    mask('one.nii', 1);
+    mask('two.nii', 2);
+    const csv = manifest('labels.csv', 'a,b\none.nii,two.nii\none.nii,one.nii\n');
+    const r = batch(csv, '--label', '2');
+    assert.equal(r.code, 0, r.stderr);
+    const { pairs, summary } = jsonLines(r);
+    assert.equal(pairs.length, 2);
+    // one.nii lacks label 2 but two.nii has it: one empty side, the volume's diagonal (2√3 voxels of 1 mm).
+    assert.equal(pairs[0].hd, 2 * Math.sqrt(3));
+    assert.equal(pairs[1].hd, 0); // neither has label 2: a match under the segmentation convention
+    assert.equal(summary.label_in_neither, 1);
   });
 
   it('refuses a bad manifest with one line naming it and the line, exit 2, nothing run', () => {

@@ -72,8 +72,16 @@ describe('xhd compare on NIfTI masks', () => {
     assert.ok(j.hd > 0);
   });
 
-  it('a label with no voxels is an empty mask: 0 when both are empty, refused with --empty error', () => {
-    const j = compare(path('a.nii'), path('labels.nii'), '--label', '7');
+  it('a label in neither mask of a pair given by hand is refused, naming the labels there are', () => {
+    const r = runXhd(['compare', path('a.nii'), path('labels.nii'), '--label', '7', '--backend', 'cpu']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr, `xhd: label 7 is in neither mask (${path('a.nii')} has label 1; ${path('labels.nii')} has labels 1, 2); `
+      + 'give --empty zero-or-diagonal to report it as a match (0) anyway\n');
+  });
+
+  it('a label with no voxels is an empty mask: 0 when both are empty (with --empty), refused with --empty error', () => {
+    const j = compare(path('a.nii'), path('labels.nii'), '--label', '7', '--empty', 'zero-or-diagonal');
     assert.deepEqual(j.empty, { a: true, b: true, policy: 'zero-or-diagonal' });
     assert.equal(j.hd, 0);
     const r = runXhd(['compare', path('a.nii'), path('labels.nii'), '--label', '7', '--empty', 'error', '--backend', 'cpu']);

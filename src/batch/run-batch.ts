@@ -34,6 +34,8 @@ export interface BatchSummary {
   errors: number;
   /** Pairs never started because the run was interrupted. */
   notRun: number;
+  /** Pairs whose --label is in neither mask (measured by the empty policy, and counted here). */
+  labelInNeither: number;
   interrupted: boolean;
   /** The exit code the outcomes call for: the highest error code, else 1 when a limit was exceeded, else 0. */
   exitCode: number;
@@ -79,7 +81,7 @@ export interface RunBatchOptions {
 
 export async function runBatch(pairs: BatchPair[], options: RunBatchOptions): Promise<BatchSummary> {
   const started = performance.now();
-  const summary: BatchSummary = { pairs: pairs.length, passed: 0, exceeded: 0, unchecked: 0, errors: 0, notRun: 0, interrupted: false, exitCode: 0, totalMs: 0 };
+  const summary: BatchSummary = { pairs: pairs.length, passed: 0, exceeded: 0, unchecked: 0, errors: 0, notRun: 0, labelInNeither: 0, interrupted: false, exitCode: 0, totalMs: 0 };
   let worstError = 0;
   for (let i = 0; i < pairs.length; i++) {
     if (options.signal?.aborted) {
@@ -99,6 +101,7 @@ export async function runBatch(pairs: BatchPair[], options: RunBatchOptions): Pr
       worstError = Math.max(worstError, outcome.exitCode);
     } else {
       summary[outcome.status]++;
+      if (outcome.result.labelInNeither) summary.labelInNeither++;
     }
     options.onPair?.(pairs[i], outcome);
   }
@@ -115,6 +118,7 @@ async function runPair(pair: BatchPair, options: RunBatchOptions): Promise<PairO
       failAbove: pair.failAbove,
       metric: pair.metric,
       quiet: true, // the batch draws one bar over the pairs; a pair's own bar would fight it for the line
+      labelInNeither: 'empty-policy',
       signal: options.signal,
     });
     const status = !result.threshold ? 'unchecked' : result.threshold.exceeded ? 'exceeded' : 'passed';

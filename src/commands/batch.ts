@@ -88,6 +88,7 @@ function summaryJson(manifest: string, s: BatchSummary) {
     unchecked: s.unchecked,
     errors: s.errors,
     not_run: s.notRun,
+    label_in_neither: s.labelInNeither,
     interrupted: s.interrupted,
     exit_code: s.exitCode,
     total_ms: s.totalMs,
@@ -107,6 +108,7 @@ function summaryLine(s: BatchSummary): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const parts = [`${s.passed} passed`, `${s.exceeded} exceeded`, plural(s.errors, 'error')];
   if (s.unchecked > 0) parts.push(`${s.unchecked} without a threshold`);
+  if (s.labelInNeither > 0) parts.push(`${plural(s.labelInNeither, 'pair')} with the label in neither mask`);
   if (s.interrupted) parts.push(`${s.notRun} not run (interrupted)`);
   return `xhd batch: ${plural(s.pairs, 'pair')}: ${parts.join(', ')} in ${formatMs(s.totalMs)}`;
 }

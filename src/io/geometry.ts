@@ -34,7 +34,13 @@ export interface Geometry {
   /** Human-readable notes from the reader (e.g. "12 quads triangulated"). */
   notes: string[];
   /** A voxel mask's grid (NIfTI inputs): where it lies, to tell whether two masks share one space. */
-  grid?: { dims: [number, number, number]; affine: Float64Array; foregroundVoxels: number };
+  grid?: {
+    dims: [number, number, number];
+    affine: Float64Array;
+    foregroundVoxels: number;
+    /** With a --label the mask lacks: the labels it does have (nonzero values, ascending; at most 1000). */
+    labelsPresent?: number[];
+  };
 }
 
 /** How a voxel mask becomes points (NIfTI inputs). */

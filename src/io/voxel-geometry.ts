@@ -37,6 +37,21 @@ export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOpt
         (options.voxelSpace ? 'in voxel indices' : `in mm (${volume.affineSource} affine)`),
       ...volume.notes,
     ],
-    grid: { dims: volume.dims, affine: volume.affine, foregroundVoxels: points.foregroundVoxels },
+    grid: {
+      dims: volume.dims,
+      affine: volume.affine,
+      foregroundVoxels: points.foregroundVoxels,
+      ...(options.label !== undefined && points.foregroundVoxels === 0 ? { labelsPresent: labelsIn(volume.values) } : {}),
+    },
   };
+}
+
+/** Most labels a mask lacking the asked-for one reports: enough to spot a typo, bounded on float volumes. */
+const MAX_LABELS_LISTED = 1000;
+
+/** The distinct nonzero values, ascending (the first MAX_LABELS_LISTED found, when there are more). */
+function labelsIn(values: ArrayLike<number>): number[] {
+  const seen = new Set<number>();
+  for (let n = 0; n < values.length && seen.size < MAX_LABELS_LISTED; n++) if (values[n] !== 0) seen.add(values[n]);
+  return [...seen].sort((x, y) => x - y);
 }
