@@ -262,6 +262,15 @@ describe('backend choice and xhd doctor (any machine)', () => {
     }
   });
 
+  it('xhd doctor with no library at all says auto uses none, exit 3', () => {
+    const text = runXhd(['doctor'], { XHD_LIBRARY_DIR: '/nonexistent' });
+    assert.equal(text.code, 3, text.stderr);
+    assert.match(text.stdout, /--backend auto uses: none /);
+    const json = runXhd(['doctor', '--json'], { XHD_LIBRARY_DIR: '/nonexistent' });
+    assert.equal(json.code, 3);
+    assert.equal(JSON.parse(json.stdout).auto_backend, null);
+  });
+
   it('--backend cuda without a usable GPU is one clear error with exit 3; auto falls back to the CPU', { skip: cuda.available && 'a GPU is present' }, () => {
     const dir = scratchDir();
     const r = rng(40);

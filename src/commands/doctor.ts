@@ -2,9 +2,17 @@
 import { Command } from 'commander';
 
 import { probeBackend, type BackendStatus } from '../backends.js';
+import { EXIT_NATIVE } from '../errors.js';
+import { setExitStatus } from '../exit-status.js';
 import { formatBytes } from '../report/format.js';
 import { terminalChalk } from '../terminal.js';
 import { XHD_VERSION } from '../version.js';
+
+/** What --backend auto picks: the GPU when it works, else the CPU, else nothing at all. */
+function autoBackend(statuses: BackendStatus[]): 'cuda' | 'cpu' | null {
+  const usable = (name: string) => statuses.some((s) => s.name === name && s.available);
+  return usable('cuda') ? 'cuda' : usable('cpu') ? 'cpu' : null;
+}
 
 function doctorJson(statuses: BackendStatus[]) {
   return {
@@ -25,7 +33,7 @@ function doctorJson(statuses: BackendStatus[]) {
         runtime: d.runtimeVersion,
       })),
     })),
-    auto_backend: statuses.find((s) => s.name === 'cuda' && s.available) ? 'cuda' : 'cpu',
+    auto_backend: autoBackend(statuses),
   };
 }
 
@@ -42,8 +50,8 @@ function doctorText(statuses: BackendStatus[]): string {
       );
     }
   }
-  const auto = statuses.find((s) => s.name === 'cuda' && s.available) ? 'cuda' : 'cpu';
-  lines.push('', `--backend auto uses: ${auto}`);
+  const auto = autoBackend(statuses);
+  lines.push('', `--backend auto uses: ${auto ?? 'none (no backend library loads: nothing can be measured here)'}`);
   return lines.join('\n') + '\n';
 }
 
@@ -55,5 +63,7 @@ export function registerDoctor(program: Command): void {
     .action((flags: { json: boolean }) => {
       const statuses = [probeBackend('cpu'), probeBackend('cuda')];
       process.stdout.write(flags.json ? JSON.stringify(doctorJson(statuses), null, 2) + '\n' : doctorText(statuses));
+      // Exit 3, as any command would with no native library: scripts that check the machine see it fail.
+      if (autoBackend(statuses) === null) setExitStatus(EXIT_NATIVE);
     });
 }
