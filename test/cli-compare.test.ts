@@ -67,6 +67,15 @@ describe('xhd compare', () => {
     }
   });
 
+  it('--threads 2 is reported as 2 threads in JSON and text, in points and surface mode', () => {
+    for (const files of [[pathA, pathB], [fixture('cube.off'), fixture('tetra-ascii.ply')]]) {
+      const j = JSON.parse(runXhd(['compare', ...files, '--json', '-t', '2', '--backend', 'cpu']).stdout);
+      assert.equal(j.threads, 2, files.join(' '));
+      const text = runXhd(['compare', ...files, '-t', '2', '--backend', 'cpu']).stdout;
+      assert.match(text, / · 2 threads\n/, files.join(' '));
+    }
+  });
+
   it('--directed reports A → B only', () => {
     const j = JSON.parse(runXhd(['compare', pathA, pathB, '--json', '--directed']).stdout);
     assert.equal(j.hd, reference.ab.distance);
