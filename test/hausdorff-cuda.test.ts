@@ -13,6 +13,7 @@ import { AGREEMENT_CASES as cases } from './agreement-cases.js';
 import { assertExact, utmExactTies, utmNearTies, utmShiftedTile } from './exact-cases.js';
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { clustered, rng, shifted, uniform, withDuplicates } from './random-points.js';
+import { suiteUnless } from './skippable-suite.js';
 
 const cuda = probeBackend('cuda');
 const skip = cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`;
@@ -37,7 +38,7 @@ function oneCellAndOutlier(n: number, random: () => number): Float32Array {
   return p;
 }
 
-describe('CUDA backend agrees with the double-precision brute force', { skip }, () => {
+suiteUnless(skip, 'CUDA backend agrees with the double-precision brute force', () => {
   for (const dims of [3, 2] as const) {
     for (const c of cases) {
       for (const n of [1, 17, 1000, 12000]) {
@@ -72,7 +73,7 @@ describe('CUDA backend agrees with the double-precision brute force', { skip }, 
   });
 });
 
-describe('CUDA backend is exact over survey coordinates', { skip }, () => {
+suiteUnless(skip, 'CUDA backend is exact over survey coordinates', () => {
   const cases: Array<[string, () => [Float64Array, Float64Array]]> = [
     ['a 100 m tile and its copy moved 12 mm (every query survives; scanned on the device)', () => utmShiftedTile(3000, 1)],
     ['the same in 2D', () => utmShiftedTile(3000, 2, 2)],
@@ -127,7 +128,7 @@ describe('CUDA backend is exact over survey coordinates', { skip }, () => {
   });
 });
 
-describe('CUDA backend through the CLI at survey coordinates', { skip }, () => {
+suiteUnless(skip, 'CUDA backend through the CLI at survey coordinates', () => {
   it('text files: the same hd, witnesses and statistics as the CPU; surface mode measures what it does at the origin', () => {
     const dir = scratchDir();
     const [a, b] = utmNearTies(3000, 12);
@@ -169,7 +170,7 @@ describe('CUDA backend through the CLI at survey coordinates', { skip }, () => {
   });
 });
 
-describe('CUDA backend on 1M to 10M points agrees with the CPU grid', { skip }, () => {
+suiteUnless(skip, 'CUDA backend on 1M to 10M points agrees with the CPU grid', () => {
   const big: Array<[string, () => [Float32Array, Float32Array]]> = [
     ['uniform overlapping 1M, 3D', () => { const a = uniform(1_000_000, 3, rng(1)); return [a, shifted(a, 0.005)]; }],
     ['clustered 2M, 3D', () => { const r = rng(2); return [clustered(2_000_000, 3, r), clustered(2_000_000, 3, r)]; }],
@@ -189,7 +190,7 @@ describe('CUDA backend on 1M to 10M points agrees with the CPU grid', { skip }, 
   }
 });
 
-describe('CUDA memory handling', { skip }, () => {
+suiteUnless(skip, 'CUDA memory handling', () => {
   it('a source larger than the memory budget is processed in chunks with the same answer', async () => {
     const r = rng(30);
     const a = uniform(400_000, 3, r), b = uniform(50_000, 3, r);

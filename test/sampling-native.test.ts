@@ -11,6 +11,7 @@ import { Random } from '../src/sampling/random.js';
 import { sampleMesh, triangleAreas, typescriptAreaSampler, type MeshInput } from '../src/sampling/sample-mesh.js';
 import { rng } from './random-points.js';
 import { triangleSoup, uvSphere } from './test-meshes.js';
+import { suiteUnless } from './skippable-suite.js';
 
 function tryLoad(name: BackendName): NativeBackend | undefined {
   try {
@@ -50,7 +51,7 @@ function surveySphere(): MeshInput {
 
 for (const name of ['cpu', 'cuda'] as const) {
   const backend = tryLoad(name);
-  describe(`native sampling in the ${name} library`, { skip: backend ? false : `the ${name} library does not load here` }, () => {
+  suiteUnless(backend ? false : `the ${name} library does not load here`, `native sampling in the ${name} library`, () => {
     it('gives the TypeScript sampler\'s points to the bit, for any thread count, and continues its stream', () => {
       for (const [label, mesh] of meshes) {
         for (const count of [1, 4095, 4096, 10_007]) {

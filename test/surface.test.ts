@@ -15,6 +15,7 @@ import { runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { sharedData } from './helpers.js';
 import { rng, uniform } from './random-points.js';
 import { cube, sphereSagitta, triangleSoup, uvSphere, writeOff } from './test-meshes.js';
+import { suiteUnless } from './skippable-suite.js';
 
 /** Points near and far from the soup, plus its own vertices and edge midpoints (exact ties). */
 function probes(mesh: TriangleMesh, random: () => number): Float32Array {
@@ -311,7 +312,7 @@ describe('xhd compare on meshes', () => {
   });
 });
 
-describe('point-to-surface distance on the GPU equals the CPU', { skip: cuda.available ? false : 'no usable CUDA GPU' }, () => {
+suiteUnless(cuda.available ? false : 'no usable CUDA GPU', 'point-to-surface distance on the GPU equals the CPU', () => {
   it('same distances and triangles on soups, spheres and a 1M-triangle mesh', async () => {
     const random = rng(21);
     const soup = triangleSoup(3000, random);
