@@ -2,7 +2,7 @@
 // the same points to the bit, the same stream position afterwards, whatever the thread count. Sampling
 // runs on the host, so the CUDA library's copy is checked wherever that library loads, GPU or not.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { it } from 'node:test';
 
 import { UsageError } from '../src/errors.js';
 import { loadBackend, type BackendName, type NativeBackend } from '../src/native/library.js';
