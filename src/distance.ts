@@ -182,7 +182,7 @@ async function queryFrames(context: MeshDistance, poses: PoseFrame[], origin: Or
   const frames: QueriedFrame[] = [];
   let drawnAt = 0;
   for (let i = 0; i < poses.length; i++) {
-    if (signal?.aborted) throw new CancelledError();
+    if (signal?.aborted) throw new CancelledError(signal.reason);
     const q = await context.query(poseInFrame(poses[i].pose, origin), signal);
     frames.push({
       frame: i, line: poses[i].line, min: pairFromFrame(q.min, origin), max: pairFromFrame(q.max, origin),

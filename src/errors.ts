@@ -49,10 +49,13 @@ export class NativeError extends XhdError {
   }
 }
 
-/** The caller aborted a running computation. Exit 130, as for SIGINT. */
+/**
+ * The caller aborted a running computation. Exit 130, as for SIGINT, or 143 when the abort's reason is
+ * 'SIGTERM' (the shells' 128 + signal number, which scripts and job schedulers read).
+ */
 export class CancelledError extends XhdError {
-  constructor() {
-    super('cancelled', 130);
+  constructor(reason?: unknown) {
+    super(reason === 'SIGTERM' ? 'terminated' : 'cancelled', reason === 'SIGTERM' ? 143 : 130);
   }
 }
 

@@ -106,7 +106,7 @@ export async function runBatch(pairs: BatchPair[], options: RunBatchOptions): Pr
     options.onPair?.(pairs[i], outcome);
   }
   if (!summary.interrupted) options.onProgress?.(pairs.length, pairs.length);
-  summary.exitCode = summary.interrupted ? new CancelledError().exitCode : worstError > 0 ? worstError : summary.exceeded > 0 ? 1 : 0;
+  summary.exitCode = summary.interrupted ? new CancelledError(options.signal?.reason).exitCode : worstError > 0 ? worstError : summary.exceeded > 0 ? 1 : 0;
   summary.totalMs = performance.now() - started;
   return summary;
 }

@@ -10,6 +10,7 @@ import { ProgressBar } from '../progress.js';
 import { compareJson } from '../report/compare-json.js';
 import { formatDistance, formatMs } from '../report/format.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
+import { withInterrupts } from './interrupts.js';
 
 const EXAMPLES = `
 Examples:
@@ -42,15 +43,13 @@ export function registerBatch(program: Command): void {
       const manifest = readManifest(manifestPath);
       const pairs = planBatch(manifest, { failAbove, metric: metric ?? 'hd', percentile: options.percentile });
 
-      const abort = new AbortController();
-      const onInterrupt = () => abort.abort();
-      process.once('SIGINT', onInterrupt);
       const bar = ProgressBar.forStderr('batch', quiet);
+      let signal: AbortSignal | undefined;
       let summary: BatchSummary;
       try {
-        summary = await runBatch(pairs, {
+        summary = await withInterrupts((aborted) => runBatch(pairs, {
           compare,
-          signal: abort.signal,
+          signal: (signal = aborted),
           onProgress: (done, total) => bar.update(done, total),
           onPair: (pair, outcome) => {
             bar.finish(); // the bar's line, on a terminal, must not run into what is printed next
@@ -60,14 +59,13 @@ export function registerBatch(program: Command): void {
               if (line) process.stderr.write(line + '\n');
             }
           },
-        });
+        }));
       } finally {
         bar.finish();
-        process.off('SIGINT', onInterrupt);
       }
       process.stdout.write(JSON.stringify({ summary: summaryJson(manifest.path, summary) }) + '\n');
       if (!quiet) process.stderr.write(summaryLine(summary) + '\n');
-      if (summary.interrupted) throw new CancelledError();
+      if (summary.interrupted) throw new CancelledError(signal?.reason);
       setExitStatus(summary.exitCode);
     });
 }

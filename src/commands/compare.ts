@@ -14,6 +14,7 @@ import { renderHistograms } from '../report/histogram.js';
 import { checkWritable } from '../report/output-file.js';
 import { terminalChalk } from '../terminal.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
+import { withInterrupts } from './interrupts.js';
 
 type CompareFlags = MeasureFlags & { json: boolean; output?: 'text' | 'json' | 'csv'; csvHeader: boolean; export?: string; heatmap?: string; histogram: boolean };
 
@@ -53,34 +54,30 @@ export function registerCompare(program: Command): void {
     .option('--histogram', 'surface mode: print a histogram of the distances on stderr', false)
     .option('--export <file>', 'write every point with its distance and nearest index: .csv, .ply or .bin (see README)')
     .addHelpText('after', EXAMPLES)
-    .action(async (a: string, b: string, flags: CompareFlags) => {
-      const abort = new AbortController();
-      const onInterrupt = () => abort.abort();
-      process.once('SIGINT', onInterrupt);
-      try {
-        if (flags.heatmap !== undefined) checkWritable(flags.heatmap); // before the work, not after it
-        if (flags.export !== undefined) {
-          exportFormat(flags.export);
-          checkWritable(flags.export);
-        }
-        const result = await compareFiles(a, b, { ...measureOptions(flags), heatmap: flags.heatmap, histogram: flags.histogram, export: flags.export, signal: abort.signal });
-        const surface = result.surface;
-        if (flags.heatmap !== undefined && surface) {
-          writeHeatmapPly(flags.heatmap, surface.queriesA, surface.distancesAb, result.a.dims);
-          const n = surface.distancesAb.length;
-          result.notes.push(`A → B heatmap written to ${flags.heatmap} (${formatCount(n)} point${n === 1 ? '' : 's'})`);
-        }
-        if (flags.export !== undefined && result.perPoint) {
-          writeDistanceExport(flags.export, result.perPoint);
-          const n = result.perPoint.ab.distances.length + (result.perPoint.ba?.distances.length ?? 0);
-          result.notes.push(`per-point distances written to ${flags.export} (${formatCount(n)} row${n === 1 ? '' : 's'})`);
-        }
-        const output = outputFormat(flags);
-        process.stdout.write(output === 'json' ? renderCompareJson(result) : output === 'csv' ? renderCompareCsv(result, flags.csvHeader) : renderCompareText(result, terminalChalk(process.stdout)));
-        if (flags.histogram && surface) process.stderr.write(renderHistograms(surface)); // stdout stays data
-        if (result.threshold?.exceeded) setExitStatus(EXIT_THRESHOLD);
-      } finally {
-        process.off('SIGINT', onInterrupt);
+    .action(async (a: string, b: string, flags: CompareFlags) => withInterrupts(async (signal) => {
+      if (flags.heatmap !== undefined) checkWritable(flags.heatmap); // before the work, not after it
+      if (flags.export !== undefined) {
+        exportFormat(flags.export);
+        checkWritable(flags.export);
       }
-    });
+      const result = await compareFiles(a, b, { ...measureOptions(flags), heatmap: flags.heatmap, histogram: flags.histogram, export: flags.export, signal });
+      const surface = result.surface;
+      // The files are part of the work the total times.
+      const writeStarted = performance.now();
+      if (flags.heatmap !== undefined && surface) {
+        await writeHeatmapPly(flags.heatmap, surface.queriesA, surface.distancesAb, result.a.dims, signal);
+        const n = surface.distancesAb.length;
+        result.notes.push(`A → B heatmap written to ${flags.heatmap} (${formatCount(n)} point${n === 1 ? '' : 's'})`);
+      }
+      if (flags.export !== undefined && result.perPoint) {
+        await writeDistanceExport(flags.export, result.perPoint, signal);
+        const n = result.perPoint.ab.distances.length + (result.perPoint.ba?.distances.length ?? 0);
+        result.notes.push(`per-point distances written to ${flags.export} (${formatCount(n)} row${n === 1 ? '' : 's'})`);
+      }
+      result.timingsMs.total += performance.now() - writeStarted;
+      const output = outputFormat(flags);
+      process.stdout.write(output === 'json' ? renderCompareJson(result) : output === 'csv' ? renderCompareCsv(result, flags.csvHeader) : renderCompareText(result, terminalChalk(process.stdout)));
+      if (flags.histogram && surface) process.stderr.write(renderHistograms(surface)); // stdout stays data
+      if (result.threshold?.exceeded) setExitStatus(EXIT_THRESHOLD);
+    }));
 }

@@ -9,6 +9,7 @@ import { composePose, parseMatrix4, parseRotation, parseTranslation, PoseSyntaxE
 import { renderDistanceJson } from '../report/distance-json.js';
 import { renderDistanceNotes, renderDistanceText } from '../report/distance-text.js';
 import { terminalChalk } from '../terminal.js';
+import { withInterrupts } from './interrupts.js';
 
 interface DistanceFlags extends Omit<DistanceOptions, 'min' | 'max' | 'pose' | 'signal'> {
   min?: boolean;
@@ -81,19 +82,14 @@ export function registerDistance(program: Command): void {
       const both = flags.both || (flags.min && flags.max);
       const max = both || flags.max === true;
       const min = both || !max;
-      const abort = new AbortController();
-      const onInterrupt = () => abort.abort();
-      process.once('SIGINT', onInterrupt);
-      try {
-        const result = await distanceFiles(a, b, { ...flags, min: min === true, max: max === true, pose: poseOf(flags), signal: abort.signal });
+      await withInterrupts(async (signal) => {
+        const result = await distanceFiles(a, b, { ...flags, min: min === true, max: max === true, pose: poseOf(flags), signal });
         if (flags.json) {
           process.stdout.write(renderDistanceJson(result));
         } else {
           process.stderr.write(renderDistanceNotes(result, terminalChalk(process.stderr)));
           process.stdout.write(renderDistanceText(result, terminalChalk(process.stdout)));
         }
-      } finally {
-        process.off('SIGINT', onInterrupt);
-      }
+      });
     });
 }

@@ -23,9 +23,9 @@ export interface CallOptions {
 }
 
 /** Turns a status other than XHD_OK into the error a user should see. */
-export function throwUnlessOk(backend: NativeBackend, status: number, refusal: string): void {
+export function throwUnlessOk(backend: NativeBackend, status: number, refusal: string, signal?: AbortSignal): void {
   if (status === XHD_OK) return;
-  if (status === XHD_ERROR_CANCELLED) throw new CancelledError();
+  if (status === XHD_ERROR_CANCELLED) throw new CancelledError(signal?.reason);
   if (status === XHD_ERROR_OUT_OF_MEMORY) throw new NativeError(`${backend.name} backend: ${backend.lastError()}`);
   // The library refused the input itself (e.g. coordinates beyond what it can square): a usage error.
   if (status === XHD_ERROR_INVALID_ARGUMENT) throw new UsageError(`${refusal}: ${backend.lastError()}`);
@@ -34,7 +34,7 @@ export function throwUnlessOk(backend: NativeBackend, status: number, refusal: s
 
 /** Calls fn.async(...args, progress, callback) on a worker thread and resolves when it succeeded. */
 export async function callNative(backend: NativeBackend, fn: koffi.KoffiFunction, args: unknown[], options: CallOptions): Promise<void> {
-  if (options.signal?.aborted) throw new CancelledError();
+  if (options.signal?.aborted) throw new CancelledError(options.signal.reason);
   const progress = koffi.alloc('uint64_t', PROGRESS_BYTES / 8);
   const progressView = new BigUint64Array(koffi.view(progress, PROGRESS_BYTES));
   progressView.fill(0n);
@@ -48,7 +48,7 @@ export async function callNative(backend: NativeBackend, fn: koffi.KoffiFunction
     const status = await new Promise<number>((resolve, reject) => {
       fn.async(...args, progress, (err: unknown, result: number) => (err ? reject(err) : resolve(result)));
     });
-    throwUnlessOk(backend, status, options.refusal);
+    throwUnlessOk(backend, status, options.refusal, options.signal);
     report();
   } catch (err) {
     if (err instanceof XhdError) throw err;

@@ -47,22 +47,20 @@ function directions(d: PerPointDistances): [number, DirectionPoints][] {
   return d.ba ? [[0, d.ab], [1, d.ba]] : [[0, d.ab]];
 }
 
-function writeCsv(path: string, d: PerPointDistances): void {
+function* csvChunks(d: PerPointDistances): Generator<Uint8Array> {
   const names = ['ab', 'ba'];
-  writeOutputFile(path, (write) => {
-    write(Buffer.from(`direction,index,x,y${d.dims === 3 ? ',z' : ''},distance,nearest\n`));
-    for (const [dir, p] of directions(d)) {
-      const n = p.distances.length;
-      for (let start = 0; start < n; start += CHUNK_POINTS) {
-        const lines: string[] = [];
-        for (let i = start; i < Math.min(n, start + CHUNK_POINTS); i++) {
-          const xyz = d.dims === 3 ? `${p.points[3 * i]},${p.points[3 * i + 1]},${p.points[3 * i + 2]}` : `${p.points[3 * i]},${p.points[3 * i + 1]}`;
-          lines.push(`${names[dir]},${i},${xyz},${p.distances[i]},${p.nearest ? p.nearest[i] : -1}\n`);
-        }
-        write(Buffer.from(lines.join('')));
+  yield Buffer.from(`direction,index,x,y${d.dims === 3 ? ',z' : ''},distance,nearest\n`);
+  for (const [dir, p] of directions(d)) {
+    const n = p.distances.length;
+    for (let start = 0; start < n; start += CHUNK_POINTS) {
+      const lines: string[] = [];
+      for (let i = start; i < Math.min(n, start + CHUNK_POINTS); i++) {
+        const xyz = d.dims === 3 ? `${p.points[3 * i]},${p.points[3 * i + 1]},${p.points[3 * i + 2]}` : `${p.points[3 * i]},${p.points[3 * i + 1]}`;
+        lines.push(`${names[dir]},${i},${xyz},${p.distances[i]},${p.nearest ? p.nearest[i] : -1}\n`);
       }
+      yield Buffer.from(lines.join(''));
     }
-  });
+  }
 }
 
 /** True when some direction's points are doubles: the files then store doubles. */
@@ -70,7 +68,7 @@ function hasDoubles(d: PerPointDistances): boolean {
   return directions(d).some(([, p]) => p.points instanceof Float64Array);
 }
 
-function writePly(path: string, d: PerPointDistances): void {
+function* plyChunks(d: PerPointDistances): Generator<Uint8Array> {
   const count = d.ab.distances.length + (d.ba ? d.ba.distances.length : 0);
   // x,y,z, float quality, double distance, int nearest, uchar direction: packed, no padding.
   const doubles = hasDoubles(d);
@@ -85,31 +83,29 @@ function writePly(path: string, d: PerPointDistances): void {
     ...['x', 'y', 'z'].map((axis) => `property ${doubles ? 'double' : 'float'} ${axis}`), 'property float quality',
     'property double distance', 'property int nearest', 'property uchar direction', 'end_header', '',
   ].join('\n');
-  writeOutputFile(path, (write) => {
-    write(Buffer.from(header, 'latin1'));
-    const chunk = Buffer.allocUnsafe(CHUNK_POINTS * record);
-    const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const q = 3 * coordinate;
-    for (const [dir, p] of directions(d)) {
-      const n = p.distances.length;
-      for (let start = 0; start < n; start += CHUNK_POINTS) {
-        let o = 0;
-        for (let i = start; i < Math.min(n, start + CHUNK_POINTS); i++, o += record) {
-          setCoordinate(view, o, p.points[3 * i]);
-          setCoordinate(view, o + coordinate, p.points[3 * i + 1]);
-          setCoordinate(view, o + 2 * coordinate, d.dims === 2 ? 0 : p.points[3 * i + 2]);
-          view.setFloat32(o + q, p.distances[i], true);
-          view.setFloat64(o + q + 4, p.distances[i], true);
-          view.setInt32(o + q + 12, p.nearest ? Number(p.nearest[i]) : -1, true);
-          view.setUint8(o + q + 16, dir);
-        }
-        write(chunk, o);
+  yield Buffer.from(header, 'latin1');
+  const chunk = Buffer.allocUnsafe(CHUNK_POINTS * record);
+  const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  const q = 3 * coordinate;
+  for (const [dir, p] of directions(d)) {
+    const n = p.distances.length;
+    for (let start = 0; start < n; start += CHUNK_POINTS) {
+      let o = 0;
+      for (let i = start; i < Math.min(n, start + CHUNK_POINTS); i++, o += record) {
+        setCoordinate(view, o, p.points[3 * i]);
+        setCoordinate(view, o + coordinate, p.points[3 * i + 1]);
+        setCoordinate(view, o + 2 * coordinate, d.dims === 2 ? 0 : p.points[3 * i + 2]);
+        view.setFloat32(o + q, p.distances[i], true);
+        view.setFloat64(o + q + 4, p.distances[i], true);
+        view.setInt32(o + q + 12, p.nearest ? Number(p.nearest[i]) : -1, true);
+        view.setUint8(o + q + 16, dir);
       }
+      yield chunk.subarray(0, o);
     }
-  });
+  }
 }
 
-function writeBin(path: string, d: PerPointDistances): void {
+function* binChunks(d: PerPointDistances): Generator<Uint8Array> {
   const header = Buffer.alloc(32);
   const doubles = hasDoubles(d);
   header.write('XHDDIST1', 0, 'latin1');
@@ -118,19 +114,17 @@ function writeBin(path: string, d: PerPointDistances): void {
   header.writeBigUInt64LE(BigInt(d.ab.distances.length), 16);
   header.writeBigUInt64LE(BigInt(d.ba ? d.ba.distances.length : 0), 24);
   const bytes = (a: Float32Array | Float64Array | BigInt64Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-  writeOutputFile(path, (write) => {
-    write(header);
-    for (const [, p] of directions(d)) {
-      write(bytes(doubles && p.points instanceof Float32Array ? Float64Array.from(p.points) : p.points));
-      write(bytes(p.distances));
-      write(bytes(p.nearest ?? new BigInt64Array(p.distances.length).fill(-1n)));
-    }
-  });
+  yield header;
+  for (const [, p] of directions(d)) {
+    yield bytes(doubles && p.points instanceof Float32Array ? Float64Array.from(p.points) : p.points);
+    yield bytes(p.distances);
+    yield bytes(p.nearest ?? new BigInt64Array(p.distances.length).fill(-1n));
+  }
 }
 
-export function writeDistanceExport(path: string, d: PerPointDistances): void {
+/** Writes the export (never a partial file: see writeOutputFile); an abort ends it with CancelledError. */
+export function writeDistanceExport(path: string, d: PerPointDistances, signal?: AbortSignal): Promise<void> {
   const format = exportFormat(path);
-  if (format === 'csv') writeCsv(path, d);
-  else if (format === 'ply') writePly(path, d);
-  else writeBin(path, d);
+  const chunks = format === 'csv' ? csvChunks : format === 'ply' ? plyChunks : binChunks;
+  return writeOutputFile(path, () => chunks(d), signal);
 }

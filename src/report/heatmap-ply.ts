@@ -32,9 +32,11 @@ export function heatmapHeader(count: number, maxDistance: number, doubles = fals
 
 /**
  * Writes points (interleaved x,y,z) with their distances. 2D inputs get z = 0. Failures (missing directory,
- * permission, full disk) throw an OutputError naming the file, and a partly written file is removed.
+ * permission, full disk) throw an OutputError naming the file, an abort CancelledError; neither leaves a
+ * partial file (writeOutputFile).
  */
-export function writeHeatmapPly(path: string, points: Coordinates, distances: Float64Array, dims: 2 | 3): void {
+export function writeHeatmapPly(path: string, points: Coordinates, distances: Float64Array, dims: 2 | 3,
+  signal?: AbortSignal): Promise<void> {
   const doubles = points instanceof Float64Array;
   const RECORD_BYTES = recordBytes(doubles);
   const c = doubles ? 8 : 4;
@@ -44,8 +46,8 @@ export function writeHeatmapPly(path: string, points: Coordinates, distances: Fl
   let max = 0;
   for (let i = 0; i < n; i++) if (distances[i] > max) max = distances[i];
 
-  writeOutputFile(path, (write) => {
-    write(Buffer.from(heatmapHeader(n, max, doubles), 'latin1'));
+  return writeOutputFile(path, function* () {
+    yield Buffer.from(heatmapHeader(n, max, doubles), 'latin1');
     const chunk = Buffer.allocUnsafe(Math.min(n, CHUNK_POINTS) * RECORD_BYTES);
     const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     for (let start = 0; start < n; start += CHUNK_POINTS) {
@@ -58,7 +60,7 @@ export function writeHeatmapPly(path: string, points: Coordinates, distances: Fl
         writeHeatColour(max > 0 ? distances[i] / max : 0, chunk, o + 3 * c);
         view.setFloat32(o + 3 * c + 3, distances[i], true);
       }
-      write(chunk, o);
+      yield chunk.subarray(0, o);
     }
-  });
+  }, signal);
 }

@@ -1,9 +1,10 @@
-// Files a command writes besides its report (the heatmap): checked before the long computation, so a
-// typo in the path costs nothing, and every failure becomes one OutputError line naming the file.
-import { accessSync, closeSync, constants, openSync, rmSync, statSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+// Files a command writes besides its report (heatmap, export): checked before the long computation, so a
+// typo in the path costs nothing; written under a temporary name and renamed when complete, so an error
+// or an interrupt never leaves a partial file; every failure is one OutputError line naming the file.
+import { accessSync, closeSync, constants, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
-import { OutputError } from '../errors.js';
+import { CancelledError, OutputError } from '../errors.js';
 
 /** Throws an OutputError unless path could be created or overwritten now. Leaves an existing file as it is. */
 export function checkWritable(path: string): void {
@@ -29,29 +30,48 @@ export function asOutputError(path: string, error: unknown): OutputError {
   return new OutputError(path, detail);
 }
 
+/** Bytes between pauses in which a pending SIGINT or SIGTERM can be seen (the writes themselves block). */
+const BYTES_BETWEEN_CHECKS = 16 << 20;
+
+/** A name beside path for the file while it is written: the same directory, so the rename is atomic. */
+function temporaryName(path: string): string {
+  return join(dirname(path), `.${basename(path)}.xhd-${process.pid}.partial`);
+}
+
 /**
- * Creates path and lets `produce` write it piece by piece. Failures (missing directory, permission, full
- * disk) throw an OutputError naming the file, and a partly written file is removed.
+ * Writes the chunks `produce` yields to a temporary file beside path and renames it to path when it is
+ * complete, so path is never a partial file: a failure (missing directory, permission, full disk) throws
+ * an OutputError naming path, and an abort (SIGINT, SIGTERM) throws CancelledError; either removes the
+ * temporary file. Every 16 MiB the write pauses for the event loop, where a signal's handler runs. A chunk
+ * may be reused by the producer once the next one is asked for.
  */
-export function writeOutputFile(path: string, produce: (write: (bytes: Uint8Array, length?: number) => void) => void): void {
+export async function writeOutputFile(path: string, produce: () => Iterable<Uint8Array>, signal?: AbortSignal): Promise<void> {
+  const partial = temporaryName(path);
   let fd: number | undefined;
   try {
-    fd = openSync(path, 'w');
-    const target = fd;
-    produce((bytes, length = bytes.length) => {
-      for (let done = 0; done < length; ) done += writeSync(target, bytes, done, length - done); // writeSync may write less
-    });
-    closeSync(fd);
-    fd = undefined;
-  } catch (error) {
-    if (fd !== undefined) {
-      try {
-        closeSync(fd);
-        rmSync(path, { force: true });
-      } catch {
-        // the write error below is the one worth reporting
+    fd = openSync(partial, 'w');
+    let sinceCheck = 0;
+    for (const chunk of produce()) {
+      for (let done = 0; done < chunk.length; ) done += writeSync(fd, chunk, done, chunk.length - done); // may write less
+      sinceCheck += chunk.length;
+      if (sinceCheck >= BYTES_BETWEEN_CHECKS) {
+        sinceCheck = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+        if (signal?.aborted) throw new CancelledError(signal.reason);
       }
     }
+    closeSync(fd);
+    fd = undefined;
+    if (signal?.aborted) throw new CancelledError(signal.reason);
+    renameSync(partial, path);
+  } catch (error) {
+    try {
+      if (fd !== undefined) closeSync(fd);
+      rmSync(partial, { force: true });
+    } catch {
+      // the error below is the one worth reporting
+    }
+    if (error instanceof CancelledError) throw error;
     throw asOutputError(path, error);
   }
 }
