@@ -165,12 +165,31 @@ export async function compareFiles(pathA: string, pathB: string, given: CompareO
   const started = performance.now();
   const options = withThresholdNeeds(given);
   const result = await compareInputs(pathA, pathB, options, started);
+  result.notes.push(...inapplicableOptionNotes(result, options));
   if (options.relative) {
     const diagonal = options.relative === 'union' ? result.bboxDiagonal : result[options.relative].bboxDiagonal;
     result.relative = relativeValues(options.relative, diagonal, result);
   }
   if (options.failAbove) result.threshold = judge(options.metric ?? 'hd', options.failAbove, result.hd, result.stats, result.bboxDiagonal);
   return result;
+}
+
+/** Options given that did not apply to these inputs or this backend: said, rather than silently ignored. */
+function inapplicableOptionNotes(result: CompareResult, options: CompareOptions): string[] {
+  const formats = [result.a.format, result.b.format];
+  const notes: string[] = [];
+  const mask = options.mask ?? {};
+  if (!formats.includes('nifti')) {
+    const given = [mask.label !== undefined && '--label', mask.region !== undefined && '--region', mask.voxelSpace && '--voxel-space'].filter(Boolean);
+    if (given.length > 0) notes.push(`${given.join(', ')} appl${given.length === 1 ? 'ies' : 'y'} to NIfTI masks; neither input is one, so ignored`);
+  }
+  if (options.columns !== undefined && !formats.some((f) => f === 'csv' || f === 'xyz')) {
+    notes.push('--columns applies to CSV and XYZ text files; neither input is one, so ignored');
+  }
+  if (options.device !== undefined && result.backend === 'cpu') {
+    notes.push(`--device ${options.device} applies to the CUDA backend; the CPU backend measured, so ignored`);
+  }
+  return notes;
 }
 
 /** A threshold on a statistic asks for the statistics it is computed from. */

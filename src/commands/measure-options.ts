@@ -11,7 +11,7 @@ import { SAMPLING_MODES } from '../sampling/sample-mesh.js';
 import { parseThreshold, THRESHOLD_METRICS } from '../threshold.js';
 
 /** The parsed measuring options, as commander hands them over. */
-export type MeasureFlags = Omit<CompareOptions, 'signal' | 'mask'> & { label?: number; region: 'surface' | 'all'; voxelSpace: boolean };
+export type MeasureFlags = Omit<CompareOptions, 'signal' | 'mask'> & { label?: number; region?: 'surface' | 'all'; voxelSpace: boolean };
 
 export function addMeasureOptions(command: Command): Command {
   return command
@@ -24,7 +24,7 @@ export function addMeasureOptions(command: Command): Command {
     .addOption(new Option('--format <format>', 'read both inputs as this format; with - (standard input) as an input, that input alone').choices(FORMATS))
     .option('--columns <names>', 'CSV/XYZ columns for x,y[,z], by header name or 0-based index', parseColumns)
     .option('--label <n>', 'NIfTI masks: compare the voxels with this value (default: every nonzero voxel)', parseFiniteNumber)
-    .addOption(new Option('--region <r>', 'NIfTI masks: surface (voxels with a 6-connected background neighbour) or all voxels').choices(['surface', 'all']).default('surface'))
+    .addOption(new Option('--region <r>', 'NIfTI masks: surface (voxels with a 6-connected background neighbour, the default) or all voxels').choices(['surface', 'all']))
     .option('--voxel-space', 'NIfTI masks: voxel index coordinates instead of millimetres through the affine', false)
     .option('--vertices-only', 'compare meshes by their vertices as point sets, not surface to surface', false)
     .addOption(new Option('--sampling <mode>', 'how meshes are sampled (default area)').choices(SAMPLING_MODES))
