@@ -8,7 +8,7 @@ import { boundsDiagonal, type Coordinates, type FileFormat, type Geometry, type 
 import { spaceDifference } from './io/voxel-mask.js';
 import { readGeometry, STDIN_NAME } from './io/read.js';
 import { ProgressBar } from './progress.js';
-import { formatCount } from './report/format.js';
+import { countOf } from './report/format.js';
 import type { SamplingMode } from './sampling/sample-mesh.js';
 import { compareSurfaces, hasFaces, type DirectionStats, type SurfaceOutcome } from './surface-compare.js';
 import type { SurfaceMethod } from './surface.js';
@@ -266,7 +266,7 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   for (const [name, g] of [['A', a], ['B', b]] as const) {
     if (hasFaces(g)) {
       notes.push(
-        `${name} is a mesh (${formatCount(g.triangles!.length / 3)} triangles): its ${formatCount(g.count)} vertices are compared as points (--vertices-only)`,
+        `${name} is a mesh (${countOf(g.triangles!.length / 3, 'triangle')}): its ${countOf(g.count, 'vertex', 'vertices')} are compared as points (--vertices-only)`,
       );
     }
     for (const n of g.notes) notes.push(`${name}: ${n}`);

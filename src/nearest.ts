@@ -3,7 +3,6 @@
 // library does not have this search yet).
 import { availableParallelism } from 'node:os';
 import { expectInteger, expectOneOf, expectPoints } from './arguments.js';
-import { UsageError } from './errors.js';
 import { METHOD_CODES, pointsArg, type RawNearestResult } from './native/abi.js';
 import { callNative } from './native/call.js';
 import { loadBackend } from './native/library.js';

@@ -8,7 +8,7 @@ import { CancelledError } from '../errors.js';
 import { setExitStatus } from '../exit-status.js';
 import { ProgressBar } from '../progress.js';
 import { compareJson } from '../report/compare-json.js';
-import { formatDistance, formatMs } from '../report/format.js';
+import { countOf, formatDistance, formatMs } from '../report/format.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
 import { withInterrupts } from './interrupts.js';
 
@@ -103,7 +103,7 @@ function pairStderrLine(manifest: string, pair: BatchPair, outcome: PairOutcome)
 }
 
 function summaryLine(s: BatchSummary): string {
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const plural = (n: number, word: string) => countOf(n, word);
   const parts = [`${s.passed} passed`, `${s.exceeded} exceeded`, plural(s.errors, 'error')];
   if (s.unchecked > 0) parts.push(`${s.unchecked} without a threshold`);
   if (s.labelInNeither > 0) parts.push(`${plural(s.labelInNeither, 'pair')} with the label in neither mask`);

@@ -179,5 +179,5 @@ export function finishGeometry(parts: GeometryParts): Geometry {
 }
 
 export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+  return `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;
 }

@@ -5,10 +5,10 @@ import type { CompareResult, InputSummary, Witness } from '../compare.js';
 import type { RelativeValues } from '../metrics/relative.js';
 import type { DirectionStats } from '../surface-compare.js';
 import { statsLines } from './stats-text.js';
-import { formatBytes, formatCount, formatDistance, formatMs, formatPoint } from './format.js';
+import { countOf, formatBytes, formatCount, formatDistance, formatMs, formatPoint } from './format.js';
 
 function inputLine(label: string, s: InputSummary): string {
-  const what = s.source === 'vertices' ? `${formatCount(s.points)} vertices` : `${formatCount(s.points)} points`;
+  const what = s.source === 'vertices' ? countOf(s.points, 'vertex', 'vertices') : countOf(s.points, 'point');
   return `  ${label}  ${s.path}  ${s.format.toUpperCase()}  ${what}  ${s.dims}D`;
 }
 
@@ -43,8 +43,9 @@ export function renderCompareText(r: CompareResult, c: ChalkInstance): string {
   const surface = r.mode === 'surface';
   const title = (r.directed ? 'Directed Hausdorff A → B' : 'Hausdorff distance') + (surface ? ' (surfaces)' : '');
   const lines = [
-    `${c.bold(title.padEnd(24))} ${c.bold.cyan(formatDistance(r.hd))}   ` +
-      c.dim(`(${percent.toPrecision(3)}% of bbox diagonal ${formatDistance(r.bboxDiagonal)})`),
+    `${c.bold(title.padEnd(24))} ${c.bold.cyan(formatDistance(r.hd))}` +
+      // A zero diagonal (every point in one place) makes no percentage worth printing.
+      (r.bboxDiagonal > 0 ? c.dim(`   (${percent.toPrecision(3)}% of bbox diagonal ${formatDistance(r.bboxDiagonal)})`) : ''),
     `  ${'A → B'.padEnd(22)} ${formatDistance(r.hdAb).padEnd(16)} ${c.dim(witnessText(r.witnessAb, 'A', 'B', surface))}`,
   ];
   if (r.hdBa !== null) {

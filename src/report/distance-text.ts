@@ -8,7 +8,7 @@ import type { DistanceResult } from '../distance.js';
 import type { FrameOutcome } from '../frame-summary.js';
 import type { DistancePair, Pose } from '../mesh-distance.js';
 import { isIdentityPose } from '../pose.js';
-import { formatCount, formatDistance, formatMs, formatPoint, formatSignificant } from './format.js';
+import { countOf, formatCount, formatDistance, formatMs, formatPoint, formatSignificant } from './format.js';
 
 function element(s: InputSummary): string {
   return s.source === 'points' ? 'point' : 'triangle';
@@ -25,7 +25,7 @@ function distanceLine(label: string, p: DistancePair, r: DistanceResult, c: Chal
 }
 
 function inputLine(label: string, s: InputSummary): string {
-  const what = s.source === 'points' ? `${formatCount(s.points)} points (point cloud)` : `${formatCount(s.points)} vertices  ${formatCount(s.triangles)} triangles`;
+  const what = s.source === 'points' ? `${countOf(s.points, 'point')} (point cloud)` : `${countOf(s.points, 'vertex', 'vertices')}  ${countOf(s.triangles, 'triangle')}`;
   return `  ${label}  ${s.path}  ${s.format.toUpperCase()}  ${what}  ${s.dims}D`;
 }
 

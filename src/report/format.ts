@@ -30,6 +30,11 @@ export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
 
+/** "1 point", "3,000,000 points": the count with separators and the noun in the number it needs. */
+export function countOf(n: number, noun: string, nouns = `${noun}s`): string {
+  return `${formatCount(n)} ${n === 1 ? noun : nouns}`;
+}
+
 export function formatMs(ms: number): string {
   if (ms < 1) return `${ms.toFixed(2)} ms`;
   if (ms < 100) return `${ms.toFixed(1)} ms`;

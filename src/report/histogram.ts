@@ -1,6 +1,6 @@
 // The text histogram of `xhd compare --histogram`: equal-width bins from 0 to the largest distance.
 import type { SurfaceReport } from '../compare.js';
-import { formatCount, formatSignificant } from './format.js';
+import { countOf, formatCount, formatSignificant } from './format.js';
 
 export interface HistogramOptions {
   bins?: number;
@@ -29,7 +29,7 @@ export function histogramLines(distances: Float64Array, direction: string, optio
   const ranges = counts.map((_, k) => `[${edge(k)}, ${edge(k + 1)}${k === bins - 1 ? ']' : ')'}`);
   const rangeWidth = Math.max(...ranges.map((r) => r.length));
   const countWidth = formatCount(most).length;
-  const lines = [`${direction} distances: ${formatCount(distances.length)} samples, max ${formatSignificant(max, 10)}`];
+  const lines = [`${direction} distances: ${countOf(distances.length, 'sample')}, max ${formatSignificant(max, 10)}`];
   counts.forEach((count, k) => {
     // A bin that holds anything shows at least one mark, so rare far samples stay visible.
     const bar = count > 0 ? '#'.repeat(Math.max(1, Math.round((count / most) * width))) : '';
