@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 import { runXhd, scratchDir } from './cli-run.js';
+import { fixture } from './helpers.js';
 
 const dir = scratchDir();
 const a = join(dir, 'a.xyz'), b = join(dir, 'with,comma.xyz'), empty = join(dir, 'empty.xyz');
@@ -69,6 +70,24 @@ describe('xhd compare --output csv', () => {
     const j = json(a, b, '--stats');
     assert.equal(row.b, b); // the comma in the name is quoted
     for (const key of ['hd', 'hd_ab', 'hd_ba', 'assd', 'rms', 'chamfer_sq_mean']) assert.equal(Number(row[key]), j[key], key);
+  });
+
+  it('surface mode fills the per-sample columns (mean, RMS, min, E, Es), which points mode leaves empty', () => {
+    const meshes = [fixture('cube.off'), fixture('tetra-ascii.ply')];
+    const [names, values] = run(...meshes, '--output', 'csv', '--csv-header', '--samples', '2000').stdout.trimEnd().split('\n').map(cells);
+    const row = Object.fromEntries(names.map((n, i) => [n, values[i]]));
+    const j = json(...meshes, '--samples', '2000');
+    assert.equal(row.mode, 'surface');
+    for (const key of ['mean_ab', 'mean_ba', 'rms_ab', 'rms_ba', 'min_ab', 'min_ba', 'e_ab', 'e_ba', 'es']) assert.equal(Number(row[key]), j[key], key);
+    const [pointNames, pointValues] = run(a, b, '--output', 'csv', '--csv-header').stdout.trimEnd().split('\n').map(cells);
+    assert.deepEqual(pointNames, names, 'the same columns in both modes');
+    assert.equal(pointValues[pointNames.indexOf('es')], '');
+  });
+
+  it('a fractional percentile has a key jq can address (hd_p99_5), the old one kept beside it', () => {
+    const j = json(a, b, '--percentile', '99.5');
+    assert.equal(typeof j.hd_p99_5, 'number');
+    assert.equal(j['hd_p99.5'], j.hd_p99_5);
   });
 
   it('writes the threshold verdict and empty sides; nan for NaN', () => {

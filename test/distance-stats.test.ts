@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
-import { distanceStats, percentileKey } from '../src/metrics/distance-stats.js';
+import { distanceStats, legacyPercentileKey, percentileKey } from '../src/metrics/distance-stats.js';
 import { percentile } from '../src/metrics/order-statistics.js';
 import { nearestDistances } from '../src/nearest.js';
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';
@@ -89,10 +89,12 @@ describe('distance statistics', () => {
     assert.equal(s.chamferSqMean, 6);
   });
 
-  it('key percentiles as hd95 or hd_p<P>', () => {
+  it('key percentiles as hd95 or hd_p<P>, a decimal point as an underscore (jq .hd_p99_5)', () => {
     assert.equal(percentileKey(95), 'hd95');
     assert.equal(percentileKey(99), 'hd_p99');
-    assert.equal(percentileKey(99.5), 'hd_p99.5');
+    assert.equal(percentileKey(99.5), 'hd_p99_5');
+    assert.equal(legacyPercentileKey(99.5), 'hd_p99.5');
+    assert.equal(legacyPercentileKey(99), null);
   });
 });
 

@@ -82,6 +82,12 @@ export function distanceStats(ab: Float64Array, ba: Float64Array | null, options
 }
 
 /** The JSON key of a percentile HD: hd95 for 95, else hd_p<P> (hd_p99, hd_p99.5). */
+/** hd95, or hd_p<p> with any decimal point as an underscore (hd_p99_5): a key jq can address as .hd_p99_5. */
 export function percentileKey(p: number): string {
-  return p === 95 ? 'hd95' : `hd_p${p}`;
+  return p === 95 ? 'hd95' : `hd_p${String(p).replace('.', '_')}`;
+}
+
+/** The key fractional percentiles had before (hd_p99.5), kept beside the new one for a version. */
+export function legacyPercentileKey(p: number): string | null {
+  return Number.isInteger(p) ? null : `hd_p${p}`;
 }

@@ -13,6 +13,11 @@ function columns(r: CompareResult): [string, unknown][] {
     ['a', r.a.path], ['b', r.b.path], ['mode', r.mode], ['empty_a', r.empty?.a ?? false], ['empty_b', r.empty?.b ?? false],
     ['hd', r.hd], ['hd_ab', r.hdAb], ['hd_ba', r.hdBa],
   ];
+  // Surface mode's per-sample statistics, as in the JSON; empty cells in points mode, so that the columns
+  // stay those of the options. With --stats the statistics columns below carry the means and RMS.
+  const s = r.surface, ab = s?.ab, ba = s?.ba ?? null;
+  if (!r.stats) out.push(['mean_ab', ab?.mean], ['mean_ba', ba?.mean], ['rms_ab', ab?.rms], ['rms_ba', ba?.rms]);
+  out.push(['min_ab', ab?.min], ['min_ba', ba?.min], ['e_ab', ab?.e], ['e_ba', ba?.e], ['es', s?.es]);
   if (r.stats) {
     const p = r.stats.percentile;
     if (p) out.push([percentileKey(p.p), p.value], ['percentile_variant', p.variant]);

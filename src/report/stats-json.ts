@@ -1,7 +1,7 @@
 // The JSON keys of the per-point distance statistics (xhd compare --stats / --percentile). Squared
 // quantities say so in their names (chamfer_sq_…); every variant used is named beside its value.
 import type { DistanceStats } from '../metrics/distance-stats.js';
-import { percentileKey } from '../metrics/distance-stats.js';
+import { legacyPercentileKey, percentileKey } from '../metrics/distance-stats.js';
 
 export function statsJson(s: DistanceStats | null) {
   if (!s) return {};
@@ -10,6 +10,8 @@ export function statsJson(s: DistanceStats | null) {
   if (s.percentile) {
     const key = percentileKey(s.percentile.p);
     out[key] = s.percentile.value;
+    const legacy = legacyPercentileKey(s.percentile.p);
+    if (legacy) out[legacy] = s.percentile.value; // deprecated: jq cannot address it; goes in a later version
     out.percentile = s.percentile.p;
     out.percentile_variant = s.percentile.variant;
     if (s.percentile.variant === 'max-of-directed') {
