@@ -96,4 +96,24 @@ describe('point-to-surface distance over double coordinates', () => {
       }
     }
   });
+
+  it('long degenerate slivers: the grid gives way to the hierarchy, never testing more triangles than the brute force', async () => {
+    // 3,000 zero-area triangles along the cube's diagonal, most of them spanning it: listed in every cell
+    // they cross, each would be tested again and again per query (24 million tests before, 6 million brute).
+    const n = 3000, v = 2 * n + 2;
+    const positions = new Float64Array(3 * v);
+    for (let i = 0; i < v; i++) positions.fill(i / (v - 1), 3 * i, 3 * i + 3);
+    const triangles = new Uint32Array(3 * n);
+    for (let k = 0; k < n; k++) triangles.set([k, v - 1 - k, k + 1], 3 * k);
+    const mesh = { positions, triangles };
+    const random = rng(23);
+    const queries = Float64Array.from({ length: 3 * 1000 }, () => dyadic(random()));
+    const reference = await pointSurfaceDistances(queries, mesh, { backend: 'cpu', method: 'brute' });
+    for (const backend of backends) {
+      const r = await pointSurfaceDistances(queries, mesh, { backend, method: 'grid' });
+      assert.deepEqual(r.distances, reference.distances, backend);
+      assert.deepEqual(r.triangles, reference.triangles, backend);
+      assert.ok(r.triangleTests <= reference.triangleTests, `${backend}: ${r.triangleTests} tests, brute ${reference.triangleTests}`);
+    }
+  });
 });

@@ -67,9 +67,16 @@ TriangleGrid build_triangle_grid(const float* xyz, Coords truth, const uint32_t*
   if (count == 0) box_grow(bounds, origin);
   size_triangle_grid(g, bounds, total_area, count, pad, cell_scale);
 
+  const GridView sizing = g.view();
+  uint64_t box_cells = 0;
+  for (uint64_t t = 0; t < count; ++t) box_cells += crossed_box_cells(sizing, corners_of(xyz, triangles + 3 * t));
+  if (!grid_is_worthwhile(box_cells, count)) {
+    g.usable = false;
+    return g;
+  }
+
   // Counting sort of (cell, triangle) pairs: count per cell, scan to the end of each cell's run, then
   // fill backwards (moving each end down to the start) so each cell lists its triangles in index order.
-  const GridView sizing = g.view();
   const uint64_t cells = static_cast<uint64_t>(g.dims[0]) * g.dims[1] * g.dims[2];
   g.cell_start.assign(cells + 1, 0);
   for (uint64_t t = 0; t < count; ++t)

@@ -20,6 +20,12 @@ namespace xhd {
 constexpr double kGridSlack = 1e-7;
 // A search that would visit more cells than this goes to the hierarchy instead.
 constexpr uint32_t kGridMaxCells = 64;
+// A mesh whose triangles' boxes cover more cells than this per triangle (plus kGridBoxCellSlack) gets no
+// grid: long slivers and degenerate triangles (segments across the mesh) would be listed in so many cells,
+// and tested so many times per query, that the grid would be slower than checking every triangle. Ordinary
+// meshes cover 8 to 30 cells a triangle and are listed in 3 to 5; such a mesh goes to the hierarchy alone.
+constexpr double kGridMaxBoxCellsPerTriangle = 64.0;
+constexpr double kGridBoxCellSlack = 4096.0;
 
 struct GridView {
   double origin[3];
@@ -34,6 +40,7 @@ struct GridView {
 };
 
 struct TriangleGrid {
+  bool usable = true;  // false: too costly for this mesh (kGridMaxBoxCellsPerTriangle); cells are sized, not filled
   double origin[3] = {0.0, 0.0, 0.0};
   double cell = 1.0;
   double slack = 0.0;
@@ -114,12 +121,8 @@ struct Corners {
   Dvec3 a, b, c;
 };
 
-// Calls visit(cell) for every cell whose slightly widened box the triangle's plane crosses, within the
-// triangle's own box. A triangle with no plane (degenerate) takes every cell of its box. Listing a
-// triangle in every cell its surface may cross is what makes the search exact.
-template <class Visit>
-XHD_HD void for_each_crossed_cell(const GridView& g, const Corners& t, Visit visit) {
-  uint32_t lo[3], hi[3];
+// The cells [lo, hi] per axis of the triangle's box widened by the slack.
+XHD_HD void crossed_box(const GridView& g, const Corners& t, uint32_t lo[3], uint32_t hi[3]) {
   const double a[3] = {t.a.x, t.a.y, t.a.z}, b[3] = {t.b.x, t.b.y, t.b.z}, c[3] = {t.c.x, t.c.y, t.c.z};
   for (int k = 0; k < 3; ++k) {
     const double low = a[k] < b[k] ? (a[k] < c[k] ? a[k] : c[k]) : (b[k] < c[k] ? b[k] : c[k]);
@@ -127,6 +130,27 @@ XHD_HD void for_each_crossed_cell(const GridView& g, const Corners& t, Visit vis
     lo[k] = grid_axis_cell(g, k, low - g.slack);
     hi[k] = grid_axis_cell(g, k, high + g.slack);
   }
+}
+
+// How many cells the triangle's widened box covers: what listing it costs at most.
+XHD_HD uint64_t crossed_box_cells(const GridView& g, const Corners& t) {
+  uint32_t lo[3], hi[3];
+  crossed_box(g, t, lo, hi);
+  return static_cast<uint64_t>(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
+}
+
+// Whether a grid is worth building for triangles whose boxes cover box_cells cells in all.
+XHD_HD bool grid_is_worthwhile(uint64_t box_cells, uint64_t triangle_count) {
+  return static_cast<double>(box_cells) <= kGridMaxBoxCellsPerTriangle * static_cast<double>(triangle_count) + kGridBoxCellSlack;
+}
+
+// Calls visit(cell) for every cell whose slightly widened box the triangle's plane crosses, within the
+// triangle's own box. A triangle with no plane (degenerate) takes every cell of its box. Listing a
+// triangle in every cell its surface may cross is what makes the search exact.
+template <class Visit>
+XHD_HD void for_each_crossed_cell(const GridView& g, const Corners& t, Visit visit) {
+  uint32_t lo[3], hi[3];
+  crossed_box(g, t, lo, hi);
   const Dvec3 n = dcross(dsub(t.b, t.a), dsub(t.c, t.a));
   const bool planar = ddot(n, n) > 0.0;
   const double half = 0.5 * g.cell + g.slack;

@@ -50,7 +50,11 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
     for (int c = 0; c < 3; ++c) sorted[3 * k + c] = copies[3ull * order[k] + c];
   std::vector<uint64_t> tests(threads, 0);
   std::vector<std::vector<Leftover>> leftovers(threads);
-  parallel_blocks(n, kBlock, threads, [&](size_t begin, size_t end, int thread) {
+  // A mesh the grid would serve badly (grid.usable false) sends every point to the hierarchy, in order.
+  if (!grid.usable) {
+    leftovers[0].reserve(n);
+    for (size_t k = 0; k < n; ++k) leftovers[0].push_back({order[k], 0xffffffffu});
+  } else parallel_blocks(n, kBlock, threads, [&](size_t begin, size_t end, int thread) {
     job.progress->check_cancel();
     uint32_t seed = 0xffffffffu;
     uint64_t evaluated = 0;

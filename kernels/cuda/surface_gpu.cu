@@ -128,6 +128,25 @@ void run_bvh(DeviceMemory& memory, cudaStream_t stream, const SurfaceFrame& fram
   result.query_ms += timer.stop();
 }
 
+// Every point through the grid, in `order`; the points it cannot settle cheaply (far from the surface) then
+// through the hierarchy, seeded with the best triangle the grid found.
+void query_grid(DeviceMemory& memory, cudaStream_t stream, const SurfaceFrame& frame, const xhd_mesh& mesh,
+                DevicePoints points, const GridView& grid, const uint32_t* order, uint32_t n, const SurfaceOutputs& out,
+                xhd_surface_result& result) {
+  DeviceArray<uint32_t> left(memory, n), left_seed(memory, n), left_count(memory, 1);
+  XHD_CUDA(cudaMemsetAsync(left_count.get(), 0, sizeof(uint32_t), stream));
+  EventTimer timer(stream);
+  timer.start();
+  grid_surface_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(grid, points.xyz, points.truth, order, n, out,
+                                                                       left.get(), left_seed.get(), left_count.get());
+  XHD_CUDA_LAUNCHED("grid_surface_kernel");
+  result.query_ms = timer.stop();
+  uint32_t leftover = 0;
+  XHD_CUDA(cudaMemcpyAsync(&leftover, left_count.get(), sizeof(leftover), cudaMemcpyDeviceToHost, stream));
+  XHD_CUDA(cudaStreamSynchronize(stream));
+  if (leftover > 0) run_bvh(memory, stream, frame, mesh, points, left.get(), left_seed.get(), grid, leftover, out, result);
+}
+
 }  // namespace
 
 void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, const xhd_surface_options& options,
@@ -182,20 +201,12 @@ void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, 
                                    static_cast<uint32_t>(mesh.triangle_count), frame.pad, stream.get());
     const DeviceArray<uint32_t> sorted = device_query_order(memory, grid.view, xyz.get(), n, stream.get());
     result.build_ms = frame_ms + timer.stop();
-
-    DeviceArray<uint32_t> left(memory, n), left_seed(memory, n), left_count(memory, 1);
-    XHD_CUDA(cudaMemsetAsync(left_count.get(), 0, sizeof(uint32_t), stream.get()));
-    timer.start();
-    grid_surface_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream.get()>>>(
-        grid.view, xyz.get(), on_device.truth, sorted.get(), n, out, left.get(), left_seed.get(), left_count.get());
-    XHD_CUDA_LAUNCHED("grid_surface_kernel");
-    result.query_ms = timer.stop();
-    uint32_t leftover = 0;
-    XHD_CUDA(cudaMemcpyAsync(&leftover, left_count.get(), sizeof(leftover), cudaMemcpyDeviceToHost, stream.get()));
-    XHD_CUDA(cudaStreamSynchronize(stream.get()));
-    // Points far from the surface: the hierarchy, seeded with what the grid found.
-    if (leftover > 0)
-      run_bvh(memory, stream.get(), frame, mesh, on_device, left.get(), left_seed.get(), grid.view, leftover, out, result);
+    if (grid.usable) {
+      query_grid(memory, stream.get(), frame, mesh, on_device, grid.view, sorted.get(), n, out, result);
+    } else {
+      // A mesh the grid would serve badly (long slivers, degenerate triangles): the hierarchy alone.
+      run_bvh(memory, stream.get(), frame, mesh, on_device, sorted.get(), nullptr, GridView{}, n, out, result);
+    }
   }
   progress.add(n);
   if (distance) {

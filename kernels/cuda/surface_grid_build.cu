@@ -58,6 +58,15 @@ __global__ void mesh_extent_kernel(const float* xyz, const uint32_t* triangles, 
   }
 }
 
+// Σ over the triangles of the cells their widened boxes cover (grid_is_worthwhile decides on it).
+__global__ void box_cells_kernel(GridView g, uint32_t count, unsigned long long* total) {
+  unsigned long long cells = 0;
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < count; t += gridDim.x * blockDim.x)
+    cells += crossed_box_cells(g, device_corners(g.xyz, g.triangles + 3ull * t));
+  for (int o = 16; o > 0; o >>= 1) cells += __shfl_down_sync(0xffffffffu, cells, o);
+  if ((threadIdx.x & 31) == 0) atomicAdd(total, cells);
+}
+
 __global__ void count_crossings_kernel(GridView g, uint32_t count, uint32_t* counts) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= count) return;
@@ -123,6 +132,20 @@ DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float*
   out.view.truth = truth;
   out.view.triangles = triangles;
   const uint64_t cells = static_cast<uint64_t>(sizing.dims[0]) * sizing.dims[1] * sizing.dims[2];
+
+  {
+    DeviceArray<unsigned long long> box_cells(memory, 1);
+    XHD_CUDA(cudaMemsetAsync(box_cells.get(), 0, sizeof(unsigned long long), stream));
+    box_cells_kernel<<<reduce_blocks, kThreads, 0, stream>>>(out.view, triangle_count, box_cells.get());
+    XHD_CUDA_LAUNCHED("box_cells_kernel");
+    unsigned long long host_cells = 0;
+    XHD_CUDA(cudaMemcpyAsync(&host_cells, box_cells.get(), sizeof(host_cells), cudaMemcpyDeviceToHost, stream));
+    XHD_CUDA(cudaStreamSynchronize(stream));
+    if (!grid_is_worthwhile(host_cells, triangle_count)) {
+      out.usable = false;
+      return out;
+    }
+  }
 
   DeviceArray<uint32_t> counts(memory, cells + 1);
   XHD_CUDA(cudaMemsetAsync(counts.get(), 0, (cells + 1) * sizeof(uint32_t), stream));

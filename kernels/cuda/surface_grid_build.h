@@ -10,6 +10,7 @@
 namespace xhd {
 
 struct DeviceTriangleGrid {
+  bool usable = true;  // false: too costly for this mesh (triangle_grid.h); the view's cells are sized, not filled
   DeviceArray<uint32_t> cell_start;
   DeviceArray<uint32_t> entries;
   GridView view;  // device pointers
