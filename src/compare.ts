@@ -240,6 +240,9 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
     throw new UsageError(`${perSample} needs surface mode: per-point distances are measured when an input is a mesh (without --vertices-only)`);
   }
 
+  // One bar over the whole: the search, then (when asked for) every point's distance, each direction a part.
+  const measuresEveryPoint = wantsStats(options) || options.export !== undefined;
+  bar.phase('hausdorff', 0, measuresEveryPoint ? 0.5 : 1);
   const result = await hausdorff(a.positions, b.positions, {
     method: options.method,
     directed: options.directed,
@@ -252,7 +255,7 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   }).finally(() => bar.finish()); // an error message must not land on the bar's line
 
   const statsStarted = performance.now();
-  const nearest = wantsStats(options) || options.export ? await pointDistances(a, b, options, bar) : null;
+  const nearest = measuresEveryPoint ? await pointDistances(a, b, options, bar) : null;
   const stats = nearest && wantsStats(options) ? distanceStats(nearest.ab.distances, nearest.ba ? nearest.ba.distances : null, options) : null;
   const statsMs = nearest ? performance.now() - statsStarted : 0;
   const perPoint: PerPointDistances | null = nearest && options.export ? {
@@ -390,7 +393,9 @@ async function pointDistances(a: Geometry, b: Geometry, options: CompareOptions,
       indices: options.export !== undefined,
       onProgress: (done, total) => bar.update(done, total),
     }).finally(() => bar.finish());
+  bar.phase('distances A → B', 0.5, options.directed ? 1 : 0.75);
   const ab = await run(a, b);
+  bar.phase('distances B → A', 0.75, 1);
   const ba = options.directed ? null : await run(b, a);
   return { ab, ba };
 }
@@ -405,6 +410,7 @@ async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b:
   const sampling = options.sampling ?? 'area';
   const seed = options.seed ?? DEFAULT_SEED;
   let outcome: SurfaceOutcome;
+  bar.phase('surface distances', 0, 1);
   try {
     outcome = await compareSurfaces(a, b, {
       method: options.method === 'brute' ? 'brute' : 'grid',
