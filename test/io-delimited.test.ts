@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readGeometry } from '../src/io/read.js';
+import { parseGeometry, readGeometry } from '../src/io/read.js';
 import { fixture, sharedData } from './helpers.js';
 import { assertBounds, assertCoordinateType, assertInputError, assertPositions, assertVertex } from './io-expect.js';
 
@@ -88,4 +88,15 @@ test('shared sphere_20k.xyz', { skip: sphere === undefined && 'shared data absen
   assert.equal(g.count, 21000);
   assertVertex(g, 0, [-0.708819, 0.473145, 0.631157]);
   assertVertex(g, 20999, [-0.476238, -0.785515, 0.387457]);
+});
+
+test('quoting csv-parse cannot split is an input error at the file\'s line, never an internal error', () => {
+  const cases: [string, RegExp][] = [
+    ['x,y,z\n"1,2,3\n', /^q\.csv:2: malformed CSV: Quote Not Closed/],
+    ['"a" b,c,d\n1,2,3\n', /^q\.csv:1: malformed CSV: Invalid Closing Quote/],
+    ['x,y,z\n1,2,3\n"4",5,"6\n', /^q\.csv:3: malformed CSV: Quote Not Closed/],
+  ];
+  for (const [text, message] of cases) {
+    assertInputError(() => parseGeometry(new TextEncoder().encode(text), 'q.csv'), message);
+  }
 });

@@ -38,11 +38,24 @@ function spanText(bytes: Uint8Array, span: LineSpan): string {
   return new TextDecoder('latin1').decode(bytes.subarray(span.start, span.end));
 }
 
-/** Splits one line into trimmed fields with csv-parse (handles quoting); used for a line or two only. */
-function splitFields(text: string, comma: boolean): string[] {
-  const records = parseCsv(text, { delimiter: comma ? ',' : [' ', '\t'], trim: true, relax_quotes: true }) as string[][];
+/**
+ * Splits one line into trimmed fields with csv-parse (handles quoting); used for a line or two only. A line
+ * csv-parse cannot split (an unclosed quote, text after a closing quote) is an input error at that line.
+ */
+function splitFields(text: string, comma: boolean, file: string, line: number): string[] {
+  let records: string[][];
+  try {
+    records = parseCsv(text, { delimiter: comma ? ',' : [' ', '\t'], trim: true, relax_quotes: true }) as string[][];
+  } catch (error) {
+    throw new InputError(file, { line }, `malformed CSV: ${csvParseProblem(error)}`);
+  }
   const fields = records[0] ?? [];
   return comma ? fields : fields.filter((f) => f !== '');
+}
+
+/** csv-parse's message without its own line count, which counts from the text it was given, not the file. */
+export function csvParseProblem(error: unknown): string {
+  return (error as Error).message.split('\n')[0].replace(/ (at|on) line \d+$/, '');
 }
 
 function isNumeric(field: string): boolean {
@@ -94,7 +107,7 @@ export function analyseDelimited(scanner: AsciiScanner, columns: string[] | unde
   if (!scanner.skipToToken()) return undefined;
 
   const first = spanAt(scanner);
-  const firstFields = splitFields(spanText(bytes, first), hasByte(bytes, first, COMMA));
+  const firstFields = splitFields(spanText(bytes, first), hasByte(bytes, first, COMMA), file, first.line);
   let header: string[] | undefined;
   if (isHeaderRow(firstFields)) {
     header = firstFields;
@@ -110,7 +123,7 @@ export function analyseDelimited(scanner: AsciiScanner, columns: string[] | unde
   const data = spanAt(scanner);
   const comma = hasByte(bytes, data, COMMA);
   const columnCount = hasByte(bytes, data, QUOTE)
-    ? splitFields(spanText(bytes, data), comma).length
+    ? splitFields(spanText(bytes, data), comma, file, data.line).length
     : countFields(bytes, data, comma);
   if (header && header.length !== columnCount) {
     throw new InputError(file, { line: data.line }, `row has ${columnCount} fields but the header names ${header.length}`);

@@ -5,7 +5,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { InputError } from '../errors.js';
 import { AsciiScanner, parseNumberText } from './ascii-numbers.js';
 import { badCoordinate, finishGeometry, isExactCoordinate } from './build.js';
-import { analyseDelimited, type DelimitedLayout } from './delimited-layout.js';
+import { analyseDelimited, csvParseProblem, type DelimitedLayout } from './delimited-layout.js';
 import type { Geometry, ReadOptions } from './geometry.js';
 
 const LF = 10, COMMA = 44, QUOTE = 34;
@@ -90,7 +90,7 @@ function readQuotedRows(bytes: Uint8Array, scanner: AsciiScanner, layout: Delimi
     });
   } catch (error) {
     const lines = (error as { lines?: number }).lines;
-    throw new InputError(scanner.file, { line: firstLine + Math.max(0, (lines ?? 1) - 1) }, `malformed CSV: ${(error as Error).message.split('\n')[0]}`);
+    throw new InputError(scanner.file, { line: firstLine + Math.max(0, (lines ?? 1) - 1) }, `malformed CSV: ${csvParseProblem(error)}`);
   }
   const positions = new Float64Array(Math.min(maxRows, records.length) * 3);
   records.forEach(({ record, info }, row) => {
