@@ -1,0 +1,122 @@
+// A mutation fuzzer over every fixture, run in CI: byte flips, truncation, spliced garbage, non-finite and
+// huge numbers, lying counts and the wrong format. Each case must end as a geometry or as an input (or
+// usage) error of one line that names the file, quickly: never another exception, a hang, a quadratic
+// blow-up, or coordinates that are not finite. A few cases also go through the whole CLI.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+
+import { XhdError } from '../src/errors.js';
+import type { FileFormat } from '../src/io/geometry.js';
+import { parseGeometry } from '../src/io/read.js';
+import { hasStackTrace, runXhd, scratchDir } from './cli-run.js';
+import { fixturesDir } from './helpers.js';
+import { rng } from './random-points.js';
+
+/** 40 cases a fixture (about 3,300 in all, ten seconds): the same ones every CI run unless XHD_FUZZ_SEED varies them. */
+const MUTATIONS_PER_FILE = Number(process.env.XHD_FUZZ_CASES ?? 40);
+const SEED = Number(process.env.XHD_FUZZ_SEED ?? 0);
+/** No reader may take this long on a fixture-sized input, whatever the bytes (quadratic cases take seconds). */
+const SLOW_MS = 1000;
+const FORMATS: FileFormat[] = ['off', 'ply', 'csv', 'xyz', 'stl', 'obj', 'nifti'];
+const TOKENS = ['nan', 'NaN', 'inf', '-inf', '1e999', '-1e400', '1e16', '999999999999', '-1', '0x1f', '', ' ', '\r', '\n', '"', ',,', '#'];
+
+type Mutation = (bytes: Uint8Array, random: () => number) => Uint8Array;
+const pick = <T>(items: T[], random: () => number): T => items[Math.floor(random() * items.length)];
+const at = (bytes: Uint8Array, random: () => number) => Math.floor(random() * Math.max(1, bytes.length));
+const splice = (bytes: Uint8Array, where: number, cut: number, insert: Uint8Array) =>
+  Uint8Array.from([...bytes.subarray(0, where), ...insert, ...bytes.subarray(Math.min(bytes.length, where + cut))]);
+
+const MUTATIONS: Record<string, Mutation> = {
+  'flip bytes': (b, r) => {
+    const out = Uint8Array.from(b);
+    for (let k = 0; k < 1 + Math.floor(r() * 8); k++) if (out.length) out[at(out, r)] ^= 1 << Math.floor(r() * 8);
+    return out;
+  },
+  truncate: (b, r) => b.subarray(0, at(b, r)),
+  'splice garbage': (b, r) => splice(b, at(b, r), Math.floor(r() * 4), Uint8Array.from({ length: 1 + Math.floor(r() * 16) }, () => Math.floor(r() * 256))),
+  'replace a number': (b, r) => {
+    const text = new TextDecoder('latin1').decode(b);
+    const numbers = [...text.matchAll(/-?\d+(\.\d+)?(e-?\d+)?/gi)];
+    if (numbers.length === 0) return b;
+    const m = pick(numbers, r);
+    return splice(b, m.index!, m[0].length, new TextEncoder().encode(pick(TOKENS, r)));
+  },
+  'lying count': (b, r) => {
+    const text = new TextDecoder('latin1').decode(b);
+    const m = /(element \w+ |^)(\d+)/m.exec(text);
+    return m ? splice(b, m.index! + m[1].length, m[2].length, new TextEncoder().encode(pick(['0', '4294967295', '99999999999999', '7'], r))) : b;
+  },
+  'binary counts': (b, r) => {
+    // STL's triangle count and NIfTI's dims live at fixed offsets: set one to something huge.
+    const out = Uint8Array.from(b);
+    const offset = pick([80, 42, 44, 46, 108], r);
+    if (offset + 4 <= out.length) new DataView(out.buffer).setUint32(offset, pick([0xffffffff, 0x7fffffff, 0x10000], r), true);
+    return out;
+  },
+  'repeat a line': (b, r) => {
+    const text = new TextDecoder('latin1').decode(b);
+    const lines = text.split('\n');
+    const k = Math.floor(r() * lines.length);
+    lines.splice(k, 0, ...Array(1 + Math.floor(r() * 50)).fill(lines[k]));
+    return new TextEncoder().encode(lines.join('\n'));
+  },
+};
+
+function expectBenign(bytes: Uint8Array, name: string, format: FileFormat | undefined, label: string): void {
+  const started = performance.now();
+  try {
+    const g = parseGeometry(bytes, name, format ? { format } : {});
+    assert.equal(g.positions.length, 3 * g.count, `${label}: positions hold count points`);
+    for (let i = 0; i < g.positions.length; i++) assert.ok(Number.isFinite(g.positions[i]), `${label}: coordinate ${i} is ${g.positions[i]}`);
+    if (g.triangles) for (const v of g.triangles) assert.ok(v < g.count, `${label}: triangle vertex ${v} of ${g.count}`);
+  } catch (error) {
+    assert.ok(error instanceof XhdError && (error.name === 'InputError' || error.name === 'UsageError'),
+      `${label}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    assert.ok(!error.message.includes('\n'), `${label}: one line: ${error.message}`);
+    if (error.name === 'InputError') assert.ok(error.message.startsWith(name), `${label}: names the file: ${error.message}`);
+  }
+  const ms = performance.now() - started;
+  assert.ok(ms < SLOW_MS, `${label}: ${ms.toFixed(0)} ms`);
+}
+
+const fixtures = readdirSync(fixturesDir).filter((f) => !f.endsWith('.mjs')).sort();
+
+describe('mutation fuzzing of the readers', () => {
+  for (const file of fixtures) {
+    it(file, () => {
+      const original = readFileSync(join(fixturesDir, file));
+      const random = rng(SEED * 1000 + fixtures.indexOf(file) + 1);
+      const names = Object.keys(MUTATIONS);
+      for (let k = 0; k < MUTATIONS_PER_FILE; k++) {
+        const mutation = names[k % names.length];
+        const bytes = MUTATIONS[mutation](original, random);
+        // Mostly as named; some read as another format, as a wrong --format would.
+        const format = random() < 0.2 ? pick(FORMATS, random) : undefined;
+        expectBenign(bytes, file, format, `${file}, case ${k} (${mutation}${format ? `, as ${format}` : ''})`);
+      }
+    });
+  }
+});
+
+describe('mutated files through the CLI', () => {
+  it('exit 0 or 2, one line on stderr naming the file, never a stack trace', () => {
+    const dir = scratchDir();
+    const random = rng(99);
+    for (const file of ['cube.off', 'tetra-ascii.ply', 'points.xyz', 'named-columns.csv', 'tetra-ascii.stl']) {
+      const original = readFileSync(join(fixturesDir, file));
+      for (const mutation of Object.keys(MUTATIONS)) {
+        const path = join(dir, `${mutation.replace(/ /g, '-')}-${file}`);
+        writeFileSync(path, MUTATIONS[mutation](original, random));
+        const r = runXhd(['compare', path, join(fixturesDir, 'cube.off'), '--backend', 'cpu', '--samples', '200']);
+        assert.ok(r.code === 0 || r.code === 2, `${path}: exit ${r.code}: ${r.stderr}`);
+        assert.ok(!hasStackTrace(r.stderr), `${path}: ${r.stderr}`);
+        if (r.code === 2) {
+          assert.match(r.stderr, /^xhd: [^\n]*\n$/, `${path}: one line`);
+          assert.ok(r.stderr.includes(path), `${path}: names the file: ${r.stderr}`);
+        }
+      }
+    }
+  });
+});
