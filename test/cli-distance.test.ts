@@ -5,27 +5,22 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
-import type { Pose } from '../src/mesh-distance.js';
+import type { DistanceMesh, Pose } from '../src/mesh-distance.js';
 import { composePose, poseFromValues, rotationAbout } from '../src/pose.js';
-import type { TriangleMesh } from '../src/surface.js';
 import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
+import { preposed64 } from './distance-pairs.js';
 import { rng, uniform } from './random-points.js';
 import { cube, triangleSoup, uvSphere, writeOff } from './test-meshes.js';
 
-/** B posed as the library poses it: each coordinate rounded to float after a left-to-right double sum. */
-function preposed(mesh: TriangleMesh, m: ArrayLike<number>): TriangleMesh {
-  const p = mesh.positions, out = new Float32Array(p.length);
-  for (let i = 0; i < p.length; i += 3) {
-    const [x, y, z] = [p[i], p[i + 1], p[i + 2]];
-    for (let row = 0; row < 3; row++) {
-      const r = 4 * row;
-      out[i + row] = Math.fround(((m[r] * x + m[r + 1] * y) + m[r + 2] * z) + m[r + 3]);
-    }
-  }
-  return { positions: out, triangles: mesh.triangles };
+/**
+ * B posed as the library poses a text file's doubles: a left-to-right double sum per coordinate, kept in
+ * double (OFF files are text, read as doubles, and written back here with every digit).
+ */
+function preposed(mesh: DistanceMesh, m: ArrayLike<number>): DistanceMesh {
+  return preposed64(mesh, Float64Array.from(m));
 }
 
-function moved(mesh: TriangleMesh, dx: number, dy = 0, dz = 0): TriangleMesh {
+function moved(mesh: DistanceMesh, dx: number, dy = 0, dz = 0): DistanceMesh {
   return preposed(mesh, [1, 0, 0, dx, 0, 1, 0, dy, 0, 0, 1, dz]);
 }
 
