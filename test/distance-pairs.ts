@@ -23,11 +23,12 @@ export function shiftedBy(mesh: DistanceMesh, d: readonly number[]): { positions
 }
 
 /**
- * The mesh's vertices as doubles on a grid of 2^-20 (about a micrometre): 42 significant bits at survey
- * coordinates, so shifting it there and back is exact, and the shifted mesh is the same shape to the bit.
+ * The mesh's vertices as doubles on a grid of 2^-30 (a double's step at y ≈ 4.2e6, the coarsest of the
+ * survey coordinates), so shifting it there is exact: the shifted mesh is the same shape to the bit. Float32
+ * holds only 24 bits: near the origin such vertices are not floats.
  */
 export function onDyadicGrid(mesh: DistanceMesh): { positions: Float64Array; triangles: Uint32Array } {
-  const step = 2 ** -20;
+  const step = 2 ** -30;
   return { positions: Float64Array.from(mesh.positions, (v) => Math.round(v / step) * step), triangles: mesh.triangles };
 }
 
