@@ -1,8 +1,8 @@
 // One origin near the data for the native calls that take float32 coordinates (surface distances,
-// sampling, mesh distance): every input point is rounded to float32 from its double difference to the
-// origin, so survey coordinates (x ≈ 5e5, y ≈ 4.2e6) keep a float step of micrometres instead of 0.25-0.5 m.
+// sampling): every input point is rounded to float32 from its double difference to the origin, so survey
+// coordinates (x ≈ 5e5, y ≈ 4.2e6) keep a float step of micrometres instead of 0.25-0.5 m.
 // Translation does not change a distance; reported points are moved back by the origin.
-// (Point sets need none of this: the library takes their doubles and frames them itself.)
+// (Point sets and mesh–mesh distance need none of this: the library takes their doubles and frames them itself.)
 import type { Coordinates } from './io/geometry.js';
 
 export type Origin = [number, number, number];
