@@ -131,10 +131,12 @@ function agreementCases(options: MeshDistanceOptions) {
   });
 
   it(`${label}: a float32 mesh beside a double one, either way round and posed, equals the reference`, async () => {
+    // A float32 B posed at survey coordinates rounds to float32 there (its truth, xhd.h): up to 0.25 m, which
+    // the searches allow for, so they prune little here. One pose besides the identity is enough.
     const [, a, b] = surveyScenes()[0];
     const single = (m: DistanceMesh) => ({ positions: Float32Array.from(m.positions), triangles: m.triangles });
     for (const [what, ma, mb] of [['float A', single(a), b], ['float B', a, single(b)]] as const) {
-      for (const [k, pose] of [undefined, ...surveyPoses(b).slice(1, 3)].entries()) {
+      for (const [k, pose] of [undefined, surveyPoses(b)[2]].entries()) {
         const fast = await meshDistance(ma, mb, { ...both, ...options }, pose);
         const exact = await reference(ma, mb, pose);
         assertSamePair(fast.min, exact.min, `${what}, pose ${k}, min`);
