@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { cudaDevice, probeBackend, type DeviceInfo } from '../src/backends.js';
 import { meshDistance } from '../src/mesh-distance.js';
 import type { DistanceOutcome } from './bench/distance-outcome.js';
+import { inCoordinates } from './bench/distance-coordinates.js';
 import { measureOurs } from './bench/distance-ours.js';
 import { detailTable, distanceHeader, distanceWarnings, fclTable, gpuTable, type DistanceRow } from './bench/distance-report.js';
 import { makeDistanceScene, triangleCount, type DistanceScene, type DistanceSceneName } from './bench/distance-scenes.js';
@@ -79,6 +80,7 @@ async function measureFcl(scene: DistanceScene, binary: string, s: DistanceSetti
 
 function fclUnusable(s: DistanceSettings, fcl: FclProbe, scene: DistanceScene): string | null {
   if (!s.sides.includes('fcl')) return 'not asked for';
+  if (s.coordinates !== 'float32') return `FCL reads float32 meshes (--coordinates ${s.coordinates})`;
   if (scene.measure === 'max') return 'FCL has no maximum distance';
   if ('error' in fcl) return fcl.error;
   return fclMemoryRefusal(scene.a, scene.b);
@@ -93,8 +95,9 @@ async function benchmarkScene(name: DistanceSceneName, size: number, s: Distance
   log(`\n${name}: ${triangles.map((t) => t.toLocaleString('en-US')).join(' / ')} triangles, ${s.frames} frames × ${s.passes} passes; generated in ${formatMs(performance.now() - t0)} ms`);
   const cpuUnusable = !s.sides.includes('cpu') ? 'not asked for' : ours.cpu;
   const gpuUnusable = 'reason' in ours.gpu ? ours.gpu.reason : null;
-  const cpu = await measureSide('cpu', scene, cpuUnusable, () => measureOurs(scene, 'cpu', s));
-  const gpu = await measureSide('cuda', scene, gpuUnusable, () => measureOurs(scene, 'cuda', s));
+  const ourScene = inCoordinates(scene, s.coordinates);
+  const cpu = await measureSide('cpu', scene, cpuUnusable, () => measureOurs(ourScene, 'cpu', s));
+  const gpu = await measureSide('cuda', scene, gpuUnusable, () => measureOurs(ourScene, 'cuda', s));
   const binary = 'binary' in fcl ? fcl.binary : '';
   const peer = await measureSide('fcl', scene, fclUnusable(s, fcl, scene), () => measureFcl(scene, binary, s, dir));
   return { scene: name, measure: scene.measure, triangles, frames: scene.poses.length, extent: scene.extent, cpu, gpu, fcl: peer };

@@ -6,13 +6,12 @@ import { CancelledError, InputError } from './errors.js';
 import { summarizeFrames, type FrameOutcome, type FramesSummary } from './frame-summary.js';
 import { boundsDiagonal, type FileFormat, type Geometry } from './io/geometry.js';
 import { readGeometry } from './io/read.js';
-import { floatFrame, isZeroOrigin, pointFromFrame, type Origin } from './coordinate-frame.js';
-import { IDENTITY_POSE, MeshDistance, type DistanceMethod, type DistancePair, type Pose } from './mesh-distance.js';
+import { IDENTITY_POSE, MeshDistance, type DistanceMesh, type DistanceMethod, type DistancePair, type Pose } from './mesh-distance.js';
 import { readPoseFile, type PoseFrame } from './pose-file.js';
 import { ProgressBar } from './progress.js';
 import { formatCount } from './report/format.js';
 import { hasFaces } from './surface-compare.js';
-import { pointsAsMesh, type TriangleMesh } from './surface.js';
+import { pointsAsMesh } from './surface.js';
 
 export interface DistanceOptions {
   min: boolean;
@@ -61,30 +60,14 @@ function summarize(path: string, g: Geometry): InputSummary {
   return { path, format: g.format, points: g.count, dims: g.dims, triangles, source: triangles > 0 ? 'surface' : 'points', bboxDiagonal: g.count > 0 ? boundsDiagonal(g.bounds) : 0 };
 }
 
-/** A mesh (its positions in the float frame); a point cloud as one-point triangles, so "triangle i" is point i. */
-function asMesh(g: Geometry, positions: Float32Array, name: string, notes: string[]): TriangleMesh {
-  if (hasFaces(g)) return { positions, triangles: g.triangles! };
-  notes.push(`${name} has no faces: its ${formatCount(g.count)} points are measured as a point cloud (its triangle ids are point indices)`);
-  return pointsAsMesh(positions);
-}
-
 /**
- * A pose of B in the frame both meshes were moved into by origin o: B posed is M b + t, so in the frame
- * (M b + t) - o = M (b - o) + (t + M o - o).
+ * A mesh with its coordinates as read (the library measures exactly over them, float32 or double, and reports
+ * points in them); a point cloud as one-point triangles, so "triangle i" is point i.
  */
-function poseInFrame(pose: Pose, o: Origin): Pose {
-  if (isZeroOrigin(o)) return pose;
-  const framed = Float64Array.from(pose);
-  for (let row = 0; row < 3; row++) {
-    const m = 4 * row;
-    framed[m + 3] = pose[m + 3] + (pose[m] * o[0] + pose[m + 1] * o[1] + pose[m + 2] * o[2]) - o[row];
-  }
-  return framed;
-}
-
-function pairFromFrame(pair: DistancePair | null, o: Origin): DistancePair | null {
-  if (!pair || isZeroOrigin(o)) return pair;
-  return { ...pair, pointA: pointFromFrame(pair.pointA, o) as DistancePair['pointA'], pointB: pointFromFrame(pair.pointB, o) as DistancePair['pointB'] };
+function asMesh(g: Geometry, name: string, notes: string[]): DistanceMesh {
+  if (hasFaces(g)) return { positions: g.positions, triangles: g.triangles! };
+  notes.push(`${name} has no faces: its ${formatCount(g.count)} points are measured as a point cloud (its triangle ids are point indices)`);
+  return pointsAsMesh(g.positions);
 }
 
 function readInputs(pathA: string, pathB: string, options: DistanceOptions, bar: ProgressBar): [Geometry, Geometry] {
@@ -116,9 +99,7 @@ export async function distanceFiles(pathA: string, pathB: string, options: Dista
   if (b.count === 0) throw new InputError(pathB, {}, 'has no points');
 
   const notes: string[] = [];
-  // Both meshes in one float frame near them (coordinate-frame.ts); points are reported back in the input's.
-  const frame = floatFrame([a.positions, b.positions]);
-  const meshA = asMesh(a, frame.sets[0], 'A', notes), meshB = asMesh(b, frame.sets[1], 'B', notes);
+  const meshA = asMesh(a, 'A', notes), meshB = asMesh(b, 'B', notes);
   for (const [name, g] of [['A', a], ['B', b]] as const) {
     if (g.dims === 2) notes.push(`${name} is 2D: its points lie in the plane z = 0`);
     for (const n of g.notes) notes.push(`${name}: ${n}`);
@@ -135,7 +116,7 @@ export async function distanceFiles(pathA: string, pathB: string, options: Dista
   }
   let frames: QueriedFrame[];
   try {
-    frames = await queryFrames(context, poses, frame.origin, options.signal, bar);
+    frames = await queryFrames(context, poses, options.signal, bar);
   } finally {
     bar.finish();
     context.close();
@@ -177,15 +158,14 @@ const PROGRESS_INTERVAL_MS = 100;
 type QueriedFrame = FrameOutcome & { boxPairs: number; trianglePairs: number };
 
 /** Every pose on the one context: B's boxes are refitted per pose, its hierarchy is never rebuilt. */
-async function queryFrames(context: MeshDistance, poses: PoseFrame[], origin: Origin, signal: AbortSignal | undefined,
-  bar: ProgressBar): Promise<QueriedFrame[]> {
+async function queryFrames(context: MeshDistance, poses: PoseFrame[], signal: AbortSignal | undefined, bar: ProgressBar): Promise<QueriedFrame[]> {
   const frames: QueriedFrame[] = [];
   let drawnAt = 0;
   for (let i = 0; i < poses.length; i++) {
     if (signal?.aborted) throw new CancelledError(signal.reason);
-    const q = await context.query(poseInFrame(poses[i].pose, origin), signal);
+    const q = await context.query(poses[i].pose, signal);
     frames.push({
-      frame: i, line: poses[i].line, min: pairFromFrame(q.min, origin), max: pairFromFrame(q.max, origin),
+      frame: i, line: poses[i].line, min: q.min, max: q.max,
       queryMs: q.queryMs, uploadMs: q.uploadMs, downloadMs: q.downloadMs, boxPairs: q.boxPairs, trianglePairs: q.trianglePairs,
     });
     const now = performance.now();

@@ -9,6 +9,6 @@ export type { Geometry, Bounds, Coordinates, FileFormat, ReadOptions } from './i
 export { XhdError, UsageError, InputError, OutputError, NativeError } from './errors.js';
 export { XHD_VERSION } from './version.js';
 export { MeshDistance, meshDistance, DISTANCE_METHODS, IDENTITY_POSE } from './mesh-distance.js';
-export type { MeshDistanceOptions, DistancePair, DistanceQuery, DistanceMethod, Pose } from './mesh-distance.js';
+export type { MeshDistanceOptions, DistanceMesh, DistancePair, DistanceQuery, DistanceMethod, Pose } from './mesh-distance.js';
 export { pointSurfaceDistances, pointSurfaceDistancesOnly, SURFACE_METHODS } from './surface.js';
 export type { SurfaceOptions, SurfaceDistances, SurfaceMeasure, SurfaceMethod, TriangleMesh } from './surface.js';

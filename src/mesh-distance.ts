@@ -6,10 +6,10 @@ import { availableParallelism } from 'node:os';
 import { expectInteger, expectOneOf, expectPoints } from './arguments.js';
 import { NativeError, UsageError } from './errors.js';
 import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
+import type { Coordinates } from './io/geometry.js';
 import { DISTANCE_MAX, DISTANCE_METHOD_CODES, DISTANCE_MIN, type RawDistancePair, type RawDistanceResult } from './native/abi.js';
 import { callNative, throwUnlessOk } from './native/call.js';
 import type { BackendName, NativeBackend } from './native/library.js';
-import type { TriangleMesh } from './surface.js';
 
 export const DISTANCE_METHODS = ['bvh', 'brute'] as const;
 export type DistanceMethod = (typeof DISTANCE_METHODS)[number];
@@ -23,6 +23,15 @@ export interface MeshDistanceOptions {
   backend?: BackendChoice;
   device?: number;
   threads?: number;
+}
+
+/**
+ * A mesh as the distance measures it: its vertices exactly as read (float32 files stay float32, text and double
+ * files double; see Coordinates), which every distance and point is exact over, and its vertex-index triples.
+ */
+export interface DistanceMesh {
+  positions: Coordinates;
+  triangles: Uint32Array;
 }
 
 /** The triangles realizing a distance and its two points: on A, and on B as posed. */
@@ -64,11 +73,16 @@ function pair(raw: RawDistancePair): DistancePair {
   };
 }
 
-function meshStruct(mesh: TriangleMesh) {
-  return { xyz: mesh.positions, vertex_count: mesh.positions.length / 3, triangles: mesh.triangles, triangle_count: mesh.triangles.length / 3, xyz64: null };
+/** The library takes either coordinate type as it is (xyz or xyz64): no copy, no rounding. */
+function meshStruct(mesh: DistanceMesh) {
+  const p = mesh.positions;
+  return {
+    xyz: p instanceof Float32Array ? p : null, vertex_count: p.length / 3, triangles: mesh.triangles, triangle_count: mesh.triangles.length / 3,
+    xyz64: p instanceof Float64Array ? p : null,
+  };
 }
 
-function checkMesh(mesh: TriangleMesh, name: string): void {
+function checkMesh(mesh: DistanceMesh, name: string): void {
   expectPoints(mesh.positions, `${name} positions`);
   if (!(mesh.triangles instanceof Uint32Array) || mesh.triangles.length === 0 || mesh.triangles.length % 3 !== 0) {
     throw new UsageError(`Expected ${name} triangles to be a non-empty Uint32Array of vertex-index triples`);
@@ -98,7 +112,7 @@ export class MeshDistance {
   }
 
   /** Builds both hierarchies; the meshes' arrays are copied, so they may change afterwards. */
-  static async create(a: TriangleMesh, b: TriangleMesh, options: MeshDistanceOptions = {}): Promise<MeshDistance> {
+  static async create(a: DistanceMesh, b: DistanceMesh, options: MeshDistanceOptions = {}): Promise<MeshDistance> {
     checkMesh(a, 'mesh A');
     checkMesh(b, 'mesh B');
     const min = options.min ?? !options.max;
@@ -157,7 +171,7 @@ export class MeshDistance {
 }
 
 /** One query on a fresh context, closed afterwards. */
-export async function meshDistance(a: TriangleMesh, b: TriangleMesh, options: MeshDistanceOptions = {}, pose?: Pose): Promise<DistanceQuery & { buildMs: number; backend: BackendName }> {
+export async function meshDistance(a: DistanceMesh, b: DistanceMesh, options: MeshDistanceOptions = {}, pose?: Pose): Promise<DistanceQuery & { buildMs: number; backend: BackendName }> {
   const context = await MeshDistance.create(a, b, options);
   try {
     return { ...(await context.query(pose)), buildMs: context.buildMs, backend: context.backend };

@@ -6,7 +6,6 @@ import { availableParallelism } from 'node:os';
 
 import { UsageError } from './errors.js';
 import { selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
-import type { Origin } from './coordinate-frame.js';
 import type { Coordinates, Geometry } from './io/geometry.js';
 import { nativeAreaSampler, nativeSurfaceArea } from './sampling/native-sampler.js';
 import { defaultSampleCount, sampleMesh, type SamplingMode } from './sampling/sample-mesh.js';
@@ -19,6 +18,9 @@ import {
   type TriangleMesh,
 } from './surface.js';
 import type { BackendName, NativeBackend } from './native/library.js';
+
+/** The point the library's float filters ran relative to (surface_frame.h); 0 for float32 inputs. */
+export type Origin = [number, number, number];
 
 /** The library that samples (on the host, whichever backend measures) and its thread count. */
 interface NativeSampling {

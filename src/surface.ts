@@ -57,8 +57,11 @@ export interface SurfaceDistances extends SurfaceMeasure {
   closest: Float64Array;
 }
 
-/** A point cloud as a mesh of one-point triangles (i, i, i): the distance to it is the nearest-point distance. */
-export function pointsAsMesh(positions: Coordinates): TriangleMesh {
+/**
+ * A point cloud as a mesh of one-point triangles (i, i, i): the distance to it is the nearest-point distance.
+ * The positions are kept as they are, float32 or double.
+ */
+export function pointsAsMesh<P extends Float32Array | Float64Array>(positions: P): { positions: P; triangles: Uint32Array } {
   const n = positions.length / 3;
   const triangles = new Uint32Array(3 * n);
   for (let i = 0; i < n; i++) triangles[3 * i] = triangles[3 * i + 1] = triangles[3 * i + 2] = i;

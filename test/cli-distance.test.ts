@@ -5,27 +5,22 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
-import type { Pose } from '../src/mesh-distance.js';
+import type { DistanceMesh, Pose } from '../src/mesh-distance.js';
 import { composePose, poseFromValues, rotationAbout } from '../src/pose.js';
-import type { TriangleMesh } from '../src/surface.js';
 import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
+import { onDyadicGrid, preposed64, shiftedBy, SURVEY, turnAbout } from './distance-pairs.js';
 import { rng, uniform } from './random-points.js';
 import { cube, triangleSoup, uvSphere, writeOff } from './test-meshes.js';
 
-/** B posed as the library poses it: each coordinate rounded to float after a left-to-right double sum. */
-function preposed(mesh: TriangleMesh, m: ArrayLike<number>): TriangleMesh {
-  const p = mesh.positions, out = new Float32Array(p.length);
-  for (let i = 0; i < p.length; i += 3) {
-    const [x, y, z] = [p[i], p[i + 1], p[i + 2]];
-    for (let row = 0; row < 3; row++) {
-      const r = 4 * row;
-      out[i + row] = Math.fround(((m[r] * x + m[r + 1] * y) + m[r + 2] * z) + m[r + 3]);
-    }
-  }
-  return { positions: out, triangles: mesh.triangles };
+/**
+ * B posed as the library poses a text file's doubles: a left-to-right double sum per coordinate, kept in
+ * double (OFF files are text, read as doubles, and written back here with every digit).
+ */
+function preposed(mesh: DistanceMesh, m: ArrayLike<number>): DistanceMesh {
+  return preposed64(mesh, Float64Array.from(m));
 }
 
-function moved(mesh: TriangleMesh, dx: number, dy = 0, dz = 0): TriangleMesh {
+function moved(mesh: DistanceMesh, dx: number, dy = 0, dz = 0): DistanceMesh {
   return preposed(mesh, [1, 0, 0, dx, 0, 1, 0, dy, 0, 0, 1, dz]);
 }
 
@@ -238,6 +233,58 @@ describe('xhd distance', () => {
     const j = distanceJson([file('soup-a.off'), file('cloud.xyz')]);
     assert.equal(j.b.source, 'points');
     assert.ok(j.notes.some((n: string) => /B has no faces/.test(n)));
+  });
+
+  it('text inputs at survey coordinates measure exactly what they measure at the origin, over their doubles', () => {
+    // Vertices on a 2^-30 grid: the files at the origin and at survey coordinates hold the same shapes.
+    const a = onDyadicGrid(uvSphere(1, 24, 32)), b = onDyadicGrid(moved(uvSphere(0.4, 12, 16), 1.45, 0.013, 0.021));
+    writeOff(file('near-a.off'), a);
+    writeOff(file('near-b.off'), b);
+    writeOff(file('survey-a.off'), shiftedBy(a, SURVEY));
+    writeOff(file('survey-b.off'), shiftedBy(b, SURVEY));
+    const here = distanceJson([file('near-a.off'), file('near-b.off'), '--both']);
+    const there = distanceJson([file('survey-a.off'), file('survey-b.off'), '--both']);
+    const brute = distanceJson([file('survey-a.off'), file('survey-b.off'), '--both', '--method', 'brute', '--backend', 'cpu']);
+    const tolerance = 1e-9 * 2.5; // of the scene's extent
+    for (const which of ['min', 'max']) {
+      const [p, q] = [here[`${which}_pair`], there[`${which}_pair`]];
+      assert.ok(Math.abs(here[`${which}_distance`] - there[`${which}_distance`]) <= tolerance, `${which}: ${here[`${which}_distance`]} vs ${there[`${which}_distance`]}`);
+      assert.equal(q.a_triangle, p.a_triangle, `${which}: triangle of A`);
+      assert.equal(q.b_triangle, p.b_triangle, `${which}: triangle of B`);
+      for (let k = 0; k < 3; k++) {
+        assert.ok(Math.abs(q.a_point[k] - SURVEY[k] - p.a_point[k]) <= tolerance, `${which}: the point on A in the file's coordinates`);
+        assert.ok(Math.abs(q.b_point[k] - SURVEY[k] - p.b_point[k]) <= tolerance, `${which}: the point on B in the file's coordinates`);
+      }
+      assert.equal(there[`${which}_distance`], brute[`${which}_distance`], `${which}: bvh equals the brute force over the doubles`);
+      assert.deepEqual(there[`${which}_pair`], brute[`${which}_pair`], `${which}: the same pair and points`);
+    }
+  });
+
+  it('--frames at survey coordinates: every frame equals the brute force and a pre-posed text file', () => {
+    const a = shiftedBy(uvSphere(1, 24, 32), SURVEY), b = shiftedBy(moved(uvSphere(0.4, 12, 16), 1.45, 0.013, 0.021), SURVEY);
+    writeOff(file('frames-a.off'), a);
+    writeOff(file('frames-b.off'), b);
+    const centre = [SURVEY[0] + 1.45, SURVEY[1] + 0.013, SURVEY[2] + 0.021];
+    const poses = [turnAbout(centre, 0), turnAbout(centre, 25, [0.02, 0, 0]), turnAbout(centre, -60, [-0.01, 0.03, 0.005]), turnAbout(centre, 170, [0.05, -0.02, 0])];
+    const framesPath = file('survey-poses.txt');
+    writeFileSync(framesPath, poses.map((pose) => [...pose].map(String).join(' ')).join('\n') + '\n');
+    const args = [file('frames-a.off'), file('frames-b.off'), '--both', '--frames', framesPath];
+    const fast = distanceJson(args);
+    const brute = distanceJson([...args, '--method', 'brute', '--backend', 'cpu']);
+    for (const [i, f] of fast.frames.entries()) {
+      assert.equal(f.min_distance, brute.frames[i].min_distance, `frame ${i} min`);
+      assert.equal(f.max_distance, brute.frames[i].max_distance, `frame ${i} max`);
+      assert.deepEqual([f.min_pair, f.max_pair], [brute.frames[i].min_pair, brute.frames[i].max_pair], `frame ${i} pairs`);
+      assert.ok(f.min_pair.b_point[1] > 4.19e6, `frame ${i}: points in the file's coordinates`);
+    }
+    for (const i of [1, 3]) {
+      const path = file(`survey-posed-${i}.off`);
+      writeOff(path, preposed64(b, poses[i]));
+      const single = distanceJson([file('frames-a.off'), path, '--both']);
+      assert.equal(single.min_distance, fast.frames[i].min_distance, `frame ${i}: pre-posed min`);
+      assert.equal(single.max_distance, fast.frames[i].max_distance, `frame ${i}: pre-posed max`);
+      assert.deepEqual([single.min_pair, single.max_pair], [fast.frames[i].min_pair, fast.frames[i].max_pair], `frame ${i}: pre-posed pairs`);
+    }
   });
 
   it('2D inputs lie in the plane z = 0', () => {

@@ -36,7 +36,7 @@ test('shared pig.stl (binary, blank header)', { skip: pig === undefined && 'shar
   assertCoordinateType(g, Float32Array);
   assertVertex(g, 0, [21.38599967956543, 84.98570251464844, 32.70970153808594]);
   assertTriangles({ ...g, triangles: g.triangles!.subarray(0, 3) }, [0, 1, 2]);
-  assert.deepEqual(g.notes, ['welded 50544 triangle corners into 8642 shared vertices']);
+  assert.deepEqual(g.notes, ['welded 50,544 triangle corners into 8,642 shared vertices']);
 });
 
 const sphere = sharedData('meshes/sphere.stl');

@@ -6,8 +6,9 @@ import { describe, it } from 'node:test';
 
 import { probeBackend } from '../src/backends.js';
 import { UsageError } from '../src/errors.js';
-import { MeshDistance, meshDistance, type DistancePair, type Pose } from '../src/mesh-distance.js';
+import { MeshDistance, meshDistance, type Pose } from '../src/mesh-distance.js';
 import { pointsAsMesh, type TriangleMesh } from '../src/surface.js';
+import { assertSamePair } from './distance-pairs.js';
 import { rng, uniform } from './random-points.js';
 import { cube, torus, triangleSoup, uvSphere } from './test-meshes.js';
 
@@ -43,16 +44,6 @@ const scenes: [string, TriangleMesh, TriangleMesh][] = [
   ['degenerate soups', triangleSoup(500, random), triangleSoup(400, random)],
   ['a point cloud against a mesh', pointsAsMesh(Float32Array.from(uniform(300, 3, random, -2, 4))), sphere],
 ];
-
-function assertSamePair(got: DistancePair | null, want: DistancePair | null, label: string) {
-  assert.ok(got && want, `${label}: both computed`);
-  assert.equal(got.distance, want.distance, `${label}: distance`);
-  assert.equal(got.triangleA, want.triangleA, `${label}: triangle of A`);
-  assert.equal(got.triangleB, want.triangleB, `${label}: triangle of B`);
-  assert.deepEqual(got.pointA, want.pointA, `${label}: point on A`);
-  assert.deepEqual(got.pointB, want.pointB, `${label}: point on B`);
-  assert.equal(got.intersecting, want.intersecting, `${label}: intersecting`);
-}
 
 describe('mesh distance on the CPU', () => {
   it('the f12 search equals the reference over every triangle pair, minimum and maximum', async () => {

@@ -107,7 +107,8 @@ export function triangleSoup(count: number, random: () => number): TriangleMesh 
   return { positions: new Float32Array(positions), triangles: new Uint32Array(triangles) };
 }
 
-export function writeOff(path: string, mesh: TriangleMesh): void {
+/** An OFF file of the mesh, every coordinate written so that it reads back as the same number. */
+export function writeOff(path: string, mesh: { positions: Float32Array | Float64Array; triangles: Uint32Array }): void {
   const n = mesh.positions.length / 3, m = mesh.triangles.length / 3;
   const lines = [`OFF`, `${n} ${m} 0`];
   for (let i = 0; i < n; i++) lines.push(`${mesh.positions[3 * i]} ${mesh.positions[3 * i + 1]} ${mesh.positions[3 * i + 2]}`);

@@ -135,8 +135,29 @@ XHD_HD void pose_vertex(const double* m, const float* v, float* out) {
     out[r] = to_float(((m[4 * r] * v[0] + m[4 * r + 1] * v[1]) + m[4 * r + 2] * v[2]) + m[4 * r + 3]);
 }
 
+// A double vertex posed the same way, kept in double: B's truth when its input is double (xhd.h).
+XHD_HD void pose_vertex64(const double* m, const double* v, double* out) {
+  for (int r = 0; r < 3; ++r) out[r] = ((m[4 * r] * v[0] + m[4 * r + 1] * v[1]) + m[4 * r + 2] * v[2]) + m[4 * r + 3];
+}
+
 XHD_HD Corners3 load_corners(const float* c) {
   return {{{c[0], c[1], c[2]}, {c[3], c[4], c[5]}, {c[6], c[7], c[8]}}};
+}
+XHD_HD Corners3 load_corners(const double* c) {
+  return {{{c[0], c[1], c[2]}, {c[3], c[4], c[5]}, {c[6], c[7], c[8]}}};
+}
+
+// A triangle of B posed, from its corners as stored (9 values): float corners round each posed vertex to
+// float, double ones keep it in double. The one definition of B's posed corners every backend shares.
+XHD_HD Corners3 posed_corners(const double* m, const float* c) {
+  float posed[9];
+  for (int k = 0; k < 3; ++k) pose_vertex(m, c + 3 * k, posed + 3 * k);
+  return load_corners(posed);
+}
+XHD_HD Corners3 posed_corners(const double* m, const double* c) {
+  double posed[9];
+  for (int k = 0; k < 3; ++k) pose_vertex64(m, c + 3 * k, posed + 3 * k);
+  return load_corners(posed);
 }
 
 // ---- Host side ----

@@ -29,6 +29,14 @@
 
 namespace xhd {
 
+// How far a float copy fl32(fl64(x - o)) of a point can be from x - o (Euclidean), when the largest
+// |coordinate| of the copy is `largest`. Per coordinate the double difference rounds by at most 2^-53 of
+// itself and the float by at most 2^-24 of the result (2^-149 absolute below the normal range): together
+// below 2^-24 (1 + 2^-20) of the largest float. Three coordinates: sqrt(3) < 1.75.
+inline double float_copy_error(double largest) {
+  return 1.75 * (largest * std::ldexp(1.0 + std::ldexp(1.0, -20), -24) + std::ldexp(1.0, -149));
+}
+
 struct FilterBounds {
   static constexpr double kRelative = 1.0 / (1 << 20);  // K: 16u, well above 6u/(1 - 6u)
   static constexpr double kAbsolute = 1e-36;            // A: float underflow near zero (normal min 1.2e-38)

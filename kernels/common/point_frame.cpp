@@ -98,9 +98,7 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
     for (int k = 0; k < 3; ++k) frame.origin[k] = 0.5 * e.lo[k] + 0.5 * e.hi[k];
     largest = shift_into_floats(frame.a, frame.origin, threads);
     if (b != nullptr) largest = std::max(largest, shift_into_floats(frame.b, frame.origin, threads));
-    // Each coordinate: the double difference rounds by at most 2^-53 of itself, then the float by 2^-24
-    // of the result; both below 2^-24 (1 + 2^-20) of the largest float. Three coordinates: sqrt(3) < 1.75.
-    input_error = 1.75 * largest * std::ldexp(1.0 + std::ldexp(1.0, -20), -24);
+    input_error = float_copy_error(largest);
   }
   frame.largest = largest;
   frame.bounds.slack = 2.0 * input_error + kPlacementSlack * largest + 1e-17;

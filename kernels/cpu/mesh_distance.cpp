@@ -12,6 +12,7 @@
 #include "../common/elapsed.h"
 #include "../common/f12_bvh.h"
 #include "../common/mesh_distance_common.h"
+#include "../common/mesh_frame.h"
 #include "../common/oriented_box_build.h"
 #include "../common/parallel.h"
 #include "node_points.h"
@@ -34,27 +35,35 @@ struct alignas(128) NodeShape {
   DopReaches dop;
 };
 
-// One mesh's f12 hierarchy in its own frame, built once: tight boxes, and for the minimum oriented boxes
-// and their DOP reaches.
+// One mesh's f12 hierarchy in its own frame (mesh_frame.h), built once from its float copy: tight boxes,
+// and for the minimum oriented boxes and their DOP reaches; beside it the input's corners where the copy is
+// not the input.
 struct Tree {
   F12Mesh mesh;
+  LargeVector<double> truth;  // 9 a slot (double inputs); empty: mesh.corners are the truth
+  FrameInfo frame;
   LargeVector<Box> boxes;  // implicit breadth-first layout
   LargeVector<NodeShape> shapes;
   NodePoints points;  // the small nodes' vertices (minimum only)
 
   uint32_t depth() const { return mesh.shape.depth; }
-  Corners3 slot(uint32_t s) const { return load_corners(mesh.corners.data() + 9ull * s); }
+  // The slot's corners as the input states them: what every exact distance is measured over.
+  Corners3 slot(uint32_t s) const {
+    return truth.empty() ? load_corners(mesh.corners.data() + 9ull * s) : load_corners(truth.data() + 9ull * s);
+  }
   bool leaf(uint32_t node) const { return f12_level(node) == depth(); }
 };
 
 // B as A sees it under the query's pose, found per node when the search reaches it: nothing of B is
 // re-posed or refitted per query. A box moves to a parallelepiped, bounded by its axis-aligned box;
-// oriented boxes move with rigid poses; corners are posed exactly as pre-posed vertices would be
-// (pose_vertex), so the exact distances are the same bits.
+// oriented boxes move with rigid poses: all by the frame pose (mesh_frame.h). Corners are posed from the
+// input's by the pose itself, exactly as pre-posed vertices would be (posed_corners), so the exact
+// distances are the same bits.
 class PosedB {
  public:
-  PosedB(const Tree& b, const double* pose) : b_(b) {
-    std::copy(pose, pose + 12, m_);
+  PosedB(const Tree& b, const FramePose& frame, const double* pose) : b_(b) {
+    std::copy(frame.m, frame.m + 12, m_);
+    std::copy(pose, pose + 12, truth_m_);
     for (int i = 0; i < 9; ++i) abs_[i] = std::fabs(m_[4 * (i / 3) + i % 3]);
     rigid_ = is_rigid(m_);
     const CentredBox root = moved(0, 0.0);
@@ -99,18 +108,18 @@ class PosedB {
     return -s.h + (m_[3] * x.x + m_[7] * x.y + m_[11] * x.z);
   }
 
+  // The slot's corners as posed truth.
   Corners3 slot(uint32_t s) const {
-    const float* c = b_.mesh.corners.data() + 9ull * s;
-    float posed[9];
-    for (int k = 0; k < 3; ++k) pose_vertex(m_, c + 3 * k, posed + 3 * k);
-    return load_corners(posed);
+    return b_.truth.empty() ? posed_corners(truth_m_, b_.mesh.corners.data() + 9ull * s)
+                            : posed_corners(truth_m_, b_.truth.data() + 9ull * s);
   }
 
   const Tree& tree() const { return b_; }
 
  private:
   const Tree& b_;
-  double m_[12];
+  double m_[12];        // the frame pose: B's copy into A's
+  double truth_m_[12];  // the pose itself: B's input to the truth
   double abs_[9];
   bool rigid_ = false;
   double moved_scale_ = 0.0;
@@ -170,8 +179,10 @@ double cut_limit(double bound2, double slack) {
 template <bool kMax>
 class Search {
  public:
-  Search(const Tree& a, const PosedB& b, int threads)
-      : a_(a), b_(b), threads_(std::min(threads, kMaxThreads)), slack_(pruning_slack(std::fmax(largest_coordinate(a.boxes[0]), b.moved_scale()))) {
+  // slack: how far above the best exact distance a lower bound may come and its pair still be searched
+  // (below, for the maximum), for the rounding of the exact distances and the filters' distance from the truth.
+  Search(const Tree& a, const PosedB& b, int threads, double slack)
+      : a_(a), b_(b), threads_(std::min(threads, kMaxThreads)), slack_(slack) {
     bound_.store(kMax ? -1.0 : static_cast<double>(INFINITY));
   }
 
@@ -477,7 +488,11 @@ class F12Distance final : public MeshDistanceEngine {
   F12Distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o)
       : which_(o.which), threads_(resolve_thread_count(o.threads)) {
     for (auto [tree, mesh] : {std::pair<Tree*, const xhd_mesh*>{&a_, &a}, {&b_, &b}}) {
-      tree->mesh = build_f12_mesh(mesh->xyz, mesh->triangles, mesh->triangle_count, threads_);
+      MeshFrame frame;
+      frame_mesh(*mesh, threads_, frame);
+      tree->frame = frame.info;
+      tree->mesh = build_f12_mesh(frame.xyz(), mesh->triangles, mesh->triangle_count, threads_);
+      tree->truth = truth_corners(tree->mesh, frame, threads_);
       tree->boxes = f12_boxes(tree->mesh, threads_);
       if (o.which & XHD_DISTANCE_MIN) {
         const LargeVector<OrientedBox> boxes = build_oriented_boxes(tree->mesh, threads_);
@@ -493,9 +508,15 @@ class F12Distance final : public MeshDistanceEngine {
 
   void query(const double* pose, xhd_distance_result& r) override {
     const auto start = std::chrono::steady_clock::now();
-    const PosedB b(b_, pose ? pose : kIdentityPose);
-    if (which_ & XHD_DISTANCE_MIN) write_pair(Search<false>(a_, b, threads_).run(last_min_, r.box_pairs, r.triangle_pairs), r.min);
-    if (which_ & XHD_DISTANCE_MAX) write_pair(Search<true>(a_, b, threads_).run(last_max_, r.box_pairs, r.triangle_pairs), r.max);
+    if (pose == nullptr) pose = kIdentityPose;
+    const FramePose frame = frame_pose(pose, a_.frame, b_.frame);
+    const PosedB b(b_, frame, pose);
+    // Every bound the CPU compares against is an exact distance, so the filters' distance from the truth
+    // counts once (mesh_frame.h). The truth's magnitude: the frame's (A's box, B's moved one) plus A's origin.
+    const double truth_scale = std::fmax(largest_coordinate(a_.boxes[0]), b.moved_scale()) + largest_abs(a_.frame.origin);
+    const double slack = pruning_slack(truth_scale) + a_.frame.copy_error + frame.displacement;
+    if (which_ & XHD_DISTANCE_MIN) write_pair(Search<false>(a_, b, threads_, slack).run(last_min_, r.box_pairs, r.triangle_pairs), r.min);
+    if (which_ & XHD_DISTANCE_MAX) write_pair(Search<true>(a_, b, threads_, slack).run(last_max_, r.box_pairs, r.triangle_pairs), r.max);
     r.query_ms = elapsed_ms(start);
   }
 

@@ -10,6 +10,8 @@
 #include "../common/elapsed.h"
 #include "../common/f12_bvh.h"
 #include "../common/mesh_distance_common.h"
+#include "../common/mesh_frame.h"
+#include "../common/mesh_truth.h"
 #include "../common/oriented_box_build.h"
 #include "../common/parallel.h"
 #include "cuda_check.h"
@@ -31,15 +33,26 @@ struct Pose {
   double m[12];
 };
 
+struct Origin {
+  double at[3];
+};
+
 struct TreeView {
   F12Shape shape;
-  const float* corners;
+  const float* corners;  // the float copy the boxes are fitted to (B: posed)
   const uint32_t* triangle;
   Box* boxes;
   const OrientedBox* oriented;  // in the mesh's own frame; null when only the maximum is asked for
+  const double* truth;  // the input's corners (B: posed), 9 a slot, where the copy is not the input; else null
 };
 
-// How B's oriented boxes move with this query's pose: only for a rigid pose, widened by eps for rounding.
+// A slot's corners as the input states them (B: posed): what every exact distance is measured over.
+__device__ Corners3 exact_corners(const TreeView& t, uint32_t slot) {
+  return t.truth != nullptr ? load_corners(t.truth + 9ull * slot) : load_corners(t.corners + 9ull * slot);
+}
+
+// How B's oriented boxes move with this query's pose (the frame pose, mesh_frame.h): only for a rigid pose,
+// widened by eps for rounding.
 struct Motion {
   Pose pose;
   double eps;
@@ -93,6 +106,27 @@ __global__ void pose_kernel(Pose pose, const float* source, float* posed, uint64
   if (!isfinite(out[0]) || !isfinite(out[1]) || !isfinite(out[2])) *bad = 1;
 }
 
+// Double inputs: B's corners posed as the truth (float B rounded to float, double B kept in double), and
+// their float copy relative to A's origin, which B's boxes are refitted to.
+__global__ void pose_truth_kernel(Pose pose, Origin origin, const float* source32, const double* source64,
+                                  double* truth, float* copy, uint64_t vertices, int* bad) {
+  const uint64_t v = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
+  if (v >= vertices) return;
+  double q[3];
+  if (source64 != nullptr) {
+    pose_vertex64(pose.m, source64 + 3 * v, q);
+  } else {
+    float posed[3];
+    pose_vertex(pose.m, source32 + 3 * v, posed);
+    for (int k = 0; k < 3; ++k) q[k] = posed[k];
+  }
+  for (int k = 0; k < 3; ++k) {
+    truth[3 * v + k] = q[k];
+    copy[3 * v + k] = to_float(q[k] - origin.at[k]);
+    if (!isfinite(copy[3 * v + k])) *bad = 1;
+  }
+}
+
 __global__ void leaf_box_kernel(TreeView t) {
   const uint64_t leaf = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
   if (leaf >= (1ull << t.shape.depth)) return;
@@ -142,7 +176,7 @@ __global__ void descent_kernel(TreeView a, TreeView b, SearchState* s) {
   const uint64_t ia = na - ((1ull << a.shape.depth) - 1), ib = nb - ((1ull << b.shape.depth) - 1);
   for (uint32_t sa = f12_leaf_first(a.shape, ia); sa < f12_leaf_first(a.shape, ia + 1); ++sa)
     for (uint32_t sb = f12_leaf_first(b.shape, ib); sb < f12_leaf_first(b.shape, ib + 1); ++sb) {
-      const Corners3 ca = load_corners(a.corners + 9ull * sa), cb = load_corners(b.corners + 9ull * sb);
+      const Corners3 ca = exact_corners(a, sa), cb = exact_corners(b, sb);
       atomic_tighten<kMax>(&s->bound, (kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb)).d2);
     }
 }
@@ -209,7 +243,7 @@ __global__ void leaf_pairs_kernel(TreeView a, TreeView b, const uint2* pairs, ui
   bool tested = false;
   if (sa < f12_leaf_first(a.shape, ia + 1) && sb < f12_leaf_first(b.shape, ib + 1) &&
       !cut<kMax>(box_key<kMax>(a.boxes[p.x], b.boxes[p.y]), read_double(&s->bound), slack)) {
-    const Corners3 ca = load_corners(a.corners + 9ull * sa), cb = load_corners(b.corners + 9ull * sb);
+    const Corners3 ca = exact_corners(a, sa), cb = exact_corners(b, sb);
     // The normals' separation first (minimum only): most leaf pairs of facing surfaces end there.
     if (kMax || !cut<kMax>(triangle_pair_lower2(ca, cb), read_double(&s->bound), slack)) {
       value = (kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb)).d2;
@@ -245,15 +279,29 @@ DeviceArray<T> upload(DeviceMemory& memory, const T* host, size_t count, cudaStr
 class F12GpuDistance final : public MeshDistanceEngine {
  public:
   F12GpuDistance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o)
-      : which_(o.which), memory_(device_memory_budget(o.device), stream_.get()),
-        a_xyz_(a.xyz, a.xyz + 3 * a.vertex_count), a_tri_(a.triangles, a.triangles + 3 * a.triangle_count),
-        b_xyz_(b.xyz, b.xyz + 3 * b.vertex_count), b_tri_(b.triangles, b.triangles + 3 * b.triangle_count) {
+      : which_(o.which), exact_(a.xyz64 != nullptr || b.xyz64 != nullptr), memory_(device_memory_budget(o.device), stream_.get()),
+        a_input_(a), b_input_(b) {
     const int threads = resolve_thread_count(o.threads);
-    const F12Mesh fa = build_f12_mesh(a.xyz, a.triangles, a.triangle_count, threads);
-    const F12Mesh fb = build_f12_mesh(b.xyz, b.triangles, b.triangle_count, threads);
+    // Each mesh's hierarchy from its float copy (mesh_frame.h); float32 inputs are their own copies.
+    MeshFrame frame_a, frame_b;
+    frame_mesh(a, threads, frame_a);
+    frame_mesh(b, threads, frame_b);
+    a_frame_ = frame_a.info;
+    b_frame_ = frame_b.info;
+    const F12Mesh fa = build_f12_mesh(frame_a.xyz(), a.triangles, a.triangle_count, threads);
+    const F12Mesh fb = build_f12_mesh(frame_b.xyz(), b.triangles, b.triangle_count, threads);
     cudaStream_t s = stream_.get();
     a_shape_ = fa.shape;
     b_shape_ = fb.shape;
+    if (exact_) {
+      // The exact distances read the inputs' corners: A's as they are (a float A's copy is its input), B's
+      // posed per query from its input's.
+      const LargeVector<double> ta = truth_corners(fa, frame_a, threads), tb = truth_corners(fb, frame_b, threads);
+      a_truth_ = upload(memory_, ta.data(), ta.size(), s);
+      if (!tb.empty()) b_source64_ = upload(memory_, tb.data(), tb.size(), s);
+      b_truth_ = DeviceArray<double>(memory_, fb.corners.size());
+      XHD_CUDA(cudaStreamSynchronize(s));  // the host arrays go out of scope
+    }
     if (o.which & XHD_DISTANCE_MIN) {
       const LargeVector<OrientedBox> oa = build_oriented_boxes(fa, threads), ob = build_oriented_boxes(fb, threads);
       a_oriented_ = upload(memory_, oa.data(), oa.size(), s);
@@ -263,7 +311,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
     }
     a_corners_ = upload(memory_, fa.corners.data(), fa.corners.size(), s);
     a_triangle_ = upload(memory_, fa.triangle.data(), fa.triangle.size(), s);
-    b_source_ = upload(memory_, fb.corners.data(), fb.corners.size(), s);
+    // B's posing starts from its input: the float corners, unless the doubles went up above.
+    if (b_source64_.get() == nullptr) b_source_ = upload(memory_, fb.corners.data(), fb.corners.size(), s);
     b_triangle_ = upload(memory_, fb.triangle.data(), fb.triangle.size(), s);
     b_corners_ = DeviceArray<float>(memory_, fb.corners.size());
     a_boxes_ = DeviceArray<Box>(memory_, f12_node_count(a_shape_));
@@ -284,8 +333,16 @@ class F12GpuDistance final : public MeshDistanceEngine {
     std::copy(pose ? pose : kIdentityPose, (pose ? pose : kIdentityPose) + 12, p.m);
     XHD_CUDA(cudaMemsetAsync(bad_.get(), 0, sizeof(int), s));
     const uint64_t vertices = 3ull * b_shape_.triangles;
-    pose_kernel<<<blocks_for(vertices, kThreads), kThreads, 0, s>>>(p, b_source_.get(), b_corners_.get(), vertices, bad_.get());
-    XHD_CUDA_LAUNCHED("pose_kernel");
+    if (exact_) {
+      Origin o;
+      std::copy(a_frame_.origin, a_frame_.origin + 3, o.at);
+      pose_truth_kernel<<<blocks_for(vertices, kThreads), kThreads, 0, s>>>(p, o, b_source_.get(), b_source64_.get(), b_truth_.get(),
+                                                                            b_corners_.get(), vertices, bad_.get());
+      XHD_CUDA_LAUNCHED("pose_truth_kernel");
+    } else {
+      pose_kernel<<<blocks_for(vertices, kThreads), kThreads, 0, s>>>(p, b_source_.get(), b_corners_.get(), vertices, bad_.get());
+      XHD_CUDA_LAUNCHED("pose_kernel");
+    }
     refit(view_b());
     int bad = 0;
     Box b_root;
@@ -296,8 +353,19 @@ class F12GpuDistance final : public MeshDistanceEngine {
     log.mark("pose and refit B");
     if (bad) throw InvalidArgument("the pose moves B's vertices beyond the float range");
     const double moved_scale = largest_coordinate(b_root);
-    const double slack = pruning_slack(std::fmax(largest_coordinate(a_root_), moved_scale));
-    motion_ = {p, 4e-7 * (moved_scale + b_local_scale_), b_oriented_.get() != nullptr && is_rigid(p.m)};
+    // The filters' distance from the truth (mesh_frame.h): B's boxes were fitted to the float copy of its
+    // posed truth, within float_copy_error of it; its oriented boxes (from its own copy, moved by the frame
+    // pose) are widened by D_B, so they hold the truth themselves. The running bound mixes exact distances
+    // with the boxes' enhanced bounds (upper bounds of the minimum, lower of the maximum, over the copies),
+    // so the copies' error counts twice: once for the pair cut, once for the bound it is cut against.
+    // Float32 inputs: the copies are the truth, nothing is added.
+    const FramePose frame = frame_pose(p.m, a_frame_, b_frame_);
+    const double b_error = exact_ ? float_copy_error(moved_scale) : 0.0;
+    const double truth_scale = std::fmax(largest_coordinate(a_root_), moved_scale) + largest_abs(a_frame_.origin);
+    const double slack = pruning_slack(truth_scale) + 2.0 * (a_frame_.copy_error + b_error);
+    Pose moved;
+    std::copy(frame.m, frame.m + 12, moved.m);
+    motion_ = {moved, 4e-7 * (moved_scale + b_local_scale_) + frame.displacement, b_oriented_.get() != nullptr && is_rigid(p.m)};
     if (which_ & XHD_DISTANCE_MIN) r.min = search<false>(p, slack, r, log);
     if (which_ & XHD_DISTANCE_MAX) r.max = search<true>(p, slack, r, log);
     r.query_ms = elapsed_ms(start);
@@ -305,8 +373,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
   }
 
  private:
-  TreeView view_a() { return {a_shape_, a_corners_.get(), a_triangle_.get(), a_boxes_.get(), a_oriented_.get()}; }
-  TreeView view_b() { return {b_shape_, b_corners_.get(), b_triangle_.get(), b_boxes_.get(), b_oriented_.get()}; }
+  TreeView view_a() { return {a_shape_, a_corners_.get(), a_triangle_.get(), a_boxes_.get(), a_oriented_.get(), a_truth_.get()}; }
+  TreeView view_b() { return {b_shape_, b_corners_.get(), b_triangle_.get(), b_boxes_.get(), b_oriented_.get(), b_truth_.get()}; }
 
   void refit(const TreeView& t) {
     cudaStream_t s = stream_.get();
@@ -356,13 +424,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     if (found.key == ~0ull) throw std::runtime_error("the search ended without a triangle pair");
     // The winning pair's points, recomputed on the host by the same functions: the CPU backend's bits.
     const uint32_t ta = static_cast<uint32_t>(found.key >> 32), tb = static_cast<uint32_t>(found.key & 0xffffffffu);
-    Corners3 ca, cb;
-    for (int k = 0; k < 3; ++k) {
-      ca.v[k] = dload(&a_xyz_[3ull * a_tri_[3ull * ta + k]]);
-      float posed[3];
-      pose_vertex(pose.m, &b_xyz_[3ull * b_tri_[3ull * tb + k]], posed);
-      cb.v[k] = dload(posed);
-    }
+    const Corners3 ca = a_input_.corners(ta), cb = b_input_.posed_corners(pose.m, tb);
     const PairPoints p = kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb);
     write_pair({p.d2, ta, tb, p}, out);
     return out;
@@ -438,14 +500,14 @@ class F12GpuDistance final : public MeshDistanceEngine {
   }
 
   const int which_;
+  const bool exact_;  // an input is double: the boxes are fitted to float copies, the exact tests read the truth
   Stream stream_;
   DeviceMemory memory_;
-  const std::vector<float> a_xyz_;
-  const std::vector<uint32_t> a_tri_;
-  const std::vector<float> b_xyz_;
-  const std::vector<uint32_t> b_tri_;
+  const MeshTruth a_input_, b_input_;
+  FrameInfo a_frame_, b_frame_;
   F12Shape a_shape_{1, 0}, b_shape_{1, 0};
   DeviceArray<float> a_corners_, b_source_, b_corners_;
+  DeviceArray<double> a_truth_, b_source64_, b_truth_;  // double inputs only (a_truth_: a double A only)
   DeviceArray<uint32_t> a_triangle_, b_triangle_;
   DeviceArray<Box> a_boxes_, b_boxes_;
   DeviceArray<OrientedBox> a_oriented_, b_oriented_;

@@ -245,7 +245,7 @@ typedef struct xhd_distance_options {
 
 /* The pair of triangles realizing a distance, and its two points (on A, and on B as posed). */
 typedef struct xhd_distance_pair {
-  double distance;     /* exact, in double precision from the float vertices */
+  double distance;     /* exact, in double precision from the input's vertices (xyz or xyz64), B posed */
   int64_t triangle_a;  /* XHD_NO_INDEX when not computed */
   int64_t triangle_b;
   double point_a[3];
@@ -268,7 +268,10 @@ typedef struct xhd_distance_result {
 } xhd_distance_result;
 
 /* Both meshes' hierarchies (and on a GPU their device copies), built once and queried for many poses of B.
- * The context copies what it needs: the caller's arrays may be freed after xhd_distance_context_create. */
+ * The context copies what it needs: the caller's arrays may be freed after xhd_distance_context_create.
+ * Either mesh may be float32 (xyz) or double (xyz64): every distance, pair and point is the double-precision
+ * brute force's over those vertices (ties to the smallest triangle of A, then of B), on every backend; the
+ * hierarchies are float32 copies relative to an origin near each double mesh, used only as filters. */
 typedef struct xhd_distance_context xhd_distance_context;
 
 /* Builds the context; *build_ms receives the time spent (may be NULL). A point cloud may be passed as
@@ -277,10 +280,12 @@ XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b
                                             xhd_distance_context** context, double* build_ms);
 
 /* The distances asked for at creation between A and B posed by pose_b: 12 doubles, the rows of a 3x4
- * affine transform [M | t], normally rigid (NULL: the identity). B's vertices are posed as
- * float(((m0*x + m1*y) + m2*z) + t) per row, in double precision, so a pose equals passing the pre-posed
- * vertices; B's boxes are refitted to them, its hierarchy is not rebuilt. Threads: one query per
- * context at a time. progress may be NULL. */
+ * affine transform [M | t], normally rigid (NULL: the identity). B's vertices (x, y, z) are posed per row as
+ * ((m0*x + m1*y) + m2*z) + t, evaluated in double precision in that order (no fused multiply-add), then
+ * rounded to float when B is float32 (xyz) and kept in double when B is double (xyz64); so a pose equals
+ * passing the pre-posed vertices of the same type. B's boxes are refitted to them, its hierarchy is not
+ * rebuilt. Points are reported in the input's coordinates. Threads: one query per context at a time.
+ * progress may be NULL. */
 XHD_API int32_t xhd_distance_query(xhd_distance_context* context, const double* pose_b, xhd_distance_result* result,
                                    xhd_progress* progress);
 

@@ -1,8 +1,8 @@
 // Timing our mesh distance in-process, as a user of the library runs it: MeshDistance.create builds both
 // hierarchies once, then one query per frame poses B and measures.
 import { MeshDistance } from '../../src/mesh-distance.js';
+import type { OursScene } from './distance-coordinates.js';
 import { doneOutcome, mean, type DistanceOutcome, type Frames } from './distance-outcome.js';
-import type { DistanceScene } from './distance-scenes.js';
 
 /**
  * Builds, answers the last frame once untimed (warm-up: not frame 0, which on the CPU would then start from
@@ -10,7 +10,7 @@ import type { DistanceScene } from './distance-scenes.js';
  * query + upload + download ms (the upload and download are 0 on the CPU). timeoutS bounds the whole
  * measurement; a query under way when it passes is cancelled.
  */
-export async function measureOurs(scene: DistanceScene, backend: 'cpu' | 'cuda', s: { threads: number; timeoutS: number }): Promise<DistanceOutcome> {
+export async function measureOurs(scene: OursScene, backend: 'cpu' | 'cuda', s: { threads: number; timeoutS: number }): Promise<DistanceOutcome> {
   const start = performance.now();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), s.timeoutS * 1000);

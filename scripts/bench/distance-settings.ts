@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 
+import { DISTANCE_COORDINATES, type DistanceCoordinates } from './distance-coordinates.js';
 import { DISTANCE_SCENES, type DistanceSceneName } from './distance-scenes.js';
 import { parseNames, positiveInteger } from './settings.js';
 
@@ -16,6 +17,8 @@ export interface DistanceSettings {
   /** Times the sequence of frames is run, in order (more samples of the same poses). */
   passes: number;
   sides: DistanceSide[];
+  /** What our side's inputs are: float32 (as generated), float64 (the same values) or survey (doubles, moved far). */
+  coordinates: DistanceCoordinates;
   threads: number;
   timeoutS: number;
   out?: string;
@@ -31,6 +34,9 @@ const HELP = `Usage: scripts/bench-distance [options]
                      mean by half)
   --backends LIST    cpu (ours), cuda (ours, where a GPU is usable), fcl (FCL's distance query)
                      (default cpu,cuda,fcl)
+  --coordinates C    our inputs: float32 (as generated, default), float64 (the same values as doubles:
+                     the exact path over double inputs) or survey (those doubles at x 5e5, y 4.2e6, z 100,
+                     the poses moved along); FCL reads float32 only and is skipped for the others
   --threads N        threads of our CPU backend (default: every core); FCL runs on one
   --timeout-s N      wall-clock limit of one side on one scene: build and every frame (default 120)
   --out FILE         also write the markdown report to FILE`;
@@ -43,6 +49,12 @@ export function parseCount(text: string): number {
   return value;
 }
 
+function parseCoordinates(text: string): DistanceCoordinates {
+  const found = DISTANCE_COORDINATES.find((c) => c === text);
+  if (found === undefined) throw new Error(`--coordinates expects one of ${DISTANCE_COORDINATES.join(', ')}, got ${JSON.stringify(text)}`);
+  return found;
+}
+
 /** Parses the options; prints the usage and exits on --help. */
 export function parseDistanceSettings(argv: string[]): DistanceSettings {
   const { values } = parseArgs({
@@ -53,6 +65,7 @@ export function parseDistanceSettings(argv: string[]): DistanceSettings {
       frames: { type: 'string', default: '20' },
       passes: { type: 'string', default: '5' },
       backends: { type: 'string', default: DISTANCE_SIDES.join(',') },
+      coordinates: { type: 'string', default: 'float32' },
       threads: { type: 'string' },
       'timeout-s': { type: 'string', default: '120' },
       out: { type: 'string' },
@@ -69,6 +82,7 @@ export function parseDistanceSettings(argv: string[]): DistanceSettings {
     frames: positiveInteger(values.frames!, 'frames'),
     passes: positiveInteger(values.passes!, 'passes'),
     sides: parseNames(values.backends!, DISTANCE_SIDES, 'backend'),
+    coordinates: parseCoordinates(values.coordinates!),
     threads: values.threads === undefined ? availableParallelism() : positiveInteger(values.threads, 'threads'),
     timeoutS: positiveInteger(values['timeout-s']!, 'timeout-s'),
     out: values.out,

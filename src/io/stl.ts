@@ -42,7 +42,7 @@ const LARGEST_EXACT_FLOAT32_BITS = (() => {
 
 function weldNote(welder: VertexWelder | Float64VertexWelder): string {
   const vertices = welder.count === 1 ? 'shared vertex' : 'shared vertices';
-  return `welded ${plural(welder.corners, 'triangle corner')} into ${welder.count} ${vertices}`;
+  return `welded ${plural(welder.corners, 'triangle corner')} into ${welder.count.toLocaleString('en-US')} ${vertices}`;
 }
 
 function parseBinaryStl(bytes: Uint8Array, file: string): Geometry {

@@ -1,0 +1,79 @@
+// A mesh's input, copied: its float32 or double vertices (the truth every distance is measured over) and
+// its triangles. The reference measures over it; the GPU recomputes its winning pairs' points from it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "f12_bvh.h"
+#include "xhd.h"
+
+namespace xhd {
+
+class MeshTruth {
+ public:
+  explicit MeshTruth(const xhd_mesh& m)
+      : f32_(m.xyz64 == nullptr ? m.xyz : nullptr, m.xyz64 == nullptr ? m.xyz + 3 * m.vertex_count : nullptr),
+        f64_(m.xyz64, m.xyz64 == nullptr ? nullptr : m.xyz64 + 3 * m.vertex_count),
+        triangles_(m.triangles, m.triangles + 3 * m.triangle_count) {}
+
+  size_t triangle_count() const { return triangles_.size() / 3; }
+
+  // Triangle t as given (A).
+  Corners3 corners(size_t t) const {
+    Corners3 c;
+    for (int k = 0; k < 3; ++k) c.v[k] = vertex(triangles_[3 * t + k]);
+    return c;
+  }
+
+  // Triangle t posed (B): each corner as posed_corners (f12_bvh.h) poses it.
+  Corners3 posed_corners(const double* pose, size_t t) const {
+    if (f64_.empty()) {
+      float c[9];
+      for (int k = 0; k < 9; ++k) c[k] = f32_[3ull * triangles_[3 * t + k / 3] + k % 3];
+      return xhd::posed_corners(pose, c);
+    }
+    double c[9];
+    for (int k = 0; k < 9; ++k) c[k] = f64_[3ull * triangles_[3 * t + k / 3] + k % 3];
+    return xhd::posed_corners(pose, c);
+  }
+
+  // Every vertex posed the same way, as doubles (3 a vertex).
+  std::vector<double> posed_vertices(const double* pose) const {
+    const size_t n = (f64_.empty() ? f32_.size() : f64_.size()) / 3;
+    std::vector<double> out(3 * n);
+    for (size_t v = 0; v < n; ++v) {
+      if (f64_.empty()) {
+        float posed[3];
+        pose_vertex(pose, &f32_[3 * v], posed);
+        for (int k = 0; k < 3; ++k) out[3 * v + k] = posed[k];
+      } else {
+        pose_vertex64(pose, &f64_[3 * v], &out[3 * v]);
+      }
+    }
+    return out;
+  }
+
+  // Triangle t of vertices given as doubles (3 a vertex), in this mesh's triangle order.
+  Corners3 corners_of(const std::vector<double>& xyz, size_t t) const {
+    Corners3 c;
+    for (int k = 0; k < 3; ++k) {
+      const double* v = &xyz[3ull * triangles_[3 * t + k]];
+      c.v[k] = {v[0], v[1], v[2]};
+    }
+    return c;
+  }
+
+ private:
+  Dvec3 vertex(uint32_t i) const {
+    if (f64_.empty()) return dload(&f32_[3ull * i]);
+    const double* v = &f64_[3ull * i];
+    return {v[0], v[1], v[2]};
+  }
+
+  std::vector<float> f32_;
+  std::vector<double> f64_;  // exactly one of the two holds the vertices
+  std::vector<uint32_t> triangles_;
+};
+
+}  // namespace xhd
