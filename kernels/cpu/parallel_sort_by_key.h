@@ -103,7 +103,7 @@ void parallel_sort_by_key(uint32_t* keys, size_t n, int key_bits, int threads, P
   uint32_t* to_items = items_b.data();
   for (int pass = 0; pass < plan.passes; ++pass) {
     const int shift = pass * plan.bits;
-    const auto scatter = [&](uint32_t position, uint32_t key, uint32_t item) {
+    const auto scatter = [to_keys, to_items](uint32_t position, uint32_t key, uint32_t item) {
       to_keys[position] = key;
       to_items[position] = item;
     };
