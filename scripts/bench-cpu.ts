@@ -36,7 +36,8 @@ async function benchmarkCase(name: DatasetName, n: number, settings: Settings, p
     const isPeer = (PEERS as readonly string[]).includes(method);
     const reason = QUADRATIC.has(method) ? skipReason(history.get(key), n, settings.timeoutS) : null;
     let outcome: Outcome;
-    if (isPeer && peers[method as Peer].error) outcome = { kind: 'skipped', why: 'not installed' };
+    if (!settings.methods.includes(method)) outcome = { kind: 'skipped', why: 'not selected' };
+    else if (isPeer && peers[method as Peer].error) outcome = { kind: 'skipped', why: 'not installed' };
     else if (reason) outcome = { kind: 'skipped', why: reason };
     else {
       const measure = () => (isPeer ? runPeer(method as Peer, fileA, fileB, settings) : runOurs(method as Ours, a, b, settings));
@@ -46,7 +47,8 @@ async function benchmarkCase(name: DatasetName, n: number, settings: Settings, p
     outcomes[method] = outcome;
     if (outcome.kind === 'done' || outcome.kind === 'timeout') history.set(key, { n, outcome });
     const what = outcome.kind === 'done'
-      ? `${formatMs(outcome.ms)} ms (wall ${formatMs(outcome.wallMs)} ms, best of ${outcome.runs}), HD ${outcome.hd.toPrecision(9)}` +
+      ? `${formatMs(outcome.ms)} ms${outcome.buildMs === undefined ? '' : ` (build ${formatMs(outcome.buildMs)} + query ${formatMs(outcome.queryMs!)})`}` +
+        ` (wall ${formatMs(outcome.wallMs)} ms, best of ${outcome.runs}), HD ${outcome.hd.toPrecision(9)}` +
         `, outside load ${outcome.outsideCores?.toFixed(2) ?? '?'} cores${disturbed(outcome) ? ' †' : ''}`
       : outcome.kind === 'timeout' ? `> ${settings.timeoutS} s` : `${outcome.kind}: ${outcome.why}`;
     log(`  ${LABELS[method].padEnd(7)} ${what}`);

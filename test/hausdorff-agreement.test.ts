@@ -79,25 +79,3 @@ describe('grid and eb agree with the double-precision brute force', () => {
     await checkAgainstBrute('plane vs slab', a, b);
   });
 });
-
-describe('grid on sets large enough for the parallel index build', () => {
-  // Above 131072 points the grid sorts and chunks with one range per thread; the answer and the witness
-  // must be the same as the one-thread build's, and equal to eb's (fast here: no near-ties).
-  for (const [name, make] of [
-    ['uniform', (r: () => number) => uniform(160_000, 3, r)],
-    ['clustered', (r: () => number) => clustered(160_000, 3, r)],
-  ] as const) {
-    it(`${name}, 160k points, 1 and 3 threads`, async () => {
-      const r = rng(160);
-      const a = make(r), b = make(r);
-      const one = await hausdorff(a, b, { threads: 1 });
-      const three = await hausdorff(a, b, { threads: 3 });
-      const eb = await hausdorff(a, b, { method: 'eb', threads: 2 });
-      assert.equal(three.hd, one.hd);
-      assert.deepEqual([three.ab.fromIndex, three.ab.toIndex, three.ba!.fromIndex, three.ba!.toIndex],
-        [one.ab.fromIndex, one.ab.toIndex, one.ba!.fromIndex, one.ba!.toIndex]);
-      assertSame(eb, one, `${name} eb against grid`);
-      assertWitnesses(three, a, b, name);
-    });
-  }
-});

@@ -37,6 +37,15 @@ describe('hausdorff() arguments', () => {
     hugeDoubles[4] = -2e15;
     await assert.rejects(hausdorff(ok, hugeDoubles), /point 1 of set B has a coordinate beyond \+-1e15/);
   });
+
+  it('the check, split among threads, still names the first point beyond ±1e15', async () => {
+    const big = uniform(300_000, 3, rng(3));
+    big[3 * 250_000 + 2] = 5e15;  // in a later block, checked first by some thread
+    big[3 * 70_000 + 1] = -4e15;
+    for (const threads of [1, 4]) {
+      await assert.rejects(hausdorff(big, ok, { threads }), /point 70000 of set A has a coordinate beyond \+-1e15/, `${threads} threads`);
+    }
+  });
 });
 
 describe('hausdorff() options', () => {

@@ -38,6 +38,19 @@ export function clustered(n: number, dims: Dims, random: () => number): Float32A
   return p;
 }
 
+/** Points on the sphere of radius `radius` around (0.5, 0.5, 0.5): a surface, so most cells of a grid over it are empty. */
+export function sphereSurface(n: number, random: () => number, radius = 0.5): Float32Array {
+  const p = new Float32Array(3 * n);
+  for (let i = 0; i < n; i++) {
+    const x = gaussian(random), y = gaussian(random), z = gaussian(random);
+    const scale = radius / (Math.hypot(x, y, z) || 1);
+    p[3 * i] = 0.5 + x * scale;
+    p[3 * i + 1] = 0.5 + y * scale;
+    p[3 * i + 2] = 0.5 + z * scale;
+  }
+  return p;
+}
+
 /** A copy moved by (dx, 0, 0): every point has a partner at exactly the same distance (near-ties). */
 export function shifted(points: Float32Array, dx: number): Float32Array {
   const p = points.slice();

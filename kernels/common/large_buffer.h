@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include <sys/mman.h>
@@ -45,5 +46,25 @@ struct LargeBufferAllocator {
 
 template <class T>
 using LargeVector = std::vector<T, LargeBufferAllocator<T>>;
+
+// The same allocator, but resize() and the size constructor leave new elements default-initialized
+// (uninitialized, for numbers and plain structs). A zero fill would fault in, and clear, every page on the
+// calling thread alone; left unwritten, the pages are first touched by the parallel loop that fills them.
+// Only for arrays whose every element is written before it is read.
+template <class T>
+struct UninitLargeBufferAllocator : LargeBufferAllocator<T> {
+  using value_type = T;
+  UninitLargeBufferAllocator() = default;
+  template <class U>
+  UninitLargeBufferAllocator(const UninitLargeBufferAllocator<U>&) {}
+
+  template <class U>
+  void construct(U* p) { ::new (static_cast<void*>(p)) U; }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) { ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...); }
+};
+
+template <class T>
+using UninitLargeVector = std::vector<T, UninitLargeBufferAllocator<T>>;
 
 }  // namespace xhd

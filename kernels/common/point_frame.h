@@ -34,7 +34,7 @@ struct FramedSet {
   PointTruth truth;
   const float* xyz = nullptr;
   size_t count = 0;
-  LargeVector<float> owned;
+  UninitLargeVector<float> owned;  // filled by a parallel loop, which also first-touches its pages
 };
 
 // Cell placement error per unit of coordinate magnitude. The CPU grid places points and cell edges in

@@ -2,12 +2,14 @@
 // with the same messages.
 #pragma once
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
+#include "parallel.h"
 #include "xhd.h"
 
 namespace xhd {
@@ -20,18 +22,43 @@ struct InvalidArgument : std::runtime_error {
 // step at 1e15 is 0.125), and squared float distances could overflow.
 constexpr double kMaxAbsCoordinate = 1e15;
 
+// Refuses the set at its first point (the smallest index) with a coordinate that is not finite or beyond
+// kMaxAbsCoordinate. Blocks of points are checked on `threads` threads, each block without an early exit so
+// that it vectorizes (measured at 12.5M float points: 5.7 ms on one thread, where the early-exit loop took
+// 21-40 ms).
 template <class T>
-void check_coordinates(const T* xyz, uint64_t count, const char* name) {
-  for (uint64_t i = 0; i < count * 3; ++i) {
-    const double v = xyz[i];
-    if (!(std::fabs(v) <= kMaxAbsCoordinate))
-      throw InvalidArgument(std::string("point ") + std::to_string(i / 3) + " of set " + name +
-                            (std::isfinite(v) ? " has a coordinate beyond +-1e15" : " has a non-finite coordinate"));
+void check_coordinates(const T* xyz, uint64_t count, const char* name, int threads) {
+  constexpr size_t kPointsPerBlock = size_t(1) << 16;
+  std::atomic<uint64_t> first_bad{UINT64_MAX};
+  parallel_blocks(count, kPointsPerBlock, threads, [&](size_t begin, size_t end, int) {
+    unsigned any_bad = 0;  // an OR over unsigned vectorizes, an AND over bool does not (gcc 12)
+    for (size_t i = 3 * begin; i < 3 * end; ++i) any_bad |= !(std::fabs(static_cast<double>(xyz[i])) <= kMaxAbsCoordinate);
+    if (any_bad == 0) return;
+    size_t bad = begin;
+    while (std::fabs(static_cast<double>(xyz[3 * bad])) <= kMaxAbsCoordinate &&
+           std::fabs(static_cast<double>(xyz[3 * bad + 1])) <= kMaxAbsCoordinate &&
+           std::fabs(static_cast<double>(xyz[3 * bad + 2])) <= kMaxAbsCoordinate)
+      ++bad;
+    uint64_t seen = first_bad.load(std::memory_order_relaxed);
+    while (bad < seen && !first_bad.compare_exchange_weak(seen, bad, std::memory_order_relaxed)) {
+    }
+  });
+  const uint64_t bad = first_bad.load(std::memory_order_relaxed);
+  if (bad == UINT64_MAX) return;
+  bool finite = true;
+  for (int k = 0; k < 3; ++k) {
+    const double v = xyz[3 * bad + k];
+    if (!(std::fabs(v) <= kMaxAbsCoordinate)) {
+      finite = std::isfinite(v);
+      break;
+    }
   }
+  throw InvalidArgument(std::string("point ") + std::to_string(bad) + " of set " + name +
+                        (finite ? " has a coordinate beyond +-1e15" : " has a non-finite coordinate"));
 }
 
 // allow_double: whether the call takes double coordinates (xyz64) as well as floats.
-inline void check_points(const xhd_points* set, const char* name, bool allow_double = true) {
+inline void check_points(const xhd_points* set, const char* name, int threads, bool allow_double = true) {
   if (set == nullptr) throw InvalidArgument(std::string("point set ") + name + " is null");
   if (set->count == 0) throw InvalidArgument(std::string("point set ") + name + " is empty");
   if ((set->xyz == nullptr) == (set->xyz64 == nullptr))
@@ -40,8 +67,8 @@ inline void check_points(const xhd_points* set, const char* name, bool allow_dou
     throw InvalidArgument(std::string("point set ") + name + ": this call takes float coordinates (xyz) only");
   if (set->count >= UINT32_MAX)
     throw InvalidArgument(std::string("point set ") + name + " has more than 4294967294 points");
-  if (set->xyz64 != nullptr) check_coordinates(set->xyz64, set->count, name);
-  else check_coordinates(set->xyz, set->count, name);
+  if (set->xyz64 != nullptr) check_coordinates(set->xyz64, set->count, name, threads);
+  else check_coordinates(set->xyz, set->count, name, threads);
 }
 
 // Checks options and both sets, and resets result to "nothing computed".
@@ -61,18 +88,19 @@ inline void check_hausdorff_call(const xhd_points* a, const xhd_points* b, const
     throw InvalidArgument("cell_size must be a finite number >= 0");
   if (options->method < XHD_METHOD_GRID || options->method > XHD_METHOD_BRUTE)
     throw InvalidArgument("unknown method " + std::to_string(options->method));
-  check_points(a, "A");
-  check_points(b, "B");
+  const int threads = resolve_thread_count(options->threads);
+  check_points(a, "A", threads);
+  check_points(b, "B", threads);
 }
 
-// allow_double: whether the call takes double vertices (xyz64) as well as floats.
-inline void check_mesh(const xhd_mesh* mesh, bool allow_double = true) {
+// Every caller takes double vertices (xyz64) as well as floats.
+inline void check_mesh(const xhd_mesh* mesh, int threads = 1) {
   if (mesh == nullptr) throw InvalidArgument("mesh is null");
   if (mesh->triangle_count == 0) throw InvalidArgument("mesh has no triangles");
   if (mesh->triangles == nullptr) throw InvalidArgument("mesh has no triangle indices");
   if (mesh->triangle_count >= UINT32_MAX) throw InvalidArgument("mesh has more than 4294967294 triangles");
   const xhd_points vertices{mesh->xyz, mesh->vertex_count, mesh->xyz64};
-  check_points(&vertices, "M (mesh vertices)", allow_double);
+  check_points(&vertices, "M (mesh vertices)", threads);
   for (uint64_t k = 0; k < 3 * mesh->triangle_count; ++k)
     if (mesh->triangles[k] >= mesh->vertex_count)
       throw InvalidArgument("triangle " + std::to_string(k / 3) + " uses vertex " + std::to_string(mesh->triangles[k]) +
@@ -88,8 +116,9 @@ inline void check_surface_call(const xhd_points* points, const xhd_mesh* mesh, c
   if (options->threads < 0) throw InvalidArgument("threads must be >= 0");
   if (options->method != XHD_SURFACE_BVH && options->method != XHD_SURFACE_BRUTE && options->method != XHD_SURFACE_GRID)
     throw InvalidArgument("unknown surface method " + std::to_string(options->method));
-  check_points(points, "Q (query points)");
-  check_mesh(mesh);
+  const int threads = resolve_thread_count(options->threads);
+  check_points(points, "Q (query points)", threads);
+  check_mesh(mesh, threads);
 }
 
 }  // namespace xhd

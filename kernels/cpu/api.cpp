@@ -67,11 +67,11 @@ int32_t nearest_points(const xhd_points* queries, const xhd_points* targets, con
     throw InvalidArgument("cell_size must be a finite number >= 0");
   if (options->method != XHD_METHOD_GRID && options->method != XHD_METHOD_BRUTE)
     throw InvalidArgument("nearest points: method must be grid or brute");
-  xhd::check_points(queries, "of queries");
-  xhd::check_points(targets, "of targets");
+  const int threads = xhd::resolve_thread_count(options->threads);
+  xhd::check_points(queries, "of queries", threads);
+  xhd::check_points(targets, "of targets", threads);
   const xhd::Progress progress(progress_slot);
   progress.set_total(queries->count);
-  const int threads = xhd::resolve_thread_count(options->threads);
   xhd::PointFrame frame;
   xhd::frame_points(*queries, targets, threads, frame);
   const xhd::NearestJob job{&frame.a, &frame.b, &frame.bounds, threads, options->cell_size, &progress, distance, nearest};

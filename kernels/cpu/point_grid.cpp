@@ -1,6 +1,7 @@
 #include "point_grid.h"
 
 #include "../common/parallel.h"
+#include "parallel_sort_by_key.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,6 +17,9 @@ constexpr double kTargetPointsPerCell = 3.0;
 
 // Points per block of the parallel build loops.
 constexpr size_t kBuildGrain = 65536;
+
+// Cells per block of the parallel loops over the dense cell table (cheap per cell).
+constexpr size_t kCellGrain = size_t(1) << 18;
 
 struct Extent {
   double min[3], max[3];
@@ -82,7 +86,7 @@ GridFrame frame_for(const Extent& e, double cell) {
 }
 
 // Every point's cell key in a frame, and how many distinct cells they occupy (counted with a bitmap).
-size_t compute_cell_keys(const float* xyz, size_t n, const GridFrame& f, int threads, LargeVector<uint32_t>& keys) {
+size_t compute_cell_keys(const float* xyz, size_t n, const GridFrame& f, int threads, UninitLargeVector<uint32_t>& keys) {
   keys.resize(n);
   std::vector<uint64_t> bits((f.cell_count() + 63) / 64, 0);
   parallel_blocks(n, kBuildGrain, threads, [&](size_t begin, size_t end, int) {
@@ -102,8 +106,8 @@ size_t compute_cell_keys(const float* xyz, size_t n, const GridFrame& f, int thr
 // Resolution from the data: start from the side that would give kTargetPointsPerCell if the points
 // filled the box, then correct for data that fills less (surfaces, clusters) by measuring occupancy at
 // two resolutions, which gives the data's local dimension, and scaling to hit the target.
-// Leaves in `keys` the cell keys of the returned side, which the counting sort reuses.
-double choose_cell_size(const float* xyz, size_t n, const Extent& e, int threads, LargeVector<uint32_t>& keys) {
+// Leaves in `keys` the cell keys of the returned side, which the sort by cell reuses.
+double choose_cell_size(const float* xyz, size_t n, const Extent& e, int threads, UninitLargeVector<uint32_t>& keys) {
   double span[3], volume = 1.0, largest = 0.0;
   for (int i = 0; i < 3; ++i) {
     span[i] = e.max[i] - e.min[i];
@@ -126,7 +130,7 @@ double choose_cell_size(const float* xyz, size_t n, const Extent& e, int threads
   if (largest <= 0.0 || fill0 <= 2.0 * kTargetPointsPerCell) return cell;
   const double finer = respect_cell_cap(e, cell * 0.5, max_cells);
   if (finer >= cell) return cell;  // cannot refine within the cap
-  LargeVector<uint32_t> scratch;
+  UninitLargeVector<uint32_t> scratch;
   const double fill1 = static_cast<double>(n) / compute_cell_keys(xyz, n, frame_for(e, finer), threads, scratch);
   const double dimension = std::log(fill0 / fill1) / std::log(cell / finer);
   if (!(dimension > 0.25)) return cell;  // duplicates: refining does not spread them
@@ -137,7 +141,7 @@ double choose_cell_size(const float* xyz, size_t n, const Extent& e, int threads
 }
 
 // Orders a crowded cell's points along a Morton curve inside the cell so its chunks are compact.
-void sort_cell_spatially(LargeVector<float>& xyz, LargeVector<uint32_t>& ids, uint32_t begin, uint32_t end) {
+void sort_cell_spatially(UninitLargeVector<float>& xyz, UninitLargeVector<uint32_t>& ids, uint32_t begin, uint32_t end) {
   Box box;
   box_make_empty(box);
   for (uint32_t p = begin; p < end; ++p) box_grow(box, &xyz[3 * p]);
@@ -165,12 +169,10 @@ void sort_cell_spatially(LargeVector<float>& xyz, LargeVector<uint32_t>& ids, ui
   std::copy(tmp_ids.begin(), tmp_ids.end(), ids.begin() + begin);
 }
 
-// Cells and chunks are built by `parts` threads, each over a contiguous range, when the per-thread
-// histograms stay small (dense grids: a few points per cell); sparse grids (surfaces, clusters) are built
-// by one thread (sort_and_chunk_serial), where the histograms would outweigh the gain.
-size_t build_parts(size_t n, size_t cells, int threads) {
-  const bool parallel = threads > 1 && n >= 2 * kBuildGrain && static_cast<size_t>(threads) * cells <= 2 * n;
-  return parallel ? static_cast<size_t>(threads) : 1;
+// Ranges of sorted points that build_chunks hands to threads: several per thread, taken dynamically, since
+// crowded cells (sorted spatially) make some ranges far costlier than others.
+size_t chunk_parts(size_t n, int threads) {
+  return std::clamp<size_t>(n / kBuildGrain, 1, 8 * static_cast<size_t>(std::max(threads, 1)));
 }
 
 // The chunks of one cell's sorted points [begin, end), handed to emit(first point, MBR) in order.
@@ -185,93 +187,61 @@ void chunk_cell(PointGrid& g, size_t begin, size_t end, Emit emit) {
   }
 }
 
-// One thread: counting sort by cell, then chunks while walking the occupied cells in order, the empty
-// cells in between repeating the running chunk count.
-void sort_and_chunk_serial(const float* xyz, size_t n, const LargeVector<uint32_t>& keys, PointGrid& g) {
-  const size_t cells = g.cell_count();
-  LargeVector<uint32_t> start(cells + 1, 0);
-  for (size_t p = 0; p < n; ++p) ++start[keys[p] + 1];
-  for (size_t c = 0; c < cells; ++c) start[c + 1] += start[c];
-  g.xyz.resize(3 * n);
-  g.ids.resize(n);
-  LargeVector<uint32_t> sorted_cell(n);
-  {
-    LargeVector<uint32_t> fill(start.begin(), start.end() - 1);
-    for (size_t p = 0; p < n; ++p) {
-      const uint32_t dst = fill[keys[p]]++;
-      for (int i = 0; i < 3; ++i) g.xyz[3 * static_cast<size_t>(dst) + i] = xyz[3 * p + i];
-      g.ids[dst] = static_cast<uint32_t>(p);
-      sorted_cell[dst] = keys[p];
-    }
-  }
-
-  // Chunks: each occupied cell's points in runs of at most kChunkPoints, crowded cells ordered spatially
-  // first. Only occupied cells are walked; the empty ones in between just repeat the running chunk count.
-  g.cell_chunks.assign(cells + 1, 0);
-  g.chunk_points.clear();
-  g.chunk_boxes.clear();
-  g.chunk_points.reserve(n / 2 + 2);
-  g.chunk_boxes.reserve(n / 2 + 1);
-  size_t filled = 0;  // cell_chunks[0..filled] are final
-  for (uint32_t begin = 0; begin < n;) {
-    const uint32_t c = sorted_cell[begin];
-    uint32_t end = begin;
-    while (end < n && sorted_cell[end] == c) ++end;
-    const uint32_t first_chunk = static_cast<uint32_t>(g.chunk_boxes.size());
-    std::fill(g.cell_chunks.begin() + filled + 1, g.cell_chunks.begin() + c + 1, first_chunk);
-    chunk_cell(g, begin, end, [&](uint32_t s, const Box& b) {
-      g.chunk_points.push_back(s);
-      g.chunk_boxes.push_back(b);
-    });
-    g.cell_chunks[c + 1] = static_cast<uint32_t>(g.chunk_boxes.size());
-    filled = c + 1;
-    begin = end;
-  }
-  std::fill(g.cell_chunks.begin() + filled + 1, g.cell_chunks.end(), static_cast<uint32_t>(g.chunk_boxes.size()));
-  g.chunk_points.push_back(static_cast<uint32_t>(n));
+// Bits of the largest key below `count`.
+int key_bits(size_t count) {
+  int bits = 0;
+  while (bits < 64 && (count - 1) >> bits != 0) ++bits;
+  return bits;
 }
 
-// Counting sort of the points by cell key into g.xyz and g.ids; sorted_cell gets each sorted point's key.
-// Stable, so the order (and every result) is the same as sort_and_chunk_serial's.
-void sort_by_cell(const float* xyz, size_t n, const LargeVector<uint32_t>& keys, size_t cells, size_t parts,
-                  int threads, PointGrid& g, LargeVector<uint32_t>& sorted_cell) {
-  auto range = [&](size_t part) { return std::pair<size_t, size_t>(n * part / parts, n * (part + 1) / parts); };
-  LargeVector<uint32_t> next(parts * cells, 0);  // per part and cell: the next free sorted position
-  parallel_blocks(parts, 1, threads, [&](size_t part, size_t, int) {
-    uint32_t* count = &next[part * cells];
-    const auto [begin, end] = range(part);
-    for (size_t p = begin; p < end; ++p) ++count[keys[p]];
-  });
-  uint32_t running = 0;
-  for (size_t c = 0; c < cells; ++c)
-    for (size_t part = 0; part < parts; ++part) {
-      const uint32_t k = next[part * cells + c];
-      next[part * cells + c] = running;
-      running += k;
-    }
+// Points sorted by cell key into g.xyz and g.ids, and sorted_cell gets each sorted point's key. The sort is
+// stable: within a cell the points keep their input order, whatever the thread count, so every result
+// (ties going to the smallest index included) is the same for every thread count. keys is clobbered.
+void sort_points_by_cell(const float* xyz, size_t n, UninitLargeVector<uint32_t>& keys, int threads, PointGrid& g,
+                         UninitLargeVector<uint32_t>& sorted_cell) {
   g.xyz.resize(3 * n);
   g.ids.resize(n);
   sorted_cell.resize(n);
-  parallel_blocks(parts, 1, threads, [&](size_t part, size_t, int) {
-    uint32_t* slot = &next[part * cells];
-    const auto [begin, end] = range(part);
-    for (size_t p = begin; p < end; ++p) {
-      const uint32_t dst = slot[keys[p]]++;
-      for (int i = 0; i < 3; ++i) g.xyz[3 * static_cast<size_t>(dst) + i] = xyz[3 * p + i];
-      g.ids[dst] = static_cast<uint32_t>(p);
-      sorted_cell[dst] = keys[p];
+  float* out_xyz = g.xyz.data();
+  uint32_t* out_ids = g.ids.data();
+  uint32_t* out_cell = sorted_cell.data();
+  parallel_sort_by_key(keys.data(), n, key_bits(g.cell_count()), threads, [=](uint32_t dst, uint32_t cell, uint32_t src) {
+    for (int i = 0; i < 3; ++i) out_xyz[3 * static_cast<size_t>(dst) + i] = xyz[3 * static_cast<size_t>(src) + i];
+    out_ids[dst] = src;
+    out_cell[dst] = cell;
+  });
+}
+
+// cell_chunks[c]: the first chunk of a cell >= c (the chunks of the cells below c), for every c up to
+// cell_count(). By blocks of cells, each finding its first chunk by bisection and walking on from there, so
+// the work is shared whether it lies in long runs of empty cells (sparse grids) or in many chunks.
+void fill_cell_table(PointGrid& g, const UninitLargeVector<uint32_t>& sorted_cell, int threads) {
+  const uint32_t chunks = static_cast<uint32_t>(g.chunk_boxes.size());
+  const auto cell_of_chunk = [&](uint32_t k) { return sorted_cell[g.chunk_points[k]]; };
+  g.cell_chunks.resize(g.cell_count() + 1);
+  parallel_blocks(g.cell_count() + 1, kCellGrain, threads, [&](size_t begin, size_t end, int) {
+    uint32_t lo = 0, hi = chunks;
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      if (cell_of_chunk(mid) < begin) lo = mid + 1;
+      else hi = mid;
+    }
+    for (size_t c = begin; c < end; ++c) {
+      while (lo < chunks && cell_of_chunk(lo) < c) ++lo;
+      g.cell_chunks[c] = lo;
     }
   });
 }
 
 // Chunks by several threads: each takes a range of the sorted points starting at a cell boundary, counts
 // its chunks, then writes them straight into the final arrays; the dense cell table is filled last.
-void build_chunks(PointGrid& g, const LargeVector<uint32_t>& sorted_cell, size_t parts, int threads) {
+void build_chunks(PointGrid& g, const UninitLargeVector<uint32_t>& sorted_cell, size_t parts, int threads) {
   const size_t n = sorted_cell.size();
   std::vector<size_t> bounds(parts + 1, n);
   for (size_t part = 0; part < parts; ++part) {
     size_t b = n * part / parts;
-    while (b > 0 && b < n && sorted_cell[b] == sorted_cell[b - 1]) ++b;
+    // On to the end of the cell it falls in, by bisection: a crowded cell may span many parts.
+    if (b > 0 && b < n) b = std::upper_bound(sorted_cell.begin() + b, sorted_cell.end(), sorted_cell[b - 1]) - sorted_cell.begin();
     bounds[part] = std::max(b, part > 0 ? bounds[part - 1] : size_t(0));
   }
   auto for_each_cell_run = [&](size_t part, auto&& body) {
@@ -301,56 +271,56 @@ void build_chunks(PointGrid& g, const LargeVector<uint32_t>& sorted_cell, size_t
       });
     });
   }
-  const uint32_t chunks = static_cast<uint32_t>(g.chunk_boxes.size());
-  g.cell_chunks.assign(g.cell_count() + 1, 0);
-  size_t filled = 0;  // cell_chunks[0..filled] are final
-  for (uint32_t k = 0; k < chunks; ++k) {
-    const uint32_t c = sorted_cell[g.chunk_points[k]];
-    if (c + 1 > filled) std::fill(g.cell_chunks.begin() + filled + 1, g.cell_chunks.begin() + c + 1, k);
-    g.cell_chunks[c + 1] = k + 1;
-    filled = c + 1;
-  }
-  std::fill(g.cell_chunks.begin() + filled + 1, g.cell_chunks.end(), chunks);
+  fill_cell_table(g, sorted_cell, threads);
 }
 
-// Complete binary tree over chunk MBRs, leaves in Morton order of the chunk centres.
+// Complete binary tree over chunk MBRs, leaves in Morton order of the chunk centres (equal codes in chunk
+// order), built by the grid's threads: a query that needs it waits for it.
 void build_chunk_tree(const PointGrid& g) {
-  Extent e;
-  for (int i = 0; i < 3; ++i) {
-    e.min[i] = g.origin[i];
-    e.max[i] = g.origin[i] + g.dims[i] * g.cell;
-  }
+  const int threads = g.build_threads;
   const size_t chunks = g.chunk_boxes.size();
   g.leaf_slots = 1;
   while (g.leaf_slots < chunks) g.leaf_slots <<= 1;
-  float scale[3];
+  float lo[3], scale[3];
   for (int i = 0; i < 3; ++i) {
-    const double s = e.max[i] - e.min[i];
+    const double s = (g.origin[i] + g.dims[i] * g.cell) - g.origin[i];
+    lo[i] = static_cast<float>(g.origin[i]);
     scale[i] = s > 0 ? static_cast<float>(1023.0 / s) : 0.f;
   }
-  std::vector<std::pair<uint32_t, uint32_t>> keyed(chunks);
-  for (uint32_t k = 0; k < chunks; ++k) {
-    const Box& b = g.chunk_boxes[k];
-    unsigned q[3];
-    for (int i = 0; i < 3; ++i)
-      q[i] = static_cast<unsigned>((0.5f * (b.min[i] + b.max[i]) - static_cast<float>(e.min[i])) * scale[i]);
-    keyed[k] = {morton3_10(std::min(q[0], 1023u), std::min(q[1], 1023u), std::min(q[2], 1023u)), k};
-  }
-  std::sort(keyed.begin(), keyed.end());
-  g.tree.assign(2 * static_cast<size_t>(g.leaf_slots), Box{});
-  g.leaf_chunk.assign(g.leaf_slots, UINT32_MAX);
-  for (size_t s = 0; s < g.leaf_slots; ++s) {
-    Box& leaf = g.tree[g.leaf_slots + s];
-    if (s < chunks) {
-      g.leaf_chunk[s] = keyed[s].second;
-      leaf = g.chunk_boxes[keyed[s].second];
-    } else {
-      box_make_empty(leaf);
+  UninitLargeVector<uint32_t> morton(chunks);
+  parallel_blocks(chunks, kBuildGrain, threads, [&](size_t begin, size_t end, int) {
+    for (size_t k = begin; k < end; ++k) {
+      const Box& b = g.chunk_boxes[k];
+      unsigned q[3];
+      for (int i = 0; i < 3; ++i) q[i] = static_cast<unsigned>((0.5f * (b.min[i] + b.max[i]) - lo[i]) * scale[i]);
+      morton[k] = morton3_10(std::min(q[0], 1023u), std::min(q[1], 1023u), std::min(q[2], 1023u));
     }
-  }
-  for (size_t node = g.leaf_slots - 1; node >= 1; --node) {
-    g.tree[node] = g.tree[2 * node];
-    box_merge(g.tree[node], g.tree[2 * node + 1]);
+  });
+  g.tree.resize(2 * static_cast<size_t>(g.leaf_slots));
+  g.tree[0] = Box{};  // unused: the heap is 1-based
+  g.leaf_chunk.resize(g.leaf_slots);
+  Box* leaves = g.tree.data() + g.leaf_slots;
+  uint32_t* leaf_chunk = g.leaf_chunk.data();
+  parallel_sort_by_key(morton.data(), chunks, 30, threads, [&](uint32_t slot, uint32_t, uint32_t chunk) {
+    leaf_chunk[slot] = chunk;
+    leaves[slot] = g.chunk_boxes[chunk];
+  });
+  parallel_blocks(g.leaf_slots - chunks, kBuildGrain, threads, [&](size_t begin, size_t end, int) {
+    for (size_t s = chunks + begin; s < chunks + end; ++s) {
+      leaf_chunk[s] = UINT32_MAX;
+      box_make_empty(leaves[s]);
+    }
+  });
+  // Level by level up from the leaves; the levels near the root are too small to share out.
+  for (size_t first = g.leaf_slots / 2; first >= 1; first /= 2) {
+    const auto merge = [&](size_t begin, size_t end, int) {
+      for (size_t node = first + begin; node < first + end; ++node) {
+        g.tree[node] = g.tree[2 * node];
+        box_merge(g.tree[node], g.tree[2 * node + 1]);
+      }
+    };
+    if (first >= 2 * kBuildGrain) parallel_blocks(first, kBuildGrain, threads, merge);
+    else merge(0, first, 0);
   }
 }
 
@@ -362,7 +332,7 @@ void PointGrid::ensure_tree() const {
 
 void build_point_grid(const float* xyz, size_t n, double cell_size, int threads, PointGrid& g) {
   const Extent e = extent_of(xyz, n, threads);
-  LargeVector<uint32_t> cell_of_point;
+  UninitLargeVector<uint32_t> cell_of_point;
   if (cell_size > 0) {
     static_cast<GridFrame&>(g) = frame_for(e, respect_cell_cap(e, cell_size, max_cells_for(n)));
     compute_cell_keys(xyz, n, g, threads, cell_of_point);
@@ -371,15 +341,12 @@ void build_point_grid(const float* xyz, size_t n, double cell_size, int threads,
   }
   const int live = (g.dims[0] > 1) + (g.dims[1] > 1) + (g.dims[2] > 1);
   g.max_ring = live >= 3 ? 3 : (live == 2 ? 9 : 64);  // about 343 cells before the tree takes over
+  g.build_threads = threads;
 
-  const size_t parts = build_parts(n, g.cell_count(), threads);
-  if (parts == 1) {
-    sort_and_chunk_serial(xyz, n, cell_of_point, g);
-    return;
-  }
-  LargeVector<uint32_t> sorted_cell;
-  sort_by_cell(xyz, n, cell_of_point, g.cell_count(), parts, threads, g, sorted_cell);
-  build_chunks(g, sorted_cell, parts, threads);
+  UninitLargeVector<uint32_t> sorted_cell;
+  sort_points_by_cell(xyz, n, cell_of_point, threads, g, sorted_cell);
+  cell_of_point = UninitLargeVector<uint32_t>();  // its memory back before the chunk arrays take theirs
+  build_chunks(g, sorted_cell, chunk_parts(n, threads), threads);
 }
 
 }  // namespace xhd

@@ -44,16 +44,17 @@ struct GridFrame {
 struct PointGrid : GridFrame {
   int max_ring = 3;       // rings searched before falling back to the chunk tree
 
-  LargeVector<uint32_t> cell_chunks;   // chunks of cell c: [cell_chunks[c], cell_chunks[c + 1])
-  LargeVector<Box> chunk_boxes;        // tight MBR of each chunk
-  LargeVector<uint32_t> chunk_points;  // points of chunk k: [chunk_points[k], chunk_points[k + 1])
-  LargeVector<float> xyz;              // points sorted by cell and chunk, interleaved
-  LargeVector<uint32_t> ids;           // original index of each sorted point
+  UninitLargeVector<uint32_t> cell_chunks;   // chunks of cell c: [cell_chunks[c], cell_chunks[c + 1])
+  UninitLargeVector<Box> chunk_boxes;        // tight MBR of each chunk
+  UninitLargeVector<uint32_t> chunk_points;  // points of chunk k: [chunk_points[k], chunk_points[k + 1])
+  UninitLargeVector<float> xyz;              // points sorted by cell and chunk, interleaved
+  UninitLargeVector<uint32_t> ids;           // original index of each sorted point
 
   // The chunk tree is built on first use: most inputs never leave the ring search.
-  mutable uint32_t leaf_slots = 1;             // leaves of the chunk tree (a power of two)
-  mutable std::vector<Box> tree;               // 1-based heap: children of n are 2n and 2n + 1
-  mutable std::vector<uint32_t> leaf_chunk;    // chunk at each leaf slot (unused slots have empty boxes)
+  int build_threads = 1;                              // threads that build it, as for the grid
+  mutable uint32_t leaf_slots = 1;                    // leaves of the chunk tree (a power of two)
+  mutable UninitLargeVector<Box> tree;                // 1-based heap: children of n are 2n and 2n + 1
+  mutable UninitLargeVector<uint32_t> leaf_chunk;     // chunk at each leaf slot (unused slots have empty boxes)
   mutable std::once_flag tree_built;
   void ensure_tree() const;
 };

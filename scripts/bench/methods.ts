@@ -10,7 +10,8 @@ export const METHOD_NAMES: readonly MethodName[] = [...OURS, ...PEERS];
 export const LABELS: Record<MethodName, string> = { grid: 'grid', eb: 'eb', scipy: 'SciPy', open3d: 'Open3D' };
 
 export type Outcome =
-  | { kind: 'done'; ms: number; wallMs: number; hd: number; runs: number; evals?: number; childCpuS?: number; outsideCores?: number }
+  | { kind: 'done'; ms: number; wallMs: number; hd: number; runs: number; evals?: number; childCpuS?: number; outsideCores?: number;
+      buildMs?: number; queryMs?: number }
   | { kind: 'timeout' }
   | { kind: 'skipped'; why: string }
   | { kind: 'failed'; why: string };

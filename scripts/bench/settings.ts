@@ -3,10 +3,12 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 
 import { DATASET_NAMES, type DatasetName } from '../datasets.js';
+import { METHOD_NAMES, type MethodName } from './methods.js';
 
 export interface Settings {
   sizes: number[];
   cases: DatasetName[];
+  methods: MethodName[];
   timeoutS: number;
   threads: number;
   seed: number;
@@ -16,6 +18,7 @@ export interface Settings {
 const HELP = `Usage: scripts/bench-cpu [options]
   --sizes LIST      points per side, comma-separated (default 200000,1000000)
   --cases LIST      ${DATASET_NAMES.join(',')} (default: all)
+  --methods LIST    ${METHOD_NAMES.join(',')} (default: all)
   --timeout-s N     wall-clock limit per method per case (default 120)
   --threads N       threads for grid and eb (default: every core)
   --seed N          dataset seed, >= 1 (default 1)
@@ -43,6 +46,7 @@ export function parseSettings(argv: string[]): Settings {
     options: {
       sizes: { type: 'string', default: '200000,1000000' },
       cases: { type: 'string', default: DATASET_NAMES.join(',') },
+      methods: { type: 'string', default: METHOD_NAMES.join(',') },
       'timeout-s': { type: 'string', default: '120' },
       threads: { type: 'string' },
       seed: { type: 'string', default: '1' },
@@ -58,6 +62,7 @@ export function parseSettings(argv: string[]): Settings {
   return {
     sizes: values.sizes!.split(',').map((s) => positiveInteger(s, 'sizes')),
     cases,
+    methods: parseNames(values.methods!, METHOD_NAMES, 'method'),
     timeoutS: positiveInteger(values['timeout-s']!, 'timeout-s'),
     threads: values.threads === undefined ? availableParallelism() : positiveInteger(values.threads, 'threads'),
     seed: positiveInteger(values.seed!, 'seed'),
