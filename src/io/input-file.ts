@@ -1,8 +1,10 @@
 // Reading one input file whole, with the checks every reader wants first (not a directory, not over what
-// one buffer holds) and system errors turned into one line naming the file. Binary PLY files over 1 GiB are
-// read in pieces instead (ply-pieces.ts), whatever their size.
+// one buffer holds) and system errors turned into one line naming the file. Binary PLY files are read in
+// pieces instead (ply-pieces.ts): all of them with the native reader, else those over 1 GiB.
 import { constants } from 'node:buffer';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { getSystemErrorName } from 'node:util';
+
 import { InputError } from '../errors.js';
 
 /** The largest file read whole: the most one Buffer can hold (4 GiB on 64-bit Node 20). */
@@ -80,6 +82,12 @@ function readWhole(path: string, size: number): Uint8Array {
   }
 }
 
+/** An errno from the native reader as the error Node would have thrown (with its code, for asInputError). */
+export function systemError(errno: number): Error {
+  const code = getSystemErrorName(-errno);
+  return Object.assign(new Error(`${code}: cannot read the file`), { code });
+}
+
 const END_HEADER = Buffer.from('end_header');
 
 /** Offset just past a PLY header's end_header line, or 0 when the bytes do not start one. */
@@ -91,7 +99,8 @@ function plyBodyStart(prefix: Uint8Array): number {
   return newline < 0 ? 0 : newline + 1;
 }
 
-function asInputError(path: string, error: unknown, expected: string): InputError {
+/** A system error (ENOENT, EACCES, ...) met opening or reading `path` as one line naming the file. */
+export function asInputError(path: string, error: unknown, expected: string): InputError {
   if (error instanceof InputError) return error;
   const code = (error as NodeJS.ErrnoException).code;
   const detail = code === 'ENOENT' ? 'no such file'

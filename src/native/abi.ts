@@ -1,7 +1,7 @@
 // koffi declarations mirroring kernels/include/xhd.h. Keep the two in step: XHD_ABI_VERSION guards it.
 import koffi from 'koffi';
 
-export const XHD_ABI_VERSION = 7;
+export const XHD_ABI_VERSION = 8;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -210,6 +210,43 @@ export interface RawNearestResult {
   device: number;
 }
 
+// Reading input files (CPU library only): see "Reading input files" in kernels/include/xhd.h.
+koffi.struct('xhd_ply_vertex_layout', {
+  body_offset: 'uint64_t',
+  count: 'uint64_t',
+  piece_bytes: 'uint64_t',
+  stride: 'uint32_t',
+  swap_bytes: 'int32_t',
+  offset: koffi.array('int32_t', 3, 'Array'),
+  type: koffi.array('int32_t', 3, 'Array'),
+  output: 'int32_t',
+  threads: 'int32_t',
+});
+koffi.struct('xhd_read_result', {
+  kind: 'int32_t',
+  error_number: 'int32_t',
+  record: 'uint64_t',
+  byte: 'uint64_t',
+  value: 'double',
+  min: koffi.array('double', 3, 'Array'),
+  max: koffi.array('double', 3, 'Array'),
+});
+
+export const XHD_READ_OK = 0;
+export const XHD_READ_TRUNCATED = 1;
+export const XHD_READ_BAD_VALUE = 2;
+export const XHD_READ_SYSTEM_ERROR = 3;
+
+export interface RawReadResult {
+  kind: number;
+  error_number: number;
+  record: number | bigint;
+  byte: number | bigint;
+  value: number;
+  min: number[];
+  max: number[];
+}
+
 export const PROTOTYPES = {
   abiVersion: 'int32_t xhd_abi_version(void)',
   backendName: 'const char *xhd_backend_name(void)',
@@ -235,4 +272,6 @@ export const PROTOTYPES = {
   surfaceArea: 'int32_t xhd_surface_area(const xhd_mesh *mesh, double *area)',
   sampleSurface:
     'int32_t xhd_sample_surface(const xhd_mesh *mesh, uint64_t count, uint32_t *state, int32_t threads, float *xyz)',
+  readPlyVertices:
+    'int32_t xhd_read_ply_vertices(const char *path, const xhd_ply_vertex_layout *layout, void *xyz, _Out_ xhd_read_result *result)',
 } as const;

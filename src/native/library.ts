@@ -28,6 +28,12 @@ export interface NativeBackend {
   distanceContextCreate: koffi.KoffiFunction;
   distanceQuery: koffi.KoffiFunction;
   distanceContextDestroy: koffi.KoffiFunction;
+  /** The file readers' entry points (src/io/native-reader.ts); null where the library does not export them (the CUDA one). */
+  readers: NativeReaders | null;
+}
+
+export interface NativeReaders {
+  readPlyVertices: koffi.KoffiFunction;
 }
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -106,6 +112,9 @@ export function loadBackend(name: BackendName): NativeBackend {
       distanceContextCreate: lib.func(PROTOTYPES.distanceContextCreate),
       distanceQuery: lib.func(PROTOTYPES.distanceQuery),
       distanceContextDestroy: lib.func(PROTOTYPES.distanceContextDestroy),
+      readers: name === 'cpu' ? {
+        readPlyVertices: lib.func(PROTOTYPES.readPlyVertices),
+      } : null,
     };
   } catch (err) {
     throw lacksEntryPoints(name, path, err);
