@@ -223,6 +223,17 @@ XHD_API int32_t xhd_sample_surface(const xhd_mesh* mesh, uint64_t count, uint32_
  * give their results bit for bit, and where a file is not in the shape handled here they say so and the
  * TypeScript reader takes the file. ---- */
 
+typedef struct xhd_file_read {
+  uint64_t bytes;        /* bytes read: all asked for, or fewer where the file ended first */
+  int32_t error_number;  /* nonzero: open or read failed with this errno, and nothing was read */
+  int32_t reserved;
+} xhd_file_read;
+
+/* Reads `length` bytes of the file at `offset` into buffer, in pieces on `threads` threads at once
+ * (0 = every hardware thread). Returns XHD_OK when the call ran; result says what it read. */
+XHD_API int32_t xhd_read_file(const char* path, uint64_t offset, uint64_t length, int32_t threads, uint8_t* buffer,
+                              xhd_file_read* result);
+
 /* Scalar types of binary PLY properties (the numbering of PlyType in src/io/ply-header.ts). */
 typedef enum xhd_scalar_type {
   XHD_INT8 = 0, XHD_UINT8 = 1, XHD_INT16 = 2, XHD_UINT16 = 3,

@@ -231,6 +231,12 @@ koffi.struct('xhd_read_result', {
   min: koffi.array('double', 3, 'Array'),
   max: koffi.array('double', 3, 'Array'),
 });
+koffi.struct('xhd_file_read', { bytes: 'uint64_t', error_number: 'int32_t', reserved: 'int32_t' });
+
+export interface RawFileRead {
+  bytes: number | bigint;
+  error_number: number;
+}
 
 export const XHD_READ_OK = 0;
 export const XHD_READ_TRUNCATED = 1;
@@ -272,6 +278,8 @@ export const PROTOTYPES = {
   surfaceArea: 'int32_t xhd_surface_area(const xhd_mesh *mesh, double *area)',
   sampleSurface:
     'int32_t xhd_sample_surface(const xhd_mesh *mesh, uint64_t count, uint32_t *state, int32_t threads, float *xyz)',
+  readFile:
+    'int32_t xhd_read_file(const char *path, uint64_t offset, uint64_t length, int32_t threads, uint8_t *buffer, _Out_ xhd_file_read *result)',
   readPlyVertices:
     'int32_t xhd_read_ply_vertices(const char *path, const xhd_ply_vertex_layout *layout, void *xyz, _Out_ xhd_read_result *result)',
 } as const;

@@ -33,6 +33,7 @@ export interface NativeBackend {
 }
 
 export interface NativeReaders {
+  readFile: koffi.KoffiFunction;
   readPlyVertices: koffi.KoffiFunction;
 }
 
@@ -113,6 +114,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       distanceQuery: lib.func(PROTOTYPES.distanceQuery),
       distanceContextDestroy: lib.func(PROTOTYPES.distanceContextDestroy),
       readers: name === 'cpu' ? {
+        readFile: lib.func(PROTOTYPES.readFile),
         readPlyVertices: lib.func(PROTOTYPES.readPlyVertices),
       } : null,
     };
