@@ -276,6 +276,40 @@ typedef struct xhd_read_result {
 XHD_API int32_t xhd_read_ply_vertices(const char* path, const xhd_ply_vertex_layout* layout, void* xyz,
                                       xhd_read_result* result);
 
+/* The largest number of rows text of `length` bytes can hold: its '\n' bytes, plus one when the text
+ * does not end with one. Counted by `threads` threads (0 = every hardware thread). */
+XHD_API int32_t xhd_count_lines(const uint8_t* text, uint64_t length, int32_t threads, uint64_t* lines);
+
+/* The columns of a delimited (CSV / XYZ) file, as src/io/delimited-layout.ts found them. */
+typedef struct xhd_delimited_layout {
+  const int8_t* slots;   /* per column: 0, 1, 2 = x, y, z (z = 0 where no column is z); -1 = not read */
+  int32_t column_count;
+  int32_t comma;         /* 1: fields separated by commas; 0: by runs of spaces and tabs */
+  int32_t threads;       /* 0 = every hardware thread */
+  int32_t reserved;
+  uint64_t piece_bytes;  /* bytes parsed by one thread at a time (whole lines); 0 = the default */
+} xhd_delimited_layout;
+
+typedef struct xhd_delimited_result {
+  uint64_t rows;   /* data rows read (when plain) */
+  int32_t plain;   /* 1: every line was in the plain shape below and rows are in xyz; 0: some line was not */
+  int32_t reserved;
+  double min[3];   /* when plain: the rows' bounds as xhd_read_result's (+inf / -inf for no rows) */
+  double max[3];
+} xhd_delimited_result;
+
+/* Parses the data rows of delimited text (from the first data row on) into xyz, 3 doubles a row, by
+ * line-aligned pieces on `threads` threads. Only the plain shape is handled: fields separated as the
+ * layout says (spaces and tabs around commas allowed), lines ending in '\n' or "\r\n", blank lines and
+ * '#' comments, numbers as [+-]digits[.digits][(e|E)[+-]digits] (a digit on either side of the point),
+ * every coordinate finite and within +-1e15. Anything else (a lone '\r', a ragged row, an empty field,
+ * a token that is not such a number, nan, a value out of range or beyond 1e15, a quote anywhere) gives plain = 0,
+ * and the caller parses the text itself: its parser is the reference for every irregular case and for
+ * every message. Each number is the correctly rounded double (std::from_chars), as JavaScript's Number()
+ * gives. capacity: rows xyz has room for (at least xhd_count_lines of the text). */
+XHD_API int32_t xhd_parse_delimited(const uint8_t* text, uint64_t length, const xhd_delimited_layout* layout,
+                                    double* xyz, uint64_t capacity, xhd_delimited_result* result);
+
 /* ---- Mesh-mesh minimum and maximum distance (the gDist algorithm) ---- */
 
 /* Bits of xhd_distance_options.which. */

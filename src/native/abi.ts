@@ -231,6 +231,22 @@ koffi.struct('xhd_read_result', {
   min: koffi.array('double', 3, 'Array'),
   max: koffi.array('double', 3, 'Array'),
 });
+koffi.struct('xhd_delimited_layout', {
+  slots: 'const int8_t *',
+  column_count: 'int32_t',
+  comma: 'int32_t',
+  threads: 'int32_t',
+  reserved: 'int32_t',
+  piece_bytes: 'uint64_t',
+});
+koffi.struct('xhd_delimited_result', {
+  rows: 'uint64_t',
+  plain: 'int32_t',
+  reserved: 'int32_t',
+  min: koffi.array('double', 3, 'Array'),
+  max: koffi.array('double', 3, 'Array'),
+});
+
 koffi.struct('xhd_file_read', { bytes: 'uint64_t', error_number: 'int32_t', reserved: 'int32_t' });
 
 export interface RawFileRead {
@@ -249,6 +265,13 @@ export interface RawReadResult {
   record: number | bigint;
   byte: number | bigint;
   value: number;
+  min: number[];
+  max: number[];
+}
+
+export interface RawDelimitedResult {
+  rows: number | bigint;
+  plain: number;
   min: number[];
   max: number[];
 }
@@ -282,4 +305,8 @@ export const PROTOTYPES = {
     'int32_t xhd_read_file(const char *path, uint64_t offset, uint64_t length, int32_t threads, uint8_t *buffer, _Out_ xhd_file_read *result)',
   readPlyVertices:
     'int32_t xhd_read_ply_vertices(const char *path, const xhd_ply_vertex_layout *layout, void *xyz, _Out_ xhd_read_result *result)',
+  countLines: 'int32_t xhd_count_lines(const uint8_t *text, uint64_t length, int32_t threads, uint64_t *lines)',
+  parseDelimited:
+    'int32_t xhd_parse_delimited(const uint8_t *text, uint64_t length, const xhd_delimited_layout *layout, ' +
+    'double *xyz, uint64_t capacity, _Out_ xhd_delimited_result *result)',
 } as const;

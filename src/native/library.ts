@@ -35,6 +35,8 @@ export interface NativeBackend {
 export interface NativeReaders {
   readFile: koffi.KoffiFunction;
   readPlyVertices: koffi.KoffiFunction;
+  countLines: koffi.KoffiFunction;
+  parseDelimited: koffi.KoffiFunction;
 }
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -116,6 +118,8 @@ export function loadBackend(name: BackendName): NativeBackend {
       readers: name === 'cpu' ? {
         readFile: lib.func(PROTOTYPES.readFile),
         readPlyVertices: lib.func(PROTOTYPES.readPlyVertices),
+        countLines: lib.func(PROTOTYPES.countLines),
+        parseDelimited: lib.func(PROTOTYPES.parseDelimited),
       } : null,
     };
   } catch (err) {
