@@ -1,6 +1,6 @@
-// Binary PLY bodies read straight from the file: every binary PLY when the native reader is there (its
-// vertices then come from one native call, ply-vertices-native.ts), else files too large to read whole
-// (over WHOLE_FILE_LIMIT, any size). The body is read piece by piece with positioned reads and decoded
+// Binary PLY bodies read straight from the file: files too large to read whole (over WHOLE_FILE_LIMIT, any
+// size), and point clouds of any size when the native reader is there (their vertices then come from one
+// native call, ply-vertices-native.ts). The body is read piece by piece with positioned reads and decoded
 // straight into the positions and triangles, so no second copy of the file is ever held. Fixed-size records
 // (the vertices, skipped elements) go in batches; records with lists (faces) through a window that carries a
 // record cut by a piece's end over to the next piece. Errors name absolute byte offsets and record numbers,

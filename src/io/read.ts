@@ -26,17 +26,19 @@ export function readGeometry(path: string, options: ReadOptions = {}): Geometry 
 const PREFIX_BYTES = 1 << 20;
 
 /**
- * A binary PLY read straight from the file (ply-pieces.ts): every one when the native reader is there,
- * else those over WHOLE_FILE_LIMIT; undefined for anything else, which is read whole.
+ * A binary PLY read straight from the file (ply-pieces.ts): those over WHOLE_FILE_LIMIT, and point clouds
+ * of any size when the native reader is there; undefined for anything else, which is read whole.
  */
 function readBinaryPly(path: string, options: ReadOptions): Geometry | undefined {
   const size = fileSize(path);
-  if (size === undefined || !(size > WHOLE_FILE_LIMIT || piecesForced() || nativeReader())) return undefined;
+  if (size === undefined) return undefined;
+  const required = size > WHOLE_FILE_LIMIT || piecesForced();
+  if (!required && !nativeReader()) return undefined;
   const named = options.format ?? formatFromExtension(path);
   if (named !== undefined && named !== 'ply') return undefined; // no need to look inside
   const prefix = readPrefix(path, Math.min(size, PREFIX_BYTES));
   const format = named ?? sniffFormat(prefix);
-  return format === 'ply' ? readPlyInPieces(path, size, prefix) : undefined;
+  return format === 'ply' ? readPlyInPieces(path, size, prefix, required) : undefined;
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
