@@ -31,9 +31,13 @@ export function piecesForced(): boolean {
 
 /** Positioned reads of one open file, each piece into one reused buffer. */
 class PieceSource {
-  readonly buffer: Uint8Array;
-  constructor(readonly fd: number, readonly file: string, readonly size: number, piece: number) {
-    this.buffer = new Uint8Array(Math.max(piece, 64));
+  private window?: Uint8Array;
+  constructor(readonly fd: number, readonly file: string, readonly size: number, private readonly piece: number) {}
+
+  /** The reused piece buffer, made on first use: a point cloud read natively never needs one. */
+  get buffer(): Uint8Array {
+    this.window ??= new Uint8Array(Math.max(this.piece, 64));
+    return this.window;
   }
 
   /** Exactly `length` bytes at `position` into buffer[at, at + length); false when the file ends first. */
