@@ -23,6 +23,7 @@
 #include "../common/parallel.h"
 #include "../common/status_guard.h"
 #include "ordered_key.h"
+#include "prefault.h"
 #include "xhd.h"
 
 namespace {
@@ -292,6 +293,7 @@ bool parse_rows(const uint8_t* text, uint64_t length, const Format& format, int 
   xhd::parallel_blocks(pieces, 1, threads, [&](size_t i, size_t, int) {
     if (!plain.load(std::memory_order_relaxed)) return;  // the caller parses everything again anyway
     const uint64_t room = first_row[i + 1] - first_row[i];
+    xhd::prefault_for_writing(xyz + 3 * first_row[i], room * 3 * sizeof(double));
     if (!parse_piece(text + starts[i], text + starts[i + 1], format, xyz + 3 * first_row[i], room, piece_rows[i],
                      piece_bounds[i]))
       plain.store(false, std::memory_order_relaxed);

@@ -8,6 +8,7 @@
 #include "../common/parallel.h"
 #include "../common/status_guard.h"
 #include "open_file.h"
+#include "prefault.h"
 #include "xhd.h"
 
 namespace {
@@ -20,6 +21,7 @@ constexpr uint64_t kPieceBytes = uint64_t(4) << 20;
 uint64_t read_range(const xhd::OpenFile& file, uint64_t offset, uint64_t length, int threads, uint8_t* buffer) {
   std::atomic<uint64_t> complete{length};
   xhd::parallel_blocks(length, kPieceBytes, threads, [&](size_t begin, size_t end, int) {
+    xhd::prefault_for_writing(buffer + begin, end - begin);
     const uint64_t got = file.read(buffer + begin, end - begin, offset + begin);
     if (got == end - begin) return;
     uint64_t seen = complete.load(std::memory_order_relaxed);

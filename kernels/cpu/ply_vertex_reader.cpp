@@ -17,6 +17,7 @@
 #include "../common/status_guard.h"
 #include "open_file.h"
 #include "ordered_key.h"
+#include "prefault.h"
 #include "xhd.h"
 
 namespace {
@@ -212,6 +213,7 @@ void read_vertices(const OpenFile& file, const Layout& layout, Out* xyz, int thr
     const uint64_t n = std::min(layout.records_per_piece, layout.count - first);
     const uint64_t offset = layout.body + first * layout.stride;
     Out* out = xyz + 3 * first;
+    xhd::prefault_for_writing(out, 3 * n * sizeof(Out));
     uint64_t got;
     if (packed) {
       got = file.read(out, n * layout.stride, offset);
