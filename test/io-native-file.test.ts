@@ -27,3 +27,15 @@ test('the native whole-file read gives the bytes Node reads, across pieces, PLY 
     if (size > header.length) assert.equal((bytes.byteOffset + header.length) % 8, 0, `size ${size}: body alignment`);
   }
 });
+
+test('the native read of more than the file holds (a file that shrank) gives the bytes there were; a missing file its errno', () => {
+  const path = join(dir, 'short');
+  writeFileSync(path, Buffer.alloc((5 << 20) + 11, 7));
+  const into = new Uint8Array((9 << 20) + 5);
+  const result = {} as { bytes: number | bigint; error_number: number };
+  assert.equal(nativeReader()!.readFile(path, 0, into.length, 0, into, result), 0);
+  assert.deepEqual([Number(result.bytes), result.error_number], [(5 << 20) + 11, 0]);
+  assert.equal(into[(5 << 20) + 10], 7);
+  assert.equal(nativeReader()!.readFile(join(dir, 'absent'), 0, 10, 0, into, result), 0);
+  assert.deepEqual([Number(result.bytes), result.error_number], [0, 2]); // ENOENT
+});
