@@ -1,8 +1,10 @@
-// Reader throughput: writes synthetic point files to a temp dir, times readGeometry (best of 3),
-// prints MB/s and Mpoints/s, and deletes the files. Usage: scripts/bench-readers [--size-mb N]
+// Reader throughput: writes synthetic point files to a temp dir, times readGeometry (best of 3, the file in
+// the page cache), prints MB/s and Mpoints/s, and deletes the files. Usage: scripts/bench-readers [--size-mb N]
+// XHD_NATIVE_READ=0 times the TypeScript readers alone (what xhd read with before the native readers).
 import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { nativeReader } from '../src/io/native-reader.js';
 import { readGeometry } from '../src/io/read.js';
 
 const CHUNK_POINTS = 1 << 16;
@@ -41,24 +43,26 @@ function writeFile(path: string, header: string, points: number, chunk: (n: numb
   }
 }
 
-function binaryChunk(random: () => number): (n: number) => Uint8Array {
+/** `floats` float32 values a point: x, y, z and (for 6) a normal, which the reader skips. */
+function binaryChunk(random: () => number, floats = 3): (n: number) => Uint8Array {
   return (n) => {
-    const values = new Float32Array(3 * n);
+    const values = new Float32Array(floats * n);
     for (let i = 0; i < values.length; i++) values[i] = random();
     return new Uint8Array(values.buffer);
   };
 }
 
-function textChunk(random: () => number): (n: number) => string {
+function textChunk(random: () => number, separator = ' '): (n: number) => string {
   return (n) => {
     const lines: string[] = [];
-    for (let i = 0; i < n; i++) lines.push(`${random().toFixed(6)} ${random().toFixed(6)} ${random().toFixed(6)}\n`);
+    for (let i = 0; i < n; i++) lines.push(`${random().toFixed(6)}${separator}${random().toFixed(6)}${separator}${random().toFixed(6)}\n`);
     return lines.join('');
   };
 }
 
-function plyHeader(encoding: string, points: number): string {
-  return `ply\nformat ${encoding} 1.0\nelement vertex ${points}\nproperty float x\nproperty float y\nproperty float z\nend_header\n`;
+function plyHeader(encoding: string, points: number, normals = false): string {
+  const properties = ['x', 'y', 'z', ...(normals ? ['nx', 'ny', 'nz'] : [])].map((p) => `property float ${p}\n`).join('');
+  return `ply\nformat ${encoding} 1.0\nelement vertex ${points}\n${properties}end_header\n`;
 }
 
 interface Case {
@@ -75,10 +79,15 @@ function main(): void {
   const cases: Case[] = [
     { label: 'PLY binary LE float32', file: 'points-binary.ply',
       write: (p) => writeFile(p, plyHeader('binary_little_endian', binaryPoints), binaryPoints, binaryChunk(makeRandom())) },
+    { label: 'PLY binary LE float32 + normals', file: 'points-normals.ply',
+      write: (p) => writeFile(p, plyHeader('binary_little_endian', Math.round(binaryPoints / 2), true), Math.round(binaryPoints / 2), binaryChunk(makeRandom(), 6)) },
     { label: 'PLY ascii', file: 'points-ascii.ply',
       write: (p) => writeFile(p, plyHeader('ascii', textPoints), textPoints, textChunk(makeRandom())) },
     { label: 'XYZ', file: 'points.xyz', write: (p) => writeFile(p, '', textPoints, textChunk(makeRandom())) },
+    { label: 'CSV', file: 'points.csv', write: (p) => writeFile(p, 'x,y,z\n', textPoints, textChunk(makeRandom(), ',')) },
   ];
+  console.log(`${cpus()[0]?.model ?? 'CPU'}, ${availableParallelism()} hardware threads; Node ${process.version}; ` +
+    `readers: ${nativeReader() ? 'native (build/libxhd_cpu.so) where they apply' : 'TypeScript only'}`);
   try {
     const rows: string[][] = [['format', 'file MB', 'points', 'best s', 'MB/s', 'Mpoints/s']];
     for (const c of cases) {

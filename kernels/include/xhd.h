@@ -225,6 +225,98 @@ XHD_API int32_t xhd_surface_area(const xhd_mesh* mesh, double* area);
 XHD_API int32_t xhd_sample_surface(const xhd_mesh* mesh, uint64_t count, uint32_t* state, int32_t threads,
                                    float* xyz, double* xyz64);
 
+/* ---- Reading input files: host code, so far exported by the CPU library alone (the reader loads it
+ * whichever backend computes; src/io/native-reader.ts). The TypeScript readers stay the reference: these
+ * give their results bit for bit, and where a file is not in the shape handled here they say so and the
+ * TypeScript reader takes the file. ---- */
+
+typedef struct xhd_file_read {
+  uint64_t bytes;        /* bytes read: all asked for, or fewer where the file ended first */
+  int32_t error_number;  /* nonzero: open or read failed with this errno, and nothing was read */
+  int32_t reserved;
+} xhd_file_read;
+
+/* Reads `length` bytes of the file at `offset` into buffer, in pieces on `threads` threads at once
+ * (0 = every hardware thread). Returns XHD_OK when the call ran; result says what it read. */
+XHD_API int32_t xhd_read_file(const char* path, uint64_t offset, uint64_t length, int32_t threads, uint8_t* buffer,
+                              xhd_file_read* result);
+
+/* Scalar types of binary PLY properties (the numbering of PlyType in src/io/ply-header.ts). */
+typedef enum xhd_scalar_type {
+  XHD_INT8 = 0, XHD_UINT8 = 1, XHD_INT16 = 2, XHD_UINT16 = 3,
+  XHD_INT32 = 4, XHD_UINT32 = 5, XHD_FLOAT32 = 6, XHD_FLOAT64 = 7
+} xhd_scalar_type;
+
+/* Where a binary PLY's vertex records lie and how x, y, z sit in them (records of fixed size only). */
+typedef struct xhd_ply_vertex_layout {
+  uint64_t body_offset;  /* byte offset of the first vertex record in the file */
+  uint64_t count;        /* vertex records */
+  uint64_t piece_bytes;  /* bytes a thread reads at a time (whole records, at least one); 0 = the default */
+  uint32_t stride;       /* bytes per record */
+  int32_t swap_bytes;    /* 1 when the file's byte order is not the host's */
+  int32_t offset[3];     /* byte offsets of x, y, z within a record; offset[2] = -1 for 2D data (z = 0) */
+  int32_t type[3];       /* xhd_scalar_type of x, y, z */
+  int32_t output;        /* XHD_FLOAT32 or XHD_FLOAT64: the type of the caller's xyz array */
+  int32_t threads;       /* 0 = every hardware thread */
+} xhd_ply_vertex_layout;
+
+/* What a read found. kind: */
+#define XHD_READ_OK 0
+#define XHD_READ_TRUNCATED 1 /* the file ended inside record `record`; `byte` is where its data ran out */
+#define XHD_READ_BAD_VALUE 2 /* record `record` (at byte `byte`) holds `value`: non-finite or beyond +-1e15 */
+#define XHD_READ_SYSTEM_ERROR 3 /* open or read failed with errno `error_number` */
+
+typedef struct xhd_read_result {
+  int32_t kind;          /* XHD_READ_* */
+  int32_t error_number;  /* XHD_READ_SYSTEM_ERROR: the errno */
+  uint64_t record;       /* the first bad record (TRUNCATED, BAD_VALUE) */
+  uint64_t byte;
+  double value;          /* BAD_VALUE: the first bad coordinate of that record, x before y before z */
+  double min[3];         /* XHD_READ_OK: the bounds of the coordinates read, as JavaScript's Math.min */
+  double max[3];         /* and Math.max give them (-0 below +0); +inf / -inf when count is 0 */
+} xhd_read_result;
+
+/* Reads the vertices' x, y, z into xyz (3 * count entries of `output` type; z = 0 for 2D data) with
+ * positioned reads by `threads` threads, each decoding and checking its own pieces. Returns XHD_OK when
+ * the call ran, whatever the file held: result->kind says whether the coordinates are complete and good;
+ * when it is not XHD_READ_OK, xyz holds nothing to use. */
+XHD_API int32_t xhd_read_ply_vertices(const char* path, const xhd_ply_vertex_layout* layout, void* xyz,
+                                      xhd_read_result* result);
+
+/* The largest number of rows text of `length` bytes can hold: its '\n' bytes, plus one when the text
+ * does not end with one. Counted by `threads` threads (0 = every hardware thread). */
+XHD_API int32_t xhd_count_lines(const uint8_t* text, uint64_t length, int32_t threads, uint64_t* lines);
+
+/* The columns of a delimited (CSV / XYZ) file, as src/io/delimited-layout.ts found them. */
+typedef struct xhd_delimited_layout {
+  const int8_t* slots;   /* per column: 0, 1, 2 = x, y, z (z = 0 where no column is z); -1 = not read */
+  int32_t column_count;
+  int32_t comma;         /* 1: fields separated by commas; 0: by runs of spaces and tabs */
+  int32_t threads;       /* 0 = every hardware thread */
+  int32_t reserved;
+  uint64_t piece_bytes;  /* bytes parsed by one thread at a time (whole lines); 0 = the default */
+} xhd_delimited_layout;
+
+typedef struct xhd_delimited_result {
+  uint64_t rows;   /* data rows read (when plain) */
+  int32_t plain;   /* 1: every line was in the plain shape below and rows are in xyz; 0: some line was not */
+  int32_t reserved;
+  double min[3];   /* when plain: the rows' bounds as xhd_read_result's (+inf / -inf for no rows) */
+  double max[3];
+} xhd_delimited_result;
+
+/* Parses the data rows of delimited text (from the first data row on) into xyz, 3 doubles a row, by
+ * line-aligned pieces on `threads` threads. Only the plain shape is handled: fields separated as the
+ * layout says (spaces and tabs around commas allowed), lines ending in '\n' or "\r\n", blank lines and
+ * '#' comments, numbers as [+-]digits[.digits][(e|E)[+-]digits] (a digit on either side of the point),
+ * every coordinate finite and within +-1e15. Anything else (a lone '\r', a ragged row, an empty field,
+ * a token that is not such a number, nan, a value out of range or beyond 1e15, a quote anywhere) gives plain = 0,
+ * and the caller parses the text itself: its parser is the reference for every irregular case and for
+ * every message. Each number is the correctly rounded double (std::from_chars), as JavaScript's Number()
+ * gives. capacity: rows xyz has room for (at least xhd_count_lines of the text). */
+XHD_API int32_t xhd_parse_delimited(const uint8_t* text, uint64_t length, const xhd_delimited_layout* layout,
+                                    double* xyz, uint64_t capacity, xhd_delimited_result* result);
+
 /* ---- Mesh-mesh minimum and maximum distance (the gDist algorithm) ---- */
 
 /* Bits of xhd_distance_options.which. */

@@ -1,12 +1,15 @@
 // CSV / XYZ / TXT / PTS point clouds: one point per row, comma or whitespace separated, '#' comments.
-// Rows are scanned straight from the bytes; only files with quoted fields go through csv-parse.
+// Rows are scanned straight from the bytes, by the native parser where the text is plain (delimited-native.ts),
+// else here; only files with quoted fields go through csv-parse.
 // Coordinates are kept as the doubles the text states (a Float64Array), never rounded to float32.
 import { parse as parseCsv } from 'csv-parse/sync';
 import { InputError } from '../errors.js';
 import { AsciiScanner, parseNumberText } from './ascii-numbers.js';
 import { badCoordinate, finishGeometry, isExactCoordinate } from './build.js';
 import { analyseDelimited, csvParseProblem, type DelimitedLayout } from './delimited-layout.js';
+import { readRowsNatively } from './delimited-native.js';
 import type { Geometry, ReadOptions } from './geometry.js';
+import { nativeReader } from './native-reader.js';
 
 const LF = 10, COMMA = 44, QUOTE = 34;
 
@@ -15,7 +18,10 @@ export function parseDelimited(bytes: Uint8Array, file: string, format: 'csv' | 
   const layout = analyseDelimited(scanner, options.columns);
   if (!layout) return finishGeometry({ positions: new Float64Array(0), dims: 3, format, notes: ['no data rows'] });
 
-  // Rows are at most the lines left, so one allocation up front (trimmed at the end) suffices.
+  // The native parser reads plain text on every core; anything else is parsed here, from the first row again.
+  const native = nativeReader();
+  const plain = native && readRowsNatively(native, bytes, scanner.pos, layout);
+  if (plain) return finishGeometry({ ...plain, dims: layout.dims, format, notes: layout.notes });
   const maxRows = countLines(bytes, scanner.pos);
   const positions = bytes.indexOf(QUOTE, scanner.pos) >= 0
     ? readQuotedRows(bytes, scanner, layout, maxRows)
@@ -23,6 +29,7 @@ export function parseDelimited(bytes: Uint8Array, file: string, format: 'csv' | 
   return finishGeometry({ positions, dims: layout.dims, format, notes: layout.notes });
 }
 
+// Rows are at most the lines left, so one allocation up front (trimmed at the end) suffices.
 function countLines(bytes: Uint8Array, from: number): number {
   let lines = 1;
   for (let p = bytes.indexOf(LF, from); p >= 0; p = bytes.indexOf(LF, p + 1)) lines++;

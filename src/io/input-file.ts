@@ -1,9 +1,14 @@
 // Reading one input file whole, with the checks every reader wants first (not a directory, not over what
-// one buffer holds) and system errors turned into one line naming the file. Binary PLY files over 1 GiB are
-// read in pieces instead (ply-pieces.ts), whatever their size.
+// one buffer holds) and system errors turned into one line naming the file; by every core at once where
+// the native reader is there. Binary PLY files are read in pieces instead (ply-pieces.ts): all of them with
+// the native reader, else those over 1 GiB.
 import { constants } from 'node:buffer';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { InputError } from '../errors.js';
+import { getSystemErrorName } from 'node:util';
+
+import { InputError, NativeError } from '../errors.js';
+import type { RawFileRead } from '../native/abi.js';
+import { nativeReader, type NativeReader } from './native-reader.js';
 
 /** The largest file read whole: the most one Buffer can hold (4 GiB on 64-bit Node 20). */
 export const MAX_FILE_BYTES = constants.MAX_LENGTH;
@@ -68,6 +73,8 @@ function readWhole(path: string, size: number): Uint8Array {
     const storage = Buffer.allocUnsafeSlow(size + 7);
     const shift = (8 - ((storage.byteOffset + bodyStart) % 8)) % 8;
     const bytes = storage.subarray(shift, shift + size);
+    const native = nativeReader();
+    if (native) return bytes.subarray(0, readNatively(native, path, bytes));
     let filled = 0;
     while (filled < size) {
       const got = readSync(fd, bytes, filled, size - filled, filled);
@@ -78,6 +85,20 @@ function readWhole(path: string, size: number): Uint8Array {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Fills `into` from the file's start on every core; returns how many bytes there were (fewer if it shrank). */
+function readNatively(reader: NativeReader, path: string, into: Uint8Array): number {
+  const result = {} as RawFileRead;
+  if (reader.readFile(path, 0, into.length, 0, into, result) as number !== 0) throw new NativeError(`reading ${path}: ${reader.lastError()}`);
+  if (result.error_number !== 0) throw systemError(result.error_number);
+  return Number(result.bytes);
+}
+
+/** An errno from the native reader as the error Node would have thrown (with its code, for asInputError). */
+export function systemError(errno: number): Error {
+  const code = getSystemErrorName(-errno);
+  return Object.assign(new Error(`${code}: cannot read the file`), { code });
 }
 
 const END_HEADER = Buffer.from('end_header');
@@ -91,7 +112,8 @@ function plyBodyStart(prefix: Uint8Array): number {
   return newline < 0 ? 0 : newline + 1;
 }
 
-function asInputError(path: string, error: unknown, expected: string): InputError {
+/** A system error (ENOENT, EACCES, ...) met opening or reading `path` as one line naming the file. */
+export function asInputError(path: string, error: unknown, expected: string): InputError {
   if (error instanceof InputError) return error;
   const code = (error as NodeJS.ErrnoException).code;
   const detail = code === 'ENOENT' ? 'no such file'

@@ -1,8 +1,10 @@
-// Binary PLY files too large to read whole (over WHOLE_FILE_LIMIT, any size): the body is read piece by piece
-// with positioned reads and decoded straight into the positions and triangles, so no second copy of the file
-// is ever held. Fixed-size records (the vertices, skipped elements) go in batches; records with lists (faces)
-// through a window that carries a record cut by a piece's end over to the next piece. Errors name absolute
-// byte offsets and record numbers, as the whole-file reader's do.
+// Binary PLY bodies read straight from the file: files too large to read whole (over WHOLE_FILE_LIMIT, any
+// size), and point clouds of any size when the native reader is there (their vertices then come from one
+// native call, ply-vertices-native.ts). The body is read piece by piece with positioned reads and decoded
+// straight into the positions and triangles, so no second copy of the file is ever held. Fixed-size records
+// (the vertices, skipped elements) go in batches; records with lists (faces) through a window that carries a
+// record cut by a piece's end over to the next piece. Errors name absolute byte offsets and record numbers,
+// as the whole-file reader's do.
 import { closeSync, openSync, readSync } from 'node:fs';
 
 import { InputError } from '../errors.js';
@@ -11,6 +13,8 @@ import { computeBounds, type Bounds, type Coordinates, type Geometry } from './g
 import type { PlyLayout } from './ply.js';
 import { hostIsLittleEndian, propertyOffsets, readScalar, storesFloat32 } from './ply-binary.js';
 import { fixedRecordSize, PLY_TYPE_SIZE, PlyType, type PlyElement, type PlyHeader } from './ply-header.js';
+import { nativeReader } from './native-reader.js';
+import { readPlyVerticesNatively } from './ply-vertices-native.js';
 
 /** Files above this are read in pieces (binary PLY); below it, whole (the faster path for small files). */
 export const WHOLE_FILE_LIMIT = 1024 ** 3;
@@ -27,9 +31,13 @@ export function piecesForced(): boolean {
 
 /** Positioned reads of one open file, each piece into one reused buffer. */
 class PieceSource {
-  readonly buffer: Uint8Array;
-  constructor(readonly fd: number, readonly file: string, readonly size: number, piece: number) {
-    this.buffer = new Uint8Array(Math.max(piece, 64));
+  private window?: Uint8Array;
+  constructor(readonly fd: number, readonly file: string, readonly size: number, private readonly piece: number) {}
+
+  /** The reused piece buffer, made on first use: a point cloud read natively never needs one. */
+  get buffer(): Uint8Array {
+    this.window ??= new Uint8Array(Math.max(this.piece, 64));
+    return this.window;
   }
 
   /** Exactly `length` bytes at `position` into buffer[at, at + length); false when the file ends first. */
@@ -58,7 +66,8 @@ function truncated(file: string, size: number, element: PlyElement, record: numb
 export function readBinaryPlyInPieces(path: string, size: number, header: PlyHeader, layout: PlyLayout): Geometry {
   const fd = openSync(path, 'r');
   try {
-    const source = new PieceSource(fd, path, size, pieceBytes());
+    // A small file gets a window of its own size, not a whole piece.
+    const source = new PieceSource(fd, path, size, Math.min(pieceBytes(), size));
     const le = header.encoding === 'binary_little_endian';
     let position = header.dataStart;
     let positions: Coordinates = new Float32Array(0);
@@ -79,7 +88,11 @@ export function readBinaryPlyInPieces(path: string, size: number, header: PlyHea
         position = walkListRecords(source, position, element, le, () => undefined);
       }
     }
-    const notes = ['read in pieces (the file is larger than ' + `${(WHOLE_FILE_LIMIT / 1024 ** 3).toFixed(0)} GiB, or XHD_READ_PIECE_BYTES is set)`];
+    // Said only where the TypeScript reader alone would also have read in pieces: how the native reader
+    // reads is no news to the user.
+    const notes = size > WHOLE_FILE_LIMIT || piecesForced()
+      ? ['read in pieces (the file is larger than ' + `${(WHOLE_FILE_LIMIT / 1024 ** 3).toFixed(0)} GiB, or XHD_READ_PIECE_BYTES is set)`]
+      : [];
     const skipped = header.elements.filter((e) => e !== layout.vertex && e !== layout.face && e.count > 0);
     if (skipped.length > 0) notes.push(`skipped PLY elements: ${skipped.map((e) => `${e.name} (${e.count})`).join(', ')}`);
     if (layout.face && layout.face.count === 0) notes.push('PLY declares no faces: read as a point cloud');
@@ -103,6 +116,11 @@ function readVertices(source: PieceSource, start: number, element: PlyElement, l
   positions: Coordinates, found: { bounds?: Bounds }): number {
   const stride = fixedRecordSize(element);
   if (stride < 0) return walkListRecords(source, start, element, le, (view, at, v, fileOffset) => readListVertex(view, at, v, fileOffset, layout, le, positions, source.file));
+  const native = nativeReader();
+  if (native) {
+    found.bounds = readPlyVerticesNatively(native, source.file, start, element, layout, le, positions);
+    return start + stride * element.count;
+  }
   const offsets = propertyOffsets(element);
   const types = [layout.x, layout.y, layout.z].map((p) => (p >= 0 ? element.properties[p].type : PlyType.Float32));
   const at = [layout.x, layout.y, layout.z].map((p) => (p >= 0 ? offsets[p] : -1));

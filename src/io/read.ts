@@ -4,6 +4,7 @@ import { readSync } from 'node:fs';
 import { InputError, UsageError } from '../errors.js';
 import { parseDelimited } from './delimited.js';
 import { fileSize, MAX_FILE_BYTES, readInputFile, readPrefix } from './input-file.js';
+import { nativeReader } from './native-reader.js';
 import { formatFromExtension, sniffFormat } from './detect-format.js';
 import type { FileFormat, Geometry, ReadOptions } from './geometry.js';
 import { parseObj } from './obj.js';
@@ -18,19 +19,26 @@ export const STDIN_NAME = '-';
 
 export function readGeometry(path: string, options: ReadOptions = {}): Geometry {
   if (path === STDIN_NAME) return parseGeometry(readStandardInput(options.format), 'standard input', options);
-  return readLargePly(path, options) ?? parseGeometry(readInputFile(path, 'a geometry file'), path, options);
+  return readBinaryPly(path, options) ?? parseGeometry(readInputFile(path, 'a geometry file'), path, options);
 }
 
-/** How much of a large file is read to find its format and PLY header. */
+/** How much of a file is read to find its format and PLY header. */
 const PREFIX_BYTES = 1 << 20;
 
-/** A binary PLY over WHOLE_FILE_LIMIT, read in pieces; undefined for anything else. */
-function readLargePly(path: string, options: ReadOptions): Geometry | undefined {
+/**
+ * A binary PLY read straight from the file (ply-pieces.ts): those over WHOLE_FILE_LIMIT, and point clouds
+ * of any size when the native reader is there; undefined for anything else, which is read whole.
+ */
+function readBinaryPly(path: string, options: ReadOptions): Geometry | undefined {
   const size = fileSize(path);
-  if (size === undefined || !(size > WHOLE_FILE_LIMIT || piecesForced())) return undefined;
-  const prefix = readPrefix(path, PREFIX_BYTES);
-  const format = options.format ?? formatFromExtension(path) ?? sniffFormat(prefix);
-  return format === 'ply' ? readPlyInPieces(path, size, prefix) : undefined;
+  if (size === undefined) return undefined;
+  const required = size > WHOLE_FILE_LIMIT || piecesForced();
+  if (!required && !nativeReader()) return undefined;
+  const named = options.format ?? formatFromExtension(path);
+  if (named !== undefined && named !== 'ply') return undefined; // no need to look inside
+  const prefix = readPrefix(path, Math.min(size, PREFIX_BYTES));
+  const format = named ?? sniffFormat(prefix);
+  return format === 'ply' ? readPlyInPieces(path, size, prefix, required) : undefined;
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4));

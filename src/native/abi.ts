@@ -225,6 +225,72 @@ export interface RawNearestResult {
   device: number;
 }
 
+// Reading input files (CPU library only): see "Reading input files" in kernels/include/xhd.h.
+koffi.struct('xhd_ply_vertex_layout', {
+  body_offset: 'uint64_t',
+  count: 'uint64_t',
+  piece_bytes: 'uint64_t',
+  stride: 'uint32_t',
+  swap_bytes: 'int32_t',
+  offset: koffi.array('int32_t', 3, 'Array'),
+  type: koffi.array('int32_t', 3, 'Array'),
+  output: 'int32_t',
+  threads: 'int32_t',
+});
+koffi.struct('xhd_read_result', {
+  kind: 'int32_t',
+  error_number: 'int32_t',
+  record: 'uint64_t',
+  byte: 'uint64_t',
+  value: 'double',
+  min: koffi.array('double', 3, 'Array'),
+  max: koffi.array('double', 3, 'Array'),
+});
+koffi.struct('xhd_delimited_layout', {
+  slots: 'const int8_t *',
+  column_count: 'int32_t',
+  comma: 'int32_t',
+  threads: 'int32_t',
+  reserved: 'int32_t',
+  piece_bytes: 'uint64_t',
+});
+koffi.struct('xhd_delimited_result', {
+  rows: 'uint64_t',
+  plain: 'int32_t',
+  reserved: 'int32_t',
+  min: koffi.array('double', 3, 'Array'),
+  max: koffi.array('double', 3, 'Array'),
+});
+
+koffi.struct('xhd_file_read', { bytes: 'uint64_t', error_number: 'int32_t', reserved: 'int32_t' });
+
+export interface RawFileRead {
+  bytes: number | bigint;
+  error_number: number;
+}
+
+export const XHD_READ_OK = 0;
+export const XHD_READ_TRUNCATED = 1;
+export const XHD_READ_BAD_VALUE = 2;
+export const XHD_READ_SYSTEM_ERROR = 3;
+
+export interface RawReadResult {
+  kind: number;
+  error_number: number;
+  record: number | bigint;
+  byte: number | bigint;
+  value: number;
+  min: number[];
+  max: number[];
+}
+
+export interface RawDelimitedResult {
+  rows: number | bigint;
+  plain: number;
+  min: number[];
+  max: number[];
+}
+
 export const PROTOTYPES = {
   abiVersion: 'int32_t xhd_abi_version(void)',
   backendName: 'const char *xhd_backend_name(void)',
@@ -251,4 +317,12 @@ export const PROTOTYPES = {
   sampleSurface:
     'int32_t xhd_sample_surface(const xhd_mesh *mesh, uint64_t count, uint32_t *state, int32_t threads, float *xyz, ' +
     'double *xyz64)',
+  readFile:
+    'int32_t xhd_read_file(const char *path, uint64_t offset, uint64_t length, int32_t threads, uint8_t *buffer, _Out_ xhd_file_read *result)',
+  readPlyVertices:
+    'int32_t xhd_read_ply_vertices(const char *path, const xhd_ply_vertex_layout *layout, void *xyz, _Out_ xhd_read_result *result)',
+  countLines: 'int32_t xhd_count_lines(const uint8_t *text, uint64_t length, int32_t threads, uint64_t *lines)',
+  parseDelimited:
+    'int32_t xhd_parse_delimited(const uint8_t *text, uint64_t length, const xhd_delimited_layout *layout, ' +
+    'double *xyz, uint64_t capacity, _Out_ xhd_delimited_result *result)',
 } as const;

@@ -28,6 +28,15 @@ export interface NativeBackend {
   distanceContextCreate: koffi.KoffiFunction;
   distanceQuery: koffi.KoffiFunction;
   distanceContextDestroy: koffi.KoffiFunction;
+  /** The file readers' entry points (src/io/native-reader.ts); null where the library does not export them (the CUDA one). */
+  readers: NativeReaders | null;
+}
+
+export interface NativeReaders {
+  readFile: koffi.KoffiFunction;
+  readPlyVertices: koffi.KoffiFunction;
+  countLines: koffi.KoffiFunction;
+  parseDelimited: koffi.KoffiFunction;
 }
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -106,6 +115,12 @@ export function loadBackend(name: BackendName): NativeBackend {
       distanceContextCreate: lib.func(PROTOTYPES.distanceContextCreate),
       distanceQuery: lib.func(PROTOTYPES.distanceQuery),
       distanceContextDestroy: lib.func(PROTOTYPES.distanceContextDestroy),
+      readers: name === 'cpu' ? {
+        readFile: lib.func(PROTOTYPES.readFile),
+        readPlyVertices: lib.func(PROTOTYPES.readPlyVertices),
+        countLines: lib.func(PROTOTYPES.countLines),
+        parseDelimited: lib.func(PROTOTYPES.parseDelimited),
+      } : null,
     };
   } catch (err) {
     throw lacksEntryPoints(name, path, err);

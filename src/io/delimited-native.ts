@@ -1,0 +1,42 @@
+// The rows of a CSV / XYZ file parsed by the native reader (xhd_parse_delimited) on every core. It takes
+// only the plain shape (see kernels/include/xhd.h) and otherwise says so, and readRows in delimited.ts,
+// the reference for every irregular case, parses the text instead: the result or the error is always
+// the TypeScript parser's, only faster where the file is plain.
+import { NativeError } from '../errors.js';
+import type { RawDelimitedResult } from '../native/abi.js';
+import type { DelimitedLayout } from './delimited-layout.js';
+import type { Bounds } from './geometry.js';
+import { nativePieceBytes, type NativeReader } from './native-reader.js';
+
+/**
+ * The rows from byte `from` on (the first data row), 3 doubles each, and their bounds; undefined when the
+ * text is not plain (a quote anywhere included: such files go to csv-parse).
+ */
+export function readRowsNatively(reader: NativeReader, bytes: Uint8Array, from: number, layout: DelimitedLayout):
+  { positions: Float64Array; bounds: Bounds } | undefined {
+  const text = bytes.subarray(from);
+  const lines = new BigUint64Array(1);
+  check(reader, reader.countLines(text, text.length, 0, lines) as number);
+  // A row takes a line, so this holds every row; for a file with no blank or comment lines it is exact.
+  const positions = new Float64Array(3 * Number(lines[0]));
+  const request = {
+    slots: layout.slots,
+    column_count: layout.columnCount,
+    comma: layout.comma ? 1 : 0,
+    threads: 0,
+    reserved: 0,
+    piece_bytes: nativePieceBytes(),
+  };
+  const result = {} as RawDelimitedResult;
+  check(reader, reader.parseDelimited(text, text.length, request, positions, Number(lines[0]), result) as number);
+  if (result.plain !== 1) return undefined;
+  const rows = Number(result.rows);
+  return {
+    positions: 3 * rows === positions.length ? positions : positions.slice(0, 3 * rows),
+    bounds: { min: [result.min[0], result.min[1], result.min[2]], max: [result.max[0], result.max[1], result.max[2]] },
+  };
+}
+
+function check(reader: NativeReader, status: number): void {
+  if (status !== 0) throw new NativeError(`parsing delimited text: ${reader.lastError()}`);
+}
