@@ -12,6 +12,7 @@
 #include "device_session.h"
 #include "eb_directed.h"
 #include "exact_refine.h"
+#include "staged_upload.h"
 #include "xhd_directed.h"
 
 namespace xhd {
@@ -42,7 +43,7 @@ DeviceArray<float> upload(DeviceMemory& memory, const float* xyz, uint64_t first
   EventTimer timer(stream);
   DeviceArray<float> raw(memory, 3 * count);
   timer.start();
-  XHD_CUDA(cudaMemcpyAsync(raw.get(), xyz + 3 * first, 12 * count, cudaMemcpyHostToDevice, stream));
+  copy_to_device(raw.get(), xyz + 3 * first, 12 * count, stream);
   t.upload += timer.stop();
   return raw;
 }

@@ -1,0 +1,83 @@
+#include "staged_upload.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+#include "../common/parallel.h"
+#include "cuda_check.h"
+
+namespace xhd {
+namespace {
+
+// Three 32 MiB buffers: one filling, one or two in DMA. Below kDirectBelow the driver's path costs less
+// than pinning the buffers does on a process's first staged copy (tens of milliseconds).
+constexpr size_t kStageBytes = size_t(32) << 20;
+constexpr int kStages = 3;
+constexpr size_t kDirectBelow = size_t(256) << 20;
+constexpr size_t kCopyGrain = size_t(1) << 20;  // bytes per thread's share of a buffer, at least
+constexpr int kMaxDevices = 64;
+
+// One device's pinned buffers and the events that say when each is free again. Allocated on first use,
+// kept for the process (pinning memory costs milliseconds; later calls reuse it).
+struct Stages {
+  std::mutex lock;
+  bool tried = false;
+  bool ready = false;
+  void* buffer[kStages] = {};
+  cudaEvent_t free_again[kStages] = {};
+};
+
+Stages& stages_of(int device) {
+  static Stages all[kMaxDevices];
+  return all[device];
+}
+
+bool prepare(Stages& s) {
+  if (s.tried) return s.ready;
+  s.tried = true;
+  for (int k = 0; k < kStages; ++k) {
+    if (cudaHostAlloc(&s.buffer[k], kStageBytes, cudaHostAllocDefault) != cudaSuccess ||
+        cudaEventCreateWithFlags(&s.free_again[k], cudaEventDisableTiming) != cudaSuccess) {
+      cudaGetLastError();  // pinned memory refused (limits, containers): the driver's path still works
+      return false;
+    }
+  }
+  s.ready = true;
+  return true;
+}
+
+// memcpy by every core: one core copies about 8 GB/s, below what the DMA takes.
+void parallel_copy(void* to, const void* from, size_t bytes) {
+  const int threads = std::max(1, std::min(resolve_thread_count(0), static_cast<int>(bytes / kCopyGrain)));
+  parallel_blocks(bytes, kCopyGrain, threads, [&](size_t begin, size_t end, int) {
+    std::memcpy(static_cast<char*>(to) + begin, static_cast<const char*>(from) + begin, end - begin);
+  });
+}
+
+}  // namespace
+
+void copy_to_device(void* device, const void* host, size_t bytes, cudaStream_t stream) {
+  int ordinal = 0;
+  XHD_CUDA(cudaGetDevice(&ordinal));
+  if (bytes < kDirectBelow || ordinal < 0 || ordinal >= kMaxDevices) {
+    XHD_CUDA(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));
+    return;
+  }
+  Stages& s = stages_of(ordinal);
+  std::lock_guard<std::mutex> guard(s.lock);  // one staged copy at a time per device
+  if (!prepare(s)) {
+    XHD_CUDA(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));
+    return;
+  }
+  int k = 0;
+  for (size_t offset = 0; offset < bytes; offset += kStageBytes, k = (k + 1) % kStages) {
+    const size_t n = std::min(kStageBytes, bytes - offset);
+    XHD_CUDA(cudaEventSynchronize(s.free_again[k]));  // the DMA that last read this buffer is done
+    parallel_copy(s.buffer[k], static_cast<const char*>(host) + offset, n);
+    XHD_CUDA(cudaMemcpyAsync(static_cast<char*>(device) + offset, s.buffer[k], n, cudaMemcpyHostToDevice, stream));
+    XHD_CUDA(cudaEventRecord(s.free_again[k], stream));
+  }
+}
+
+}  // namespace xhd
