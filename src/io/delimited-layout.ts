@@ -4,7 +4,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { InputError, UsageError } from '../errors.js';
 import { AsciiScanner, parseNumberText } from './ascii-numbers.js';
 
-const LF = 10, CR = 13, HASH = 35, COMMA = 44, QUOTE = 34, SPACE = 32, TAB = 9;
+const CR = 13, HASH = 35, COMMA = 44, QUOTE = 34, SPACE = 32, TAB = 9;
 
 export interface DelimitedLayout {
   /** Fields are separated by commas (else by runs of spaces/tabs). */
@@ -26,8 +26,8 @@ interface LineSpan {
 /** The line at the scanner's position (which must be at a token), without moving the scanner. */
 function spanAt(scanner: AsciiScanner): LineSpan {
   const b = scanner.bytes;
-  const nl = b.indexOf(LF, scanner.pos);
-  let end = nl < 0 ? b.length : nl;
+  // A lone CR ends the line (ascii-numbers.ts says why), so "1 2\r3" is the line "1 2" and then "3".
+  let end = scanner.lineEnd(scanner.pos);
   const hash = b.subarray(scanner.pos, end).indexOf(HASH);
   if (hash >= 0) end = scanner.pos + hash;
   while (end > scanner.pos && (b[end - 1] === CR || b[end - 1] === SPACE || b[end - 1] === TAB)) end--;
