@@ -246,6 +246,17 @@ describe('xhd exit codes and errors', () => {
     assert.equal(r.stderr.trim().split('\n').length, 1);
   });
 
+  it('a single line of thousands of values (no line breaks) exits 2 naming the file and line', () => {
+    const flat = join(dir, 'one-line.xyz');
+    writeFileSync(flat, Array.from({ length: 3000 }, (_, i) => i % 97).join(' ') + '\n');
+    for (const env of [{}, { XHD_NATIVE_READ: '0' }] as Record<string, string>[]) {
+      const r = runXhd(['compare', flat, good], env);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /one-line\.xyz:1: line holds 3,000 values and no row follows it: the file seems to have no line breaks/);
+      assert.equal(r.stdout, '');
+    }
+  });
+
   it('2D against 3D exits 2', () => {
     const flat = join(dir, 'flat.csv');
     writeFileSync(flat, '0,0\n1,1\n');
