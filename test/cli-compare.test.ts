@@ -226,6 +226,37 @@ describe('xhd exit codes and errors', () => {
     assert.match(r.stderr, /empty\.xyz.*has no points/);
   });
 
+  it('classic Mac (CR-only) line ends read every point, natively and in TypeScript (issue 30)', () => {
+    const mac = join(dir, 'mac.xyz');
+    const origin = join(dir, 'origin.xyz');
+    writeFileSync(mac, '0 0 0\r10 0 0\r');
+    writeFileSync(origin, '0 0 0\n');
+    for (const env of [{}, { XHD_NATIVE_READ: '0' }] as Record<string, string>[]) {
+      const r = runXhd(['compare', mac, origin, '--json'], env);
+      assert.equal(r.code, 0, r.stderr);
+      const j = JSON.parse(r.stdout);
+      assert.equal(j.hd, 10, `${JSON.stringify(env)}: both points read, the second at distance 10`);
+      assert.equal(j.a.points, 2, JSON.stringify(j.a));
+    }
+    const bad = join(dir, 'mac-bad.csv');
+    writeFileSync(bad, '0,0,0\r1,2,3\r4,x,6\r');
+    const r = runXhd(['compare', bad, origin]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^xhd: .*mac-bad\.csv:3: expected a number, found 'x'$/m);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+  });
+
+  it('a single line of thousands of values (no line breaks) exits 2 naming the file and line', () => {
+    const flat = join(dir, 'one-line.xyz');
+    writeFileSync(flat, Array.from({ length: 3000 }, (_, i) => i % 97).join(' ') + '\n');
+    for (const env of [{}, { XHD_NATIVE_READ: '0' }] as Record<string, string>[]) {
+      const r = runXhd(['compare', flat, good], env);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /one-line\.xyz:1: line holds 3,000 values and no row follows it: the file seems to have no line breaks/);
+      assert.equal(r.stdout, '');
+    }
+  });
+
   it('2D against 3D exits 2', () => {
     const flat = join(dir, 'flat.csv');
     writeFileSync(flat, '0,0\n1,1\n');

@@ -100,3 +100,55 @@ test('quoting csv-parse cannot split is an input error at the file\'s line, neve
     assertInputError(() => parseGeometry(new TextEncoder().encode(text), 'q.csv'), message);
   }
 });
+
+/** Reads text both ways, natively where the library is built and with XHD_NATIVE_READ=0: the results must agree. */
+function parseBothWays(text: string, name: string): ReturnType<typeof parseGeometry> {
+  const bytes = new Uint8Array(Buffer.from(text, 'latin1'));
+  const saved = process.env.XHD_NATIVE_READ;
+  process.env.XHD_NATIVE_READ = '0';
+  let reference: ReturnType<typeof parseGeometry> | Error;
+  try {
+    reference = parseGeometry(bytes, name);
+  } catch (error) {
+    reference = error as Error;
+  } finally {
+    if (saved === undefined) delete process.env.XHD_NATIVE_READ;
+    else process.env.XHD_NATIVE_READ = saved;
+  }
+  if (reference instanceof Error) {
+    assert.throws(() => parseGeometry(bytes, name), { message: reference.message });
+    throw reference;
+  }
+  const native = parseGeometry(bytes, name);
+  assert.deepEqual(Array.from(native.positions), Array.from(reference.positions));
+  assert.deepEqual(native.notes, reference.notes);
+  return native;
+}
+
+const values = (count: number, from = 0) => Array.from({ length: count }, (_, i) => String((from + i) % 1000 / 8)).join(' ');
+
+test('a single line of thousands of values is refused: the file has lost its line breaks (issue 30)', () => {
+  assertInputError(() => parseBothWays(`${values(3000)}\n`, 'flat.xyz'),
+    /^flat\.xyz:1: line holds 3,000 values and no row follows it: the file seems to have no line breaks$/);
+  assertInputError(() => parseBothWays(`# one scan\n\n${values(30000)}   # end\n\n# nothing more\n`, 'flat.xyz'),
+    /^flat\.xyz:3: line holds 30,000 values and no row follows/);
+  assertInputError(() => parseBothWays(`${values(5000).replace(/ /g, ',')}`, 'flat.csv'), /^flat\.csv:1: line holds 5,000 values/);
+  // A header on its own line does not make the lone data line acceptable.
+  assertInputError(() => parseBothWays(`x y z\n${values(3000)}\n`, 'flat.xyz'), /flat\.xyz:2: row has 3000 fields but the header names 3/);
+  // Up to 1,000 values a lone line is still read (its first columns), as before.
+  assertPositions(parseBothWays(`${values(1000, 8)}\n`, 'wide.xyz'), [1, 1.125, 1.25]);
+});
+
+test('consistent rows of thousands of values are read, with a note that most columns are ignored', () => {
+  const g = parseBothWays(`${values(1500)}\n${values(1500, 16)}\n`, 'wide.xyz');
+  assertPositions(g, [0, 0.125, 0.25, 2, 2.125, 2.25]);
+  assert.deepEqual(g.notes, ['line 1 holds 1,500 values; only 3 of its columns are read']);
+  // A long header is still found from the line's bytes, names and all.
+  const names = ['id', 'z', 'y', 'x', ...Array.from({ length: 1200 }, (_, i) => `c${i}`)];
+  const h = parseBothWays(`${names.join(',')}\n${values(1204, 8).replace(/ /g, ',')}\n${values(1204, 24).replace(/ /g, ',')}\n`, 'wide.csv');
+  assertPositions(h, [1.375, 1.25, 1.125, 3.375, 3.25, 3.125]); // x, y, z are columns 3, 2, 1
+  assert.deepEqual(h.notes, ['columns x, y, z chosen by header name', 'line 2 holds 1,204 values; only 3 of its columns are read']);
+  // A long first line with a malformed number is data, not a header (as for short lines): an unread column may hold it.
+  const d = parseBothWays(`1 2 3 1.2.3 ${values(1200)}\n4 5 6 7 ${values(1200)}\n`, 'wide.xyz');
+  assertPositions(d, [1, 2, 3, 4, 5, 6]);
+});

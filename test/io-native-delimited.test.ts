@@ -115,10 +115,11 @@ describe('native delimited rows', () => {
   });
 
   it('declines the irregular, and the TypeScript parser gives its result or its error', () => {
-    assert.ok('geometry' in check('1 2 3\n4 5\r6\n', false)); // a lone CR is whitespace to the TypeScript parser
+    // A lone CR ends a line (classic Mac line ends): "4 5" is a short row, "6" the next line.
+    assert.match((check('1 2 3\n4 5\r6\n', false) as { error: string }).error, /:2: row has 2 fields, expected 3$/);
     assert.ok('geometry' in check('1 2 3\n4\v5 6\n', false));
     assert.ok('geometry' in check('1 2 3\n1e-400 5 6\n', false)); // underflows to 0 in Number()
-    assert.match((check('1,2,3\n4,5,6\r,\n', false, 'csv') as { error: string }).error, /:2: row has more than 3 fields/);
+    assert.match((check('1,2,3\n4,5,6\r,\n', false, 'csv') as { error: string }).error, /:3: empty field in column 0$/);
     assert.match((check('1 2 3\n4 5\n', false) as { error: string }).error, /:2: row has 2 fields, expected 3$/);
     assert.match((check('1 2 3\n4 5 6 7\n', false) as { error: string }).error, /:2: row has more than 3 fields/);
     assert.match((check('1 2 3\n4 nan 6\n', false) as { error: string }).error, /:2: non-finite coordinate \(NaN\) in vertex 1$/);
@@ -135,6 +136,27 @@ describe('native delimited rows', () => {
     assert.match((check('1 2 3\n4,5,6\n', false) as { error: string }).error, /:2: expected a number/);
     check('1,2,3\n"4",5,6\n', false, 'csv'); // quotes go to csv-parse
     check('1 2 3 # a "quoted" comment\n4 5 6\n', false);
+  });
+
+  it('reads classic Mac (lone CR) line ends as the TypeScript parser does: every row, lines counted', () => {
+    const rows = (o: Outcome) => ('geometry' in o ? Array.from(o.geometry.positions) : o.error);
+    assert.deepEqual(rows(check('0 0 0\r10 0 0\r', false)), [0, 0, 0, 10, 0, 0]);
+    assert.deepEqual(rows(check('x,y,z\r1,2,3\r4,5,6', false, 'csv')), [1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(rows(check('1 2 3\n4 5 6\r7 8 9\n', false)), [1, 2, 3, 4, 5, 6, 7, 8, 9]); // mixed line ends
+    assert.deepEqual(rows(check('1 2 3\r\r\n4 5 6\r\n', false)), [1, 2, 3, 4, 5, 6]); // CR CR LF: a blank line
+    // A comment ends at a lone CR: the native parser must not skip on to the '\n' (rows 2 and 3 were lost).
+    assert.deepEqual(rows(check('1 2 3 # note\r4 5 6\r7 8 9\n10 11 12\n', false)), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    assert.deepEqual(rows(check('# survey\r1 2 3\n', true)), [1, 2, 3]); // the layout reads the comment line
+    assert.deepEqual(rows(check('1,2\r3,4', false, 'csv')), [1, 2, 0, 3, 4, 0]); // 2D: z is 0
+    assert.deepEqual(rows(check('1,"2"\r3,4\r', false, 'csv')), [1, 2, 0, 3, 4, 0]); // quoted: through csv-parse
+    // Line numbers count lone CRs as lines, on every path.
+    assert.match((check('1 2 3\r4 5 6\r7 x 9\r', false) as { error: string }).error, /:3: expected a number, found 'x'$/);
+    assert.match((check('1,2,3\r4,5\r', false, 'csv') as { error: string }).error, /:2: row has 2 fields, expected 3$/);
+    assert.match((check('1,2,3\r"4",5\r', false, 'csv') as { error: string }).error, /:2: row has 2 fields, expected 3$/);
+    // A lone CR on the first data line splits it, as anywhere else (csv-parse once saw it inside one line).
+    assert.match((check('1 2\r3\n', false, 'csv') as { error: string }).error, /:2: row has 1 fields, expected 2$/);
+    // A CRLF comment stays plain.
+    assert.deepEqual(rows(check('# note\r\n1 2 3 # a\r\n4 5 6\r\n', true)), [1, 2, 3, 4, 5, 6]);
   });
 
   it('equals the TypeScript parser on random plain and nearly plain text, at every piece size', () => {

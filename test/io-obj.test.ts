@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readGeometry } from '../src/io/read.js';
+import { parseGeometry, readGeometry } from '../src/io/read.js';
 import { fixture } from './helpers.js';
 import { assertBounds, assertCoordinateType, assertPositions, assertTriangles } from './io-expect.js';
 
@@ -25,4 +25,14 @@ test('OBJ faces may name vertices defined later in the file', () => {
   const g = readGeometry(fixture('forward-reference.obj'));
   assertTriangles(g, [0, 1, 2]);
   assertPositions(g, [0, 0, 0, 1, 0, 0, 0, 1, 0]);
+});
+
+test('classic Mac (lone CR) line ends: every statement read, lines counted for errors', () => {
+  const bytes = (text: string) => new Uint8Array(Buffer.from(text, 'latin1'));
+  const g = parseGeometry(bytes('# made on a Mac\rv 0 0 0\rv 10 0 0\rvn 0 0 1\rv 0 10 0\rf 1 2 3\r'), 'mac.obj');
+  assertPositions(g, [0, 0, 0, 10, 0, 0, 0, 10, 0]);
+  assertTriangles(g, [0, 1, 2]);
+  assert.throws(() => parseGeometry(bytes('v 0 0 0\r\rv 1 1 q\r'), 'bad.obj'), /bad\.obj:3: expected a number, found 'q'/);
+  // A face ends at the lone CR, so it cannot take the next line's numbers as corners.
+  assert.throws(() => parseGeometry(bytes('v 0 0 0\rv 1 0 0\rv 0 1 0\rf 1 2\r3\r'), 'face.obj'), /face\.obj:4: face has 2 vertices/);
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readGeometry } from '../src/io/read.js';
+import { parseGeometry, readGeometry } from '../src/io/read.js';
 import { fixture, sharedData } from './helpers.js';
 import { assertBounds, assertCoordinateType, assertPositions, assertTriangles, assertVertex } from './io-expect.js';
 
@@ -103,4 +103,15 @@ test('shared prim.off: a face beyond the declared count is ignored with a note',
     'ignored data after the last face (from line 24)',
     '5 polygons with more than 3 vertices fan-triangulated',
   ]);
+});
+
+test('classic Mac (lone CR) line ends: every vertex and face read, lines counted for errors', () => {
+  const bytes = (text: string) => new Uint8Array(Buffer.from(text, 'latin1'));
+  const g = parseGeometry(bytes('OFF\r# a comment\r3 1 0\r0 0 0\r10 0 0\r0 10 0 0.5 0.5 0.5\r3 0 1 2\r'), 'mac.off');
+  assertPositions(g, [0, 0, 0, 10, 0, 0, 0, 10, 0]);
+  assertTriangles(g, [0, 1, 2]);
+  assert.deepEqual(g.notes, []);
+  assert.throws(() => parseGeometry(bytes('OFF\r3 1 0\r0 0 0\r10 0 x\r0 10 0\r3 0 1 2\r'), 'bad.off'), /bad\.off:4: expected a number, found 'x'/);
+  // "1 2" ends at the lone CR: the vertex is short, not completed from the next line.
+  assert.throws(() => parseGeometry(bytes('OFF\r1 0 0\r1 2\r3\r'), 'short.off'), /short\.off:3: /);
 });

@@ -158,3 +158,19 @@ test('binary packed float xyz: every header alignment reads the same points and 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('ascii PLY with classic Mac (lone CR) line ends, header and body', () => {
+  const bytes = (text: string) => new Uint8Array(Buffer.from(text, 'latin1'));
+  const header = 'ply\rformat ascii 1.0\rcomment from a Mac\relement vertex 3\rproperty double x\rproperty double y\rproperty double z\r' +
+    'element face 1\rproperty list uchar int vertex_indices\rend_header\r';
+  const g = parseGeometry(bytes(`${header}0 0 0\r10 0 0\r0 10 0\r3 0 1 2\r`), 'mac.ply');
+  assertPositions(g, [0, 0, 0, 10, 0, 0, 0, 10, 0]);
+  assertTriangles(g, [0, 1, 2]);
+  assert.deepEqual(g.notes, []);
+  // The body's first line is line 11; the bad value is on line 12.
+  assert.throws(() => parseGeometry(bytes(`${header}0 0 0\r10 z 0\r0 10 0\r3 0 1 2\r`), 'bad.ply'), /bad\.ply:12: expected a number, found 'z'/);
+  // A record may not run on past a lone CR into the next line.
+  assert.throws(() => parseGeometry(bytes(`${header}0 0\r0 10 0 0\r10 0\r3 0 1 2\r`), 'short.ply'), /short\.ply:11: vertex record has fewer values/);
+  // Sniffed as PLY without its extension.
+  assert.equal(parseGeometry(bytes(`${header}0 0 0\r10 0 0\r0 10 0\r3 0 1 2\r`), 'mac.dat').format, 'ply');
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readGeometry } from '../src/io/read.js';
+import { parseGeometry, readGeometry } from '../src/io/read.js';
 import { fixture, sharedData } from './helpers.js';
 import { assertBounds, assertCoordinateType, assertPositions, assertTriangles, assertVertex } from './io-expect.js';
 
@@ -52,4 +52,14 @@ test('binary STL padded after its declared triangles: the declared ones are read
   const g = readGeometry(fixture('padded.stl'));
   assert.equal(g.triangles!.length / 3, 3);
   assert.ok(g.notes.includes('ignored 50 bytes after the 3 declared triangles'), g.notes.join('; '));
+});
+
+test('ascii STL with classic Mac (lone CR) line ends', () => {
+  const bytes = (text: string) => new Uint8Array(Buffer.from(text, 'latin1'));
+  const facet = (z: number) => `facet normal 0 0 1\router loop\rvertex 0 0 ${z}\rvertex 1 0 ${z}\rvertex 0 1 ${z}\rendloop\rendfacet\r`;
+  const g = parseGeometry(bytes(`solid mac part\r${facet(0)}${facet(2)}endsolid mac part\r`), 'mac.stl');
+  assertPositions(g, [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 1, 0, 2, 0, 1, 2]);
+  assertTriangles(g, [0, 1, 2, 3, 4, 5]);
+  assert.throws(() => parseGeometry(bytes(`solid a\r${facet(0).replace('vertex 1 0 0', 'vertex 1 0 y')}endsolid a\r`), 'bad.stl'),
+    /bad\.stl:5: expected a number, found 'y'/);
 });

@@ -4,6 +4,8 @@
 // file. This parser takes only the plain shape that nearly every large point file has, and gives up
 // ("not plain") at the first byte outside it, even where the TypeScript parser would accept it (a lone
 // '\r', a vertical tab, "nan" in a column that is read...): the caller then parses the whole text itself.
+// A lone '\r' (classic Mac line ends) is a line end to the TypeScript parser; here it is always "not
+// plain", so that lines, pieces and the row capacity need count only '\n' (such files are rare).
 // So whatever this parser accepts, the TypeScript parser accepts too, with the same doubles: every number
 // here is correctly rounded (by the exact fast path the TypeScript scanner also takes, else by
 // std::from_chars), as JavaScript's Number() rounds it.
@@ -64,11 +66,15 @@ inline bool is_blank(uint8_t c) { return c == ' ' || c == '\t'; }
 inline bool is_digit(uint8_t c) { return uint8_t(c - '0') < 10; }
 
 // A '#' comment: past the next '\n' (or to the end). A quote anywhere, even in a comment, sends the file
-// to csv-parse in the TypeScript reader, so it is not plain here.
+// to csv-parse in the TypeScript reader, so it is not plain here. Nor is a lone '\r' (one not just before
+// the '\n'): the TypeScript reader ends the comment and the line there (a classic Mac line end), and
+// skipping on to the '\n' would drop the rows in between.
 inline bool skip_comment(const uint8_t*& p, const uint8_t* end) {
   const void* nl = std::memchr(p, '\n', size_t(end - p));
   const uint8_t* line_end = nl == nullptr ? end : static_cast<const uint8_t*>(nl);
   if (std::memchr(p, '"', size_t(line_end - p)) != nullptr) return false;
+  const void* cr = std::memchr(p, '\r', size_t(line_end - p));
+  if (cr != nullptr && (nl == nullptr || static_cast<const uint8_t*>(cr) + 1 != line_end)) return false;
   p = nl == nullptr ? end : line_end + 1;
   return true;
 }

@@ -1,5 +1,9 @@
 // Byte-level scanner for the text formats: reads numbers straight out of the file's bytes, with no
 // string per line or per token, and keeps the 1-based line number for error messages.
+//
+// A line ends at '\n' (after an optional '\r') or at a '\r' not followed by '\n': classic Mac files end
+// their lines with a lone CR, and reading such a file as one long line silently drops every row after
+// the first. So a lone CR is a line end everywhere (rows, comments, line numbers), never inline space.
 import { InputError } from '../errors.js';
 
 const TAB = 9, LF = 10, VT = 11, FF = 12, CR = 13, SPACE = 32;
@@ -36,6 +40,10 @@ export class AsciiScanner {
   readonly file: string;
   /** Byte that starts a comment running to the end of the line, or -1 when the format has none. */
   private readonly commentByte: number;
+  // The next LF and CR at or after some position, kept so that finding line ends costs one pass over the
+  // file however it is cut into lines (a fresh search per line would rescan a CR-only file to its end).
+  private readonly nextLf: NextByte;
+  private readonly nextCr: NextByte;
 
   constructor(bytes: Uint8Array, file: string, options: { start?: number; line?: number; comments?: boolean } = {}) {
     this.bytes = bytes;
@@ -43,6 +51,22 @@ export class AsciiScanner {
     this.pos = options.start ?? 0;
     this.line = options.line ?? 1;
     this.commentByte = options.comments === false ? -1 : HASH;
+    this.nextLf = new NextByte(bytes, LF);
+    this.nextCr = new NextByte(bytes, CR);
+  }
+
+  /**
+   * Index of the byte that ends the line holding `from`: its '\n', or a lone '\r' (one not followed by
+   * '\n'); bytes.length when the data ends first.
+   */
+  lineEnd(from: number): number {
+    const b = this.bytes, n = b.length;
+    const lf = this.nextLf.from(from);
+    const nl = lf < 0 ? n : lf;
+    for (let cr = this.nextCr.from(from); cr >= 0 && cr < nl; cr = this.nextCr.from(cr + 1)) {
+      if (cr + 1 >= n || b[cr + 1] !== LF) return cr;
+    }
+    return nl;
   }
 
   get atEnd(): boolean {
@@ -54,34 +78,33 @@ export class AsciiScanner {
     return this.pos < this.bytes.length ? this.bytes[this.pos] : -1;
   }
 
-  /** Skips spaces, tabs and CR without leaving the line. */
+  /** Skips spaces, tabs and the CR of a CRLF without leaving the line (a lone CR ends it). */
   skipInlineSpace(): void {
     const b = this.bytes, n = b.length;
     let p = this.pos;
     while (p < n) {
       const c = b[p];
-      if (c !== SPACE && c !== TAB && c !== CR && c !== VT && c !== FF) break;
+      if (c === CR ? p + 1 < n && b[p + 1] !== LF : c !== SPACE && c !== TAB && c !== VT && c !== FF) break;
       p++;
     }
     this.pos = p;
   }
 
-  /** After skipping inline space: true at a newline, a comment, or the end of the data. */
+  /** After skipping inline space: true at a newline (a lone CR included), a comment, or the end of the data. */
   atLineEnd(): boolean {
     this.skipInlineSpace();
     if (this.pos >= this.bytes.length) return true;
     const c = this.bytes[this.pos];
-    return c === LF || c === this.commentByte;
+    return c === LF || c === CR || c === this.commentByte;
   }
 
   /** Moves to the start of the next line, ignoring whatever is left on this one. */
   skipRestOfLine(): void {
-    const b = this.bytes;
-    const nl = b.indexOf(LF, this.pos);
-    if (nl < 0) {
-      this.pos = b.length;
+    const end = this.lineEnd(this.pos);
+    if (end >= this.bytes.length) {
+      this.pos = this.bytes.length;
     } else {
-      this.pos = nl + 1;
+      this.pos = end + 1;
       this.line++;
     }
   }
@@ -92,14 +115,13 @@ export class AsciiScanner {
     let p = this.pos;
     while (p < n) {
       const c = b[p];
-      if (c === LF) {
+      if (c === LF || (c === CR && (p + 1 >= n || b[p + 1] !== LF))) {
         this.line++;
         p++;
       } else if (c === SPACE || c === TAB || c === CR || c === VT || c === FF) {
         p++;
       } else if (c === comment) {
-        const nl = b.indexOf(LF, p);
-        p = nl < 0 ? n : nl;
+        p = this.lineEnd(p);
       } else {
         break;
       }
@@ -260,6 +282,23 @@ export class AsciiScanner {
       }
     }
     this.failNotNumber(start);
+  }
+}
+
+/** The first index at or after a position where one byte value occurs, remembered between calls. */
+class NextByte {
+  private searchedFrom = 0;
+  /** -2: not searched yet; -1: none at or after searchedFrom. */
+  private found = -2;
+
+  constructor(private readonly bytes: Uint8Array, private readonly value: number) {}
+
+  from(p: number): number {
+    if (this.found === -2 || p < this.searchedFrom || (this.found >= 0 && this.found < p)) {
+      this.found = this.bytes.indexOf(this.value, p);
+      this.searchedFrom = p;
+    }
+    return this.found;
   }
 }
 

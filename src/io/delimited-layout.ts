@@ -4,7 +4,16 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { InputError, UsageError } from '../errors.js';
 import { AsciiScanner, parseNumberText } from './ascii-numbers.js';
 
-const LF = 10, CR = 13, HASH = 35, COMMA = 44, QUOTE = 34, SPACE = 32, TAB = 9;
+const CR = 13, HASH = 35, COMMA = 44, QUOTE = 34, SPACE = 32, TAB = 9, PLUS = 43, MINUS = 45, DOT = 46;
+
+/**
+ * Rows with more fields than this are not taken at face value. A single such line is refused: thousands
+ * of values and no second row is a file whose line breaks were lost (or never written), and reading its
+ * first 3 values as the only point would be a silent wrong answer. Consistent rows this wide are read,
+ * with a note that most of each row is ignored. Such lines are also looked at from their bytes only:
+ * csv-parse takes seconds per million fields and a string per field costs gigabytes.
+ */
+const MANY_FIELDS = 1000;
 
 export interface DelimitedLayout {
   /** Fields are separated by commas (else by runs of spaces/tabs). */
@@ -26,8 +35,8 @@ interface LineSpan {
 /** The line at the scanner's position (which must be at a token), without moving the scanner. */
 function spanAt(scanner: AsciiScanner): LineSpan {
   const b = scanner.bytes;
-  const nl = b.indexOf(LF, scanner.pos);
-  let end = nl < 0 ? b.length : nl;
+  // A lone CR ends the line (ascii-numbers.ts says why), so "1 2\r3" is the line "1 2" and then "3".
+  let end = scanner.lineEnd(scanner.pos);
   const hash = b.subarray(scanner.pos, end).indexOf(HASH);
   if (hash >= 0) end = scanner.pos + hash;
   while (end > scanner.pos && (b[end - 1] === CR || b[end - 1] === SPACE || b[end - 1] === TAB)) end--;
@@ -97,6 +106,100 @@ function hasByte(bytes: Uint8Array, span: LineSpan, byte: number): boolean {
   return bytes.subarray(span.start, span.end).indexOf(byte) >= 0;
 }
 
+/** Fields of a line without quotes, trimmed of blanks as csv-parse trims them: visit returns false to stop. */
+function forEachPlainField(bytes: Uint8Array, span: LineSpan, comma: boolean, visit: (start: number, end: number) => boolean): void {
+  const blank = (c: number) => c === SPACE || c === TAB;
+  let p = span.start;
+  while (p < span.end) {
+    while (p < span.end && blank(bytes[p])) p++;
+    if (p === span.end && !comma) return;
+    let end = p;
+    while (end < span.end && (comma ? bytes[end] !== COMMA : !blank(bytes[end]))) end++;
+    const next = end;
+    while (end > p && blank(bytes[end - 1])) end--;
+    if (!visit(p, end)) return;
+    if (next === span.end) return;
+    p = next + (comma ? 1 : 0);
+    if (comma && p === span.end) {
+      visit(p, p); // "1,2," ends in an empty field
+      return;
+    }
+  }
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** Whether bytes [start, end) are a whole number as parseNumberText reads one (isNumeric, without strings). */
+function isNumericBytes(bytes: Uint8Array, start: number, end: number): boolean {
+  let p = start;
+  if (p < end && (bytes[p] === PLUS || bytes[p] === MINUS)) p++;
+  let digits = 0;
+  while (p < end && isDigit(bytes[p])) p++, digits++;
+  if (p < end && bytes[p] === DOT) for (p++; p < end && isDigit(bytes[p]); p++) digits++;
+  if (digits === 0) {
+    if (end - p !== 3 && end - p !== 8) return false;
+    const word = new TextDecoder('latin1').decode(bytes.subarray(p, end)).toLowerCase();
+    return word === 'nan' || word === 'inf' || word === 'infinity';
+  }
+  if (p < end && (bytes[p] | 0x20) === 0x65 /* e */) {
+    p++;
+    if (p < end && (bytes[p] === PLUS || bytes[p] === MINUS)) p++;
+    const exponent = p;
+    while (p < end && isDigit(bytes[p])) p++;
+    if (p === exponent) return false;
+  }
+  return p === end;
+}
+
+/** isHeaderRow for a long line without quotes, from its bytes: its fields as strings if it is a header. */
+function longLineHeader(bytes: Uint8Array, span: LineSpan, comma: boolean): string[] | undefined {
+  let names = 0, header = true;
+  forEachPlainField(bytes, span, comma, (start, end) => {
+    if (isNumericBytes(bytes, start, end)) return true;
+    const c = bytes[start];
+    if (start === end || c === PLUS || c === MINUS || c === DOT || isDigit(c)) return (header = false);
+    names++;
+    return true;
+  });
+  if (!header || names === 0) return undefined;
+  const fields: string[] = [];
+  const latin1 = new TextDecoder('latin1');
+  forEachPlainField(bytes, span, comma, (start, end) => fields.push(latin1.decode(bytes.subarray(start, end))) > 0);
+  return fields;
+}
+
+/** True when a row (anything but blanks and comments) follows the line of `span`. */
+function rowFollows(scanner: AsciiScanner, span: LineSpan): boolean {
+  const after = new AsciiScanner(scanner.bytes, scanner.file, { start: scanner.lineEnd(span.start) });
+  return after.skipToToken();
+}
+
+/** A line of more than MANY_FIELDS fields with nothing after it: refused (see MANY_FIELDS). */
+function refuseLoneWideLine(scanner: AsciiScanner, span: LineSpan, fields: number): void {
+  if (fields <= MANY_FIELDS || rowFollows(scanner, span)) return;
+  throw new InputError(scanner.file, { line: span.line },
+    `line holds ${fields.toLocaleString('en-US')} values and no row follows it: the file seems to have no line breaks`);
+}
+
+/**
+ * The first line's fields, as strings, for the header test. A long line without quotes becomes strings
+ * only when it is a header; as data it gives [] (no header, and not a point count).
+ */
+function firstLineFields(scanner: AsciiScanner, span: LineSpan): string[] {
+  const bytes = scanner.bytes;
+  const comma = hasByte(bytes, span, COMMA);
+  if (!hasByte(bytes, span, QUOTE)) {
+    const count = countFields(bytes, span, comma);
+    if (count > MANY_FIELDS) {
+      refuseLoneWideLine(scanner, span, count);
+      return longLineHeader(bytes, span, comma) ?? [];
+    }
+  }
+  return splitFields(spanText(bytes, span), comma, scanner.file, span.line);
+}
+
 /**
  * Reads the header (if any) and the first data line, leaving the scanner at the first data row.
  * Returns undefined when the file holds no data rows at all (not an error: an empty set).
@@ -107,7 +210,7 @@ export function analyseDelimited(scanner: AsciiScanner, columns: string[] | unde
   if (!scanner.skipToToken()) return undefined;
 
   const first = spanAt(scanner);
-  const firstFields = splitFields(spanText(bytes, first), hasByte(bytes, first, COMMA), file, first.line);
+  const firstFields = firstLineFields(scanner, first);
   let header: string[] | undefined;
   if (isHeaderRow(firstFields)) {
     header = firstFields;
@@ -129,8 +232,12 @@ export function analyseDelimited(scanner: AsciiScanner, columns: string[] | unde
     throw new InputError(file, { line: data.line }, `row has ${columnCount} fields but the header names ${header.length}`);
   }
   if (columnCount < 2) throw new InputError(file, { line: data.line }, `need at least 2 columns, found ${columnCount}`);
+  refuseLoneWideLine(scanner, data, columnCount);
 
   const chosen = chooseColumns(columns, header, columnCount, file, first.line, notes);
+  if (columnCount > MANY_FIELDS) {
+    notes.push(`line ${data.line} holds ${columnCount.toLocaleString('en-US')} values; only ${chosen.length} of its columns are read`);
+  }
   const slots = new Int8Array(columnCount).fill(-1);
   chosen.forEach((column, slot) => (slots[column] = slot));
   return { comma, columnCount, slots, dims: chosen.length === 2 ? 2 : 3, notes };

@@ -11,7 +11,7 @@ import { readRowsNatively } from './delimited-native.js';
 import type { Geometry, ReadOptions } from './geometry.js';
 import { nativeReader } from './native-reader.js';
 
-const LF = 10, COMMA = 44, QUOTE = 34;
+const LF = 10, CR = 13, HASH = 35, COMMA = 44, QUOTE = 34;
 
 export function parseDelimited(bytes: Uint8Array, file: string, format: 'csv' | 'xyz', options: ReadOptions = {}): Geometry {
   const scanner = new AsciiScanner(bytes, file);
@@ -29,10 +29,12 @@ export function parseDelimited(bytes: Uint8Array, file: string, format: 'csv' | 
   return finishGeometry({ positions, dims: layout.dims, format, notes: layout.notes });
 }
 
-// Rows are at most the lines left, so one allocation up front (trimmed at the end) suffices.
+// Rows are at most the lines left, so one allocation up front (trimmed at the end) suffices. A lone CR
+// ends a line as '\n' does (see ascii-numbers.ts), so it counts too: too small an array would drop rows.
 function countLines(bytes: Uint8Array, from: number): number {
   let lines = 1;
   for (let p = bytes.indexOf(LF, from); p >= 0; p = bytes.indexOf(LF, p + 1)) lines++;
+  for (let p = bytes.indexOf(CR, from); p >= 0; p = bytes.indexOf(CR, p + 1)) if (bytes[p + 1] !== LF) lines++;
   return lines;
 }
 
@@ -73,11 +75,11 @@ function readRows(scanner: AsciiScanner, layout: DelimitedLayout, maxRows: numbe
   return row * 3 === positions.length ? positions : positions.slice(0, row * 3);
 }
 
-/** Skips to the next comma or the end of the line/comment. */
+/** Skips to the next comma or the end of the line/comment (a CR, lone or of a CRLF, ends the field). */
 function skipCommaField(scanner: AsciiScanner): void {
   const b = scanner.bytes, n = b.length;
   let p = scanner.pos;
-  while (p < n && b[p] !== COMMA && b[p] !== LF && b[p] !== 35) p++;
+  while (p < n && b[p] !== COMMA && b[p] !== LF && b[p] !== CR && b[p] !== HASH) p++;
   scanner.pos = p;
 }
 
@@ -90,6 +92,9 @@ function readQuotedRows(bytes: Uint8Array, scanner: AsciiScanner, layout: Delimi
     records = parseCsv(text, {
       delimiter: layout.comma ? ',' : [' ', '\t'],
       comment: '#',
+      // Every line end the scanner knows, mixed as they come: csv-parse's own guess takes the first one
+      // it meets for the whole text, and would read the lines of a classic Mac (CR-only) file as one.
+      record_delimiter: ['\r\n', '\n', '\r'],
       trim: true,
       skip_empty_lines: true,
       relax_column_count: true,

@@ -27,7 +27,8 @@ const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:nan|inf|inf
 /** The first few lines that are neither blank nor '#' comments, as strings (for sniffing only). */
 function firstContentLines(bytes: Uint8Array, wanted: number): string[] {
   const text = new TextDecoder('latin1').decode(bytes.subarray(0, 8192));
-  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  // Any line end, a lone CR included (classic Mac files), as the readers themselves split lines.
+  const lines = text.split(/\r\n|\n|\r/).map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
   return lines.slice(0, wanted);
 }
 
@@ -40,7 +41,7 @@ function isNumericRow(line: string | undefined): boolean {
 /** The format the content looks like, or undefined. */
 export function sniffFormat(bytes: Uint8Array): FileFormat | undefined {
   const head = new TextDecoder('latin1').decode(bytes.subarray(0, 5));
-  if (head.startsWith('ply\n') || head.startsWith('ply\r\n')) return 'ply';
+  if (head.startsWith('ply\n') || head.startsWith('ply\r')) return 'ply'; // LF, CRLF or CR line ends
   if (hasBinaryStlSize(bytes)) return 'stl';
   if (bytes.subarray(0, 1024).includes(0)) return undefined; // binary, and not a kind we know
   if (looksLikeOff(bytes)) return 'off';

@@ -58,7 +58,7 @@ export interface PlyHeader {
   dataLine: number;
 }
 
-const LF = 10;
+const LF = 10, CR = 13;
 const MAX_HEADER_BYTES = 1 << 20;
 
 export function parsePlyHeader(bytes: Uint8Array, file: string): PlyHeader {
@@ -67,8 +67,11 @@ export function parsePlyHeader(bytes: Uint8Array, file: string): PlyHeader {
   const elements: PlyElement[] = [];
   let pos = 0;
   let line = 0;
+  // Header lines end in LF, CRLF or a lone CR (classic Mac files; the ascii body reader takes all three).
+  // Searches stay within the header's size limit, not the body, which may be large and binary.
+  const head = bytes.subarray(0, Math.min(bytes.length, MAX_HEADER_BYTES + 2));
   for (;;) {
-    const nl = bytes.indexOf(LF, pos);
+    const nl = headerLineEnd(head, pos);
     if (nl < 0 || nl > MAX_HEADER_BYTES) {
       throw new InputError(file, { line: line + 1 }, 'PLY header has no end_header line');
     }
@@ -113,6 +116,16 @@ export function parsePlyHeader(bytes: Uint8Array, file: string): PlyHeader {
         fail(`unexpected PLY header line '${text.trim().slice(0, 40)}'`);
     }
   }
+}
+
+/** The LF, or lone CR, that ends the header line starting at `from`; -1 when there is none. */
+function headerLineEnd(head: Uint8Array, from: number): number {
+  const lf = head.indexOf(LF, from);
+  const line = lf < 0 ? head.subarray(from) : head.subarray(from, lf);
+  for (let cr = line.indexOf(CR); cr >= 0; cr = line.indexOf(CR, cr + 1)) {
+    if (from + cr + 1 !== lf) return from + cr; // a CR not just before the LF
+  }
+  return lf;
 }
 
 function parseProperty(words: string[], fail: (detail: string) => never): PlyProperty {
