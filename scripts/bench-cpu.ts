@@ -76,7 +76,7 @@ async function main(): Promise<void> {
   const peers = await probePeers();
   for (const p of PEERS) if (peers[p].error) log(`note: ${LABELS[p]} skipped: import failed under ${PYTHON}: ${peers[p].error}`);
   // Load the native library and spin up its threads once, so the first timed call is not penalized.
-  await hausdorff(new Float32Array([0, 0, 0, 1, 1, 1]), new Float32Array([0, 1, 0]), { threads: settings.threads });
+  await hausdorff(new Float32Array([0, 0, 0, 1, 1, 1]), new Float32Array([0, 1, 0]), { backend: 'cpu', threads: settings.threads });
 
   const dir = mkdtempSync(join(tmpdir(), 'xhd-bench-cpu-'));
   const sections: string[] = [header(settings, peers, argv)];

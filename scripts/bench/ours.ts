@@ -12,7 +12,7 @@ export async function runOurs(method: Ours, a: Float32Array, b: Float32Array, se
     const timer = setTimeout(() => controller.abort(), settings.timeoutS * 1000);
     const start = performance.now();
     try {
-      const r = await hausdorff(a, b, { method, threads: settings.threads, signal: controller.signal });
+      const r = await hausdorff(a, b, { method, backend: 'cpu', threads: settings.threads, signal: controller.signal });
       const wallMs = performance.now() - start;
       const buildMs = r.ab.buildMs + r.ba!.buildMs;
       const queryMs = r.ab.queryMs + r.ba!.queryMs;
