@@ -15,22 +15,11 @@ import { readRowsNatively } from '../src/io/delimited-native.js';
 import type { Geometry } from '../src/io/geometry.js';
 import { nativeReader } from '../src/io/native-reader.js';
 import { readGeometry } from '../src/io/read.js';
+import { withEnv } from './reader-test-tools.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'xhd-native-delimited-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function withEnv<T>(vars: Record<string, string>, run: () => T): T {
-  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, vars);
-  try {
-    return run();
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
 
 type Outcome = { geometry: Geometry } | { error: string };
 

@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 
-import { InputError } from '../src/errors.js';
 import type { Geometry } from '../src/io/geometry.js';
 import { nativeReader } from '../src/io/native-reader.js';
 import type { PlyLayout } from '../src/io/ply.js';
@@ -16,34 +15,14 @@ import { parsePlyHeader } from '../src/io/ply-header.js';
 import { readPlyVerticesNatively } from '../src/io/ply-vertices-native.js';
 import { readGeometry } from '../src/io/read.js';
 import { fixture, fixturesDir, sharedData } from './helpers.js';
+import { errorOf, withEnv } from './reader-test-tools.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'xhd-native-ply-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function withEnv<T>(vars: Record<string, string>, run: () => T): T {
-  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, vars);
-  try {
-    return run();
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
 
 const typescriptOnly = <T>(run: () => T): T => withEnv({ XHD_NATIVE_READ: '0' }, run);
 
-function errorOf(read: () => unknown): string {
-  try {
-    read();
-  } catch (error) {
-    assert.ok(error instanceof InputError, `not an input error: ${String(error)}`);
-    return error.message;
-  }
-  assert.fail('no error');
-}
 
 function bytesOf(g: Geometry): Buffer {
   return Buffer.from(g.positions.buffer, g.positions.byteOffset, g.positions.byteLength);

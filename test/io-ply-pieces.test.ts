@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 
-import { InputError } from '../src/errors.js';
 import { readGeometry } from '../src/io/read.js';
 import { fixture, fixturesDir, sharedData } from './helpers.js';
+import { errorOf } from './reader-test-tools.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'xhd-pieces-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,15 +23,6 @@ function inPieces<T>(bytes: number, read: () => T): T {
   }
 }
 
-function errorOf(read: () => unknown): string {
-  try {
-    read();
-  } catch (error) {
-    assert.ok(error instanceof InputError, `not an input error: ${String(error)}`);
-    return error.message;
-  }
-  assert.fail('no error');
-}
 
 /** A binary little-endian PLY: vertices with the given float properties, then faces of any sizes. */
 function writePly(name: string, vertices: number[][], faces: number[][], options: { double?: boolean; extra?: boolean } = {}): string {

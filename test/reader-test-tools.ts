@@ -1,0 +1,30 @@
+// Small tools the reader tests share: environment variables set for one call, and the message of the
+// input error a read must end with.
+import assert from 'node:assert/strict';
+
+import { InputError } from '../src/errors.js';
+
+/** Runs `run` with these environment variables set, then restores them as they were. */
+export function withEnv<T>(vars: Record<string, string>, run: () => T): T {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, vars);
+  try {
+    return run();
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+/** The message of the InputError that `read` throws (failing the test when it throws nothing or another error). */
+export function errorOf(read: () => unknown): string {
+  try {
+    read();
+  } catch (error) {
+    assert.ok(error instanceof InputError, `not an input error: ${String(error)}`);
+    return error.message;
+  }
+  assert.fail('no error');
+}
