@@ -94,7 +94,6 @@ describe('CSV / XYZ read in pieces', () => {
         for (const eol of ['\n', '\r\n', '\r']) {
           for (const header of [true, false]) {
             // An unread column needs a header naming x, y (z), else it would be read as a coordinate.
-            // An unread column needs a header naming x, y (z), else it would be read as a coordinate.
             const extra = header && random(2) === 0, bom = random(4) === 0;
             const text = generate(40 + random(200), { comma, dims, header, eol, extra, bom });
             // The BOM is written as its UTF-8 bytes; the rest is ASCII.
