@@ -87,7 +87,7 @@ test('options.format overrides the extension', () => {
   assertInputError(() => readGeometry(fixture('cube.off'), { format: 'ply' }), /cube\.off:1: not a PLY file/);
 });
 
-test('missing files, directories and files over 4 GiB (other than binary PLY) are refused', () => {
+test('missing files, directories, files over 4 GiB (other than binary PLY, CSV, XYZ) and huge text without lines are refused', () => {
   assertInputError(() => readGeometry(fixture('no-such-file.off')), /no-such-file\.off: no such file$/);
   assertInputError(() => readGeometry(fixture('')), /: is a directory, expected a geometry file$/);
   const dir = mkdtempSync(join(tmpdir(), 'xhd-io-'));
@@ -95,7 +95,12 @@ test('missing files, directories and files over 4 GiB (other than binary PLY) ar
     const huge = join(dir, 'huge.xyz');
     writeFileSync(huge, '');
     truncateSync(huge, 4 * 1024 ** 3 + 1); // sparse: nothing is written or read
-    assertInputError(() => readGeometry(huge), /huge\.xyz: file is 4\.0 GiB; files over 4 GiB are read only as binary PLY so far \(in pieces\)$/);
+    // Too large to read whole: read in pieces, whose layout analysis finds no line in the first 16 MiB.
+    assertInputError(() => readGeometry(huge), /huge\.xyz: no line end in the first 16 MiB: not a CSV \/ XYZ file$/);
+    const hugeObj = join(dir, 'huge.obj');
+    writeFileSync(hugeObj, '');
+    truncateSync(hugeObj, 4 * 1024 ** 3 + 1);
+    assertInputError(() => readGeometry(hugeObj), /huge\.obj: file is 4\.0 GiB; files over 4 GiB are read only as binary PLY, CSV or XYZ \(in pieces\)$/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

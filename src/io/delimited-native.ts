@@ -19,6 +19,20 @@ export function readRowsNatively(reader: NativeReader, bytes: Uint8Array, from: 
   check(reader, reader.countLines(text, text.length, 0, lines) as number);
   // A row takes a line, so this holds every row; for a file with no blank or comment lines it is exact.
   const positions = new Float64Array(3 * Number(lines[0]));
+  const parsed = parseRowsNatively(reader, text, layout, positions);
+  if (!parsed) return undefined;
+  return {
+    positions: 3 * parsed.rows === positions.length ? positions : positions.slice(0, 3 * parsed.rows),
+    bounds: parsed.bounds,
+  };
+}
+
+/**
+ * Rows of `text` (whole lines, all of them data rows, blanks or comments) into `into`, which must have room
+ * for 3 doubles per line; how many rows and their bounds, or undefined when the text is not plain.
+ */
+export function parseRowsNatively(reader: NativeReader, text: Uint8Array, layout: DelimitedLayout, into: Float64Array):
+  { rows: number; bounds: Bounds } | undefined {
   const request = {
     slots: layout.slots,
     column_count: layout.columnCount,
@@ -28,11 +42,10 @@ export function readRowsNatively(reader: NativeReader, bytes: Uint8Array, from: 
     piece_bytes: nativePieceBytes(),
   };
   const result = {} as RawDelimitedResult;
-  check(reader, reader.parseDelimited(text, text.length, request, positions, Number(lines[0]), result) as number);
+  check(reader, reader.parseDelimited(text, text.length, request, into, Math.floor(into.length / 3), result) as number);
   if (result.plain !== 1) return undefined;
-  const rows = Number(result.rows);
   return {
-    positions: 3 * rows === positions.length ? positions : positions.slice(0, 3 * rows),
+    rows: Number(result.rows),
     bounds: { min: [result.min[0], result.min[1], result.min[2]], max: [result.max[0], result.max[1], result.max[2]] },
   };
 }

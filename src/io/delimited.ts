@@ -42,7 +42,7 @@ function raggedRow(scanner: AsciiScanner, found: string, expected: number): neve
   scanner.fail(`row has ${found} fields, expected ${expected}`);
 }
 
-function readRows(scanner: AsciiScanner, layout: DelimitedLayout, maxRows: number): Float64Array {
+export function readRows(scanner: AsciiScanner, layout: DelimitedLayout, maxRows: number): Float64Array {
   const { columnCount, slots, comma } = layout;
   const positions = new Float64Array(maxRows * 3);
   let row = 0;

@@ -1,7 +1,7 @@
 // Reading one input file whole, with the checks every reader wants first (not a directory, not over what
 // one buffer holds) and system errors turned into one line naming the file; by every core at once where
 // the native reader is there. Binary PLY files are read in pieces instead (ply-pieces.ts): all of them with
-// the native reader, else those over 1 GiB.
+// the native reader, else those over 1 GiB; so are CSV / XYZ files over 1 GiB (delimited-pieces.ts).
 import { constants } from 'node:buffer';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { getSystemErrorName } from 'node:util';
@@ -35,7 +35,7 @@ export function readPrefix(path: string, length: number): Uint8Array {
 }
 
 /**
- * A whole input file's bytes, with the checks every reader wants first: not a directory, not over 2 GiB,
+ * A whole input file's bytes, with the checks every reader wants first: not a directory, not over 4 GiB,
  * and system errors as one InputError naming the file. `expected` completes "is a directory, expected …".
  */
 export function readInputFile(path: string, expected: string): Uint8Array {
@@ -48,7 +48,7 @@ export function readInputFile(path: string, expected: string): Uint8Array {
     throw asInputError(path, error, expected);
   }
   if (size > MAX_FILE_BYTES) {
-    throw new InputError(path, {}, `file is ${(size / 1024 ** 3).toFixed(1)} GiB; files over ${(MAX_FILE_BYTES / 1024 ** 3).toFixed(0)} GiB are read only as binary PLY so far (in pieces)`);
+    throw new InputError(path, {}, `file is ${(size / 1024 ** 3).toFixed(1)} GiB; files over ${(MAX_FILE_BYTES / 1024 ** 3).toFixed(0)} GiB are read only as binary PLY, CSV or XYZ (in pieces)`);
   }
   try {
     return readWhole(path, size);

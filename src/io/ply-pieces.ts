@@ -25,6 +25,9 @@ export function pieceBytes(): number {
   return forced > 0 ? Math.max(64, Math.floor(forced)) : 64 * 1024 ** 2;
 }
 
+/** The note on a file read in pieces (binary PLY, CSV, XYZ). */
+export const PIECES_NOTE = `read in pieces (the file is larger than ${(WHOLE_FILE_LIMIT / 1024 ** 3).toFixed(0)} GiB, or XHD_READ_PIECE_BYTES is set)`;
+
 export function piecesForced(): boolean {
   return Number(process.env.XHD_READ_PIECE_BYTES) > 0;
 }
@@ -90,9 +93,7 @@ export function readBinaryPlyInPieces(path: string, size: number, header: PlyHea
     }
     // Said only where the TypeScript reader alone would also have read in pieces: how the native reader
     // reads is no news to the user.
-    const notes = size > WHOLE_FILE_LIMIT || piecesForced()
-      ? ['read in pieces (the file is larger than ' + `${(WHOLE_FILE_LIMIT / 1024 ** 3).toFixed(0)} GiB, or XHD_READ_PIECE_BYTES is set)`]
-      : [];
+    const notes = size > WHOLE_FILE_LIMIT || piecesForced() ? [PIECES_NOTE] : [];
     const skipped = header.elements.filter((e) => e !== layout.vertex && e !== layout.face && e.count > 0);
     if (skipped.length > 0) notes.push(`skipped PLY elements: ${skipped.map((e) => `${e.name} (${e.count})`).join(', ')}`);
     if (layout.face && layout.face.count === 0) notes.push('PLY declares no faces: read as a point cloud');

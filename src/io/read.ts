@@ -3,6 +3,7 @@ import { readSync } from 'node:fs';
 
 import { InputError, UsageError } from '../errors.js';
 import { parseDelimited } from './delimited.js';
+import { readDelimitedInPieces } from './delimited-pieces.js';
 import { fileSize, MAX_FILE_BYTES, readInputFile, readPrefix } from './input-file.js';
 import { nativeReader } from './native-reader.js';
 import { formatFromExtension, sniffFormat } from './detect-format.js';
@@ -19,26 +20,34 @@ export const STDIN_NAME = '-';
 
 export function readGeometry(path: string, options: ReadOptions = {}): Geometry {
   if (path === STDIN_NAME) return parseGeometry(readStandardInput(options.format), 'standard input', options);
-  return readBinaryPly(path, options) ?? parseGeometry(readInputFile(path, 'a geometry file'), path, options);
+  return readInPieces(path, options) ?? parseGeometry(readInputFile(path, 'a geometry file'), path, options);
 }
 
 /** How much of a file is read to find its format and PLY header. */
 const PREFIX_BYTES = 1 << 20;
 
 /**
- * A binary PLY read straight from the file (ply-pieces.ts): those over WHOLE_FILE_LIMIT, and point clouds
- * of any size when the native reader is there; undefined for anything else, which is read whole.
+ * A file read straight from disk in pieces, never whole: binary PLY (ply-pieces.ts) over WHOLE_FILE_LIMIT,
+ * and point clouds of any size when the native reader is there; CSV / XYZ (delimited-pieces.ts) over
+ * WHOLE_FILE_LIMIT. Undefined for anything else, which is read whole.
  */
-function readBinaryPly(path: string, options: ReadOptions): Geometry | undefined {
+function readInPieces(path: string, options: ReadOptions): Geometry | undefined {
   const size = fileSize(path);
   if (size === undefined) return undefined;
   const required = size > WHOLE_FILE_LIMIT || piecesForced();
   if (!required && !nativeReader()) return undefined;
   const named = options.format ?? formatFromExtension(path);
-  if (named !== undefined && named !== 'ply') return undefined; // no need to look inside
+  // Below the limit only binary PLY gains from pieces: no need to look inside anything else.
+  if (named !== undefined && named !== 'ply' && !(required && isDelimited(named))) return undefined;
   const prefix = readPrefix(path, Math.min(size, PREFIX_BYTES));
   const format = named ?? sniffFormat(prefix);
-  return format === 'ply' ? readPlyInPieces(path, size, prefix, required) : undefined;
+  if (format === 'ply') return readPlyInPieces(path, size, prefix, required);
+  if (required && isDelimited(format)) return readDelimitedInPieces(path, size, format, options);
+  return undefined;
+}
+
+function isDelimited(format: FileFormat | undefined): format is 'csv' | 'xyz' {
+  return format === 'csv' || format === 'xyz';
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
