@@ -8,12 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 
-import { InputError } from '../src/errors.js';
 import { readDelimitedInPieces } from '../src/io/delimited-pieces.js';
 import type { Geometry, ReadOptions } from '../src/io/geometry.js';
 import { PIECES_NOTE } from '../src/io/ply-pieces.js';
 import { readGeometry } from '../src/io/read.js';
-import { errorOf, withEnv } from './reader-test-tools.js';
+import { errorOf, outcome, withEnv, type Outcome } from './reader-test-tools.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'xhd-delimited-pieces-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,15 +24,6 @@ function write(text: string, extension: 'csv' | 'xyz'): string {
   return path;
 }
 
-type Outcome = { geometry: Geometry } | { error: string };
-function outcome(read: () => Geometry): Outcome {
-  try {
-    return { geometry: read() };
-  } catch (error) {
-    assert.ok(error instanceof InputError, `not an input error: ${String(error)}`);
-    return { error: error.message };
-  }
-}
 
 const bits = (g: Geometry) => Buffer.from(g.positions.buffer, g.positions.byteOffset, g.positions.byteLength);
 

@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 
-import { InputError } from '../src/errors.js';
 import { AsciiScanner } from '../src/io/ascii-numbers.js';
 import { analyseDelimited } from '../src/io/delimited-layout.js';
 import { readRowsNatively } from '../src/io/delimited-native.js';
@@ -16,22 +15,13 @@ import type { Geometry } from '../src/io/geometry.js';
 import { nativeReader } from '../src/io/native-reader.js';
 import { PIECES_NOTE } from '../src/io/ply-pieces.js';
 import { readGeometry } from '../src/io/read.js';
-import { withEnv } from './reader-test-tools.js';
+import { outcome, withEnv, type Outcome } from './reader-test-tools.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'xhd-native-delimited-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 
-type Outcome = { geometry: Geometry } | { error: string };
 
-function outcome(read: () => Geometry): Outcome {
-  try {
-    return { geometry: read() };
-  } catch (error) {
-    assert.ok(error instanceof InputError, `not an input error: ${String(error)}`);
-    return { error: error.message };
-  }
-}
 
 function assertSameOutcome(native: Outcome, reference: Outcome, label: string): void {
   if ('error' in reference) {

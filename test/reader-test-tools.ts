@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 
 import { InputError } from '../src/errors.js';
+import type { Geometry } from '../src/io/geometry.js';
 
 /** Runs `run` with these environment variables set, then restores them as they were. */
 export function withEnv<T>(vars: Record<string, string>, run: () => T): T {
@@ -27,4 +28,16 @@ export function errorOf(read: () => unknown): string {
     return error.message;
   }
   assert.fail('no error');
+}
+
+/** What a read ended with: the geometry, or the input error's message (any other error fails the test). */
+export type Outcome = { geometry: Geometry } | { error: string };
+
+export function outcome(read: () => Geometry): Outcome {
+  try {
+    return { geometry: read() };
+  } catch (error) {
+    assert.ok(error instanceof InputError, `not an input error: ${String(error)}`);
+    return { error: error.message };
+  }
 }

@@ -6,7 +6,7 @@
 // shape is read this way. Anything else goes, for a file that fits one buffer, to the whole-file TypeScript
 // parser (the reference for every irregular file and every message); a larger file is refused with the line
 // where the plain shape ends.
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 
 import { InputError, NativeError } from '../errors.js';
 import { AsciiScanner } from './ascii-numbers.js';
@@ -15,7 +15,7 @@ import { parseDelimited, readRows } from './delimited.js';
 import { analyseDelimited, type DelimitedLayout } from './delimited-layout.js';
 import { parseRowsNatively } from './delimited-native.js';
 import type { Bounds, Geometry, ReadOptions } from './geometry.js';
-import { MAX_FILE_BYTES } from './input-file.js';
+import { MAX_FILE_BYTES, readFully } from './input-file.js';
 import { nativeReader, type NativeReader } from './native-reader.js';
 import { PIECES_NOTE, pieceBytes } from './ply-pieces.js';
 
@@ -114,17 +114,6 @@ function contentLinesEnd(bytes: Uint8Array, wanted: number): number {
     else if (!comment && c !== SPACE && c !== TAB && c !== CR) content = true;
   }
   return 0;
-}
-
-/** Reads `length` bytes at file `position` into into[at...]; returns how many there were (fewer at the end). */
-function readFully(fd: number, into: Uint8Array, at: number, length: number, position: number): number {
-  let filled = 0;
-  while (filled < length) {
-    const got = readSync(fd, into, at + filled, length - filled, position + filled);
-    if (got === 0) break;
-    filled += got;
-  }
-  return filled;
 }
 
 /** The file from the first data row on, as whole lines a piece at a time through one reused buffer. */

@@ -122,3 +122,15 @@ export function asInputError(path: string, error: unknown, expected: string): In
     : (error as Error).message;
   return new InputError(path, {}, detail);
 }
+
+/** Reads `length` bytes at file `position` into into[at...]; returns how many there were (fewer at the end,
+ *  or when the file shrank while it was read). */
+export function readFully(fd: number, into: Uint8Array, at: number, length: number, position: number): number {
+  let filled = 0;
+  while (filled < length) {
+    const got = readSync(fd, into, at + filled, length - filled, position + filled);
+    if (got === 0) break;
+    filled += got;
+  }
+  return filled;
+}

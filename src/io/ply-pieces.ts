@@ -5,11 +5,12 @@
 // (the vertices, skipped elements) go in batches; records with lists (faces) through a window that carries a
 // record cut by a piece's end over to the next piece. Errors name absolute byte offsets and record numbers,
 // as the whole-file reader's do.
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 
 import { InputError } from '../errors.js';
 import { badCoordinate, boundsAreExact, finishGeometry, firstInexactCoordinate, isExactCoordinate, plural, TriangleCollector } from './build.js';
 import { computeBounds, type Bounds, type Coordinates, type Geometry } from './geometry.js';
+import { readFully } from './input-file.js';
 import type { PlyLayout } from './ply.js';
 import { hostIsLittleEndian, propertyOffsets, readScalar, storesFloat32 } from './ply-binary.js';
 import { fixedRecordSize, PLY_TYPE_SIZE, PlyType, type PlyElement, type PlyHeader } from './ply-header.js';
@@ -47,18 +48,6 @@ class PieceSource {
   read(position: number, length: number, at = 0): boolean {
     return readFully(this.fd, this.buffer, at, length, position) === length;
   }
-}
-
-/** Reads `length` bytes at file `position` into into[at...]; returns how many there were (fewer at the end,
- *  or when the file shrank while it was read). */
-function readFully(fd: number, into: Uint8Array, at: number, length: number, position: number): number {
-  let filled = 0;
-  while (filled < length) {
-    const got = readSync(fd, into, at + filled, length - filled, position + filled);
-    if (got === 0) break;
-    filled += got;
-  }
-  return filled;
 }
 
 function truncated(file: string, size: number, element: PlyElement, record: number): never {
