@@ -6,71 +6,102 @@
 const EMPTY = -1;
 const NEGATIVE_ZERO_BITS = 0x80000000;
 
-/** Welds float32 corners given as bit patterns; the positions are a Float32Array. */
-export class VertexWelder {
-  /** Welded vertices as float32 bit patterns, 3 per vertex; `positions` views the same memory. */
-  private bits: Uint32Array;
+type Store = Uint32Array | Float64Array;
+
+/**
+ * The table both welders share: vertices stored 3 values each in `S`, found by open addressing on
+ * `hashOf` and compared with ===. Callers pass canonical values (-0 folded into +0), so that equal
+ * coordinates are equal values.
+ */
+class WeldTable<S extends Store> {
+  private values: S;
   private table: Int32Array;
   private mask: number;
   count = 0;
   /** Corners offered to add(), for the note. */
   corners = 0;
 
-  constructor(expectedVertices = 1024) {
+  constructor(expectedVertices: number, private readonly make: (length: number) => S,
+    private readonly hashOf: (x: number, y: number, z: number) => number) {
     const capacity = Math.max(16, expectedVertices);
-    this.bits = new Uint32Array(capacity * 3);
+    this.values = make(capacity * 3);
     const size = tableSizeFor(capacity);
     this.table = new Int32Array(size).fill(EMPTY);
     this.mask = size - 1;
   }
 
-  /** Index of the vertex with these (unsigned) float32 bit patterns, adding it when new. */
-  add(xBits: number, yBits: number, zBits: number): number {
-    // -0 and +0 are equal coordinates, so they must weld: store both as +0.
-    if (xBits === NEGATIVE_ZERO_BITS) xBits = 0;
-    if (yBits === NEGATIVE_ZERO_BITS) yBits = 0;
-    if (zBits === NEGATIVE_ZERO_BITS) zBits = 0;
+  /** Index of the vertex (x, y, z), adding it when new. */
+  add(x: number, y: number, z: number): number {
     this.corners++;
     // Growing first keeps the probe below simple: there is always room for a new vertex.
-    if (3 * this.count + 3 > this.bits.length) this.grow();
-    const bits = this.bits, table = this.table, mask = this.mask;
-    let slot = hash(xBits, yBits, zBits) & mask;
+    if (3 * this.count + 3 > this.values.length) this.grow();
+    const v = this.values, table = this.table, mask = this.mask;
+    let slot = this.hashOf(x, y, z) & mask;
     for (;;) {
       const vertex = table[slot];
       if (vertex === EMPTY) break;
       const k = 3 * vertex;
-      if (bits[k] === xBits && bits[k + 1] === yBits && bits[k + 2] === zBits) return vertex;
+      if (v[k] === x && v[k + 1] === y && v[k + 2] === z) return vertex;
       slot = (slot + 1) & mask;
     }
     const vertex = this.count++;
     table[slot] = vertex;
-    bits[3 * vertex] = xBits;
-    bits[3 * vertex + 1] = yBits;
-    bits[3 * vertex + 2] = zBits;
+    v[3 * vertex] = x;
+    v[3 * vertex + 1] = y;
+    v[3 * vertex + 2] = z;
     return vertex;
   }
 
-  /** The welded positions, trimmed to the vertex count. */
-  finish(): Float32Array {
-    return new Float32Array(this.bits.buffer, 0, this.count * 3).slice();
+  /** The welded values, trimmed to the vertex count (a copy). */
+  finish(): S {
+    return this.values.slice(0, this.count * 3) as S;
   }
 
   /** Doubles the vertex store and rebuilds the table at twice the size. */
   private grow(): void {
-    const capacity = (this.bits.length / 3) * 2;
-    const bits = new Uint32Array(capacity * 3);
-    bits.set(this.bits.subarray(0, this.count * 3));
-    this.bits = bits;
+    const capacity = (this.values.length / 3) * 2;
+    const v = this.make(capacity * 3);
+    v.set(this.values.subarray(0, this.count * 3));
+    this.values = v;
     const size = tableSizeFor(capacity);
     const table = new Int32Array(size).fill(EMPTY);
     const mask = size - 1;
-    for (let v = 0; v < this.count; v++) {
-      let slot = hash(bits[3 * v], bits[3 * v + 1], bits[3 * v + 2]) & mask;
+    for (let k = 0; k < this.count; k++) {
+      let slot = this.hashOf(v[3 * k], v[3 * k + 1], v[3 * k + 2]) & mask;
       while (table[slot] !== EMPTY) slot = (slot + 1) & mask;
-      table[slot] = v;
+      table[slot] = k;
     }
     this.table = table;
     this.mask = mask;
+  }
+}
+
+/** Welds float32 corners given as bit patterns; the positions are a Float32Array. */
+export class VertexWelder {
+  private readonly welded: WeldTable<Uint32Array>;
+
+  constructor(expectedVertices = 1024) {
+    this.welded = new WeldTable(expectedVertices, (n) => new Uint32Array(n), hash);
+  }
+
+  get count(): number {
+    return this.welded.count;
+  }
+
+  get corners(): number {
+    return this.welded.corners;
+  }
+
+  /** Index of the vertex with these (unsigned) float32 bit patterns, adding it when new. */
+  add(xBits: number, yBits: number, zBits: number): number {
+    // -0 and +0 are equal coordinates, so they must weld: store both as +0.
+    return this.welded.add(xBits === NEGATIVE_ZERO_BITS ? 0 : xBits, yBits === NEGATIVE_ZERO_BITS ? 0 : yBits,
+      zBits === NEGATIVE_ZERO_BITS ? 0 : zBits);
+  }
+
+  /** The welded positions, trimmed to the vertex count. */
+  finish(): Float32Array {
+    return new Float32Array(this.welded.finish().buffer);
   }
 }
 
@@ -79,66 +110,29 @@ export class VertexWelder {
  * Float64Array holding the doubles unchanged.
  */
 export class Float64VertexWelder {
-  private coordinates: Float64Array;
-  private table: Int32Array;
-  private mask: number;
-  count = 0;
-  /** Corners offered to add(), for the note. */
-  corners = 0;
+  private readonly welded: WeldTable<Float64Array>;
 
   constructor(expectedVertices = 1024) {
-    const capacity = Math.max(16, expectedVertices);
-    this.coordinates = new Float64Array(capacity * 3);
-    const size = tableSizeFor(capacity);
-    this.table = new Int32Array(size).fill(EMPTY);
-    this.mask = size - 1;
+    this.welded = new WeldTable(expectedVertices, (n) => new Float64Array(n), hashDoubles);
+  }
+
+  get count(): number {
+    return this.welded.count;
+  }
+
+  get corners(): number {
+    return this.welded.corners;
   }
 
   /** Index of the vertex at (x, y, z), adding it when new. */
   add(x: number, y: number, z: number): number {
     // -0 + 0 is +0 and every other value is unchanged: -0 and +0 weld, and hash alike.
-    x += 0;
-    y += 0;
-    z += 0;
-    this.corners++;
-    if (3 * this.count + 3 > this.coordinates.length) this.grow();
-    const c = this.coordinates, table = this.table, mask = this.mask;
-    let slot = hashDoubles(x, y, z) & mask;
-    for (;;) {
-      const vertex = table[slot];
-      if (vertex === EMPTY) break;
-      const k = 3 * vertex;
-      if (c[k] === x && c[k + 1] === y && c[k + 2] === z) return vertex;
-      slot = (slot + 1) & mask;
-    }
-    const vertex = this.count++;
-    table[slot] = vertex;
-    c[3 * vertex] = x;
-    c[3 * vertex + 1] = y;
-    c[3 * vertex + 2] = z;
-    return vertex;
+    return this.welded.add(x + 0, y + 0, z + 0);
   }
 
   /** The welded positions, trimmed to the vertex count. */
   finish(): Float64Array {
-    return this.coordinates.slice(0, this.count * 3);
-  }
-
-  private grow(): void {
-    const capacity = (this.coordinates.length / 3) * 2;
-    const c = new Float64Array(capacity * 3);
-    c.set(this.coordinates.subarray(0, this.count * 3));
-    this.coordinates = c;
-    const size = tableSizeFor(capacity);
-    const table = new Int32Array(size).fill(EMPTY);
-    const mask = size - 1;
-    for (let v = 0; v < this.count; v++) {
-      let slot = hashDoubles(c[3 * v], c[3 * v + 1], c[3 * v + 2]) & mask;
-      while (table[slot] !== EMPTY) slot = (slot + 1) & mask;
-      table[slot] = v;
-    }
-    this.table = table;
-    this.mask = mask;
+    return this.welded.finish();
   }
 }
 
