@@ -87,8 +87,8 @@ class BinaryBodyReader {
 
     const float32 = storesFloat32(element, layout);
     if (this.littleEndian && layout.z >= 0 && hostIsLittleEndian) {
-      const fast = float32 ? this.float32Fast(start, count, stride, xOff, yOff, zOff)
-        : storesFloat64(element, layout) ? this.float64Fast(start, count, stride, xOff, yOff, zOff) : undefined;
+      const fast = float32 ? this.sameTypeFast(Float32Array, start, count, stride, xOff, yOff, zOff)
+        : storesFloat64(element, layout) ? this.sameTypeFast(Float64Array, start, count, stride, xOff, yOff, zOff) : undefined;
       if (fast) return this.checkedFast(fast, start, stride);
     }
     const positions = float32 ? new Float32Array(count * 3) : new Float64Array(count * 3);
@@ -120,50 +120,31 @@ class BinaryBodyReader {
     return positions;
   }
 
-  /** Float32Array over the records when their layout allows it; undefined otherwise. */
-  private float32Fast(start: number, count: number, stride: number, xOff: number, yOff: number, zOff: number): Float32Array | undefined {
-    const byteLength = stride * count;
-    const absolute = this.bytes.byteOffset + start;
-    if (stride === 12 && xOff === 0 && yOff === 4 && zOff === 8) {
-      // Packed xyz: a view of the file buffer when aligned and mostly vertices (so keeping the buffer
-      // alive costs little), else one copy into a fresh aligned buffer.
-      if (absolute % 4 === 0 && 2 * byteLength >= this.bytes.byteLength) return new Float32Array(this.bytes.buffer, absolute, count * 3);
-      const copy = new Uint8Array(byteLength);
-      copy.set(this.bytes.subarray(start, start + byteLength));
-      return new Float32Array(copy.buffer, 0, count * 3);
-    }
-    if (stride % 4 !== 0 || xOff % 4 !== 0 || yOff % 4 !== 0 || zOff % 4 !== 0 || absolute % 4 !== 0) return undefined;
-    const source = new Float32Array(this.bytes.buffer, absolute, byteLength / 4);
-    const positions = new Float32Array(count * 3);
-    const step = stride / 4, xi = xOff / 4, yi = yOff / 4, zi = zOff / 4;
-    for (let v = 0, s = 0; v < count; v++, s += step) {
-      positions[3 * v] = source[s + xi];
-      positions[3 * v + 1] = source[s + yi];
-      positions[3 * v + 2] = source[s + zi];
-    }
-    return positions;
-  }
-
   /**
-   * Float64Array over the records when their layout allows it (every offset a multiple of 8); undefined
-   * otherwise. A body that does not start 8-byte aligned in the buffer is copied once into one that does.
+   * The coordinates as a typed array of the file's own type (float32 or float64, `Kind`) when the layout
+   * allows it (stride and offsets multiples of the type's width); undefined otherwise. Packed xyz is a view
+   * of the file buffer when aligned and mostly vertices (so keeping the buffer alive costs little), else one
+   * copy; other layouts are gathered from a view of the records, copied once first when the body does not
+   * start aligned in the buffer.
    */
-  private float64Fast(start: number, count: number, stride: number, xOff: number, yOff: number, zOff: number): Float64Array | undefined {
-    if (stride % 8 !== 0 || xOff % 8 !== 0 || yOff % 8 !== 0 || zOff % 8 !== 0) return undefined;
+  private sameTypeFast<T extends Float32Array | Float64Array>(Kind: { new(buffer: ArrayBufferLike, offset: number, length: number): T; new(length: number): T; BYTES_PER_ELEMENT: number },
+    start: number, count: number, stride: number, xOff: number, yOff: number, zOff: number): T | undefined {
+    const width = Kind.BYTES_PER_ELEMENT;
+    if (stride % width !== 0 || xOff % width !== 0 || yOff % width !== 0 || zOff % width !== 0) return undefined;
     const byteLength = stride * count;
     let buffer: ArrayBufferLike = this.bytes.buffer, absolute = this.bytes.byteOffset + start;
-    const packed = stride === 24 && xOff === 0 && yOff === 8 && zOff === 16;
-    if (packed && absolute % 8 === 0 && 2 * byteLength >= this.bytes.byteLength) return new Float64Array(buffer, absolute, count * 3);
-    if (packed || absolute % 8 !== 0) {
+    const packed = stride === 3 * width && xOff === 0 && yOff === width && zOff === 2 * width;
+    if (packed && absolute % width === 0 && 2 * byteLength >= this.bytes.byteLength) return new Kind(buffer, absolute, count * 3);
+    if (packed || absolute % width !== 0) {
       const copy = new Uint8Array(byteLength);
       copy.set(this.bytes.subarray(start, start + byteLength));
-      if (packed) return new Float64Array(copy.buffer, 0, count * 3);
+      if (packed) return new Kind(copy.buffer, 0, count * 3);
       buffer = copy.buffer;
       absolute = 0;
     }
-    const source = new Float64Array(buffer, absolute, byteLength / 8);
-    const positions = new Float64Array(count * 3);
-    const step = stride / 8, xi = xOff / 8, yi = yOff / 8, zi = zOff / 8;
+    const source = new Kind(buffer, absolute, byteLength / width);
+    const positions = new Kind(count * 3);
+    const step = stride / width, xi = xOff / width, yi = yOff / width, zi = zOff / width;
     for (let v = 0, s = 0; v < count; v++, s += step) {
       positions[3 * v] = source[s + xi];
       positions[3 * v + 1] = source[s + yi];
