@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 
 #include "parallel.h"
 
@@ -12,28 +11,6 @@ namespace {
 constexpr size_t kGrain = 1 << 16;
 constexpr double kIdentity[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
 
-struct Largest {
-  double copy = 0.0, truth = 0.0;
-};
-
-// The largest |coordinate| of the framed copy and of the input, in one pass.
-Largest largest_coordinates(const FramedSet& set, int threads) {
-  Largest total;
-  std::mutex m;
-  parallel_blocks(set.count, kGrain, threads, [&](size_t begin, size_t end, int) {
-    Largest local;
-    for (size_t i = begin; i < end; ++i)
-      for (int k = 0; k < 3; ++k) {
-        local.copy = std::max(local.copy, static_cast<double>(std::fabs(set.xyz[3 * i + k])));
-        local.truth = std::max(local.truth, std::fabs(set.truth.coord(i, k)));
-      }
-    std::lock_guard<std::mutex> lock(m);
-    total.copy = std::max(total.copy, local.copy);
-    total.truth = std::max(total.truth, local.truth);
-  });
-  return total;
-}
-
 }  // namespace
 
 void frame_mesh(const xhd_mesh& mesh, int threads, MeshFrame& frame) {
@@ -41,12 +18,12 @@ void frame_mesh(const xhd_mesh& mesh, int threads, MeshFrame& frame) {
   frame_points(vertices, nullptr, threads, frame.vertices);
   frame.triangles = mesh.triangles;
   frame.triangle_count = mesh.triangle_count;
-  const Largest largest = largest_coordinates(frame.vertices.a, threads);
+  // frame_points found both magnitudes on its way: the copies' as it wrote them, the input's from its box.
   FrameInfo& info = frame.info;
   std::copy(frame.vertices.origin, frame.vertices.origin + 3, info.origin);
   info.copy_is_truth = mesh.xyz64 == nullptr;
-  info.largest_truth = largest.truth;
-  info.copy_error = info.copy_is_truth ? 0.0 : float_copy_error(largest.copy);
+  info.largest_truth = frame.vertices.largest_input;
+  info.copy_error = info.copy_is_truth ? 0.0 : float_copy_error(frame.vertices.largest);
 }
 
 LargeVector<double> truth_corners(const F12Mesh& mesh, const MeshFrame& frame, int threads) {

@@ -83,7 +83,7 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
   take_truth(frame.a, a);
   if (b != nullptr) take_truth(frame.b, *b);
   const bool all_float = a.xyz64 == nullptr && (b == nullptr || b->xyz64 == nullptr);
-  double largest = 0.0, input_error = 0.0;
+  double largest = 0.0, largest_input = 0.0, input_error = 0.0;
   if (all_float) {
     // The floats are the truth: used in place, nothing rounded (E = 0).
     frame.a.xyz = a.xyz;
@@ -92,15 +92,20 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
       frame.b.xyz = b->xyz;
       largest = std::max(largest, largest_magnitude(frame.b, threads));
     }
+    largest_input = largest;
   } else {
     Extent3 e = extent_of(frame.a.truth, threads);
     if (b != nullptr) e.merge(extent_of(frame.b.truth, threads));
-    for (int k = 0; k < 3; ++k) frame.origin[k] = 0.5 * e.lo[k] + 0.5 * e.hi[k];
+    for (int k = 0; k < 3; ++k) {
+      frame.origin[k] = 0.5 * e.lo[k] + 0.5 * e.hi[k];
+      largest_input = std::max({largest_input, std::fabs(e.lo[k]), std::fabs(e.hi[k])});
+    }
     largest = shift_into_floats(frame.a, frame.origin, threads);
     if (b != nullptr) largest = std::max(largest, shift_into_floats(frame.b, frame.origin, threads));
     input_error = float_copy_error(largest);
   }
   frame.largest = largest;
+  frame.largest_input = largest_input;
   frame.bounds.slack = 2.0 * input_error + kPlacementSlack * largest + 1e-17;
   frame.bounds.copies_exact = all_float;
 }

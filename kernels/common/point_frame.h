@@ -45,7 +45,8 @@ constexpr double kPlacementSlack = 1.0 / (1ull << 45);
 
 struct PointFrame {
   double origin[3] = {0, 0, 0};
-  double largest = 0.0;  // the largest magnitude of a float copy's coordinate
+  double largest = 0.0;        // the largest magnitude of a float copy's coordinate
+  double largest_input = 0.0;  // the largest magnitude of an input coordinate (the copies' own for floats)
   FilterBounds bounds;
   FramedSet a, b;
 };
