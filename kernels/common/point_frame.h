@@ -6,19 +6,11 @@
 #include <cstdint>
 
 #include "filter_bounds.h"
+#include "point_truth.h"
 #include "large_buffer.h"
 #include "xhd.h"
 
 namespace xhd {
-
-// The input's own coordinates: float32 or double, exactly one set.
-struct PointTruth {
-  const float* f32 = nullptr;
-  const double* f64 = nullptr;
-  size_t count = 0;
-
-  double coord(size_t i, int k) const { return f64 != nullptr ? f64[3 * i + k] : static_cast<double>(f32[3 * i + k]); }
-};
 
 // The squared distance in double between point i of a and point j of b, the one formula of every exact
 // answer (the brute-force references use it too): differences, squares, then x + y + z in that order.

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "box_math.h"
+#include "point_truth.h"
 
 namespace xhd {
 
@@ -23,15 +24,10 @@ XHD_HD Dvec3 dload(const float* xyz) { return {xyz[0], xyz[1], xyz[2]}; }
 // Component k of v (members are not an array: no indexing past x).
 XHD_HD double dget(const Dvec3& v, int k) { return k == 0 ? v.x : (k == 1 ? v.y : v.z); }
 
-// Points or vertices as the caller gave them, the truth distances are evaluated over: float32 or double,
-// exactly one set (xhd.h). Host or device memory.
-struct Coords {
-  const float* f32;
-  const double* f64;
-  XHD_HD Dvec3 at(uint64_t i) const {
-    return f64 != nullptr ? Dvec3{f64[3 * i], f64[3 * i + 1], f64[3 * i + 2]} : dload(f32 + 3 * i);
-  }
-};
+// Point i of the input's own coordinates (point_truth.h), in double.
+XHD_HD Dvec3 truth_point(const PointTruth& t, uint64_t i) {
+  return {t.coord(i, 0), t.coord(i, 1), t.coord(i, 2)};
+}
 
 struct SurfacePoint {
   double d2;  // squared distance from the query

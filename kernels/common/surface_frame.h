@@ -31,8 +31,8 @@ struct SurfaceFrame {
 
   const float* points() const { return frame.a.xyz; }
   const float* vertices() const { return frame.b.xyz; }
-  Coords point_truth() const { return {frame.a.truth.f32, frame.a.truth.f64}; }
-  Coords vertex_truth() const { return {frame.b.truth.f32, frame.b.truth.f64}; }
+  const PointTruth& point_truth() const { return frame.a.truth; }
+  const PointTruth& vertex_truth() const { return frame.b.truth; }
 };
 
 void frame_surface(const xhd_points& points, const xhd_mesh& mesh, int threads, SurfaceFrame& out);

@@ -53,7 +53,7 @@ void widen(Box& box, double pad) {
 
 }  // namespace
 
-TriangleBvh build_triangle_bvh(const float* xyz, Coords truth, const uint32_t* triangles, uint64_t count, double pad) {
+TriangleBvh build_triangle_bvh(const float* xyz, PointTruth truth, const uint32_t* triangles, uint64_t count, double pad) {
   TriangleBvh bvh;
   const std::vector<uint32_t> sorted = triangle_morton_order(xyz, triangles, count);
   bvh.triangle.resize(count);

@@ -58,7 +58,7 @@ std::vector<uint32_t> triangle_morton_order(const float* xyz, const uint32_t* tr
 
 // Builds the hierarchy over the float copies `frame` of the vertices, its boxes widened by pad, with the
 // corners taken from `truth`; vertex indices must already be checked against the vertex count.
-TriangleBvh build_triangle_bvh(const float* frame, Coords truth, const uint32_t* triangles, uint64_t triangle_count,
+TriangleBvh build_triangle_bvh(const float* frame, PointTruth truth, const uint32_t* triangles, uint64_t triangle_count,
                                double pad);
 
 struct NearestTriangle {
@@ -71,8 +71,10 @@ struct NearestTriangle {
 
 // p in the input's own coordinates.
 XHD_HD void offer_triangle(const BvhView& v, uint32_t slot, Dvec3 p, NearestTriangle& best) {
-  const Coords corners{v.corners + 9ull * slot, v.corners64 != nullptr ? v.corners64 + 9ull * slot : nullptr};
-  const SurfacePoint s = closest_on_triangle(p, corners.at(0), corners.at(1), corners.at(2));
+  const PointTruth corners{v.corners64 != nullptr ? nullptr : v.corners + 9ull * slot,
+                           v.corners64 != nullptr ? v.corners64 + 9ull * slot : nullptr, 3};
+  const SurfacePoint s =
+      closest_on_triangle(p, truth_point(corners, 0), truth_point(corners, 1), truth_point(corners, 2));
   ++best.tests;
   const uint32_t id = v.triangle[slot];
   if (s.d2 < best.d2 || (s.d2 == best.d2 && id < best.triangle)) {

@@ -48,7 +48,7 @@ void size_triangle_grid(TriangleGrid& g, const Box& bounds, double total_area, u
   }
 }
 
-TriangleGrid build_triangle_grid(const float* xyz, Coords truth, const uint32_t* triangles, uint64_t count, double pad,
+TriangleGrid build_triangle_grid(const float* xyz, PointTruth truth, const uint32_t* triangles, uint64_t count, double pad,
                                  double cell_scale) {
   TriangleGrid g;
   g.xyz = xyz;

@@ -35,7 +35,7 @@ struct GridView {
   const uint32_t* cell_start;   // dims[0]*dims[1]*dims[2] + 1 offsets into entries
   const uint32_t* entries;      // triangle indices, cell by cell
   const float* xyz;             // the float copies of the vertices the cells were placed by (borrowed)
-  Coords truth;                 // the vertices in the input's own coordinates, distances are evaluated over
+  PointTruth truth;             // the vertices in the input's own coordinates, distances are evaluated over
   const uint32_t* triangles;
 };
 
@@ -48,7 +48,7 @@ struct TriangleGrid {
   std::vector<uint32_t, LargeBufferAllocator<uint32_t>> cell_start;
   std::vector<uint32_t, LargeBufferAllocator<uint32_t>> entries;
   const float* xyz = nullptr;
-  Coords truth{nullptr, nullptr};
+  PointTruth truth;
   const uint32_t* triangles = nullptr;
 
   GridView view() const {
@@ -67,7 +67,7 @@ void size_triangle_grid(TriangleGrid& g, const Box& bounds, double total_area, u
 // both arrays and the triangles, which must outlive it. cell_scale multiplies the default cell edge (twice
 // the square root of the mean triangle area, which puts a few triangles in each cell a surface crosses).
 // Vertex indices must already be checked.
-TriangleGrid build_triangle_grid(const float* xyz, Coords truth, const uint32_t* triangles, uint64_t triangle_count,
+TriangleGrid build_triangle_grid(const float* xyz, PointTruth truth, const uint32_t* triangles, uint64_t triangle_count,
                                  double pad, double cell_scale = 1.0);
 
 XHD_HD uint32_t grid_axis_cell(const GridView& g, int axis, double x) {
@@ -98,7 +98,7 @@ XHD_HD double triangle_box_dist2(Dvec3 p, Dvec3 a, Dvec3 b, Dvec3 c, double pad)
 // p in the input's own coordinates.
 XHD_HD void offer_grid_triangle(const GridView& g, uint32_t t, Dvec3 p, NearestTriangle& best) {
   const uint32_t* v = g.triangles + 3ull * t;
-  const Dvec3 a = g.truth.at(v[0]), b = g.truth.at(v[1]), c = g.truth.at(v[2]);
+  const Dvec3 a = truth_point(g.truth, v[0]), b = truth_point(g.truth, v[1]), c = truth_point(g.truth, v[2]);
   if (triangle_box_dist2(p, a, b, c, g.slack) > best.d2) return;  // cheap bound first: most listed triangles are farther
   const SurfacePoint s = closest_on_triangle(p, a, b, c);
   ++best.tests;

@@ -26,7 +26,7 @@ void surface_distance_bvh(const SurfaceJob& job, xhd_surface_result& result) {
 
   const auto query_start = std::chrono::steady_clock::now();
   const uint64_t n = job.points->count;
-  const Coords truth = frame.point_truth();
+  const PointTruth truth = frame.point_truth();
   const std::vector<uint32_t> order = morton_order(frame.points(), n);
   std::vector<uint64_t> tests(static_cast<size_t>(std::max(job.threads, 1)), 0);
   parallel_blocks(n, 1024, job.threads, [&](size_t begin, size_t end, int thread) {
@@ -35,7 +35,7 @@ void surface_distance_bvh(const SurfaceJob& job, xhd_surface_result& result) {
     uint64_t evaluated = 0;
     for (size_t k = begin; k < end; ++k) {
       const uint32_t i = order[k];
-      const Dvec3 p = truth.at(i);
+      const Dvec3 p = truth_point(truth, i);
       NearestTriangle best;
       if (seed_slot != 0xffffffffu) offer_triangle(view, seed_slot, p, best);
       nearest_triangle(view, p, dload(frame.points() + 3ull * i), best);

@@ -39,7 +39,7 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
   const auto query_start = std::chrono::steady_clock::now();
   const int threads = std::max(job.threads, 1);
   const uint64_t n = job.points->count;
-  const Coords truth = frame.point_truth();
+  const PointTruth truth = frame.point_truth();
   const float* copies = frame.points();
   // Morton order: consecutive queries touch the same cells, and each seeds the next.
   const std::vector<uint32_t> order = morton_order(copies, n);
@@ -62,7 +62,7 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
     for (size_t k = begin; k < end; ++k) {
       const uint32_t i = order[k];
       NearestTriangle best;
-      const bool exact = grid_nearest_triangle(view, truth.at(i), dload(&sorted[3 * k]), seed, best);
+      const bool exact = grid_nearest_triangle(view, truth_point(truth, i), dload(&sorted[3 * k]), seed, best);
       evaluated += best.tests;
       if (best.triangle != 0xffffffffu) seed = best.triangle;
       if (!exact) {
@@ -91,7 +91,7 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
       uint64_t evaluated = 0;
       uint32_t previous_slot = 0xffffffffu;
       for (size_t k = begin; k < end; ++k) {
-        const Dvec3 p = truth.at(rest[k].point);
+        const Dvec3 p = truth_point(truth, rest[k].point);
         NearestTriangle best;
         if (rest[k].triangle != 0xffffffffu) offer_grid_triangle(view, rest[k].triangle, p, best);
         // The points left are still in Morton order: the previous one's answer is usually the tighter seed.

@@ -50,7 +50,7 @@ __global__ void sqrt_in_place_kernel(double* values, uint32_t count) {
 // One thread per point, in Morton order so a warp searches neighbouring cells. Points the grid cannot
 // settle are appended to `left` with the best triangle found so far, for the hierarchy.
 // xyz: the points' float copies (the cells' frame); truth: the points as given.
-__global__ void __launch_bounds__(kThreads) grid_surface_kernel(GridView grid, const float* xyz, Coords truth,
+__global__ void __launch_bounds__(kThreads) grid_surface_kernel(GridView grid, const float* xyz, PointTruth truth,
                                                                 const uint32_t* order, uint32_t count,
                                                                 SurfaceOutputs out, uint32_t* left,
                                                                 uint32_t* left_seed, uint32_t* left_count) {
@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kThreads) grid_surface_kernel(GridView grid, c
   if (k < count) {
     const uint32_t i = order[k];
     NearestTriangle best;
-    if (grid_nearest_triangle(grid, truth.at(i), dload(xyz + 3ull * i), kNone, best)) {
+    if (grid_nearest_triangle(grid, truth_point(truth, i), dload(xyz + 3ull * i), kNone, best)) {
       store_answer(out, i, best);
     } else {
       const uint32_t slot = atomicAdd(left_count, 1u);
@@ -73,14 +73,14 @@ __global__ void __launch_bounds__(kThreads) grid_surface_kernel(GridView grid, c
 
 // One thread per point through the hierarchy, each optionally seeded with a triangle found before.
 __global__ void __launch_bounds__(kThreads) bvh_surface_kernel(BvhView bvh, GridView seeds_from, const float* xyz,
-                                                               Coords truth, const uint32_t* order,
+                                                               PointTruth truth, const uint32_t* order,
                                                                const uint32_t* seed, uint32_t count,
                                                                SurfaceOutputs out) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   uint32_t evaluated = 0;
   if (k < count) {
     const uint32_t i = order[k];
-    const Dvec3 p = truth.at(i);
+    const Dvec3 p = truth_point(truth, i);
     NearestTriangle best;
     if (seed && seed[k] != kNone) offer_grid_triangle(seeds_from, seed[k], p, best);
     nearest_triangle(bvh, p, dload(xyz + 3ull * i), best);
@@ -101,7 +101,7 @@ DeviceArray<T> upload_array(DeviceMemory& memory, const T* host, size_t count, c
 // floats are the input).
 struct DevicePoints {
   const float* xyz;
-  Coords truth;
+  PointTruth truth;
 };
 
 // The hierarchy, built on the host and uploaded, searched by the points in `order` (device memory).
@@ -172,9 +172,9 @@ void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, 
   DeviceArray<float> xyz = upload_array(memory, frame.points(), 3ull * n, stream.get());
   const double* point_truth64 = frame.point_truth().f64;
   DeviceArray<double> xyz64 = upload_array(memory, point_truth64, point_truth64 ? 3ull * n : 0, stream.get());
-  // (Chosen by if, not ?: between braced Coords: that expression crashes nvcc 13's device front end.)
-  DevicePoints on_device{xyz.get(), Coords{xyz.get(), nullptr}};
-  if (point_truth64) on_device.truth = Coords{nullptr, xyz64.get()};
+  // (Chosen by if, not ?: between braced PointTruth values: that expression crashes nvcc 13's device front end.)
+  DevicePoints on_device{xyz.get(), PointTruth{xyz.get(), nullptr}};
+  if (point_truth64) on_device.truth = PointTruth{nullptr, xyz64.get()};
   if (!use_grid) {
     // The hierarchy alone: the host builds it and the query order.
     const auto order_start = std::chrono::steady_clock::now();
@@ -194,8 +194,8 @@ void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, 
 
     // The grid and the query order, built on the device.
     timer.start();
-    Coords vertex_truth{vertices.get(), nullptr};
-    if (vertex_truth64) vertex_truth = Coords{nullptr, vertices64.get()};
+    PointTruth vertex_truth{vertices.get(), nullptr};
+    if (vertex_truth64) vertex_truth = PointTruth{nullptr, vertices64.get()};
     const DeviceTriangleGrid grid =
         build_device_triangle_grid(memory, vertices.get(), vertex_truth, triangles.get(),
                                    static_cast<uint32_t>(mesh.triangle_count), frame.pad, stream.get());

@@ -98,7 +98,7 @@ __global__ void cell_morton_kernel(GridView g, const float* xyz, uint32_t count,
 
 }  // namespace
 
-DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float* xyz, Coords truth,
+DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float* xyz, PointTruth truth,
                                               const uint32_t* triangles, uint32_t triangle_count, double pad,
                                               cudaStream_t stream) {
   DeviceArray<MeshExtent> extent(memory, 1);

@@ -18,7 +18,7 @@ struct DeviceTriangleGrid {
 
 // xyz (the float copies of the vertices, surface_frame.h), truth (the vertices as given) and triangles are
 // the mesh in device memory; pad is the frame's. Vertex indices must already be checked.
-DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float* xyz, Coords truth,
+DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float* xyz, PointTruth truth,
                                               const uint32_t* triangles, uint32_t triangle_count, double pad,
                                               cudaStream_t stream);
 
