@@ -4,40 +4,13 @@
 #include <cmath>
 #include <mutex>
 
+#include "bulk_box.h"
 #include "parallel.h"
 
 namespace xhd {
 namespace {
 
 constexpr size_t kGrain = 1 << 16;
-
-struct Extent3 {
-  double lo[3] = {INFINITY, INFINITY, INFINITY};
-  double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  void merge(const Extent3& o) {
-    for (int k = 0; k < 3; ++k) {
-      lo[k] = std::min(lo[k], o.lo[k]);
-      hi[k] = std::max(hi[k], o.hi[k]);
-    }
-  }
-};
-
-Extent3 extent_of(const PointTruth& t, int threads) {
-  Extent3 total;
-  std::mutex m;
-  parallel_blocks(t.count, kGrain, threads, [&](size_t begin, size_t end, int) {
-    Extent3 local;
-    for (size_t i = begin; i < end; ++i)
-      for (int k = 0; k < 3; ++k) {
-        const double v = t.coord(i, k);
-        local.lo[k] = std::min(local.lo[k], v);
-        local.hi[k] = std::max(local.hi[k], v);
-      }
-    std::lock_guard<std::mutex> lock(m);
-    total.merge(local);
-  });
-  return total;
-}
 
 // The set's float copy relative to origin; returns the largest magnitude of a copied coordinate.
 double shift_into_floats(FramedSet& set, const double origin[3], int threads) {
@@ -60,21 +33,43 @@ double shift_into_floats(FramedSet& set, const double origin[3], int threads) {
   return largest;
 }
 
-double largest_magnitude(const FramedSet& set, int threads) {
-  double largest = 0.0;
-  std::mutex m;
-  parallel_blocks(3 * set.count, 3 * kGrain, threads, [&](size_t begin, size_t end, int) {
-    float local = 0.f;
-    for (size_t i = begin; i < end; ++i) local = std::max(local, std::fabs(set.xyz[i]));
-    std::lock_guard<std::mutex> lock(m);
-    largest = std::max(largest, static_cast<double>(local));
-  });
-  return largest;
-}
-
 void take_truth(FramedSet& set, const xhd_points& p) {
   set.truth = PointTruth{p.xyz64 == nullptr ? p.xyz : nullptr, p.xyz64, p.count};
   set.count = p.count;
+}
+
+// The points of a set whose copies leave the cube |x'_k| <= cube, in ascending order.
+void list_loose(FramedSet& set, float cube, int threads) {
+  std::mutex m;
+  parallel_blocks(set.count, kGrain, threads, [&](size_t begin, size_t end, int) {
+    std::vector<uint32_t> local;
+    for (size_t i = begin; i < end; ++i) {
+      const float* v = &set.xyz[3 * i];
+      if (std::fabs(v[0]) > cube || std::fabs(v[1]) > cube || std::fabs(v[2]) > cube) local.push_back(static_cast<uint32_t>(i));
+    }
+    if (local.empty()) return;
+    std::lock_guard<std::mutex> lock(m);
+    set.loose.insert(set.loose.end(), local.begin(), local.end());
+  });
+  std::sort(set.loose.begin(), set.loose.end());
+}
+
+// The half-side of the cube around the origin that holds the bulk box, rounded up to a float: rounding is
+// monotone, so every point within it in the input's coordinates has a copy within it too.
+float cube_around(const Extent3& bulk, const double origin[3]) {
+  double half = 0.0;
+  for (int k = 0; k < 3; ++k) half = std::max({half, std::fabs(bulk.hi[k] - origin[k]), std::fabs(bulk.lo[k] - origin[k])});
+  float cube = static_cast<float>(half);
+  if (static_cast<double>(cube) < half) cube = std::nextafter(cube, INFINITY);
+  return cube;
+}
+
+FilterBounds bounds_for(double largest, bool copies_exact) {
+  FilterBounds f;
+  const double input_error = copies_exact ? 0.0 : float_copy_error(largest);
+  f.slack = 2.0 * input_error + kPlacementSlack * largest + 1e-17;
+  f.copies_exact = copies_exact;
+  return f;
 }
 
 }  // namespace
@@ -83,31 +78,44 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
   take_truth(frame.a, a);
   if (b != nullptr) take_truth(frame.b, *b);
   const bool all_float = a.xyz64 == nullptr && (b == nullptr || b->xyz64 == nullptr);
-  double largest = 0.0, largest_input = 0.0, input_error = 0.0;
+  Extent3 all = extent_of(frame.a.truth, threads);
+  if (b != nullptr) all.merge(extent_of(frame.b.truth, threads));
+  const Extent3 bulk = bulk_extent(frame.a.truth, b != nullptr ? &frame.b.truth : nullptr, all);
+  const bool outliers = !bulk.contains(all);
+  double largest = 0.0, largest_input = 0.0;
+  for (int k = 0; k < 3; ++k) largest_input = std::max({largest_input, std::fabs(all.lo[k]), std::fabs(all.hi[k])});
   if (all_float) {
     // The floats are the truth: used in place, nothing rounded (E = 0).
     frame.a.xyz = a.xyz;
-    largest = largest_magnitude(frame.a, threads);
-    if (b != nullptr) {
-      frame.b.xyz = b->xyz;
-      largest = std::max(largest, largest_magnitude(frame.b, threads));
-    }
-    largest_input = largest;
+    if (b != nullptr) frame.b.xyz = b->xyz;
+    largest = largest_input;
   } else {
-    Extent3 e = extent_of(frame.a.truth, threads);
-    if (b != nullptr) e.merge(extent_of(frame.b.truth, threads));
-    for (int k = 0; k < 3; ++k) {
-      frame.origin[k] = 0.5 * e.lo[k] + 0.5 * e.hi[k];
-      largest_input = std::max({largest_input, std::fabs(e.lo[k]), std::fabs(e.hi[k])});
-    }
+    // The centre of the bulk: with far outliers, the centre of everything could lie far from every point.
+    const Extent3& around = outliers ? bulk : all;
+    for (int k = 0; k < 3; ++k) frame.origin[k] = 0.5 * around.lo[k] + 0.5 * around.hi[k];
     largest = shift_into_floats(frame.a, frame.origin, threads);
     if (b != nullptr) largest = std::max(largest, shift_into_floats(frame.b, frame.origin, threads));
-    input_error = float_copy_error(largest);
   }
   frame.largest = largest;
   frame.largest_input = largest_input;
-  frame.bounds.slack = 2.0 * input_error + kPlacementSlack * largest + 1e-17;
-  frame.bounds.copies_exact = all_float;
+  frame.bounds = bounds_for(largest, all_float);
+  frame.tight = frame.bounds;
+  if (!outliers) return;
+  const float cube = cube_around(bulk, frame.origin);
+  if (!(cube > 0.f)) return;  // the bulk is one point: nothing to size by
+  list_loose(frame.a, cube, threads);
+  if (b != nullptr) list_loose(frame.b, cube, threads);
+  // A set with nothing inside the cube would leave its grid empty: then there is no bulk to speak of.
+  const bool all_loose = frame.a.loose.size() == frame.a.count || (b != nullptr && frame.b.loose.size() == frame.b.count);
+  if (frame.a.loose.size() + frame.b.loose.size() > kMaxLoosePoints || !frame.has_loose() || all_loose) {
+    frame.a.loose.clear();
+    frame.b.loose.clear();
+    return;
+  }
+  frame.cube = cube;
+  // Every copy inside the cube has coordinates of magnitude <= cube: the bounds of filter_bounds.h with
+  // cube in place of the largest magnitude hold for every pair of them.
+  frame.tight = bounds_for(cube, all_float);
 }
 
 }  // namespace xhd

@@ -2,8 +2,10 @@
 // data, beside the input's own coordinates (the truth), and the bounds that relate the two.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "filter_bounds.h"
 #include "point_truth.h"
@@ -27,6 +29,7 @@ struct FramedSet {
   const float* xyz = nullptr;
   size_t count = 0;
   UninitLargeVector<float> owned;  // filled by a parallel loop, which also first-touches its pages
+  std::vector<uint32_t> loose;     // points whose copies leave the frame's cube (far outliers), ascending
 };
 
 // Cell placement error per unit of coordinate magnitude. The CPU grid places points and cell edges in
@@ -39,9 +42,23 @@ struct PointFrame {
   double origin[3] = {0, 0, 0};
   double largest = 0.0;        // the largest magnitude of a float copy's coordinate
   double largest_input = 0.0;  // the largest magnitude of an input coordinate (the copies' own for floats)
-  FilterBounds bounds;
+  FilterBounds bounds;         // valid for every pair of points
+  // Far outliers. A single point at 1e9 would size `bounds` by its own magnitude (a slack of hundreds of
+  // units, which proves nothing) and pull the origin half way to it. So the origin is the centre of the
+  // bulk of the points (bulk_box.h), and the points whose copies leave the cube |x'_k| <= cube around it
+  // are listed as loose; `tight` bounds every pair of points inside the cube. Searches that use `tight`
+  // keep the loose points out of their float work and settle them in double (loose_points.h). With no
+  // loose points (ordinary data), cube is infinite and tight equals bounds.
+  float cube = INFINITY;
+  FilterBounds tight;
   FramedSet a, b;
+
+  bool has_loose() const { return !a.loose.empty() || !b.loose.empty(); }
 };
+
+// Loose points listed per frame at most: beyond this the data has no few far outliers but a wide spread,
+// for which the plain bounds are the right ones.
+constexpr size_t kMaxLoosePoints = 4096;
 
 // Frames a and b (b may be null). Float32 inputs on both sides keep o = 0 and are used in place; otherwise
 // o is the centre of both sets' box and every point is rounded to float from its double difference to it.

@@ -74,7 +74,7 @@ int32_t nearest_points(const xhd_points* queries, const xhd_points* targets, con
   progress.set_total(queries->count);
   xhd::PointFrame frame;
   xhd::frame_points(*queries, targets, threads, frame);
-  const xhd::NearestJob job{&frame.a, &frame.b, &frame.bounds, threads, options->cell_size, &progress, distance, nearest};
+  const xhd::NearestJob job{&frame, &frame.a, &frame.b, &frame.bounds, threads, options->cell_size, &progress, distance, nearest};
   if (options->method == XHD_METHOD_BRUTE) xhd::nearest_points_brute(job, *result);
   else xhd::nearest_points_grid(job, *result);
   return XHD_OK;

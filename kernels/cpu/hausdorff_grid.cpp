@@ -12,6 +12,7 @@
 #include "../common/elapsed.h"
 #include "directed.h"
 #include "exact_nearest.h"
+#include "loose_points.h"
 #include "../common/parallel.h"
 #include "point_grid.h"
 #include "point_grid_query.h"
@@ -20,14 +21,17 @@ namespace xhd {
 
 // One direction: queries from the points of `source` (in its own grid's cell order, so consecutive
 // queries touch neighbouring cells of `grid`) against `grid`, the target set's grid. The float search
-// sets aside the queries it proves cannot be the witness; the rest are settled in double.
-static void directed_queries(const DirectedJob& job, const PointGrid& source, const PointGrid& grid, xhd_directed& out) {
+// sets aside the queries it proves cannot be the witness; the rest are settled in double. Loose points
+// (far outliers, loose_points.h) are in neither grid: loose queries are settled in double at the end.
+static void directed_queries(const DirectedJob& job, const PointGrid& source, const PointGrid& grid, const LooseContext& loose,
+                             xhd_directed& out) {
   const size_t n = job.source->count;
   out.cell_size = static_cast<float>(grid.cell);
   for (int i = 0; i < 3; ++i) out.grid_dims[i] = static_cast<uint32_t>(grid.dims[i]);
 
   const auto t_query = std::chrono::steady_clock::now();
-  SharedMax cmax(*job.bounds);
+  const FilterBounds& bounds = *loose.tight;
+  SharedMax cmax(bounds);
   const auto threshold = [&cmax] { return cmax.threshold(); };
   std::vector<std::vector<Survivor>> survivors(job.threads);
   std::vector<uint64_t> evals(job.threads * 8, 0), pruned(job.threads * 8, 0), fallback(job.threads * 8, 0);
@@ -40,6 +44,7 @@ static void directed_queries(const DirectedJob& job, const PointGrid& source, co
     for (size_t k = begin; k < end; ++k) {
       GridQuery q;
       for (int i = 0; i < 3; ++i) q.p[i] = xyz[3 * k + i];
+      if (loose.is_loose(q.p)) continue;  // a warm-up sample: loose queries come last
       local_fallback += query_nearest(grid, threshold, q) ? 1 : 0;
       local_evals += q.evals;
       if (q.pruned || (q.cmin2 == 0.f && settled_at_zero(job, ids[k], grid.ids[q.best]))) {
@@ -47,7 +52,8 @@ static void directed_queries(const DirectedJob& job, const PointGrid& source, co
         continue;
       }
       if (count) survivors[tid].push_back({ids[k], q.best, q.cmin2});
-      cmax.raise(q.cmin2);
+      // Its float result stands for its nearest distance only if no loose target can be nearer.
+      if (!loose.may_reach(q.p, bounds.upper(q.cmin2))) cmax.raise(q.cmin2);
     }
     if (!count) return;
     evals[tid * 8] += local_evals;
@@ -69,41 +75,58 @@ static void directed_queries(const DirectedJob& job, const PointGrid& source, co
     run(b, e, tid, sample_xyz.data(), sample_ids.data(), false);
   });
 
-  parallel_blocks(n, 1024, job.threads, [&](size_t b, size_t e, int tid) {
+  parallel_blocks(source.ids.size(), 1024, job.threads, [&](size_t b, size_t e, int tid) {
     run(b, e, tid, source.xyz.data(), source.ids.data(), true);
     job.progress->add(e - b);
   });
 
-  std::vector<ExactSearch> exact(job.threads, ExactSearch{*job.source, *job.target, *job.bounds});
-  finish_directed(job, survivors, cmax, [&](const Survivor& s, int tid) { return exact[tid].in_grid(grid, s.source, s.hint); },
+  // Loose queries: a float search through the grid only for a first candidate; never set aside.
+  const auto nothing_pruned = [] { return -1.f; };
+  for (uint32_t i : job.source->loose) {
+    GridQuery q;
+    for (int k = 0; k < 3; ++k) q.p[k] = job.source->xyz[3 * static_cast<size_t>(i) + k];
+    query_nearest(grid, nothing_pruned, q);
+    evals[0] += q.evals;
+    survivors[0].push_back({i, q.best, INFINITY});
+  }
+  job.progress->add(job.source->loose.size());
+
+  std::vector<ExactSearch> exact(job.threads, ExactSearch{*job.source, *job.target, bounds});
+  std::vector<ExactSearch> exact_loose(job.threads, ExactSearch{*job.source, *job.target, *loose.any_pair});
+  finish_directed(job, survivors, cmax, [&](const Survivor& s, int tid) { return exact_with_loose(grid, s, loose, exact[tid], exact_loose[tid]); },
                   out);
   out.query_ms = elapsed_ms(t_query);
   for (int t = 0; t < job.threads; ++t) {
-    out.distance_evals += evals[t * 8] + exact[t].evals;
+    out.distance_evals += evals[t * 8] + exact[t].evals + exact_loose[t].evals;
     out.pruned_queries += pruned[t * 8];
     out.fallback_queries += fallback[t * 8];
   }
+}
+
+// Over the points of `set` inside the frame's cube (all of them on ordinary data).
+static double build_inside_grid(const FramedSet& set, const HausdorffJob& job, PointGrid& grid) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const InsideCube inside(set);
+  build_point_grid(inside.xyz, inside.count, job.cell_size, job.threads, grid);
+  restore_grid_ids(set, grid, job.threads);
+  return elapsed_ms(t0);
 }
 
 void grid_hausdorff(const HausdorffJob& job, xhd_hausdorff_result& result) {
   // Each set's grid serves twice: as the index of the direction that targets it, and as the query order
   // of the direction that starts from it (its points are already sorted by cell).
   PointGrid grid_a, grid_b;
-  auto t0 = std::chrono::steady_clock::now();
-  build_point_grid(job.frame->a.xyz, job.frame->a.count, job.cell_size, job.threads, grid_a);
-  const double build_a_ms = elapsed_ms(t0);
-  t0 = std::chrono::steady_clock::now();
-  build_point_grid(job.frame->b.xyz, job.frame->b.count, job.cell_size, job.threads, grid_b);
-  const double build_b_ms = elapsed_ms(t0);
+  const double build_a_ms = build_inside_grid(job.frame->a, job, grid_a);
+  const double build_b_ms = build_inside_grid(job.frame->b, job, grid_b);
   if (job.directions & XHD_DIRECTION_AB) {
     const DirectedJob ab = job.direction_ab();
     result.ab.build_ms = build_b_ms + ((job.directions & XHD_DIRECTION_BA) ? 0.0 : build_a_ms);
-    directed_queries(ab, grid_a, grid_b, result.ab);
+    directed_queries(ab, grid_a, grid_b, LooseContext::of(*job.frame, job.frame->b), result.ab);
   }
   if (job.directions & XHD_DIRECTION_BA) {
     const DirectedJob ba = job.direction_ba();
     result.ba.build_ms = build_a_ms + ((job.directions & XHD_DIRECTION_AB) ? 0.0 : build_b_ms);
-    directed_queries(ba, grid_b, grid_a, result.ba);
+    directed_queries(ba, grid_b, grid_a, LooseContext::of(*job.frame, job.frame->a), result.ba);
   }
 }
 

@@ -1,0 +1,31 @@
+// The box that holds the bulk of the points, so that a few far outliers (a stray LiDAR return, a
+// byte-flipped vertex at 1e9) neither place the frame's origin nor size its float rounding bounds and
+// grids. Measured from a spread sample by quantiles, then widened generously: on ordinary data it holds
+// every point and changes nothing.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+
+#include "point_truth.h"
+
+namespace xhd {
+
+struct Extent3 {
+  double lo[3] = {INFINITY, INFINITY, INFINITY};
+  double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+
+  void merge(const Extent3& o);
+  bool contains(const Extent3& o) const;
+};
+
+// The exact extent of a set, in parallel.
+Extent3 extent_of(const PointTruth& t, int threads);
+
+// The bulk of the sets (b may be null) whose exact extent together is `all`: per axis, the 0.1% and
+// 99.9% quantiles of an evenly spread sample, widened on each side by their distance, clipped to `all`.
+// Uniform data reaches 0.1% beyond its quantiles and normal data 3 standard deviations (the box reaches
+// 9), so only points far from the rest fall outside.
+Extent3 bulk_extent(const PointTruth& a, const PointTruth* b, const Extent3& all);
+
+}  // namespace xhd

@@ -1,0 +1,92 @@
+// Far outliers (issue: robust on real-world mess). One stray point at 1e9 used to size the frame's float
+// bounds and the CPU grid by its own magnitude, making a 0.4 s comparison take minutes. The grid search
+// now keeps such points out of its float work (kernels/cpu/loose_points.h): answers stay the double brute
+// force's, and the work stays near the outlier-free work.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { hausdorff } from '../src/hausdorff.js';
+import { nearestDistances } from '../src/nearest.js';
+import { assertExact, bruteNearest } from './exact-cases.js';
+import { rng } from './random-points.js';
+
+/** A in the unit cube (or square), B = A moved by a little noise; doubles as a text file would give. */
+function nearbyPair(n: number, seed: number, dims: 2 | 3, Typed: Float32ArrayConstructor | Float64ArrayConstructor = Float64Array) {
+  const random = rng(seed);
+  const a = new Typed(3 * n), b = new Typed(3 * n);
+  for (let i = 0; i < 3 * n; i++) {
+    if (dims === 2 && i % 3 === 2) continue;
+    a[i] = random();
+    b[i] = a[i] + 0.004 * (random() - 0.5);
+  }
+  return [a, b] as const;
+}
+
+function place(p: Float32Array | Float64Array, i: number, at: [number, number, number]): void {
+  p.set(at, 3 * i);
+}
+
+describe('far outliers: the grid search equals the double brute force', () => {
+  const cases: Array<[string, 2 | 3, Float32ArrayConstructor | Float64ArrayConstructor, (a: Float32Array | Float64Array, b: Float32Array | Float64Array) => void]> = [
+    ['one point of A at 1e9 (3D)', 3, Float64Array, (a) => place(a, 0, [1e9, 0, 0])],
+    ['outliers in both sets, one pair of them close together', 3, Float64Array, (a, b) => {
+      place(a, 7, [1e9, 0, 0]);
+      place(b, 3, [1e9, 0, 1]);
+      place(a, 100, [-3e8, 5, 5]);
+      place(b, 50, [2, 2e7, -1]);
+    }],
+    ['an outlier of B just outside the bulk, nearer some queries than B\'s own points', 3, Float64Array, (a, b) => {
+      place(b, 11, [4.5, 0.5, 0.5]);
+      place(a, 12, [4.4, 0.5, 0.5]);
+      place(b, 13, [1e7, 1e7, 1e7]);
+      // A query inside the bulk's cube whose nearest target is a loose one just outside it.
+      place(a, 30, [1.95, 0.5, 0.5]);
+      place(b, 31, [2.05, 0.5, 0.5]);
+    }],
+    ['2D, outliers on both axes', 2, Float64Array, (a, b) => {
+      place(a, 1, [0.5, -6e6, 0]);
+      place(b, 2, [9e5, 0.5, 0]);
+    }],
+    ['float32 inputs (their own truth)', 3, Float32Array, (a, b) => {
+      place(a, 5, [3e9, 0, 0]);
+      place(b, 6, [0, -2e8, 0]);
+    }],
+  ];
+  for (const [name, dims, Typed, mutate] of cases) {
+    it(name, async () => {
+      const [a, b] = nearbyPair(3000, name.length, dims, Typed);
+      mutate(a, b);
+      for (const threads of [1, 2]) {
+        assertExact(await hausdorff(a, b, { method: 'grid', threads, backend: 'cpu' }), a, b, `${name}, ${threads} threads`);
+      }
+      for (const [queries, targets, label] of [[a, b, 'A→B'], [b, a, 'B→A']] as const) {
+        const r = await nearestDistances(queries, targets, { indices: true });
+        const ref = bruteNearest(queries, targets);
+        assert.deepEqual(Array.from(r.nearest!, Number), Array.from(ref.index), `${name} ${label}: nearest indices`);
+        assert.deepEqual(Array.from(r.distances), Array.from(ref.d2, Math.sqrt), `${name} ${label}: distances`);
+      }
+    });
+  }
+});
+
+describe('far outliers: the grid search does about the work it does without them', () => {
+  it('one point at 1e9 in 20,000 leaves the distance evaluations within 1.3x (before: every pair)', async () => {
+    const [a, b] = nearbyPair(20000, 9, 3);
+    const plain = await hausdorff(a, b, { method: 'grid', threads: 2, backend: 'cpu' });
+    const withOutlier = a.slice();
+    place(withOutlier, 0, [1e9, 0, 0]);
+    const far = await hausdorff(withOutlier, b, { method: 'grid', threads: 2, backend: 'cpu' });
+    const work = (r: typeof plain) => r.ab.distanceEvals + r.ba!.distanceEvals;
+    assert.ok(work(far) <= 1.3 * work(plain), `evaluations ${work(far)} with the outlier, ${work(plain)} without`);
+    assert.equal(far.ab.fromIndex, 0);
+  });
+
+  it('per-point distances with an outlier among the targets: within 1.3x too', async () => {
+    const [a, b] = nearbyPair(20000, 10, 3);
+    const plain = await nearestDistances(a, b, { threads: 2 });
+    const withOutlier = b.slice();
+    place(withOutlier, 0, [0, 1e9, 0]);
+    const far = await nearestDistances(a, withOutlier, { threads: 2 });
+    assert.ok(far.distanceEvals <= 1.3 * plain.distanceEvals, `evaluations ${far.distanceEvals} with the outlier, ${plain.distanceEvals} without`);
+  });
+});
