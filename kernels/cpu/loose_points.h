@@ -5,17 +5,16 @@
 //    and checked against every loose target;
 //  - a query inside the cube is searched in float as usual, but its result may stand for its nearest
 //    distance (raise cmax, be taken as final) only when no loose target can be nearer: every loose target
-//    lies truly outside the cube, so at least depth(p) away. Otherwise the loose targets are checked in
-//    double too.
+//    lies truly beyond a face of the cube, so at least LooseGate::depth away. Otherwise the loose targets
+//    are checked in double too.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
-#include "../common/large_buffer.h"
+#include "../common/inside_cube.h"
 #include "../common/parallel.h"
 #include "../common/point_frame.h"
 #include "directed.h"
@@ -28,32 +27,15 @@ namespace xhd {
 struct LooseContext {
   const FilterBounds* tight;      // for pairs of points inside the cube
   const FilterBounds* any_pair;   // for every pair (a loose query's search)
-  float cube = INFINITY;
-  double copy_error = 0.0;        // how far a copy inside the cube can be from its point (per coordinate)
+  LooseGate gate;
   const FramedSet* target = nullptr;
 
   static LooseContext of(const PointFrame& frame, const FramedSet& target) {
-    LooseContext c{&frame.tight, &frame.bounds, frame.cube, 0.0, &target};
-    if (frame.has_loose()) c.copy_error = frame.tight.copies_exact ? 0.0 : float_copy_error(frame.cube);
-    return c;
+    return LooseContext{&frame.tight, &frame.bounds, loose_gate(frame, target), &target};
   }
 
-  bool is_loose(const float p[3]) const {
-    return std::fabs(p[0]) > cube || std::fabs(p[1]) > cube || std::fabs(p[2]) > cube;
-  }
-
-  // A lower bound on the true distance from a query whose copy p lies inside the cube to every loose
-  // target: a loose target has some coordinate with |t_k - o_k| > cube (its copy does, and rounding is
-  // monotone), where the query has |q_k - o_k| <= |p_k| + copy_error. The double arithmetic rounds by far
-  // less than the 2^-40 taken off.
-  double depth(const float p[3]) const {
-    const double m = std::max({std::fabs(p[0]), std::fabs(p[1]), std::fabs(p[2])});
-    const double d = (static_cast<double>(cube) - m - copy_error) * (1.0 - std::ldexp(1.0, -40));
-    return d > 0.0 ? d : 0.0;
-  }
-
-  // Whether some loose target might be within distance d of the query with copy p (inside the cube).
-  bool may_reach(const float p[3], double d) const { return !target->loose.empty() && !(d < depth(p)); }
+  bool is_loose(const float p[3]) const { return gate.is_loose(p); }
+  bool may_reach(const float p[3], double d) const { return gate.may_reach(p, d); }
 
   // Offers every loose target to best, in double; ties to the smaller index.
   void offer_all(const FramedSet& source, size_t i, ExactNearest& best, uint64_t& evals) const {
@@ -65,49 +47,13 @@ struct LooseContext {
   }
 };
 
-// A set's points inside the cube, as the grid is built over them: the copies themselves when the set has
-// no loose points, or else a compacted copy.
-struct InsideCube {
-  const float* xyz = nullptr;
-  size_t count = 0;
-  UninitLargeVector<float> owned;
-
-  explicit InsideCube(const FramedSet& set) {
-    if (set.loose.empty()) {
-      xyz = set.xyz;
-      count = set.count;
-      return;
-    }
-    count = set.count - set.loose.size();
-    owned.resize(3 * count);
-    size_t from = 0, to = 0;
-    for (size_t k = 0; k <= set.loose.size(); ++k) {
-      const size_t stop = k < set.loose.size() ? set.loose[k] : set.count;
-      std::memcpy(&owned[3 * to], &set.xyz[3 * from], 3 * sizeof(float) * (stop - from));
-      to += stop - from;
-      from = stop + 1;
-    }
-    xyz = owned.data();
-  }
-};
-
 // A grid built over InsideCube's points names them by their position there: back to the set's indices.
 inline void restore_grid_ids(const FramedSet& set, PointGrid& g, int threads) {
   if (set.loose.empty()) return;
-  const std::vector<uint32_t>& loose = set.loose;
+  const uint32_t* loose = set.loose.data();
+  const uint32_t n = static_cast<uint32_t>(set.loose.size());
   parallel_blocks(g.ids.size(), 1 << 16, threads, [&](size_t begin, size_t end, int) {
-    for (size_t k = begin; k < end; ++k) {
-      // Position j among the inside points is index j + (loose indices at or below it), found by bisection
-      // on loose[m] - m, the inside points before the m-th loose one.
-      const uint32_t j = g.ids[k];
-      size_t lo = 0, hi = loose.size();
-      while (lo < hi) {
-        const size_t mid = (lo + hi) / 2;
-        if (loose[mid] - mid <= j) lo = mid + 1;
-        else hi = mid;
-      }
-      g.ids[k] = j + static_cast<uint32_t>(lo);
-    }
+    for (size_t k = begin; k < end; ++k) g.ids[k] = original_index(loose, n, g.ids[k]);
   });
 }
 
