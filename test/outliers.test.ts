@@ -5,10 +5,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { hausdorff } from '../src/hausdorff.js';
+import { probeBackend } from '../src/backends.js';
+import { hausdorff, type HausdorffResult } from '../src/hausdorff.js';
 import { nearestDistances } from '../src/nearest.js';
 import { assertExact, bruteNearest } from './exact-cases.js';
 import { rng } from './random-points.js';
+import { suiteUnless } from './skippable-suite.js';
 
 /** A in the unit cube (or square), B = A moved by a little noise; doubles as a text file would give. */
 function nearbyPair(n: number, seed: number, dims: 2 | 3, Typed: Float32ArrayConstructor | Float64ArrayConstructor = Float64Array) {
@@ -26,8 +28,10 @@ function place(p: Float32Array | Float64Array, i: number, at: [number, number, n
   p.set(at, 3 * i);
 }
 
-describe('far outliers: the grid search equals the double brute force', () => {
-  const cases: Array<[string, 2 | 3, Float32ArrayConstructor | Float64ArrayConstructor, (a: Float32Array | Float64Array, b: Float32Array | Float64Array) => void]> = [
+type Mutation = (a: Float32Array | Float64Array, b: Float32Array | Float64Array) => void;
+type OutlierCase = [string, 2 | 3, Float32ArrayConstructor | Float64ArrayConstructor, Mutation];
+
+const OUTLIER_CASES: OutlierCase[] = [
     ['one point of A at 1e9 (3D)', 3, Float64Array, (a) => place(a, 0, [1e9, 0, 0])],
     ['outliers in both sets, one pair of them close together', 3, Float64Array, (a, b) => {
       place(a, 7, [1e9, 0, 0]);
@@ -51,11 +55,23 @@ describe('far outliers: the grid search equals the double brute force', () => {
       place(a, 5, [3e9, 0, 0]);
       place(b, 6, [0, -2e8, 0]);
     }],
-  ];
-  for (const [name, dims, Typed, mutate] of cases) {
+    ['B 10 units from A, with an outlier: every query near a face of the cube is held back and settled in double', 3, Float64Array, (a, b) => {
+      for (let i = 0; i < b.length; i += 3) b[i] += 10;
+      place(b, 0, [5e8, 1, 1]);
+    }],
+];
+
+function outlierPair([name, dims, Typed, mutate]: OutlierCase) {
+  const [a, b] = nearbyPair(3000, name.length, dims, Typed);
+  mutate(a, b);
+  return [a, b] as const;
+}
+
+describe('far outliers: the grid search equals the double brute force', () => {
+  for (const c of OUTLIER_CASES) {
+    const name = c[0];
     it(name, async () => {
-      const [a, b] = nearbyPair(3000, name.length, dims, Typed);
-      mutate(a, b);
+      const [a, b] = outlierPair(c);
       for (const threads of [1, 2]) {
         assertExact(await hausdorff(a, b, { method: 'grid', threads, backend: 'cpu' }), a, b, `${name}, ${threads} threads`);
       }
@@ -88,5 +104,45 @@ describe('far outliers: the grid search does about the work it does without them
     place(withOutlier, 0, [0, 1e9, 0]);
     const far = await nearestDistances(a, withOutlier, { threads: 2 });
     assert.ok(far.distanceEvals <= 1.3 * plain.distanceEvals, `evaluations ${far.distanceEvals} with the outlier, ${plain.distanceEvals} without`);
+  });
+});
+
+const cuda = probeBackend('cuda');
+suiteUnless(cuda.available ? false : 'no usable CUDA GPU', 'far outliers on the GPU: X-HD and EB equal the double brute force', () => {
+  const same = (got: HausdorffResult, want: HausdorffResult, label: string) => {
+    for (const [g, w, side] of [[got.ab, want.ab, 'A→B'], [got.ba!, want.ba!, 'B→A']] as const)
+      assert.deepEqual([g.distance, g.fromIndex, g.toIndex], [w.distance, w.fromIndex, w.toIndex], `${label} ${side}`);
+  };
+  for (const c of OUTLIER_CASES) {
+    it(c[0], async () => {
+      const [a, b] = outlierPair(c);
+      const reference = await hausdorff(a, b, { method: 'brute', backend: 'cpu' });
+      for (const method of ['grid', 'eb'] as const) same(await hausdorff(a, b, { method, backend: 'cuda' }), reference, `${c[0]} ${method}`);
+    });
+  }
+
+  it('the chunked path, outliers among the chunked queries and the resident targets', async () => {
+    const [a, b] = nearbyPair(400_000, 3, 3);
+    place(a, 123_456, [1e9, 0, 0]);
+    place(b, 77, [-4e8, 2, 2]);
+    const whole = await hausdorff(a, b, { backend: 'cpu', directed: true });
+    process.env.XHD_CUDA_MEMORY_LIMIT = String(40 << 20);
+    try {
+      const chunked = await hausdorff(a, b, { backend: 'cuda', directed: true });
+      assert.ok(chunked.queryChunks > 1, `expected several chunks, got ${chunked.queryChunks}`);
+      assert.deepEqual([chunked.ab.distance, chunked.ab.fromIndex, chunked.ab.toIndex], [whole.ab.distance, whole.ab.fromIndex, whole.ab.toIndex]);
+    } finally {
+      delete process.env.XHD_CUDA_MEMORY_LIMIT;
+    }
+  });
+
+  it('one point at 1e9 leaves the GPU\'s distance evaluations within 1.3x of the outlier-free run', async () => {
+    const [a, b] = nearbyPair(200_000, 9, 3);
+    const plain = await hausdorff(a, b, { backend: 'cuda' });
+    const withOutlier = a.slice();
+    place(withOutlier, 0, [1e9, 0, 0]);
+    const far = await hausdorff(withOutlier, b, { backend: 'cuda' });
+    const work = (r: HausdorffResult) => r.ab.distanceEvals + r.ba!.distanceEvals;
+    assert.ok(work(far) <= 1.3 * work(plain), `evaluations ${work(far)} with the outlier, ${work(plain)} without`);
   });
 });

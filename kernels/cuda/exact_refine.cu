@@ -11,6 +11,7 @@
 #include "../common/parallel.h"
 #include "cuda_check.h"
 #include "launch.h"
+#include "loose_refine.h"
 #include "refine_on_host.h"
 
 namespace xhd {
@@ -312,6 +313,38 @@ void range_best(DeviceMemory& memory, const RefineInput& in, const std::vector<u
     if (index[s] != UINT32_MAX) best[s] = {d2[s], index[s]};
 }
 
+// Each open survivor's nearest target in double over the target the float search saw.
+void settle_in_grid(DeviceMemory& memory, const RefineInput& in, const std::vector<uint2>& open, cudaStream_t stream,
+                    std::vector<Best>& best) {
+  const std::vector<float4> probes = probes_of(in, open);
+  std::vector<uint32_t> rest;
+  std::vector<uint2> pairs;
+  if (in.grid != nullptr && (in.bounds->copies_exact || open.size() > kPairsOnHostUpTo)) {
+    range_best(memory, in, open, probes, stream, best, rest);
+  } else if (in.grid != nullptr) {
+    pairs = range_pairs(memory, in, probes, stream, rest);
+  } else {
+    rest.resize(open.size());
+    for (uint32_t s = 0; s < rest.size(); ++s) rest[s] = s;
+  }
+  if (!rest.empty() && static_cast<uint64_t>(rest.size()) * in.target_count <= max_scan_pairs()) {
+    std::vector<uint2> scanned = scan_pairs(memory, in, probes, rest, stream);
+    pairs.insert(pairs.end(), scanned.begin(), scanned.end());
+    rest.clear();
+  }
+  best_of_pairs(in, open, pairs, best);
+  if (!rest.empty()) {
+    std::vector<uint32_t> sources(rest.size());
+    for (size_t k = 0; k < rest.size(); ++k) sources[k] = open[rest[k]].x;
+    std::vector<double> dist2(rest.size());
+    std::vector<uint32_t> target(rest.size());
+    nearest_on_host(*in.source, *in.target, *in.bounds, sources, in.threads, dist2, target);
+    for (size_t k = 0; k < rest.size(); ++k) best[rest[k]] = {dist2[k], target[k]};
+  }
+  for (const Best& b : best)
+    if (b.target == UINT32_MAX) throw std::logic_error("a survivor's search found no target within its reach");
+}
+
 }  // namespace
 
 SurvivorSink::SurvivorSink(DeviceMemory& memory, uint32_t capacity, cudaStream_t stream)
@@ -340,53 +373,35 @@ double SurvivorSink::drain(unsigned long long cmax_word, const FilterBounds& bou
 
 void refine_in_double(DeviceMemory& memory, const RefineInput& in, std::vector<uint2>& survivors,
                       unsigned long long cmax_word, cudaStream_t stream, xhd_directed& out) {
-  if (cmax_word == 0) throw std::runtime_error("no query reached the result");
+  // cmax stays unset (threshold -1) only when every query was held back by loose targets (loose_gate.h).
   const float threshold = threshold_of_word(cmax_word, *in.bounds);
   std::vector<uint2> open;
   for (const uint2& s : survivors)
     if (float_of(s.y) > threshold) open.push_back(s);
   // Each query offers itself at most once, so no source index repeats; ties are broken below.
-  if (open.empty()) throw std::logic_error("the float search left no survivor");
-  out.exact_checks = open.size();
+  const size_t loose_sources = in.loose_left_out ? in.source->loose.size() : 0;
+  if (open.empty() && loose_sources == 0) throw std::logic_error("the float search left no survivor");
+  out.exact_checks = open.size() + loose_sources;
 
   // Through the grid where there is one: on the device in double when the float copies are the truth or
   // there are many survivors (their doubles uploaded), else as candidate pairs settled on the host. Then a
   // scan of every target for the rest while the pairs scanned stay affordable; the CPU grid past that.
   std::vector<Best> best(open.size());
-  const std::vector<float4> probes = probes_of(in, open);
-  std::vector<uint32_t> rest;
-  std::vector<uint2> pairs;
-  if (in.grid != nullptr && (in.bounds->copies_exact || open.size() > kPairsOnHostUpTo)) {
-    range_best(memory, in, open, probes, stream, best, rest);
-  } else if (in.grid != nullptr) {
-    pairs = range_pairs(memory, in, probes, stream, rest);
-  } else {
-    rest.resize(open.size());
-    for (uint32_t s = 0; s < rest.size(); ++s) rest[s] = s;
+  if (!open.empty()) settle_in_grid(memory, in, open, stream, best);
+  std::vector<SourceNearest> settled(open.size());
+  for (size_t s = 0; s < open.size(); ++s) settled[s] = {open[s].x, best[s].dist2, best[s].target};
+  if (in.loose_left_out) {
+    offer_loose_targets(*in.source, *in.target, in.gate, settled, in.threads);
+    const std::vector<SourceNearest> loose = settle_loose_sources(*in.source, *in.target, in.threads);
+    settled.insert(settled.end(), loose.begin(), loose.end());
   }
-  if (!rest.empty() && static_cast<uint64_t>(rest.size()) * in.target_count <= max_scan_pairs()) {
-    std::vector<uint2> scanned = scan_pairs(memory, in, probes, rest, stream);
-    pairs.insert(pairs.end(), scanned.begin(), scanned.end());
-    rest.clear();
-  }
-  best_of_pairs(in, open, pairs, best);
-  if (!rest.empty()) {
-    std::vector<uint32_t> sources(rest.size());
-    for (size_t k = 0; k < rest.size(); ++k) sources[k] = open[rest[k]].x;
-    std::vector<double> dist2(rest.size());
-    std::vector<uint32_t> target(rest.size());
-    nearest_on_host(*in.source, *in.target, *in.bounds, sources, in.threads, dist2, target);
-    for (size_t k = 0; k < rest.size(); ++k) best[rest[k]] = {dist2[k], target[k]};
-  }
-  for (const Best& b : best)
-    if (b.target == UINT32_MAX) throw std::logic_error("a survivor's search found no target within its reach");
   size_t winner = 0;  // the largest nearest distance; among ties, the smallest source index
-  for (size_t s = 1; s < open.size(); ++s)
-    if (best[s].dist2 > best[winner].dist2 || (best[s].dist2 == best[winner].dist2 && open[s].x < open[winner].x))
+  for (size_t s = 1; s < settled.size(); ++s)
+    if (settled[s].dist2 > settled[winner].dist2 || (settled[s].dist2 == settled[winner].dist2 && settled[s].source < settled[winner].source))
       winner = s;
-  out.from_index = open[winner].x;
-  out.to_index = best[winner].target;
-  out.distance = std::sqrt(best[winner].dist2);
+  out.from_index = settled[winner].source;
+  out.to_index = settled[winner].target;
+  out.distance = std::sqrt(settled[winner].dist2);
 }
 
 }  // namespace xhd

@@ -8,6 +8,7 @@
 
 #include <cuda_runtime.h>
 
+#include "../common/loose_gate.h"
 #include "../common/point_frame.h"
 #include "device_grid.h"
 #include "device_memory.h"
@@ -43,14 +44,18 @@ class SurvivorSink {
 struct RefineInput {
   const FramedSet* source;
   const FramedSet* target;
-  const FilterBounds* bounds;
+  const FilterBounds* bounds;    // those of the float search (the frame's tight ones when it left loose points out)
   const float4* device_targets;  // the target's float points on the device, w = original index bits
   uint32_t target_count;
   const DeviceGrid* grid;        // the target's grid (X-HD), or null (EB): then every target is scanned
   int threads;                   // host threads for the double-precision evaluations
+  bool loose_left_out = false;   // the float search saw no loose point (X-HD); EB sees them all
+  LooseGate gate;                // then: the target's loose points
 };
 
-// Fills out.distance, from_index, to_index and exact_checks from the survivors and the final cmax word.
+// Fills out.distance, from_index, to_index and exact_checks from the survivors and the final cmax word, with
+// the loose points (point_frame.h) settled on the host: loose targets offered where they may be nearer,
+// loose sources (never in the float search) settled by a scan.
 void refine_in_double(DeviceMemory& memory, const RefineInput& in, std::vector<uint2>& survivors,
                       unsigned long long cmax_word, cudaStream_t stream, xhd_directed& out);
 

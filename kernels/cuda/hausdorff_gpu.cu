@@ -6,12 +6,14 @@
 #include <optional>
 #include <string>
 
+#include "../common/inside_cube.h"
 #include "../common/parallel.h"
 #include "cost_model.h"
 #include "device_grid.h"
 #include "device_session.h"
 #include "eb_directed.h"
 #include "exact_refine.h"
+#include "loose_device.h"
 #include "staged_upload.h"
 #include "xhd_directed.h"
 
@@ -71,7 +73,7 @@ class GpuRun {
   GpuRun(const PointFrame& frame, int host_threads, const xhd_hausdorff_options& o, const Progress& progress,
          xhd_hausdorff_result& result)
       : frame_(frame), a_{frame.a.xyz, frame.a.count, nullptr}, b_{frame.b.xyz, frame.b.count, nullptr},
-        host_threads_(host_threads), options_(o), progress_(progress), result_(result),
+        inside_a_(frame.a), inside_b_(frame.b), host_threads_(host_threads), options_(o), progress_(progress), result_(result),
         memory_(device_memory_budget(o.device), stream_.get()) {
     cost_ = measure_cost_model(memory_, o.device, stream_.get());
   }
@@ -81,13 +83,13 @@ class GpuRun {
       run_eb();
     } else {
       const bool both = (options_.directions & XHD_DIRECTION_AB) && (options_.directions & XHD_DIRECTION_BA);
-      const uint64_t together = resident_set_bytes(a_.count) + resident_set_bytes(b_.count) +
-                                query_state_bytes(std::max(a_.count, b_.count));
+      const uint64_t together = resident_set_bytes(inside_a_.count) + resident_set_bytes(inside_b_.count) +
+                                query_state_bytes(std::max(inside_a_.count, inside_b_.count));
       if (together <= memory_.budget()) {
         run_grid_resident(both);
       } else {
-        if (options_.directions & XHD_DIRECTION_AB) run_grid_chunked(frame_.a, frame_.b, result_.ab);
-        if (options_.directions & XHD_DIRECTION_BA) run_grid_chunked(frame_.b, frame_.a, result_.ba);
+        if (options_.directions & XHD_DIRECTION_AB) run_grid_chunked(frame_.a, inside_a_, frame_.b, inside_b_, result_.ab);
+        if (options_.directions & XHD_DIRECTION_BA) run_grid_chunked(frame_.b, inside_b_, frame_.a, inside_a_, result_.ba);
       }
     }
     result_.upload_ms = timings_.upload;
@@ -99,37 +101,44 @@ class GpuRun {
  private:
   GridPlan plan_for(double radius) const { return GridPlan{cost_.ratio(), radius, options_.cell_size}; }
 
-  // Surveys and sorts one set into its grid; `radius` is r0 of the direction it indexes (0 if none).
-  DeviceGrid survey_and_build(const float* raw, uint32_t n, uint32_t base, double radius, double& ms) {
+  // Surveys and sorts one set's inside points (from position base of its inside copy) into its grid, named
+  // by the set's indices; `radius` is r0 of the direction it indexes (0 if none).
+  DeviceGrid survey_and_build(const float* raw, uint32_t n, uint32_t base, const FramedSet& set, double radius, double& ms) {
     EventTimer timer(stream_.get());
     timer.start();
     const GridInput input = survey_points(memory_, raw, n, base, stream_.get());
     DeviceGrid g = build_device_grid(memory_, input, plan_for(radius), stream_.get());
+    restore_original_indices(memory_, g, set.loose, stream_.get());
     ms += timer.stop();
     return g;
   }
 
-  void query(const DeviceGrid& target, const float4* queries, uint32_t count, const Box& source_bounds,
+  // The X-HD search over the points inside the frame's cube, with its tight bounds (point_frame.h).
+  void query(const DeviceGrid& target, const FramedSet& target_set, const float4* queries, uint32_t count, const Box& source_bounds,
              unsigned long long* cmax, SurvivorSink& sink, xhd_directed& out) {
     EventTimer timer(stream_.get());
     timer.start();
     const SurvivorList survivors{sink.entries(), sink.count(), sink.capacity()};
     const DirectedStats s = run_directed_xhd(
-        memory_, DirectedRun{&target, queries, count, source_bounds, cmax, &progress_, &frame_.bounds, survivors},
+        memory_,
+        DirectedRun{&target, queries, count, source_bounds, cmax, &progress_, &frame_.tight, survivors, loose_gate(frame_, target_set)},
         stream_.get());
     out.query_ms += timer.stop();
-    timings_.download += sink.drain(download_word(cmax, stream_.get(), timings_), frame_.bounds);
+    timings_.download += sink.drain(download_word(cmax, stream_.get(), timings_), frame_.tight);
     out.distance_evals += s.distance_evals;
     out.pruned_queries += s.pruned_queries;
     out.fallback_queries += s.radius_queries;
   }
 
   // Settles the direction's survivors in double (exact_refine.h), after its last run's drain.
+  // With a grid (X-HD), the float search ran with the tight bounds and without the loose points.
   void finish_timed(const FramedSet& source, const FramedSet& target, const float4* targets, uint32_t count,
                     const DeviceGrid* grid, SurvivorSink& sink, xhd_directed& out) {
     const auto start = std::chrono::steady_clock::now();
-    refine_in_double(memory_, RefineInput{&source, &target, &frame_.bounds, targets, count, grid, host_threads_}, sink.kept(),
-                     sink.last_word(), stream_.get(), out);
+    const bool inside_only = grid != nullptr;
+    const RefineInput in{&source, &target, inside_only ? &frame_.tight : &frame_.bounds, targets, count, grid, host_threads_,
+                         inside_only, inside_only ? loose_gate(frame_, target) : LooseGate{}};
+    refine_in_double(memory_, in, sink.kept(), sink.last_word(), stream_.get(), out);
     out.exact_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     out.query_ms += out.exact_ms;
   }
@@ -144,12 +153,12 @@ class GpuRun {
   // The two grids are built as one pipeline (both surveys in a row, then B's sizing on the host while
   // A's grid sorts on the device), so each direction of a symmetric run is charged half of it.
   void run_grid_resident(bool both) {
-    const uint32_t na = static_cast<uint32_t>(a_.count), nb = static_cast<uint32_t>(b_.count);
+    const uint32_t na = static_cast<uint32_t>(inside_a_.count), nb = static_cast<uint32_t>(inside_b_.count);
     double build_ms = 0;
     DeviceGrid grid_a, grid_b;
     {
-      DeviceArray<float> raw_a = upload(memory_, a_.xyz, 0, na, stream_.get(), timings_);
-      DeviceArray<float> raw_b = upload(memory_, b_.xyz, 0, nb, stream_.get(), timings_);
+      DeviceArray<float> raw_a = upload(memory_, inside_a_.xyz, 0, na, stream_.get(), timings_);
+      DeviceArray<float> raw_b = upload(memory_, inside_b_.xyz, 0, nb, stream_.get(), timings_);
       EventTimer timer(stream_.get());
       timer.start();
       const GridInput in_a = survey_points(memory_, raw_a.get(), na, 0, stream_.get());
@@ -157,6 +166,8 @@ class GpuRun {
       grid_a = build_device_grid(memory_, in_a, plan_for(directed_lower_bound(in_b.bounds, in_a.bounds)), stream_.get());
       raw_a.reset();  // a stream-ordered free: after grid A's sort has read it
       grid_b = build_device_grid(memory_, in_b, plan_for(directed_lower_bound(in_a.bounds, in_b.bounds)), stream_.get());
+      restore_original_indices(memory_, grid_a, frame_.a.loose, stream_.get());
+      restore_original_indices(memory_, grid_b, frame_.b.loose, stream_.get());
       build_ms = timer.stop();
     }
     auto direction = [&](const DeviceGrid& index, const DeviceGrid& queries, const FramedSet& source,
@@ -165,7 +176,7 @@ class GpuRun {
       describe_grid(index, out);
       DeviceArray<unsigned long long> cmax = fresh_cmax();
       SurvivorSink sink(memory_, queries.count, stream_.get());
-      query(index, queries.points.get(), queries.count, queries.bounds, cmax.get(), sink, out);
+      query(index, target, queries.points.get(), queries.count, queries.bounds, cmax.get(), sink, out);
       finish_timed(source, target, index.points.get(), index.count, &index, sink, out);
     };
     if (options_.directions & XHD_DIRECTION_AB) direction(grid_b, grid_a, frame_.a, frame_.b, result_.ab);
@@ -174,8 +185,9 @@ class GpuRun {
 
   // The source does not fit beside the target: the target's grid stays resident and the source comes
   // in chunks, each put in Morton order by a grid of its own.
-  void run_grid_chunked(const FramedSet& source, const FramedSet& target, xhd_directed& out) {
-    const uint32_t nt = static_cast<uint32_t>(target.count);
+  void run_grid_chunked(const FramedSet& source, const InsideCube& source_inside, const FramedSet& target,
+                        const InsideCube& target_inside, xhd_directed& out) {
+    const uint32_t nt = static_cast<uint32_t>(target_inside.count);
     const uint64_t target_bytes = resident_set_bytes(nt);
     const uint64_t per_query = 12 + 16 + 8 + 8 + 24 * 4 + 17 + 8 + 8;  // raw, grid, keys, cells, nodes, state, survivors
     const uint64_t fixed = (8ull << 16) + (4u << 20);  // WL_Heavy's floor and scratch
@@ -186,21 +198,22 @@ class GpuRun {
     double build_ms = 0;
     DeviceGrid grid;
     {
-      DeviceArray<float> raw = upload(memory_, target.xyz, 0, nt, stream_.get(), timings_);
-      grid = survey_and_build(raw.get(), nt, 0, 0.0, build_ms);
+      DeviceArray<float> raw = upload(memory_, target_inside.xyz, 0, nt, stream_.get(), timings_);
+      grid = survey_and_build(raw.get(), nt, 0, target, 0.0, build_ms);
     }
     describe_grid(grid, out);
-    const uint64_t chunk = std::min<uint64_t>(source.count, (memory_.budget() - memory_.in_use() - fixed) / per_query);
+    const uint64_t queries = source_inside.count;
+    const uint64_t chunk = std::max<uint64_t>(1, std::min<uint64_t>(queries, (memory_.budget() - memory_.in_use() - fixed) / per_query));
     DeviceArray<unsigned long long> cmax = fresh_cmax();
     SurvivorSink sink(memory_, static_cast<uint32_t>(chunk), stream_.get());
-    for (uint64_t first = 0; first < source.count; first += chunk) {
-      const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(chunk, source.count - first));
+    for (uint64_t first = 0; first < queries; first += chunk) {
+      const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(chunk, queries - first));
       DeviceGrid order;
       {
-        DeviceArray<float> raw = upload(memory_, source.xyz, first, n, stream_.get(), timings_);
-        order = survey_and_build(raw.get(), n, static_cast<uint32_t>(first), 0.0, build_ms);
+        DeviceArray<float> raw = upload(memory_, source_inside.xyz, first, n, stream_.get(), timings_);
+        order = survey_and_build(raw.get(), n, static_cast<uint32_t>(first), source, 0.0, build_ms);
       }
-      query(grid, order.points.get(), n, order.bounds, cmax.get(), sink, out);
+      query(grid, target, order.points.get(), n, order.bounds, cmax.get(), sink, out);
       ++chunks_;
     }
     result_.query_chunks = std::max(result_.query_chunks, chunks_);
@@ -244,8 +257,10 @@ class GpuRun {
   }
 
   const PointFrame& frame_;
-  const xhd_points a_;  // the frame's float copies, as uploaded
+  const xhd_points a_;  // the frame's float copies, as uploaded (EB)
   const xhd_points b_;
+  const InsideCube inside_a_;  // their points inside the frame's cube, as the grids are built over them (X-HD)
+  const InsideCube inside_b_;
   int host_threads_;
   const xhd_hausdorff_options& options_;
   const Progress& progress_;

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "../common/filter_bounds.h"
+#include "../common/loose_gate.h"
 
 namespace xhd {
 
@@ -46,13 +47,15 @@ struct SurvivorList {
 };
 
 // Offers a finished query: a survivor when record is set (the warm-up's samples come again in the main
-// pass and only raise cmax), and a candidate for cmax.
+// pass and only raise cmax), and a candidate for cmax unless raise is false (a loose target may be nearer
+// than its float result, loose_gate.h).
 __device__ __forceinline__ void offer_result(unsigned long long* cmax, const SurvivorList& survivors, float cmin,
-                                             uint32_t source_index, bool record) {
+                                             uint32_t source_index, bool record, bool raise = true) {
   if (record) {
     const uint32_t at = atomicAdd(survivors.count, 1u);
     if (at < survivors.capacity) survivors.entries[at] = make_uint2(source_index, __float_as_uint(cmin));
   }
+  if (!raise) return;
   const unsigned long long word = pack_candidate(cmin, source_index);
   if (word > load_cmax(cmax)) atomicMax(cmax, word);
 }
@@ -81,6 +84,7 @@ struct QueryState {
   unsigned long long* cmax;       // packed, see pack_candidate
   FilterBounds bounds;            // what cmax proves (threshold_of)
   SurvivorList survivors;
+  LooseGate loose;                // the loose targets the grid leaves out (loose_gate.h)
 };
 
 // Appends to a worklist with one atomic per warp.

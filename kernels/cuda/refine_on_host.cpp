@@ -4,6 +4,7 @@
 
 #include "../common/parallel.h"
 #include "../cpu/exact_nearest.h"
+#include "../cpu/loose_points.h"
 #include "../cpu/point_grid.h"
 #include "../cpu/point_grid_query.h"
 
@@ -12,8 +13,13 @@ namespace xhd {
 void nearest_on_host(const FramedSet& source, const FramedSet& target, const FilterBounds& bounds,
                      const std::vector<uint32_t>& sources, int threads, std::vector<double>& dist2,
                      std::vector<uint32_t>& nearest) {
+  // Over the targets the float search saw (those inside the frame's cube): `bounds` may hold for no others.
   PointGrid grid;
-  build_point_grid(target.xyz, target.count, 0.0, threads, grid);
+  {
+    const InsideCube inside(target);
+    build_point_grid(inside.xyz, inside.count, 0.0, threads, grid);
+    restore_grid_ids(target, grid, threads);
+  }
   std::vector<ExactSearch> exact(threads, ExactSearch{source, target, bounds});
   const auto nothing_pruned = [] { return -1.f; };
   parallel_blocks(sources.size(), 256, threads, [&](size_t begin, size_t end, int tid) {

@@ -43,8 +43,10 @@ __device__ void load_probe(const QueryState& st, uint32_t slot, float cmin, Prob
 }
 
 // A query that did not stop: a survivor (unless it is a warm-up sample), and a candidate for cmax.
+// Its float result stands for its nearest distance (raises cmax) only if no loose target can be nearer.
 __device__ void offer(const QueryState& st, const Probe& q, bool record = true) {
-  offer_result(st.cmax, st.survivors, q.cmin, q.source_index, record);
+  const bool raise = !st.loose.may_reach(q.p, st.bounds.upper(q.cmin));
+  offer_result(st.cmax, st.survivors, q.cmin, q.source_index, record, raise);
 }
 
 // Block-wide sum of per-thread counts, one atomic per block.
@@ -304,6 +306,7 @@ DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cud
   st.cmax = run.cmax;
   st.bounds = *run.bounds;
   st.survivors = run.survivors;
+  st.loose = run.loose;
 
   int sms = 0, device = 0;
   XHD_CUDA(cudaGetDevice(&device));

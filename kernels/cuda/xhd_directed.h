@@ -27,6 +27,7 @@ struct DirectedRun {
   const Progress* progress;
   const FilterBounds* bounds;  // the frame's rounding bounds (filter_bounds.h)
   SurvivorList survivors;      // room for query_count entries
+  LooseGate loose;             // the target's loose points, which the grid leaves out
 };
 
 // Runs the search as a float filter; afterwards cmax holds the largest computed nearest distance and
