@@ -79,7 +79,7 @@ void take_truth(FramedSet& set, const xhd_points& p) {
 
 }  // namespace
 
-void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame) {
+void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame, const double* origin) {
   take_truth(frame.a, a);
   if (b != nullptr) take_truth(frame.b, *b);
   const bool all_float = a.xyz64 == nullptr && (b == nullptr || b->xyz64 == nullptr);
@@ -97,7 +97,7 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
     Extent3 e = extent_of(frame.a.truth, threads);
     if (b != nullptr) e.merge(extent_of(frame.b.truth, threads));
     for (int k = 0; k < 3; ++k) {
-      frame.origin[k] = 0.5 * e.lo[k] + 0.5 * e.hi[k];
+      frame.origin[k] = origin != nullptr ? origin[k] : 0.5 * e.lo[k] + 0.5 * e.hi[k];
       largest_input = std::max({largest_input, std::fabs(e.lo[k]), std::fabs(e.hi[k])});
     }
     largest = shift_into_floats(frame.a, frame.origin, threads);

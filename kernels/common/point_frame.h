@@ -44,7 +44,9 @@ struct PointFrame {
 };
 
 // Frames a and b (b may be null). Float32 inputs on both sides keep o = 0 and are used in place; otherwise
-// o is the centre of both sets' box and every point is rounded to float from its double difference to it.
-void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame);
+// o is the centre of both sets' box (or `origin` when given: a caller that knows where the bulk of the data
+// is, away from a few wild points) and every point is rounded to float from its double difference to it.
+void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame,
+                  const double* origin = nullptr);
 
 }  // namespace xhd
