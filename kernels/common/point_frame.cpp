@@ -74,7 +74,7 @@ FilterBounds bounds_for(double largest, bool copies_exact) {
 
 }  // namespace
 
-void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame) {
+void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame, const double* origin) {
   take_truth(frame.a, a);
   if (b != nullptr) take_truth(frame.b, *b);
   const bool all_float = a.xyz64 == nullptr && (b == nullptr || b->xyz64 == nullptr);
@@ -91,8 +91,9 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
     largest = largest_input;
   } else {
     // The centre of the bulk: with far outliers, the centre of everything could lie far from every point.
+    // A caller may know better (the surface frame places o at the bulk of the mesh's own vertices).
     const Extent3& around = outliers ? bulk : all;
-    for (int k = 0; k < 3; ++k) frame.origin[k] = 0.5 * around.lo[k] + 0.5 * around.hi[k];
+    for (int k = 0; k < 3; ++k) frame.origin[k] = origin != nullptr ? origin[k] : 0.5 * around.lo[k] + 0.5 * around.hi[k];
     largest = shift_into_floats(frame.a, frame.origin, threads);
     if (b != nullptr) largest = std::max(largest, shift_into_floats(frame.b, frame.origin, threads));
   }

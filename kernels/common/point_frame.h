@@ -61,7 +61,10 @@ struct PointFrame {
 constexpr size_t kMaxLoosePoints = 4096;
 
 // Frames a and b (b may be null). Float32 inputs on both sides keep o = 0 and are used in place; otherwise
-// o is the centre of both sets' box and every point is rounded to float from its double difference to it.
-void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame);
+// o is the centre of both sets' box, or of their bulk when far outliers lie outside it (or `origin` when
+// given: a caller that knows where the bulk of its data is), and every point is rounded to float from its
+// double difference to it.
+void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame,
+                  const double* origin = nullptr);
 
 }  // namespace xhd

@@ -1,24 +1,15 @@
-// The frame point-to-surface searches run in: float copies of the query points and the mesh's vertices
-// relative to one origin near the data (what the hierarchy's boxes, the grid's cells and the query order
-// are built from), beside the input's own coordinates (what every distance is evaluated over), and the
-// pad that widens every box and cell so the filters never exclude a triangle the truth would choose.
+// The frame point-to-surface searches run in. The searches themselves read the input's own coordinates
+// in double (the grid's cells are placed in them; the hierarchy's float boxes are rounded outward around
+// their differences to the origin o), with margins per region and per query (surface_bounds.h), so no
+// rounding bound here depends on the largest coordinate of the input. The float copies of the query
+// points relative to o only order the queries (Morton order), where no bound is needed.
 //
-// Why the pad suffices. Let o be the origin, E the frame's input error (point_frame.cpp: every float copy
-// is within E of its point minus o, per coordinate and in length; E = 0 when the floats are the input,
-// o = 0), and e the evaluation error of a distance: closest_on_triangle works relative to a corner, so its
-// computed distance d_c(T) of a triangle T is within e = 2^-40 M of the true one for coordinates up to M
-// in magnitude (a few dozen roundings of 2^-53 of quantities below 4M). Take any T with d_c(T) <= d_c(best).
-//  - Boxes: a box B around the float copies of T's corners, widened by w >= E, holds T - o (each point of
-//    T - o is a convex combination of corners, each within E of its copy). The query's copy p' is within
-//    E of p - o. So dist(p', B widened by w + E + 2e) <= dist(p, T) - 2e <= d_c(T) - e: its computed square
-//    stays below d_c(T)^2 (e dwarfs the relative 2^-50 of that computation for d below 2^11 M), and the
-//    search never prunes B while T could win, ties included.
-//  - Cells: the grid lists T in every cell its copy crosses when widened by its slack >= E, so in the cell
-//    holding x - o for T's closest point x; that cell lies within d_c(T) + e + E of p' per axis, which the
-//    search's reach (sqrt(best) + slack) covers when the slack is at least e + E.
-// So pad = 2E + 2e (plus the float placement slack) serves both; for float inputs at o = 0 it is 2e.
+// o is the centre of the bulk of the mesh's vertices (mesh_bulk.h), not of the whole box: a single wild
+// vertex at 6.5e10 would otherwise put o at 3.25e10, where a float's step is 2048 and the hierarchy's boxes
+// around the rest of the mesh could not be told apart.
 #pragma once
 
+#include "mesh_bulk.h"
 #include "point_frame.h"
 #include "point_triangle.h"
 #include "xhd.h"
@@ -27,12 +18,13 @@ namespace xhd {
 
 struct SurfaceFrame {
   PointFrame frame;  // a: the query points, b: the mesh's vertices
-  double pad = 0.0;
+  MeshBulk bulk;     // of the mesh: sizes the grid and places o
 
   const float* points() const { return frame.a.xyz; }
   const float* vertices() const { return frame.b.xyz; }
   const PointTruth& point_truth() const { return frame.a.truth; }
   const PointTruth& vertex_truth() const { return frame.b.truth; }
+  const double* origin() const { return frame.origin; }
 };
 
 void frame_surface(const xhd_points& points, const xhd_mesh& mesh, int threads, SurfaceFrame& out);

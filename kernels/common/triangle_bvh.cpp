@@ -38,23 +38,40 @@ std::vector<uint32_t> triangle_morton_order(const float* xyz, const uint32_t* tr
 
 namespace {
 
-// The box grown by pad on every side, rounded outward so the float box still holds what it must.
-void widen(Box& box, double pad) {
-  if (!(pad > 0.0) || box_is_empty(box)) return;
+// The box of the triangles in slots [first, first + count), relative to origin, in float: the corners'
+// differences to the origin in double (each within 2^-53 of itself of the real difference), widened by the
+// pad of the largest of them (surface_bounds.h: the pad's 2^-50 of the magnitude covers those roundings and
+// the widening's own), then rounded outward. It holds every triangle of the leaf, widened by its own pad.
+Box leaf_box(const TriangleBvh& bvh, uint32_t first, uint32_t count) {
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (uint32_t s = first; s < first + count; ++s)
+    for (int c = 0; c < 3; ++c)
+      for (int k = 0; k < 3; ++k) {
+        const size_t at = 9ull * s + 3 * c + k;
+        const double v = (bvh.corners64.empty() ? static_cast<double>(bvh.corners[at]) : bvh.corners64[at]) - bvh.origin[k];
+        lo[k] = std::min(lo[k], v);
+        hi[k] = std::max(hi[k], v);
+      }
+  double extent = 0.0, magnitude = 0.0;
   for (int k = 0; k < 3; ++k) {
-    const double lo = static_cast<double>(box.min[k]) - pad, hi = static_cast<double>(box.max[k]) + pad;
-    float flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
-    if (static_cast<double>(flo) > lo) flo = std::nextafter(flo, -INFINITY);
-    if (static_cast<double>(fhi) < hi) fhi = std::nextafter(fhi, INFINITY);
-    box.min[k] = flo;
-    box.max[k] = fhi;
+    extent = std::max(extent, hi[k] - lo[k]);
+    magnitude = std::max({magnitude, std::fabs(lo[k]), std::fabs(hi[k])});
   }
+  const double pad = triangle_pad(extent, magnitude);
+  Box box;
+  for (int k = 0; k < 3; ++k) {
+    box.min[k] = round_down_to_float(lo[k] - pad);
+    box.max[k] = round_up_to_float(hi[k] + pad);
+  }
+  return box;
 }
 
 }  // namespace
 
-TriangleBvh build_triangle_bvh(const float* xyz, PointTruth truth, const uint32_t* triangles, uint64_t count, double pad) {
+TriangleBvh build_triangle_bvh(const float* xyz, PointTruth truth, const uint32_t* triangles, uint64_t count,
+                               const double origin[3]) {
   TriangleBvh bvh;
+  for (int k = 0; k < 3; ++k) bvh.origin[k] = origin[k];
   const std::vector<uint32_t> sorted = triangle_morton_order(xyz, triangles, count);
   bvh.triangle.resize(count);
   // The corners the distances are evaluated over, in the input's own type.
@@ -97,10 +114,8 @@ TriangleBvh build_triangle_bvh(const float* xyz, PointTruth truth, const uint32_
     BvhNode& node = bvh.nodes[i];
     box_make_empty(node.box);
     if (node.count > 0) {
-      // Leaves bound the float copies of their triangles, widened; parents merge their children.
-      for (uint32_t s = node.first; s < node.first + node.count; ++s)
-        for (int k = 0; k < 3; ++k) box_grow(node.box, xyz + 3ull * triangles[3ull * bvh.triangle[s] + k]);
-      widen(node.box, pad);
+      // Leaves bound their triangles (leaf_box); parents merge their children.
+      node.box = leaf_box(bvh, node.first, node.count);
     } else {
       box_merge(node.box, bvh.nodes[node.first].box);
       box_merge(node.box, bvh.nodes[node.first + 1].box);

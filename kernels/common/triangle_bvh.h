@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "point_triangle.h"
+#include "surface_bounds.h"
 
 namespace xhd {
 
@@ -29,6 +30,7 @@ constexpr int kBvhStack = 64;
 
 // What the search reads: plain pointers (host or device memory).
 struct BvhView {
+  double origin[3];  // the boxes are relative to it
   const BvhNode* nodes;
   // Per sorted slot, the triangle's three vertices in the input's own coordinates (9 values): floats for a
   // float32 mesh, doubles for a double one (the other pointer is null).
@@ -38,13 +40,14 @@ struct BvhView {
 };
 
 struct TriangleBvh {
+  double origin[3] = {0.0, 0.0, 0.0};
   std::vector<BvhNode> nodes;
   std::vector<float> corners;
   std::vector<double> corners64;
   std::vector<uint32_t> triangle;
 
   BvhView view() const {
-    return {nodes.data(), corners.empty() ? nullptr : corners.data(), corners64.empty() ? nullptr : corners64.data(),
+    return {{origin[0], origin[1], origin[2]}, nodes.data(), corners.empty() ? nullptr : corners.data(), corners64.empty() ? nullptr : corners64.data(),
             triangle.data()};
   }
 };
@@ -56,10 +59,11 @@ std::vector<uint32_t> morton_order(const float* xyz, uint64_t count);
 // Triangle indices in Morton order of their centroids (vertex indices must already be checked).
 std::vector<uint32_t> triangle_morton_order(const float* xyz, const uint32_t* triangles, uint64_t count);
 
-// Builds the hierarchy over the float copies `frame` of the vertices, its boxes widened by pad, with the
-// corners taken from `truth`; vertex indices must already be checked against the vertex count.
-TriangleBvh build_triangle_bvh(const float* frame, PointTruth truth, const uint32_t* triangles, uint64_t triangle_count,
-                               double pad);
+// Builds the hierarchy over the vertices `truth` (the input's own coordinates), its boxes relative to
+// origin; `order_xyz` (float copies of the vertices, any frame) only orders the triangles. Vertex indices
+// must already be checked against the vertex count.
+TriangleBvh build_triangle_bvh(const float* order_xyz, PointTruth truth, const uint32_t* triangles,
+                               uint64_t triangle_count, const double origin[3]);
 
 struct NearestTriangle {
   double d2 = static_cast<double>(INFINITY);  // squared distance to the nearest surface point found
@@ -85,29 +89,32 @@ XHD_HD void offer_triangle(const BvhView& v, uint32_t slot, Dvec3 p, NearestTria
   }
 }
 
-// Nearest-first depth-first search from the root: p in the input's coordinates, p_frame its float copy
-// (the frame the boxes are in). `best` may arrive seeded with a candidate (a tighter start prunes more);
-// boxes no nearer than the best so far are skipped, except at equal distance, where a smaller triangle
-// index may still win the tie. The pad in the boxes makes "no nearer" hold for the truth (surface_frame.h).
-XHD_HD void nearest_triangle(const BvhView& v, Dvec3 p, Dvec3 p_frame, NearestTriangle& best) {
+// Nearest-first depth-first search from the root, p in the input's coordinates. `best` may arrive seeded
+// with a candidate (a tighter start prunes more); boxes beyond surface_reach2 of the best so far are
+// skipped, which keeps every triangle that could still win, ties (a smaller index) included: each box
+// holds its triangles widened by their pads, relative to o, and p - o is taken in double (surface_bounds.h).
+XHD_HD void nearest_triangle(const BvhView& v, Dvec3 p, NearestTriangle& best) {
+  const Dvec3 q = {p.x - v.origin[0], p.y - v.origin[1], p.z - v.origin[2]};
   uint32_t stack[kBvhStack];
   int top = 0;
   stack[top++] = 0;
   while (top > 0) {
     const BvhNode node = v.nodes[stack[--top]];
-    if (min_dist2_double(p_frame, node.box) > best.d2) continue;
+    double reach = surface_reach2(best.d2);
+    if (min_dist2_double(q, node.box) > reach) continue;
     if (node.count > 0) {
       for (uint32_t s = node.first; s < node.first + node.count; ++s) offer_triangle(v, s, p, best);
       continue;
     }
-    const double near_left = min_dist2_double(p_frame, v.nodes[node.first].box);
-    const double near_right = min_dist2_double(p_frame, v.nodes[node.first + 1].box);
+    reach = surface_reach2(best.d2);
+    const double near_left = min_dist2_double(q, v.nodes[node.first].box);
+    const double near_right = min_dist2_double(q, v.nodes[node.first + 1].box);
     // Push the farther child first so the nearer one is searched next.
     const bool left_first = near_left <= near_right;
     const uint32_t nearer = left_first ? node.first : node.first + 1;
     const uint32_t farther = left_first ? node.first + 1 : node.first;
-    if ((left_first ? near_right : near_left) <= best.d2) stack[top++] = farther;
-    if ((left_first ? near_left : near_right) <= best.d2) stack[top++] = nearer;
+    if ((left_first ? near_right : near_left) <= reach) stack[top++] = farther;
+    if ((left_first ? near_left : near_right) <= reach) stack[top++] = nearer;
   }
 }
 

@@ -1,6 +1,7 @@
 #include "triangle_grid.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "status_guard.h"
 
@@ -11,20 +12,59 @@ namespace {
 constexpr double kMaxCellsPerTriangle = 16.0;
 constexpr double kMinCellBudget = 4096.0;
 
-Corners corners_of(const float* xyz, const uint32_t* triangle) {
-  return {dload(xyz + 3ull * triangle[0]), dload(xyz + 3ull * triangle[1]), dload(xyz + 3ull * triangle[2])};
+// The box of the vertices in the input's coordinates, rounded outward to float.
+Box truth_bounds(PointTruth truth, const uint32_t* triangles, uint64_t count) {
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (uint64_t i = 0; i < 3 * count; ++i)
+    for (int k = 0; k < 3; ++k) {
+      const double v = truth.coord(triangles[i], k);
+      lo[k] = std::min(lo[k], v);
+      hi[k] = std::max(hi[k], v);
+    }
+  Box box;
+  for (int k = 0; k < 3; ++k) {
+    if (count == 0) lo[k] = hi[k] = 0.0;
+    box.min[k] = round_down_to_float(lo[k]);
+    box.max[k] = round_up_to_float(hi[k]);
+  }
+  return box;
 }
 
 }  // namespace
 
-void size_triangle_grid(TriangleGrid& g, const Box& bounds, double total_area, uint64_t count, double pad,
+void size_triangle_grid(TriangleGrid& g, const Box& bounds, double total_area, uint64_t count, const MeshBulk& bulk,
                         double cell_scale) {
-  double extent[3];
-  for (int k = 0; k < 3; ++k) extent[k] = static_cast<double>(bounds.max[k]) - bounds.min[k];
+  // The grid spans the vertices' box, cut down to the bulk of the mesh where vertices lie far beyond it
+  // (those sides are open: their border cells list what lies beyond). A closed side is moved out by the
+  // largest pad a triangle can have, so every triangle's widened box stays inside it (surface_bounds.h).
+  double whole = 0.0, magnitude = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    whole = std::max(whole, static_cast<double>(bounds.max[k]) - bounds.min[k]);
+    magnitude = std::max({magnitude, std::fabs(static_cast<double>(bounds.min[k])), std::fabs(static_cast<double>(bounds.max[k]))});
+  }
+  const double closed_pad = 2.0 * triangle_pad(whole, magnitude);
+  double lo[3], hi[3], extent[3];
+  g.open = 0;
+  for (int k = 0; k < 3; ++k) {
+    lo[k] = bounds.min[k] - closed_pad;
+    hi[k] = bounds.max[k] + closed_pad;
+    if (!bulk.empty && bounds.min[k] < bulk.lo[k]) {
+      lo[k] = bulk.lo[k];
+      g.open |= kOpenLow << k;
+    }
+    if (!bulk.empty && bounds.max[k] > bulk.hi[k]) {
+      hi[k] = bulk.hi[k];
+      g.open |= kOpenHigh << k;
+    }
+    extent[k] = std::max(hi[k] - lo[k], 0.0);
+  }
   const double largest = std::max({extent[0], extent[1], extent[2]});
   double h;
   if (total_area > 0.0) {
-    h = 2.0 * std::sqrt(total_area / static_cast<double>(count));
+    // The typical triangle: the mean, unless a few huge triangles (to a wild vertex) inflate it.
+    double area = total_area / static_cast<double>(count);
+    if (bulk.median_area > 0.0) area = std::min(area, 4.0 * bulk.median_area);
+    h = 2.0 * std::sqrt(area);
   } else {
     // No area (points or segments only): spread the triangles over the box as if they filled it.
     double volume = 1.0;
@@ -41,35 +81,37 @@ void size_triangle_grid(TriangleGrid& g, const Box& bounds, double total_area, u
     h *= 1.25;
   }
   g.cell = h;
-  g.slack = kGridSlack * h + pad;
+  double grid_magnitude = 0.0;
   for (int k = 0; k < 3; ++k) {
-    g.origin[k] = bounds.min[k];
+    g.origin[k] = lo[k];
     g.dims[k] = static_cast<uint32_t>(std::max(1.0, std::ceil(extent[k] / h)));
+    grid_magnitude = std::max({grid_magnitude, std::fabs(lo[k]), std::fabs(lo[k] + g.dims[k] * h)});
   }
+  // Cell edges are computed as origin + c * cell, and points placed by (x - origin) / cell: a few roundings
+  // of 2^-53 of the grid's coordinates, which the magnitude term covers with room (as kGridSlack does for
+  // the placement within the grid).
+  g.slack = kGridSlack * h + kPlacementPerMagnitude * grid_magnitude;
 }
 
-TriangleGrid build_triangle_grid(const float* xyz, PointTruth truth, const uint32_t* triangles, uint64_t count, double pad,
+TriangleGrid build_triangle_grid(PointTruth truth, const uint32_t* triangles, uint64_t count, const MeshBulk& bulk,
                                  double cell_scale) {
   TriangleGrid g;
-  g.xyz = xyz;
   g.truth = truth;
   g.triangles = triangles;
-  Box bounds;
-  box_make_empty(bounds);
   double total_area = 0.0;
-  for (uint64_t t = 0; t < count; ++t) {
-    for (int k = 0; k < 3; ++k) box_grow(bounds, xyz + 3ull * triangles[3 * t + k]);
-    const Corners c = corners_of(xyz, triangles + 3 * t);
-    const Dvec3 n = dcross(dsub(c.b, c.a), dsub(c.c, c.a));
-    total_area += 0.5 * std::sqrt(ddot(n, n));
+  {
+    const GridView reading = g.view();
+    for (uint64_t t = 0; t < count; ++t) {
+      const Corners c = grid_corners(reading, static_cast<uint32_t>(t));
+      const Dvec3 n = dcross(dsub(c.b, c.a), dsub(c.c, c.a));
+      total_area += 0.5 * std::sqrt(ddot(n, n));
+    }
   }
-  const float origin[3] = {0.f, 0.f, 0.f};
-  if (count == 0) box_grow(bounds, origin);
-  size_triangle_grid(g, bounds, total_area, count, pad, cell_scale);
+  size_triangle_grid(g, truth_bounds(truth, triangles, count), total_area, count, bulk, cell_scale);
 
   const GridView sizing = g.view();
   uint64_t box_cells = 0;
-  for (uint64_t t = 0; t < count; ++t) box_cells += crossed_box_cells(sizing, corners_of(xyz, triangles + 3 * t));
+  for (uint64_t t = 0; t < count; ++t) box_cells += crossed_box_cells(sizing, grid_corners(sizing, static_cast<uint32_t>(t)));
   if (!grid_is_worthwhile(box_cells, count)) {
     g.usable = false;
     return g;
@@ -80,7 +122,7 @@ TriangleGrid build_triangle_grid(const float* xyz, PointTruth truth, const uint3
   const uint64_t cells = static_cast<uint64_t>(g.dims[0]) * g.dims[1] * g.dims[2];
   g.cell_start.assign(cells + 1, 0);
   for (uint64_t t = 0; t < count; ++t)
-    for_each_crossed_cell(sizing, corners_of(xyz, triangles + 3 * t), [&](uint64_t cell) { ++g.cell_start[cell]; });
+    for_each_crossed_cell(sizing, grid_corners(sizing, static_cast<uint32_t>(t)), [&](uint64_t cell) { ++g.cell_start[cell]; });
   uint64_t total = 0;
   for (uint64_t c = 0; c < cells; ++c) {
     total += g.cell_start[c];
@@ -89,7 +131,7 @@ TriangleGrid build_triangle_grid(const float* xyz, PointTruth truth, const uint3
   }
   g.entries.resize(total);
   for (uint64_t t = count; t-- > 0;)
-    for_each_crossed_cell(sizing, corners_of(xyz, triangles + 3 * t),
+    for_each_crossed_cell(sizing, grid_corners(sizing, static_cast<uint32_t>(t)),
                           [&](uint64_t cell) { g.entries[--g.cell_start[cell]] = static_cast<uint32_t>(t); });
   g.cell_start[cells] = static_cast<uint32_t>(total);
   return g;

@@ -20,7 +20,7 @@ void surface_distance_bvh(const SurfaceJob& job, xhd_surface_result& result) {
   frame_surface(*job.points, *job.mesh, job.threads, frame);
   for (int k = 0; k < 3; ++k) result.origin[k] = frame.frame.origin[k];
   const TriangleBvh bvh = build_triangle_bvh(frame.vertices(), frame.vertex_truth(), job.mesh->triangles,
-                                             job.mesh->triangle_count, frame.pad);
+                                             job.mesh->triangle_count, frame.origin());
   const BvhView view = bvh.view();
   result.build_ms = elapsed_ms(build_start);
 
@@ -38,7 +38,7 @@ void surface_distance_bvh(const SurfaceJob& job, xhd_surface_result& result) {
       const Dvec3 p = truth_point(truth, i);
       NearestTriangle best;
       if (seed_slot != 0xffffffffu) offer_triangle(view, seed_slot, p, best);
-      nearest_triangle(view, p, dload(frame.points() + 3ull * i), best);
+      nearest_triangle(view, p, best);
       seed_slot = best.slot;
       evaluated += best.tests;
       store_surface_answer(job, i, best.d2, best.triangle, best.at.x, best.at.y, best.at.z);

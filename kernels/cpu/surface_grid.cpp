@@ -31,8 +31,8 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
   SurfaceFrame frame;
   frame_surface(*job.points, *job.mesh, job.threads, frame);
   for (int k = 0; k < 3; ++k) result.origin[k] = frame.frame.origin[k];
-  const TriangleGrid grid = build_triangle_grid(frame.vertices(), frame.vertex_truth(), job.mesh->triangles,
-                                                job.mesh->triangle_count, frame.pad);
+  const TriangleGrid grid =
+      build_triangle_grid(frame.vertex_truth(), job.mesh->triangles, job.mesh->triangle_count, frame.bulk);
   const GridView view = grid.view();
   result.build_ms = elapsed_ms(build_start);
 
@@ -43,11 +43,6 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
   const float* copies = frame.points();
   // Morton order: consecutive queries touch the same cells, and each seeds the next.
   const std::vector<uint32_t> order = morton_order(copies, n);
-  // The points themselves in that order: gathered in one pass, where the loads overlap, rather than one
-  // cache miss at the head of every search.
-  std::vector<float, LargeBufferAllocator<float>> sorted(3 * n);
-  for (size_t k = 0; k < n; ++k)
-    for (int c = 0; c < 3; ++c) sorted[3 * k + c] = copies[3ull * order[k] + c];
   std::vector<uint64_t> tests(threads, 0);
   std::vector<std::vector<Leftover>> leftovers(threads);
   // A mesh the grid would serve badly (grid.usable false) sends every point to the hierarchy, in order.
@@ -62,7 +57,7 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
     for (size_t k = begin; k < end; ++k) {
       const uint32_t i = order[k];
       NearestTriangle best;
-      const bool exact = grid_nearest_triangle(view, truth_point(truth, i), dload(&sorted[3 * k]), seed, best);
+      const bool exact = grid_nearest_triangle(view, truth_point(truth, i), seed, best);
       evaluated += best.tests;
       if (best.triangle != 0xffffffffu) seed = best.triangle;
       if (!exact) {
@@ -82,7 +77,7 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
   if (!rest.empty()) {
     const auto bvh_start = std::chrono::steady_clock::now();
     const TriangleBvh bvh = build_triangle_bvh(frame.vertices(), frame.vertex_truth(), job.mesh->triangles,
-                                               job.mesh->triangle_count, frame.pad);
+                                               job.mesh->triangle_count, frame.origin());
     result.build_ms += elapsed_ms(bvh_start);
     const auto rest_start = std::chrono::steady_clock::now();
     const BvhView tree = bvh.view();
@@ -96,7 +91,7 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
         if (rest[k].triangle != 0xffffffffu) offer_grid_triangle(view, rest[k].triangle, p, best);
         // The points left are still in Morton order: the previous one's answer is usually the tighter seed.
         if (previous_slot != 0xffffffffu) offer_triangle(tree, previous_slot, p, best);
-        nearest_triangle(tree, p, dload(copies + 3ull * rest[k].point), best);
+        nearest_triangle(tree, p, best);
         if (best.slot != 0xffffffffu) previous_slot = best.slot;
         evaluated += best.tests;
         store_surface_answer(job, rest[k].point, best.d2, best.triangle, best.at.x, best.at.y, best.at.z);

@@ -49,8 +49,8 @@ __global__ void sqrt_in_place_kernel(double* values, uint32_t count) {
 
 // One thread per point, in Morton order so a warp searches neighbouring cells. Points the grid cannot
 // settle are appended to `left` with the best triangle found so far, for the hierarchy.
-// xyz: the points' float copies (the cells' frame); truth: the points as given.
-__global__ void __launch_bounds__(kThreads) grid_surface_kernel(GridView grid, const float* xyz, PointTruth truth,
+// truth: the points as given (the grid is in the input's coordinates).
+__global__ void __launch_bounds__(kThreads) grid_surface_kernel(GridView grid, PointTruth truth,
                                                                 const uint32_t* order, uint32_t count,
                                                                 SurfaceOutputs out, uint32_t* left,
                                                                 uint32_t* left_seed, uint32_t* left_count) {
@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kThreads) grid_surface_kernel(GridView grid, c
   if (k < count) {
     const uint32_t i = order[k];
     NearestTriangle best;
-    if (grid_nearest_triangle(grid, truth_point(truth, i), dload(xyz + 3ull * i), kNone, best)) {
+    if (grid_nearest_triangle(grid, truth_point(truth, i), kNone, best)) {
       store_answer(out, i, best);
     } else {
       const uint32_t slot = atomicAdd(left_count, 1u);
@@ -72,8 +72,7 @@ __global__ void __launch_bounds__(kThreads) grid_surface_kernel(GridView grid, c
 }
 
 // One thread per point through the hierarchy, each optionally seeded with a triangle found before.
-__global__ void __launch_bounds__(kThreads) bvh_surface_kernel(BvhView bvh, GridView seeds_from, const float* xyz,
-                                                               PointTruth truth, const uint32_t* order,
+__global__ void __launch_bounds__(kThreads) bvh_surface_kernel(BvhView bvh, GridView seeds_from, PointTruth truth, const uint32_t* order,
                                                                const uint32_t* seed, uint32_t count,
                                                                SurfaceOutputs out) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -83,7 +82,7 @@ __global__ void __launch_bounds__(kThreads) bvh_surface_kernel(BvhView bvh, Grid
     const Dvec3 p = truth_point(truth, i);
     NearestTriangle best;
     if (seed && seed[k] != kNone) offer_grid_triangle(seeds_from, seed[k], p, best);
-    nearest_triangle(bvh, p, dload(xyz + 3ull * i), best);
+    nearest_triangle(bvh, p, best);
     store_answer(out, i, best);
     evaluated = best.tests;
   }
@@ -97,10 +96,8 @@ DeviceArray<T> upload_array(DeviceMemory& memory, const T* host, size_t count, c
   return out;
 }
 
-// The points on the device: float copies in the frame, and the truth (the copies themselves when the
-// floats are the input).
+// The points on the device, as given (the searches read nothing else).
 struct DevicePoints {
-  const float* xyz;
   PointTruth truth;
 };
 
@@ -110,7 +107,7 @@ void run_bvh(DeviceMemory& memory, cudaStream_t stream, const SurfaceFrame& fram
              const SurfaceOutputs& out, xhd_surface_result& result) {
   const auto build_start = std::chrono::steady_clock::now();
   const TriangleBvh bvh =
-      build_triangle_bvh(frame.vertices(), frame.vertex_truth(), mesh.triangles, mesh.triangle_count, frame.pad);
+      build_triangle_bvh(frame.vertices(), frame.vertex_truth(), mesh.triangles, mesh.triangle_count, frame.origin());
   result.build_ms += elapsed_ms(build_start);
   EventTimer timer(stream);
   timer.start();
@@ -120,9 +117,9 @@ void run_bvh(DeviceMemory& memory, cudaStream_t stream, const SurfaceFrame& fram
   DeviceArray<uint32_t> ids = upload_array(memory, bvh.triangle.data(), bvh.triangle.size(), stream);
   result.upload_ms += timer.stop();
   timer.start();
-  const BvhView view{nodes.get(), bvh.corners.empty() ? nullptr : corners.get(),
+  const BvhView view{{bvh.origin[0], bvh.origin[1], bvh.origin[2]}, nodes.get(), bvh.corners.empty() ? nullptr : corners.get(),
                      bvh.corners64.empty() ? nullptr : corners64.get(), ids.get()};
-  bvh_surface_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(view, seeds_from, points.xyz, points.truth,
+  bvh_surface_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(view, seeds_from, points.truth,
                                                                            order, seed, count, out);
   XHD_CUDA_LAUNCHED("bvh_surface_kernel");
   result.query_ms += timer.stop();
@@ -137,7 +134,7 @@ void query_grid(DeviceMemory& memory, cudaStream_t stream, const SurfaceFrame& f
   XHD_CUDA(cudaMemsetAsync(left_count.get(), 0, sizeof(uint32_t), stream));
   EventTimer timer(stream);
   timer.start();
-  grid_surface_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(grid, points.xyz, points.truth, order, n, out,
+  grid_surface_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(grid, points.truth, order, n, out,
                                                                        left.get(), left_seed.get(), left_count.get());
   XHD_CUDA_LAUNCHED("grid_surface_kernel");
   result.query_ms = timer.stop();
@@ -169,12 +166,13 @@ void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, 
   const SurfaceOutputs out{d2.get(), nearest_triangle ? tri.get() : nullptr, closest ? at.get() : nullptr, tests.get()};
 
   timer.start();
-  DeviceArray<float> xyz = upload_array(memory, frame.points(), 3ull * n, stream.get());
-  const double* point_truth64 = frame.point_truth().f64;
-  DeviceArray<double> xyz64 = upload_array(memory, point_truth64, point_truth64 ? 3ull * n : 0, stream.get());
+  // The points as given: floats or doubles (the float copies in the frame only order the queries, on the host).
+  const PointTruth& point_truth = frame.point_truth();
+  DeviceArray<float> xyz = upload_array(memory, point_truth.f32, point_truth.f32 ? 3ull * n : 0, stream.get());
+  DeviceArray<double> xyz64 = upload_array(memory, point_truth.f64, point_truth.f64 ? 3ull * n : 0, stream.get());
   // (Chosen by if, not ?: between braced PointTruth values: that expression crashes nvcc 13's device front end.)
-  DevicePoints on_device{xyz.get(), PointTruth{xyz.get(), nullptr}};
-  if (point_truth64) on_device.truth = PointTruth{nullptr, xyz64.get()};
+  DevicePoints on_device{PointTruth{xyz.get(), nullptr}};
+  if (point_truth.f64) on_device.truth = PointTruth{nullptr, xyz64.get()};
   if (!use_grid) {
     // The hierarchy alone: the host builds it and the query order.
     const auto order_start = std::chrono::steady_clock::now();
@@ -184,10 +182,13 @@ void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, 
     result.upload_ms = timer.stop();
     run_bvh(memory, stream.get(), frame, mesh, on_device, sorted.get(), nullptr, GridView{}, n, out, result);
   } else {
+    // The vertices as given: the grid is built from and placed in the input's coordinates.
     const uint64_t vertex_values = 3 * mesh.vertex_count;
-    DeviceArray<float> vertices = upload_array(memory, frame.vertices(), vertex_values, stream.get());
-    const double* vertex_truth64 = frame.vertex_truth().f64;
-    DeviceArray<double> vertices64 = upload_array(memory, vertex_truth64, vertex_truth64 ? vertex_values : 0, stream.get());
+    const PointTruth& host_vertices = frame.vertex_truth();
+    DeviceArray<float> vertices =
+        upload_array(memory, host_vertices.f32, host_vertices.f32 ? vertex_values : 0, stream.get());
+    DeviceArray<double> vertices64 =
+        upload_array(memory, host_vertices.f64, host_vertices.f64 ? vertex_values : 0, stream.get());
     DeviceArray<uint32_t> triangles = upload_array(memory, mesh.triangles, 3 * mesh.triangle_count, stream.get());
     result.upload_ms = timer.stop();
     progress.check_cancel();
@@ -195,11 +196,10 @@ void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, 
     // The grid and the query order, built on the device.
     timer.start();
     PointTruth vertex_truth{vertices.get(), nullptr};
-    if (vertex_truth64) vertex_truth = PointTruth{nullptr, vertices64.get()};
-    const DeviceTriangleGrid grid =
-        build_device_triangle_grid(memory, vertices.get(), vertex_truth, triangles.get(),
-                                   static_cast<uint32_t>(mesh.triangle_count), frame.pad, stream.get());
-    const DeviceArray<uint32_t> sorted = device_query_order(memory, grid.view, xyz.get(), n, stream.get());
+    if (host_vertices.f64) vertex_truth = PointTruth{nullptr, vertices64.get()};
+    const DeviceTriangleGrid grid = build_device_triangle_grid(
+        memory, vertex_truth, triangles.get(), static_cast<uint32_t>(mesh.triangle_count), frame.bulk, stream.get());
+    const DeviceArray<uint32_t> sorted = device_query_order(memory, grid.view, on_device.truth, n, stream.get());
     result.build_ms = frame_ms + timer.stop();
     if (grid.usable) {
       query_grid(memory, stream.get(), frame, mesh, on_device, grid.view, sorted.get(), n, out, result);

@@ -21,22 +21,20 @@ struct MeshExtent {
   double area;
 };
 
-__device__ Corners device_corners(const float* xyz, const uint32_t* t) {
-  return {dload(xyz + 3ull * t[0]), dload(xyz + 3ull * t[1]), dload(xyz + 3ull * t[2])};
-}
-
-// Each warp reduces its triangles' bounds and areas, then one lane folds them in with atomics.
-__global__ void mesh_extent_kernel(const float* xyz, const uint32_t* triangles, uint32_t count, MeshExtent* out) {
+// Each warp reduces its triangles' bounds (rounded outward to float, as the host build's) and areas, then
+// one lane folds them in with atomics.
+__global__ void mesh_extent_kernel(GridView g, uint32_t count, MeshExtent* out) {
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   double area = 0.0;
   for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < count; t += gridDim.x * blockDim.x) {
-    const Corners c = device_corners(xyz, triangles + 3ull * t);
+    const Corners c = grid_corners(g, t);
     const Dvec3 v[3] = {c.a, c.b, c.c};
     for (int j = 0; j < 3; ++j) {
-      const float p[3] = {static_cast<float>(v[j].x), static_cast<float>(v[j].y), static_cast<float>(v[j].z)};
+      const float p[3] = {__double2float_rd(v[j].x), __double2float_rd(v[j].y), __double2float_rd(v[j].z)};
+      const float q[3] = {__double2float_ru(v[j].x), __double2float_ru(v[j].y), __double2float_ru(v[j].z)};
       for (int k = 0; k < 3; ++k) {
         lo[k] = fminf(lo[k], p[k]);
-        hi[k] = fmaxf(hi[k], p[k]);
+        hi[k] = fmaxf(hi[k], q[k]);
       }
     }
     const Dvec3 n = dcross(dsub(c.b, c.a), dsub(c.c, c.a));
@@ -62,7 +60,7 @@ __global__ void mesh_extent_kernel(const float* xyz, const uint32_t* triangles, 
 __global__ void box_cells_kernel(GridView g, uint32_t count, unsigned long long* total) {
   unsigned long long cells = 0;
   for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < count; t += gridDim.x * blockDim.x)
-    cells += crossed_box_cells(g, device_corners(g.xyz, g.triangles + 3ull * t));
+    cells += crossed_box_cells(g, grid_corners(g, t));
   for (int o = 16; o > 0; o >>= 1) cells += __shfl_down_sync(0xffffffffu, cells, o);
   if ((threadIdx.x & 31) == 0) atomicAdd(total, cells);
 }
@@ -70,23 +68,23 @@ __global__ void box_cells_kernel(GridView g, uint32_t count, unsigned long long*
 __global__ void count_crossings_kernel(GridView g, uint32_t count, uint32_t* counts) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= count) return;
-  for_each_crossed_cell(g, device_corners(g.xyz, g.triangles + 3ull * t), [&](uint64_t cell) { atomicAdd(&counts[cell], 1u); });
+  for_each_crossed_cell(g, grid_corners(g, t), [&](uint64_t cell) { atomicAdd(&counts[cell], 1u); });
 }
 
 __global__ void fill_crossings_kernel(GridView g, uint32_t count, uint32_t* cursor, uint32_t* entries) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= count) return;
-  for_each_crossed_cell(g, device_corners(g.xyz, g.triangles + 3ull * t),
+  for_each_crossed_cell(g, grid_corners(g, t),
                         [&](uint64_t cell) { entries[atomicAdd(&cursor[cell], 1u)] = t; });
 }
 
 // Key: the Morton code of the point's cell (clamped into the grid, 10 bits an axis).
-__global__ void cell_morton_kernel(GridView g, const float* xyz, uint32_t count, uint32_t* keys, uint32_t* index) {
+__global__ void cell_morton_kernel(GridView g, PointTruth points, uint32_t count, uint32_t* keys, uint32_t* index) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
   unsigned int q[3];
   for (int k = 0; k < 3; ++k) {
-    const uint32_t cell = grid_axis_cell(g, k, xyz[3ull * i + k]);
+    const uint32_t cell = grid_axis_cell(g, k, points.coord(i, k));
     // Grids wider than 1024 cells keep the top 10 bits of the cell index.
     uint32_t shift = 0;
     while ((g.dims[k] - 1) >> shift >= 1024u) ++shift;
@@ -98,9 +96,11 @@ __global__ void cell_morton_kernel(GridView g, const float* xyz, uint32_t count,
 
 }  // namespace
 
-DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float* xyz, PointTruth truth,
-                                              const uint32_t* triangles, uint32_t triangle_count, double pad,
-                                              cudaStream_t stream) {
+DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, PointTruth truth, const uint32_t* triangles,
+                                              uint32_t triangle_count, const MeshBulk& bulk, cudaStream_t stream) {
+  GridView reading{};
+  reading.truth = truth;
+  reading.triangles = triangles;
   DeviceArray<MeshExtent> extent(memory, 1);
   MeshExtent start;
   for (int k = 0; k < 3; ++k) {
@@ -110,7 +110,7 @@ DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float*
   start.area = 0.0;
   XHD_CUDA(cudaMemcpyAsync(extent.get(), &start, sizeof(start), cudaMemcpyHostToDevice, stream));
   const unsigned reduce_blocks = std::min(blocks_for(triangle_count, kThreads), 1024u);
-  mesh_extent_kernel<<<reduce_blocks, kThreads, 0, stream>>>(xyz, triangles, triangle_count, extent.get());
+  mesh_extent_kernel<<<reduce_blocks, kThreads, 0, stream>>>(reading, triangle_count, extent.get());
   XHD_CUDA_LAUNCHED("mesh_extent_kernel");
   MeshExtent host;
   XHD_CUDA(cudaMemcpyAsync(&host, extent.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
@@ -125,10 +125,9 @@ DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float*
     std::memcpy(&bounds.max[k], &hi_bits, sizeof(float));
   }
   TriangleGrid sizing;
-  size_triangle_grid(sizing, bounds, host.area, triangle_count, pad);
+  size_triangle_grid(sizing, bounds, host.area, triangle_count, bulk);
   DeviceTriangleGrid out;
   out.view = sizing.view();
-  out.view.xyz = xyz;
   out.view.truth = truth;
   out.view.triangles = triangles;
   const uint64_t cells = static_cast<uint64_t>(sizing.dims[0]) * sizing.dims[1] * sizing.dims[2];
@@ -175,10 +174,10 @@ DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float*
   return out;
 }
 
-DeviceArray<uint32_t> device_query_order(DeviceMemory& memory, const GridView& grid, const float* xyz, uint32_t count,
+DeviceArray<uint32_t> device_query_order(DeviceMemory& memory, const GridView& grid, PointTruth points, uint32_t count,
                                          cudaStream_t stream) {
   DeviceArray<uint32_t> keys(memory, count), index(memory, count), sorted_keys(memory, count), order(memory, count);
-  cell_morton_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(grid, xyz, count, keys.get(), index.get());
+  cell_morton_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(grid, points, count, keys.get(), index.get());
   XHD_CUDA_LAUNCHED("cell_morton_kernel");
   size_t scratch_bytes = 0;
   XHD_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, scratch_bytes, keys.get(), sorted_keys.get(), index.get(),

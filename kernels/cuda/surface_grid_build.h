@@ -16,15 +16,14 @@ struct DeviceTriangleGrid {
   GridView view;  // device pointers
 };
 
-// xyz (the float copies of the vertices, surface_frame.h), truth (the vertices as given) and triangles are
-// the mesh in device memory; pad is the frame's. Vertex indices must already be checked.
-DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, const float* xyz, PointTruth truth,
-                                              const uint32_t* triangles, uint32_t triangle_count, double pad,
-                                              cudaStream_t stream);
+// truth (the vertices as given) and triangles are the mesh in device memory; bulk is the mesh's, from the
+// host (mesh_bulk.h). Vertex indices must already be checked.
+DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, PointTruth truth, const uint32_t* triangles,
+                                              uint32_t triangle_count, const MeshBulk& bulk, cudaStream_t stream);
 
 // Indices of the points (device memory) in Morton order of their cells in `grid`: neighbouring
 // queries in neighbouring threads.
-DeviceArray<uint32_t> device_query_order(DeviceMemory& memory, const GridView& grid, const float* xyz, uint32_t count,
+DeviceArray<uint32_t> device_query_order(DeviceMemory& memory, const GridView& grid, PointTruth points, uint32_t count,
                                          cudaStream_t stream);
 
 }  // namespace xhd
