@@ -32,7 +32,7 @@ void nearest_points_grid(const NearestJob& job, xhd_nearest_result& result) {
       evals[8 * tid] += q.evals;
       if (q.best == UINT32_MAX) throw std::logic_error("nearest points: a query found no target");
       const ExactNearest e = exact[tid].in_grid(grid, i, q.best);
-      if (job.nearest != nullptr) job.nearest[i] = e.target;
+      if (job.nearest != nullptr) job.nearest[i] = job.targets->input_of(e.target);
       if (job.distance != nullptr) job.distance[i] = std::sqrt(e.dist2);
     }
     job.progress->add(end - begin);
