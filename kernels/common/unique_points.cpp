@@ -35,6 +35,11 @@ uint64_t point_hash(const PointTruth& t, size_t i) {
   return h;
 }
 
+void prefetch_point(const PointTruth& t, size_t i) {
+  if (t.f64 != nullptr) __builtin_prefetch(&t.f64[3 * i]);
+  else __builtin_prefetch(&t.f32[3 * i]);
+}
+
 bool same_point(const PointTruth& t, size_t i, size_t j) {
   return t.coord(i, 0) == t.coord(j, 0) && t.coord(i, 1) == t.coord(j, 1) && t.coord(i, 2) == t.coord(j, 2);
 }
@@ -83,8 +88,10 @@ bool sample_has_duplicates(const PointTruth& t) {
   size_t slots = 1;
   while (slots < 2 * samples) slots <<= 1;
   std::vector<uint32_t> table(slots, UINT32_MAX);  // open addressing over point indices (n < 2^32 - 1)
+  constexpr size_t kAhead = 16;  // the sampled points are far apart: fetch them ahead of their hashing
   for (size_t s = 0; s < samples; ++s) {
     const size_t i = s * n / samples;  // spread over the whole set; every point when n <= kSamplePoints
+    if (s + kAhead < samples) prefetch_point(t, (s + kAhead) * n / samples);
     for (size_t slot = point_hash(t, i) & (slots - 1);; slot = (slot + 1) & (slots - 1)) {
       if (table[slot] == UINT32_MAX) {
         table[slot] = static_cast<uint32_t>(i);
