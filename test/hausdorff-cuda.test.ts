@@ -12,7 +12,7 @@ import { hausdorff, type HausdorffResult, type Method } from '../src/hausdorff.j
 import { AGREEMENT_CASES as cases } from './agreement-cases.js';
 import { assertExact, utmExactTies, utmNearTies, utmShiftedTile } from './exact-cases.js';
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';
-import { clustered, rng, shifted, uniform, withDuplicates } from './random-points.js';
+import { clustered, firstCopies, rng, shifted, uniform, withCopiesOf, withDuplicates } from './random-points.js';
 import { suiteUnless } from './skippable-suite.js';
 
 const cuda = probeBackend('cuda');
@@ -56,6 +56,24 @@ suiteUnless(skip, 'CUDA backend agrees with the double-precision brute force', (
     await checkCuda('all identical', a, b, await hausdorff(a, b, { method: 'brute' }));
     const c = clustered(5000, 3, rng(11));
     for (const method of ['grid', 'eb'] as const) assert.equal((await hausdorff(c, c.slice(), { method, backend: 'cuda' })).hd, 0);
+  });
+
+  it('copies of a point cost what their first copies cost, with the same witnesses (issue 30)', async () => {
+    // A's 100k copies lie outside B's box and are A → B's witness (each copy used to survive to the double
+    // pass); B's 100k copies crowd one cell of A's queries' index (a heavy cell every nearby query scanned).
+    const a = withCopiesOf(uniform(3000, 3, rng(40)), [3, 3, 3], 100_000, 1000);
+    const b = withCopiesOf(uniform(4000, 3, rng(41)), [0.25, 0.25, 0.25], 100_000, 2000);
+    const reference = await hausdorff(a, b, { method: 'grid', backend: 'cpu' }); // exact (duplicates.test.ts)
+    assert.equal(reference.ab.fromIndex, 1000);
+    await checkCuda('copies of a point', a, b, reference);
+    const work = (r: HausdorffResult) => [r.ab.distanceEvals + r.ba!.distanceEvals, r.ab.exactChecks + r.ba!.exactChecks];
+    for (const method of ['grid', 'eb'] as const) {
+      const [evals, checks] = work(await hausdorff(a, b, { method, backend: 'cuda' }));
+      const [uniqueEvals, uniqueChecks] = work(await hausdorff(firstCopies(a), firstCopies(b), { method, backend: 'cuda' }));
+      // The searches race on cmax, so what they cost varies from run to run, but not by 100k copies' worth.
+      assert.ok(evals <= 2 * uniqueEvals + 10_000, `${method}: ${evals} distances evaluated, ${uniqueEvals} without the copies`);
+      assert.ok(checks <= 2 * uniqueChecks + 100, `${method}: ${checks} exact checks, ${uniqueChecks} without the copies`);
+    }
   });
 
   it('large coordinates with small separations', async () => {

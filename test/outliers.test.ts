@@ -55,6 +55,12 @@ const OUTLIER_CASES: OutlierCase[] = [
       place(a, 5, [3e9, 0, 0]);
       place(b, 6, [0, -2e8, 0]);
     }],
+    ['outliers with copies of themselves, and copies in the bulk (both are dropped before the search)', 3, Float64Array, (a, b) => {
+      for (const i of [4, 40, 400]) place(b, i, [7e8, -1, 3]);
+      for (const i of [5, 50]) place(a, i, [-2e9, 0, 0]);
+      for (let i = 1000; i < 1100; i++) a.copyWithin(3 * i, 0, 3);
+      for (let i = 2000; i < 2050; i++) b.copyWithin(3 * i, 3 * 10, 3 * 11);
+    }],
     ['B 10 units from A, with an outlier: every query near a face of the cube is held back and settled in double', 3, Float64Array, (a, b) => {
       for (let i = 0; i < b.length; i += 3) b[i] += 10;
       place(b, 0, [5e8, 1, 1]);

@@ -81,3 +81,26 @@ export function pairDistance(a: Float32Array, i: number, b: Float32Array, j: num
   const dx = a[3 * i] - b[3 * j], dy = a[3 * i + 1] - b[3 * j + 1], dz = a[3 * i + 2] - b[3 * j + 2];
   return Math.sqrt(dx * dx + dy * dy + dz * dz);
 }
+
+/** The first copy of each group of points equal in double (-0 equal to 0), in input order: the set the
+ * fast methods search in place of one with duplicates. */
+export function firstCopies<T extends Float32Array | Float64Array>(points: T): T {
+  const seen = new Set<string>();
+  const kept: number[] = [];
+  for (let i = 0; i < points.length; i += 3) {
+    const key = `${points[i]},${points[i + 1]},${points[i + 2]}`; // String(-0) is "0"
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push(points[i], points[i + 1], points[i + 2]);
+  }
+  return (points instanceof Float64Array ? Float64Array.from(kept) : Float32Array.from(kept)) as T;
+}
+
+/** `copies` copies of one point as one run of rows at `at`, inside the other points. */
+export function withCopiesOf(points: Float32Array, point: [number, number, number], copies: number, at: number): Float32Array {
+  const out = new Float32Array(points.length + 3 * copies);
+  out.set(points.subarray(0, 3 * at));
+  for (let k = 0; k < copies; k++) out.set(point, 3 * (at + k));
+  out.set(points.subarray(3 * at), 3 * (at + copies));
+  return out;
+}

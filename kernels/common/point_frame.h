@@ -30,6 +30,15 @@ struct FramedSet {
   size_t count = 0;
   UninitLargeVector<float> owned;  // filled by a parallel loop, which also first-touches its pages
   std::vector<uint32_t> loose;     // points whose copies leave the frame's cube (far outliers), ascending
+
+  // Set where exact duplicates were dropped (unique_points.h): each point's index in the input (the
+  // first of its copies; increasing), and the storage of the compacted truth. Empty: point i is input i.
+  UninitLargeVector<uint32_t> input_index;
+  UninitLargeVector<double> owned_truth64;
+  UninitLargeVector<float> owned_truth32;
+
+  // The input's index of point i (XHD_NO_INDEX and other negatives pass through).
+  int64_t input_of(int64_t i) const { return i < 0 || input_index.empty() ? i : input_index[static_cast<size_t>(i)]; }
 };
 
 // Cell placement error per unit of coordinate magnitude. The CPU grid places points and cell edges in

@@ -7,6 +7,7 @@
 #include "../common/distance_context.h"
 #include "../common/parallel.h"
 #include "../common/status_guard.h"
+#include "../common/unique_points.h"
 #include "../common/validate.h"
 #include "mesh_distance.h"
 #include "nearest_points.h"
@@ -38,8 +39,15 @@ int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_
   xhd::PointFrame frame;
   xhd::frame_points(*a, b, threads, frame);
   for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
+  // The fast methods search each set's unique points (unique_points.h); brute stays the plain reference.
+  if (options->method != XHD_METHOD_BRUTE) {
+    xhd::drop_duplicates(frame, threads);
+    progress.set_total(((directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
+                       ((directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
+  }
   const xhd::HausdorffJob job{&frame, directions, threads, options->seed, options->cell_size, &progress};
   run_method(job, options->method, *result);
+  xhd::report_input_indices(frame, *result);
   return XHD_OK;
 }
 
@@ -74,6 +82,8 @@ int32_t nearest_points(const xhd_points* queries, const xhd_points* targets, con
   progress.set_total(queries->count);
   xhd::PointFrame frame;
   xhd::frame_points(*queries, targets, threads, frame);
+  // Only the targets: every query needs its own answer, and a copied query costs what a distinct one does.
+  if (options->method != XHD_METHOD_BRUTE) xhd::drop_duplicates(frame.b, threads);
   const xhd::NearestJob job{&frame, &frame.a, &frame.b, &frame.bounds, threads, options->cell_size, &progress, distance, nearest};
   if (options->method == XHD_METHOD_BRUTE) xhd::nearest_points_brute(job, *result);
   else xhd::nearest_points_grid(job, *result);

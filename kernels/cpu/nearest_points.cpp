@@ -41,7 +41,7 @@ void nearest_points_grid(const NearestJob& job, xhd_nearest_result& result) {
       evals[8 * tid] += q.evals;
       if (q.best == UINT32_MAX) throw std::logic_error("nearest points: a query found no target");
       const ExactNearest e = exact_with_loose(grid, {static_cast<uint32_t>(i), q.best, q.cmin2}, loose, exact[tid], exact_loose[tid]);
-      if (job.nearest != nullptr) job.nearest[i] = e.target;
+      if (job.nearest != nullptr) job.nearest[i] = job.targets->input_of(e.target);
       if (job.distance != nullptr) job.distance[i] = std::sqrt(e.dist2);
     }
     job.progress->add(end - begin);

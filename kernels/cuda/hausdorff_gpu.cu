@@ -8,6 +8,7 @@
 
 #include "../common/inside_cube.h"
 #include "../common/parallel.h"
+#include "../common/unique_points.h"
 #include "cost_model.h"
 #include "device_grid.h"
 #include "device_session.h"
@@ -280,8 +281,13 @@ void gpu_hausdorff(const xhd_points& a, const xhd_points& b, const xhd_hausdorff
   PointFrame frame;
   frame_points(a, &b, host_threads, frame);
   for (int k = 0; k < 3; ++k) result.origin[k] = frame.origin[k];
+  // Copies of a point would crowd one cell that every query reaching it scans (unique_points.h).
+  drop_duplicates(frame, host_threads);
+  progress.set_total(((options.directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
+                     ((options.directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
   GpuRun run(frame, host_threads, options, progress, result);
   run.run();
+  report_input_indices(frame, result);
 }
 
 }  // namespace xhd
