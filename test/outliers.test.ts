@@ -61,6 +61,10 @@ const OUTLIER_CASES: OutlierCase[] = [
       for (let i = 1000; i < 1100; i++) a.copyWithin(3 * i, 0, 3);
       for (let i = 2000; i < 2050; i++) b.copyWithin(3 * i, 3 * 10, 3 * 11);
     }],
+    ['forty outliers in A, spread in every direction (more than a scan serves: the chunk tree)', 3, Float64Array, (a) => {
+      const random = rng(77);
+      for (let i = 0; i < 40; i++) place(a, 100 + 7 * i, [(random() - 0.5) * 4e9, (random() - 0.5) * 4e9, (random() - 0.5) * 4e9]);
+    }],
     ['B 10 units from A, with an outlier: every query near a face of the cube is held back and settled in double', 3, Float64Array, (a, b) => {
       for (let i = 0; i < b.length; i += 3) b[i] += 10;
       place(b, 0, [5e8, 1, 1]);

@@ -90,6 +90,9 @@ static void directed_queries(const DirectedJob& job, const PointGrid& source, co
     survivors[0].push_back({i, q.best, INFINITY});
   }
   job.progress->add(job.source->loose.size());
+  // Many loose queries descend the chunk tree (loose_points.h): built here by every thread, not by the
+  // one thread of the survivor that would first need it.
+  if (job.source->loose.size() > kFarScanQueries) grid.ensure_tree();
 
   std::vector<ExactSearch> exact(job.threads, ExactSearch{*job.source, *job.target, bounds});
   std::vector<ExactSearch> exact_loose(job.threads, ExactSearch{*job.source, *job.target, *loose.any_pair});
