@@ -1,0 +1,154 @@
+// Robustness benchmark (issues "robust on real-world mess" and "defects a newcomer found"): what far
+// outliers and coincident points cost, beside the same data without them. Each row is best of three by
+// compute time, with the distance or triangle evaluations the library counted.
+//   scripts/bench-robust [--points 200000] [--backends cpu,cuda] [--threads N] [--out docs/file.md]
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { cudaDevice, probeBackend } from '../src/backends.js';
+import { hausdorff, type HausdorffResult } from '../src/hausdorff.js';
+import { nearestDistances } from '../src/nearest.js';
+import { formatMs, libraryVersion, publishReport, runLines } from './bench/report.js';
+import { Rng } from './datasets.js';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const FANDISK = join(ROOT, '..', 'shared', 'data', 'meshes', 'fandisk.off');
+
+interface Settings {
+  points: number;
+  backends: Array<'cpu' | 'cuda'>;
+  threads: number;
+  out?: string;
+}
+
+function parseSettings(argv: string[]): Settings {
+  const s: Settings = { points: 200_000, backends: ['cpu', 'cuda'], threads: availableParallelism() };
+  for (let i = 0; i < argv.length; i++) {
+    const next = () => argv[++i] ?? '';
+    switch (argv[i]) {
+      case '--points': s.points = Number(next()); break;
+      case '--backends': s.backends = next().split(',') as Settings['backends']; break;
+      case '--threads': s.threads = Number(next()); break;
+      case '--out': s.out = next(); break;
+      default: throw new Error(`unknown argument ${argv[i]}`);
+    }
+  }
+  return s;
+}
+
+/** n points in the unit cube and their copy moved by 0.001 on every axis, as doubles. */
+function movedCopy(n: number): [Float64Array, Float64Array] {
+  const rng = new Rng(7);
+  const a = new Float64Array(3 * n);
+  for (let i = 0; i < 3 * n; i++) a[i] = rng.uniform();
+  return [a, a.map((v) => v + 0.001)];
+}
+
+const compute = (r: HausdorffResult) => r.ab.buildMs + r.ab.queryMs + (r.ba ? r.ba.buildMs + r.ba.queryMs : 0);
+const evals = (r: HausdorffResult) => r.ab.distanceEvals + (r.ba ? r.ba.distanceEvals : 0);
+
+async function bestHausdorff(a: Float64Array, b: Float64Array, backend: 'cpu' | 'cuda', threads: number) {
+  let kept: HausdorffResult | null = null;
+  for (let run = 0; run < 3; run++) {
+    const r = await hausdorff(a, b, { backend, threads });
+    if (!kept || compute(r) < compute(kept)) kept = r;
+  }
+  return kept!;
+}
+
+async function bestNearest(a: Float64Array, b: Float64Array, threads: number) {
+  let kept: { ms: number; evals: number } | null = null;
+  for (let run = 0; run < 3; run++) {
+    const r = await nearestDistances(a, b, { threads });
+    const ms = r.buildMs + r.queryMs;
+    if (!kept || ms < kept.ms) kept = { ms, evals: r.distanceEvals };
+  }
+  return kept!;
+}
+
+/** `xhd compare --json` on two meshes, best of three by sample + build + query time. */
+function bestSurface(a: string, b: string, threads: number): { ms: number; hd: number } | { skipped: string } {
+  let kept: { ms: number; hd: number } | null = null;
+  for (let run = 0; run < 3; run++) {
+    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'xhd'), 'compare', a, b, '--backend', 'cpu', '--threads', String(threads), '--json'],
+      { encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (r.status !== 0) return { skipped: (r.stderr || 'failed').trim().split('\n').pop()! };
+    const j = JSON.parse(r.stdout);
+    const ms = j.timings_ms.sample + j.timings_ms.build + j.timings_ms.query;
+    if (!kept || ms < kept.ms) kept = { ms, hd: j.hd };
+  }
+  return kept!;
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const s = parseSettings(argv);
+  const backends = s.backends.filter((b) => {
+    const probe = probeBackend(b);
+    if (!probe.available) log(`${b}: not available (${(probe.reason ?? '').split('\n')[0]}), skipped`);
+    return probe.available;
+  });
+  const n = s.points;
+  const lines = [
+    '# Robustness benchmark: far outliers and coincident points', '',
+    ...runLines('scripts/bench-robust', argv),
+    `- GPU: ${backends.includes('cuda') ? `${cudaDevice(0).name} (driver ${cudaDevice(0).driverVersion})` : 'none used'}`,
+    `- Native libraries from ${libraryVersion()}; CPU threads: ${s.threads}`,
+    '- compute = index builds + queries (both directions) as the library reports them; evaluations = distances it counted. Best of 3.',
+    '',
+    `## Points: ${n.toLocaleString('en-US')} in the unit cube against their copy moved 0.001, with and without one point of A at (1e9, 0, 0)`, '',
+    '| case | backend | HD | compute ms | evaluations | vs without |', '| --- | --- | --- | --- | --- | --- |',
+  ];
+  const [a, b] = movedCopy(n);
+  const far = a.slice();
+  far.set([1e9, 0, 0], 0);
+  for (const backend of backends) {
+    const plain = await bestHausdorff(a, b, backend, s.threads);
+    const outlier = await bestHausdorff(far, b, backend, s.threads);
+    lines.push(`| no outlier | ${backend} | ${plain.hd.toPrecision(10)} | ${formatMs(compute(plain))} | ${evals(plain).toLocaleString('en-US')} | |`);
+    lines.push(`| one at 1e9 | ${backend} | ${outlier.hd.toPrecision(10)} | ${formatMs(compute(outlier))} | ${evals(outlier).toLocaleString('en-US')} | ${(compute(outlier) / compute(plain)).toFixed(2)}x |`);
+    log(`outlier ${backend}: ${compute(plain).toFixed(1)} -> ${compute(outlier).toFixed(1)} ms`);
+  }
+
+  lines.push('', `## Per-point distances (\`--stats\`): ${n.toLocaleString('en-US')} random queries against ${n.toLocaleString('en-US')} copies of one point, and against as many distinct points (CPU)`, '',
+    '| targets | compute ms | evaluations |', '| --- | --- | --- |');
+  const copies = new Float64Array(3 * n);
+  for (let i = 0; i < 3 * n; i += 3) copies.set([0.25, 0.5, 0.75], i);
+  const distinct = await bestNearest(a, b, s.threads);
+  const copied = await bestNearest(a, copies, s.threads);
+  lines.push(`| distinct | ${formatMs(distinct.ms)} | ${distinct.evals.toLocaleString('en-US')} |`);
+  lines.push(`| copies of one point | ${formatMs(copied.ms)} | ${copied.evals.toLocaleString('en-US')} |`);
+  log(`copies: distinct ${distinct.ms.toFixed(1)} ms, copies ${copied.ms.toFixed(1)} ms`);
+
+  lines.push('', '## Surface: fandisk (12,946 triangles) against itself, and with one vertex moved to x = 6.5e10 (CPU, both directions, 100,000 samples each)', '');
+  if (!existsSync(FANDISK)) {
+    lines.push(`(skipped: ${FANDISK} not found)`);
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'xhd-robust-'));
+    try {
+      const text = readFileSync(FANDISK, 'utf8').split('\n');
+      const first = text.findIndex((line, i) => i > 1 && line.trim().split(/\s+/).length === 3);
+      const [, y, z] = text[first].trim().split(/\s+/);
+      text[first] = `6.5e10 ${y} ${z}`;
+      const moved = join(dir, 'fandisk-far.off');
+      writeFileSync(moved, text.join('\n'));
+      lines.push('| A | B | HD | sample + build + query ms |', '| --- | --- | --- | --- |');
+      for (const [x, y2, label] of [[FANDISK, FANDISK, 'fandisk'], [moved, FANDISK, 'fandisk, one vertex at 6.5e10']] as const) {
+        const r = bestSurface(x, y2, s.threads);
+        lines.push('skipped' in r ? `| ${label} | fandisk | (skipped: ${r.skipped}) | |` : `| ${label} | fandisk | ${r.hd.toPrecision(10)} | ${formatMs(r.ms)} |`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  publishReport(lines.join('\n') + '\n', s.out, log);
+}
+
+main().catch((err) => {
+  log(err instanceof Error ? err.stack ?? err.message : String(err));
+  process.exit(1);
+});
