@@ -8,8 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { cudaDevice, probeBackend } from '../src/backends.js';
-import { hausdorff, type HausdorffResult } from '../src/hausdorff.js';
+import { cudaDevice } from '../src/backends.js';
+import { type HausdorffResult } from '../src/hausdorff.js';
+import { bestOfThree, computeMs, usableBackends } from './bench/best-of.js';
 import { formatMs, libraryVersion, publishReport, runLines } from './bench/report.js';
 import { DATASET_NAMES, makeDataset, Rng } from './datasets.js';
 
@@ -75,28 +76,14 @@ function scipyHd(a: Float64Array, b: Float64Array): { hd: number; ms: number } |
   }
 }
 
-const compute = (r: HausdorffResult) => r.ab.buildMs + r.ab.queryMs + (r.ba ? r.ba.buildMs + r.ba.queryMs : 0);
+const compute = computeMs;
 const exactMs = (r: HausdorffResult) => r.ab.exactMs + (r.ba ? r.ba.exactMs : 0);
 const checks = (r: HausdorffResult) => r.ab.exactChecks + (r.ba ? r.ba.exactChecks : 0);
-
-/** Best of three by compute time. */
-async function best(a: Float32Array | Float64Array, b: Float32Array | Float64Array, backend: 'cpu' | 'cuda', threads: number) {
-  let kept: HausdorffResult | null = null;
-  for (let run = 0; run < 3; run++) {
-    const r = await hausdorff(a, b, { backend, threads });
-    if (!kept || compute(r) < compute(kept)) kept = r;
-  }
-  return kept!;
-}
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const s = parseSettings(argv);
-  const backends = s.backends.filter((b) => {
-    const probe = probeBackend(b);
-    if (!probe.available) log(`${b}: not available (${(probe.reason ?? '').split('\n')[0]}), skipped`);
-    return probe.available;
-  });
+  const backends = usableBackends(s.backends, log);
   const lines = [
     '# Exactness benchmark: survey coordinates and the cost of the exactness pass', '',
     ...runLines('scripts/bench-exact', argv),
@@ -114,7 +101,7 @@ async function main(): Promise<void> {
   lines.push('skipped' in scipy ? `| SciPy cKDTree | (skipped: ${scipy.skipped}) | | | | |`
     : `| SciPy cKDTree (workers = all) | ${scipy.hd} | reference | ${formatMs(scipy.ms)} | | |`);
   for (const backend of backends) {
-    const r = await best(a, b, backend, s.threads);
+    const r = await bestOfThree(a, b, backend, s.threads);
     const same = 'skipped' in scipy ? 'n/a' : r.hd === scipy.hd ? 'yes' : `no (${r.hd - scipy.hd})`;
     lines.push(`| xhd grid, ${backend} | ${r.hd} | ${same} | ${formatMs(compute(r))} | ${formatMs(exactMs(r))} | ${checks(r).toLocaleString('en-US')} |`);
     log(`tile ${backend}: hd ${r.hd}, compute ${compute(r).toFixed(1)} ms, exact ${exactMs(r).toFixed(1)} ms`);
@@ -126,7 +113,7 @@ async function main(): Promise<void> {
     for (const name of DATASET_NAMES) {
       const pair = makeDataset(name, n, 42);
       for (const backend of backends) {
-        const r = await best(pair.a, pair.b, backend, s.threads);
+        const r = await bestOfThree(pair.a, pair.b, backend, s.threads);
         const share = (100 * exactMs(r)) / compute(r);
         lines.push(`| ${name} | ${backend} | ${r.hd.toPrecision(10)} | ${formatMs(compute(r))} | ${formatMs(exactMs(r))} | ${share.toFixed(2)}% | ${checks(r).toLocaleString('en-US')} |`);
         log(`${name} ${n} ${backend}: compute ${compute(r).toFixed(1)} ms, exact ${exactMs(r).toFixed(2)} ms (${share.toFixed(2)}%)`);

@@ -7,11 +7,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
-import { cudaDevice, probeBackend } from '../src/backends.js';
-import { hausdorff, type HausdorffResult } from '../src/hausdorff.js';
+import { cudaDevice } from '../src/backends.js';
+import { type HausdorffResult } from '../src/hausdorff.js';
+import { bestOfThree, computeMs, usableBackends } from './bench/best-of.js';
 import { nearestDistances } from '../src/nearest.js';
 import { formatMs, libraryVersion, publishReport, runLines } from './bench/report.js';
+import { parseNames, positiveInteger } from './bench/settings.js';
 import { Rng } from './datasets.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -26,18 +29,16 @@ interface Settings {
 }
 
 function parseSettings(argv: string[]): Settings {
-  const s: Settings = { points: 200_000, backends: ['cpu', 'cuda'], threads: availableParallelism() };
-  for (let i = 0; i < argv.length; i++) {
-    const next = () => argv[++i] ?? '';
-    switch (argv[i]) {
-      case '--points': s.points = Number(next()); break;
-      case '--backends': s.backends = next().split(',') as Settings['backends']; break;
-      case '--threads': s.threads = Number(next()); break;
-      case '--out': s.out = next(); break;
-      default: throw new Error(`unknown argument ${argv[i]}`);
-    }
-  }
-  return s;
+  const { values } = parseArgs({
+    args: argv,
+    options: { points: { type: 'string' }, backends: { type: 'string' }, threads: { type: 'string' }, out: { type: 'string' } },
+  });
+  return {
+    points: positiveInteger(values.points ?? '200000', 'points'),
+    backends: parseNames(values.backends ?? 'cpu,cuda', ['cpu', 'cuda'] as const, 'backend'),
+    threads: positiveInteger(values.threads ?? String(availableParallelism()), 'threads'),
+    out: values.out,
+  };
 }
 
 /** n points in the unit cube and their copy moved by 0.001 on every axis, as doubles. */
@@ -48,17 +49,8 @@ function movedCopy(n: number): [Float64Array, Float64Array] {
   return [a, a.map((v) => v + 0.001)];
 }
 
-const compute = (r: HausdorffResult) => r.ab.buildMs + r.ab.queryMs + (r.ba ? r.ba.buildMs + r.ba.queryMs : 0);
+const compute = computeMs;
 const evals = (r: HausdorffResult) => r.ab.distanceEvals + (r.ba ? r.ba.distanceEvals : 0);
-
-async function bestHausdorff(a: Float64Array, b: Float64Array, backend: 'cpu' | 'cuda', threads: number) {
-  let kept: HausdorffResult | null = null;
-  for (let run = 0; run < 3; run++) {
-    const r = await hausdorff(a, b, { backend, threads });
-    if (!kept || compute(r) < compute(kept)) kept = r;
-  }
-  return kept!;
-}
 
 async function bestNearest(a: Float64Array, b: Float64Array, threads: number) {
   let kept: { ms: number; evals: number } | null = null;
@@ -87,11 +79,7 @@ function bestSurface(a: string, b: string, threads: number): { ms: number; hd: n
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const s = parseSettings(argv);
-  const backends = s.backends.filter((b) => {
-    const probe = probeBackend(b);
-    if (!probe.available) log(`${b}: not available (${(probe.reason ?? '').split('\n')[0]}), skipped`);
-    return probe.available;
-  });
+  const backends = usableBackends(s.backends, log);
   const n = s.points;
   const lines = [
     '# Robustness benchmark: far outliers and coincident points', '',
@@ -107,8 +95,8 @@ async function main(): Promise<void> {
   const far = a.slice();
   far.set([1e9, 0, 0], 0);
   for (const backend of backends) {
-    const plain = await bestHausdorff(a, b, backend, s.threads);
-    const outlier = await bestHausdorff(far, b, backend, s.threads);
+    const plain = await bestOfThree(a, b, backend, s.threads);
+    const outlier = await bestOfThree(far, b, backend, s.threads);
     lines.push(`| no outlier | ${backend} | ${plain.hd.toPrecision(10)} | ${formatMs(compute(plain))} | ${evals(plain).toLocaleString('en-US')} | |`);
     lines.push(`| one at 1e9 | ${backend} | ${outlier.hd.toPrecision(10)} | ${formatMs(compute(outlier))} | ${evals(outlier).toLocaleString('en-US')} | ${(compute(outlier) / compute(plain)).toFixed(2)}x |`);
     log(`outlier ${backend}: ${compute(plain).toFixed(1)} -> ${compute(outlier).toFixed(1)} ms`);

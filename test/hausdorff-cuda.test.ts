@@ -13,6 +13,7 @@ import { AGREEMENT_CASES as cases } from './agreement-cases.js';
 import { assertExact, utmExactTies, utmNearTies, utmShiftedTile } from './exact-cases.js';
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { clustered, firstCopies, rng, shifted, uniform, withCopiesOf, withDuplicates } from './random-points.js';
+import { assertChunkedLikeCpu } from './chunked-cuda.js';
 import { suiteUnless } from './skippable-suite.js';
 
 const cuda = probeBackend('cuda');
@@ -134,15 +135,7 @@ suiteUnless(skip, 'CUDA backend is exact over survey coordinates', () => {
   it('the chunked path settles survivors from every chunk', async () => {
     const [a, partners] = utmNearTies(400_000, 7);
     const b = partners.slice(0, 3 * 50_000); // a target that fits the budget; the source does not
-    const whole = await hausdorff(a, b, { backend: 'cpu', directed: true });
-    process.env.XHD_CUDA_MEMORY_LIMIT = String(40 << 20);
-    try {
-      const chunked = await hausdorff(a, b, { backend: 'cuda', directed: true });
-      assert.ok(chunked.queryChunks > 1, `expected several chunks, got ${chunked.queryChunks}`);
-      assert.deepEqual([chunked.ab.distance, chunked.ab.fromIndex, chunked.ab.toIndex], [whole.ab.distance, whole.ab.fromIndex, whole.ab.toIndex]);
-    } finally {
-      delete process.env.XHD_CUDA_MEMORY_LIMIT;
-    }
+    await assertChunkedLikeCpu(a, b);
   });
 });
 

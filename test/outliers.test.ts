@@ -10,6 +10,7 @@ import { hausdorff, type HausdorffResult } from '../src/hausdorff.js';
 import { nearestDistances } from '../src/nearest.js';
 import { assertExact, bruteNearest } from './exact-cases.js';
 import { rng } from './random-points.js';
+import { assertChunkedLikeCpu } from './chunked-cuda.js';
 import { suiteUnless } from './skippable-suite.js';
 
 /** A in the unit cube (or square), B = A moved by a little noise; doubles as a text file would give. */
@@ -136,15 +137,7 @@ suiteUnless(cuda.available ? false : 'no usable CUDA GPU', 'far outliers on the 
     const b = partners.slice(0, 3 * 50_000); // a target that fits the budget; the source does not
     place(a, 123_456, [1e9, 0, 0]);
     place(b, 77, [-4e8, 2, 2]);
-    const whole = await hausdorff(a, b, { backend: 'cpu', directed: true });
-    process.env.XHD_CUDA_MEMORY_LIMIT = String(40 << 20);
-    try {
-      const chunked = await hausdorff(a, b, { backend: 'cuda', directed: true });
-      assert.ok(chunked.queryChunks > 1, `expected several chunks, got ${chunked.queryChunks}`);
-      assert.deepEqual([chunked.ab.distance, chunked.ab.fromIndex, chunked.ab.toIndex], [whole.ab.distance, whole.ab.fromIndex, whole.ab.toIndex]);
-    } finally {
-      delete process.env.XHD_CUDA_MEMORY_LIMIT;
-    }
+    await assertChunkedLikeCpu(a, b);
   });
 
   it('one point at 1e9 leaves the GPU\'s distance evaluations within 1.3x of the outlier-free run', async () => {
