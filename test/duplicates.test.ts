@@ -33,6 +33,15 @@ function queriesAround(point: [number, number, number], random: () => number): F
   return all;
 }
 
+/**
+ * Work with copies against work on the first copies alone. The two runs frame their sets from different
+ * samples (the full set, the unique one), so their float copies, and the float search's counts, may differ
+ * a little (1% seen on the H100 machine); copies that were not dropped would cost thousands of times more.
+ */
+function costsNoMore(withCopies: number, unique: number, label: string): void {
+  assert.ok(withCopies <= 1.1 * unique + 100, `${label}: ${withCopies} distances evaluated, ${unique} without the copies`);
+}
+
 describe('exact duplicates cost what their first copies cost', () => {
   // 50,000 targets: more than the detection samples, so it has to find the copies from its sample.
   const point: [number, number, number] = [0.3, 0.6, 0.2];
@@ -49,8 +58,7 @@ describe('exact duplicates cost what their first copies cost', () => {
       assert.deepEqual(grid.distances, reference.distances, `distances, ${threads} threads`);
       assert.deepEqual(grid.nearest, reference.nearest, `nearest indices, ${threads} threads`);
       // Before: every crowded query evaluated all 20,000 copies in double (over 2e7 in all).
-      assert.ok(grid.distanceEvals <= unique.distanceEvals,
-        `${threads} threads: ${grid.distanceEvals} distances evaluated, ${unique.distanceEvals} without the copies`);
+      costsNoMore(grid.distanceEvals, unique.distanceEvals, `${threads} threads`);
     }
   });
 
@@ -65,7 +73,7 @@ describe('exact duplicates cost what their first copies cost', () => {
       for (const threads of [1, 2]) {
         const r = await hausdorff(a, b, { method, threads });
         assert.deepEqual(witnesses(r), witnesses(reference), `${method}, ${threads} threads`);
-        if (threads === 1) assert.ok(evals(r) <= evals(unique), `${method}: ${evals(r)} distances evaluated, ${evals(unique)} without the copies`);
+        if (threads === 1) costsNoMore(evals(r), evals(unique), method);
       }
     }
   });
@@ -80,7 +88,7 @@ describe('exact duplicates cost what their first copies cost', () => {
       const grid = await nearestDistances(queries, targets, { method: 'grid', threads, indices: true });
       assert.deepEqual(grid.nearest, reference.nearest, `nearest indices, ${threads} threads`);
       assert.deepEqual(grid.distances, reference.distances, `distances, ${threads} threads`);
-      assert.ok(grid.distanceEvals <= unique.distanceEvals, `${threads} threads: ${grid.distanceEvals} vs ${unique.distanceEvals}`);
+      costsNoMore(grid.distanceEvals, unique.distanceEvals, `${threads} threads`);
     }
   });
 });

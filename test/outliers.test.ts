@@ -132,6 +132,19 @@ suiteUnless(cuda.available ? false : 'no usable CUDA GPU', 'far outliers on the 
     });
   }
 
+  it('loose sources settled through a host grid of the targets (as where a scan would be quadratic)', async () => {
+    for (const c of OUTLIER_CASES) {
+      const [a, b] = outlierPair(c);
+      const reference = await hausdorff(a, b, { method: 'brute', backend: 'cpu' });
+      process.env.XHD_CUDA_LOOSE_SCAN_PAIRS = '0';
+      try {
+        same(await hausdorff(a, b, { method: 'grid', backend: 'cuda' }), reference, `${c[0]} (host grid)`);
+      } finally {
+        delete process.env.XHD_CUDA_LOOSE_SCAN_PAIRS;
+      }
+    }
+  });
+
   it('the chunked path, outliers among the chunked queries and the resident targets', async () => {
     const [a, partners] = nearbyPair(400_000, 3, 3);
     const b = partners.slice(0, 3 * 50_000); // a target that fits the budget; the source does not

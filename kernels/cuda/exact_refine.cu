@@ -392,7 +392,7 @@ void refine_in_double(DeviceMemory& memory, const RefineInput& in, std::vector<u
   for (size_t s = 0; s < open.size(); ++s) settled[s] = {open[s].x, best[s].dist2, best[s].target};
   if (in.loose_left_out) {
     offer_loose_targets(*in.source, *in.target, in.gate, settled, in.threads);
-    const std::vector<SourceNearest> loose = settle_loose_sources(*in.source, *in.target, in.threads);
+    const std::vector<SourceNearest> loose = settle_loose_sources(*in.frame, *in.source, *in.target, in.threads);
     settled.insert(settled.end(), loose.begin(), loose.end());
   }
   size_t winner = 0;  // the largest nearest distance; among ties, the smallest source index

@@ -42,6 +42,7 @@ class SurvivorSink {
 };
 
 struct RefineInput {
+  const PointFrame* frame;       // source and target are two of its sets
   const FramedSet* source;
   const FramedSet* target;
   const FilterBounds* bounds;    // those of the float search (the frame's tight ones when it left loose points out)

@@ -22,8 +22,10 @@ struct SourceNearest {
 void offer_loose_targets(const FramedSet& source, const FramedSet& target, const LooseGate& gate,
                          std::vector<SourceNearest>& survivors, int threads);
 
-// Every loose source's nearest target, in double: one scan of the targets for all of them (they are few,
-// and a float search could not tell targets apart from so far away).
-std::vector<SourceNearest> settle_loose_sources(const FramedSet& source, const FramedSet& target, int threads);
+// Every loose source's nearest target, in double (a float search could not tell targets apart from so far
+// away): one scan of the targets for all of them when that is cheap, else through a CPU grid of the inside
+// targets with bounds in double, as the CPU backend does (loose_points.h).
+std::vector<SourceNearest> settle_loose_sources(const PointFrame& frame, const FramedSet& source, const FramedSet& target,
+                                                int threads);
 
 }  // namespace xhd
