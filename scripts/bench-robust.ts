@@ -13,6 +13,7 @@ import { cudaDevice } from '../src/backends.js';
 import { type HausdorffResult } from '../src/hausdorff.js';
 import { bestOfThree, computeMs, usableBackends } from './bench/best-of.js';
 import { nearestDistances } from '../src/nearest.js';
+import { pointSurfaceDistances, type TriangleMesh } from '../src/surface.js';
 import { formatMs, libraryVersion, publishReport, runLines } from './bench/report.js';
 import { parseNames, positiveInteger } from './bench/settings.js';
 import { Rng } from './datasets.js';
@@ -47,6 +48,31 @@ function movedCopy(n: number): [Float64Array, Float64Array] {
   const a = new Float64Array(3 * n);
   for (let i = 0; i < 3 * n; i++) a[i] = rng.uniform();
   return [a, a.map((v) => v + 0.001)];
+}
+
+/** n zero-area triangles, each three points of one segment through the unit cube's centre. */
+function collinearSlivers(n: number): TriangleMesh {
+  const rng = new Rng(11);
+  const positions = new Float64Array(9 * n), triangles = new Uint32Array(3 * n);
+  for (let t = 0; t < n; t++) {
+    const u = [rng.uniform(), rng.uniform(), rng.uniform()].sort((x, y) => x - y);
+    for (let c = 0; c < 3; c++) {
+      positions.set([u[c] - 0.5, 0.7 * u[c] - 0.35, 0.3 * u[c] - 0.15], 9 * t + 3 * c);
+      triangles[3 * t + c] = 3 * t + c;
+    }
+  }
+  return { positions, triangles };
+}
+
+/** n points on the unit sphere. */
+function pointsOnSphere(n: number): Float64Array {
+  const rng = new Rng(12);
+  const p = new Float64Array(3 * n);
+  for (let i = 0; i < n; i++) {
+    const x = rng.uniform() - 0.5, y = rng.uniform() - 0.5, z = rng.uniform() - 0.5, l = Math.hypot(x, y, z) || 1;
+    p.set([x / l, y / l, z / l], 3 * i);
+  }
+  return p;
 }
 
 const compute = computeMs;
@@ -111,6 +137,19 @@ async function main(): Promise<void> {
   lines.push(`| distinct | ${formatMs(distinct.ms)} | ${distinct.evals.toLocaleString('en-US')} |`);
   lines.push(`| copies of one point | ${formatMs(copied.ms)} | ${copied.evals.toLocaleString('en-US')} |`);
   log(`copies: distinct ${distinct.ms.toFixed(1)} ms, copies ${copied.ms.toFixed(1)} ms`);
+
+  lines.push('', '## Surface: 30,000 collinear slivers (each a random stretch of one segment, so a query ties on most of them) from 20,000 points (CPU)', '',
+    '| method | compute ms | triangle tests |', '| --- | --- | --- |');
+  const slivers = collinearSlivers(30_000), around = pointsOnSphere(20_000);
+  for (const method of ['grid', 'brute'] as const) {
+    let kept: { ms: number; tests: number } | null = null;
+    for (let run = 0; run < 3; run++) {
+      const r = await pointSurfaceDistances(around, slivers, { method, backend: 'cpu', threads: s.threads });
+      if (!kept || r.buildMs + r.queryMs < kept.ms) kept = { ms: r.buildMs + r.queryMs, tests: r.triangleTests };
+    }
+    lines.push(`| ${method} | ${formatMs(kept!.ms)} | ${kept!.tests.toLocaleString('en-US')} |`);
+    log(`slivers ${method}: ${kept!.ms.toFixed(0)} ms`);
+  }
 
   lines.push('', '## Surface: fandisk (12,946 triangles) against itself, and with one vertex moved to x = 6.5e10 (CPU, both directions, 100,000 samples each)', '');
   if (!existsSync(FANDISK)) {

@@ -116,4 +116,27 @@ describe('point-to-surface distance over double coordinates', () => {
       assert.ok(r.triangleTests <= reference.triangleTests, `${backend}: ${r.triangleTests} tests, brute ${reference.triangleTests}`);
     }
   });
+
+  it('collinear slivers that all tie: past the first blocks the CPU scans every triangle, with the same answers', async () => {
+    // 2,000 collinear triangles spanning random stretches of one segment: a query's foot on the segment lies
+    // in most of them, all at one distance, so the hierarchy can prune almost nothing and a plain scan is
+    // cheaper (surface_grid.cpp). 6,000 queries: several blocks, so the later ones take the scan.
+    const n = 2000, random = rng(29);
+    const positions = new Float64Array(9 * n), triangles = new Uint32Array(3 * n);
+    for (let t = 0; t < n; t++) {
+      const u = [random(), random(), random()].sort((x, y) => x - y);
+      for (let c = 0; c < 3; c++) {
+        positions.set([u[c] - 0.5, 0.7 * u[c] - 0.35, 0.3 * u[c] - 0.15], 9 * t + 3 * c);
+        triangles[3 * t + c] = 3 * t + c;
+      }
+    }
+    const mesh = { positions, triangles };
+    const queries = Float64Array.from({ length: 3 * 6000 }, () => random() - 0.5);
+    const reference = await pointSurfaceDistances(queries, mesh, { backend: 'cpu', method: 'brute' });
+    const r = await pointSurfaceDistances(queries, mesh, { backend: 'cpu', method: 'grid', threads: 2 });
+    assert.deepEqual(r.distances, reference.distances);
+    assert.deepEqual(r.triangles, reference.triangles);
+    assert.deepEqual(r.closest, reference.closest);
+    assert.ok(r.triangleTests <= reference.triangleTests, `${r.triangleTests} tests, brute ${reference.triangleTests}`);
+  });
 });

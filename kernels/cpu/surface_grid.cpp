@@ -2,6 +2,7 @@
 // the points the grid cannot settle cheaply (far from the surface). The hierarchy is built only when such
 // points exist, so comparing two nearby surfaces costs one grid build per mesh.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <vector>
 
@@ -23,6 +24,18 @@ struct Leftover {
   uint32_t point;
   uint32_t triangle;
 };
+
+// A triangle of a plain scan, tested with no box first (the scan runs where nearly every triangle ties);
+// the same evaluation and tie rule as offer_grid_triangle.
+void offer_every_triangle(const GridView& g, uint32_t t, Dvec3 p, NearestTriangle& best) {
+  const Corners c = grid_corners(g, t);
+  const SurfacePoint s = closest_on_triangle(p, c.a, c.b, c.c);
+  if (s.d2 < best.d2 || (s.d2 == best.d2 && t < best.triangle)) {
+    best.d2 = s.d2;
+    best.at = s.at;
+    best.triangle = t;
+  }
+}
 
 }  // namespace
 
@@ -81,13 +94,25 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
     result.build_ms += elapsed_ms(bvh_start);
     const auto rest_start = std::chrono::steady_clock::now();
     const BvhView tree = bvh.view();
+    const uint64_t triangle_count = job.mesh->triangle_count;
+    // Where the hierarchy tests most triangles anyway (slivers that all tie, as collinear ones do, leave
+    // nothing to prune), a plain scan tests them all for less: once a block of queries averaged more than
+    // half of them, the rest scan. Both give the same exact answer, ties to the smallest index.
+    std::atomic<bool> scan_instead{false};
     parallel_blocks(rest.size(), kBlock, threads, [&](size_t begin, size_t end, int thread) {
       job.progress->check_cancel();
       uint64_t evaluated = 0;
       uint32_t previous_slot = 0xffffffffu;
+      const bool scan = scan_instead.load(std::memory_order_relaxed);
       for (size_t k = begin; k < end; ++k) {
         const Dvec3 p = truth_point(truth, rest[k].point);
         NearestTriangle best;
+        if (scan) {
+          for (uint64_t t = 0; t < triangle_count; ++t) offer_every_triangle(view, static_cast<uint32_t>(t), p, best);
+          evaluated += triangle_count;
+          store_surface_answer(job, rest[k].point, best.d2, best.triangle, best.at.x, best.at.y, best.at.z);
+          continue;
+        }
         if (rest[k].triangle != 0xffffffffu) offer_grid_triangle(view, rest[k].triangle, p, best);
         // The points left are still in Morton order: the previous one's answer is usually the tighter seed.
         if (previous_slot != 0xffffffffu) offer_triangle(tree, previous_slot, p, best);
@@ -97,6 +122,7 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
         store_surface_answer(job, rest[k].point, best.d2, best.triangle, best.at.x, best.at.y, best.at.z);
       }
       tests[thread] += evaluated;
+      if (!scan && evaluated > (end - begin) * (triangle_count / 2)) scan_instead.store(true, std::memory_order_relaxed);
       job.progress->add(end - begin);
     });
     result.query_ms += elapsed_ms(rest_start);
