@@ -2,16 +2,37 @@
 // (0 ok, 2 usage or input error, 3 native or internal error; see README "Exit codes").
 import { Command, CommanderError } from 'commander';
 
-import { registerBatch } from './commands/batch.js';
-import { registerCompare } from './commands/compare.js';
-import { registerDistance } from './commands/distance.js';
-import { registerDoctor } from './commands/doctor.js';
-import { registerInfo } from './commands/info.js';
 import { EXIT_NATIVE, EXIT_USAGE, XhdError } from './errors.js';
 import { exitStatus } from './exit-status.js';
 import { XHD_VERSION } from './version.js';
 
-function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+// Each command's module is loaded only when that command runs (or for the full help): the modules bring
+// the native library, the readers and the reports with them, which `xhd --version` need not pay for.
+// In the order the help lists them.
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  compare: async () => (await import('./commands/compare.js')).registerCompare,
+  batch: async () => (await import('./commands/batch.js')).registerBatch,
+  distance: async () => (await import('./commands/distance.js')).registerDistance,
+  info: async () => (await import('./commands/info.js')).registerInfo,
+  doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
+};
+
+/**
+ * The commands these arguments need: the one they name (their first word that is not an option: the program
+ * itself takes no option with a value), none when they only ask for the version, and every one otherwise
+ * (the help, a mistyped command and its suggestion).
+ */
+export function commandsFor(argv: string[]): string[] {
+  const words = argv.slice(2);
+  const first = words.find((w) => !w.startsWith('-'));
+  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [first];
+  if (first === undefined && words.length > 0 && words.every((w) => w === '-v' || w === '--version')) return [];
+  return Object.keys(COMMANDS);
+}
+
+async function buildProgram(argv: string[]): Promise<Command> {
   const program = new Command();
   program
     .name('xhd')
@@ -31,11 +52,7 @@ Examples:
   $ xhd info scan.ply                  what xhd reads from a file
   $ xhd doctor                         backends and GPUs available here`,
     );
-  registerCompare(program);
-  registerBatch(program);
-  registerDistance(program);
-  registerInfo(program);
-  registerDoctor(program);
+  for (const name of commandsFor(argv)) (await COMMANDS[name]())(program);
   return program;
 }
 
@@ -59,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
     if (err.code === 'EPIPE') process.exit(0);
   });
   try {
-    await buildProgram().parseAsync(argv);
+    await (await buildProgram(argv)).parseAsync(argv);
     return exitStatus();
   } catch (err) {
     return exitCodeFor(err);
