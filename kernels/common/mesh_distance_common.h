@@ -12,6 +12,10 @@
 
 namespace xhd {
 
+// Widening of a moved box, relative to the coordinates: the rounding of a posed vertex to float
+// (2^-24 a coordinate) and of the double arithmetic, with room to spare. Every backend widens by it.
+constexpr double kMovedSlack = 4e-7;
+
 struct Candidate {
   double d2;
   uint32_t ta, tb;  // original triangle indices

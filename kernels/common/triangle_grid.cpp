@@ -100,7 +100,7 @@ TriangleGrid build_triangle_grid(PointTruth truth, const uint32_t* triangles, ui
   g.triangles = triangles;
   double total_area = 0.0;
   {
-    const GridView reading = g.view();
+    const TriangleGridView reading = g.view();
     for (uint64_t t = 0; t < count; ++t) {
       const Corners c = grid_corners(reading, static_cast<uint32_t>(t));
       const Dvec3 n = dcross(dsub(c.b, c.a), dsub(c.c, c.a));
@@ -109,7 +109,7 @@ TriangleGrid build_triangle_grid(PointTruth truth, const uint32_t* triangles, ui
   }
   size_triangle_grid(g, truth_bounds(truth, triangles, count), total_area, count, bulk, cell_scale);
 
-  const GridView sizing = g.view();
+  const TriangleGridView sizing = g.view();
   uint64_t box_cells = 0;
   for (uint64_t t = 0; t < count; ++t) box_cells += crossed_box_cells(sizing, grid_corners(sizing, static_cast<uint32_t>(t)));
   if (!grid_is_worthwhile(box_cells, count)) {

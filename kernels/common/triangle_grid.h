@@ -30,12 +30,12 @@ constexpr uint32_t kGridMaxCells = 64;
 constexpr double kGridMaxBoxCellsPerTriangle = 64.0;
 constexpr double kGridBoxCellSlack = 4096.0;
 
-// Bits of GridView::open: the grid stops short of some vertices on that side (it covers the bulk of the
+// Bits of TriangleGridView::open: the grid stops short of some vertices on that side (it covers the bulk of the
 // mesh, mesh_bulk.h), so the border cells on it reach on to infinity and list whatever lies beyond.
 constexpr uint32_t kOpenLow = 1u;    // << axis
 constexpr uint32_t kOpenHigh = 8u;   // << axis
 
-struct GridView {
+struct TriangleGridView {
   double origin[3];             // the grid's low corner, in the input's coordinates
   double cell;                  // edge length of the cubic cells
   double slack;                 // widening of every cell: kGridSlack cells plus the rounding of its edges
@@ -59,7 +59,7 @@ struct TriangleGrid {
   PointTruth truth;
   const uint32_t* triangles = nullptr;
 
-  GridView view() const {
+  TriangleGridView view() const {
     return {{origin[0], origin[1], origin[2]}, cell, slack, {dims[0], dims[1], dims[2]}, open, cell_start.data(),
             entries.data(), truth, triangles};
   }
@@ -78,13 +78,13 @@ void size_triangle_grid(TriangleGrid& g, const Box& bounds, double total_area, u
 TriangleGrid build_triangle_grid(PointTruth truth, const uint32_t* triangles, uint64_t triangle_count,
                                  const MeshBulk& bulk, double cell_scale = 1.0);
 
-XHD_HD uint32_t grid_axis_cell(const GridView& g, int axis, double x) {
+XHD_HD uint32_t grid_axis_cell(const TriangleGridView& g, int axis, double x) {
   const double u = floor((x - g.origin[axis]) / g.cell);
   const double top = static_cast<double>(g.dims[axis] - 1);
   return static_cast<uint32_t>(u < 0.0 ? 0.0 : (u > top ? top : u));
 }
 
-XHD_HD uint64_t grid_cell_index(const GridView& g, uint32_t x, uint32_t y, uint32_t z) {
+XHD_HD uint64_t grid_cell_index(const TriangleGridView& g, uint32_t x, uint32_t y, uint32_t z) {
   return (static_cast<uint64_t>(z) * g.dims[1] + y) * g.dims[0] + x;
 }
 
@@ -92,7 +92,7 @@ struct Corners {
   Dvec3 a, b, c;
 };
 
-XHD_HD Corners grid_corners(const GridView& g, uint32_t t) {
+XHD_HD Corners grid_corners(const TriangleGridView& g, uint32_t t) {
   const uint32_t* v = g.triangles + 3ull * t;
   return {truth_point(g.truth, v[0]), truth_point(g.truth, v[1]), truth_point(g.truth, v[2])};
 }
@@ -133,7 +133,7 @@ XHD_HD double triangle_box_dist2(Dvec3 p, const TriangleBox& box) {
 }
 
 // p in the input's own coordinates.
-XHD_HD void offer_grid_triangle(const GridView& g, uint32_t t, Dvec3 p, NearestTriangle& best) {
+XHD_HD void offer_grid_triangle(const TriangleGridView& g, uint32_t t, Dvec3 p, NearestTriangle& best) {
   const Corners c = grid_corners(g, t);
   // Cheap bound first: most listed triangles are farther.
   if (triangle_box_dist2(p, triangle_box(c)) > surface_reach2(best.d2)) return;
@@ -147,7 +147,7 @@ XHD_HD void offer_grid_triangle(const GridView& g, uint32_t t, Dvec3 p, NearestT
   }
 }
 
-XHD_HD void offer_grid_cell(const GridView& g, uint64_t cell, Dvec3 p, NearestTriangle& best) {
+XHD_HD void offer_grid_cell(const TriangleGridView& g, uint64_t cell, Dvec3 p, NearestTriangle& best) {
   for (uint32_t e = g.cell_start[cell]; e < g.cell_start[cell + 1]; ++e) {
     const uint32_t t = g.entries[e];
     if (t != best.triangle) offer_grid_triangle(g, t, p, best);  // skips one listed in an earlier cell
@@ -156,7 +156,7 @@ XHD_HD void offer_grid_cell(const GridView& g, uint64_t cell, Dvec3 p, NearestTr
 
 // The cells [lo, hi] per axis of the triangle's box widened by its pad and the grid's slack; returns that
 // widening. A triangle beyond the grid is clamped into the border cells.
-XHD_HD double crossed_box(const GridView& g, const Corners& t, uint32_t lo[3], uint32_t hi[3]) {
+XHD_HD double crossed_box(const TriangleGridView& g, const Corners& t, uint32_t lo[3], uint32_t hi[3]) {
   const TriangleBox box = triangle_box(t);
   const double widen = box.pad + g.slack;
   for (int k = 0; k < 3; ++k) {
@@ -167,14 +167,14 @@ XHD_HD double crossed_box(const GridView& g, const Corners& t, uint32_t lo[3], u
 }
 
 // How many cells the triangle's widened box covers: what listing it costs at most.
-XHD_HD uint64_t crossed_box_cells(const GridView& g, const Corners& t) {
+XHD_HD uint64_t crossed_box_cells(const TriangleGridView& g, const Corners& t) {
   uint32_t lo[3], hi[3];
   crossed_box(g, t, lo, hi);
   return static_cast<uint64_t>(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
 }
 
 // Whether cell (x, y, z) is a border cell on an open side: it stands for everything beyond the grid too.
-XHD_HD bool grid_cell_is_open(const GridView& g, uint32_t x, uint32_t y, uint32_t z) {
+XHD_HD bool grid_cell_is_open(const TriangleGridView& g, uint32_t x, uint32_t y, uint32_t z) {
   const uint32_t c[3] = {x, y, z};
   for (int k = 0; k < 3; ++k)
     if (((g.open & (kOpenLow << k)) && c[k] == 0) || ((g.open & (kOpenHigh << k)) && c[k] == g.dims[k] - 1)) return true;
@@ -194,7 +194,7 @@ XHD_HD bool grid_is_worthwhile(uint64_t box_cells, uint64_t triangle_count) {
 // within 18 * 2^-53 |ab|inf |ac|inf extent, which for a sliver is far more than the pad) and the rounding
 // of the dot with the cell's centre, all within 2^-48 of the terms below.
 template <class Visit>
-XHD_HD void for_each_crossed_cell(const GridView& g, const Corners& t, Visit visit) {
+XHD_HD void for_each_crossed_cell(const TriangleGridView& g, const Corners& t, Visit visit) {
   uint32_t lo[3], hi[3];
   const double widen = crossed_box(g, t, lo, hi);
   const Dvec3 ab = dsub(t.b, t.a), ac = dsub(t.c, t.a);
@@ -221,7 +221,7 @@ XHD_HD void for_each_crossed_cell(const GridView& g, const Corners& t, Visit vis
 
 // Lower bound of the squared distance from p to anything listed in cell (x, y, z): its box widened by the
 // slack, reaching to infinity on an open side of the grid.
-XHD_HD double grid_cell_dist2(const GridView& g, Dvec3 p, uint32_t x, uint32_t y, uint32_t z) {
+XHD_HD double grid_cell_dist2(const TriangleGridView& g, Dvec3 p, uint32_t x, uint32_t y, uint32_t z) {
   const double q[3] = {p.x, p.y, p.z};
   const uint32_t c[3] = {x, y, z};
   double s = 0.0;
@@ -241,7 +241,7 @@ XHD_HD double grid_cell_dist2(const GridView& g, Dvec3 p, uint32_t x, uint32_t y
 // in the input's coordinates, as the cells are; the reach adds 2^-50 of |p| for the rounding of p -+ reach,
 // which the slack covers only inside the grid). Returns true when `best` is then the exact
 // nearest triangle; false when nothing was found or the cells to search are more than kGridMaxCells.
-XHD_HD bool grid_nearest_triangle(const GridView& g, Dvec3 p, uint32_t seed, NearestTriangle& best) {
+XHD_HD bool grid_nearest_triangle(const TriangleGridView& g, Dvec3 p, uint32_t seed, NearestTriangle& best) {
   const uint32_t own[3] = {grid_axis_cell(g, 0, p.x), grid_axis_cell(g, 1, p.y), grid_axis_cell(g, 2, p.z)};
   const uint64_t own_cell = grid_cell_index(g, own[0], own[1], own[2]);
   offer_grid_cell(g, own_cell, p, best);

@@ -20,10 +20,6 @@
 namespace xhd {
 namespace {
 
-// Widening of a moved box, relative to the coordinates: the rounding of a posed vertex to float
-// (2^-24 a coordinate) and of the double arithmetic, with room to spare.
-constexpr double kMovedSlack = 4e-7;
-
 // Nodes of at most this many triangles bound the minimum by their vertices' hulls (node_points.h). Measured
 // at 100k triangles, one thread: 16 kept the rings' box pairs at 3,941 a frame, 64 at 2,949, 256 at
 // 2,098, 1,024 at 1,308 but in no less time (large nodes' scans cost more than the pairs they save).

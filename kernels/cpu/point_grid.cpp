@@ -76,8 +76,8 @@ double respect_cell_cap(const Extent& e, double cell, double max_cells) {
   return cell;
 }
 
-GridFrame frame_for(const Extent& e, double cell) {
-  GridFrame f;
+PointGridFrame frame_for(const Extent& e, double cell) {
+  PointGridFrame f;
   f.cell = cell;
   f.inv_cell = 1.0 / cell;
   for (int i = 0; i < 3; ++i) f.origin[i] = e.min[i];
@@ -86,7 +86,7 @@ GridFrame frame_for(const Extent& e, double cell) {
 }
 
 // Every point's cell key in a frame, and how many distinct cells they occupy (counted with a bitmap).
-size_t compute_cell_keys(const float* xyz, size_t n, const GridFrame& f, int threads, UninitLargeVector<uint32_t>& keys) {
+size_t compute_cell_keys(const float* xyz, size_t n, const PointGridFrame& f, int threads, UninitLargeVector<uint32_t>& keys) {
   keys.resize(n);
   std::vector<uint64_t> bits((f.cell_count() + 63) / 64, 0);
   parallel_blocks(n, kBuildGrain, threads, [&](size_t begin, size_t end, int) {
@@ -334,10 +334,10 @@ void build_point_grid(const float* xyz, size_t n, double cell_size, int threads,
   const Extent e = extent_of(xyz, n, threads);
   UninitLargeVector<uint32_t> cell_of_point;
   if (cell_size > 0) {
-    static_cast<GridFrame&>(g) = frame_for(e, respect_cell_cap(e, cell_size, max_cells_for(n)));
+    static_cast<PointGridFrame&>(g) = frame_for(e, respect_cell_cap(e, cell_size, max_cells_for(n)));
     compute_cell_keys(xyz, n, g, threads, cell_of_point);
   } else {
-    static_cast<GridFrame&>(g) = frame_for(e, choose_cell_size(xyz, n, e, threads, cell_of_point));
+    static_cast<PointGridFrame&>(g) = frame_for(e, choose_cell_size(xyz, n, e, threads, cell_of_point));
   }
   const int live = (g.dims[0] > 1) + (g.dims[1] > 1) + (g.dims[2] > 1);
   g.max_ring = live >= 3 ? 3 : (live == 2 ? 9 : 64);  // about 343 cells before the tree takes over

@@ -17,7 +17,7 @@ namespace xhd {
 constexpr uint32_t kChunkPoints = 16;
 
 // Placement of a uniform grid: cubic cells of side `cell` from `origin`, dims cells per axis.
-struct GridFrame {
+struct PointGridFrame {
   double origin[3] = {0, 0, 0};
   double cell = 1.0;
   double inv_cell = 1.0;
@@ -41,7 +41,7 @@ struct GridFrame {
   }
 };
 
-struct PointGrid : GridFrame {
+struct PointGrid : PointGridFrame {
   int max_ring = 3;       // rings searched before falling back to the chunk tree
 
   UninitLargeVector<uint32_t> cell_chunks;   // chunks of cell c: [cell_chunks[c], cell_chunks[c + 1])

@@ -27,7 +27,7 @@ struct Leftover {
 
 // A triangle of a plain scan, tested with no box first (the scan runs where nearly every triangle ties);
 // the same evaluation and tie rule as offer_grid_triangle.
-void offer_every_triangle(const GridView& g, uint32_t t, Dvec3 p, NearestTriangle& best) {
+void offer_every_triangle(const TriangleGridView& g, uint32_t t, Dvec3 p, NearestTriangle& best) {
   const Corners c = grid_corners(g, t);
   const SurfacePoint s = closest_on_triangle(p, c.a, c.b, c.c);
   if (s.d2 < best.d2 || (s.d2 == best.d2 && t < best.triangle)) {
@@ -46,7 +46,7 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
   for (int k = 0; k < 3; ++k) result.origin[k] = frame.frame.origin[k];
   const TriangleGrid grid =
       build_triangle_grid(frame.vertex_truth(), job.mesh->triangles, job.mesh->triangle_count, frame.bulk);
-  const GridView view = grid.view();
+  const TriangleGridView view = grid.view();
   result.build_ms = elapsed_ms(build_start);
 
   const auto query_start = std::chrono::steady_clock::now();

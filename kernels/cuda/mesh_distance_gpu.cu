@@ -365,7 +365,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     const double slack = pruning_slack(truth_scale) + 2.0 * (a_frame_.copy_error + b_error);
     Pose moved;
     std::copy(frame.m, frame.m + 12, moved.m);
-    motion_ = {moved, 4e-7 * (moved_scale + b_local_scale_) + frame.displacement, b_oriented_.get() != nullptr && is_rigid(p.m)};
+    motion_ = {moved, kMovedSlack * (moved_scale + b_local_scale_) + frame.displacement, b_oriented_.get() != nullptr && is_rigid(p.m)};
     if (which_ & XHD_DISTANCE_MIN) r.min = search<false>(p, slack, r, log);
     if (which_ & XHD_DISTANCE_MAX) r.max = search<true>(p, slack, r, log);
     r.query_ms = elapsed_ms(start);

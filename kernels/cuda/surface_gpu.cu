@@ -50,7 +50,7 @@ __global__ void sqrt_in_place_kernel(double* values, uint32_t count) {
 // One thread per point, in Morton order so a warp searches neighbouring cells. Points the grid cannot
 // settle are appended to `left` with the best triangle found so far, for the hierarchy.
 // truth: the points as given (the grid is in the input's coordinates).
-__global__ void __launch_bounds__(kThreads) grid_surface_kernel(GridView grid, PointTruth truth,
+__global__ void __launch_bounds__(kThreads) grid_surface_kernel(TriangleGridView grid, PointTruth truth,
                                                                 const uint32_t* order, uint32_t count,
                                                                 SurfaceOutputs out, uint32_t* left,
                                                                 uint32_t* left_seed, uint32_t* left_count) {
@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(kThreads) grid_surface_kernel(GridView grid, P
 }
 
 // One thread per point through the hierarchy, each optionally seeded with a triangle found before.
-__global__ void __launch_bounds__(kThreads) bvh_surface_kernel(BvhView bvh, GridView seeds_from, PointTruth truth, const uint32_t* order,
+__global__ void __launch_bounds__(kThreads) bvh_surface_kernel(BvhView bvh, TriangleGridView seeds_from, PointTruth truth, const uint32_t* order,
                                                                const uint32_t* seed, uint32_t count,
                                                                SurfaceOutputs out) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -103,7 +103,7 @@ struct DevicePoints {
 
 // The hierarchy, built on the host and uploaded, searched by the points in `order` (device memory).
 void run_bvh(DeviceMemory& memory, cudaStream_t stream, const SurfaceFrame& frame, const xhd_mesh& mesh,
-             DevicePoints points, const uint32_t* order, const uint32_t* seed, GridView seeds_from, uint32_t count,
+             DevicePoints points, const uint32_t* order, const uint32_t* seed, TriangleGridView seeds_from, uint32_t count,
              const SurfaceOutputs& out, xhd_surface_result& result) {
   const auto build_start = std::chrono::steady_clock::now();
   const TriangleBvh bvh =
@@ -128,7 +128,7 @@ void run_bvh(DeviceMemory& memory, cudaStream_t stream, const SurfaceFrame& fram
 // Every point through the grid, in `order`; the points it cannot settle cheaply (far from the surface) then
 // through the hierarchy, seeded with the best triangle the grid found.
 void query_grid(DeviceMemory& memory, cudaStream_t stream, const SurfaceFrame& frame, const xhd_mesh& mesh,
-                DevicePoints points, const GridView& grid, const uint32_t* order, uint32_t n, const SurfaceOutputs& out,
+                DevicePoints points, const TriangleGridView& grid, const uint32_t* order, uint32_t n, const SurfaceOutputs& out,
                 xhd_surface_result& result) {
   DeviceArray<uint32_t> left(memory, n), left_seed(memory, n), left_count(memory, 1);
   XHD_CUDA(cudaMemsetAsync(left_count.get(), 0, sizeof(uint32_t), stream));
@@ -180,7 +180,7 @@ void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, 
     result.build_ms += frame_ms + elapsed_ms(order_start);
     DeviceArray<uint32_t> sorted = upload_array(memory, order.data(), n, stream.get());
     result.upload_ms = timer.stop();
-    run_bvh(memory, stream.get(), frame, mesh, on_device, sorted.get(), nullptr, GridView{}, n, out, result);
+    run_bvh(memory, stream.get(), frame, mesh, on_device, sorted.get(), nullptr, TriangleGridView{}, n, out, result);
   } else {
     // The vertices as given: the grid is built from and placed in the input's coordinates.
     const uint64_t vertex_values = 3 * mesh.vertex_count;
@@ -205,7 +205,7 @@ void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, 
       query_grid(memory, stream.get(), frame, mesh, on_device, grid.view, sorted.get(), n, out, result);
     } else {
       // A mesh the grid would serve badly (long slivers, degenerate triangles): the hierarchy alone.
-      run_bvh(memory, stream.get(), frame, mesh, on_device, sorted.get(), nullptr, GridView{}, n, out, result);
+      run_bvh(memory, stream.get(), frame, mesh, on_device, sorted.get(), nullptr, TriangleGridView{}, n, out, result);
     }
   }
   progress.add(n);

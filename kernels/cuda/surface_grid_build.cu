@@ -23,7 +23,7 @@ struct MeshExtent {
 
 // Each warp reduces its triangles' bounds (rounded outward to float, as the host build's) and areas, then
 // one lane folds them in with atomics.
-__global__ void mesh_extent_kernel(GridView g, uint32_t count, MeshExtent* out) {
+__global__ void mesh_extent_kernel(TriangleGridView g, uint32_t count, MeshExtent* out) {
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   double area = 0.0;
   for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < count; t += gridDim.x * blockDim.x) {
@@ -57,7 +57,7 @@ __global__ void mesh_extent_kernel(GridView g, uint32_t count, MeshExtent* out) 
 }
 
 // Σ over the triangles of the cells their widened boxes cover (grid_is_worthwhile decides on it).
-__global__ void box_cells_kernel(GridView g, uint32_t count, unsigned long long* total) {
+__global__ void box_cells_kernel(TriangleGridView g, uint32_t count, unsigned long long* total) {
   unsigned long long cells = 0;
   for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < count; t += gridDim.x * blockDim.x)
     cells += crossed_box_cells(g, grid_corners(g, t));
@@ -65,13 +65,13 @@ __global__ void box_cells_kernel(GridView g, uint32_t count, unsigned long long*
   if ((threadIdx.x & 31) == 0) atomicAdd(total, cells);
 }
 
-__global__ void count_crossings_kernel(GridView g, uint32_t count, uint32_t* counts) {
+__global__ void count_crossings_kernel(TriangleGridView g, uint32_t count, uint32_t* counts) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= count) return;
   for_each_crossed_cell(g, grid_corners(g, t), [&](uint64_t cell) { atomicAdd(&counts[cell], 1u); });
 }
 
-__global__ void fill_crossings_kernel(GridView g, uint32_t count, uint32_t* cursor, uint32_t* entries) {
+__global__ void fill_crossings_kernel(TriangleGridView g, uint32_t count, uint32_t* cursor, uint32_t* entries) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= count) return;
   for_each_crossed_cell(g, grid_corners(g, t),
@@ -79,7 +79,7 @@ __global__ void fill_crossings_kernel(GridView g, uint32_t count, uint32_t* curs
 }
 
 // Key: the Morton code of the point's cell (clamped into the grid, 10 bits an axis).
-__global__ void cell_morton_kernel(GridView g, PointTruth points, uint32_t count, uint32_t* keys, uint32_t* index) {
+__global__ void cell_morton_kernel(TriangleGridView g, PointTruth points, uint32_t count, uint32_t* keys, uint32_t* index) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
   unsigned int q[3];
@@ -98,7 +98,7 @@ __global__ void cell_morton_kernel(GridView g, PointTruth points, uint32_t count
 
 DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, PointTruth truth, const uint32_t* triangles,
                                               uint32_t triangle_count, const MeshBulk& bulk, cudaStream_t stream) {
-  GridView reading{};
+  TriangleGridView reading{};
   reading.truth = truth;
   reading.triangles = triangles;
   DeviceArray<MeshExtent> extent(memory, 1);
@@ -174,7 +174,7 @@ DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, PointTruth t
   return out;
 }
 
-DeviceArray<uint32_t> device_query_order(DeviceMemory& memory, const GridView& grid, PointTruth points, uint32_t count,
+DeviceArray<uint32_t> device_query_order(DeviceMemory& memory, const TriangleGridView& grid, PointTruth points, uint32_t count,
                                          cudaStream_t stream) {
   DeviceArray<uint32_t> keys(memory, count), index(memory, count), sorted_keys(memory, count), order(memory, count);
   cell_morton_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(grid, points, count, keys.get(), index.get());

@@ -13,7 +13,7 @@ struct DeviceTriangleGrid {
   bool usable = true;  // false: too costly for this mesh (triangle_grid.h); the view's cells are sized, not filled
   DeviceArray<uint32_t> cell_start;
   DeviceArray<uint32_t> entries;
-  GridView view;  // device pointers
+  TriangleGridView view;  // device pointers
 };
 
 // truth (the vertices as given) and triangles are the mesh in device memory; bulk is the mesh's, from the
@@ -23,7 +23,7 @@ DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, PointTruth t
 
 // Indices of the points (device memory) in Morton order of their cells in `grid`: neighbouring
 // queries in neighbouring threads.
-DeviceArray<uint32_t> device_query_order(DeviceMemory& memory, const GridView& grid, PointTruth points, uint32_t count,
+DeviceArray<uint32_t> device_query_order(DeviceMemory& memory, const TriangleGridView& grid, PointTruth points, uint32_t count,
                                          cudaStream_t stream);
 
 }  // namespace xhd
