@@ -50,6 +50,12 @@ describe('native library failures', () => {
     assert.match(stderr, /lacks the xhd entry points/);
   });
 
+  it('a library whose structs are laid out otherwise is refused', { skip: !hasCompiler && 'no g++' }, () => {
+    const stderr = compareWithLibraryDir(buildLibrary(
+      `int xhd_abi_version(void) { return ${XHD_ABI_VERSION}; }\nunsigned long long xhd_struct_size(const char *name) { return 4; }\n`));
+    assert.match(stderr, /lays out xhd_points in 4 bytes, this xhd in 24\b/);
+  });
+
   it('a library of another ABI version is refused', { skip: !hasCompiler && 'no g++' }, () => {
     const stderr = compareWithLibraryDir(buildLibrary('int xhd_abi_version(void) { return 999; }\n'));
     assert.match(stderr, new RegExp(`ABI version 999, this xhd needs ${XHD_ABI_VERSION}\\b`));

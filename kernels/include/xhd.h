@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 8
+#define XHD_ABI_VERSION 9
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -156,6 +156,10 @@ typedef struct xhd_surface_result {
 
 /* XHD_ABI_VERSION of the library actually loaded; callers refuse a mismatch. */
 XHD_API int32_t xhd_abi_version(void);
+
+/* sizeof of the struct of this header named `name` (e.g. "xhd_points") as the library was compiled, or 0 for
+   a name it does not know: callers that declare the structs again (bindings) check their layouts against it. */
+XHD_API uint64_t xhd_struct_size(const char* name);
 
 /* Short backend name, e.g. "cpu". Static storage. */
 XHD_API const char* xhd_backend_name(void);

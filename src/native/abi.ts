@@ -1,7 +1,7 @@
 // koffi declarations mirroring kernels/include/xhd.h. Keep the two in step: XHD_ABI_VERSION guards it.
 import koffi from 'koffi';
 
-export const XHD_ABI_VERSION = 8;
+export const XHD_ABI_VERSION = 9;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -22,8 +22,17 @@ export const METHOD_CODES = { grid: 0, eb: 1, brute: 2 } as const;
 export const DIRECTION_AB = 1;
 export const DIRECTION_BA = 2;
 
+/** The structs declared below, by name: checked against the library's own layouts at load (xhd_struct_size). */
+export const ABI_STRUCTS: string[] = [];
+
+/** koffi.struct, recording the name for that check. */
+function abiStruct(name: string, fields: Record<string, string | koffi.IKoffiCType>): koffi.IKoffiCType {
+  ABI_STRUCTS.push(name);
+  return koffi.struct(name, fields);
+}
+
 // Types are registered once per process by name; the functions below refer to them by name.
-koffi.struct('xhd_points', { xyz: 'const float *', count: 'uint64_t', xyz64: 'const double *' });
+abiStruct('xhd_points', { xyz: 'const float *', count: 'uint64_t', xyz64: 'const double *' });
 
 /** An xhd_points argument: float32 coordinates go as xyz, doubles as xyz64 (the library's truth either way). */
 export function pointsArg(coordinates: Float32Array | Float64Array): { xyz: Float32Array | null; count: number; xyz64: Float64Array | null } {
@@ -42,7 +51,7 @@ export function meshArg(positions: Float32Array | Float64Array, triangles: Uint3
     xyz64: floats ? null : positions,
   };
 }
-koffi.struct('xhd_hausdorff_options', {
+abiStruct('xhd_hausdorff_options', {
   method: 'int32_t',
   directions: 'int32_t',
   threads: 'int32_t',
@@ -50,7 +59,7 @@ koffi.struct('xhd_hausdorff_options', {
   seed: 'uint64_t',
   cell_size: 'double',
 });
-koffi.struct('xhd_directed', {
+abiStruct('xhd_directed', {
   distance: 'double',
   from_index: 'int64_t',
   to_index: 'int64_t',
@@ -64,7 +73,7 @@ koffi.struct('xhd_directed', {
   exact_checks: 'uint64_t',
   exact_ms: 'double',
 });
-koffi.struct('xhd_hausdorff_result', {
+abiStruct('xhd_hausdorff_result', {
   ab: 'xhd_directed',
   ba: 'xhd_directed',
   upload_ms: 'double',
@@ -74,7 +83,7 @@ koffi.struct('xhd_hausdorff_result', {
   query_chunks: 'uint32_t',
   origin: koffi.array('double', 3, 'Array'),
 });
-koffi.struct('xhd_device_info', {
+abiStruct('xhd_device_info', {
   name: koffi.array('char', 256, 'String'),
   ordinal: 'int32_t',
   compute_major: 'int32_t',
@@ -86,15 +95,15 @@ koffi.struct('xhd_device_info', {
   runtime_version: 'int32_t',
 });
 
-koffi.struct('xhd_mesh', {
+abiStruct('xhd_mesh', {
   xyz: 'const float *',
   vertex_count: 'uint64_t',
   triangles: 'const uint32_t *',
   triangle_count: 'uint64_t',
   xyz64: 'const double *',
 });
-koffi.struct('xhd_surface_options', { method: 'int32_t', threads: 'int32_t', device: 'int32_t', reserved: 'int32_t' });
-koffi.struct('xhd_surface_result', {
+abiStruct('xhd_surface_options', { method: 'int32_t', threads: 'int32_t', device: 'int32_t', reserved: 'int32_t' });
+abiStruct('xhd_surface_result', {
   build_ms: 'double',
   query_ms: 'double',
   upload_ms: 'double',
@@ -106,7 +115,7 @@ koffi.struct('xhd_surface_result', {
   origin: koffi.array('double', 3, 'Array'),
 });
 
-koffi.struct('xhd_nearest_result', {
+abiStruct('xhd_nearest_result', {
   build_ms: 'double',
   query_ms: 'double',
   distance_evals: 'uint64_t',
@@ -116,8 +125,8 @@ koffi.struct('xhd_nearest_result', {
 
 export const SURFACE_METHOD_CODES = { bvh: 0, brute: 1, grid: 2 } as const;
 
-koffi.struct('xhd_distance_options', { which: 'int32_t', method: 'int32_t', threads: 'int32_t', device: 'int32_t' });
-koffi.struct('xhd_distance_pair', {
+abiStruct('xhd_distance_options', { which: 'int32_t', method: 'int32_t', threads: 'int32_t', device: 'int32_t' });
+abiStruct('xhd_distance_pair', {
   distance: 'double',
   triangle_a: 'int64_t',
   triangle_b: 'int64_t',
@@ -126,7 +135,7 @@ koffi.struct('xhd_distance_pair', {
   intersecting: 'int32_t',
   reserved: 'int32_t',
 });
-koffi.struct('xhd_distance_result', {
+abiStruct('xhd_distance_result', {
   min: 'xhd_distance_pair',
   max: 'xhd_distance_pair',
   query_ms: 'double',
@@ -226,7 +235,7 @@ export interface RawNearestResult {
 }
 
 // Reading input files (CPU library only): see "Reading input files" in kernels/include/xhd.h.
-koffi.struct('xhd_ply_vertex_layout', {
+abiStruct('xhd_ply_vertex_layout', {
   body_offset: 'uint64_t',
   count: 'uint64_t',
   piece_bytes: 'uint64_t',
@@ -237,7 +246,7 @@ koffi.struct('xhd_ply_vertex_layout', {
   output: 'int32_t',
   threads: 'int32_t',
 });
-koffi.struct('xhd_read_result', {
+abiStruct('xhd_read_result', {
   kind: 'int32_t',
   error_number: 'int32_t',
   record: 'uint64_t',
@@ -246,7 +255,7 @@ koffi.struct('xhd_read_result', {
   min: koffi.array('double', 3, 'Array'),
   max: koffi.array('double', 3, 'Array'),
 });
-koffi.struct('xhd_delimited_layout', {
+abiStruct('xhd_delimited_layout', {
   slots: 'const int8_t *',
   column_count: 'int32_t',
   comma: 'int32_t',
@@ -254,7 +263,7 @@ koffi.struct('xhd_delimited_layout', {
   reserved: 'int32_t',
   piece_bytes: 'uint64_t',
 });
-koffi.struct('xhd_delimited_result', {
+abiStruct('xhd_delimited_result', {
   rows: 'uint64_t',
   plain: 'int32_t',
   reserved: 'int32_t',
@@ -262,7 +271,7 @@ koffi.struct('xhd_delimited_result', {
   max: koffi.array('double', 3, 'Array'),
 });
 
-koffi.struct('xhd_file_read', { bytes: 'uint64_t', error_number: 'int32_t', reserved: 'int32_t' });
+abiStruct('xhd_file_read', { bytes: 'uint64_t', error_number: 'int32_t', reserved: 'int32_t' });
 
 export interface RawFileRead {
   bytes: number | bigint;
@@ -293,6 +302,7 @@ export interface RawDelimitedResult {
 
 export const PROTOTYPES = {
   abiVersion: 'int32_t xhd_abi_version(void)',
+  structSize: 'uint64_t xhd_struct_size(const char *name)',
   backendName: 'const char *xhd_backend_name(void)',
   lastError: 'const char *xhd_last_error(void)',
   deviceCount: 'int32_t xhd_device_count(void)',

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import koffi from 'koffi';
 
 import { NativeError } from '../errors.js';
-import { PROTOTYPES, XHD_ABI_VERSION } from './abi.js';
+import { ABI_STRUCTS, PROTOTYPES, XHD_ABI_VERSION } from './abi.js';
 
 export type BackendName = 'cpu' | 'cuda';
 
@@ -55,6 +55,28 @@ function lacksEntryPoints(name: string, path: string, err: unknown): NativeError
 
 const loaded = new Map<BackendName, NativeBackend>();
 
+/**
+ * Every struct this xhd declares must have the library's own size: a field added on one side only would
+ * otherwise be read or written past, silently. Checked once per library, after its version.
+ */
+function checkStructLayouts(name: BackendName, path: string, lib: koffi.IKoffiLib): void {
+  let structSize: (struct: string) => number | bigint;
+  try {
+    structSize = lib.func(PROTOTYPES.structSize) as (struct: string) => number | bigint;
+  } catch (err) {
+    throw lacksEntryPoints(name, path, err);
+  }
+  for (const struct of ABI_STRUCTS) {
+    const theirs = Number(structSize(struct)), ours = koffi.sizeof(struct);
+    if (theirs !== ours) {
+      throw new NativeError(
+        `the native ${name} library at ${path} lays out ${struct} in ${theirs} bytes, this xhd in ${ours}; ` +
+          'rebuild it with `npm run build`',
+      );
+    }
+  }
+}
+
 export function loadBackend(name: BackendName): NativeBackend {
   const cached = loaded.get(name);
   if (cached) return cached;
@@ -98,6 +120,7 @@ export function loadBackend(name: BackendName): NativeBackend {
         `this xhd needs ${XHD_ABI_VERSION}; rebuild it with \`npm run build\``,
     );
   }
+  checkStructLayouts(name, path, lib);
   let backend: NativeBackend;
   try {
     backend = {
