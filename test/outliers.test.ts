@@ -145,6 +145,19 @@ suiteUnless(cuda.available ? false : 'no usable CUDA GPU', 'far outliers on the 
     }
   });
 
+  it('survivors settled on the host (past the scan limit), X-HD and EB: loose targets are not missed', async () => {
+    for (const c of OUTLIER_CASES) {
+      const [a, b] = outlierPair(c);
+      const reference = await hausdorff(a, b, { method: 'brute', backend: 'cpu' });
+      process.env.XHD_CUDA_MAX_SCAN_PAIRS = '0';
+      try {
+        for (const method of ['grid', 'eb'] as const) same(await hausdorff(a, b, { method, backend: 'cuda' }), reference, `${c[0]} ${method} (host)`);
+      } finally {
+        delete process.env.XHD_CUDA_MAX_SCAN_PAIRS;
+      }
+    }
+  });
+
   it('the chunked path, outliers among the chunked queries and the resident targets', async () => {
     const [a, partners] = nearbyPair(400_000, 3, 3);
     const b = partners.slice(0, 3 * 50_000); // a target that fits the budget; the source does not

@@ -109,9 +109,7 @@ static void directed_queries(const DirectedJob& job, const PointGrid& source, co
 // Over the points of `set` inside the frame's cube (all of them on ordinary data).
 static double build_inside_grid(const FramedSet& set, const HausdorffJob& job, PointGrid& grid) {
   const auto t0 = std::chrono::steady_clock::now();
-  const InsideCube inside(set);
-  build_point_grid(inside.xyz, inside.count, job.cell_size, job.threads, grid);
-  restore_grid_ids(set, grid, job.threads);
+  build_inside_grid(set, job.cell_size, job.threads, grid);
   return elapsed_ms(t0);
 }
 

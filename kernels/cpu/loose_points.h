@@ -48,9 +48,13 @@ struct LooseContext {
   }
 };
 
-// A grid built over InsideCube's points names them by their position there: back to the set's indices.
-inline void restore_grid_ids(const FramedSet& set, PointGrid& g, int threads) {
+// The grid over the set's points inside the frame's cube (all of them on ordinary data), its points named
+// by the set's indices.
+inline void build_inside_grid(const FramedSet& set, double cell_size, int threads, PointGrid& g) {
+  const InsideCube inside(set);
+  build_point_grid(inside.xyz, inside.count, cell_size, threads, g);
   if (set.loose.empty()) return;
+  // The grid named the points by their positions in the inside copy.
   const uint32_t* loose = set.loose.data();
   const uint32_t n = static_cast<uint32_t>(set.loose.size());
   parallel_blocks(g.ids.size(), 1 << 16, threads, [&](size_t begin, size_t end, int) {

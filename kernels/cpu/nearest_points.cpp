@@ -19,11 +19,7 @@ void nearest_points_grid(const NearestJob& job, xhd_nearest_result& result) {
   // may be nearer (loose_points.h).
   const LooseContext loose = LooseContext::of(*job.frame, *job.targets);
   PointGrid grid;
-  {
-    const InsideCube inside(*job.targets);
-    build_point_grid(inside.xyz, inside.count, job.cell_size, job.threads, grid);
-    restore_grid_ids(*job.targets, grid, job.threads);
-  }
+  build_inside_grid(*job.targets, job.cell_size, job.threads, grid);
   result.build_ms = elapsed_ms(start);
   start = std::chrono::steady_clock::now();
   // Below every squared distance, so no query is ever settled early: with 0, a target point equal to the

@@ -338,7 +338,7 @@ void settle_in_grid(DeviceMemory& memory, const RefineInput& in, const std::vect
     for (size_t k = 0; k < rest.size(); ++k) sources[k] = open[rest[k]].x;
     std::vector<double> dist2(rest.size());
     std::vector<uint32_t> target(rest.size());
-    nearest_on_host(*in.source, *in.target, *in.bounds, sources, in.threads, dist2, target);
+    nearest_on_host(*in.frame, *in.source, *in.target, sources, in.threads, dist2, target);
     for (size_t k = 0; k < rest.size(); ++k) best[rest[k]] = {dist2[k], target[k]};
   }
   for (const Best& b : best)
@@ -391,7 +391,7 @@ void refine_in_double(DeviceMemory& memory, const RefineInput& in, std::vector<u
   std::vector<SourceNearest> settled(open.size());
   for (size_t s = 0; s < open.size(); ++s) settled[s] = {open[s].x, best[s].dist2, best[s].target};
   if (in.loose_left_out) {
-    offer_loose_targets(*in.source, *in.target, in.gate, settled, in.threads);
+    offer_loose_targets(*in.frame, *in.source, *in.target, settled, in.threads);
     const std::vector<SourceNearest> loose = settle_loose_sources(*in.frame, *in.source, *in.target, in.threads);
     settled.insert(settled.end(), loose.begin(), loose.end());
   }

@@ -8,7 +8,6 @@
 
 #include <cuda_runtime.h>
 
-#include "../common/loose_gate.h"
 #include "../common/point_frame.h"
 #include "device_grid.h"
 #include "device_memory.h"
@@ -51,7 +50,6 @@ struct RefineInput {
   const DeviceGrid* grid;        // the target's grid (X-HD), or null (EB): then every target is scanned
   int threads;                   // host threads for the double-precision evaluations
   bool loose_left_out = false;   // the float search saw no loose point (X-HD); EB sees them all
-  LooseGate gate;                // then: the target's loose points
 };
 
 // Fills out.distance, from_index, to_index and exact_checks from the survivors and the final cmax word, with

@@ -138,7 +138,7 @@ class GpuRun {
     const auto start = std::chrono::steady_clock::now();
     const bool inside_only = grid != nullptr;
     const RefineInput in{&frame_, &source, &target, inside_only ? &frame_.tight : &frame_.bounds, targets, count, grid, host_threads_,
-                         inside_only, inside_only ? loose_gate(frame_, target) : LooseGate{}};
+                         inside_only};
     refine_in_double(memory_, in, sink.kept(), sink.last_word(), stream_.get(), out);
     out.exact_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     out.query_ms += out.exact_ms;

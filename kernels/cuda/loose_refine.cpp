@@ -4,12 +4,9 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "../common/inside_cube.h"
 #include "../common/parallel.h"
-#include "../cpu/exact_nearest.h"
 #include "../cpu/loose_points.h"
-#include "../cpu/point_grid.h"
-#include "../cpu/point_grid_query.h"
+#include "refine_on_host.h"
 
 namespace xhd {
 namespace {
@@ -30,14 +27,19 @@ void offer(SourceNearest& best, double d2, uint32_t j) {
 
 }  // namespace
 
-void offer_loose_targets(const FramedSet& source, const FramedSet& target, const LooseGate& gate,
+void offer_loose_targets(const PointFrame& frame, const FramedSet& source, const FramedSet& target,
                          std::vector<SourceNearest>& survivors, int threads) {
   if (target.loose.empty()) return;
+  const LooseContext loose = LooseContext::of(frame, target);
   parallel_blocks(survivors.size(), 256, threads, [&](size_t begin, size_t end, int) {
+    uint64_t evals = 0;
     for (size_t s = begin; s < end; ++s) {
       SourceNearest& best = survivors[s];
-      if (!gate.may_reach(&source.xyz[3ull * best.source], std::sqrt(best.dist2))) continue;
-      for (uint32_t j : target.loose) offer(best, exact_dist2(source.truth, best.source, target.truth, j), j);
+      if (!loose.may_reach(&source.xyz[3ull * best.source], std::sqrt(best.dist2))) continue;
+      ExactNearest e{best.dist2, best.target};
+      loose.offer_all(source, best.source, e, evals);
+      best.dist2 = e.dist2;
+      best.target = e.target;
     }
   });
 }
@@ -63,35 +65,6 @@ static std::vector<SourceNearest> scan_every_target(const FramedSet& source, con
   return best;
 }
 
-// Through a CPU grid of the inside targets with bounds in double (loose_points.h), as the CPU backend
-// settles its loose queries: for many loose sources or many targets, where the scan would be quadratic.
-static std::vector<SourceNearest> through_host_grid(const PointFrame& frame, const FramedSet& source, const FramedSet& target,
-                                                    int threads) {
-  PointGrid grid;
-  {
-    const InsideCube inside(target);
-    build_point_grid(inside.xyz, inside.count, 0.0, threads, grid);
-    restore_grid_ids(target, grid, threads);
-  }
-  if (source.loose.size() > kFarScanQueries) grid.ensure_tree();
-  const LooseContext loose = LooseContext::of(frame, target);
-  std::vector<ExactSearch> inside(threads, ExactSearch{source, target, frame.tight});
-  std::vector<ExactSearch> outside(threads, ExactSearch{source, target, frame.bounds});
-  const auto nothing_pruned = [] { return -1.f; };
-  std::vector<SourceNearest> best(source.loose.size());
-  parallel_blocks(best.size(), 1, threads, [&](size_t begin, size_t end, int tid) {
-    for (size_t k = begin; k < end; ++k) {
-      const uint32_t i = source.loose[k];
-      GridQuery q;
-      for (int c = 0; c < 3; ++c) q.p[c] = source.xyz[3ull * i + c];
-      query_nearest(grid, nothing_pruned, q);
-      const ExactNearest e = exact_with_loose(grid, {i, q.best, INFINITY}, loose, inside[tid], outside[tid]);
-      best[k] = {i, e.dist2, e.target};
-    }
-  });
-  return best;
-}
-
 std::vector<SourceNearest> settle_loose_sources(const PointFrame& frame, const FramedSet& source, const FramedSet& target,
                                                 int threads) {
   const size_t n = source.loose.size();
@@ -100,7 +73,12 @@ std::vector<SourceNearest> settle_loose_sources(const PointFrame& frame, const F
   // A scan costs n x targets evaluations, a grid a build over the targets and a few chunks a source.
   if (static_cast<double>(n) * static_cast<double>(target.count) <= max_scan_pairs(threads))
     return scan_every_target(source, target, threads);
-  return through_host_grid(frame, source, target, threads);
+  std::vector<double> dist2(n);
+  std::vector<uint32_t> nearest(n);
+  nearest_on_host(frame, source, target, source.loose, threads, dist2, nearest);
+  std::vector<SourceNearest> best(n);
+  for (size_t k = 0; k < n; ++k) best[k] = {source.loose[k], dist2[k], nearest[k]};
+  return best;
 }
 
 }  // namespace xhd

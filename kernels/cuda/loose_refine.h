@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/loose_gate.h"
 #include "../common/point_frame.h"
 
 namespace xhd {
@@ -18,13 +17,13 @@ struct SourceNearest {
 };
 
 // For survivors inside the cube whose nearest so far (dist2, target) a loose target may beat (the gate's
-// depth bound), offers every loose target in double.
-void offer_loose_targets(const FramedSet& source, const FramedSet& target, const LooseGate& gate,
+// depth bound, loose_gate.h), offers every loose target in double.
+void offer_loose_targets(const PointFrame& frame, const FramedSet& source, const FramedSet& target,
                          std::vector<SourceNearest>& survivors, int threads);
 
 // Every loose source's nearest target, in double (a float search could not tell targets apart from so far
-// away): one scan of the targets for all of them when that is cheap, else through a CPU grid of the inside
-// targets with bounds in double, as the CPU backend does (loose_points.h).
+// away): one scan of the targets for all of them when that is cheap, else the host settling
+// (refine_on_host.h), which treats them as the CPU backend does.
 std::vector<SourceNearest> settle_loose_sources(const PointFrame& frame, const FramedSet& source, const FramedSet& target,
                                                 int threads);
 

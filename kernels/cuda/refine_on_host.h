@@ -10,8 +10,10 @@
 namespace xhd {
 
 // For each source index in `sources`: the squared distance in double to its nearest target and that
-// target's index (ties to the smallest).
-void nearest_on_host(const FramedSet& source, const FramedSet& target, const FilterBounds& bounds,
+// target's index (ties to the smallest). Through a grid of the targets inside the frame's cube, with the
+// loose points (point_frame.h) settled as the CPU backend settles them (loose_points.h): right whichever
+// points the float search saw, so X-HD's survivors, EB's and loose sources all come here alike.
+void nearest_on_host(const PointFrame& frame, const FramedSet& source, const FramedSet& target,
                      const std::vector<uint32_t>& sources, int threads, std::vector<double>& dist2,
                      std::vector<uint32_t>& nearest);
 
