@@ -36,6 +36,15 @@ bool Extent3::contains(const Extent3& o) const {
   return true;
 }
 
+void tail_quantiles(std::vector<double>& values, double tail, double& lo, double& hi) {
+  const size_t last = values.size() - 1;
+  const size_t low = static_cast<size_t>(std::floor(tail * static_cast<double>(last)));
+  std::nth_element(values.begin(), values.begin() + low, values.end());
+  lo = values[low];
+  std::nth_element(values.begin(), values.begin() + (last - low), values.end());
+  hi = values[last - low];
+}
+
 Extent3 extent_of(const PointTruth& t, int threads) {
   Extent3 total;
   std::mutex m;
@@ -61,13 +70,8 @@ Extent3 bulk_extent(const PointTruth& a, const PointTruth* b, const Extent3& all
     sample_axis(a, k, values);
     if (b != nullptr) sample_axis(*b, k, values);
     if (values.empty()) return all;
-    const size_t last = values.size() - 1;
-    const size_t low = static_cast<size_t>(std::floor(kTail * static_cast<double>(last)));
-    const size_t high = last - low;
-    std::nth_element(values.begin(), values.begin() + low, values.end());
-    const double q_lo = values[low];
-    std::nth_element(values.begin(), values.begin() + high, values.end());
-    const double q_hi = values[high];
+    double q_lo, q_hi;
+    tail_quantiles(values, kTail, q_lo, q_hi);
     const double width = q_hi - q_lo;
     bulk.lo[k] = std::max(all.lo[k], q_lo - width);
     bulk.hi[k] = std::min(all.hi[k], q_hi + width);

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 #include "point_truth.h"
 
@@ -18,6 +19,9 @@ struct Extent3 {
   void merge(const Extent3& o);
   bool contains(const Extent3& o) const;
 };
+
+// The values at the `tail` and 1 - `tail` quantiles of a sample (reordered), which must not be empty.
+void tail_quantiles(std::vector<double>& values, double tail, double& lo, double& hi);
 
 // The exact extent of a set, in parallel.
 Extent3 extent_of(const PointTruth& t, int threads);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "bulk_box.h"
 #include "point_triangle.h"
 
 namespace xhd {
@@ -30,14 +31,9 @@ MeshBulk mesh_bulk(const PointTruth& truth, const uint32_t* triangles, uint64_t 
     const Dvec3 n = dcross(dsub(c[1], c[0]), dsub(c[2], c[0]));
     areas.push_back(0.5 * std::sqrt(ddot(n, n)));
   }
-  const size_t m = axis[0].size();
-  const size_t tail = static_cast<size_t>(kTail * static_cast<double>(m));
   for (int k = 0; k < 3; ++k) {
-    std::vector<double>& v = axis[k];
-    std::nth_element(v.begin(), v.begin() + tail, v.end());
-    const double lo = v[tail];
-    std::nth_element(v.begin(), v.begin() + (m - 1 - tail), v.end());
-    const double hi = v[m - 1 - tail];
+    double lo, hi;
+    tail_quantiles(axis[k], kTail, lo, hi);
     const double margin = kMargin * (hi - lo);
     bulk.lo[k] = lo - margin;
     bulk.hi[k] = hi + margin;
