@@ -80,7 +80,9 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
   const bool all_float = a.xyz64 == nullptr && (b == nullptr || b->xyz64 == nullptr);
   Extent3 all = extent_of(frame.a.truth, threads);
   if (b != nullptr) all.merge(extent_of(frame.b.truth, threads));
-  const Extent3 bulk = bulk_extent(frame.a.truth, b != nullptr ? &frame.b.truth : nullptr, all);
+  // A caller that places the origin itself (the surface frame, whose searches carry their own margins)
+  // needs no bulk of its own, nor loose points.
+  const Extent3 bulk = origin != nullptr ? all : bulk_extent(frame.a.truth, b != nullptr ? &frame.b.truth : nullptr, all);
   const bool outliers = !bulk.contains(all);
   double largest = 0.0, largest_input = 0.0;
   for (int k = 0; k < 3; ++k) largest_input = std::max({largest_input, std::fabs(all.lo[k]), std::fabs(all.hi[k])});
@@ -91,7 +93,6 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
     largest = largest_input;
   } else {
     // The centre of the bulk: with far outliers, the centre of everything could lie far from every point.
-    // A caller may know better (the surface frame places o at the bulk of the mesh's own vertices).
     const Extent3& around = outliers ? bulk : all;
     for (int k = 0; k < 3; ++k) frame.origin[k] = origin != nullptr ? origin[k] : 0.5 * around.lo[k] + 0.5 * around.hi[k];
     largest = shift_into_floats(frame.a, frame.origin, threads);
