@@ -388,7 +388,7 @@ describe('readNifti', () => {
       closeSync(fd);
     }
     try {
-      assertInputError(() => readNifti(path), /huge\.nii: file is 4\.0 GiB; files over 4 GiB are read only as binary PLY, CSV or XYZ \(in pieces\)$/);
+      assertInputError(() => readNifti(path), /huge\.nii: file is 4\.0 GiB; files over 4 GiB are read only as PLY, OFF, OBJ, STL, CSV or XYZ \(in pieces\), not as a NIfTI file$/);
     } finally {
       rmSync(path);
     }

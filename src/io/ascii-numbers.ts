@@ -31,21 +31,34 @@ function lower(byte: number): number {
   return byte | 0x20;
 }
 
+/**
+ * Where a scanner gets more text once it has read its bytes to the end (line-pieces.ts): windows of whole
+ * lines, so that no line is ever cut between two of them.
+ */
+export interface MoreLines {
+  /** The next window, or undefined when the text has ended. */
+  next(): Uint8Array | undefined;
+  /** How many bytes of text follow the window handed out last. */
+  readonly bytesAfter: number;
+}
+
 export class AsciiScanner {
   /** Next byte to read. */
   pos: number;
   /** 1-based line of `pos`. */
   line: number;
-  readonly bytes: Uint8Array;
+  /** The text, or the window of it being read (then only until skipToToken moves to the next one). */
+  bytes: Uint8Array;
   readonly file: string;
   /** Byte that starts a comment running to the end of the line, or -1 when the format has none. */
   private readonly commentByte: number;
   // The next LF and CR at or after some position, kept so that finding line ends costs one pass over the
   // file however it is cut into lines (a fresh search per line would rescan a CR-only file to its end).
-  private readonly nextLf: NextByte;
-  private readonly nextCr: NextByte;
+  private nextLf: NextByte;
+  private nextCr: NextByte;
+  private readonly more?: MoreLines;
 
-  constructor(bytes: Uint8Array, file: string, options: { start?: number; line?: number; comments?: boolean } = {}) {
+  constructor(bytes: Uint8Array, file: string, options: { start?: number; line?: number; comments?: boolean; more?: MoreLines } = {}) {
     this.bytes = bytes;
     this.file = file;
     this.pos = options.start ?? 0;
@@ -53,6 +66,17 @@ export class AsciiScanner {
     this.commentByte = options.comments === false ? -1 : HASH;
     this.nextLf = new NextByte(bytes, LF);
     this.nextCr = new NextByte(bytes, CR);
+    this.more = options.more;
+  }
+
+  /** A scanner over text that arrives in windows of whole lines, starting on line `line`. */
+  static overPieces(more: MoreLines, file: string, options: { line?: number; comments?: boolean } = {}): AsciiScanner {
+    return new AsciiScanner(more.next() ?? new Uint8Array(0), file, { ...options, more });
+  }
+
+  /** Bytes of text from `pos` to the end, in this window and those still to come. */
+  get bytesLeft(): number {
+    return this.bytes.length - this.pos + (this.more?.bytesAfter ?? 0);
   }
 
   /**
@@ -109,25 +133,42 @@ export class AsciiScanner {
     }
   }
 
-  /** Skips whitespace, blank lines and comments; returns false when the data ends first. */
+  /**
+   * Skips whitespace, blank lines and comments; returns false when the data ends first. This is where a
+   * scanner over pieces moves to the next window: only between lines, which no window cuts.
+   */
   skipToToken(): boolean {
-    const b = this.bytes, n = b.length, comment = this.commentByte;
-    let p = this.pos;
-    while (p < n) {
-      const c = b[p];
-      if (c === LF || (c === CR && (p + 1 >= n || b[p + 1] !== LF))) {
-        this.line++;
-        p++;
-      } else if (c === SPACE || c === TAB || c === CR || c === VT || c === FF) {
-        p++;
-      } else if (c === comment) {
-        p = this.lineEnd(p);
-      } else {
-        break;
+    for (;;) {
+      const b = this.bytes, n = b.length, comment = this.commentByte;
+      let p = this.pos;
+      while (p < n) {
+        const c = b[p];
+        if (c === LF || (c === CR && (p + 1 >= n || b[p + 1] !== LF))) {
+          this.line++;
+          p++;
+        } else if (c === SPACE || c === TAB || c === CR || c === VT || c === FF) {
+          p++;
+        } else if (c === comment) {
+          p = this.lineEnd(p);
+        } else {
+          break;
+        }
       }
+      this.pos = p;
+      if (p < n) return true;
+      if (!this.nextWindow()) return false;
     }
-    this.pos = p;
-    return p < n;
+  }
+
+  /** Moves to the next window of text; false when there is none. */
+  private nextWindow(): boolean {
+    const next = this.more?.next();
+    if (next === undefined) return false;
+    this.bytes = next;
+    this.pos = 0;
+    this.nextLf = new NextByte(next, LF);
+    this.nextCr = new NextByte(next, CR);
+    return true;
   }
 
   /** Skips the token at `pos` (any run of non-whitespace bytes up to a separator) and returns its length. */

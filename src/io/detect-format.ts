@@ -38,11 +38,11 @@ function isNumericRow(line: string | undefined): boolean {
   return fields.length >= 2 && fields.every((f) => NUMBER.test(f));
 }
 
-/** The format the content looks like, or undefined. */
-export function sniffFormat(bytes: Uint8Array): FileFormat | undefined {
+/** The format the content looks like, or undefined; `size` is the file's, when `bytes` holds only its start. */
+export function sniffFormat(bytes: Uint8Array, size = bytes.length): FileFormat | undefined {
   const head = new TextDecoder('latin1').decode(bytes.subarray(0, 5));
   if (head.startsWith('ply\n') || head.startsWith('ply\r')) return 'ply'; // LF, CRLF or CR line ends
-  if (hasBinaryStlSize(bytes)) return 'stl';
+  if (hasBinaryStlSize(bytes, size)) return 'stl';
   if (bytes.subarray(0, 1024).includes(0)) return undefined; // binary, and not a kind we know
   if (looksLikeOff(bytes)) return 'off';
   if (looksLikeAsciiStl(bytes)) return 'stl';

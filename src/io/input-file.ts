@@ -1,7 +1,7 @@
 // Reading one input file whole, with the checks every reader wants first (not a directory, not over what
 // one buffer holds) and system errors turned into one line naming the file; by every core at once where
-// the native reader is there. Binary PLY files are read in pieces instead (ply-pieces.ts): all of them with
-// the native reader, else those over 1 GiB; so are CSV / XYZ files over 1 GiB (delimited-pieces.ts).
+// the native reader is there. Binary PLY point clouds are read in pieces instead (ply-pieces.ts) with the
+// native reader; so is every geometry file over 1 GiB but NIfTI (read.ts).
 import { constants } from 'node:buffer';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { getSystemErrorName } from 'node:util';
@@ -20,6 +20,21 @@ export function fileSize(path: string): number | undefined {
     return stats.isFile() ? stats.size : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Runs `use` on the file open for reading; an error opening it is one line naming the file. */
+export function withOpenFile<T>(path: string, use: (fd: number) => T): T {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    throw asInputError(path, error, 'a geometry file');
+  }
+  try {
+    return use(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -48,7 +63,7 @@ export function readInputFile(path: string, expected: string): Uint8Array {
     throw asInputError(path, error, expected);
   }
   if (size > MAX_FILE_BYTES) {
-    throw new InputError(path, {}, `file is ${(size / 1024 ** 3).toFixed(1)} GiB; files over ${(MAX_FILE_BYTES / 1024 ** 3).toFixed(0)} GiB are read only as binary PLY, CSV or XYZ (in pieces)`);
+    throw new InputError(path, {}, `file is ${(size / 1024 ** 3).toFixed(1)} GiB; files over ${(MAX_FILE_BYTES / 1024 ** 3).toFixed(0)} GiB are read only as PLY, OFF, OBJ, STL, CSV or XYZ (in pieces), not as ${expected}`);
   }
   try {
     return readWhole(path, size);

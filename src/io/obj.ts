@@ -15,14 +15,21 @@ interface ForwardReference {
 }
 
 export function parseObj(bytes: Uint8Array, file: string): Geometry {
-  const scanner = new AsciiScanner(bytes, file);
-  const vertices = new GrowableFloat64(Math.max(1024, bytes.length >> 3));
+  return readObj(new AsciiScanner(bytes, file), bytes.length >> 3);
+}
+
+/**
+ * The OBJ text a scanner reads, whole or in pieces (line-pieces.ts); `expectedCoordinates` sizes the first
+ * vertex buffer (it grows as needed).
+ */
+export function readObj(scanner: AsciiScanner, expectedCoordinates: number): Geometry {
+  const file = scanner.file;
+  const vertices = new GrowableFloat64(Math.max(1024, expectedCoordinates));
   const collector = new TriangleCollector(1024);
   const forward: ForwardReference[] = [];
-  const b = bytes;
 
   while (scanner.skipToToken()) {
-    const p = scanner.pos;
+    const b = scanner.bytes, p = scanner.pos; // a window of whole lines: the statement's line is all in it
     const next = p + 1 < b.length ? b[p + 1] : SPACE;
     const statementEnds = next === SPACE || next === TAB || next === 13 || next === 10;
     if (b[p] === LOWER_V && statementEnds) {

@@ -56,7 +56,11 @@ function readHeader(scanner: AsciiScanner): OffHeader {
 }
 
 export function parseOff(bytes: Uint8Array, file: string): Geometry {
-  const scanner = new AsciiScanner(bytes, file);
+  return readOff(new AsciiScanner(bytes, file));
+}
+
+/** The OFF text a scanner reads, whole or in pieces (line-pieces.ts). */
+export function readOff(scanner: AsciiScanner): Geometry {
   const header = readHeader(scanner);
 
   scanner.skipToToken();
@@ -71,7 +75,7 @@ export function parseOff(bytes: Uint8Array, file: string): Geometry {
   // Every coordinate needs at least a digit and a separator, every face at least "3 a b c\n":
   // a lying header is caught here instead of by a huge allocation.
   const coordinates = header.dims + (header.homogeneous ? 1 : 0);
-  const remaining = bytes.length - scanner.pos;
+  const remaining = scanner.bytesLeft;
   if (vertexCount * 2 * coordinates + faceCount * 8 - 1 > remaining) {
     scanner.line = countsLine;
     scanner.fail(`header declares ${vertexCount} vertices and ${faceCount} faces, but only ${remaining} bytes follow`);

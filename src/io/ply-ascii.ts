@@ -88,7 +88,14 @@ function readFaces(scanner: AsciiScanner, layout: PlyLayout, collector: Triangle
 }
 
 export function readAsciiPlyBody(bytes: Uint8Array, file: string, header: PlyHeader, layout: PlyLayout): PlyBody {
-  const scanner = new AsciiScanner(bytes, file, { start: header.dataStart, line: header.dataLine, comments: false });
+  return readAsciiPlyRecords(new AsciiScanner(bytes, file, { start: header.dataStart, line: header.dataLine, comments: false }), header, layout);
+}
+
+/**
+ * The body a scanner reads from its start (made with comments: false, on the header's data line), whole
+ * or in pieces (line-pieces.ts).
+ */
+export function readAsciiPlyRecords(scanner: AsciiScanner, header: PlyHeader, layout: PlyLayout): PlyBody {
   let positions: Float64Array = new Float64Array(0);
   const collector = new TriangleCollector(layout.face?.count ?? 0);
   for (const element of header.elements) {

@@ -2,9 +2,11 @@
 import { InputError } from '../errors.js';
 import { finishGeometry, plural } from './build.js';
 import type { Bounds, Coordinates, Geometry } from './geometry.js';
-import { readAsciiPlyBody } from './ply-ascii.js';
+import { AsciiScanner } from './ascii-numbers.js';
+import { withLinePieces } from './line-pieces.js';
+import { readAsciiPlyBody, readAsciiPlyRecords } from './ply-ascii.js';
 import { readBinaryPlyBody } from './ply-binary.js';
-import { readBinaryPlyInPieces } from './ply-pieces.js';
+import { PIECES_NOTE, readBinaryPlyInPieces } from './ply-pieces.js';
 import { fixedRecordSize, isIntegerType, minimumBinaryRecordSize, parsePlyHeader, type PlyElement, type PlyHeader } from './ply-header.js';
 
 /** Where the geometry lives among the declared elements and properties. */
@@ -27,7 +29,11 @@ export function parsePly(bytes: Uint8Array, file: string): Geometry {
   const body = header.encoding === 'ascii'
     ? readAsciiPlyBody(bytes, file, header, layout)
     : readBinaryPlyBody(bytes, file, header, layout);
+  return plyGeometry(header, layout, body);
+}
 
+/** The Geometry of a body read by either reader, with notes on what was skipped. */
+function plyGeometry(header: PlyHeader, layout: PlyLayout, body: PlyBody): Geometry {
   const notes = [...body.notes];
   const skipped = header.elements.filter((e) => e !== layout.vertex && e !== layout.face && e.count > 0);
   if (skipped.length > 0) notes.push(`skipped PLY elements: ${skipped.map((e) => `${e.name} (${e.count})`).join(', ')}`);
@@ -45,19 +51,23 @@ export function parsePly(bytes: Uint8Array, file: string): Geometry {
 }
 
 /**
- * A binary PLY read in pieces straight from the file (ply-pieces.ts), given its size and its first bytes
- * (which hold the header); undefined for an ascii body, which is read whole. Unless `required` (a file too
- * large to read whole), also undefined for a body with list records (faces): the whole-file reader walks
- * those faster (a 2M-triangle mesh here: 81-106 ms whole, 115-124 ms in pieces), so piecing pays only for
- * point clouds, whose vertices the native reader then reads on every core.
+ * A PLY read in pieces straight from the file, given its size and its first bytes (which hold the header):
+ * binary bodies by ply-pieces.ts, ascii ones a window of whole lines at a time (line-pieces.ts). Unless
+ * `required` (a file too large to read whole), undefined for an ascii body and for a binary body with
+ * list records (faces): the whole-file reader walks those faster (a 2M-triangle mesh here: 81-106 ms
+ * whole, 115-124 ms in pieces), so piecing pays only for point clouds, whose vertices the native reader
+ * then reads on every core.
  */
 export function readPlyInPieces(path: string, size: number, prefix: Uint8Array, required = true): Geometry | undefined {
   const header = parsePlyHeader(prefix, path);
-  if (header.encoding === 'ascii') return undefined;
-  if (!required && header.elements.some((e) => e.count > 0 && fixedRecordSize(e) < 0)) return undefined;
+  if (!required && (header.encoding === 'ascii' || header.elements.some((e) => e.count > 0 && fixedRecordSize(e) < 0))) return undefined;
   const layout = findLayout(header, path);
   checkDeclaredSizes(header, size, path);
-  return readBinaryPlyInPieces(path, size, header, layout);
+  if (header.encoding !== 'ascii') return readBinaryPlyInPieces(path, size, header, layout);
+  const geometry = withLinePieces(path, size, header.dataStart, (more) =>
+    plyGeometry(header, layout, readAsciiPlyRecords(AsciiScanner.overPieces(more, path, { line: header.dataLine, comments: false }), header, layout)));
+  geometry.notes.push(PIECES_NOTE);
+  return geometry;
 }
 
 function findLayout(header: PlyHeader, file: string): PlyLayout {

@@ -7,6 +7,7 @@ import { readDelimitedInPieces } from './delimited-pieces.js';
 import { fileSize, MAX_FILE_BYTES, readInputFile, readPrefix } from './input-file.js';
 import { nativeReader } from './native-reader.js';
 import { formatFromExtension, sniffFormat } from './detect-format.js';
+import { readMeshInPieces } from './mesh-pieces.js';
 import type { FileFormat, Geometry, ReadOptions } from './geometry.js';
 import { parseObj } from './obj.js';
 import { parseOff } from './off.js';
@@ -27,9 +28,9 @@ export function readGeometry(path: string, options: ReadOptions = {}): Geometry 
 const PREFIX_BYTES = 1 << 20;
 
 /**
- * A file read straight from disk in pieces, never whole: binary PLY (ply-pieces.ts) over WHOLE_FILE_LIMIT,
- * and point clouds of any size when the native reader is there; CSV / XYZ (delimited-pieces.ts) over
- * WHOLE_FILE_LIMIT. Undefined for anything else, which is read whole.
+ * A file read straight from disk in pieces, never whole: over WHOLE_FILE_LIMIT, every format but NIfTI
+ * (PLY by ply.ts, CSV / XYZ by delimited-pieces.ts, OFF / OBJ / STL by mesh-pieces.ts); below it, binary
+ * PLY point clouds when the native reader is there. Undefined for anything else, which is read whole.
  */
 function readInPieces(path: string, options: ReadOptions): Geometry | undefined {
   const size = fileSize(path);
@@ -38,11 +39,13 @@ function readInPieces(path: string, options: ReadOptions): Geometry | undefined 
   if (!required && !nativeReader()) return undefined;
   const named = options.format ?? formatFromExtension(path);
   // Below the limit only binary PLY gains from pieces: no need to look inside anything else.
-  if (named !== undefined && named !== 'ply' && !(required && isDelimited(named))) return undefined;
+  if (named !== undefined && named !== 'ply' && !(required && named !== 'nifti')) return undefined;
   const prefix = readPrefix(path, Math.min(size, PREFIX_BYTES));
-  const format = named ?? sniffFormat(prefix);
+  const format = named ?? sniffFormat(prefix, size);
   if (format === 'ply') return readPlyInPieces(path, size, prefix, required);
-  if (required && isDelimited(format)) return readDelimitedInPieces(path, size, format, options);
+  if (!required) return undefined;
+  if (isDelimited(format)) return readDelimitedInPieces(path, size, format, options);
+  if (format === 'off' || format === 'obj' || format === 'stl') return readMeshInPieces(path, size, prefix, format);
   return undefined;
 }
 
