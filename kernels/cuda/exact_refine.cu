@@ -121,10 +121,10 @@ struct DeviceTruth {
 
 // Through the grid as range_candidates_kernel, but each survivor keeps its nearest in double itself (the
 // formula of exact_dist2: differences, squares, x + y + z, no fused multiply-add in this library), ties to
-// the smaller index, its reach shrinking as it goes. Wide survivors are listed as there.
+// the smaller index, its reach shrinking as it goes. A wide survivor gets index UINT32_MAX, as would one
+// that found nothing within its reach (none should): the host settles both another way.
 __global__ void range_best_kernel(GridView g, const float4* probes, uint32_t probe_count, DeviceTruth truth,
-                                  FilterBounds bounds, double* best_d2, uint32_t* best_index, uint32_t* wide,
-                                  uint32_t* wide_count) {
+                                  FilterBounds bounds, double* best_d2, uint32_t* best_index) {
   const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= probe_count) return;
   const float4 probe = probes[s];
@@ -146,7 +146,6 @@ __global__ void range_best_kernel(GridView g, const float4* probes, uint32_t pro
       reach = bounds.reach(sqrt(best));
     }
   });
-  if (!narrow) wide[atomicAdd(wide_count, 1u)] = s;
   best_d2[s] = best;
   best_index[s] = narrow ? index : UINT32_MAX;
 }
@@ -169,26 +168,30 @@ std::vector<float4> probes_of(const RefineInput& in, const std::vector<uint2>& o
   return probes;
 }
 
-// The (probe, target) pairs a launch emits, grown and launched again once if they did not fit.
+// The (probe, target) pairs a launch emits, grown and launched again once if they did not fit. The launch
+// counts its pairs in meta[0] and may use the rest of `meta` (zeroed before it) for its own outputs; the
+// whole of meta comes back with the count, in one transfer, and is returned in `meta_host`.
 template <class Launch>
-std::vector<uint2> collect_pairs(DeviceMemory& memory, uint32_t first_capacity, cudaStream_t stream, Launch launch) {
-  DeviceArray<uint32_t> count(memory, 1);
+std::vector<uint2> collect_pairs(DeviceMemory& memory, uint32_t first_capacity, DeviceArray<uint32_t>& meta,
+                                 std::vector<uint32_t>& meta_host, cudaStream_t stream, Launch launch) {
   uint32_t capacity = first_capacity;
+  meta_host.resize(meta.size());
   for (;;) {
     DeviceArray<uint2> out(memory, capacity);
-    XHD_CUDA(cudaMemsetAsync(count.get(), 0, sizeof(uint32_t), stream));
-    launch(out.get(), capacity, count.get());
-    uint32_t found = 0;
-    XHD_CUDA(cudaMemcpyAsync(&found, count.get(), sizeof(found), cudaMemcpyDeviceToHost, stream));
+    XHD_CUDA(cudaMemsetAsync(meta.get(), 0, meta.size() * sizeof(uint32_t), stream));
+    launch(out.get(), capacity, meta.get());
+    XHD_CUDA(cudaMemcpyAsync(meta_host.data(), meta.get(), meta.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
     XHD_CUDA(cudaStreamSynchronize(stream));
+    const uint32_t found = meta_host[0];
     if (found > capacity) {
       capacity = found;
       continue;
     }
     std::vector<uint2> pairs(found);
-    if (found > 0)
+    if (found > 0) {
       XHD_CUDA(cudaMemcpyAsync(pairs.data(), out.get(), found * sizeof(uint2), cudaMemcpyDeviceToHost, stream));
-    XHD_CUDA(cudaStreamSynchronize(stream));
+      XHD_CUDA(cudaStreamSynchronize(stream));
+    }
     return pairs;
   }
 }
@@ -208,7 +211,9 @@ std::vector<uint2> scan_pairs(DeviceMemory& memory, const RefineInput& in, const
   DeviceArray<float4> device_probes(memory, chosen.size());
   XHD_CUDA(cudaMemcpyAsync(device_probes.get(), chosen.data(), chosen.size() * sizeof(float4), cudaMemcpyHostToDevice, stream));
   const unsigned blocks = std::min<unsigned>(multiprocessors() * 8, blocks_for(in.target_count, kThreads));
-  std::vector<uint2> pairs = collect_pairs(memory, std::max<uint32_t>(1u << 16, 8 * chosen.size()), stream,
+  DeviceArray<uint32_t> meta(memory, 1);
+  std::vector<uint32_t> meta_host;
+  std::vector<uint2> pairs = collect_pairs(memory, std::max<uint32_t>(1u << 16, 8 * chosen.size()), meta, meta_host, stream,
                                            [&](uint2* out, uint32_t capacity, uint32_t* count) {
     candidates_kernel<<<blocks, kThreads, 0, stream>>>(in.device_targets, in.target_count, device_probes.get(),
                                                       static_cast<uint32_t>(chosen.size()), out, capacity, count);
@@ -219,27 +224,22 @@ std::vector<uint2> scan_pairs(DeviceMemory& memory, const RefineInput& in, const
 }
 
 // Candidate pairs through the grid; the probes whose reach is too wide for it are returned in `wide`.
+// Their list comes back with the pairs' count (meta: count, wide count, the wide probes).
 std::vector<uint2> range_pairs(DeviceMemory& memory, const RefineInput& in, const std::vector<float4>& probes,
                                cudaStream_t stream, std::vector<uint32_t>& wide) {
   const uint32_t k = static_cast<uint32_t>(probes.size());
   DeviceArray<float4> device_probes(memory, k);
   XHD_CUDA(cudaMemcpyAsync(device_probes.get(), probes.data(), k * sizeof(float4), cudaMemcpyHostToDevice, stream));
-  DeviceArray<uint32_t> device_wide(memory, k), wide_count(memory, 1);
+  DeviceArray<uint32_t> meta(memory, 2 + static_cast<size_t>(k));
+  std::vector<uint32_t> meta_host;
   const GridView view = in.grid->view();
-  std::vector<uint2> pairs = collect_pairs(memory, std::max<uint32_t>(1u << 16, 4 * k), stream,
-                                           [&](uint2* out, uint32_t capacity, uint32_t* count) {
-    XHD_CUDA(cudaMemsetAsync(wide_count.get(), 0, sizeof(uint32_t), stream));
+  std::vector<uint2> pairs = collect_pairs(memory, std::max<uint32_t>(1u << 16, 4 * k), meta, meta_host, stream,
+                                           [&](uint2* out, uint32_t capacity, uint32_t* counts) {
     range_candidates_kernel<<<blocks_for(k, kThreads), kThreads, 0, stream>>>(view, device_probes.get(), k, out, capacity,
-                                                                             count, device_wide.get(), wide_count.get());
+                                                                             counts, counts + 2, counts + 1);
     XHD_CUDA_LAUNCHED("range_candidates_kernel");
   });
-  uint32_t n_wide = 0;
-  XHD_CUDA(cudaMemcpyAsync(&n_wide, wide_count.get(), sizeof(n_wide), cudaMemcpyDeviceToHost, stream));
-  XHD_CUDA(cudaStreamSynchronize(stream));
-  wide.resize(n_wide);
-  if (n_wide > 0)
-    XHD_CUDA(cudaMemcpyAsync(wide.data(), device_wide.get(), n_wide * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
-  XHD_CUDA(cudaStreamSynchronize(stream));
+  wide.assign(meta_host.begin() + 2, meta_host.begin() + 2 + meta_host[1]);
   return pairs;
 }
 
@@ -266,11 +266,17 @@ void best_of_pairs(const RefineInput& in, const std::vector<uint2>& open, std::v
 
 // Each survivor's nearest in double through the grid on the device (range_best_kernel), with the truth
 // uploaded where the float copies are not it; survivors with too wide a reach are returned in `wide`.
+// One allocation and one transfer each way (probes in; squared distances and targets back) with one
+// synchronization: for the few survivors of data that needs no refinement, this round trip is the cost.
 void range_best(DeviceMemory& memory, const RefineInput& in, const std::vector<uint2>& open, const std::vector<float4>& probes,
                 cudaStream_t stream, std::vector<Best>& best, std::vector<uint32_t>& wide) {
   const uint32_t k = static_cast<uint32_t>(probes.size());
-  DeviceArray<float4> device_probes(memory, k);
-  XHD_CUDA(cudaMemcpyAsync(device_probes.get(), probes.data(), k * sizeof(float4), cudaMemcpyHostToDevice, stream));
+  constexpr size_t kBackBytes = sizeof(double) + sizeof(uint32_t);  // per probe: its squared distance, its target
+  DeviceArray<unsigned char> block(memory, k * (sizeof(float4) + kBackBytes));
+  float4* device_probes = reinterpret_cast<float4*>(block.get());
+  double* device_d2 = reinterpret_cast<double*>(device_probes + k);
+  uint32_t* device_index = reinterpret_cast<uint32_t*>(device_d2 + k);
+  XHD_CUDA(cudaMemcpyAsync(device_probes, probes.data(), k * sizeof(float4), cudaMemcpyHostToDevice, stream));
   DeviceArray<double> source_truth, target_truth;
   std::vector<double> source_host, target_host;
   if (!in.bounds->copies_exact) {
@@ -291,26 +297,21 @@ void range_best(DeviceMemory& memory, const RefineInput& in, const std::vector<u
     target_truth = DeviceArray<double>(memory, 3 * t.count);
     XHD_CUDA(cudaMemcpyAsync(target_truth.get(), target_doubles, 3 * t.count * sizeof(double), cudaMemcpyHostToDevice, stream));
   }
-  DeviceArray<double> device_d2(memory, k);
-  DeviceArray<uint32_t> device_index(memory, k), device_wide(memory, k), wide_count(memory, 1);
-  XHD_CUDA(cudaMemsetAsync(wide_count.get(), 0, sizeof(uint32_t), stream));
   range_best_kernel<<<blocks_for(k, kThreads), kThreads, 0, stream>>>(
-      in.grid->view(), device_probes.get(), k, DeviceTruth{source_truth.get(), target_truth.get()}, *in.bounds,
-      device_d2.get(), device_index.get(), device_wide.get(), wide_count.get());
+      in.grid->view(), device_probes, k, DeviceTruth{source_truth.get(), target_truth.get()}, *in.bounds, device_d2, device_index);
   XHD_CUDA_LAUNCHED("range_best_kernel");
-  std::vector<double> d2(k);
-  std::vector<uint32_t> index(k);
-  uint32_t n_wide = 0;
-  XHD_CUDA(cudaMemcpyAsync(d2.data(), device_d2.get(), k * sizeof(double), cudaMemcpyDeviceToHost, stream));
-  XHD_CUDA(cudaMemcpyAsync(index.data(), device_index.get(), k * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
-  XHD_CUDA(cudaMemcpyAsync(&n_wide, wide_count.get(), sizeof(n_wide), cudaMemcpyDeviceToHost, stream));
-  XHD_CUDA(cudaStreamSynchronize(stream));
-  wide.resize(n_wide);
-  if (n_wide > 0)
-    XHD_CUDA(cudaMemcpyAsync(wide.data(), device_wide.get(), n_wide * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
-  XHD_CUDA(cudaStreamSynchronize(stream));  // the host copies above must outlive the transfers
-  for (uint32_t s = 0; s < k; ++s)
-    if (index[s] != UINT32_MAX) best[s] = {d2[s], index[s]};
+  std::vector<unsigned char> back(k * kBackBytes);
+  XHD_CUDA(cudaMemcpyAsync(back.data(), device_d2, back.size(), cudaMemcpyDeviceToHost, stream));
+  XHD_CUDA(cudaStreamSynchronize(stream));  // also what the host copies uploaded above must outlive
+  const unsigned char* d2 = back.data();
+  const unsigned char* index = back.data() + k * sizeof(double);
+  for (uint32_t s = 0; s < k; ++s) {
+    Best b;
+    std::memcpy(&b.target, index + s * sizeof(uint32_t), sizeof(uint32_t));
+    std::memcpy(&b.dist2, d2 + s * sizeof(double), sizeof(double));
+    if (b.target == UINT32_MAX) wide.push_back(s);
+    else best[s] = b;
+  }
 }
 
 // Each open survivor's nearest target in double over the target the float search saw.
@@ -353,19 +354,22 @@ SurvivorSink::SurvivorSink(DeviceMemory& memory, uint32_t capacity, cudaStream_t
   XHD_CUDA(cudaMemsetAsync(count_.get(), 0, sizeof(uint32_t), stream_));
 }
 
-double SurvivorSink::drain(unsigned long long cmax_word, const FilterBounds& bounds) {
+double SurvivorSink::drain(const unsigned long long* device_cmax, const FilterBounds& bounds) {
   const auto start = std::chrono::steady_clock::now();
+  // The count and the cmax word in one synchronization, the entries (if any) in a second.
   uint32_t n = 0;
+  unsigned long long word = 0;
   XHD_CUDA(cudaMemcpyAsync(&n, count_.get(), sizeof(n), cudaMemcpyDeviceToHost, stream_));
+  XHD_CUDA(cudaMemcpyAsync(&word, device_cmax, sizeof(word), cudaMemcpyDeviceToHost, stream_));
   XHD_CUDA(cudaStreamSynchronize(stream_));
   if (n > capacity_) throw std::logic_error("more survivors than queries");
   std::vector<uint2> fresh(n);
-  if (n > 0)
-    XHD_CUDA(cudaMemcpyAsync(fresh.data(), entries_.get(), n * sizeof(uint2), cudaMemcpyDeviceToHost, stream_));
+  if (n > 0) XHD_CUDA(cudaMemcpyAsync(fresh.data(), entries_.get(), n * sizeof(uint2), cudaMemcpyDeviceToHost, stream_));
+  // Stream-ordered: after the entries' copy, before the next run appends.
   XHD_CUDA(cudaMemsetAsync(count_.get(), 0, sizeof(uint32_t), stream_));
-  XHD_CUDA(cudaStreamSynchronize(stream_));
-  last_word_ = cmax_word;
-  const float threshold = threshold_of_word(cmax_word, bounds);
+  if (n > 0) XHD_CUDA(cudaStreamSynchronize(stream_));
+  last_word_ = word;
+  const float threshold = threshold_of_word(word, bounds);
   for (const uint2& s : fresh)
     if (float_of(s.y) > threshold) kept_.push_back(s);
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

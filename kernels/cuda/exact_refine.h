@@ -24,9 +24,9 @@ class SurvivorSink {
   uint2* entries() { return entries_.get(); }
   uint32_t* count() { return count_.get(); }
   uint32_t capacity() const { return capacity_; }
-  // Downloads what the last run appended, keeps those above the threshold of `cmax_word`, and resets the
-  // counter for the next run. Returns the download time in ms.
-  double drain(unsigned long long cmax_word, const FilterBounds& bounds);
+  // Downloads what the last run appended and the cmax word it left in `device_cmax`, keeps those above
+  // that word's threshold, and resets the counter for the next run. Returns the download time in ms.
+  double drain(const unsigned long long* device_cmax, const FilterBounds& bounds);
   std::vector<uint2>& kept() { return kept_; }
   // The cmax word of the last drain: after the direction's last run, its final value.
   unsigned long long last_word() const { return last_word_; }

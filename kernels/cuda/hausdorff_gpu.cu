@@ -51,15 +51,6 @@ DeviceArray<float> upload(DeviceMemory& memory, const float* xyz, uint64_t first
   return raw;
 }
 
-unsigned long long download_word(const unsigned long long* device_cmax, cudaStream_t stream, Timings& t) {
-  EventTimer timer(stream);
-  timer.start();
-  unsigned long long word = 0;
-  XHD_CUDA(cudaMemcpyAsync(&word, device_cmax, sizeof(word), cudaMemcpyDeviceToHost, stream));
-  t.download += timer.stop();
-  return word;
-}
-
 void describe_grid(const DeviceGrid& g, xhd_directed& out) {
   float side = 0.f;
   for (int i = 0; i < 3; ++i) {
@@ -125,7 +116,7 @@ class GpuRun {
         DirectedRun{&target, queries, count, source_bounds, cmax, &progress_, &frame_.tight, survivors, loose_gate(frame_, target_set)},
         stream_.get());
     out.query_ms += timer.stop();
-    timings_.download += sink.drain(download_word(cmax, stream_.get(), timings_), frame_.tight);
+    timings_.download += sink.drain(cmax, frame_.tight);
     out.distance_evals += s.distance_evals;
     out.pruned_queries += s.pruned_queries;
     out.fallback_queries += s.radius_queries;
@@ -250,7 +241,7 @@ class GpuRun {
                                            SurvivorList{sink.entries(), sink.count(), sink.capacity()}, &progress_,
                                            stream_.get());
       out.query_ms += timer.stop();
-      timings_.download += sink.drain(download_word(cmax.get(), stream_.get(), timings_), frame_.bounds);
+      timings_.download += sink.drain(cmax.get(), frame_.bounds);
       finish_timed(source, target, targets, nt, nullptr, sink, out);
     };
     if (options_.directions & XHD_DIRECTION_AB) direction(sa.get(), na, sb.get(), nb, frame_.a, frame_.b, result_.ab);
