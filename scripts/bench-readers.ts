@@ -1,5 +1,8 @@
-// Reader throughput: writes synthetic point files to a temp dir, times readGeometry (best of 3, the file in
-// the page cache), prints MB/s and Mpoints/s, and deletes the files. Usage: scripts/bench-readers [--size-mb N]
+// Reader throughput: writes synthetic point and mesh files to a temp dir, times readGeometry (best of
+// --runs, default 3, the file in the page cache), prints MB/s and Mpoints/s, and deletes the files. Each file
+// below 1 GiB is also timed read in 64 MiB pieces (forced with XHD_READ_PIECE_BYTES), the path files over
+// 1 GiB take. Usage: scripts/bench-readers [--size-mb N] [--only LABEL,...] [--runs N]
+// (--size-mb 4500 --only OBJ --runs 1 reads a real text file over 4 GiB.)
 // XHD_NATIVE_READ=0 times the TypeScript readers alone (what xhd read with before the native readers).
 import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -9,12 +12,18 @@ import { readGeometry } from '../src/io/read.js';
 
 const CHUNK_POINTS = 1 << 16;
 
-function parseSizeMb(args: string[]): number {
-  const at = args.indexOf('--size-mb');
-  if (at < 0) return 150;
-  const size = Number(args[at + 1]);
-  if (!(size > 0)) throw new Error('--size-mb needs a positive number');
-  return size;
+function numberOption(args: string[], name: string, fallback: number): number {
+  const at = args.indexOf(name);
+  if (at < 0) return fallback;
+  const value = Number(args[at + 1]);
+  if (!(value > 0)) throw new Error(`${name} needs a positive number`);
+  return value;
+}
+
+/** The --only labels (case-insensitive prefixes of a case's label), or undefined for every case. */
+function onlyLabels(args: string[]): string[] | undefined {
+  const at = args.indexOf('--only');
+  return at < 0 ? undefined : (args[at + 1] ?? '').split(',').map((l) => l.trim().toLowerCase()).filter((l) => l !== '');
 }
 
 /** Deterministic coordinates in [-100, 100), so every run reads the same bytes. */
@@ -29,15 +38,17 @@ function makeRandom(): () => number {
 }
 
 /** Writes `points` points in chunks; `chunk(n)` returns the bytes for the next n points. */
-function writeFile(path: string, header: string, points: number, chunk: (n: number) => Uint8Array | string): void {
+function writeFile(path: string, header: string | Uint8Array, points: number, chunk: (n: number) => Uint8Array | string, footer = ''): void {
   const fd = openSync(path, 'w');
   try {
-    writeSync(fd, header);
+    if (typeof header === 'string') writeSync(fd, header);
+    else writeSync(fd, header);
     for (let done = 0; done < points; done += CHUNK_POINTS) {
       const data = chunk(Math.min(CHUNK_POINTS, points - done));
       if (typeof data === 'string') writeSync(fd, data);
       else writeSync(fd, data);
     }
+    writeSync(fd, footer);
   } finally {
     closeSync(fd);
   }
@@ -60,6 +71,67 @@ function textChunk(random: () => number, separator = ' '): (n: number) => string
   };
 }
 
+/** Text mesh records: `n` vertices (random coordinates) per call, then faces over them (see meshText). */
+function vertexLines(random: () => number, prefix: string): (n: number) => string {
+  return (n) => {
+    const lines: string[] = [];
+    for (let i = 0; i < n; i++) lines.push(`${prefix}${random().toFixed(6)} ${random().toFixed(6)} ${random().toFixed(6)}\n`);
+    return lines.join('');
+  };
+}
+
+/** Faces (i, i+1, i+2) over `vertices` vertices, numbered from `base` (0 for OFF, 1 for OBJ). */
+function faceLines(prefix: string, base: number): (first: number, n: number) => string {
+  return (first, n) => {
+    const lines: string[] = [];
+    for (let i = first; i < first + n; i++) lines.push(`${prefix}${i + base} ${i + base + 1} ${i + base + 2}\n`);
+    return lines.join('');
+  };
+}
+
+/** A text mesh: a header, `vertices` vertex lines, then vertices - 2 face lines. */
+function writeTextMesh(path: string, header: string, vertices: number, vertex: (n: number) => string, face: (first: number, n: number) => string): void {
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, header);
+    for (let done = 0; done < vertices; done += CHUNK_POINTS) writeSync(fd, vertex(Math.min(CHUNK_POINTS, vertices - done)));
+    for (let done = 0; done < vertices - 2; done += CHUNK_POINTS) writeSync(fd, face(done, Math.min(CHUNK_POINTS, vertices - 2 - done)));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Ascii STL facets of random corners (about 250 bytes each). */
+function stlFacets(random: () => number): (n: number) => string {
+  return (n) => {
+    const lines: string[] = [];
+    for (let i = 0; i < n; i++) {
+      lines.push('facet normal 0 0 1\nouter loop\n');
+      for (let k = 0; k < 3; k++) lines.push(`vertex ${random().toFixed(6)} ${random().toFixed(6)} ${random().toFixed(6)}\n`);
+      lines.push('endloop\nendfacet\n');
+    }
+    return lines.join('');
+  };
+}
+
+/** Binary STL records: a zero normal, three random corners, no attribute bytes. */
+function stlRecords(random: () => number): (n: number) => Uint8Array {
+  return (n) => {
+    const bytes = new Uint8Array(50 * n);
+    const view = new DataView(bytes.buffer);
+    for (let t = 0; t < n; t++) {
+      for (let k = 0; k < 9; k++) view.setFloat32(50 * t + 12 + 4 * k, random(), true);
+    }
+    return bytes;
+  };
+}
+
+function binaryStlHeader(triangles: number): Uint8Array {
+  const header = new Uint8Array(84);
+  new DataView(header.buffer).setUint32(80, triangles, true);
+  return header;
+}
+
 function plyHeader(encoding: string, points: number, normals = false): string {
   const properties = ['x', 'y', 'z', ...(normals ? ['nx', 'ny', 'nz'] : [])].map((p) => `property float ${p}\n`).join('');
   return `ply\nformat ${encoding} 1.0\nelement vertex ${points}\n${properties}end_header\n`;
@@ -72,11 +144,16 @@ interface Case {
 }
 
 function main(): void {
-  const sizeMb = parseSizeMb(process.argv.slice(2));
+  const args = process.argv.slice(2);
+  const sizeMb = numberOption(args, '--size-mb', 150);
+  const runs = numberOption(args, '--runs', 3);
+  const only = onlyLabels(args);
   const binaryPoints = Math.round((sizeMb * 1e6) / 12);
   const textPoints = Math.round((sizeMb * 1e6) / 33); // "-12.345678 -98.765432 1.234567\n" is about 33 bytes
+  const meshVertices = Math.round((sizeMb * 1e6) / 61); // a vertex line and a face line ("3 i j k\n")
+  const facets = Math.round((sizeMb * 1e6) / 245);
   const dir = mkdtempSync(join(tmpdir(), 'xhd-bench-readers-'));
-  const cases: Case[] = [
+  const all: Case[] = [
     { label: 'PLY binary LE float32', file: 'points-binary.ply',
       write: (p) => writeFile(p, plyHeader('binary_little_endian', binaryPoints), binaryPoints, binaryChunk(makeRandom())) },
     { label: 'PLY binary LE float32 + normals', file: 'points-normals.ply',
@@ -85,28 +162,54 @@ function main(): void {
       write: (p) => writeFile(p, plyHeader('ascii', textPoints), textPoints, textChunk(makeRandom())) },
     { label: 'XYZ', file: 'points.xyz', write: (p) => writeFile(p, '', textPoints, textChunk(makeRandom())) },
     { label: 'CSV', file: 'points.csv', write: (p) => writeFile(p, 'x,y,z\n', textPoints, textChunk(makeRandom(), ',')) },
+    { label: 'OFF mesh', file: 'mesh.off',
+      write: (p) => writeTextMesh(p, `OFF\n${meshVertices} ${meshVertices - 2} 0\n`, meshVertices, vertexLines(makeRandom(), ''), faceLines('3 ', 0)) },
+    { label: 'OBJ mesh', file: 'mesh.obj',
+      write: (p) => writeTextMesh(p, '# bench\n', meshVertices, vertexLines(makeRandom(), 'v '), faceLines('f ', 1)) },
+    { label: 'STL ascii', file: 'mesh-ascii.stl', write: (p) => writeFile(p, 'solid bench\n', facets, stlFacets(makeRandom()), 'endsolid bench\n') },
+    { label: 'STL binary', file: 'mesh-binary.stl',
+      write: (p) => writeFile(p, binaryStlHeader(Math.round(binaryPoints / 4)), Math.round(binaryPoints / 4), stlRecords(makeRandom())) },
   ];
+  const cases = all.filter((c) => only === undefined || only.some((label) => c.label.toLowerCase().startsWith(label)));
   console.log(`${cpus()[0]?.model ?? 'CPU'}, ${availableParallelism()} hardware threads; Node ${process.version}; ` +
     `readers: ${nativeReader() ? 'native (build/libxhd_cpu.so) where they apply' : 'TypeScript only'}`);
   try {
-    const rows: string[][] = [['format', 'file MB', 'points', 'best s', 'MB/s', 'Mpoints/s']];
+    const rows: string[][] = [['format', 'file MB', 'points', 'best s', 'MB/s', 'Mpoints/s', 'in pieces s', 'MB/s']];
     for (const c of cases) {
       const path = join(dir, c.file);
       c.write(path);
       const bytes = statSync(path).size;
-      let best = Infinity, count = 0;
-      for (let run = 0; run < 3; run++) {
-        const start = performance.now();
-        count = readGeometry(path).count;
-        best = Math.min(best, (performance.now() - start) / 1000);
-      }
+      const { best, count } = bestRead(path, runs);
+      // Files over 1 GiB go in pieces anyway; smaller ones are timed that way too, forced.
+      const pieces = bytes > 1024 ** 3 ? undefined : withPieces(() => bestRead(path, runs).best);
       rows.push([c.label, (bytes / 1e6).toFixed(1), String(count), best.toFixed(3),
-        (bytes / 1e6 / best).toFixed(0), (count / 1e6 / best).toFixed(2)]);
+        (bytes / 1e6 / best).toFixed(0), (count / 1e6 / best).toFixed(2),
+        pieces === undefined ? '(same)' : pieces.toFixed(3), pieces === undefined ? '' : (bytes / 1e6 / pieces).toFixed(0)]);
       rmSync(path);
     }
     printTable(rows);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The best of `runs` reads of the file, and the vertices it holds. */
+function bestRead(path: string, runs: number): { best: number; count: number } {
+  let best = Infinity, count = 0;
+  for (let run = 0; run < runs; run++) {
+    const start = performance.now();
+    count = readGeometry(path).count;
+    best = Math.min(best, (performance.now() - start) / 1000);
+  }
+  return { best, count };
+}
+
+function withPieces<T>(run: () => T): T {
+  process.env.XHD_READ_PIECE_BYTES = String(64 * 1024 ** 2);
+  try {
+    return run();
+  } finally {
+    delete process.env.XHD_READ_PIECE_BYTES;
   }
 }
 
