@@ -8,7 +8,8 @@ import { NativeError, UsageError } from './errors.js';
 import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
 import type { Coordinates } from './io/geometry.js';
 import { DISTANCE_MAX, DISTANCE_METHOD_CODES, DISTANCE_MIN, type RawDistancePair, type RawDistanceResult } from './native/abi.js';
-import { callNative, throwUnlessOk } from './native/call.js';
+import { callNative } from './native/call.js';
+import { DistanceResults } from './native/distance-results.js';
 import type { BackendName, NativeBackend } from './native/library.js';
 
 export const DISTANCE_METHODS = ['bvh', 'brute'] as const;
@@ -23,6 +24,19 @@ export interface MeshDistanceOptions {
   backend?: BackendChoice;
   device?: number;
   threads?: number;
+  /** Building the hierarchies: called about ten times a second with the work done and to do (units of the
+   * library's choosing), and once at the end. */
+  onProgress?: (done: number, total: number) => void;
+  /** Stops the build between its steps: create() then rejects with CancelledError, nothing kept. */
+  signal?: AbortSignal;
+}
+
+/** How far a queryMany call has got, and how to stop it. */
+export interface QueryManyOptions {
+  /** Called about ten times a second with the poses answered so far and the poses of the call, and once at the end. */
+  onProgress?: (done: number, total: number) => void;
+  /** Stops the call before its next pose: it rejects with CancelledError; the context stays usable. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -92,6 +106,7 @@ function checkMesh(mesh: DistanceMesh, name: string): void {
 const REFUSAL = 'the mesh distance cannot be measured';
 
 export class MeshDistance {
+  private static live = 0;
   private closed = false;
   /** The last query begun: the library takes one query per context at a time (and a CPU context starts
    * from its last answer), so queries wait for each other, and close() for them. */
@@ -111,6 +126,11 @@ export class MeshDistance {
     return this.native.name;
   }
 
+  /** Contexts created and not yet freed, in this process: what a cancelled run must leave at 0. */
+  static get open(): number {
+    return MeshDistance.live;
+  }
+
   /** Builds both hierarchies; the meshes' arrays are copied, so they may change afterwards. */
   static async create(a: DistanceMesh, b: DistanceMesh, options: MeshDistanceOptions = {}): Promise<MeshDistance> {
     checkMesh(a, 'mesh A');
@@ -125,13 +145,12 @@ export class MeshDistance {
     const which = (min ? DISTANCE_MIN : 0) | (max ? DISTANCE_MAX : 0);
     const out: unknown[] = [null];
     const buildMs = new Float64Array(1);
-    const status = await new Promise<number>((resolve, reject) => {
-      native.distanceContextCreate.async(meshStruct(a), meshStruct(b),
-        { which, method: DISTANCE_METHOD_CODES[method], threads, device }, out, buildMs,
-        (err: unknown, result: number) => (err ? reject(err) : resolve(result)));
-    });
-    throwUnlessOk(native, status, REFUSAL);
+    // A cancelled or failed build frees what it built and returns no context: nothing to close here.
+    await callNative(native, native.distanceContextCreate, [meshStruct(a), meshStruct(b),
+      { which, method: DISTANCE_METHOD_CODES[method], threads, device }, out, buildMs],
+    { onProgress: options.onProgress, signal: options.signal, refusal: REFUSAL });
     if (out[0] === null) throw new NativeError(`${native.name} backend: no distance context was returned`);
+    MeshDistance.live++;
     const onGpu = native.name === 'cuda';
     return new MeshDistance(native, out[0], { min, max }, buildMs[0], onGpu ? 0 : threads, onGpu ? cudaDevice(device) : null);
   }
@@ -159,6 +178,28 @@ export class MeshDistance {
     };
   }
 
+  /**
+   * The distances for many poses in one native call, in order: poses holds 12 numbers a pose, end to end, and
+   * answer i is what query() gives for pose i after the poses before it. For many small queries: a call into
+   * the library costs more than a small mesh's query.
+   */
+  async queryMany(poses: Float64Array, options: QueryManyOptions = {}): Promise<DistanceQuery[]> {
+    if (this.closed) throw new UsageError('this MeshDistance has been closed');
+    if (!(poses instanceof Float64Array) || poses.length % 12 !== 0 || !poses.every(Number.isFinite)) {
+      throw new UsageError('Expected poses of 12 finite numbers each (3×4 matrices, row by row, one after another)');
+    }
+    const n = poses.length / 12;
+    const results = new DistanceResults(n);
+    const context = this.context;
+    const run = this.last.then(() => callNative(this.native, this.native.distanceQueryMany, [context, poses, n, results.bytes],
+      { onProgress: options.onProgress, signal: options.signal, refusal: REFUSAL }));
+    this.last = run.catch(() => undefined);
+    await run;
+    const answers = new Array<DistanceQuery>(n);
+    for (let i = 0; i < n; i++) answers[i] = results.query(i, this.which);
+    return answers;
+  }
+
   /** Frees the hierarchies (and device memory); the object cannot be queried afterwards. */
   close(): void {
     if (this.closed) return;
@@ -166,7 +207,10 @@ export class MeshDistance {
     const context = this.context;
     this.context = null;
     // After the queries already begun (freed under a running query, the hierarchies would be read freed).
-    void this.last.then(() => this.native.distanceContextDestroy(context));
+    void this.last.then(() => {
+      this.native.distanceContextDestroy(context);
+      MeshDistance.live--;
+    });
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "parallel.h"
+#include "progress.h"
 
 namespace xhd {
 namespace {
@@ -16,7 +17,8 @@ struct Centroid {
 // where the f12 layout puts its children's boundary, along the longest side of its centroids' box. Every
 // subtree is then a compact set of triangles. (A Morton order, cut at the fixed f12 boundaries, puts
 // far-apart triangles in one node wherever the curve jumps, and those nodes' boxes stay large.)
-std::vector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triangles, const F12Shape& s, int threads) {
+std::vector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triangles, const F12Shape& s, int threads,
+                                        const Progress& progress) {
   const uint64_t count = s.triangles;
   std::vector<Centroid> c(count);
   parallel_blocks(count, 65536, threads, [&](size_t begin, size_t end, int) {
@@ -27,6 +29,7 @@ std::vector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triang
     }
   });
   for (uint32_t level = 0; level < s.depth; ++level) {
+    progress.check_cancel();  // each level partitions every triangle: at most a few hundred ms at millions
     const uint32_t shift = s.depth - level;
     parallel_blocks(1ull << level, std::max<uint64_t>(1, 65536 >> shift), threads, [&](size_t begin, size_t end, int) {
       for (size_t i = begin; i < end; ++i) {
@@ -52,10 +55,10 @@ std::vector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triang
 
 }  // namespace
 
-F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t count, int threads) {
+F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t count, int threads, const Progress& progress) {
   F12Mesh m;
   m.shape = f12_shape(static_cast<uint32_t>(count));
-  const std::vector<uint32_t> sorted = triangle_kd_order(xyz, triangles, m.shape, threads);
+  const std::vector<uint32_t> sorted = triangle_kd_order(xyz, triangles, m.shape, threads, progress);
   m.triangle.assign(sorted.begin(), sorted.end());
   m.corners.resize(9 * count);
   for (uint64_t s = 0; s < count; ++s)

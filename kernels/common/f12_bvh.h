@@ -14,6 +14,8 @@
 
 namespace xhd {
 
+class Progress;
+
 struct F12Shape {
   uint32_t triangles;  // n >= 1
   uint32_t depth;      // leaves = 2^depth <= n < 2^(depth + 1)
@@ -170,8 +172,9 @@ struct F12Mesh {
 };
 
 // Orders the triangles as a kd-tree of the f12 shape (the paper sorts by Morton code; see f12_bvh.cpp).
-// Vertex indices must already be checked.
-F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t triangle_count, int threads);
+// Vertex indices must already be checked. Honours the caller's cancel between levels (throws Cancelled).
+F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t triangle_count, int threads,
+                       const Progress& progress);
 
 // The tight box of every node, leaves first (from their corners), then level by level up.
 LargeVector<Box> f12_boxes(const F12Mesh& mesh, int threads);

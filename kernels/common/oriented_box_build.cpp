@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "parallel.h"
+#include "progress.h"
 
 namespace xhd {
 namespace {
@@ -176,7 +177,7 @@ DopReaches vertex_reaches(const float* v, uint64_t count, const OrientedBox& box
 
 }  // namespace
 
-LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads) {
+LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads, const Progress& progress) {
   const F12Shape& s = mesh.shape;
   LargeVector<OrientedBox> boxes(f12_node_count(s));
   const float* corners = mesh.corners.data();
@@ -184,6 +185,7 @@ LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads) 
   // Moments of one level at a time, leaves first.
   LargeVector<Moments> below(1ull << s.depth), here;
   for (uint32_t level = s.depth + 1; level-- > 0;) {
+    progress.check_cancel();
     const uint64_t count = 1ull << level;
     const uint32_t shift = s.depth - level;
     if (level < s.depth) here = LargeVector<Moments>(count);
@@ -210,11 +212,13 @@ LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads) 
   return boxes;
 }
 
-LargeVector<DopReaches> build_dop_reaches(const F12Mesh& mesh, const LargeVector<OrientedBox>& boxes, int threads) {
+LargeVector<DopReaches> build_dop_reaches(const F12Mesh& mesh, const LargeVector<OrientedBox>& boxes, int threads,
+                                          const Progress& progress) {
   const F12Shape& s = mesh.shape;
   LargeVector<DopReaches> reaches(f12_node_count(s));
   const float* corners = mesh.corners.data();
   for (uint32_t level = 0; level <= s.depth; ++level) {
+    progress.check_cancel();
     const uint32_t shift = s.depth - level;
     parallel_blocks(1ull << level, std::max<uint64_t>(1, 4096 >> shift), threads, [&](size_t begin, size_t end, int) {
       for (size_t i = begin; i < end; ++i) {

@@ -25,6 +25,11 @@ class Progress {
   void check_cancel() const {
     if (p_ && __atomic_load_n(&p_->cancel, __ATOMIC_RELAXED) != 0) throw Cancelled();
   }
+  // A finished step worth n units: counted, then the caller's cancel honoured before the next step begins.
+  void step_done(uint64_t n) const {
+    add(n);
+    check_cancel();
+  }
 
  private:
   xhd_progress* p_;

@@ -128,15 +128,21 @@ XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_m
 }
 
 XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options,
-                                            xhd_distance_context** context, double* build_ms) {
-  return xhd::create_distance_context(a, b, options, context, build_ms, -1, [&](const xhd_distance_options& o) {
-    return o.method == XHD_DISTANCE_BRUTE ? xhd::make_brute_distance(*a, *b, o) : xhd::make_cpu_f12_distance(*a, *b, o);
+                                            xhd_distance_context** context, double* build_ms, xhd_progress* progress) {
+  return xhd::create_distance_context(a, b, options, context, build_ms, progress, -1,
+                                      [&](const xhd_distance_options& o, const xhd::Progress& p) {
+    return o.method == XHD_DISTANCE_BRUTE ? xhd::make_brute_distance(*a, *b, o) : xhd::make_cpu_f12_distance(*a, *b, o, p);
   });
 }
 
 XHD_API int32_t xhd_distance_query(xhd_distance_context* context, const double* pose_b, xhd_distance_result* result,
                                    xhd_progress*) {
   return xhd::query_distance_context(context, pose_b, result, [](xhd_distance_context&) {});
+}
+
+XHD_API int32_t xhd_distance_query_many(xhd_distance_context* context, const double* poses, uint64_t n,
+                                        xhd_distance_result* results, xhd_progress* progress) {
+  return xhd::query_many_distance_context(context, poses, n, results, progress, [](xhd_distance_context&) {});
 }
 
 XHD_API void xhd_distance_context_destroy(xhd_distance_context* context) { delete context; }

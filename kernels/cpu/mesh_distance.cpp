@@ -479,25 +479,38 @@ class Search {
   std::atomic<int> active_{0};  // workers with pairs, or following one down
 };
 
+// What each step of a build counts on the progress bar, per triangle of its mesh: roughly its share of the
+// time (3M triangles, 2 threads: ordering 0.5 s, boxes 0.2 s, oriented boxes 2.8 s, reaches 1.7 s, points 1.7 s).
+constexpr uint64_t kOrderWeight = 2, kBoxesWeight = 1, kOrientedWeight = 6, kReachesWeight = 4, kPointsWeight = 4;
+
 class F12Distance final : public MeshDistanceEngine {
  public:
-  F12Distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o)
+  F12Distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o, const Progress& progress)
       : which_(o.which), threads_(resolve_thread_count(o.threads)) {
+    const bool min = (o.which & XHD_DISTANCE_MIN) != 0;
+    const uint64_t per_triangle = kOrderWeight + kBoxesWeight + (min ? kOrientedWeight + kReachesWeight + kPointsWeight : 0);
+    progress.set_total(per_triangle * (a.triangle_count + b.triangle_count));
     for (auto [tree, mesh] : {std::pair<Tree*, const xhd_mesh*>{&a_, &a}, {&b_, &b}}) {
+      const uint64_t n = mesh->triangle_count;
       MeshFrame frame;
       frame_mesh(*mesh, threads_, frame);
       tree->frame = frame.info;
-      tree->mesh = build_f12_mesh(frame.xyz(), mesh->triangles, mesh->triangle_count, threads_);
+      tree->mesh = build_f12_mesh(frame.xyz(), mesh->triangles, n, threads_, progress);
+      progress.step_done(kOrderWeight * n);
       tree->truth = truth_corners(tree->mesh, frame, threads_);
       tree->boxes = f12_boxes(tree->mesh, threads_);
-      if (o.which & XHD_DISTANCE_MIN) {
-        const LargeVector<OrientedBox> boxes = build_oriented_boxes(tree->mesh, threads_);
-        const LargeVector<DopReaches> reaches = build_dop_reaches(tree->mesh, boxes, threads_);
-        tree->points = build_node_points(tree->mesh, kPointNodeTriangles, threads_);
+      progress.step_done(kBoxesWeight * n);
+      if (min) {
+        const LargeVector<OrientedBox> boxes = build_oriented_boxes(tree->mesh, threads_, progress);
+        progress.step_done(kOrientedWeight * n);
+        const LargeVector<DopReaches> reaches = build_dop_reaches(tree->mesh, boxes, threads_, progress);
+        progress.step_done(kReachesWeight * n);
+        tree->points = build_node_points(tree->mesh, kPointNodeTriangles, threads_, progress);
         tree->shapes = LargeVector<NodeShape>(boxes.size());
         parallel_blocks(boxes.size(), 1 << 16, threads_, [&](size_t begin, size_t end, int) {
           for (size_t i = begin; i < end; ++i) tree->shapes[i] = {boxes[i], reaches[i]};
         });
+        progress.step_done(kPointsWeight * n);
       }
     }
   }
@@ -525,8 +538,9 @@ class F12Distance final : public MeshDistanceEngine {
 
 }  // namespace
 
-std::unique_ptr<MeshDistanceEngine> make_cpu_f12_distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o) {
-  return std::make_unique<F12Distance>(a, b, o);
+std::unique_ptr<MeshDistanceEngine> make_cpu_f12_distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o,
+                                                          const Progress& progress) {
+  return std::make_unique<F12Distance>(a, b, o, progress);
 }
 
 }  // namespace xhd

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../common/parallel.h"
+#include "../common/progress.h"
 
 namespace xhd {
 namespace {
@@ -61,7 +62,7 @@ Subtree build_subtree(const F12Mesh& mesh, uint64_t root, uint32_t levels) {
 
 }  // namespace
 
-NodePoints build_node_points(const F12Mesh& mesh, uint32_t max_triangles, int threads) {
+NodePoints build_node_points(const F12Mesh& mesh, uint32_t max_triangles, int threads, const Progress& progress) {
   const F12Shape& s = mesh.shape;
   NodePoints out;
   // A node `up` levels above the leaves holds at most 2^(up+1) triangles (leaves hold 1 or 2).
@@ -72,6 +73,7 @@ NodePoints build_node_points(const F12Mesh& mesh, uint32_t max_triangles, int th
   const uint64_t roots = 1ull << out.first_level;
   std::vector<Subtree> parts(roots);
   parallel_blocks(roots, 64, threads, [&](size_t begin, size_t end, int) {
+    progress.check_cancel();
     for (size_t r = begin; r < end; ++r) parts[r] = build_subtree(mesh, r, up);
   });
   uint64_t total = 0;

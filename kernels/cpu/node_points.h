@@ -28,8 +28,11 @@ struct NodePoints {
   uint32_t count(uint32_t node) const { return padded[index(node)]; }  // a whole number of blocks
 };
 
-// Points for every node of the deepest levels whose nodes hold at most `max_triangles` triangles.
-NodePoints build_node_points(const F12Mesh& mesh, uint32_t max_triangles, int threads);
+class Progress;
+
+// Points for every node of the deepest levels whose nodes hold at most `max_triangles` triangles. Honours
+// the caller's cancel between blocks of subtrees (throwing Cancelled).
+NodePoints build_node_points(const F12Mesh& mesh, uint32_t max_triangles, int threads, const Progress& progress);
 
 // The largest x·p over a node's points, and the point where it is found (its index in the node's list).
 struct Support {

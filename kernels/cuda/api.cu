@@ -110,19 +110,27 @@ XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_m
 }
 
 XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options,
-                                            xhd_distance_context** context, double* build_ms) {
+                                            xhd_distance_context** context, double* build_ms, xhd_progress* progress) {
   const int device = options != nullptr ? options->device : 0;
-  return xhd::create_distance_context(a, b, options, context, build_ms, device, [&](const xhd_distance_options& o) {
+  return xhd::create_distance_context(a, b, options, context, build_ms, progress, device,
+                                      [&](const xhd_distance_options& o, const xhd::Progress& p) {
     if (o.method == XHD_DISTANCE_BRUTE)
       throw xhd::InvalidArgument("the brute distance method is the CPU reference implementation; use the CPU backend");
     use_device(o.device);
-    return xhd::make_gpu_mesh_distance(*a, *b, o);
+    return xhd::make_gpu_mesh_distance(*a, *b, o, p);
   });
 }
 
 XHD_API int32_t xhd_distance_query(xhd_distance_context* context, const double* pose_b, xhd_distance_result* result,
                                    xhd_progress*) {
   return xhd::query_distance_context(context, pose_b, result, [](xhd_distance_context& c) { use_device(c.device); });
+}
+
+// The same loop as the CPU library's (distance_context.h): each pose is exactly one xhd_distance_query.
+XHD_API int32_t xhd_distance_query_many(xhd_distance_context* context, const double* poses, uint64_t n,
+                                        xhd_distance_result* results, xhd_progress* progress) {
+  return xhd::query_many_distance_context(context, poses, n, results, progress,
+                                          [](xhd_distance_context& c) { use_device(c.device); });
 }
 
 XHD_API void xhd_distance_context_destroy(xhd_distance_context* context) {

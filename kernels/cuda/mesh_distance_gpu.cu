@@ -276,20 +276,31 @@ DeviceArray<T> upload(DeviceMemory& memory, const T* host, size_t count, cudaStr
   return out;
 }
 
+// What each step of a build counts on the progress bar, per triangle: roughly its share of the time (the
+// host's ordering and oriented boxes cost as on the CPU backend; the uploads and refit far less).
+constexpr uint64_t kOrderWeight = 2, kOrientedWeight = 6, kUploadWeight = 1;
+
 class F12GpuDistance final : public MeshDistanceEngine {
  public:
-  F12GpuDistance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o)
+  F12GpuDistance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o, const Progress& progress)
       : which_(o.which), exact_(a.xyz64 != nullptr || b.xyz64 != nullptr), memory_(device_memory_budget(o.device), stream_.get()),
         a_input_(a), b_input_(b) {
     const int threads = resolve_thread_count(o.threads);
+    const bool min = (o.which & XHD_DISTANCE_MIN) != 0;
+    progress.set_total((kOrderWeight + (min ? kOrientedWeight : 0) + kUploadWeight) * (a.triangle_count + b.triangle_count));
     // Each mesh's hierarchy from its float copy (mesh_frame.h); float32 inputs are their own copies.
     MeshFrame frame_a, frame_b;
     frame_mesh(a, threads, frame_a);
     frame_mesh(b, threads, frame_b);
     a_frame_ = frame_a.info;
     b_frame_ = frame_b.info;
-    const F12Mesh fa = build_f12_mesh(frame_a.xyz(), a.triangles, a.triangle_count, threads);
-    const F12Mesh fb = build_f12_mesh(frame_b.xyz(), b.triangles, b.triangle_count, threads);
+    // Cancel (a Cancelled thrown by these builds or by step_done) is honoured only where no copy is in
+    // flight: every upload below is synchronized before the next check, so unwinding frees no host array
+    // the device still reads; the device arrays free themselves.
+    const F12Mesh fa = build_f12_mesh(frame_a.xyz(), a.triangles, a.triangle_count, threads, progress);
+    progress.step_done(kOrderWeight * a.triangle_count);
+    const F12Mesh fb = build_f12_mesh(frame_b.xyz(), b.triangles, b.triangle_count, threads, progress);
+    progress.step_done(kOrderWeight * b.triangle_count);
     cudaStream_t s = stream_.get();
     a_shape_ = fa.shape;
     b_shape_ = fb.shape;
@@ -302,8 +313,11 @@ class F12GpuDistance final : public MeshDistanceEngine {
       b_truth_ = DeviceArray<double>(memory_, fb.corners.size());
       XHD_CUDA(cudaStreamSynchronize(s));  // the host arrays go out of scope
     }
-    if (o.which & XHD_DISTANCE_MIN) {
-      const LargeVector<OrientedBox> oa = build_oriented_boxes(fa, threads), ob = build_oriented_boxes(fb, threads);
+    if (min) {
+      const LargeVector<OrientedBox> oa = build_oriented_boxes(fa, threads, progress);
+      progress.step_done(kOrientedWeight * a.triangle_count);
+      const LargeVector<OrientedBox> ob = build_oriented_boxes(fb, threads, progress);
+      progress.step_done(kOrientedWeight * b.triangle_count);
       a_oriented_ = upload(memory_, oa.data(), oa.size(), s);
       b_oriented_ = upload(memory_, ob.data(), ob.size(), s);
       b_local_scale_ = largest_coordinate(fb.corners.data(), fb.corners.size());
@@ -324,6 +338,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     XHD_CUDA(cudaStreamSynchronize(s));
     // The host needs A's box for the slack; B's comes with every query.
     XHD_CUDA(cudaMemcpy(&a_root_, a_boxes_.get(), sizeof(Box), cudaMemcpyDeviceToHost));
+    progress.add(kUploadWeight * (a.triangle_count + b.triangle_count));
   }
 
   void query(const double* pose, xhd_distance_result& r) override {
@@ -523,8 +538,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
 }  // namespace
 
 std::unique_ptr<MeshDistanceEngine> make_gpu_mesh_distance(const xhd_mesh& a, const xhd_mesh& b,
-                                                           const xhd_distance_options& options) {
-  return std::make_unique<F12GpuDistance>(a, b, options);
+                                                           const xhd_distance_options& options, const Progress& progress) {
+  return std::make_unique<F12GpuDistance>(a, b, options, progress);
 }
 
 }  // namespace xhd

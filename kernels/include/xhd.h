@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 9
+#define XHD_ABI_VERSION 10
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -371,9 +371,12 @@ typedef struct xhd_distance_result {
 typedef struct xhd_distance_context xhd_distance_context;
 
 /* Builds the context; *build_ms receives the time spent (may be NULL). A point cloud may be passed as
- * triangles (i, i, i). Returns an xhd_status; on failure *context is NULL and xhd_last_error() says why. */
+ * triangles (i, i, i). progress may be NULL: done/total measure the build (in units of work, not of any
+ * count the caller knows), and cancel is honoured between its steps and between the levels of its long
+ * steps, with XHD_ERROR_CANCELLED and everything built so far freed. Returns an xhd_status; on failure
+ * *context is NULL and xhd_last_error() says why. */
 XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options,
-                                            xhd_distance_context** context, double* build_ms);
+                                            xhd_distance_context** context, double* build_ms, xhd_progress* progress);
 
 /* The distances asked for at creation between A and B posed by pose_b: 12 doubles, the rows of a 3x4
  * affine transform [M | t], normally rigid (NULL: the identity). B's vertices (x, y, z) are posed per row as
@@ -384,6 +387,16 @@ XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b
  * progress may be NULL. */
 XHD_API int32_t xhd_distance_query(xhd_distance_context* context, const double* pose_b, xhd_distance_result* result,
                                    xhd_progress* progress);
+
+/* n queries in one call, in order: pose i is the 12 doubles at poses + 12 * i (as pose_b above), and
+ * results[i] receives exactly what xhd_distance_query would for it after the queries before it (query_ms
+ * its own time; a CPU context starts each search from the answer before, as it does across calls).
+ * progress may be NULL: total = n, done counts the poses answered, and cancel is honoured before each pose
+ * (XHD_ERROR_CANCELLED; a pose is never stopped halfway, and the context stays usable). On any failure the
+ * poses before the failing one are answered in results and counted in done. poses and results may be NULL
+ * only when n is 0. Threads: one query per context at a time, as for xhd_distance_query. */
+XHD_API int32_t xhd_distance_query_many(xhd_distance_context* context, const double* poses, uint64_t n,
+                                        xhd_distance_result* results, xhd_progress* progress);
 
 /* Frees the context (NULL is ignored). */
 XHD_API void xhd_distance_context_destroy(xhd_distance_context* context);

@@ -1,7 +1,7 @@
 // koffi declarations mirroring kernels/include/xhd.h. Keep the two in step: XHD_ABI_VERSION guards it.
 import koffi from 'koffi';
 
-export const XHD_ABI_VERSION = 9;
+export const XHD_ABI_VERSION = 10;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -316,9 +316,12 @@ export const PROTOTYPES = {
     '_Out_ xhd_surface_result *result, void *progress)',
   distanceContextCreate:
     'int32_t xhd_distance_context_create(const xhd_mesh *a, const xhd_mesh *b, const xhd_distance_options *options, ' +
-    '_Out_ xhd_distance_context **context, double *build_ms)',
+    '_Out_ xhd_distance_context **context, double *build_ms, void *progress)',
   distanceQuery:
     'int32_t xhd_distance_query(xhd_distance_context *context, const double *pose_b, _Out_ xhd_distance_result *result, void *progress)',
+  // results: n xhd_distance_result records written in place into a buffer (src/native/distance-results.ts).
+  distanceQueryMany:
+    'int32_t xhd_distance_query_many(xhd_distance_context *context, const double *poses, uint64_t n, void *results, void *progress)',
   distanceContextDestroy: 'void xhd_distance_context_destroy(xhd_distance_context *context)',
   nearestPoints:
     'int32_t xhd_nearest_points(const xhd_points *queries, const xhd_points *targets, const xhd_hausdorff_options *options, ' +

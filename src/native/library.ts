@@ -27,6 +27,7 @@ export interface NativeBackend {
   sampleSurface: koffi.KoffiFunction;
   distanceContextCreate: koffi.KoffiFunction;
   distanceQuery: koffi.KoffiFunction;
+  distanceQueryMany: koffi.KoffiFunction;
   distanceContextDestroy: koffi.KoffiFunction;
   /** The file readers' entry points (src/io/native-reader.ts); null where the library does not export them (the CUDA one). */
   readers: NativeReaders | null;
@@ -137,6 +138,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       sampleSurface: lib.func(PROTOTYPES.sampleSurface),
       distanceContextCreate: lib.func(PROTOTYPES.distanceContextCreate),
       distanceQuery: lib.func(PROTOTYPES.distanceQuery),
+      distanceQueryMany: lib.func(PROTOTYPES.distanceQueryMany),
       distanceContextDestroy: lib.func(PROTOTYPES.distanceContextDestroy),
       readers: name === 'cpu' ? {
         readFile: lib.func(PROTOTYPES.readFile),

@@ -1,0 +1,82 @@
+// xhd_distance_result records that xhd_distance_query_many writes side by side into one buffer, read where
+// they lie: no koffi object per frame, which cost more than a small mesh's whole query. The field offsets come
+// from the koffi declarations in abi.ts (koffi.offsetof), whose sizes the library confirms at load, so a
+// layout change on either side is caught there rather than read wrong here.
+import { endianness } from 'node:os';
+import koffi from 'koffi';
+
+import type { DistancePair, DistanceQuery } from '../mesh-distance.js';
+
+const RESULT = 'xhd_distance_result';
+const PAIR = 'xhd_distance_pair';
+
+/** The library writes in the host's byte order. */
+const LE = endianness() === 'LE';
+
+const at = (member: string) => koffi.offsetof(RESULT, member);
+const inPair = (member: string) => koffi.offsetof(PAIR, member);
+
+/** Byte offsets, computed once (the structs are registered when abi.ts is loaded, before this runs). */
+let layout: ReturnType<typeof measure> | undefined;
+function measure() {
+  return {
+    size: koffi.sizeof(RESULT),
+    min: at('min'),
+    max: at('max'),
+    pair: {
+      distance: inPair('distance'), triangleA: inPair('triangle_a'), triangleB: inPair('triangle_b'),
+      pointA: inPair('point_a'), pointB: inPair('point_b'), intersecting: inPair('intersecting'),
+    },
+    queryMs: at('query_ms'), uploadMs: at('upload_ms'), downloadMs: at('download_ms'),
+    boxPairs: at('box_pairs'), trianglePairs: at('triangle_pairs'), iterations: at('iterations'),
+  };
+}
+
+export class DistanceResults {
+  /** What the library writes into: capacity records of sizeof(xhd_distance_result) bytes. */
+  readonly bytes: Uint8Array;
+  private readonly view: DataView;
+  private readonly l: ReturnType<typeof measure>;
+
+  constructor(readonly capacity: number) {
+    this.l = layout ??= measure();
+    this.bytes = new Uint8Array(capacity * this.l.size);
+    this.view = new DataView(this.bytes.buffer);
+  }
+
+  /** Record i as DistanceQuery; min and max only where they were asked for (the library leaves the others empty). */
+  query(i: number, which: { min: boolean; max: boolean }): DistanceQuery {
+    const base = i * this.l.size, v = this.view, l = this.l;
+    return {
+      min: which.min ? this.pair(base + l.min) : null,
+      max: which.max ? this.pair(base + l.max) : null,
+      queryMs: v.getFloat64(base + l.queryMs, LE),
+      uploadMs: v.getFloat64(base + l.uploadMs, LE),
+      downloadMs: v.getFloat64(base + l.downloadMs, LE),
+      boxPairs: this.int64(base + l.boxPairs),
+      trianglePairs: this.int64(base + l.trianglePairs),
+      iterations: v.getUint32(base + l.iterations, LE),
+    };
+  }
+
+  private pair(base: number): DistancePair {
+    const v = this.view, p = this.l.pair;
+    const point = (offset: number): [number, number, number] =>
+      [v.getFloat64(base + offset, LE), v.getFloat64(base + offset + 8, LE), v.getFloat64(base + offset + 16, LE)];
+    return {
+      distance: v.getFloat64(base + p.distance, LE),
+      triangleA: this.int64(base + p.triangleA),
+      triangleB: this.int64(base + p.triangleB),
+      pointA: point(p.pointA),
+      pointB: point(p.pointB),
+      intersecting: v.getInt32(base + p.intersecting, LE) !== 0,
+    };
+  }
+
+  /** An int64 (or a uint64 count) as a number: exact below 2^53, which every index and count here is. Read as
+   * two 32-bit halves, since a BigInt per field would cost more than the rest of the record. */
+  private int64(offset: number): number {
+    const high = LE ? offset + 4 : offset, low = LE ? offset : offset + 4;
+    return this.view.getInt32(high, LE) * 4294967296 + this.view.getUint32(low, LE);
+  }
+}
