@@ -225,10 +225,15 @@ void surface_compare(const xhd_mesh* a, const xhd_mesh* b, const xhd_surface_com
   result->sample_ms = sample_ms;
 
   reduce(queries_a, ab.distances.as<double>(), result->ab);
-  find_witness(target_b, result->ab);
-  if (both) {
-    reduce(queries_b, ba.distances.as<double>(), result->ba);
-    find_witness(target_a[0], result->ba);
+  if (both) reduce(queries_b, ba.distances.as<double>(), result->ba);
+  if (both && threads >= 2) {
+    // Each witness is a pass over the other input's every triangle: the two side by side.
+    Beside other([&] { find_witness(target_a[0], result->ba); });
+    find_witness(target_b, result->ab);
+    other.join();
+  } else {
+    find_witness(target_b, result->ab);
+    if (both) find_witness(target_a[0], result->ba);
   }
   result->upload_ms = ab.search.upload_ms + ba.search.upload_ms;
   result->download_ms = ab.search.download_ms + ba.search.download_ms;
