@@ -2,31 +2,35 @@
 // every sample's exact distance to the other input's surface (a point cloud counts as its points), and
 // reduce the distances to the statistics users ask for: HD, min, mean, RMS and the squared-distance sum E.
 // The per-sample distances stay in the outcome for the pictures (heatmap, histogram).
+//
+// All of it is one native call (xhd_surface_compare, kernels/common/surface_compare.cpp): the sampling, both
+// directions' searches, the reduction and the witnesses, with the rules this file used to orchestrate over
+// several calls (the directions side by side on the CPU, wall times that fit in the total, one thread meaning
+// one). Here the job is described, and what comes back is copied out of the library's memory and freed.
 import { availableParallelism } from 'node:os';
+import koffi from 'koffi';
 
+import { expectInteger, expectOneOf } from './arguments.js';
 import { UsageError } from './errors.js';
-import { selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
+import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
 import type { Coordinates, Geometry } from './io/geometry.js';
-import { nativeAreaSampler, nativeSurfaceArea } from './sampling/native-sampler.js';
-import { defaultSampleCount, sampleMesh, type SamplingMode } from './sampling/sample-mesh.js';
+import { SAMPLING_MODES, type SamplingMode } from './sampling/sample-mesh.js';
+import { SURFACE_METHODS, type SurfaceMethod } from './surface.js';
 import {
-  pointsAsMesh,
-  pointSurfaceDistances,
-  pointSurfaceDistancesOnly,
-  type SurfaceMeasure,
-  type SurfaceMethod,
-  type TriangleMesh,
-} from './surface.js';
-import type { BackendName, NativeBackend } from './native/library.js';
+  DIRECTION_AB,
+  DIRECTION_BA,
+  QUERIES_NO_AREA,
+  QUERIES_SAMPLES,
+  SAMPLING_CODES,
+  SURFACE_METHOD_CODES,
+  type RawSurfaceCompareResult,
+  type RawSurfaceDirection,
+} from './native/abi.js';
+import { callNative } from './native/call.js';
+import type { BackendName } from './native/library.js';
 
 /** The point the library's float filters ran relative to (surface_frame.h); 0 for float32 inputs. */
 export type Origin = [number, number, number];
-
-/** The library that samples (on the host, whichever backend measures) and its thread count. */
-interface NativeSampling {
-  backend: NativeBackend;
-  threads: number;
-}
 
 export interface SurfaceCompareOptions {
   method: SurfaceMethod;
@@ -95,162 +99,126 @@ export function hasFaces(g: Geometry): boolean {
   return g.triangles !== undefined && g.triangles.length > 0;
 }
 
-/** The points a side contributes as queries: samples of its surface, or its points when it has none. */
-function queryPoints(g: Geometry, name: string, o: SurfaceCompareOptions, seed: number, sampler: NativeSampling, notes: string[]): Coordinates {
-  if (!hasFaces(g)) return g.positions;
-  const mesh = { positions: g.positions, triangles: g.triangles! };
-  if (o.sampling === 'vertices') return g.positions;
-  const area = nativeSurfaceArea(sampler.backend, mesh);
-  if (!(area > 0)) {
-    notes.push(`${name} has no area (every triangle is degenerate): its vertices are used as samples`);
-    return g.positions;
-  }
-  const count = o.samples ?? (o.density !== undefined ? Math.max(1, Math.round(o.density * area)) : defaultSampleCount(mesh));
-  return sampleMesh(mesh, { mode: o.sampling, count, seed }, nativeAreaSampler(sampler.backend, sampler.threads));
-}
-
-function targetOf(g: Geometry): TriangleMesh {
-  return hasFaces(g) ? { positions: g.positions, triangles: g.triangles! } : pointsAsMesh(g.positions);
-}
-
-function point(values: ArrayLike<number>, i: number, dims: 2 | 3): number[] {
-  const p = [values[3 * i], values[3 * i + 1], values[3 * i + 2]];
+function point(values: ArrayLike<number>, dims: 2 | 3): number[] {
+  const p = [values[0], values[1], values[2]];
   return dims === 2 ? p.slice(0, 2) : p;
 }
 
-/** One direction's statistics; the witness's closest point is found afterwards (nearestOnSurface). */
-export function reduceDistances(queries: Coordinates, distances: Float64Array, dims: 2 | 3): Omit<DirectionStats, 'toIndex' | 'toPoint'> {
-  const n = distances.length;
-  let worst = 0, min = Infinity, sum = 0, sum2 = 0;
-  for (let i = 0; i < n; i++) {
-    const v = distances[i];
-    if (v > distances[worst]) worst = i; // ties keep the smallest sample index
-    if (v < min) min = v;
-    sum += v;
-    sum2 += v * v;
-  }
+/** An input as the library takes it: a mesh, or a point cloud as no triangles at all. */
+function inputArg(g: Geometry) {
+  const floats = g.positions instanceof Float32Array;
+  const faces = hasFaces(g);
   return {
-    hd: distances[worst],
-    min,
-    mean: sum / n,
-    rms: Math.sqrt(sum2 / n),
-    e: sum2,
-    samples: n,
-    fromIndex: worst,
-    fromPoint: point(queries, worst, dims),
+    xyz: floats ? g.positions : null,
+    vertex_count: g.positions.length / 3,
+    triangles: faces ? g.triangles! : null,
+    triangle_count: faces ? g.triangles!.length / 3 : 0,
+    xyz64: floats ? null : g.positions,
   };
 }
 
-/**
- * The witness sample's nearest triangle and closest point, by the CPU reference over every triangle: one
- * point costs one pass over the mesh, and the distance calls then return distances only (on the GPU, 8
- * bytes a point to download instead of 36). The reference's answer is the same triangle and point the
- * fast methods find (the tests compare them bit for bit).
- */
-async function withWitness(stats: Omit<DirectionStats, 'toIndex' | 'toPoint'>, queries: Coordinates, target: TriangleMesh,
-  dims: 2 | 3, threads: number): Promise<DirectionStats> {
-  const i = stats.fromIndex;
-  const nearest = await pointSurfaceDistances(queries.slice(3 * i, 3 * i + 3), target, { backend: 'cpu', method: 'brute', threads });
-  return { ...stats, toIndex: nearest.triangles[0], toPoint: point(nearest.closest, 0, dims) };
+/** n values of the library's array at pointer, copied into memory of our own (the library's is freed next). */
+function copyOut<T extends Float32Array | Float64Array>(pointer: unknown, n: number, Type: { new(b: ArrayBuffer): T; BYTES_PER_ELEMENT: number }): T {
+  return new Type(koffi.view(pointer, n * Type.BYTES_PER_ELEMENT)).slice() as T;
 }
 
-/** Build and query wall times of the two directions run side by side within wallMs (see compareInFrame). */
-function sideBySideTimes(both: SurfaceMeasure[], wallMs: number): { buildMs: number; queryMs: number } {
-  const buildMs = Math.min(Math.max(...both.map((d) => d.buildMs)), wallMs);
-  return { buildMs, queryMs: Math.max(0, wallMs - buildMs) };
+/** A direction's query points: its samples (copied out), or the input's own points, the array itself. */
+function queriesOf(d: RawSurfaceDirection, g: Geometry): Coordinates {
+  if (d.queries_from !== QUERIES_SAMPLES) return g.positions;
+  const n = 3 * Number(d.samples);
+  return d.queries ? copyOut(d.queries, n, Float32Array) : copyOut(d.queries64, n, Float64Array);
 }
 
-/**
- * Build and query wall times of the two directions run one after the other within wallMs. On the GPU, B
- * is sampled while A's distances are measured, so the query is clamped to the wall time left after the
- * builds: the timings never add up to more than the total.
- */
-function oneAfterTheOtherTimes(both: SurfaceMeasure[], wallMs: number): { buildMs: number; queryMs: number } {
-  const buildMs = Math.min(both.reduce((s, d) => s + d.buildMs, 0), Math.max(0, wallMs));
-  const queryMs = Math.min(both.reduce((s, d) => s + d.queryMs, 0), Math.max(0, wallMs - buildMs));
-  return { buildMs, queryMs };
+function statsOf(d: RawSurfaceDirection, dims: 2 | 3): DirectionStats {
+  return {
+    hd: d.hd,
+    min: d.min,
+    mean: d.mean,
+    rms: d.rms,
+    e: d.e,
+    samples: Number(d.samples),
+    fromIndex: Number(d.from_index),
+    fromPoint: point(d.from_point, dims),
+    toIndex: Number(d.to_index),
+    toPoint: point(d.to_point, dims),
+  };
+}
+
+function checkedOptions(o: SurfaceCompareOptions) {
+  if (o.samples !== undefined && o.density !== undefined) throw new UsageError('give --samples or --density, not both');
+  if (o.samples !== undefined) expectInteger(o.samples, 'samples', 1, 2 ** 32 - 2);
+  if (o.density !== undefined && !(o.density > 0 && Number.isFinite(o.density))) {
+    throw new UsageError(`Expected density to be a finite number > 0, got ${o.density}`);
+  }
+  return {
+    method: expectOneOf(o.method, SURFACE_METHODS, 'method'),
+    sampling: expectOneOf(o.sampling, SAMPLING_MODES, 'sampling'),
+    threads: o.threads === undefined ? availableParallelism() : expectInteger(o.threads, 'threads', 1, 4096),
+    device: o.device === undefined ? 0 : expectInteger(o.device, 'device', 0, 1024),
+    seed: expectInteger(o.seed, 'seed', 0, Number.MAX_SAFE_INTEGER),
+  };
 }
 
 export async function compareSurfaces(a: Geometry, b: Geometry, o: SurfaceCompareOptions): Promise<SurfaceOutcome> {
-  if (o.samples !== undefined && o.density !== undefined) throw new UsageError('give --samples or --density, not both');
-  const notes: string[] = [];
-  // On the CPU the two directions run side by side, each on half the threads, and B is sampled while
-  // A's distances are measured: on few cores this overlaps the single-threaded parts of each call.
-  const threads = o.threads ?? availableParallelism();
-  const backend = selectBackend(o.backend, o.method, o.device ?? 0);
-  const side = !o.directed && threads >= 2 && backend.name === 'cpu';
-  const done = [0, 0];
-  const counts = [0, 0];
-  const run = (queries: Coordinates, target: TriangleMesh, direction: 0 | 1, threadsHere: number) =>
-    pointSurfaceDistancesOnly(queries, target, {
-      method: o.method,
-      backend: o.backend,
-      device: o.device,
-      threads: threadsHere,
-      signal: o.signal,
-      onProgress: o.onProgress ? (d) => {
-        done[direction] = d;
-        // Until B is sampled, its count is taken to be A's.
-        o.onProgress!(done[0] + done[1], counts[0] + (counts[1] || counts[0]));
-      } : undefined,
-    });
-
-  const surfaceA = targetOf(a), surfaceB = targetOf(b);
-  let sampleStart = performance.now();
-  const queriesA = queryPoints(a, 'A', o, o.seed, { backend, threads }, notes);
-  let sampleMs = performance.now() - sampleStart;
-  counts[0] = queriesA.length / 3;
-  const measureStart = performance.now();
-  const pendingAb = run(queriesA, surfaceB, 0, side ? Math.ceil(threads / 2) : threads);
-  // Keep a failure of the first call from going unobserved while B is sampled.
-  pendingAb.catch(() => undefined);
-  // One CPU thread means one: B is sampled only after A's distances are in.
-  if (!side && backend.name === 'cpu') await pendingAb;
-  sampleStart = performance.now();
-  // B's stream differs from A's, so two copies of one mesh are not sampled at the same points.
-  const samplerB = { backend, threads: side ? Math.floor(threads / 2) : threads };
-  const queriesB = o.directed ? new Float64Array(0) : queryPoints(b, 'B', o, o.seed + 1, samplerB, notes);
-  const sampleBMs = performance.now() - sampleStart;
-  sampleMs += sampleBMs;
-  counts[1] = queriesB.length / 3;
-  let dab: SurfaceMeasure, dba: SurfaceMeasure | null;
-  if (side) {
-    [dab, dba] = await Promise.all([pendingAb, run(queriesB, surfaceA, 1, Math.floor(threads / 2))]);
-  } else {
-    dab = await pendingAb;
-    dba = o.directed ? null : await run(queriesB, surfaceA, 1, threads);
+  const { method, sampling, threads, device, seed } = checkedOptions(o);
+  const backend = selectBackend(o.backend, method, device);
+  const options = {
+    method: SURFACE_METHOD_CODES[method],
+    directions: o.directed ? DIRECTION_AB : DIRECTION_AB | DIRECTION_BA,
+    sampling: SAMPLING_CODES[sampling],
+    threads,
+    device,
+    reserved: 0,
+    samples: o.samples ?? 0,
+    density: o.density ?? 0,
+    seed,
+  };
+  // The result lives in memory of its own so that the same struct, pointers and all, goes back to be freed.
+  const slot = koffi.alloc('xhd_surface_compare_result', 1);
+  try {
+    await callNative(backend, backend.surfaceCompare, [inputArg(a), inputArg(b), options, slot],
+      { onProgress: o.onProgress, signal: o.signal, refusal: 'the surfaces cannot be compared' });
+    // From here the library owns the samples and distances until they are freed, below.
+    try {
+      return outcomeOf(koffi.decode(slot, 'xhd_surface_compare_result') as RawSurfaceCompareResult, a, b, o, backend.name, device);
+    } finally {
+      backend.surfaceCompareFree(slot);
+    }
+  } finally {
+    koffi.free(slot);
   }
-  const measureWallMs = performance.now() - measureStart;
-  const [ab, ba] = await Promise.all([
-    withWitness(reduceDistances(queriesA, dab.distances, a.dims), queriesA, surfaceB, a.dims, threads),
-    dba ? withWitness(reduceDistances(queriesB, dba.distances, a.dims), queriesB, surfaceA, a.dims, threads) : null,
-  ]);
-  const both = dba ? [dab, dba] : [dab];
-  const sumOf = (pick: (d: SurfaceMeasure) => number) => both.reduce((s, d) => s + pick(d), 0);
+}
+
+function outcomeOf(raw: RawSurfaceCompareResult, a: Geometry, b: Geometry, o: SurfaceCompareOptions, backend: BackendName,
+  device: number): SurfaceOutcome {
+  const ab = statsOf(raw.ab, a.dims);
+  const ba = o.directed ? null : statsOf(raw.ba, a.dims);
+  const notes: string[] = [];
+  for (const [name, d] of [['A', raw.ab], ['B', raw.ba]] as const) {
+    if (d.queries_from === QUERIES_NO_AREA) notes.push(`${name} has no area (every triangle is degenerate): its vertices are used as samples`);
+  }
   return {
     ab,
     ba,
-    // The arrays themselves, not copies: the heatmap and histogram read them after the statistics.
-    queriesA,
-    queriesB,
-    origin: dab.origin,
-    distancesAb: dab.distances,
-    distancesBa: dba ? dba.distances : null,
+    queriesA: queriesOf(raw.ab, a),
+    queriesB: ba ? queriesOf(raw.ba, b) : new Float64Array(0),
+    origin: [raw.origin[0], raw.origin[1], raw.origin[2]],
+    distancesAb: copyOut(raw.ab.distances, ab.samples, Float64Array),
+    distancesBa: ba ? copyOut(raw.ba.distances, ba.samples, Float64Array) : null,
     es: ba ? Math.max(ab.e, ba.e) : null,
     sampling: o.sampling,
     samplesA: ab.samples,
     samplesB: ba ? ba.samples : 0,
-    sampleMs,
-    // Wall times. Run one after the other, the directions' times add up; side by side they overlap (and
-    // B's sampling overlaps A's measuring), so the build is the longer of the two and the query the rest of
-    // the measuring's wall time.
-    ...(side ? sideBySideTimes(both, measureWallMs - sampleBMs) : oneAfterTheOtherTimes(both, measureWallMs - sampleBMs)),
-    uploadMs: sumOf((d) => d.uploadMs),
-    downloadMs: sumOf((d) => d.downloadMs),
-    peakDeviceBytes: Math.max(...both.map((d) => d.peakDeviceBytes)),
-    backend: dab.backend,
-    threads: side ? threads : dab.threads, // side by side, each direction had half
-    device: dab.device,
+    // Wall times, as the library measured them: they never add up to more than the call's own.
+    sampleMs: raw.sample_ms,
+    buildMs: raw.build_ms,
+    queryMs: raw.query_ms,
+    uploadMs: raw.upload_ms,
+    downloadMs: raw.download_ms,
+    peakDeviceBytes: Number(raw.peak_device_bytes),
+    backend,
+    threads: raw.threads, // side by side, each direction had half; 0 on a GPU
+    device: backend === 'cuda' ? cudaDevice(device) : null,
     notes,
   };
 }

@@ -33,6 +33,9 @@ constexpr Named kStructs[] = {
     XHD_SIZE_OF(xhd_distance_options),
     XHD_SIZE_OF(xhd_distance_pair),
     XHD_SIZE_OF(xhd_distance_result),
+    XHD_SIZE_OF(xhd_surface_compare_options),
+    XHD_SIZE_OF(xhd_surface_direction),
+    XHD_SIZE_OF(xhd_surface_compare_result),
 };
 
 }  // namespace

@@ -160,7 +160,26 @@ void sample_with(const xhd_mesh& mesh, const T* p, uint64_t count, uint32_t stat
   });
 }
 
+// One SplitMix32 step, as splitmix32 in src/sampling/random.ts: advances state, returns the next word.
+uint32_t splitmix32(uint32_t& state) {
+  state += 0x9e3779b9u;
+  uint32_t z = state;
+  z = (z ^ (z >> 16)) * 0x85ebca6bu;
+  z = (z ^ (z >> 13)) * 0xc2b2ae35u;
+  return z ^ (z >> 16);
+}
+
 }  // namespace
+
+void seed_state(uint64_t seed, uint32_t state[4]) {
+  uint32_t mix = static_cast<uint32_t>(seed);
+  const uint32_t high = static_cast<uint32_t>(seed >> 32);
+  for (int i = 0; i < 4; ++i) {
+    if (i == 1) mix ^= high;
+    state[i] = splitmix32(mix);
+  }
+  if ((state[0] | state[1] | state[2] | state[3]) == 0) state[0] = 1;
+}
 
 double mesh_surface_area(const xhd_mesh& mesh) {
   return mesh.xyz64 != nullptr ? area_of(mesh.xyz64, mesh) : area_of(mesh.xyz, mesh);

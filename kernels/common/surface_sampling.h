@@ -10,6 +10,11 @@
 
 namespace xhd {
 
+// The generator state new Random(seed) starts from (src/sampling/random.ts): four SplitMix32 steps from the
+// seed's low 32 bits, the high 32 bits mixed into the second; an all-zero state (which never leaves zero)
+// becomes 1, 0, 0, 0. Seeds are the integers below 2^53, as in TypeScript.
+void seed_state(uint64_t seed, uint32_t state[4]);
+
 // Σ of every triangle's area, each computed in double from the vertices as given, summed in triangle order.
 double mesh_surface_area(const xhd_mesh& mesh);
 

@@ -7,6 +7,7 @@
 #include "../common/distance_context.h"
 #include "../common/parallel.h"
 #include "../common/status_guard.h"
+#include "../common/surface_compare.h"
 #include "../common/unique_points.h"
 #include "../common/validate.h"
 #include "mesh_distance.h"
@@ -51,6 +52,12 @@ int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_
   return XHD_OK;
 }
 
+void run_surface_method(int method, const xhd::SurfaceJob& job, xhd_surface_result& result) {
+  if (method == XHD_SURFACE_BRUTE) xhd::surface_distance_brute(job, result);
+  else if (method == XHD_SURFACE_GRID) xhd::surface_distance_grid(job, result);
+  else xhd::surface_distance_bvh(job, result);
+}
+
 int32_t point_surface_distance(const xhd_points* points, const xhd_mesh* mesh, const xhd_surface_options* options,
                                double* distance, uint32_t* nearest_triangle, double* closest, xhd_surface_result* result,
                                xhd_progress* progress_slot) {
@@ -59,9 +66,19 @@ int32_t point_surface_distance(const xhd_points* points, const xhd_mesh* mesh, c
   progress.set_total(points->count);
   const xhd::SurfaceJob job{points, mesh, xhd::resolve_thread_count(options->threads), &progress, distance,
                             nearest_triangle, closest};
-  if (options->method == XHD_SURFACE_BRUTE) xhd::surface_distance_brute(job, *result);
-  else if (options->method == XHD_SURFACE_GRID) xhd::surface_distance_grid(job, *result);
-  else xhd::surface_distance_bvh(job, *result);
+  run_surface_method(options->method, job, *result);
+  return XHD_OK;
+}
+
+// A surface compare through the CPU searches: each direction's distances alone, by the method asked for.
+int32_t surface_compare(const xhd_mesh* a, const xhd_mesh* b, const xhd_surface_compare_options* options,
+                        xhd_surface_compare_result* result, xhd_progress* progress) {
+  const int method = options != nullptr ? options->method : XHD_SURFACE_GRID;
+  const xhd::SurfaceBackend cpu{[method](const xhd::SurfaceMeasureJob& m, xhd_surface_result& r) {
+    const xhd::SurfaceJob job{&m.queries, m.target, m.threads, m.progress, m.distance, nullptr, nullptr};
+    run_surface_method(method, job, r);
+  }, true};
+  xhd::surface_compare(a, b, options, result, progress, cpu);
   return XHD_OK;
 }
 
@@ -125,6 +142,11 @@ XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_m
   return xhd::guarded([&] {
     return point_surface_distance(points, mesh, options, distance, nearest_triangle, closest, result, progress);
   });
+}
+
+XHD_API int32_t xhd_surface_compare(const xhd_mesh* a, const xhd_mesh* b, const xhd_surface_compare_options* options,
+                                    xhd_surface_compare_result* result, xhd_progress* progress) {
+  return xhd::guarded([&] { return surface_compare(a, b, options, result, progress); });
 }
 
 XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options,

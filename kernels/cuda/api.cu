@@ -7,6 +7,7 @@
 
 #include "../common/distance_context.h"
 #include "../common/status_guard.h"
+#include "../common/surface_compare.h"
 #include "../common/progress.h"
 #include "../common/validate.h"
 #include "cuda_check.h"
@@ -51,6 +52,23 @@ int32_t point_surface_distance(const xhd_points* points, const xhd_mesh* mesh, c
   const xhd::Progress progress(progress_slot);
   progress.set_total(points->count);
   xhd::gpu_point_surface_distance(*points, *mesh, *options, progress, distance, nearest_triangle, closest, *result);
+  return XHD_OK;
+}
+
+// A surface compare through the GPU search: each direction's distances alone, on the device, one direction at a
+// time while the host samples. The device is made current on every thread that measures (it is per thread).
+int32_t surface_compare(const xhd_mesh* a, const xhd_mesh* b, const xhd_surface_compare_options* options,
+                        xhd_surface_compare_result* result, xhd_progress* progress) {
+  if (options != nullptr && options->method == XHD_SURFACE_BRUTE)
+    throw xhd::InvalidArgument("the brute surface method is the CPU reference implementation; use the CPU backend");
+  if (options != nullptr) use_device(options->device);
+  const xhd_surface_options search{options != nullptr ? options->method : XHD_SURFACE_GRID,
+                                   options != nullptr ? options->threads : 0, options != nullptr ? options->device : 0, 0};
+  const xhd::SurfaceBackend gpu{[search](const xhd::SurfaceMeasureJob& m, xhd_surface_result& r) {
+    use_device(search.device);
+    xhd::gpu_point_surface_distance(m.queries, *m.target, search, *m.progress, m.distance, nullptr, nullptr, r);
+  }, false};
+  xhd::surface_compare(a, b, options, result, progress, gpu);
   return XHD_OK;
 }
 
@@ -107,6 +125,11 @@ XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_m
   return xhd::guarded([&] {
     return point_surface_distance(points, mesh, options, distance, nearest_triangle, closest, result, progress);
   });
+}
+
+XHD_API int32_t xhd_surface_compare(const xhd_mesh* a, const xhd_mesh* b, const xhd_surface_compare_options* options,
+                                    xhd_surface_compare_result* result, xhd_progress* progress) {
+  return xhd::guarded([&] { return surface_compare(a, b, options, result, progress); });
 }
 
 XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options,

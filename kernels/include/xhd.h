@@ -401,6 +401,93 @@ XHD_API int32_t xhd_distance_query_many(xhd_distance_context* context, const dou
 /* Frees the context (NULL is ignored). */
 XHD_API void xhd_distance_context_destroy(xhd_distance_context* context);
 
+/* ---- Surface compare: all of `xhd compare` on meshes in one call ----
+ * Samples each input, measures every sample's exact distance to the other input's surface, reduces the
+ * distances and finds the witnesses (rules: kernels/common/surface_compare.h), in one call of every backend
+ * that implements xhd_point_surface_distance. */
+
+typedef enum xhd_sampling {
+  XHD_SAMPLING_AREA = 0,     /* count area-weighted random points (as xhd_sample_surface) */
+  XHD_SAMPLING_VERTICES = 1, /* the mesh's vertices as they are */
+  XHD_SAMPLING_METRO = 2     /* vertices+edges+faces, as Metro: every vertex, points evenly spaced along every edge
+                                and area samples inside the faces, one density t per unit length and t^2 per unit
+                                area, the faces taking what the edges' rounding leaves of the count */
+} xhd_sampling;
+
+typedef struct xhd_surface_compare_options {
+  int32_t method;     /* xhd_surface_method of the distance searches (XHD_SURFACE_BRUTE: CPU only) */
+  int32_t directions; /* XHD_DIRECTION_AB (directed), or XHD_DIRECTION_AB | XHD_DIRECTION_BA */
+  int32_t sampling;   /* xhd_sampling */
+  int32_t threads;    /* 0 = every hardware thread; on the CPU two directions run side by side on half each */
+  int32_t device;     /* GPU ordinal for device backends; the CPU backend ignores it */
+  int32_t reserved;
+  uint64_t samples;   /* samples per mesh; 0: max(1, round(density * area)) when density > 0, else
+                         max(vertex count, 100000) */
+  double density;     /* samples per unit area, used when samples is 0; 0 = not given */
+  uint64_t seed;      /* A's random stream is seeded with seed, B's with seed + 1 (src/sampling/random.ts) */
+} xhd_surface_compare_options;
+
+/* Where a direction's query points came from (xhd_surface_direction.queries_from). */
+#define XHD_QUERIES_SAMPLES 0 /* samples of the mesh's surface: in queries (float32 mesh) or queries64 (double) */
+#define XHD_QUERIES_POINTS 1  /* the input's own vertices: vertices sampling, or a point cloud */
+#define XHD_QUERIES_NO_AREA 2 /* the mesh's own vertices, because every triangle is degenerate (no area to sample) */
+
+/* One direction: every query point of one input against the other input's surface. */
+typedef struct xhd_surface_direction {
+  double hd;              /* the largest distance */
+  double min;
+  double mean;            /* sum / samples, the distances summed in sample order */
+  double rms;             /* sqrt(e / samples) */
+  double e;               /* sum of the squared distances, in sample order */
+  uint64_t samples;       /* query points */
+  int64_t from_index;     /* the witness: the first query point of the largest distance */
+  int64_t to_index;       /* its nearest triangle of the other input (of a point cloud: the point), ties to the
+                             smallest index, as the brute reference finds it */
+  double from_point[3];   /* the witness query point */
+  double to_point[3];     /* its closest point on the other input */
+  int32_t queries_from;   /* XHD_QUERIES_* */
+  int32_t reserved;
+  const float* queries;     /* XHD_QUERIES_SAMPLES of a float32 mesh: 3 * samples floats; else NULL */
+  const double* queries64;  /* XHD_QUERIES_SAMPLES of a double mesh: 3 * samples doubles; else NULL */
+  const double* distances;  /* each query point's distance, in query order */
+  double build_ms;            /* this direction's index build */
+  double query_ms;            /* this direction's searches */
+  double upload_ms;
+  double download_ms;
+  uint64_t triangle_tests;
+  uint64_t peak_device_bytes;
+} xhd_surface_direction;
+
+typedef struct xhd_surface_compare_result {
+  xhd_surface_direction ab; /* A's query points against B */
+  xhd_surface_direction ba; /* B's against A; all zero when directed */
+  double sample_ms;         /* sampling both meshes (B's overlaps A's measuring where the directions overlap) */
+  double build_ms;          /* wall times: sample_ms + build_ms + query_ms never exceed the call's wall time */
+  double query_ms;
+  double upload_ms;         /* both directions' host -> device copies (0 on the CPU) */
+  double download_ms;
+  uint64_t peak_device_bytes;
+  int32_t device;           /* GPU ordinal used, or -1 on the CPU */
+  int32_t threads;          /* host threads used (the directions side by side had half each); 0 on a GPU */
+  double origin[3];         /* A -> B's float filters ran on coordinates minus this point (0 for float32 inputs) */
+} xhd_surface_compare_result;
+
+/* Compares A and B surface to surface. Each input is a mesh, or a point cloud given as triangle_count = 0 and
+ * triangles = NULL: a cloud's query points are its points, and its points are the surface the other side is
+ * measured against. A mesh's query points follow options->sampling: its samples (seeded as documented at
+ * xhd_sample_surface; the vertices+edges+faces sampler gives the TypeScript sampler's points bit for bit), or
+ * its vertices, also when it has no area. Samples of a float32 mesh are floats, of a double mesh doubles;
+ * every distance is exact in double over the coordinates as given (see xhd_point_surface_distance).
+ * The query points and distances come back in memory the library owns: pass the result to
+ * xhd_surface_compare_free when done with them. On failure nothing is owned and every pointer is NULL.
+ * progress (may be NULL): done counts measured query points; cancel stops the call with XHD_ERROR_CANCELLED. */
+XHD_API int32_t xhd_surface_compare(const xhd_mesh* a, const xhd_mesh* b, const xhd_surface_compare_options* options,
+                                    xhd_surface_compare_result* result, xhd_progress* progress);
+
+/* Frees the query points and distances of a result of xhd_surface_compare and sets their pointers to NULL
+ * (NULL, or a result already freed, is ignored). */
+XHD_API void xhd_surface_compare_free(xhd_surface_compare_result* result);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,8 +3,8 @@
 #include <chrono>
 
 #include "../common/elapsed.h"
-#include "../common/point_triangle.h"
 #include "../common/parallel.h"
+#include "../common/surface_brute_point.h"
 #include "../cpu/surface_distance.h"
 
 namespace xhd {
@@ -17,19 +17,8 @@ void surface_distance_brute(const SurfaceJob& job, xhd_surface_result& result) {
   parallel_blocks(job.points->count, 16, job.threads, [&](size_t begin, size_t end, int) {
     job.progress->check_cancel();
     for (size_t i = begin; i < end; ++i) {
-      const Dvec3 p = truth_point(points, i);
-      SurfacePoint best{static_cast<double>(INFINITY), {0.0, 0.0, 0.0}};
-      uint32_t best_t = 0;
-      for (uint64_t t = 0; t < mesh.triangle_count; ++t) {
-        const uint32_t* v = mesh.triangles + 3 * t;
-        const SurfacePoint s =
-            closest_on_triangle(p, truth_point(vertices, v[0]), truth_point(vertices, v[1]), truth_point(vertices, v[2]));
-        if (s.d2 < best.d2) {
-          best = s;
-          best_t = static_cast<uint32_t>(t);
-        }
-      }
-      store_surface_answer(job, i, best.d2, best_t, best.at.x, best.at.y, best.at.z);
+      const BruteNearest n = nearest_triangle_brute(vertices, mesh.triangles, mesh.triangle_count, truth_point(points, i));
+      store_surface_answer(job, i, n.best.d2, n.triangle, n.best.at.x, n.best.at.y, n.best.at.z);
     }
     job.progress->add(end - begin);
   });

@@ -300,6 +300,98 @@ export interface RawDelimitedResult {
   max: number[];
 }
 
+// Surface compare in one call (xhd_surface_compare): see that section of kernels/include/xhd.h.
+abiStruct('xhd_surface_compare_options', {
+  method: 'int32_t',
+  directions: 'int32_t',
+  sampling: 'int32_t',
+  threads: 'int32_t',
+  device: 'int32_t',
+  reserved: 'int32_t',
+  samples: 'uint64_t',
+  density: 'double',
+  seed: 'uint64_t',
+});
+abiStruct('xhd_surface_direction', {
+  hd: 'double',
+  min: 'double',
+  mean: 'double',
+  rms: 'double',
+  e: 'double',
+  samples: 'uint64_t',
+  from_index: 'int64_t',
+  to_index: 'int64_t',
+  from_point: koffi.array('double', 3, 'Array'),
+  to_point: koffi.array('double', 3, 'Array'),
+  queries_from: 'int32_t',
+  reserved: 'int32_t',
+  queries: 'const float *',
+  queries64: 'const double *',
+  distances: 'const double *',
+  build_ms: 'double',
+  query_ms: 'double',
+  upload_ms: 'double',
+  download_ms: 'double',
+  triangle_tests: 'uint64_t',
+  peak_device_bytes: 'uint64_t',
+});
+abiStruct('xhd_surface_compare_result', {
+  ab: 'xhd_surface_direction',
+  ba: 'xhd_surface_direction',
+  sample_ms: 'double',
+  build_ms: 'double',
+  query_ms: 'double',
+  upload_ms: 'double',
+  download_ms: 'double',
+  peak_device_bytes: 'uint64_t',
+  device: 'int32_t',
+  threads: 'int32_t',
+  origin: koffi.array('double', 3, 'Array'),
+});
+
+export const SAMPLING_CODES = { area: 0, vertices: 1, 'vertices+edges+faces': 2 } as const;
+export const QUERIES_SAMPLES = 0;
+export const QUERIES_POINTS = 1;
+export const QUERIES_NO_AREA = 2;
+
+/** A decoded xhd_surface_direction; the three arrays are the library's memory (null where none). */
+export interface RawSurfaceDirection {
+  hd: number;
+  min: number;
+  mean: number;
+  rms: number;
+  e: number;
+  samples: number | bigint;
+  from_index: number | bigint;
+  to_index: number | bigint;
+  from_point: number[];
+  to_point: number[];
+  queries_from: number;
+  queries: unknown;
+  queries64: unknown;
+  distances: unknown;
+  build_ms: number;
+  query_ms: number;
+  upload_ms: number;
+  download_ms: number;
+  triangle_tests: number | bigint;
+  peak_device_bytes: number | bigint;
+}
+
+export interface RawSurfaceCompareResult {
+  ab: RawSurfaceDirection;
+  ba: RawSurfaceDirection;
+  sample_ms: number;
+  build_ms: number;
+  query_ms: number;
+  upload_ms: number;
+  download_ms: number;
+  peak_device_bytes: number | bigint;
+  device: number;
+  threads: number;
+  origin: number[];
+}
+
 export const PROTOTYPES = {
   abiVersion: 'int32_t xhd_abi_version(void)',
   structSize: 'uint64_t xhd_struct_size(const char *name)',
@@ -338,4 +430,8 @@ export const PROTOTYPES = {
   parseDelimited:
     'int32_t xhd_parse_delimited(const uint8_t *text, uint64_t length, const xhd_delimited_layout *layout, ' +
     'double *xyz, uint64_t capacity, _Out_ xhd_delimited_result *result)',
+  surfaceCompare:
+    'int32_t xhd_surface_compare(const xhd_mesh *a, const xhd_mesh *b, const xhd_surface_compare_options *options, ' +
+    'xhd_surface_compare_result *result, void *progress)',
+  surfaceCompareFree: 'void xhd_surface_compare_free(xhd_surface_compare_result *result)',
 } as const;

@@ -25,6 +25,9 @@ export interface NativeBackend {
   nearestPoints: koffi.KoffiFunction | null;
   surfaceArea: koffi.KoffiFunction;
   sampleSurface: koffi.KoffiFunction;
+  /** All of a surface compare in one call (xhd_surface_compare), and the release of what it returns. */
+  surfaceCompare: koffi.KoffiFunction;
+  surfaceCompareFree: koffi.KoffiFunction;
   distanceContextCreate: koffi.KoffiFunction;
   distanceQuery: koffi.KoffiFunction;
   distanceQueryMany: koffi.KoffiFunction;
@@ -136,6 +139,8 @@ export function loadBackend(name: BackendName): NativeBackend {
       nearestPoints: name === 'cpu' ? lib.func(PROTOTYPES.nearestPoints) : null,
       surfaceArea: lib.func(PROTOTYPES.surfaceArea),
       sampleSurface: lib.func(PROTOTYPES.sampleSurface),
+      surfaceCompare: lib.func(PROTOTYPES.surfaceCompare),
+      surfaceCompareFree: lib.func(PROTOTYPES.surfaceCompareFree),
       distanceContextCreate: lib.func(PROTOTYPES.distanceContextCreate),
       distanceQuery: lib.func(PROTOTYPES.distanceQuery),
       distanceQueryMany: lib.func(PROTOTYPES.distanceQueryMany),
