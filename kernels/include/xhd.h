@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 10
+#define XHD_ABI_VERSION 11
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
