@@ -7,7 +7,13 @@
 // Incremental: every source compiles to its own object under build/obj/<target>/, in parallel (one job per
 // core; XHD_BUILD_JOBS overrides), and only what changed is compiled again (native-build/incremental.mjs).
 // `rm -rf build/obj` forces a clean build.
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+//
+// --sanitize-tests builds instead the C++ tests of kernels/tests/ with every CPU source, under
+// AddressSanitizer and UndefinedBehaviorSanitizer, into build/xhd-native-tests (objects in build/obj/asan/).
+// Exit status then: 0 built, 1 the build failed, 3 this compiler cannot build with sanitizers (the line
+// printed says why; test/native-sanitizers.test.ts skips on it).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +37,7 @@ function sources(dir, ext) {
   return readdirSync(full).filter((f) => f.endsWith(ext)).sort().map((f) => join(full, f));
 }
 
-// Every source of the CPU library.
+// Every source of the CPU library; the sanitizer tests link them all too.
 function cpuSources() {
   return [...sources('kernels/cpu', '.cpp'), ...sources('kernels/common', '.cpp'), ...sources('kernels/reference', '.cpp')];
 }
@@ -93,11 +99,62 @@ async function buildCuda() {
   });
 }
 
+// Sanitizer flags: -fsanitize=undefined in gcc leaves out float-cast-overflow (a double out of an int's
+// range converted to int), which the grid's cell arithmetic could meet; _GLIBCXX_ASSERTIONS checks every
+// std::vector index against its size, which ASan cannot (an index past size() but within capacity).
+const sanitizeFlags = ['-fsanitize=address,undefined,float-cast-overflow', '-fno-omit-frame-pointer', '-fno-sanitize-recover=all'];
+
+// Whether this compiler links a sanitized program (it needs libasan and libubsan); the reason if not.
+function sanitizersUnavailable() {
+  const dir = join(objRoot, 'asan');
+  mkdirSync(dir, { recursive: true });
+  const probe = join(dir, 'probe.cpp');
+  writeFileSync(probe, 'int main() { return 0; }\n');
+  const r = spawnSync(cxx, [...sanitizeFlags, probe, '-o', join(dir, 'probe')], { encoding: 'utf8' });
+  if (r.error) return `${cxx} not found (${r.error.message})`;
+  const why = r.stderr.split('\n').find((l) => l.trim() !== '')?.trim() || `exit ${r.status}`;
+  if (r.status !== 0) return `${cxx} cannot link with ${sanitizeFlags[0]}: ${why}`;
+  return null;
+}
+
+async function buildSanitizerTests() {
+  const why = sanitizersUnavailable();
+  if (why !== null) {
+    console.log(`xhd: cannot build the sanitizer tests: ${why}`);
+    return 3;
+  }
+  const out = join(buildDir, 'xhd-native-tests');
+  const args = ['-O1', '-g', ...sanitizeFlags, '-D_GLIBCXX_ASSERTIONS', `-march=${march}`, '-std=c++17', '-pthread',
+    '-ffp-contract=off', '-fopenmp-simd', '-Wall', '-Wextra', '-I', include];
+  const identity = cxxIdentity(cxx, march);
+  await buildTarget({
+    root, label: `sanitizer tests (${cxx})`, out, jobs,
+    units: units([...sources('kernels/tests', '.cpp'), ...cpuSources()], 'asan', cxx, args, identity),
+    link: { compiler: cxx, args: (objects) => [...sanitizeFlags, '-pthread', ...objects], identity },
+  });
+  return 0;
+}
+
 function firstLineOf(err) {
   return err instanceof Error ? err.message.split('\n')[0] : String(err);
 }
 
+const flags = process.argv.slice(2);
+if (flags.some((f) => f !== '--sanitize-tests')) {
+  console.error(`xhd: unknown argument(s) ${flags.join(' ')}; the only one is --sanitize-tests`);
+  process.exit(1);
+}
+
 mkdirSync(buildDir, { recursive: true });
+if (flags.includes('--sanitize-tests')) {
+  try {
+    process.exit(await buildSanitizerTests());
+  } catch (err) {
+    console.error(`xhd: could not build the sanitizer tests (build/xhd-native-tests): ${firstLineOf(err)}`);
+    process.exit(1);
+  }
+}
+
 try {
   await buildCpu();
 } catch (err) {
