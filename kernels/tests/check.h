@@ -54,7 +54,8 @@ bool check_eq(const A& a, const B& b, const char* a_text, const char* b_text, co
   return record(false, file, line, s.str());
 }
 
-inline bool check_near(double a, double b, double tolerance, const char* a_text, const char* b_text, const char* file, int line) {
+inline bool check_near(double a, double b, double tolerance, const char* a_text, const char* b_text, const char* file,
+                       int line) {
   const bool ok = std::fabs(a - b) <= tolerance;  // NaN fails
   if (ok) return record(true, file, line, "");
   std::ostringstream s;
@@ -69,12 +70,13 @@ inline bool check_near(double a, double b, double tolerance, const char* a_text,
 #define XHD_TEST_CONCAT(a, b) XHD_TEST_CONCAT2(a, b)
 
 // TEST(name) { ... }: a test function registered under `name` (a C++ identifier).
-#define TEST(name)                                                                              \
-  static void name();                                                                           \
-  static const xhd_test::Registrar XHD_TEST_CONCAT(registrar_, name)(#name, name);              \
+#define TEST(name)                                                                 \
+  static void name();                                                              \
+  static const xhd_test::Registrar XHD_TEST_CONCAT(registrar_, name)(#name, name); \
   static void name()
 
 #define CHECK(cond) xhd_test::record(static_cast<bool>(cond), __FILE__, __LINE__, #cond)
 #define CHECK_EQ(a, b) xhd_test::check_eq((a), (b), #a, #b, __FILE__, __LINE__)
 // |a - b| <= tolerance (NaN fails).
-#define CHECK_NEAR(a, b, tolerance) xhd_test::check_near(double(a), double(b), double(tolerance), #a, #b, __FILE__, __LINE__)
+#define CHECK_NEAR(a, b, tolerance) \
+  xhd_test::check_near(double(a), double(b), double(tolerance), #a, #b, __FILE__, __LINE__)

@@ -21,8 +21,8 @@ inline Mesh sphere(int rings, int sectors, double radius, double centre) {
     for (int s = 0; s < sectors; ++s) {
       const double theta = M_PI * r / rings, phi = 2 * M_PI * s / sectors;
       const double bump = radius * (1 + 0.1 * std::sin(5 * phi) * std::sin(3 * theta));
-      m.xyz.insert(m.xyz.end(), {centre + bump * std::sin(theta) * std::cos(phi), centre + bump * std::sin(theta) * std::sin(phi),
-                                 centre + bump * std::cos(theta)});
+      m.xyz.insert(m.xyz.end(), {centre + bump * std::sin(theta) * std::cos(phi),
+                                 centre + bump * std::sin(theta) * std::sin(phi), centre + bump * std::cos(theta)});
     }
   for (int r = 0; r < rings; ++r)
     for (int s = 0; s < sectors; ++s) {

@@ -27,6 +27,8 @@ inline std::vector<double> uniform_points(Random& rng, size_t n, double lo, doub
   return xyz;
 }
 
-inline std::vector<float> to_float(const std::vector<double>& xyz) { return std::vector<float>(xyz.begin(), xyz.end()); }
+inline std::vector<float> to_float(const std::vector<double>& xyz) {
+  return std::vector<float>(xyz.begin(), xyz.end());
+}
 
 }  // namespace xhd_test

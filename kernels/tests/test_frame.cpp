@@ -89,7 +89,8 @@ TEST(frame_lists_far_outliers_as_loose) {
   bool same = true;
   for (uint32_t j = 0; j < inside.count; ++j) {
     const uint32_t i = xhd::original_index(frame.a.loose.data(), uint32_t(frame.a.loose.size()), j);
-    same = same && i != 17 && i < 5000 && inside.xyz[3 * j] == frame.a.xyz[3 * i] && inside.xyz[3 * j + 2] == frame.a.xyz[3 * i + 2];
+    same = same && i != 17 && i < 5000 && inside.xyz[3 * j] == frame.a.xyz[3 * i] &&
+           inside.xyz[3 * j + 2] == frame.a.xyz[3 * i + 2];
   }
   CHECK(same);
 }
@@ -141,7 +142,8 @@ TEST(duplicates_dropped_to_first_copies) {
   const std::vector<double> distinct = xhd_test::uniform_points(rng, 100000, -1, 2);
   std::vector<double> xyz;
   for (size_t i = 0; i < 100000; ++i)
-    for (int copy = 0; copy < (i < 1000 ? 3 : 1); ++copy) xyz.insert(xyz.end(), distinct.begin() + 3 * i, distinct.begin() + 3 * i + 3);
+    for (int copy = 0; copy < (i < 1000 ? 3 : 1); ++copy)
+      xyz.insert(xyz.end(), distinct.begin() + 3 * i, distinct.begin() + 3 * i + 3);
   for (int copy = 0; copy < 20000; ++copy) xyz.insert(xyz.end(), {0.5, 0.25, 0.125});
   xyz.insert(xyz.end(), {0.0, 1.0, 2.0, -0.0, 1.0, 2.0});
   const size_t n = xyz.size() / 3;

@@ -32,9 +32,7 @@ std::vector<Dvec3> sample_triangle(Dvec3 a, Dvec3 b, Dvec3 c, int n) {
   return out;
 }
 
-double longest_edge(Dvec3 a, Dvec3 b, Dvec3 c) {
-  return std::sqrt(std::max({dist2(a, b), dist2(b, c), dist2(c, a)}));
-}
+double longest_edge(Dvec3 a, Dvec3 b, Dvec3 c) { return std::sqrt(std::max({dist2(a, b), dist2(b, c), dist2(c, a)})); }
 
 Dvec3 random_point(xhd_test::Random& rng, double size) {
   return {rng.uniform(-size, size), rng.uniform(-size, size), rng.uniform(-size, size)};
@@ -45,11 +43,16 @@ Dvec3 random_point(xhd_test::Random& rng, double size) {
 xhd::Corners3 random_triangle(xhd_test::Random& rng, int shape) {
   const Dvec3 a = random_point(rng, 1.0), b = random_point(rng, 1.0), c = random_point(rng, 1.0);
   switch (shape % 5) {
-    case 0: return {{a, b, c}};
-    case 1: return {{a, a, c}};
-    case 2: return {{a, b, {0.25 * a.x + 0.75 * b.x, 0.25 * a.y + 0.75 * b.y, 0.25 * a.z + 0.75 * b.z}}};
-    case 3: return {{a, a, a}};
-    default: return {{a, b, {a.x + 1e-9 * c.x, a.y + 1e-9 * c.y, a.z + 1e-9 * c.z}}};
+    case 0:
+      return {{a, b, c}};
+    case 1:
+      return {{a, a, c}};
+    case 2:
+      return {{a, b, {0.25 * a.x + 0.75 * b.x, 0.25 * a.y + 0.75 * b.y, 0.25 * a.z + 0.75 * b.z}}};
+    case 3:
+      return {{a, a, a}};
+    default:
+      return {{a, b, {a.x + 1e-9 * c.x, a.y + 1e-9 * c.y, a.z + 1e-9 * c.z}}};
   }
 }
 

@@ -38,8 +38,10 @@ bool same_direction(const xhd_directed& fast, const xhd_directed& brute) {
 
 void check_against_brute(const Case& c, bool as_float) {
   const std::vector<float> a32 = xhd_test::to_float(c.a), b32 = xhd_test::to_float(c.b);
-  const xhd_points a = as_float ? xhd_points{a32.data(), a32.size() / 3, nullptr} : xhd_points{nullptr, c.a.size() / 3, c.a.data()};
-  const xhd_points b = as_float ? xhd_points{b32.data(), b32.size() / 3, nullptr} : xhd_points{nullptr, c.b.size() / 3, c.b.data()};
+  const xhd_points a =
+      as_float ? xhd_points{a32.data(), a32.size() / 3, nullptr} : xhd_points{nullptr, c.a.size() / 3, c.a.data()};
+  const xhd_points b =
+      as_float ? xhd_points{b32.data(), b32.size() / 3, nullptr} : xhd_points{nullptr, c.b.size() / 3, c.b.data()};
   const xhd_hausdorff_result brute = hausdorff(a, b, XHD_METHOD_BRUTE, 2, 0);
   struct Run {
     int method, threads;
@@ -71,13 +73,15 @@ std::vector<Case> cases() {
   const std::vector<double> same = xhd_test::uniform_points(rng, 800, -2, 3);
   out.push_back({"identical", same, same});
   out.push_back({"subset", std::vector<double>(same.begin(), same.begin() + 3 * 300), same});
-  out.push_back({"one point against a cloud", std::vector<double>(3 * 50, 0.5), xhd_test::uniform_points(rng, 700, 0, 1)});
+  out.push_back(
+      {"one point against a cloud", std::vector<double>(3 * 50, 0.5), xhd_test::uniform_points(rng, 700, 0, 1)});
   out.push_back({"single points", {1, 2, 3}, {4, 6, 3}});
   std::vector<double> line, plane = xhd_test::uniform_points(rng, 900, 0, 1);
   for (int i = 0; i < 600; ++i) line.insert(line.end(), {i * 0.01, i * 0.02, 1.0});
   for (size_t i = 2; i < plane.size(); i += 3) plane[i] = 0;
   out.push_back({"line against plane", line, plane});
-  out.push_back({"repeated rows", repeat_rows(xhd_test::uniform_points(rng, 400, 0, 1), 5), repeat_rows(xhd_test::uniform_points(rng, 300, 0, 1), 3)});
+  out.push_back({"repeated rows", repeat_rows(xhd_test::uniform_points(rng, 400, 0, 1), 5),
+                 repeat_rows(xhd_test::uniform_points(rng, 300, 0, 1), 3)});
   std::vector<double> outliers = xhd_test::uniform_points(rng, 3000, 0, 1);
   outliers.insert(outliers.end(), {2e9, 0, 0, 0, -1e9, 5});
   std::vector<double> others = xhd_test::uniform_points(rng, 2000, 0, 1);
@@ -90,7 +94,8 @@ std::vector<Case> cases() {
     far_segment.insert(far_segment.end(), {1e6 + i * 1e-3, 0.5, 0});
   }
   out.push_back({"sets far apart", near_segment, far_segment});
-  out.push_back({"survey coordinates", xhd_test::uniform_points(rng, 1500, 4.2e6, 20), xhd_test::uniform_points(rng, 1200, 4.2e6 + 3, 20)});
+  out.push_back({"survey coordinates", xhd_test::uniform_points(rng, 1500, 4.2e6, 20),
+                 xhd_test::uniform_points(rng, 1200, 4.2e6 + 3, 20)});
   return out;
 }
 

@@ -39,10 +39,12 @@ TEST(mesh_distance_bvh_matches_brute) {
                                                {1, 0, 0, 3, 0, 1, 0, 0.5, 0, 0, 1, 0},
                                                {c, -s, 0, -1.2, s, c, 0, 2, 0, 0, 1, 0.25}};
   for (int as_float = 0; as_float < 2; ++as_float) {
-    const xhd_mesh ma = as_float ? xhd_mesh{a32.data(), a32.size() / 3, a.triangles.data(), a.triangles.size() / 3, nullptr}
-                                 : xhd_mesh{nullptr, a.xyz.size() / 3, a.triangles.data(), a.triangles.size() / 3, a.xyz.data()};
-    const xhd_mesh mb = as_float ? xhd_mesh{b32.data(), b32.size() / 3, b.triangles.data(), b.triangles.size() / 3, nullptr}
-                                 : xhd_mesh{nullptr, b.xyz.size() / 3, b.triangles.data(), b.triangles.size() / 3, b.xyz.data()};
+    const xhd_mesh ma =
+        as_float ? xhd_mesh{a32.data(), a32.size() / 3, a.triangles.data(), a.triangles.size() / 3, nullptr}
+                 : xhd_mesh{nullptr, a.xyz.size() / 3, a.triangles.data(), a.triangles.size() / 3, a.xyz.data()};
+    const xhd_mesh mb =
+        as_float ? xhd_mesh{b32.data(), b32.size() / 3, b.triangles.data(), b.triangles.size() / 3, nullptr}
+                 : xhd_mesh{nullptr, b.xyz.size() / 3, b.triangles.data(), b.triangles.size() / 3, b.xyz.data()};
     xhd_distance_context* bvh = create(ma, mb, XHD_DISTANCE_BVH);
     xhd_distance_context* brute = create(ma, mb, XHD_DISTANCE_BRUTE);
     if (bvh == nullptr || brute == nullptr) return;

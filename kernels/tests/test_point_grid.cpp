@@ -47,11 +47,13 @@ void check_structure(const xhd::PointGrid& g, const std::vector<float>& xyz) {
 // The nearest computed float distance from q to the points: what the grid search with nothing pruned finds.
 float scan_nearest2(const std::vector<float>& xyz, const float q[3]) {
   float best = INFINITY;
-  for (size_t i = 0; i < xyz.size(); i += 3) best = std::min(best, xhd::dist2(q[0], q[1], q[2], xyz[i], xyz[i + 1], xyz[i + 2]));
+  for (size_t i = 0; i < xyz.size(); i += 3)
+    best = std::min(best, xhd::dist2(q[0], q[1], q[2], xyz[i], xyz[i + 1], xyz[i + 2]));
   return best;
 }
 
-void check_queries(const xhd::PointGrid& g, const std::vector<float>& xyz, xhd_test::Random& rng, double lo, double size) {
+void check_queries(const xhd::PointGrid& g, const std::vector<float>& xyz, xhd_test::Random& rng, double lo,
+                   double size) {
   const auto nothing_pruned = [] { return -1.f; };
   bool ok = true;
   for (int k = 0; k < 200; ++k) {

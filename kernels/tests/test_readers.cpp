@@ -77,8 +77,8 @@ void append(std::string& bytes, T value, bool swap = false) {
   bytes.append(raw, sizeof(T));
 }
 
-xhd_ply_vertex_layout layout_of(uint64_t body, uint64_t count, uint32_t stride, std::vector<int> offsets, std::vector<int> types,
-                                int output) {
+xhd_ply_vertex_layout layout_of(uint64_t body, uint64_t count, uint32_t stride, std::vector<int> offsets,
+                                std::vector<int> types, int output) {
   xhd_ply_vertex_layout l{};
   l.body_offset = body;
   l.count = count;
@@ -92,14 +92,16 @@ xhd_ply_vertex_layout layout_of(uint64_t body, uint64_t count, uint32_t stride, 
 }  // namespace
 
 TEST(delimited_plain_text) {
-  const std::string text = "  1 ,\t2,3  \n\n\r\n# a comment\n-0,0.5,.25\n4e2,5.,-6E-1#tail\n1e15,-1e15,0.12345678901234567890123";
+  const std::string text =
+      "  1 ,\t2,3  \n\n\r\n# a comment\n-0,0.5,.25\n4e2,5.,-6E-1#tail\n1e15,-1e15,0.12345678901234567890123";
   for (uint64_t piece : {uint64_t(0), uint64_t(1), uint64_t(5), uint64_t(13)})
     for (int threads : {1, 3}) {
       const Parsed p = parse_xyz(text, piece, threads);
       CHECK_EQ(p.status, int32_t(XHD_OK));
       CHECK_EQ(p.result.plain, 1);
       CHECK_EQ(p.result.rows, uint64_t(4));
-      const std::vector<double> expected{1, 2, 3, -0.0, 0.5, 0.25, 400, 5, -0.6, 1e15, -1e15, 0.12345678901234567890123};
+      const std::vector<double> expected{1,   2, 3,    -0.0, 0.5,   0.25,
+                                         400, 5, -0.6, 1e15, -1e15, 0.12345678901234567890123};
       CHECK(std::equal(expected.begin(), expected.end(), p.xyz.begin()));
       CHECK(std::signbit(p.xyz[3]));
       CHECK_EQ(p.result.min[0], -0.0);
@@ -125,10 +127,28 @@ TEST(delimited_plain_text) {
 
 TEST(delimited_not_plain) {
   // Each of these is left to the TypeScript parser (plain = 0), never misread.
-  const char* texts[] = {"1,2\n",        "1,,3\n",       "1,2,3\r",       "1,2,3\r\r\n", "nan,1,2\n",    "1e,2,3\n",
-                         "1,2,\"3\"\n",  "# \"q\"\n1,2,3", "1,2,3 4\n",    "1e999,2,3",   "1e-999,2,3",   "+,1,2",
-                         "0x1,2,3",      "1.0000000000000002e15,0,0",     "1,2,3,\n",    "1,2,3\n4,5",   "\r\n1,2,3\r5,6,7",
-                         "1;2;3",        "1,2,-",       "1,2,3e+",        "1,2,.",       "1,2,3\x0b"};
+  const char* texts[] = {"1,2\n",
+                         "1,,3\n",
+                         "1,2,3\r",
+                         "1,2,3\r\r\n",
+                         "nan,1,2\n",
+                         "1e,2,3\n",
+                         "1,2,\"3\"\n",
+                         "# \"q\"\n1,2,3",
+                         "1,2,3 4\n",
+                         "1e999,2,3",
+                         "1e-999,2,3",
+                         "+,1,2",
+                         "0x1,2,3",
+                         "1.0000000000000002e15,0,0",
+                         "1,2,3,\n",
+                         "1,2,3\n4,5",
+                         "\r\n1,2,3\r5,6,7",
+                         "1;2;3",
+                         "1,2,-",
+                         "1,2,3e+",
+                         "1,2,.",
+                         "1,2,3\x0b"};
   for (const char* text : texts) {
     const Parsed p = parse_xyz(text, 3, 2);
     CHECK_EQ(p.status, int32_t(XHD_OK));
@@ -173,7 +193,8 @@ TEST(delimited_mutations) {
   // result, it stays within the buffer and keeps only finite values within +-1e15.
   xhd_test::Random rng(61);
   std::string base;
-  for (int r = 0; r < 40; ++r) base += std::to_string(rng.uniform(-1e3, 1e3)) + "," + std::to_string(r) + ",-" + std::to_string(r * 0.5) + "\n";
+  for (int r = 0; r < 40; ++r)
+    base += std::to_string(rng.uniform(-1e3, 1e3)) + "," + std::to_string(r) + ",-" + std::to_string(r * 0.5) + "\n";
   const std::string alphabet = "0123456789.,eE+- \t\r\n#\"x";
   int plain = 0;
   bool sane = true;

@@ -40,7 +40,8 @@ struct Answers {
 };
 
 Answers surface(const xhd_points& points, const xhd_mesh& mesh, int method) {
-  Answers out{std::vector<double>(points.count), std::vector<double>(3 * points.count), std::vector<uint32_t>(points.count)};
+  Answers out{std::vector<double>(points.count), std::vector<double>(3 * points.count),
+              std::vector<uint32_t>(points.count)};
   xhd_surface_options options{};
   options.method = method;
   options.threads = 2;
@@ -55,14 +56,18 @@ void check_mesh(const Mesh& m, xhd_test::Random& rng, double lo, double size) {
   const std::vector<double> queries = xhd_test::uniform_points(rng, 700, lo, size);
   const std::vector<float> queries32 = xhd_test::to_float(queries), xyz32 = xhd_test::to_float(m.xyz);
   for (int as_float = 0; as_float < 2; ++as_float) {
-    const xhd_points points = as_float ? xhd_points{queries32.data(), 700, nullptr} : xhd_points{nullptr, 700, queries.data()};
-    const xhd_mesh mesh = as_float ? xhd_mesh{xyz32.data(), m.xyz.size() / 3, m.triangles.data(), m.triangles.size() / 3, nullptr}
-                                   : xhd_mesh{nullptr, m.xyz.size() / 3, m.triangles.data(), m.triangles.size() / 3, m.xyz.data()};
+    const xhd_points points =
+        as_float ? xhd_points{queries32.data(), 700, nullptr} : xhd_points{nullptr, 700, queries.data()};
+    const xhd_mesh mesh =
+        as_float ? xhd_mesh{xyz32.data(), m.xyz.size() / 3, m.triangles.data(), m.triangles.size() / 3, nullptr}
+                 : xhd_mesh{nullptr, m.xyz.size() / 3, m.triangles.data(), m.triangles.size() / 3, m.xyz.data()};
     const Answers brute = surface(points, mesh, XHD_SURFACE_BRUTE);
     for (int method : {XHD_SURFACE_BVH, XHD_SURFACE_GRID}) {
       const Answers fast = surface(points, mesh, method);
-      const bool same = fast.distance == brute.distance && fast.triangle == brute.triangle && fast.closest == brute.closest;
-      if (!CHECK(same)) std::fprintf(stderr, "  %s, method %d, %s\n", m.name.c_str(), method, as_float ? "float" : "double");
+      const bool same =
+          fast.distance == brute.distance && fast.triangle == brute.triangle && fast.closest == brute.closest;
+      if (!CHECK(same))
+        std::fprintf(stderr, "  %s, method %d, %s\n", m.name.c_str(), method, as_float ? "float" : "double");
     }
   }
 }
@@ -107,8 +112,8 @@ TEST(surface_area_and_samples) {
   CHECK(state1[0] == state3[0] && state1[3] == state3[3] && state1[0] != 1u);
   bool on_square = true;
   for (size_t i = 0; i < one_thread.size(); i += 3)
-    on_square = on_square && one_thread[i] >= 0 && one_thread[i] <= 1 && one_thread[i + 1] >= 0 && one_thread[i + 1] <= 1 &&
-                one_thread[i + 2] == 0;
+    on_square = on_square && one_thread[i] >= 0 && one_thread[i] <= 1 && one_thread[i + 1] >= 0 &&
+                one_thread[i + 1] <= 1 && one_thread[i + 2] == 0;
   CHECK(on_square);
   // A mesh of only degenerate triangles has no area to sample.
   const std::vector<uint32_t> flat{0, 0, 1};
