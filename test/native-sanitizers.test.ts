@@ -21,7 +21,14 @@ it('native C++ tests pass under AddressSanitizer and UndefinedBehaviorSanitizer'
     return;
   }
   assert.equal(build.status, 0, `building the sanitizer tests failed:\n${build.stdout}${build.stderr}`);
-  const run = spawnSync(join(repoRoot, 'build', 'xhd-native-tests'), [], { cwd: repoRoot, encoding: 'utf8' });
+  const binary = join(repoRoot, 'build', 'xhd-native-tests');
+  let run = spawnSync(binary, [], { cwd: repoRoot, encoding: 'utf8' });
+  // LeakSanitizer stops the other threads through ptrace at exit, which some containers forbid: it then
+  // fails whatever the program did. There, the run is repeated without the leak check, and says so.
+  if (run.status !== 0 && /LeakSanitizer has encountered a fatal error/.test(run.stderr)) {
+    t.diagnostic('LeakSanitizer cannot run here (no ptrace); ran again without the leak check');
+    run = spawnSync(binary, [], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=0' } });
+  }
   const output = `${run.stdout}${run.stderr}`;
   assert.equal(run.signal, null, output);
   assert.equal(run.status, 0, output);
