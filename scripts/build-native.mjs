@@ -3,14 +3,33 @@
 // build/libxhd_cuda.so with nvcc (when kernels/cuda/ exists and nvcc is on PATH).
 // A failed build prints why and how to fix it, then exits 0 so the TypeScript part still installs;
 // the CLI then reports the missing library clearly (exit 3). XHD_STRICT_BUILD=1 makes failures fatal.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+//
+// Incremental: every source compiles to its own object under build/obj/<target>/, in parallel (one job per
+// core; XHD_BUILD_JOBS overrides), and only what changed is compiled again (native-build/incremental.mjs).
+// `rm -rf build/obj` forces a clean build.
+//
+// --sanitize-tests builds instead the C++ tests of kernels/tests/ with every CPU source, under
+// AddressSanitizer and UndefinedBehaviorSanitizer, into build/xhd-native-tests (objects in build/obj/asan/).
+// Exit status then: 0 built, 1 the build failed, 3 this compiler cannot build with sanitizers (the line
+// printed says why; test/native-sanitizers.test.ts skips on it).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildTarget, objectPath } from './native-build/incremental.mjs';
+import { compilerVersion, cxxIdentity, findNvcc } from './native-build/toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const buildDir = join(root, 'build');
+const objRoot = join(buildDir, 'obj');
+const include = join(root, 'kernels/include');
 const strict = process.env.XHD_STRICT_BUILD === '1';
+const jobs = Number.parseInt(process.env.XHD_BUILD_JOBS ?? '', 10) > 0 ? Number.parseInt(process.env.XHD_BUILD_JOBS, 10)
+  : availableParallelism();
+const cxx = process.env.CXX || 'g++';
+// Built where it runs, so tune for this CPU; XHD_MARCH overrides (e.g. x86-64-v3 for a portable build).
+const march = process.env.XHD_MARCH || 'native';
 
 function sources(dir, ext) {
   const full = join(root, dir);
@@ -18,34 +37,26 @@ function sources(dir, ext) {
   return readdirSync(full).filter((f) => f.endsWith(ext)).sort().map((f) => join(full, f));
 }
 
-function run(cmd, args) {
-  execFileSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+// Every source of the CPU library; the sanitizer tests link them all too.
+function cpuSources() {
+  return [...sources('kernels/cpu', '.cpp'), ...sources('kernels/common', '.cpp'), ...sources('kernels/reference', '.cpp')];
 }
 
-function buildCpu() {
-  const cxx = process.env.CXX || 'g++';
-  // Built where it runs, so tune for this CPU; XHD_MARCH overrides (e.g. x86-64-v3 for a portable build).
-  const march = process.env.XHD_MARCH || 'native';
-  const files = [...sources('kernels/cpu', '.cpp'), ...sources('kernels/common', '.cpp'), ...sources('kernels/reference', '.cpp')];
+// One compile unit per source, its object under build/obj/<objDir>/ at the source's path below kernels/.
+function units(files, objDir, compiler, args, identity) {
+  return files.map((source) => ({ source, object: objectPath(root, join(objRoot, objDir), source), compiler, args, identity }));
+}
+
+async function buildCpu() {
   const out = join(buildDir, 'libxhd_cpu.so');
-  const args = ['-O3', `-march=${march}`, '-std=c++17', '-fPIC', '-shared', '-pthread',
-    '-fvisibility=hidden', '-ffp-contract=off', '-fopenmp-simd', '-Wall', '-Wextra', '-I', join(root, 'kernels/include'), ...files, '-o', out];
-  console.log(`xhd: building ${out} with ${cxx}`);
-  run(cxx, args);
-}
-
-function findNvcc() {
-  const candidates = [process.env.NVCC, process.env.CUDA_HOME && join(process.env.CUDA_HOME, 'bin/nvcc'),
-    'nvcc', '/usr/local/cuda/bin/nvcc'].filter(Boolean);
-  for (const c of candidates) {
-    try {
-      execFileSync(c, ['--version'], { stdio: 'ignore' });
-      return c;
-    } catch {
-      // not this one
-    }
-  }
-  return null;
+  const args = ['-O3', `-march=${march}`, '-std=c++17', '-fPIC', '-pthread', '-fvisibility=hidden', '-ffp-contract=off',
+    '-fopenmp-simd', '-Wall', '-Wextra', '-I', include];
+  const identity = cxxIdentity(cxx, march);
+  await buildTarget({
+    root, label: `cpu library (${cxx})`, out, jobs,
+    units: units(cpuSources(), 'cpu', cxx, args, identity),
+    link: { compiler: cxx, args: (objects) => ['-shared', '-pthread', ...objects], identity },
+  });
 }
 
 // Fat binary: machine code for Turing through Hopper plus PTX the driver can compile for newer GPUs.
@@ -57,7 +68,7 @@ function cudaTargets() {
     '-gencode', `arch=compute_${newest},code=compute_${newest}`];
 }
 
-function buildCuda() {
+async function buildCuda() {
   // The CPU grid comes too: the GPU settles very many survivors in double through it (refine_on_host.cpp).
   const files = [...sources('kernels/cuda', '.cu'), ...sources('kernels/cuda', '.cpp'), ...sources('kernels/common', '.cpp'),
     join(root, 'kernels/cpu/point_grid.cpp')];
@@ -73,26 +84,89 @@ function buildCuda() {
   }
   const out = join(buildDir, 'libxhd_cuda.so');
   // --fmad=false: distances round exactly as on the CPU backend, so both pick the same witnesses.
-  const args = ['-O3', '-std=c++17', '-shared', '--fmad=false', '--threads', '0',
-    '-Xcompiler', '-fPIC,-fvisibility=hidden,-pthread,-Wall,-ffp-contract=off', '-I', join(root, 'kernels/include'),
-    ...cudaTargets(), ...files, '-o', out];
-  console.log(`xhd: building ${out} with ${nvcc}`);
-  run(nvcc, args);
+  // Every .cu is whole (no device function is called across files), so each compiles on its own without
+  // relocatable device code; the .cpp files go through nvcc too, which hands them to its host compiler
+  // with the -Xcompiler flags, as the one-call build did. The link repeats the flags: nvcc's device-link
+  // step takes the architectures from them and its host link the -Xcompiler ones.
+  const args = ['-O3', '-std=c++17', '--fmad=false', '--threads', '0',
+    '-Xcompiler', '-fPIC,-fvisibility=hidden,-pthread,-Wall,-ffp-contract=off', '-I', include, ...cudaTargets()];
+  // nvcc hands host code to the g++ on PATH: its version is part of what the objects depend on.
+  const identity = `${nvcc.version} / ${compilerVersion('g++')}`;
+  await buildTarget({
+    root, label: `cuda library (${nvcc.cmd})`, out, jobs,
+    units: units(files, 'cuda', nvcc.cmd, args, identity),
+    link: { compiler: nvcc.cmd, args: (objects) => ['-shared', ...args.filter((a) => a !== '-I' && a !== include), ...objects], identity },
+  });
+}
+
+// Sanitizer flags: -fsanitize=undefined in gcc leaves out float-cast-overflow (a double out of an int's
+// range converted to int), which the grid's cell arithmetic could meet; _GLIBCXX_ASSERTIONS checks every
+// std::vector index against its size, which ASan cannot (an index past size() but within capacity).
+const sanitizeFlags = ['-fsanitize=address,undefined,float-cast-overflow', '-fno-omit-frame-pointer', '-fno-sanitize-recover=all'];
+
+// Whether this compiler links a sanitized program (it needs libasan and libubsan); the reason if not.
+function sanitizersUnavailable() {
+  const dir = join(objRoot, 'asan');
+  mkdirSync(dir, { recursive: true });
+  const probe = join(dir, 'probe.cpp');
+  writeFileSync(probe, 'int main() { return 0; }\n');
+  const r = spawnSync(cxx, [...sanitizeFlags, probe, '-o', join(dir, 'probe')], { encoding: 'utf8' });
+  if (r.error) return `${cxx} not found (${r.error.message})`;
+  const why = r.stderr.split('\n').find((l) => l.trim() !== '')?.trim() || `exit ${r.status}`;
+  if (r.status !== 0) return `${cxx} cannot link with ${sanitizeFlags[0]}: ${why}`;
+  return null;
+}
+
+async function buildSanitizerTests() {
+  const why = sanitizersUnavailable();
+  if (why !== null) {
+    console.log(`xhd: cannot build the sanitizer tests: ${why}`);
+    return 3;
+  }
+  const out = join(buildDir, 'xhd-native-tests');
+  const args = ['-O1', '-g', ...sanitizeFlags, '-D_GLIBCXX_ASSERTIONS', `-march=${march}`, '-std=c++17', '-pthread',
+    '-ffp-contract=off', '-fopenmp-simd', '-Wall', '-Wextra', '-I', include];
+  const identity = cxxIdentity(cxx, march);
+  await buildTarget({
+    root, label: `sanitizer tests (${cxx})`, out, jobs,
+    units: units([...sources('kernels/tests', '.cpp'), ...cpuSources()], 'asan', cxx, args, identity),
+    link: { compiler: cxx, args: (objects) => [...sanitizeFlags, '-pthread', ...objects], identity },
+  });
+  return 0;
+}
+
+function firstLineOf(err) {
+  return err instanceof Error ? err.message.split('\n')[0] : String(err);
+}
+
+const flags = process.argv.slice(2);
+if (flags.some((f) => f !== '--sanitize-tests')) {
+  console.error(`xhd: unknown argument(s) ${flags.join(' ')}; the only one is --sanitize-tests`);
+  process.exit(1);
 }
 
 mkdirSync(buildDir, { recursive: true });
+if (flags.includes('--sanitize-tests')) {
+  try {
+    process.exit(await buildSanitizerTests());
+  } catch (err) {
+    console.error(`xhd: could not build the sanitizer tests (build/xhd-native-tests): ${firstLineOf(err)}`);
+    process.exit(1);
+  }
+}
+
 try {
-  buildCpu();
+  await buildCpu();
 } catch (err) {
   console.error('xhd: could not build the native CPU library (build/libxhd_cpu.so).');
   console.error('  Likely cause: no C++17 compiler. Install g++ (Debian: apt-get install g++) and run `npm run build`.');
-  console.error(`  ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+  console.error(`  ${firstLineOf(err)}`);
   if (strict) process.exit(1);
 }
 try {
-  buildCuda();
+  await buildCuda();
 } catch (err) {
   console.error('xhd: could not build the CUDA library (build/libxhd_cuda.so); the CPU backend still works.');
-  console.error(`  ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+  console.error(`  ${firstLineOf(err)}`);
   if (strict) process.exit(1);
 }

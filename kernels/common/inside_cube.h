@@ -29,7 +29,9 @@ struct InsideCube {
     size_t from = 0, to = 0;
     for (size_t k = 0; k <= set.loose.size(); ++k) {
       const size_t stop = k < set.loose.size() ? set.loose[k] : set.count;
-      std::memcpy(&owned[3 * to], &set.xyz[3 * from], 3 * sizeof(float) * (stop - from));
+      // Through data(): when the set's last points are loose, the last run is empty and `to` is one past
+      // the end, where owned[3 * to] would index out of range (even to copy nothing).
+      std::memcpy(owned.data() + 3 * to, set.xyz + 3 * from, 3 * sizeof(float) * (stop - from));
       to += stop - from;
       from = stop + 1;
     }

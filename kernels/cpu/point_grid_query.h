@@ -86,8 +86,10 @@ inline bool visit_search_radius(const PointGrid& g, const int c[3], float cmax2,
   for (int i = 0; i < 3; ++i) {
     const double t_lo = (q.p[i] - radius - g.origin[i]) * g.inv_cell;
     const double t_hi = (q.p[i] + radius - g.origin[i]) * g.inv_cell;
-    lo[i] = std::max({c[i] - 1, 0, static_cast<int>(std::floor(std::max(t_lo, -1.0)))});
-    hi[i] = std::min({c[i] + 1, g.dims[i] - 1, static_cast<int>(std::min(t_hi, 1e9))});
+    // Clamped to [-1, 1e9] (a grid has at most 1e9 cells an axis) before the conversion: a query far outside
+    // the grid has cell coordinates beyond an int's range, and converting those is undefined behaviour.
+    lo[i] = std::max({c[i] - 1, 0, static_cast<int>(std::floor(std::clamp(t_lo, -1.0, 1e9)))});
+    hi[i] = std::min({c[i] + 1, g.dims[i] - 1, static_cast<int>(std::clamp(t_hi, -1.0, 1e9))});
     lo[i] = std::min(lo[i], c[i]);
     hi[i] = std::max(hi[i], c[i]);
   }

@@ -1,0 +1,194 @@
+// The frame the point searches run in (common/point_frame.h), the bulk box that keeps far outliers from
+// sizing it (bulk_box.h), and the removal of exact duplicates (unique_points.h): the float copies must be
+// within the bound the filters assume, outliers must be listed as loose, and every kept point must map
+// back to the first copy of its group in the input.
+#include <algorithm>
+#include <array>
+#include <map>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "../common/bulk_box.h"
+#include "../common/filter_bounds.h"
+#include "../common/inside_cube.h"
+#include "../common/point_frame.h"
+#include "../common/unique_points.h"
+#include "check.h"
+#include "random_points.h"
+
+namespace {
+
+xhd_points doubles(const std::vector<double>& xyz) { return xhd_points{nullptr, xyz.size() / 3, xyz.data()}; }
+xhd_points floats(const std::vector<float>& xyz) { return xhd_points{xyz.data(), xyz.size() / 3, nullptr}; }
+
+// Every float copy within float_copy_error(largest) of its double difference to the origin.
+void check_copies(const xhd::PointFrame& frame, const xhd::FramedSet& set) {
+  double largest = 0, worst = 0;
+  for (size_t i = 0; i < set.count; ++i) {
+    double e2 = 0;
+    for (int k = 0; k < 3; ++k) {
+      const double exact = set.truth.coord(i, k) - frame.origin[k];
+      const double copy = set.xyz[3 * i + k];
+      e2 += (copy - exact) * (copy - exact);
+      largest = std::max(largest, std::fabs(copy));
+    }
+    worst = std::max(worst, std::sqrt(e2));
+  }
+  CHECK(largest <= frame.largest);
+  CHECK(worst <= xhd::float_copy_error(frame.largest));
+}
+
+}  // namespace
+
+TEST(frame_of_far_doubles) {
+  // Survey coordinates: the origin moves to the data, and the copies keep their low bits.
+  xhd_test::Random rng(21);
+  const std::vector<double> a = xhd_test::uniform_points(rng, 3000, 4.2e6, 10.0);
+  const std::vector<double> b = xhd_test::uniform_points(rng, 2000, 4.2e6 + 5, 10.0);
+  const xhd_points pa = doubles(a), pb = doubles(b);
+  xhd::PointFrame frame;
+  xhd::frame_points(pa, &pb, 3, frame);
+  for (int k = 0; k < 3; ++k) CHECK(frame.origin[k] > 4.2e6 && frame.origin[k] < 4.2e6 + 15);
+  CHECK(frame.largest < 16.0);
+  CHECK(!frame.has_loose());
+  CHECK_EQ(frame.tight.slack, frame.bounds.slack);
+  check_copies(frame, frame.a);
+  check_copies(frame, frame.b);
+}
+
+TEST(frame_of_floats_is_in_place) {
+  xhd_test::Random rng(22);
+  const std::vector<float> a = xhd_test::to_float(xhd_test::uniform_points(rng, 500, -1, 2));
+  const xhd_points pa = floats(a);
+  xhd::PointFrame frame;
+  xhd::frame_points(pa, nullptr, 1, frame);
+  CHECK(frame.a.xyz == a.data());
+  CHECK_EQ(frame.origin[0], 0.0);
+  CHECK(frame.bounds.copies_exact);
+}
+
+TEST(frame_lists_far_outliers_as_loose) {
+  // 5000 points in a unit cube and two far outliers, the last one the set's last point: they are loose, the
+  // tight bounds shrink to the cube, and the inside copy holds every other point in order.
+  xhd_test::Random rng(23);
+  std::vector<double> a = xhd_test::uniform_points(rng, 5000, 0, 1);
+  a[3 * 17] = 1e9;
+  a.insert(a.end(), {-3e8, 2, 1});
+  const std::vector<double> b = xhd_test::uniform_points(rng, 1000, 0, 1);
+  const xhd_points pa = doubles(a), pb = doubles(b);
+  xhd::PointFrame frame;
+  xhd::frame_points(pa, &pb, 2, frame);
+  CHECK(frame.has_loose());
+  CHECK(frame.a.loose == std::vector<uint32_t>({17, 5000}));
+  CHECK(frame.b.loose.empty());
+  CHECK(std::isfinite(frame.cube));
+  CHECK(frame.tight.slack < frame.bounds.slack);
+  const xhd::InsideCube inside(frame.a);
+  CHECK_EQ(inside.count, size_t(4999));
+  bool same = true;
+  for (uint32_t j = 0; j < inside.count; ++j) {
+    const uint32_t i = xhd::original_index(frame.a.loose.data(), uint32_t(frame.a.loose.size()), j);
+    same = same && i != 17 && i < 5000 && inside.xyz[3 * j] == frame.a.xyz[3 * i] &&
+           inside.xyz[3 * j + 2] == frame.a.xyz[3 * i + 2];
+  }
+  CHECK(same);
+}
+
+TEST(frame_of_one_repeated_point) {
+  // Every point the same: nothing to size a bulk by, no loose points, copies all at the origin.
+  const std::vector<double> a(3 * 100, 7.25);
+  const xhd_points pa = doubles(a);
+  xhd::PointFrame frame;
+  xhd::frame_points(pa, &pa, 2, frame);
+  CHECK(!frame.has_loose());
+  CHECK_EQ(frame.origin[1], 7.25);
+  CHECK_EQ(frame.largest, 0.0);
+}
+
+TEST(bulk_box_quantiles_and_extent) {
+  std::vector<double> one{5.0};
+  double lo = 0, hi = 0;
+  xhd::tail_quantiles(one, 0.001, lo, hi);
+  CHECK_EQ(lo, 5.0);
+  CHECK_EQ(hi, 5.0);
+  std::vector<double> values(1000);
+  std::iota(values.begin(), values.end(), 1.0);
+  std::reverse(values.begin(), values.end());
+  xhd::tail_quantiles(values, 0.01, lo, hi);
+  CHECK_EQ(lo, 10.0);
+  CHECK_EQ(hi, 991.0);
+  // The parallel extent over several blocks equals the plain one.
+  xhd_test::Random rng(24);
+  const std::vector<double> xyz = xhd_test::uniform_points(rng, 200000, -3, 6);
+  const xhd::PointTruth t{nullptr, xyz.data(), xyz.size() / 3};
+  const xhd::Extent3 e = xhd::extent_of(t, 3);
+  for (int k = 0; k < 3; ++k) {
+    double mn = INFINITY, mx = -INFINITY;
+    for (size_t i = 0; i < t.count; ++i) mn = std::min(mn, xyz[3 * i + k]), mx = std::max(mx, xyz[3 * i + k]);
+    CHECK_EQ(e.lo[k], mn);
+    CHECK_EQ(e.hi[k], mx);
+  }
+  const xhd::Extent3 bulk = xhd::bulk_extent(t, nullptr, e);
+  CHECK(bulk.contains(e) && e.contains(bulk));  // uniform data: the bulk is everything
+}
+
+TEST(duplicates_dropped_to_first_copies) {
+  // 100000 distinct points, the first 1000 rows written three times in a row, one point 20000 times at the
+  // end, and -0 and +0 copies that must count as one point; float32 and double inputs alike. The 20000
+  // copies are what the sample of 2^15 points is sure to meet (groups of three it may miss: unique_points.h
+  // bounds what it can miss); then the full pass finds every group. Over 65536 points: several blocks.
+  xhd_test::Random rng(25);
+  const std::vector<double> distinct = xhd_test::uniform_points(rng, 100000, -1, 2);
+  std::vector<double> xyz;
+  for (size_t i = 0; i < 100000; ++i)
+    for (int copy = 0; copy < (i < 1000 ? 3 : 1); ++copy)
+      xyz.insert(xyz.end(), distinct.begin() + 3 * i, distinct.begin() + 3 * i + 3);
+  for (int copy = 0; copy < 20000; ++copy) xyz.insert(xyz.end(), {0.5, 0.25, 0.125});
+  xyz.insert(xyz.end(), {0.0, 1.0, 2.0, -0.0, 1.0, 2.0});
+  const size_t n = xyz.size() / 3;
+  for (int as_float = 0; as_float < 2; ++as_float) {
+    const std::vector<float> xyz32 = xhd_test::to_float(xyz);
+    const auto coord = [&](size_t i, int k) { return as_float ? double(xyz32[3 * i + k]) : xyz[3 * i + k]; };
+    // The reference: each point's first copy, by a map whose key order holds -0 and +0 equal.
+    std::map<std::array<double, 3>, size_t> first;
+    std::vector<size_t> firsts;
+    for (size_t i = 0; i < n; ++i)
+      if (first.emplace(std::array<double, 3>{coord(i, 0), coord(i, 1), coord(i, 2)}, i).second) firsts.push_back(i);
+    CHECK_EQ(firsts.size(), size_t(100002));
+    const xhd_points p = as_float ? floats(xyz32) : doubles(xyz);
+    xhd::PointFrame frame;
+    xhd::frame_points(p, nullptr, 2, frame);
+    CHECK(xhd::sample_has_duplicates(frame.a.truth));
+    CHECK(xhd::drop_duplicates(frame.a, 2));
+    CHECK_EQ(frame.a.count, firsts.size());
+    bool mapped = frame.a.count == firsts.size();
+    for (size_t u = 0; u < frame.a.count && mapped; ++u) {
+      const int64_t i = frame.a.input_of(int64_t(u));
+      mapped = i == int64_t(firsts[u]);
+      for (int k = 0; k < 3; ++k) mapped = mapped && frame.a.truth.coord(u, k) == coord(size_t(i), k);
+    }
+    CHECK(mapped);
+    CHECK_EQ(frame.a.input_of(XHD_NO_INDEX), int64_t(XHD_NO_INDEX));
+    check_copies(frame, frame.a);
+    // Dropping again finds nothing more.
+    CHECK(!xhd::drop_duplicates(frame.a, 2));
+  }
+}
+
+TEST(duplicates_of_a_loose_point) {
+  // A far outlier written twice: one loose point remains, named by its position in the compacted set.
+  xhd_test::Random rng(26);
+  std::vector<double> a = xhd_test::uniform_points(rng, 3000, 0, 1);
+  a.insert(a.end(), {5e8, 0, 0, 0.5, 0.5, 0.5, 5e8, 0, 0});
+  for (int k = 0; k < 3; ++k) a.insert(a.end(), a.begin() + k, a.begin() + k + 1);  // a copy of point 0 last
+  const xhd_points pa = doubles(a);
+  xhd::PointFrame frame;
+  xhd::frame_points(pa, nullptr, 2, frame);
+  CHECK(frame.a.loose == std::vector<uint32_t>({3000, 3002}));
+  CHECK(xhd::drop_duplicates(frame.a, 2));
+  CHECK_EQ(frame.a.count, size_t(3002));
+  CHECK(frame.a.loose == std::vector<uint32_t>({3000}));
+  CHECK_EQ(frame.a.input_of(3000), int64_t(3000));
+  CHECK_EQ(frame.a.input_of(3001), int64_t(3001));
+}
