@@ -58,3 +58,21 @@ export function crsJson(crs: Crs | undefined) {
     wkt: crs.wkt ?? null,
   };
 }
+
+/**
+ * The notes a comparison gets about its inputs' CRSs: a warning naming both when they differ, and the units
+ * the distances are in where a CRS states them.
+ */
+export function crsNotes(a: { path: string; crs?: Crs }, b: { path: string; crs?: Crs }): string[] {
+  if (!a.crs && !b.crs) return [];
+  if (a.crs && b.crs && crsDiffer(a.crs, b.crs)) {
+    return [`warning: the inputs state different CRSs: A (${a.path}) is ${crsLabel(a.crs)}, B (${b.path}) is ${crsLabel(b.crs)}; ` +
+      'distances between coordinates of different CRSs mean nothing until one is transformed into the other']
+  }
+  const unitsA = a.crs && crsUnits(a.crs), unitsB = b.crs && crsUnits(b.crs);
+  if (unitsA && unitsB && unitsA !== unitsB) return [`the inputs' CRSs state different units: A's ${unitsA}, B's ${unitsB}`];
+  const units = unitsA ?? unitsB;
+  if (!units) return [];
+  const whose = unitsA && unitsB ? "both inputs' CRS" : unitsA ? `A's CRS (B states ${b.crs ? 'no units' : 'no CRS'})` : `B's CRS (A states ${a.crs ? 'no units' : 'no CRS'})`;
+  return [`distances are in ${units}, the units of ${whose}`];
+}

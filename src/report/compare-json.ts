@@ -2,6 +2,7 @@
 // later metrics add keys beside these and never rename them.
 import type { DeviceInfo } from '../backends.js';
 import type { CompareResult, InputSummary, Witness } from '../compare.js';
+import { crsJson } from '../io/crs.js';
 import { XHD_VERSION } from '../version.js';
 import { relativeKey } from '../metrics/relative.js';
 import { statsJson } from './stats-json.js';
@@ -10,7 +11,7 @@ export const COMPARE_JSON_SCHEMA_VERSION = 1;
 
 /** An input's description; `xhd distance` reports its inputs the same way. */
 export function inputJson(s: InputSummary) {
-  return { path: s.path, format: s.format, points: s.points, dims: s.dims, triangles: s.triangles, source: s.source, bbox_diagonal: s.bboxDiagonal };
+  return { path: s.path, format: s.format, points: s.points, dims: s.dims, triangles: s.triangles, source: s.source, bbox_diagonal: s.bboxDiagonal, crs: crsJson(s.crs) };
 }
 
 export function deviceJson(d: DeviceInfo | null) {
