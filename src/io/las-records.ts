@@ -105,7 +105,7 @@ export function decodeLasRecords(view: DataView, start: number, count: number, l
     if (filter !== null) {
       if (classes !== null && classes[cls] === 0) continue;
       if (returns === 1 && returnNumber > 1) continue;
-      if (returns === 2 && returnNumber < (returnByte >> countShift)) continue;
+      if (returns === 2 && returnNumber < ((returnByte >> countShift) & returnMask)) continue;
       if (box !== null && (x < box[0] || y < box[1] || z < box[2] || x > box[3] || y > box[4] || z > box[5])) continue;
     }
     out[o] = x;
