@@ -96,6 +96,9 @@ suiteUnless(missing, 'LAZ', () => {
       const size = readFileSync(lidar('point10.las.laz')).length;
       check(build('point10', { copies: 2, entries: [{ points: 1065, bytes: 100 }, { points: 1065, bytes: 10 * size }] }), /chunk 2 of 2 \(1065 points, \d+ bytes from byte \d+\) lies outside the compressed data/);
     });
+    it('a chunk claiming more points than its bytes can hold', () => {
+      check(build('point10', { copies: 1, entries: [{ points: 10 ** 7, bytes: 100 }] }), /chunk 1 of 1 claims 10000000 points in 100 bytes, more than LASzip can pack/);
+    });
     it("chunks whose points do not add up to the header's count", () => {
       check(build('point10', { copies: 2, entries: [{ points: 1065, bytes: 100 }, { points: 7, bytes: 100 }] }), /the chunk table's chunks hold 1072 points, but the header declares 2130/);
     });
@@ -113,6 +116,14 @@ suiteUnless(missing, 'LAZ', () => {
         return out;
       });
       check(path, /\(byte \d+\): LAZ chunk 8 of 8 .*(outside the header's|cannot be decoded)/);
+    });
+    it("a record length that disagrees with the LASzip VLR's items", () => {
+      const path = build('point-time', { copies: 1 }, (b) => {
+        const out = Uint8Array.from(b);
+        new DataView(out.buffer).setUint16(105, 32284, true);
+        return out;
+      });
+      check(path, /\(byte 105\): point record length 32284 disagrees with the 28 bytes of the LASzip VLR's items/);
     });
     it('the compressed point format without a LASzip VLR', () => {
       const las = readFileSync(lidar('point10.las'));

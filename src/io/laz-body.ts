@@ -26,6 +26,14 @@ function decodingThreads(chunks: number, points: number): number {
   return Math.max(1, Math.min(wanted, chunks));
 }
 
+function sharedPositions(count: number, file: string): Float64Array {
+  try {
+    return new Float64Array(new SharedArrayBuffer(Math.max(8, 24 * count)));
+  } catch {
+    throw new InputError(file, {}, `${count} points need ${(24 * count / 1024 ** 3).toFixed(1)} GiB for their coordinates, more than can be allocated now`);
+  }
+}
+
 const shared = (bytes: number) => (bytes > 0 ? new SharedArrayBuffer(bytes) : new SharedArrayBuffer(8));
 
 export function readLazBody(fd: number, file: string, fileSize: number, header: LasHeader, vlrs: LasVlr[], filter: RecordFilter | null):
@@ -35,7 +43,7 @@ export function readLazBody(fd: number, file: string, fileSize: number, header: 
   const threads = decodingThreads(chunks.length, header.pointCount);
   // One thread writes straight into an ordinary array; threads together write into shared memory.
   checkRoomFor(header.pointCount, file);
-  const all = threads > 1 ? new Float64Array(shared(24 * header.pointCount)) : allocatePositions(header.pointCount, file);
+  const all = threads > 1 ? sharedPositions(header.pointCount, file) : allocatePositions(header.pointCount, file);
   const job: LazJob = {
     path: file,
     format: header.pointFormat.id,

@@ -28,6 +28,7 @@ export interface LazLayout {
 
 const COMPRESSORS = ['none', 'pointwise', 'pointwise chunked', 'layered chunked'] as const;
 const VARIABLE_CHUNKS = 0xffffffff;
+const MAX_POINTS_PER_BYTE = 1024;
 
 /** Reads the LASzip VLR and the chunk table of the LAZ file open as `fd`. */
 export function readLazLayout(fd: number, file: string, fileSize: number, header: LasHeader, vlrs: LasVlr[]): LazLayout {
@@ -40,11 +41,29 @@ export function readLazLayout(fd: number, file: string, fileSize: number, header
   const compressor = COMPRESSORS[compressorCode];
   if (compressor === undefined || compressor === 'none') throw new InputError(file, { byte: vlr.payloadOffset }, `LASzip compressor ${compressorCode} is not one xhd reads (2, chunked; 3, layered chunked)`);
   if (compressor === 'pointwise') throw new InputError(file, { byte: vlr.payloadOffset }, 'LASzip 1.0 pointwise compression (unchunked) is not supported: re-compress the file with a current LASzip');
+  checkItems(file, vlr, view, header);
   const chunkField = view.getUint32(12, true);
   const chunkSize = chunkField === VARIABLE_CHUNKS ? null : chunkField;
   if (chunkSize === 0) throw new InputError(file, { byte: vlr.payloadOffset + 12 }, 'the LASzip chunk size is 0');
   const chunks = readChunkTable(fd, file, fileSize, header, chunkSize);
   return { compressor, chunkSize, chunks, tableOffsetAt: header.pointDataOffset };
+}
+
+/**
+ * The VLR lists the items each compressed record holds (point, GPS time, colour, extra bytes...) with their
+ * sizes; they must add up to the header's record length, or one of the two lies, and decoding the wrong
+ * layout would give wrong points (or take minutes over a record length that claims 64 KiB of extra bytes).
+ */
+function checkItems(file: string, vlr: LasVlr, view: DataView, header: LasHeader): void {
+  const items = view.getUint16(32, true);
+  if (34 + 6 * items > view.byteLength) {
+    throw new InputError(file, { byte: vlr.payloadOffset + 32 }, `the LASzip VLR lists ${items} items, more than its ${view.byteLength} bytes hold`);
+  }
+  let bytes = 0;
+  for (let i = 0; i < items; i++) bytes += view.getUint16(34 + 6 * i + 2, true);
+  if (bytes !== header.recordLength) {
+    throw new InputError(file, { byte: 105 }, `point record length ${header.recordLength} disagrees with the ${bytes} bytes of the LASzip VLR's items`);
+  }
 }
 
 function readChunkTable(fd: number, file: string, fileSize: number, header: LasHeader, chunkSize: number | null): LazChunk[] {
@@ -91,6 +110,11 @@ function readChunkTable(fd: number, file: string, fileSize: number, header: LasH
     if (points <= 0 || bytes <= 0 || offset + bytes > tableOffset) {
       throw new InputError(file, { byte: tableOffset },
         `chunk ${i + 1} of ${count} (${points} points, ${bytes} bytes from byte ${offset}) lies outside the compressed data (${chunksStart}..${tableOffset})`);
+    }
+    // LASzip codes every point with at least a few adaptive symbols: even a chunk of identical points takes
+    // far more than a byte per thousand points. A table claiming more would have xhd decode garbage for long.
+    if (points > MAX_POINTS_PER_BYTE * bytes) {
+      throw new InputError(file, { byte: tableOffset }, `chunk ${i + 1} of ${count} claims ${points} points in ${bytes} bytes, more than LASzip can pack into them`);
     }
     chunks.push({ offset, bytes, points, firstPoint });
     offset += bytes;
