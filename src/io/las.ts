@@ -77,6 +77,7 @@ function lasGeometry(path: string, header: LasHeader, vlrs: LasVlr[],
  */
 function outsideHeaderBounds(header: LasHeader, tally: Float64Array): string | undefined {
   if (header.pointCount === 0 || !(tally[TALLY_RAW_MIN] <= tally[TALLY_RAW_MAX])) return undefined;
+  if ([...header.min, ...header.max].every((v) => v === 0)) return undefined; // bounds never filled in: nothing stated
   const axes: string[] = [];
   for (let k = 0; k < 3; k++) {
     const slack = Math.abs(header.scale[k]) / 2;
