@@ -68,6 +68,13 @@ suiteUnless(missing, 'LAZ', () => {
     }
   });
 
+  it('many fixed-size chunks (the chunk size in the LASzip VLR, byte counts alone in the table)', () => {
+    const g = withEnv({ XHD_LAZ_THREADS: '2' }, () => readGeometry(build('point10', { copies: 7, fixed: true })));
+    assert.equal(g.lidar?.laz?.chunkSize, 1065);
+    assert.equal(g.lidar?.laz?.chunks, 7);
+    assert.deepEqual(Array.from(g.positions), repeated(readGeometry(lidar('point10.las')), 7));
+  });
+
   it('filters on LAZ keep what they keep on the LAS twin, across threads', () => {
     const path = build('point-time', { copies: 6 });
     const filters = { classes: [2], returns: 'last' as const, every: 4 };

@@ -156,6 +156,8 @@ export interface LazBuild {
   tableOffset?: number;
   /** Write -1 at the start of the points and the table's offset in the last 8 bytes, as streaming writers do. */
   offsetAtEnd?: boolean;
+  /** Fixed-size chunks (the chunk size in the VLR is the template's point count) instead of variable-sized ones. */
+  fixed?: boolean;
 }
 
 /** The point count, first chunk, and LASzip VLR payload offset of a one-chunk LAZ template (a LAS 1.2/1.3 file). */
@@ -172,18 +174,19 @@ function templateParts(template: Uint8Array) {
   return { pointDataOffset, points: view.getUint32(107, true), chunk: template.subarray(pointDataOffset + 8, tableOffset), lazVlr };
 }
 
-/** A LAZ file of `copies` copies of the template's one chunk, in variable-sized chunks. */
+/** A LAZ file of `copies` copies of the template's one chunk, in variable-sized chunks (or fixed-size ones). */
 export function lazFromTemplate(template: Uint8Array, build: LazBuild): Uint8Array {
   const { pointDataOffset, points, chunk, lazVlr } = templateParts(template);
   const truth = Array.from({ length: build.copies }, () => ({ points, bytes: chunk.length }));
-  const table = chunkTableBytes(build.entries ?? truth);
+  const table = chunkTableBytes(build.entries ?? truth, !build.fixed);
   const tableOffset = pointDataOffset + 8 + build.copies * chunk.length;
   const out = new Uint8Array(tableOffset + table.length + (build.offsetAtEnd ? 8 : 0));
   out.set(template.subarray(0, pointDataOffset));
   const view = new DataView(out.buffer);
   view.setUint32(107, points * build.copies, true);
   view.setUint32(111, 0, true); // the by-return counts no longer hold; nothing reads them
-  view.setUint32(lazVlr + 12, 0xffffffff, true); // variable-sized chunks: the table carries the counts
+  // Variable-sized chunks: the table carries the counts; fixed ones: every chunk holds the template's points.
+  view.setUint32(lazVlr + 12, build.fixed ? points : 0xffffffff, true);
   const written = build.tableOffset ?? tableOffset;
   view.setBigInt64(pointDataOffset, BigInt(build.offsetAtEnd ? -1 : written), true);
   for (let c = 0; c < build.copies; c++) out.set(chunk, pointDataOffset + 8 + c * chunk.length);
