@@ -49,6 +49,19 @@ suiteUnless(missing, 'LAZ', () => {
     });
   }
 
+  it("xhd's own decoder (formats 0-3) and laz-perf give the same records, and each says which decoded", () => {
+    for (const name of TWINS) {
+      const path = build(name, { copies: 5 });
+      const own = withEnv({ XHD_LAZ_THREADS: '2' }, () => readGeometry(path));
+      const wasm = withEnv({ XHD_LAZ_THREADS: '2', XHD_LAZ_DECODER: 'laz-perf' }, () => readGeometry(path));
+      assert.equal(own.lidar?.laz?.decoder, 'xhd');
+      assert.equal(wasm.lidar?.laz?.decoder, 'laz-perf');
+      assert.deepEqual(Array.from(own.positions), Array.from(wasm.positions), name);
+      assert.deepEqual(own.lidar?.byClass, wasm.lidar?.byClass);
+      assert.deepEqual(own.lidar?.byReturn, wasm.lidar?.byReturn);
+    }
+  });
+
   it('a LAZ file without points', () => {
     const g = readGeometry(lidar('no-points-1.3.laz'));
     assert.equal(g.count, 0);
@@ -111,6 +124,13 @@ suiteUnless(missing, 'LAZ', () => {
     });
     it('a file cut inside its chunk table', () => {
       check(build('point10', { copies: 40 }, (b) => b.subarray(0, b.length - 30)), /file is truncated: the chunk table ends inside chunk \d+ of 40/);
+    });
+    it('a chunk cut short is refused by either decoder', () => {
+      for (const decoder of ['xhd', 'laz-perf']) {
+        const path = build('point-color', { copies: 2, entries: [{ points: 1065, bytes: 400 }, { points: 1065, bytes: 400 }] });
+        const error = errorOf(() => withEnv({ XHD_LAZ_DECODER: decoder }, () => readGeometry(path)));
+        assert.match(error, /\(byte \d+\): LAZ chunk 1 of 2 (\(1065 points\) cannot be decoded|decodes to)/, decoder);
+      }
     });
     it('a damaged chunk decodes outside the header bounds and is refused, naming it', () => {
       const path = build('point-color', { copies: 8 }, (b) => {

@@ -31,7 +31,7 @@ function lidarJson(l: LidarSummary) {
     header_bounds: { min: l.headerMin, max: l.headerMax },
     system_id: l.systemId,
     generating_software: l.software,
-    laz: l.laz ? { compressor: l.laz.compressor, chunk_size: l.laz.chunkSize, chunks: l.laz.chunks } : null,
+    laz: l.laz ? { compressor: l.laz.compressor, chunk_size: l.laz.chunkSize, chunks: l.laz.chunks, decoder: l.laz.decoder } : null,
   };
 }
 
@@ -70,7 +70,7 @@ function lidarLines(l: LidarSummary): string[] {
     `  scale      ${triple(l.scale)}`,
     `  offset     ${triple(l.offset)}`,
   ];
-  if (l.laz) lines.push(`  LAZ        ${l.laz.compressor} · ${l.laz.chunks} chunk${l.laz.chunks === 1 ? '' : 's'}${l.laz.chunkSize === null ? ' of varying size' : ` of ${formatCount(l.laz.chunkSize)} points`}`);
+  if (l.laz) lines.push(`  LAZ        ${l.laz.compressor} · ${l.laz.chunks} chunk${l.laz.chunks === 1 ? '' : 's'}${l.laz.chunkSize === null ? ' of varying size' : ` of ${formatCount(l.laz.chunkSize)} points`} · decoded by ${l.laz.decoder}`);
   if (l.software || l.systemId) lines.push(`  software   ${[l.software, l.systemId].filter((s) => s !== '').join(' · ')}`);
   return lines;
 }

@@ -21,8 +21,8 @@ export interface LidarSummary {
   headerMax: [number, number, number];
   systemId: string;
   software: string;
-  /** LAZ: the LASzip compressor, its chunk size (null for variable-sized chunks), and the chunk count. */
-  laz?: { compressor: string; chunkSize: number | null; chunks: number };
+  /** LAZ: the LASzip compressor, its chunk size (null for variable-sized chunks), the chunk count, and which decoder decoded them. */
+  laz?: { compressor: string; chunkSize: number | null; chunks: number; decoder: 'xhd' | 'laz-perf' };
 }
 
 function nonzero(tally: Float64Array, from: number, length: number): Record<string, number> {

@@ -9,7 +9,7 @@ import { isCrsRecord, lasCrs } from './las-crs.js';
 import { checkLasBodySize, parseLasHeader, type LasHeader } from './las-header.js';
 import { readLasBody } from './las-body.js';
 import { newTally, recordFilter, TALLY_MAX, TALLY_MIN, TALLY_RAW_MAX, TALLY_RAW_MIN } from './las-records.js';
-import { lidarSummary } from './las-summary.js';
+import { lidarSummary, type LidarSummary } from './las-summary.js';
 import { readLasVlrs, readVlrPayload, MAX_PAYLOAD, type LasVlr } from './las-vlrs.js';
 import { readLazBody } from './laz-body.js';
 import { filteredNote, hasFilters } from './point-filters.js';
@@ -23,7 +23,7 @@ export function readLasFile(path: string, size: number, prefix: Uint8Array, opti
     const crs = lasCrs(crsRecords);
     const filters = options.filters;
     const filter = recordFilter(filters);
-    let body: { positions: Float64Array; kept: number; tally: Float64Array; laz?: { compressor: string; chunkSize: number | null; chunks: number } };
+    let body: { positions: Float64Array; kept: number; tally: Float64Array; laz?: LidarSummary['laz'] };
     if (header.compressed) {
       body = readLazBody(fd, path, size, header, vlrs, filter);
     } else {
@@ -44,7 +44,7 @@ function thin(positions: Float64Array, count: number, every: number): number {
 }
 
 function lasGeometry(path: string, header: LasHeader, vlrs: LasVlr[],
-  body: { positions: Float64Array; kept: number; tally: Float64Array; laz?: { compressor: string; chunkSize: number | null; chunks: number } },
+  body: { positions: Float64Array; kept: number; tally: Float64Array; laz?: LidarSummary['laz'] },
   options: ReadOptions, crs: ReturnType<typeof lasCrs>): Geometry {
   const { tally } = body;
   let kept = body.kept;

@@ -9,6 +9,7 @@ const DM_LENGTH_SHIFT = 15;
 const DM_MAX_COUNT = 1 << 15;
 const BM_LENGTH_SHIFT = 13;
 const BM_MAX_COUNT = 1 << 13;
+const POW2 = Array.from({ length: 33 }, (_, k) => 2 ** k);
 
 /** An adaptive model of `symbols` symbols. */
 export class SymbolModel {
@@ -18,29 +19,42 @@ export class SymbolModel {
   readonly tableShift: number;
   private readonly tableSize: number;
   readonly lastSymbol: number;
-  private totalCount = 0;
+  private totalCount: number;
   private updateCycle: number;
   untilUpdate: number;
 
-  constructor(readonly symbols: number) {
-    this.distribution = new Uint32Array(symbols);
-    this.counts = new Uint32Array(symbols).fill(1);
-    this.lastSymbol = symbols - 1;
+  /** Every field is set in one order on both paths, so that all models share one shape (the decoder's hot loop stays monomorphic). */
+  constructor(readonly symbols: number, template?: SymbolModel) {
+    let tableSize = 0, tableShift = 0;
     if (symbols > 16) {
       let bits = 3;
       while (symbols > 1 << (bits + 2)) bits++;
-      this.tableSize = 1 << bits;
-      this.tableShift = DM_LENGTH_SHIFT - bits;
-      this.decoderTable = new Uint32Array(this.tableSize + 2);
-    } else {
-      this.tableSize = 0;
-      this.tableShift = 0;
-      this.decoderTable = null;
+      tableSize = 1 << bits;
+      tableShift = DM_LENGTH_SHIFT - bits;
     }
-    this.updateCycle = symbols;
-    this.untilUpdate = 0;
-    this.update();
-    this.untilUpdate = this.updateCycle = (symbols + 6) >> 1;
+    // A fresh model's state is the same every time: copied from one made before (chunks make thousands).
+    this.distribution = template ? template.distribution.slice() : new Uint32Array(symbols);
+    this.counts = template ? template.counts.slice() : new Uint32Array(symbols).fill(1);
+    this.decoderTable = template ? (template.decoderTable ? template.decoderTable.slice() : null) : symbols > 16 ? new Uint32Array(tableSize + 2) : null;
+    this.tableShift = tableShift;
+    this.tableSize = tableSize;
+    this.lastSymbol = symbols - 1;
+    this.totalCount = template ? template.totalCount : 0;
+    this.updateCycle = template ? template.updateCycle : symbols;
+    this.untilUpdate = template ? template.untilUpdate : 0;
+    if (!template) {
+      this.update();
+      this.untilUpdate = this.updateCycle = (symbols + 6) >> 1;
+    }
+  }
+
+  private static readonly fresh = new Map<number, SymbolModel>();
+
+  /** A fresh model of `symbols` symbols, copied from a cached one. */
+  static of(symbols: number): SymbolModel {
+    let template = SymbolModel.fresh.get(symbols);
+    if (!template) SymbolModel.fresh.set(symbols, (template = new SymbolModel(symbols)));
+    return new SymbolModel(symbols, template);
   }
 
   count(symbol: number): void {
@@ -179,6 +193,12 @@ export class ArithmeticDecoder {
     return bit;
   }
 
+  /** 32 raw bits, low half first. */
+  readInt(): number {
+    const low = this.readBits(16);
+    return ((this.readBits(16) << 16) | low) >>> 0;
+  }
+
   readBits(bits: number): number {
     if (bits > 19) {
       const low = this.readBits(16);
@@ -193,35 +213,46 @@ export class ArithmeticDecoder {
 }
 
 /**
- * LASzip's integer decompressor for 32-bit values (no range): a value is its prediction plus a corrector,
- * coded as the corrector's bit length k (one model per context) and then its position among the 2^k
- * correctors of that length (exactly for k ≤ 8, its top 8 bits modelled and the rest raw above that).
+ * LASzip's integer decompressor: a value is its prediction plus a corrector, coded as the corrector's bit
+ * length k (one model per context) and then its position among the 2^k correctors of that length (exactly
+ * for k ≤ 8, its top 8 bits modelled and the rest raw above that). Values of fewer than 32 bits wrap around
+ * their range; 32-bit values wrap as int32.
  */
 export class IntegerDecompressor {
-  private readonly bits: SymbolModel[];
+  private readonly bits: (SymbolModel | undefined)[];
   private readonly corrector0 = new BitModel();
-  private readonly correctors: SymbolModel[] = [];
+  /** Made on first use: a fresh model is the same whenever it is made, and most bit lengths never occur. */
+  private readonly correctors: (SymbolModel | undefined)[];
+  private readonly range: number;
+  private readonly min: number;
+  /** The bit length of the last corrector decoded (LASzip's getK), which some items use as a context. */
+  k = 0;
   private static readonly BITS_HIGH = 8;
 
-  constructor(private readonly decoder: ArithmeticDecoder, contexts: number) {
-    this.bits = Array.from({ length: contexts }, () => new SymbolModel(33));
-    for (let k = 1; k <= 32; k++) this.correctors[k] = new SymbolModel(1 << Math.min(k, IntegerDecompressor.BITS_HIGH));
+  constructor(private readonly decoder: ArithmeticDecoder, contexts: number, private readonly width = 32) {
+    this.range = width < 32 ? 2 ** width : 0;
+    this.min = width < 32 ? -(2 ** (width - 1)) : -0x80000000;
+    this.bits = new Array<SymbolModel | undefined>(contexts).fill(undefined);
+    this.correctors = new Array<SymbolModel | undefined>(width + 1).fill(undefined);
   }
 
   decompress(prediction: number, context: number): number {
-    return (prediction + this.corrector(this.bits[context])) | 0;
+    const real = prediction + this.corrector((this.bits[context] ??= SymbolModel.of(this.width + 1)));
+    if (this.range === 0) return real | 0;
+    return real < 0 ? real + this.range : real >= this.range ? real - this.range : real;
   }
 
   private corrector(model: SymbolModel): number {
-    const k = this.decoder.decodeSymbol(model);
+    const k = (this.k = this.decoder.decodeSymbol(model));
     if (k === 0) return this.decoder.decodeBit(this.corrector0);
-    if (k >= 32) return -0x80000000;
-    let c = this.decoder.decodeSymbol(this.correctors[k]);
+    if (k >= 32) return this.min;
+    const corrector = (this.correctors[k] ??= SymbolModel.of(1 << Math.min(k, IntegerDecompressor.BITS_HIGH)));
+    let c = this.decoder.decodeSymbol(corrector);
     if (k > IntegerDecompressor.BITS_HIGH) {
       const low = k - IntegerDecompressor.BITS_HIGH;
-      c = c * 2 ** low + this.decoder.readBits(low);
+      c = c * POW2[low] + this.decoder.readBits(low);
     }
     // c in [0, 2^(k-1)) stands for the negative correctors, c in [2^(k-1), 2^k) for the positive ones.
-    return c >= 2 ** (k - 1) ? c + 1 : c - (2 ** k - 1);
+    return c >= POW2[k - 1] ? c + 1 : c - (POW2[k] - 1);
   }
 }

@@ -14,6 +14,7 @@ import type { LidarSummary } from './las-summary.js';
 import type { LasVlr } from './las-vlrs.js';
 import { readLazLayout, type LazChunk } from './laz-chunks.js';
 import { lazPerfWasm } from './laz-decoder.js';
+import { decodesV2 } from './laz-v2-chunk.js';
 import { COMPLETED, FAILED, failureMessage, NEXT, runLazJob, totalTally, type LazJob } from './laz-work.js';
 
 /** Below this many points, starting a worker (its module load and WebAssembly instance) costs more than it saves. */
@@ -44,9 +45,12 @@ export function readLazBody(fd: number, file: string, fileSize: number, header: 
   // One thread writes straight into an ordinary array; threads together write into shared memory.
   checkRoomFor(header.pointCount, file);
   const all = threads > 1 ? sharedPositions(header.pointCount, file) : allocatePositions(header.pointCount, file);
+  const ownDecoder = process.env.XHD_LAZ_DECODER !== 'laz-perf' && decodesV2(layout.items);
   const job: LazJob = {
     path: file,
     format: header.pointFormat.id,
+    items: layout.items,
+    ownDecoder,
     layout: recordLayout(header),
     filter,
     chunks: Float64Array.from(chunks.flatMap((c) => [c.offset, c.bytes, c.points, c.firstPoint])),
@@ -59,7 +63,7 @@ export function readLazBody(fd: number, file: string, fileSize: number, header: 
   };
   for (let p = 0; p < threads; p++) job.tallies.subarray(p * TALLY_LENGTH, (p + 1) * TALLY_LENGTH).set(newTally());
   const workers: Worker[] = [];
-  const wasm = lazPerfWasm();
+  const wasm = ownDecoder ? undefined : lazPerfWasm();
   for (let p = 1; p < threads; p++) {
     const worker = new Worker(new URL('./laz-worker.js', import.meta.url), { workerData: { job, participant: p, wasm } });
     worker.unref(); // it ends by itself when the chunks run out; it must never keep the process alive
@@ -86,7 +90,7 @@ export function readLazBody(fd: number, file: string, fileSize: number, header: 
     positions,
     kept,
     tally: totalTally(job, threads),
-    laz: { compressor: layout.compressor, chunkSize: layout.chunkSize, chunks: chunks.length },
+    laz: { compressor: layout.compressor, chunkSize: layout.chunkSize, chunks: chunks.length, decoder: ownDecoder ? 'xhd' : 'laz-perf' },
   };
 }
 

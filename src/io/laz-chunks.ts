@@ -7,6 +7,7 @@ import { readFully } from './input-file.js';
 import type { LasHeader } from './las-header.js';
 import { readVlrPayload, type LasVlr } from './las-vlrs.js';
 import { ArithmeticDecoder, IntegerDecompressor } from './laz-arithmetic.js';
+import type { LazItem } from './laz-v2-chunk.js';
 
 export interface LazChunk {
   /** File offset of the chunk's first byte. */
@@ -24,6 +25,8 @@ export interface LazLayout {
   chunks: LazChunk[];
   /** Where the chunk table's offset is read from (the start of the point data). */
   tableOffsetAt: number;
+  /** The items of a record, in order, as the LASzip VLR lists them. */
+  items: LazItem[];
 }
 
 const COMPRESSORS = ['none', 'pointwise', 'pointwise chunked', 'layered chunked'] as const;
@@ -41,12 +44,12 @@ export function readLazLayout(fd: number, file: string, fileSize: number, header
   const compressor = COMPRESSORS[compressorCode];
   if (compressor === undefined || compressor === 'none') throw new InputError(file, { byte: vlr.payloadOffset }, `LASzip compressor ${compressorCode} is not one xhd reads (2, chunked; 3, layered chunked)`);
   if (compressor === 'pointwise') throw new InputError(file, { byte: vlr.payloadOffset }, 'LASzip 1.0 pointwise compression (unchunked) is not supported: re-compress the file with a current LASzip');
-  checkItems(file, vlr, view, header);
+  const items = checkItems(file, vlr, view, header);
   const chunkField = view.getUint32(12, true);
   const chunkSize = chunkField === VARIABLE_CHUNKS ? null : chunkField;
   if (chunkSize === 0) throw new InputError(file, { byte: vlr.payloadOffset + 12 }, 'the LASzip chunk size is 0');
   const chunks = readChunkTable(fd, file, fileSize, header, chunkSize);
-  return { compressor, chunkSize, chunks, tableOffsetAt: header.pointDataOffset };
+  return { compressor, chunkSize, chunks, tableOffsetAt: header.pointDataOffset, items };
 }
 
 /**
@@ -54,16 +57,19 @@ export function readLazLayout(fd: number, file: string, fileSize: number, header
  * sizes; they must add up to the header's record length, or one of the two lies, and decoding the wrong
  * layout would give wrong points (or take minutes over a record length that claims 64 KiB of extra bytes).
  */
-function checkItems(file: string, vlr: LasVlr, view: DataView, header: LasHeader): void {
+function checkItems(file: string, vlr: LasVlr, view: DataView, header: LasHeader): LazItem[] {
   const items = view.getUint16(32, true);
   if (34 + 6 * items > view.byteLength) {
     throw new InputError(file, { byte: vlr.payloadOffset + 32 }, `the LASzip VLR lists ${items} items, more than its ${view.byteLength} bytes hold`);
   }
-  let bytes = 0;
-  for (let i = 0; i < items; i++) bytes += view.getUint16(34 + 6 * i + 2, true);
+  const list = Array.from({ length: items }, (_, i) => ({
+    type: view.getUint16(34 + 6 * i, true), size: view.getUint16(36 + 6 * i, true), version: view.getUint16(38 + 6 * i, true),
+  }));
+  const bytes = list.reduce((sum, item) => sum + item.size, 0);
   if (bytes !== header.recordLength) {
     throw new InputError(file, { byte: 105 }, `point record length ${header.recordLength} disagrees with the ${bytes} bytes of the LASzip VLR's items`);
   }
+  return list;
 }
 
 function readChunkTable(fd: number, file: string, fileSize: number, header: LasHeader, chunkSize: number | null): LazChunk[] {

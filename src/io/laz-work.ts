@@ -7,6 +7,7 @@ import { closeSync, openSync } from 'node:fs';
 import { readFully } from './input-file.js';
 import { decodeLasRecords, mergeTally, newTally, resetTally, TALLY_LENGTH, TALLY_RAW_MAX, TALLY_RAW_MIN, type RecordFilter, type RecordLayout } from './las-records.js';
 import { LazChunkDecoder } from './laz-decoder.js';
+import { decodeV2Chunk, type LazItem } from './laz-v2-chunk.js';
 
 /** The control words: the next chunk to claim, chunks completed, and the first failure (its chunk + 1, 0 for none). */
 export const NEXT = 0;
@@ -16,6 +17,9 @@ export const FAILED = 2;
 export interface LazJob {
   path: string;
   format: number;
+  /** The record's LASzip items; with `ownDecoder`, decoded by laz-v2-chunk.ts, else by laz-perf. */
+  items: LazItem[];
+  ownDecoder: boolean;
   layout: RecordLayout;
   filter: RecordFilter | null;
   /** Per chunk: file offset, bytes, points, first point (4 numbers a chunk). */
@@ -40,6 +44,7 @@ export function runLazJob(job: LazJob, participant: number, wasm?: WebAssembly.M
   let decoder: LazChunkDecoder | undefined;
   let fd = -1;
   let buffer = new Uint8Array(0);
+  let records = new Uint8Array(0);
   try {
     for (;;) {
       // Claimed chunks are always completed (below, finally), so the reading thread can count on them.
@@ -51,10 +56,16 @@ export function runLazJob(job: LazJob, participant: number, wasm?: WebAssembly.M
         if (fd < 0) fd = openSync(job.path, 'r');
         if (buffer.length < bytes) buffer = new Uint8Array(Math.max(bytes, 2 * buffer.length));
         if (readFully(fd, buffer, 0, bytes, offset) < bytes) throw new Error(`file is truncated: chunk ${c + 1} of ${chunkCount} runs past the file's end`);
-        decoder ??= new LazChunkDecoder(wasm);
-        const records = decoder.decode(buffer.subarray(0, bytes), points, job.format, job.layout.recordLength);
+        let decoded: DataView;
+        if (job.ownDecoder) {
+          if (records.length < points * job.layout.recordLength) records = new Uint8Array(points * job.layout.recordLength);
+          decoded = decodeV2Chunk(buffer.subarray(0, bytes), points, job.items, job.layout.recordLength, records);
+        } else {
+          decoder ??= new LazChunkDecoder(wasm);
+          decoded = decoder.decode(buffer.subarray(0, bytes), points, job.format, job.layout.recordLength);
+        }
         resetTally(chunkTally);
-        const end = decodeLasRecords(records, 0, points, job.layout, job.filter, job.positions, first, chunkTally);
+        const end = decodeLasRecords(decoded, 0, points, job.layout, job.filter, job.positions, first, chunkTally);
         job.kept[c] = end - first;
         for (let k = 0; k < 3; k++) {
           job.chunkRaw[6 * c + k] = chunkTally[TALLY_RAW_MIN + k];
