@@ -4,7 +4,8 @@
 // 1 GiB take (LAS and LAZ always read from the file in pieces: no second column). LAZ files are built from
 // the compressed chunk of shared/data/lidar/point-color.las.laz repeated (XHD_BENCH_LAZ_TEMPLATE names another
 // copy of it; the cases are skipped without it),
-// and timed beside laz-perf's own whole-file decoder on one thread (the peer).
+// and timed with xhd's own decoder (formats 0-3) and with laz-perf's chunk decoder, beside laz-perf's own
+// whole-file decoder on one thread (the peer).
 // Usage: scripts/bench-readers [--size-mb N] [--only LABEL,...] [--runs N]
 // (--size-mb 4500 --only OBJ --runs 1 reads a real text file over 4 GiB.)
 // XHD_NATIVE_READ=0 times the TypeScript readers alone (what xhd read with before the native readers).
@@ -242,6 +243,8 @@ function main(): void {
     all.push(
       { label: 'LAZ point format 2, all cores', file: 'points.laz', pieces: false, write: writeLaz },
       { label: 'LAZ point format 2, 1 thread', file: 'points-1.laz', pieces: false, write: writeLaz, env: { XHD_LAZ_THREADS: '1' } },
+      { label: 'LAZ point format 2, laz-perf decoding, all cores', file: 'points-wasm.laz', pieces: false, write: writeLaz, env: { XHD_LAZ_DECODER: 'laz-perf' } },
+      { label: 'LAZ point format 2, laz-perf decoding, 1 thread', file: 'points-wasm-1.laz', pieces: false, write: writeLaz, env: { XHD_LAZ_DECODER: 'laz-perf', XHD_LAZ_THREADS: '1' } },
       { label: 'LAZ peer: laz-perf LASZip alone, 1 thread', file: 'points-peer.laz', pieces: false, write: writeLaz, read: lazPerfAlone },
     );
   } else {
