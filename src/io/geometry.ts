@@ -3,7 +3,7 @@ import type { Crs } from './crs.js';
 import type { LidarSummary } from './las-summary.js';
 import type { PointFilters } from './point-filters.js';
 
-export type FileFormat = 'off' | 'ply' | 'csv' | 'xyz' | 'stl' | 'obj' | 'nifti' | 'las' | 'laz';
+export type FileFormat = 'off' | 'ply' | 'csv' | 'xyz' | 'stl' | 'obj' | 'nifti' | 'las' | 'laz' | 'pcd';
 
 /**
  * Coordinates exactly as the file states them. Float64Array holds the parsed doubles of the text formats

@@ -14,6 +14,7 @@ import { readMeshInPieces } from './mesh-pieces.js';
 import type { FileFormat, Geometry, ReadOptions } from './geometry.js';
 import { parseObj } from './obj.js';
 import { parseOff } from './off.js';
+import { parsePcd } from './pcd.js';
 import { parsePly, readPlyInPieces } from './ply.js';
 import { piecesForced, WHOLE_FILE_LIMIT } from './ply-pieces.js';
 import { parseStl } from './stl.js';
@@ -111,7 +112,7 @@ function readStandardInput(format: FileFormat | undefined): Uint8Array {
 export function parseGeometry(bytes: Uint8Array, name: string, options: ReadOptions = {}): Geometry {
   const format = options.format ?? formatFromExtension(name) ?? sniffFormat(bytes);
   if (!format) {
-    throw new InputError(name, {}, 'unrecognised file format (expected OFF, PLY, STL, OBJ, CSV, XYZ, NIfTI, LAS or LAZ); name it with --format');
+    throw new InputError(name, {}, 'unrecognised file format (expected OFF, PLY, STL, OBJ, CSV, XYZ, NIfTI, LAS, LAZ or PCD); name it with --format');
   }
   return parseAs(format, bytes, name, options);
 }
@@ -132,6 +133,7 @@ function parseAs(format: FileFormat, bytes: Uint8Array, name: string, options: R
     case 'csv':
     case 'xyz': return parseDelimited(withoutBom(bytes), name, format, options);
     case 'nifti': return parseVoxelMask(bytes, name, options.mask ?? {});
+    case 'pcd': return parsePcd(bytes, name);
     case 'las':
     case 'laz': throw new UsageError(`${format.toUpperCase()} files are read from a file, not from standard input or memory`);
     default: throw new UsageError(`unknown format '${String(format)}'`);
