@@ -236,7 +236,10 @@ function main(): void {
       write: (p) => writeFile(p, binaryStlHeader(Math.round(binaryPoints / 4)), Math.round(binaryPoints / 4), stlRecords(makeRandom())) },
   ];
   const template = lazTemplate();
+  const pcdPoints = Math.round((sizeMb * 1e6) / 16);
   const lazCopies = Math.max(1, Math.round((sizeMb * 1e6) / 75 / 1065)); // 2M points at the default 150 MB
+  all.push({ label: 'PCD binary float32 x y z + rgb', file: 'points.pcd',
+    write: (p) => writeFile(p, `VERSION 0.7\nFIELDS x y z rgb\nSIZE 4 4 4 4\nTYPE F F F U\nCOUNT 1 1 1 1\nWIDTH ${pcdPoints}\nHEIGHT 1\nPOINTS ${pcdPoints}\nDATA binary\n`, pcdPoints, binaryChunk(makeRandom(), 4)) });
   all.push({ label: 'LAS 1.4 point format 6', file: 'points.las', pieces: false, write: (p) => writeLas6(p, Math.round((sizeMb * 1e6) / 30)) });
   if (template) {
     const writeLaz = (p: string) => writeFileSync(p, lazFromTemplate(template, { copies: lazCopies }));

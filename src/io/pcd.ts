@@ -29,9 +29,8 @@ export function parsePcd(bytes: Uint8Array, file: string): Geometry {
   const float32 = axes.every((a) => a !== undefined && a.type === 'F' && a.size === 4);
   const positions: Coordinates = float32 ? new Float32Array(3 * header.points) : new Float64Array(3 * header.points);
   let kept = 0, skipped = 0;
-  // Stores point `p` (whose coordinates `value(axis)` gives) unless a coordinate is NaN; `where` locates it for errors.
-  const take = (p: number, value: (axis: PcdField) => number, where: () => { line: number } | { byte: number }) => {
-    const x = value(axes[0]!), y = value(axes[1]!), z = axes[2] ? value(axes[2]) : 0;
+  // Stores point `p` unless a coordinate is NaN; `where` locates it for errors.
+  const take: Take = (p, x, y, z, where) => {
     if (Number.isNaN(x) || Number.isNaN(y) || Number.isNaN(z)) {
       skipped++;
       return;
@@ -42,9 +41,10 @@ export function parsePcd(bytes: Uint8Array, file: string): Geometry {
     positions[3 * kept + 2] = z;
     kept++;
   };
-  if (header.data === 'ascii') readAscii(bytes, header, file, take);
-  else if (header.data === 'binary') readBinary(bytes, header, file, take);
-  else readCompressed(bytes, header, file, take);
+  const xyz = axes as [PcdField, PcdField, PcdField | undefined];
+  if (header.data === 'ascii') readAscii(bytes, header, file, xyz, take);
+  else if (header.data === 'binary') readBinary(bytes, header, file, xyz, take);
+  else readCompressed(bytes, header, file, xyz, take);
   const notes: string[] = [];
   if (skipped > 0) {
     notes.push(`${plural(skipped, 'point')} with NaN coordinates skipped${header.height > 1 ? ` (organized cloud, ${header.width} × ${header.height})` : ''}`);
@@ -65,9 +65,17 @@ function checkDeclaredSize(header: PcdHeader, size: number, file: string): void 
   }
 }
 
-type Take = (p: number, value: (axis: PcdField) => number, where: () => { line: number } | { byte: number }) => void;
+type Take = (p: number, x: number, y: number, z: number, where: () => { line: number } | { byte: number }) => void;
+type Axes = [PcdField, PcdField, PcdField | undefined];
 
-function readAscii(bytes: Uint8Array, header: PcdHeader, file: string, take: Take): void {
+/** A reader of one field's value at a byte offset, chosen once (not a switch a value). */
+function getter(view: DataView, f: PcdField | undefined): (at: number) => number {
+  if (!f) return () => 0;
+  if (f.type === 'F') return f.size === 4 ? (at) => view.getFloat32(at, true) : (at) => view.getFloat64(at, true);
+  return (at) => readValue(view, at, f);
+}
+
+function readAscii(bytes: Uint8Array, header: PcdHeader, file: string, axes: Axes, take: Take): void {
   // Line by line from the bytes: a whole body as one string would pass V8's string limit (512 MiB) on big files.
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let p = 0, lineNo = header.dataLine;
@@ -83,31 +91,36 @@ function readAscii(bytes: Uint8Array, header: PcdHeader, file: string, take: Tak
     if (words.length !== header.valuesPerPoint) {
       throw new InputError(file, { line: lineNo }, `point ${p} has ${words.length} values, the fields declare ${header.valuesPerPoint}`);
     }
-    take(p, (axis) => {
+    const value = (axis: PcdField | undefined): number => {
+      if (!axis) return 0;
       const word = words[axis.column];
-      const value = /^[+-]?nan$/i.test(word) ? NaN : Number(word);
-      if (word === '' || (Number.isNaN(value) && !/nan/i.test(word))) throw new InputError(file, { line: lineNo }, `'${word}' is not a number (field ${axis.name} of point ${p})`);
-      return value;
-    }, () => ({ line: lineNo }));
+      const v = /^[+-]?nan$/i.test(word) ? NaN : Number(word);
+      if (word === '' || (Number.isNaN(v) && !/nan/i.test(word))) throw new InputError(file, { line: lineNo }, `'${word}' is not a number (field ${axis.name} of point ${p})`);
+      return v;
+    };
+    const where = lineNo;
+    take(p, value(axes[0]), value(axes[1]), value(axes[2]), () => ({ line: where }));
     p++;
   }
   if (p < header.points) throw new InputError(file, { line: lineNo }, `file is truncated: ${p} points of the ${header.points} POINTS declares`);
 }
 
-function readBinary(bytes: Uint8Array, header: PcdHeader, file: string, take: Take): void {
+function readBinary(bytes: Uint8Array, header: PcdHeader, file: string, axes: Axes, take: Take): void {
   const needed = header.dataStart + header.points * header.recordSize;
   if (needed > bytes.length) {
     throw new InputError(file, { byte: bytes.length }, `file is truncated: ${header.points} points of ${header.recordSize} bytes need ${needed} bytes, the file has ${bytes.length}`);
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const [gx, gy, gz] = axes.map((a) => getter(view, a));
+  const [ox, oy, oz] = axes.map((a) => a?.offset ?? 0);
   for (let p = 0, at = header.dataStart; p < header.points; p++, at += header.recordSize) {
     const base = at;
-    take(p, (axis) => readValue(view, base + axis.offset, axis), () => ({ byte: base }));
+    take(p, gx(base + ox), gy(base + oy), gz(base + oz), () => ({ byte: base }));
   }
 }
 
 /** binary_compressed: two uint32 sizes, then LZF data that decompresses to each field's values for every point in turn. */
-function readCompressed(bytes: Uint8Array, header: PcdHeader, file: string, take: Take): void {
+function readCompressed(bytes: Uint8Array, header: PcdHeader, file: string, axes: Axes, take: Take): void {
   const start = header.dataStart;
   if (start + 8 > bytes.length) throw new InputError(file, { byte: bytes.length }, 'file is truncated: no compressed sizes after DATA binary_compressed');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -132,7 +145,8 @@ function readCompressed(bytes: Uint8Array, header: PcdHeader, file: string, take
     fieldStart.set(f, at);
     at += header.points * f.size * f.count;
   }
-  for (let p = 0; p < header.points; p++) {
-    take(p, (axis) => readValue(columns, fieldStart.get(axis)! + p * axis.size * axis.count, axis), () => ({ byte: start + 8 }));
-  }
+  const [gx, gy, gz] = axes.map((a) => getter(columns, a));
+  const [sx, sy, sz] = axes.map((a) => (a ? fieldStart.get(a)! : 0));
+  const [wx, wy, wz] = axes.map((a) => (a ? a.size * a.count : 0));
+  for (let p = 0; p < header.points; p++) take(p, gx(sx + p * wx), gy(sy + p * wy), gz(sz + p * wz), () => ({ byte: start + 8 }));
 }
