@@ -1,14 +1,24 @@
 // Reader throughput: writes synthetic point and mesh files to a temp dir, times readGeometry (best of
 // --runs, default 3, the file in the page cache), prints MB/s and Mpoints/s, and deletes the files. Each file
 // below 1 GiB is also timed read in 64 MiB pieces (forced with XHD_READ_PIECE_BYTES), the path files over
-// 1 GiB take. Usage: scripts/bench-readers [--size-mb N] [--only LABEL,...] [--runs N]
+// 1 GiB take (LAS and LAZ always read from the file in pieces: no second column). LAZ files are built from
+// the compressed chunk of shared/data/lidar/point-color.las.laz repeated (XHD_BENCH_LAZ_TEMPLATE names another
+// copy of it; the cases are skipped without it),
+// and timed with xhd's own decoder (formats 0-3) and with laz-perf's chunk decoder, beside laz-perf's own
+// whole-file decoder on one thread (the peer).
+// Usage: scripts/bench-readers [--size-mb N] [--only LABEL,...] [--runs N]
 // (--size-mb 4500 --only OBJ --runs 1 reads a real text file over 4 GiB.)
 // XHD_NATIVE_READ=0 times the TypeScript readers alone (what xhd read with before the native readers).
-import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { nativeReader } from '../src/io/native-reader.js';
 import { readGeometry } from '../src/io/read.js';
+import { sharedData } from '../test/helpers.js';
+import { lasBytes, writeRecord } from '../test/las-writer.js';
+import { lazFromTemplate } from '../test/laz-writer.js';
 
 const CHUNK_POINTS = 1 << 16;
 
@@ -141,6 +151,61 @@ interface Case {
   label: string;
   file: string;
   write: (path: string) => void;
+  /** False for readers that always read in pieces (LAS, LAZ): the forced-pieces column would repeat the first. */
+  pieces?: boolean;
+  /** Set in the environment while this case is read. */
+  env?: Record<string, string>;
+  /** Times something else on the file instead of readGeometry (the LAZ peer). */
+  read?: (path: string) => number;
+}
+
+/** A LAS 1.4 point format 6 file of `points` survey-sized points (scale 0.001, offsets 500000 / 4200000). */
+function writeLas6(path: string, points: number): void {
+  const random = makeRandom();
+  const header = lasBytes([], { format: 6, minor: 4, pointCount: points, scale: [0.001, 0.001, 0.001], offset: [500000, 4200000, 0] });
+  const view = new DataView(header.buffer, header.byteOffset);
+  [179, 195, 211].forEach((at) => view.setFloat64(at, [500100, 4200100, 100][(at - 179) / 16], true));
+  [187, 203, 219].forEach((at) => view.setFloat64(at, [499900, 4199900, -100][(at - 187) / 16], true));
+  writeFile(path, header, points, (n) => {
+    const bytes = new Uint8Array(30 * n);
+    const records = new DataView(bytes.buffer);
+    const noise = () => 0x55;
+    for (let i = 0; i < n; i++) {
+      writeRecord(records, 30 * i, 6, 30, { X: Math.round(random() * 1e3), Y: Math.round(random() * 1e3), Z: Math.round(random() * 1e3), classification: 2 }, noise);
+    }
+    return bytes;
+  });
+}
+
+/** The LAZ template (a real LASzip file of 1,065 points in one chunk), or undefined without shared/data. */
+function lazTemplate(): Uint8Array | undefined {
+  const path = process.env.XHD_BENCH_LAZ_TEMPLATE ?? sharedData('lidar/point-color.las.laz');
+  return path ? readFileSync(path) : undefined;
+}
+
+/** laz-perf alone: its LASZip reader over the whole file in WebAssembly memory, one thread; returns the points. */
+function lazPerfAlone(path: string): number {
+  const require = createRequire(import.meta.url);
+  const { createLazPerf } = require('laz-perf');
+  const wasm = new WebAssembly.Module(readFileSync(require.resolve('laz-perf/lib/node/laz-perf.wasm')));
+  const module: Record<string, any> = {
+    instantiateWasm(imports: WebAssembly.Imports, done: (i: WebAssembly.Instance, m: WebAssembly.Module) => void) {
+      const instance = new WebAssembly.Instance(wasm, imports);
+      done(instance, wasm);
+      return instance.exports;
+    },
+  };
+  createLazPerf(module);
+  const file = readFileSync(path);
+  const data = module._malloc(file.length);
+  module.HEAPU8.set(file, data);
+  const reader = new module.LASZip();
+  reader.open(data, file.length);
+  const count = reader.getCount(), length = reader.getPointLength();
+  const point = module._malloc(length);
+  for (let i = 0; i < count; i++) reader.getPoint(point);
+  reader.delete();
+  return count;
 }
 
 function main(): void {
@@ -170,6 +235,24 @@ function main(): void {
     { label: 'STL binary', file: 'mesh-binary.stl',
       write: (p) => writeFile(p, binaryStlHeader(Math.round(binaryPoints / 4)), Math.round(binaryPoints / 4), stlRecords(makeRandom())) },
   ];
+  const template = lazTemplate();
+  const pcdPoints = Math.round((sizeMb * 1e6) / 16);
+  const lazCopies = Math.max(1, Math.round((sizeMb * 1e6) / 75 / 1065)); // 2M points at the default 150 MB
+  all.push({ label: 'PCD binary float32 x y z + rgb', file: 'points.pcd',
+    write: (p) => writeFile(p, `VERSION 0.7\nFIELDS x y z rgb\nSIZE 4 4 4 4\nTYPE F F F U\nCOUNT 1 1 1 1\nWIDTH ${pcdPoints}\nHEIGHT 1\nPOINTS ${pcdPoints}\nDATA binary\n`, pcdPoints, binaryChunk(makeRandom(), 4)) });
+  all.push({ label: 'LAS 1.4 point format 6', file: 'points.las', pieces: false, write: (p) => writeLas6(p, Math.round((sizeMb * 1e6) / 30)) });
+  if (template) {
+    const writeLaz = (p: string) => writeFileSync(p, lazFromTemplate(template, { copies: lazCopies }));
+    all.push(
+      { label: 'LAZ point format 2, all cores', file: 'points.laz', pieces: false, write: writeLaz },
+      { label: 'LAZ point format 2, 1 thread', file: 'points-1.laz', pieces: false, write: writeLaz, env: { XHD_LAZ_THREADS: '1' } },
+      { label: 'LAZ point format 2, laz-perf decoding, all cores', file: 'points-wasm.laz', pieces: false, write: writeLaz, env: { XHD_LAZ_DECODER: 'laz-perf' } },
+      { label: 'LAZ point format 2, laz-perf decoding, 1 thread', file: 'points-wasm-1.laz', pieces: false, write: writeLaz, env: { XHD_LAZ_DECODER: 'laz-perf', XHD_LAZ_THREADS: '1' } },
+      { label: 'LAZ peer: laz-perf LASZip alone, 1 thread', file: 'points-peer.laz', pieces: false, write: writeLaz, read: lazPerfAlone },
+    );
+  } else {
+    console.log('LAZ cases skipped: no shared/data/lidar/point-color.las.laz');
+  }
   const cases = all.filter((c) => only === undefined || only.some((label) => c.label.toLowerCase().startsWith(label)));
   console.log(`${cpus()[0]?.model ?? 'CPU'}, ${availableParallelism()} hardware threads; Node ${process.version}; ` +
     `readers: ${nativeReader() ? 'native (build/libxhd_cpu.so) where they apply' : 'TypeScript only'}`);
@@ -179,9 +262,9 @@ function main(): void {
       const path = join(dir, c.file);
       c.write(path);
       const bytes = statSync(path).size;
-      const { best, count } = bestRead(path, runs);
+      const { best, count } = withEnv(c.env ?? {}, () => bestRead(path, runs, c.read));
       // Files over 1 GiB go in pieces anyway; smaller ones are timed that way too, forced.
-      const pieces = bytes > 1024 ** 3 ? undefined : withPieces(() => bestRead(path, runs).best);
+      const pieces = bytes > 1024 ** 3 || c.pieces === false ? undefined : withPieces(() => bestRead(path, runs).best);
       rows.push([c.label, (bytes / 1e6).toFixed(1), String(count), best.toFixed(3),
         (bytes / 1e6 / best).toFixed(0), (count / 1e6 / best).toFixed(2),
         pieces === undefined ? '(same)' : pieces.toFixed(3), pieces === undefined ? '' : (bytes / 1e6 / pieces).toFixed(0)]);
@@ -194,14 +277,27 @@ function main(): void {
 }
 
 /** The best of `runs` reads of the file, and the vertices it holds. */
-function bestRead(path: string, runs: number): { best: number; count: number } {
+function bestRead(path: string, runs: number, read = (p: string) => readGeometry(p).count): { best: number; count: number } {
   let best = Infinity, count = 0;
   for (let run = 0; run < runs; run++) {
     const start = performance.now();
-    count = readGeometry(path).count;
+    count = read(path);
     best = Math.min(best, (performance.now() - start) / 1000);
   }
   return { best, count };
+}
+
+function withEnv<T>(vars: Record<string, string>, run: () => T): T {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, vars);
+  try {
+    return run();
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
 }
 
 function withPieces<T>(run: () => T): T {

@@ -6,6 +6,8 @@ import { warmUpCuda, type DeviceInfo } from './backends.js';
 import { DEFAULT_SEED, hausdorff, type BackendChoice, type DirectedHausdorff, type Method } from './hausdorff.js';
 import { boundsDiagonal, type Coordinates, type FileFormat, type Geometry, type MaskOptions } from './io/geometry.js';
 import { spaceDifference } from './io/voxel-mask.js';
+import { crsNotes, type Crs } from './io/crs.js';
+import type { PointFilters } from './io/point-filters.js';
 import { readGeometry, STDIN_NAME } from './io/read.js';
 import { ProgressBar } from './progress.js';
 import { countOf } from './report/format.js';
@@ -64,6 +66,8 @@ export interface CompareOptions {
   relative?: RelativeBasis;
   /** The command exports every point's distance (and nearest index) to this file: they are kept. */
   export?: string;
+  /** --classes, --returns, --bbox, --every: which of each input's points are compared. */
+  filters?: PointFilters;
 }
 
 export interface InputSummary {
@@ -76,6 +80,8 @@ export interface InputSummary {
   source: 'points' | 'vertices' | 'surface';
   /** Its bounding box's diagonal (0 when it has no points). */
   bboxDiagonal: number;
+  /** The CRS the file states (LAS/LAZ), where it states one. */
+  crs?: Crs;
 }
 
 export interface Witness {
@@ -149,7 +155,9 @@ export interface CompareResult {
 function summarize(path: string, g: Geometry, mode: 'points' | 'surface' = 'points'): InputSummary {
   const triangles = g.triangles ? g.triangles.length / 3 : 0;
   const source = triangles === 0 ? 'points' : mode === 'surface' ? 'surface' : 'vertices';
-  return { path, format: g.format, points: g.count, dims: g.dims, triangles, source, bboxDiagonal: g.count > 0 ? boundsDiagonal(g.bounds) : 0 };
+  const summary: InputSummary = { path, format: g.format, points: g.count, dims: g.dims, triangles, source, bboxDiagonal: g.count > 0 ? boundsDiagonal(g.bounds) : 0 };
+  if (g.crs) summary.crs = g.crs;
+  return summary;
 }
 
 function pointAt(g: Geometry, index: number): number[] {
@@ -165,7 +173,7 @@ export async function compareFiles(pathA: string, pathB: string, given: CompareO
   const started = performance.now();
   const options = withThresholdNeeds(given);
   const result = await compareInputs(pathA, pathB, options, started);
-  result.notes.push(...inapplicableOptionNotes(result, options));
+  result.notes.push(...inapplicableOptionNotes(result, options), ...crsNotes(result.a, result.b));
   if (options.relative) {
     const diagonal = options.relative === 'union' ? result.bboxDiagonal : result[options.relative].bboxDiagonal;
     result.relative = relativeValues(options.relative, diagonal, result);
@@ -206,7 +214,7 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   if (pathA === STDIN_NAME && pathB === STDIN_NAME) throw new UsageError('only one input can be standard input (-)');
   // With one input on standard input, --format names that one's format; the file's comes from its name.
   const stdin = pathA === STDIN_NAME || pathB === STDIN_NAME;
-  const readOptions = (path: string) => ({ format: stdin && path !== STDIN_NAME ? undefined : options.format, columns: options.columns, mask: options.mask });
+  const readOptions = (path: string) => ({ format: stdin && path !== STDIN_NAME ? undefined : options.format, columns: options.columns, mask: options.mask, filters: options.filters });
 
   // The GPU's start-up runs on a worker thread while the files are read.
   const mayUseCuda = options.backend !== 'cpu' && options.method !== 'brute';

@@ -47,7 +47,7 @@ describe('xhd compare', () => {
     assert.equal(j.hd, reference.hd);
     assert.equal(j.method, 'grid');
     assert.equal(j.backend, probeBackend('cuda').available ? 'cuda' : 'cpu'); // --backend auto
-    assert.deepEqual(j.a, { path: pathA, format: 'xyz', points: 4000, dims: 3, triangles: 0, source: 'points', bbox_diagonal: unionDiagonal(a, a) });
+    assert.deepEqual(j.a, { path: pathA, format: 'xyz', points: 4000, dims: 3, triangles: 0, source: 'points', bbox_diagonal: unionDiagonal(a, a), crs: null });
     assert.equal(j.b.points, 3000);
     assert.equal(j.witness_ab.a_index, reference.ab.fromIndex);
     assert.deepEqual(j.witness_ab.a_point, Array.from(a.subarray(3 * reference.ab.fromIndex, 3 * reference.ab.fromIndex + 3)));

@@ -19,7 +19,7 @@ const MUTATIONS_PER_FILE = Number(process.env.XHD_FUZZ_CASES ?? 40);
 const SEED = Number(process.env.XHD_FUZZ_SEED ?? 0);
 /** No reader may take this long on a fixture-sized input, whatever the bytes (quadratic cases take seconds). */
 const SLOW_MS = 1000;
-const FORMATS: FileFormat[] = ['off', 'ply', 'csv', 'xyz', 'stl', 'obj', 'nifti'];
+const FORMATS: FileFormat[] = ['off', 'ply', 'csv', 'xyz', 'stl', 'obj', 'nifti', 'pcd'];
 const TOKENS = ['nan', 'NaN', 'inf', '-inf', '1e999', '-1e400', '1e16', '999999999999', '-1', '0x1f', '', ' ', '\r', '\n', '"', ',,', '#'];
 
 type Mutation = (bytes: Uint8Array, random: () => number) => Uint8Array;

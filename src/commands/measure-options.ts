@@ -2,6 +2,8 @@
 import { Command, Option } from 'commander';
 
 import { parseColumns, parseFiniteNumber, parseIntegerOption, parsePercentile, parsePositiveNumber, FORMATS } from '../cli-options.js';
+import { parseBbox, parseClasses, RETURNS_FILTERS } from '../io/point-filters.js';
+import { pointFilters, type FilterFlags } from './filter-options.js';
 import type { CompareOptions } from '../compare.js';
 import { ASSD_VARIANTS, PERCENTILE_VARIANTS } from '../metrics/distance-stats.js';
 import { EMPTY_POLICIES } from '../empty-policy.js';
@@ -11,7 +13,7 @@ import { SAMPLING_MODES } from '../sampling/sample-mesh.js';
 import { parseThreshold, THRESHOLD_METRICS } from '../threshold.js';
 
 /** The parsed measuring options, as commander hands them over. */
-export type MeasureFlags = Omit<CompareOptions, 'signal' | 'mask'> & { label?: number; region?: 'surface' | 'all'; voxelSpace: boolean };
+export type MeasureFlags = Omit<CompareOptions, 'signal' | 'mask' | 'filters'> & { label?: number; region?: 'surface' | 'all'; voxelSpace: boolean } & FilterFlags;
 
 export function addMeasureOptions(command: Command): Command {
   return command
@@ -26,6 +28,10 @@ export function addMeasureOptions(command: Command): Command {
     .option('--label <n>', 'NIfTI masks: compare the voxels with this value (default: every nonzero voxel)', parseFiniteNumber)
     .addOption(new Option('--region <r>', 'NIfTI masks: surface (voxels with a 6-connected background neighbour, the default) or all voxels').choices(['surface', 'all']))
     .option('--voxel-space', 'NIfTI masks: voxel index coordinates instead of millimetres through the affine', false)
+    .option('--classes <codes>', 'LAS/LAZ: keep the points of these classification codes, e.g. 2,6 (ground, building)', parseClasses)
+    .addOption(new Option('--returns <which>', 'LAS/LAZ: keep first returns (return number 1), last returns (return number = number of returns), or all').choices(RETURNS_FILTERS))
+    .option('--bbox <box>', 'keep the points inside xmin,ymin,xmax,ymax or xmin,ymin,zmin,xmax,ymax,zmax (any format)', parseBbox)
+    .option('--every <n>', 'keep every Nth point (after the other filters) for a quick look (any format)', parseIntegerOption(1))
     .option('--vertices-only', 'compare meshes by their vertices as point sets, not surface to surface', false)
     .addOption(new Option('--sampling <mode>', 'how meshes are sampled (default area)').choices(SAMPLING_MODES))
     .option('--samples <n>', 'samples per mesh (default: its vertex count, at least 100,000)', parseIntegerOption(1, 2 ** 31))
@@ -43,6 +49,6 @@ export function addMeasureOptions(command: Command): Command {
 
 /** CompareOptions from the parsed flags (the mask options gathered in one object). */
 export function measureOptions(flags: MeasureFlags): Omit<CompareOptions, 'signal'> {
-  const { label, region, voxelSpace, ...rest } = flags;
-  return { ...rest, mask: { label, region, voxelSpace } };
+  const { label, region, voxelSpace, classes, returns, bbox, every, ...rest } = flags;
+  return { ...rest, mask: { label, region, voxelSpace }, filters: pointFilters({ classes, returns, bbox, every }) };
 }

@@ -1,7 +1,9 @@
 // Deciding a file's format: first from its extension, else from its first bytes.
 import { extname } from 'node:path';
 import type { FileFormat } from './geometry.js';
+import { looksLikeLas } from './las-header.js';
 import { looksLikeOff } from './off.js';
+import { looksLikePcd } from './pcd-header.js';
 import { hasBinaryStlSize, looksLikeAsciiStl } from './stl.js';
 
 const EXTENSIONS: Record<string, FileFormat> = {
@@ -14,6 +16,9 @@ const EXTENSIONS: Record<string, FileFormat> = {
   '.txt': 'xyz',
   '.pts': 'xyz',
   '.nii': 'nifti',
+  '.las': 'las',
+  '.laz': 'laz',
+  '.pcd': 'pcd',
 };
 
 export function formatFromExtension(name: string): FileFormat | undefined {
@@ -40,6 +45,9 @@ function isNumericRow(line: string | undefined): boolean {
 
 /** The format the content looks like, or undefined; `size` is the file's, when `bytes` holds only its start. */
 export function sniffFormat(bytes: Uint8Array, size = bytes.length): FileFormat | undefined {
+  // LAZ sets the top bit of the point format byte (104) to keep LAS readers away from its compressed points.
+  if (looksLikeLas(bytes)) return bytes.length > 104 && (bytes[104] & 0x80) !== 0 ? 'laz' : 'las';
+  if (looksLikePcd(bytes)) return 'pcd'; // before the binary test: a binary PCD body follows its text header
   const head = new TextDecoder('latin1').decode(bytes.subarray(0, 5));
   if (head.startsWith('ply\n') || head.startsWith('ply\r')) return 'ply'; // LF, CRLF or CR line ends
   if (hasBinaryStlSize(bytes, size)) return 'stl';

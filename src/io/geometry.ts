@@ -1,6 +1,9 @@
 // The one shape every reader returns, whatever the file format.
+import type { Crs } from './crs.js';
+import type { LidarSummary } from './las-summary.js';
+import type { PointFilters } from './point-filters.js';
 
-export type FileFormat = 'off' | 'ply' | 'csv' | 'xyz' | 'stl' | 'obj' | 'nifti';
+export type FileFormat = 'off' | 'ply' | 'csv' | 'xyz' | 'stl' | 'obj' | 'nifti' | 'las' | 'laz' | 'pcd';
 
 /**
  * Coordinates exactly as the file states them. Float64Array holds the parsed doubles of the text formats
@@ -41,6 +44,10 @@ export interface Geometry {
     /** With a --label the mask lacks: the labels it does have (nonzero values, ascending; at most 1000). */
     labelsPresent?: number[];
   };
+  /** The coordinate reference system the file states (LAS/LAZ), where it states one. */
+  crs?: Crs;
+  /** What a LAS/LAZ file's header and records say about it (xhd info). */
+  lidar?: LidarSummary;
 }
 
 /** How a voxel mask becomes points (NIfTI inputs). */
@@ -60,6 +67,8 @@ export interface ReadOptions {
   columns?: string[];
   /** For voxel masks. */
   mask?: MaskOptions;
+  /** --classes, --returns, --bbox, --every. */
+  filters?: PointFilters;
 }
 
 /**

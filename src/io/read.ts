@@ -4,13 +4,17 @@ import { readSync } from 'node:fs';
 import { InputError, UsageError } from '../errors.js';
 import { parseDelimited } from './delimited.js';
 import { readDelimitedInPieces } from './delimited-pieces.js';
-import { fileSize, MAX_FILE_BYTES, readInputFile, readPrefix } from './input-file.js';
+import { asInputError, fileSize, MAX_FILE_BYTES, readInputFile, readPrefix } from './input-file.js';
+import { readLasFile } from './las.js';
+import { LAS_HEADER_PROBE, looksLikeLas } from './las-header.js';
+import { filterGeometry } from './point-filters.js';
 import { nativeReader } from './native-reader.js';
 import { formatFromExtension, sniffFormat } from './detect-format.js';
 import { readMeshInPieces } from './mesh-pieces.js';
 import type { FileFormat, Geometry, ReadOptions } from './geometry.js';
 import { parseObj } from './obj.js';
 import { parseOff } from './off.js';
+import { parsePcd } from './pcd.js';
 import { parsePly, readPlyInPieces } from './ply.js';
 import { piecesForced, WHOLE_FILE_LIMIT } from './ply-pieces.js';
 import { parseStl } from './stl.js';
@@ -20,8 +24,31 @@ import { parseVoxelMask } from './voxel-geometry.js';
 export const STDIN_NAME = '-';
 
 export function readGeometry(path: string, options: ReadOptions = {}): Geometry {
+  const geometry = readUnfiltered(path, options);
+  // LAS and LAZ filter while they decode; every other format is filtered once read.
+  const lidar = geometry.format === 'las' || geometry.format === 'laz';
+  return options.filters && !lidar ? filterGeometry(geometry, path === STDIN_NAME ? 'standard input' : path, options.filters) : geometry;
+}
+
+function readUnfiltered(path: string, options: ReadOptions): Geometry {
   if (path === STDIN_NAME) return parseGeometry(readStandardInput(options.format), 'standard input', options);
-  return readInPieces(path, options) ?? parseGeometry(readInputFile(path, 'a geometry file'), path, options);
+  return readLidar(path, options) ?? readInPieces(path, options) ?? parseGeometry(readInputFile(path, 'a geometry file'), path, options);
+}
+
+/** A LAS or LAZ file (by its name, --format, or its 'LASF' signature), read in pieces from the file; else undefined. */
+function readLidar(path: string, options: ReadOptions): Geometry | undefined {
+  const named = options.format ?? formatFromExtension(path);
+  if (named !== undefined && named !== 'las' && named !== 'laz') return undefined;
+  const size = fileSize(path);
+  if (size === undefined) return undefined; // not a readable file: readInputFile says why
+  let prefix: Uint8Array;
+  try {
+    prefix = readPrefix(path, Math.min(size, LAS_HEADER_PROBE));
+  } catch (error) {
+    throw asInputError(path, error, 'a geometry file');
+  }
+  if (named === undefined && !looksLikeLas(prefix)) return undefined;
+  return readLasFile(path, size, prefix, options);
 }
 
 /** How much of a file is read to find its format and PLY header. */
@@ -85,7 +112,7 @@ function readStandardInput(format: FileFormat | undefined): Uint8Array {
 export function parseGeometry(bytes: Uint8Array, name: string, options: ReadOptions = {}): Geometry {
   const format = options.format ?? formatFromExtension(name) ?? sniffFormat(bytes);
   if (!format) {
-    throw new InputError(name, {}, 'unrecognised file format (expected OFF, PLY, STL, OBJ, CSV, XYZ or NIfTI); name it with --format');
+    throw new InputError(name, {}, 'unrecognised file format (expected OFF, PLY, STL, OBJ, CSV, XYZ, NIfTI, LAS, LAZ or PCD); name it with --format');
   }
   return parseAs(format, bytes, name, options);
 }
@@ -106,6 +133,9 @@ function parseAs(format: FileFormat, bytes: Uint8Array, name: string, options: R
     case 'csv':
     case 'xyz': return parseDelimited(withoutBom(bytes), name, format, options);
     case 'nifti': return parseVoxelMask(bytes, name, options.mask ?? {});
+    case 'pcd': return parsePcd(bytes, name);
+    case 'las':
+    case 'laz': throw new UsageError(`${format.toUpperCase()} files are read from a file, not from standard input or memory`);
     default: throw new UsageError(`unknown format '${String(format)}'`);
   }
 }

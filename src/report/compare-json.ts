@@ -2,6 +2,7 @@
 // later metrics add keys beside these and never rename them.
 import type { DeviceInfo } from '../backends.js';
 import type { CompareResult, InputSummary, Witness } from '../compare.js';
+import { crsJson } from '../io/crs.js';
 import { XHD_VERSION } from '../version.js';
 import { relativeKey } from '../metrics/relative.js';
 import { statsJson } from './stats-json.js';
@@ -11,6 +12,11 @@ export const COMPARE_JSON_SCHEMA_VERSION = 1;
 /** An input's description; `xhd distance` reports its inputs the same way. */
 export function inputJson(s: InputSummary) {
   return { path: s.path, format: s.format, points: s.points, dims: s.dims, triangles: s.triangles, source: s.source, bbox_diagonal: s.bboxDiagonal };
+}
+
+/** compare's description of an input: inputJson and the CRS the file states (null when none). */
+function compareInputJson(s: InputSummary) {
+  return { ...inputJson(s), crs: crsJson(s.crs) };
 }
 
 export function deviceJson(d: DeviceInfo | null) {
@@ -78,8 +84,8 @@ export function compareJson(r: CompareResult) {
     directed: r.directed,
     witness_ab: witnessJson(r.witnessAb, 'a', 'b'),
     witness_ba: witnessJson(r.witnessBa, 'b', 'a'),
-    a: inputJson(r.a),
-    b: inputJson(r.b),
+    a: compareInputJson(r.a),
+    b: compareInputJson(r.b),
     method: r.method,
     backend: r.backend,
     threads: r.threads,

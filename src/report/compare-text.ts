@@ -2,6 +2,7 @@
 import type { ChalkInstance } from 'chalk';
 
 import type { CompareResult, InputSummary, Witness } from '../compare.js';
+import { crsLabel, crsUnits } from '../io/crs.js';
 import type { RelativeValues } from '../metrics/relative.js';
 import type { DirectionStats } from '../surface-compare.js';
 import { statsLines } from './stats-text.js';
@@ -9,7 +10,9 @@ import { countOf, formatBytes, formatCount, formatDistance, formatMs, formatPoin
 
 function inputLine(label: string, s: InputSummary): string {
   const what = s.source === 'vertices' ? countOf(s.points, 'vertex', 'vertices') : countOf(s.points, 'point');
-  return `  ${label}  ${s.path}  ${s.format.toUpperCase()}  ${what}  ${s.dims}D`;
+  const units = s.crs && crsUnits(s.crs);
+  const crs = s.crs ? `  ${crsLabel(s.crs)}${units ? `, ${units}` : ''}` : '';
+  return `  ${label}  ${s.path}  ${s.format.toUpperCase()}  ${what}  ${s.dims}D${crs}`;
 }
 
 function witnessText(w: Witness | null, from: string, to: string, surface = false): string {

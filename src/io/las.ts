@@ -1,0 +1,90 @@
+// LAS and LAZ files: the header and (E)VLRs (las-header.ts, las-vlrs.ts), the CRS they state (las-crs.ts),
+// then the points, from an uncompressed body (las-body.ts) or LAZ chunks (laz-body.ts), filtered while
+// decoded. Coordinates are the file's integers scaled in double: a Float64Array, which xhd is exact over.
+import { badCoordinate, boundsAreExact, finishGeometry, firstInexactCoordinate, plural } from './build.js';
+import { computeBounds, type Bounds, type Geometry, type ReadOptions } from './geometry.js';
+import { withOpenFile } from './input-file.js';
+import { allocatePositions } from './allocate-positions.js';
+import { isCrsRecord, lasCrs } from './las-crs.js';
+import { checkLasBodySize, parseLasHeader, type LasHeader } from './las-header.js';
+import { readLasBody } from './las-body.js';
+import { newTally, recordFilter, TALLY_MAX, TALLY_MIN, TALLY_RAW_MAX, TALLY_RAW_MIN } from './las-records.js';
+import { lidarSummary, type LidarSummary } from './las-summary.js';
+import { readLasVlrs, readVlrPayload, MAX_PAYLOAD, type LasVlr } from './las-vlrs.js';
+import { readLazBody } from './laz-body.js';
+import { filteredNote, hasFilters } from './point-filters.js';
+
+/** Reads a LAS or LAZ file of `size` bytes whose first bytes are `prefix`. */
+export function readLasFile(path: string, size: number, prefix: Uint8Array, options: ReadOptions): Geometry {
+  const header = parseLasHeader(prefix, size, path);
+  return withOpenFile(path, (fd) => {
+    const vlrs = readLasVlrs(fd, header, size, path);
+    const crsRecords = vlrs.filter((v) => isCrsRecord(v) && v.payloadLength <= MAX_PAYLOAD).map((vlr) => ({ vlr, payload: readVlrPayload(fd, vlr) }));
+    const crs = lasCrs(crsRecords);
+    const filters = options.filters;
+    const filter = recordFilter(filters);
+    let body: { positions: Float64Array; kept: number; tally: Float64Array; laz?: LidarSummary['laz'] };
+    if (header.compressed) {
+      body = readLazBody(fd, path, size, header, vlrs, filter);
+    } else {
+      checkLasBodySize(header, size, path);
+      const positions = allocatePositions(header.pointCount, path);
+      const tally = newTally();
+      body = { positions, kept: readLasBody(fd, path, header, filter, positions, tally), tally };
+    }
+    return lasGeometry(path, header, vlrs, body, options, crs);
+  });
+}
+
+/** Keeps the first of every `every` points, in place; returns how many remain. */
+function thin(positions: Float64Array, count: number, every: number): number {
+  let kept = 0;
+  for (let v = 0; v < count; v += every, kept++) positions.copyWithin(3 * kept, 3 * v, 3 * v + 3);
+  return kept;
+}
+
+function lasGeometry(path: string, header: LasHeader, vlrs: LasVlr[],
+  body: { positions: Float64Array; kept: number; tally: Float64Array; laz?: LidarSummary['laz'] },
+  options: ReadOptions, crs: ReturnType<typeof lasCrs>): Geometry {
+  const { tally } = body;
+  let kept = body.kept;
+  const every = options.filters?.every ?? 1;
+  if (every > 1) kept = thin(body.positions, kept, every);
+  const positions = 3 * kept === body.positions.length ? body.positions : body.positions.slice(0, 3 * kept);
+  const bounds: Bounds = every > 1 ? computeBounds(positions)
+    : { min: [tally[TALLY_MIN], tally[TALLY_MIN + 1], tally[TALLY_MIN + 2]], max: [tally[TALLY_MAX], tally[TALLY_MAX + 1], tally[TALLY_MAX + 2]] };
+  if (kept > 0 && !boundsAreExact(bounds)) {
+    const bad = firstInexactCoordinate(positions);
+    const where = options.filters ? { byte: 131 } : { byte: header.pointDataOffset + Math.floor(bad / 3) * header.recordLength };
+    throw badCoordinate(path, header.compressed ? { byte: 131 } : where, positions[bad], Math.floor(bad / 3));
+  }
+  const notes: string[] = [];
+  if (header.pointFormat.waveform) notes.push(`LAS point format ${header.pointFormat.id} carries waveform packets: the points are read, the waveforms ignored`);
+  const outside = outsideHeaderBounds(header, tally);
+  if (outside) notes.push(outside);
+  if (hasFilters(options.filters)) notes.push(filteredNote(kept, header.pointCount, options.filters));
+  const skippedEvlrs = vlrs.filter((v) => isCrsRecord(v) && v.payloadLength > MAX_PAYLOAD);
+  if (skippedEvlrs.length > 0) notes.push(`${plural(skippedEvlrs.length, 'CRS record')} over ${MAX_PAYLOAD / 1024 ** 2} MiB not read`);
+  const geometry = finishGeometry({ positions, dims: 3, format: header.compressed ? 'laz' : 'las', notes, bounds: kept > 0 ? bounds : undefined });
+  if (crs) geometry.crs = crs;
+  geometry.lidar = lidarSummary(header, tally, body.laz);
+  return geometry;
+}
+
+/**
+ * A note when the records' coordinates reach outside the bounds the header states, by more than half a
+ * scale step (the header's bounds are rounded doubles): the header, or the points, are not what they claim.
+ */
+function outsideHeaderBounds(header: LasHeader, tally: Float64Array): string | undefined {
+  if (header.pointCount === 0 || !(tally[TALLY_RAW_MIN] <= tally[TALLY_RAW_MAX])) return undefined;
+  if ([...header.min, ...header.max].every((v) => v === 0)) return undefined; // bounds never filled in: nothing stated
+  const axes: string[] = [];
+  for (let k = 0; k < 3; k++) {
+    const slack = Math.abs(header.scale[k]) / 2;
+    const lo = tally[TALLY_RAW_MIN + k] * header.scale[k] + header.offset[k];
+    const hi = tally[TALLY_RAW_MAX + k] * header.scale[k] + header.offset[k];
+    const [low, high] = header.scale[k] > 0 ? [lo, hi] : [hi, lo];
+    if (low < header.min[k] - slack || high > header.max[k] + slack) axes.push(`${'xyz'[k]} spans ${low} to ${high}, the header says ${header.min[k]} to ${header.max[k]}`);
+  }
+  return axes.length > 0 ? `points lie outside the header's bounds: ${axes.join('; ')}` : undefined;
+}
