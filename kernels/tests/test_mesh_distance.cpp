@@ -23,7 +23,7 @@ xhd_distance_context* create(const xhd_mesh& a, const xhd_mesh& b, int method) {
   options.method = method;
   options.threads = 2;
   xhd_distance_context* context = nullptr;
-  if (!CHECK_EQ(xhd_distance_context_create(&a, &b, &options, &context, nullptr), int32_t(XHD_OK)))
+  if (!CHECK_EQ(xhd_distance_context_create(&a, &b, &options, &context, nullptr, nullptr), int32_t(XHD_OK)))
     std::fprintf(stderr, "  %s\n", xhd_last_error());
   return context;
 }
