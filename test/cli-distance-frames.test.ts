@@ -19,7 +19,9 @@ function runInFixtures(args: string[]) {
   return r.stdout;
 }
 
-const ARGS = ['distance', 'cube.off', 'cube.off', '--both', '--frames', 'cube-frames.txt', '--threads', '1'];
+// The expected reports were recorded on the CPU backend (its work counts and method line); on a GPU machine
+// the default backend would be cuda.
+const ARGS = ['distance', 'cube.off', 'cube.off', '--both', '--frames', 'cube-frames.txt', '--threads', '1', '--backend', 'cpu'];
 
 /** Every time in a text report, whatever its unit ("0.09 ms", "1.2 s"), as <time>. */
 function withoutTimes(text: string): string {
