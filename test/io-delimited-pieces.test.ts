@@ -10,7 +10,7 @@ import { after, describe, it } from 'node:test';
 
 import { readDelimitedInPieces } from '../src/io/delimited-pieces.js';
 import type { Geometry, ReadOptions } from '../src/io/geometry.js';
-import { PIECES_NOTE } from '../src/io/ply-pieces.js';
+import { PIECES_NOTE } from '../src/io/pieces.js';
 import { readGeometry } from '../src/io/read.js';
 import { errorOf, outcome, withEnv, type Outcome } from './reader-test-tools.js';
 

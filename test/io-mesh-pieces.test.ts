@@ -10,7 +10,7 @@ import { after, describe, it } from 'node:test';
 
 import type { Geometry } from '../src/io/geometry.js';
 import { LinePieces } from '../src/io/line-pieces.js';
-import { PIECES_NOTE } from '../src/io/ply-pieces.js';
+import { PIECES_NOTE } from '../src/io/pieces.js';
 import { readGeometry } from '../src/io/read.js';
 import { fixture, fixturesDir, sharedData } from './helpers.js';
 import { errorOf, outcome, withEnv } from './reader-test-tools.js';

@@ -13,7 +13,7 @@ import { analyseDelimited } from '../src/io/delimited-layout.js';
 import { readRowsNatively } from '../src/io/delimited-native.js';
 import type { Geometry } from '../src/io/geometry.js';
 import { nativeReader } from '../src/io/native-reader.js';
-import { PIECES_NOTE } from '../src/io/ply-pieces.js';
+import { PIECES_NOTE } from '../src/io/pieces.js';
 import { readGeometry } from '../src/io/read.js';
 import { outcome, withEnv, type Outcome } from './reader-test-tools.js';
 

@@ -3,19 +3,14 @@
 // the sampling reference), one point-to-surface call per direction (every point's distance), the TypeScript
 // reduce below, and the brute reference for each witness's triangle and closest point.
 import type { Coordinates, Geometry } from '../src/io/geometry.js';
-import { defaultSampleCount, sampleMesh, triangleAreas, type SamplingMode } from '../src/sampling/sample-mesh.js';
-import { hasFaces, type DirectionStats } from '../src/surface-compare.js';
-import { pointsAsMesh, pointSurfaceDistances, type SurfaceMethod, type TriangleMesh } from '../src/surface.js';
+import { defaultSampleCount, sampleMesh, triangleAreas } from '../src/sampling/sample-mesh.js';
+import { hasFaces, type DirectionStats, type SurfaceCompareOptions } from '../src/surface-compare.js';
+import { pointsAsMesh, pointSurfaceDistances, type TriangleMesh } from '../src/surface.js';
 
-export interface ReferenceOptions {
-  method: SurfaceMethod;
-  directed: boolean;
-  sampling: SamplingMode;
-  samples?: number;
-  density?: number;
-  seed: number;
+/** The options of compareSurfaces that describe the job, with one named backend. */
+export type ReferenceOptions = Pick<SurfaceCompareOptions, 'method' | 'directed' | 'sampling' | 'samples' | 'density' | 'seed'> & {
   backend: 'cpu' | 'cuda';
-}
+};
 
 export interface ReferenceOutcome {
   ab: DirectionStats;

@@ -17,7 +17,7 @@ import { parseRowsNatively } from './delimited-native.js';
 import type { Bounds, Geometry, ReadOptions } from './geometry.js';
 import { MAX_FILE_BYTES, readFully } from './input-file.js';
 import { nativeReader, type NativeReader } from './native-reader.js';
-import { PIECES_NOTE, pieceBytes } from './ply-pieces.js';
+import { PIECES_NOTE, pieceBytes } from './pieces.js';
 
 const LF = 10, CR = 13, QUOTE = 34, HASH = 35, SPACE = 32, TAB = 9;
 

@@ -4,7 +4,7 @@ import { InputError } from '../errors.js';
 import { readFully } from './input-file.js';
 import type { LasHeader } from './las-header.js';
 import { decodeLasRecords, type RecordFilter, type RecordLayout } from './las-records.js';
-import { pieceBytes } from './ply-pieces.js';
+import { pieceBytes } from './pieces.js';
 
 /** The decoding facts of a header. */
 export function recordLayout(header: LasHeader): RecordLayout {

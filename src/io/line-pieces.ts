@@ -6,7 +6,7 @@
 import { InputError } from '../errors.js';
 import type { MoreLines } from './ascii-numbers.js';
 import { readFully, withOpenFile } from './input-file.js';
-import { pieceBytes } from './ply-pieces.js';
+import { pieceBytes } from './pieces.js';
 
 const LF = 10, CR = 13;
 

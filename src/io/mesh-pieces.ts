@@ -8,7 +8,7 @@ import { withOpenFile } from './input-file.js';
 import { withLinePieces } from './line-pieces.js';
 import { readObj } from './obj.js';
 import { readOff } from './off.js';
-import { PIECES_NOTE, pieceBytes } from './ply-pieces.js';
+import { PIECES_NOTE, pieceBytes } from './pieces.js';
 import { hasBinaryStlSize, looksLikeAsciiStl, readAsciiStl, readBinaryStlInPieces } from './stl.js';
 
 /** `prefix` holds the file's first bytes (at least its first KiB, or all of a shorter file). */

@@ -16,22 +16,7 @@ import { hostIsLittleEndian, propertyOffsets, readScalar, storesFloat32 } from '
 import { fixedRecordSize, PLY_TYPE_SIZE, PlyType, type PlyElement, type PlyHeader } from './ply-header.js';
 import { nativeReader } from './native-reader.js';
 import { readPlyVerticesNatively } from './ply-vertices-native.js';
-
-/** Files above this are read in pieces (binary PLY); below it, whole (the faster path for small files). */
-export const WHOLE_FILE_LIMIT = 1024 ** 3;
-
-/** Bytes read at a time; XHD_READ_PIECE_BYTES overrides it, and makes every binary PLY go in pieces (tests). */
-export function pieceBytes(): number {
-  const forced = Number(process.env.XHD_READ_PIECE_BYTES);
-  return forced > 0 ? Math.max(64, Math.floor(forced)) : 64 * 1024 ** 2;
-}
-
-/** The note on a file read in pieces (binary PLY, CSV, XYZ). */
-export const PIECES_NOTE = `read in pieces (the file is larger than ${(WHOLE_FILE_LIMIT / 1024 ** 3).toFixed(0)} GiB, or XHD_READ_PIECE_BYTES is set)`;
-
-export function piecesForced(): boolean {
-  return Number(process.env.XHD_READ_PIECE_BYTES) > 0;
-}
+import { PIECES_NOTE, pieceBytes, piecesForced, WHOLE_FILE_LIMIT } from './pieces.js';
 
 /** Positioned reads of one open file, each piece into one reused buffer. */
 class PieceSource {

@@ -6,7 +6,8 @@ import { AsciiScanner } from './ascii-numbers.js';
 import { withLinePieces } from './line-pieces.js';
 import { readAsciiPlyBody, readAsciiPlyRecords } from './ply-ascii.js';
 import { readBinaryPlyBody } from './ply-binary.js';
-import { PIECES_NOTE, readBinaryPlyInPieces } from './ply-pieces.js';
+import { PIECES_NOTE } from './pieces.js';
+import { readBinaryPlyInPieces } from './ply-pieces.js';
 import { fixedRecordSize, isIntegerType, minimumBinaryRecordSize, parsePlyHeader, type PlyElement, type PlyHeader } from './ply-header.js';
 
 /** Where the geometry lives among the declared elements and properties. */

@@ -16,7 +16,7 @@ import { parseObj } from './obj.js';
 import { parseOff } from './off.js';
 import { parsePcd } from './pcd.js';
 import { parsePly, readPlyInPieces } from './ply.js';
-import { piecesForced, WHOLE_FILE_LIMIT } from './ply-pieces.js';
+import { piecesForced, WHOLE_FILE_LIMIT } from './pieces.js';
 import { parseStl } from './stl.js';
 import { parseVoxelMask } from './voxel-geometry.js';
 
