@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-import { hausdorff } from '../src/hausdorff.js';
+import { hausdorff } from '../src/ops/hausdorff.js';
 import { LABELS, METHOD_NAMES, PEERS, referenceHd, type CaseRow, type MethodName, type Ours, type Outcome, type Peer } from './bench/methods.js';
 import { runOurs } from './bench/ours.js';
 import { disturbed, measureUndisturbed } from './bench/outside-load.js';

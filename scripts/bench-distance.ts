@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { cudaDevice, probeBackend, type DeviceInfo } from '../src/backends.js';
-import { meshDistance } from '../src/mesh-distance.js';
+import { cudaDevice, probeBackend, type DeviceInfo } from '../src/ops/backends.js';
+import { meshDistance } from '../src/ops/mesh-distance.js';
 import type { DistanceOutcome } from './bench/distance-outcome.js';
 import { inCoordinates } from './bench/distance-coordinates.js';
 import { measureOurs } from './bench/distance-ours.js';

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { cudaDevice } from '../src/backends.js';
-import { type HausdorffResult } from '../src/hausdorff.js';
+import { cudaDevice } from '../src/ops/backends.js';
+import { type HausdorffResult } from '../src/ops/hausdorff.js';
 import { bestOfThree, computeMs, usableBackends } from './bench/best-of.js';
 import { formatMs, libraryVersion, publishReport, runLines } from './bench/report.js';
 import { DATASET_NAMES, makeDataset, Rng } from './datasets.js';

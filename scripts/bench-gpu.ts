@@ -8,8 +8,8 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } fr
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { cudaDevice } from '../src/backends.js';
-import { CancelledError, hausdorff } from '../src/hausdorff.js';
+import { cudaDevice } from '../src/ops/backends.js';
+import { CancelledError, hausdorff } from '../src/ops/hausdorff.js';
 import { publishReport } from './bench/report.js';
 import { ROOT } from './bench/root.js';
 import { DATASET_NAMES, makeDataset, makeDataset2d, type DatasetName } from './datasets.js';

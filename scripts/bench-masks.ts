@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { cudaDevice, probeBackend, type DeviceInfo } from '../src/backends.js';
+import { cudaDevice, probeBackend, type DeviceInfo } from '../src/ops/backends.js';
 import { disturbed, measureUndisturbed } from './bench/outside-load.js';
 import { formatMs, formatSeconds, publishReport } from './bench/report.js';
 import { measureCompare, measureReading, runCli, type OursOutcome } from './bench/masks-ours.js';

@@ -9,11 +9,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { cudaDevice } from '../src/backends.js';
-import { type HausdorffResult } from '../src/hausdorff.js';
+import { cudaDevice } from '../src/ops/backends.js';
+import { type HausdorffResult } from '../src/ops/hausdorff.js';
 import { bestOfThree, computeMs, usableBackends } from './bench/best-of.js';
-import { nearestDistances } from '../src/nearest.js';
-import { pointSurfaceDistances, type TriangleMesh } from '../src/surface.js';
+import { nearestDistances } from '../src/ops/nearest.js';
+import { pointSurfaceDistances, type TriangleMesh } from '../src/ops/surface-distance.js';
 import { formatMs, libraryVersion, publishReport, runLines } from './bench/report.js';
 import { parseNames, positiveInteger } from './bench/settings.js';
 import { Rng } from './datasets.js';

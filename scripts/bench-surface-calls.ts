@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { readGeometry } from '../src/io/read.js';
 import { loadBackend, type NativeBackend } from '../src/native/library.js';
-import { compareSurfaces, type SurfaceCompareOptions } from '../src/surface-compare.js';
+import { compareSurfaces, type SurfaceCompareOptions } from '../src/ops/surface-compare.js';
 
 function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);

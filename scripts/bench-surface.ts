@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { cudaDevice, probeBackend, type DeviceInfo } from '../src/backends.js';
+import { cudaDevice, probeBackend, type DeviceInfo } from '../src/ops/backends.js';
 import { defaultSampleCount } from '../src/sampling/sample-mesh.js';
-import { pointSurfaceDistances } from '../src/surface.js';
+import { pointSurfaceDistances } from '../src/ops/surface-distance.js';
 import { prepareCgal, runCgal, type CgalProbe } from './bench/cgal.js';
 import { disturbed, measureUndisturbed } from './bench/outside-load.js';
 import { formatMs, formatSeconds, publishReport } from './bench/report.js';

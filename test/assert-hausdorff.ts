@@ -2,7 +2,7 @@
 // distance they report.
 import assert from 'node:assert/strict';
 
-import type { HausdorffResult } from '../src/hausdorff.js';
+import type { HausdorffResult } from '../src/ops/hausdorff.js';
 import { pairDistance } from './random-points.js';
 
 export const RELATIVE_TOLERANCE = 1e-6;

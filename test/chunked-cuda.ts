@@ -3,7 +3,7 @@
 // gives the CPU's answer, witnesses included.
 import assert from 'node:assert/strict';
 
-import { hausdorff } from '../src/hausdorff.js';
+import { hausdorff } from '../src/ops/hausdorff.js';
 
 export async function assertChunkedLikeCpu(a: Float32Array | Float64Array, b: Float32Array | Float64Array): Promise<void> {
   const whole = await hausdorff(a, b, { backend: 'cpu', directed: true });

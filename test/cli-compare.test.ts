@@ -4,8 +4,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 
-import { probeBackend } from '../src/backends.js';
-import { hausdorff } from '../src/hausdorff.js';
+import { probeBackend } from '../src/ops/backends.js';
+import { hausdorff } from '../src/ops/hausdorff.js';
 import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { fixture, sharedData } from './helpers.js';
 import { clustered, rng, uniform } from './random-points.js';

@@ -5,8 +5,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
-import type { DistanceMesh, Pose } from '../src/mesh-distance.js';
-import { composePose, poseFromValues, rotationAbout } from '../src/pose.js';
+import type { DistanceMesh, Pose } from '../src/ops/mesh-distance.js';
+import { composePose, poseFromValues, rotationAbout } from '../src/core/pose.js';
 import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { onDyadicGrid, preposed64, shiftedBy, SURVEY, turnAbout } from './distance-pairs.js';
 import { rng, uniform } from './random-points.js';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { commandsFor } from '../src/cli.js';
+import { commandsFor } from '../src/cli/main.js';
 import { runXhd } from './cli-run.js';
 
 const ALL = ['compare', 'batch', 'distance', 'info', 'doctor'];

@@ -2,7 +2,7 @@
 // placed at survey coordinates as doubles, with near-ties that float32 copies cannot tell apart.
 import assert from 'node:assert/strict';
 
-import type { DistanceMesh, DistancePair, Pose } from '../src/mesh-distance.js';
+import type { DistanceMesh, DistancePair, Pose } from '../src/ops/mesh-distance.js';
 
 export function assertSamePair(got: DistancePair | null, want: DistancePair | null, label: string): void {
   assert.ok(got && want, `${label}: both computed`);

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 
 import { distanceStats, legacyPercentileKey, percentileKey } from '../src/metrics/distance-stats.js';
 import { percentile } from '../src/metrics/order-statistics.js';
-import { nearestDistances } from '../src/nearest.js';
+import { nearestDistances } from '../src/ops/nearest.js';
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { clustered, rng, uniform, withDuplicates } from './random-points.js';
 

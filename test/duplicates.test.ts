@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { hausdorff, type HausdorffResult } from '../src/hausdorff.js';
-import { nearestDistances } from '../src/nearest.js';
+import { hausdorff, type HausdorffResult } from '../src/ops/hausdorff.js';
+import { nearestDistances } from '../src/ops/nearest.js';
 import { firstCopies, rng, uniform, withCopiesOf, withDuplicates } from './random-points.js';
 
 const COPIES = 20_000;

@@ -3,7 +3,7 @@
 // backend must equal exactly, witnesses included (ties to the smallest index).
 import assert from 'node:assert/strict';
 
-import type { HausdorffResult } from '../src/hausdorff.js';
+import type { HausdorffResult } from '../src/ops/hausdorff.js';
 import { rng } from './random-points.js';
 
 export const UTM_OFFSET: [number, number, number] = [500_000, 4_200_000, 100];

@@ -7,15 +7,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
-import { hausdorff, type Method } from '../src/hausdorff.js';
-import { nearestDistances } from '../src/nearest.js';
+import { hausdorff, type Method } from '../src/ops/hausdorff.js';
+import { nearestDistances } from '../src/ops/nearest.js';
 import { runXhd, scratchDir } from './cli-run.js';
 import {
   assertExact, bruteDirected, bruteNearest, dyadicCloud, translated, UTM_OFFSET, utmExactTies, utmNearTies, utmShiftedTile,
 } from './exact-cases.js';
 import { writeNifti } from './nifti-writer.js';
 import { uvSphere, writeOff } from './test-meshes.js';
-import type { TriangleMesh } from '../src/surface.js';
+import type { TriangleMesh } from '../src/ops/surface-distance.js';
 
 const METHODS: Method[] = ['grid', 'eb', 'brute'];
 

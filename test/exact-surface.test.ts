@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { probeBackend } from '../src/backends.js';
-import { pointSurfaceDistances, type TriangleMesh } from '../src/surface.js';
+import { probeBackend } from '../src/ops/backends.js';
+import { pointSurfaceDistances, type TriangleMesh } from '../src/ops/surface-distance.js';
 import { translated, UTM_OFFSET } from './exact-cases.js';
 import { rng } from './random-points.js';
 import { uvSphere } from './test-meshes.js';

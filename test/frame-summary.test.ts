@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { percentile, summarizeFrames, type FrameOutcome } from '../src/frame-summary.js';
-import type { DistancePair } from '../src/mesh-distance.js';
+import { percentile, summarizeFrames, type FrameOutcome } from '../src/jobs/frame-summary.js';
+import type { DistancePair } from '../src/ops/mesh-distance.js';
 
 function pair(distance: number): DistancePair {
   return { distance, triangleA: 0, triangleB: 0, pointA: [0, 0, 0], pointB: [distance, 0, 0], intersecting: distance === 0 };

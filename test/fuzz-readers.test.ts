@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
-import { XhdError } from '../src/errors.js';
+import { XhdError } from '../src/core/errors.js';
 import type { FileFormat } from '../src/io/geometry.js';
 import { parseGeometry } from '../src/io/read.js';
 import { hasStackTrace, runXhd, scratchDir } from './cli-run.js';

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { hausdorff, type HausdorffResult } from '../src/hausdorff.js';
-import { nearestDistances } from '../src/nearest.js';
+import { hausdorff, type HausdorffResult } from '../src/ops/hausdorff.js';
+import { nearestDistances } from '../src/ops/nearest.js';
 import { assertWitnesses } from './assert-hausdorff.js';
 import { clustered, rng, sphereSurface, uniform, withDuplicates } from './random-points.js';
 

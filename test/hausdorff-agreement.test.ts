@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { hausdorff, type HausdorffResult, type Method } from '../src/hausdorff.js';
+import { hausdorff, type HausdorffResult, type Method } from '../src/ops/hausdorff.js';
 import { AGREEMENT_CASES as cases } from './agreement-cases.js';
 import { assertWitnesses } from './assert-hausdorff.js';
 import { clustered, rng, shifted, uniform } from './random-points.js';

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { CancelledError, hausdorff } from '../src/hausdorff.js';
-import { UsageError } from '../src/errors.js';
+import { CancelledError, hausdorff } from '../src/ops/hausdorff.js';
+import { UsageError } from '../src/core/errors.js';
 import { rng, shifted, uniform } from './random-points.js';
 
 describe('hausdorff() arguments', () => {

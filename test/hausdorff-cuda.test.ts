@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 
-import { probeBackend } from '../src/backends.js';
-import { NativeError, UsageError } from '../src/errors.js';
-import { hausdorff, type HausdorffResult, type Method } from '../src/hausdorff.js';
+import { probeBackend } from '../src/ops/backends.js';
+import { NativeError, UsageError } from '../src/core/errors.js';
+import { hausdorff, type HausdorffResult, type Method } from '../src/ops/hausdorff.js';
 import { AGREEMENT_CASES as cases } from './agreement-cases.js';
 import { assertExact, utmExactTies, utmNearTies, utmShiftedTile } from './exact-cases.js';
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';

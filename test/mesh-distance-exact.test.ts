@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { probeBackend } from '../src/backends.js';
-import { MeshDistance, meshDistance, type DistanceMesh, type MeshDistanceOptions, type Pose } from '../src/mesh-distance.js';
-import { pointsAsMesh } from '../src/surface.js';
+import { probeBackend } from '../src/ops/backends.js';
+import { MeshDistance, meshDistance, type DistanceMesh, type MeshDistanceOptions, type Pose } from '../src/ops/mesh-distance.js';
+import { pointsAsMesh } from '../src/ops/surface-distance.js';
 import { assertSamePair, liftedGrids, nearTieShell, onDyadicGrid, preposed64, shiftedBy, SURVEY, turnAbout } from './distance-pairs.js';
 import { rng, uniform } from './random-points.js';
 import { cube, torus, triangleSoup, uvSphere } from './test-meshes.js';

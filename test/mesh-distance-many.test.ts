@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { probeBackend, type BackendChoice } from '../src/backends.js';
-import { CancelledError, UsageError } from '../src/errors.js';
-import { MeshDistance, type DistanceMesh, type DistanceQuery, type MeshDistanceOptions, type Pose } from '../src/mesh-distance.js';
-import { pointsAsMesh } from '../src/surface.js';
+import { probeBackend, type BackendChoice } from '../src/ops/backends.js';
+import { CancelledError, UsageError } from '../src/core/errors.js';
+import { MeshDistance, type DistanceMesh, type DistanceQuery, type MeshDistanceOptions, type Pose } from '../src/ops/mesh-distance.js';
+import { pointsAsMesh } from '../src/ops/surface-distance.js';
 import { SURVEY, shiftedBy, turnAbout } from './distance-pairs.js';
 import { rng, uniform } from './random-points.js';
 import { suiteUnless } from './skippable-suite.js';

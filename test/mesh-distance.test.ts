@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { probeBackend } from '../src/backends.js';
-import { UsageError } from '../src/errors.js';
-import { MeshDistance, meshDistance, type Pose } from '../src/mesh-distance.js';
-import { pointsAsMesh, type TriangleMesh } from '../src/surface.js';
+import { probeBackend } from '../src/ops/backends.js';
+import { UsageError } from '../src/core/errors.js';
+import { MeshDistance, meshDistance, type Pose } from '../src/ops/mesh-distance.js';
+import { pointsAsMesh, type TriangleMesh } from '../src/ops/surface-distance.js';
 import { assertSamePair } from './distance-pairs.js';
 import { rng, uniform } from './random-points.js';
 import { cube, torus, triangleSoup, uvSphere } from './test-meshes.js';

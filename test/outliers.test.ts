@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { probeBackend } from '../src/backends.js';
-import { hausdorff, type HausdorffResult } from '../src/hausdorff.js';
-import { nearestDistances } from '../src/nearest.js';
+import { probeBackend } from '../src/ops/backends.js';
+import { hausdorff, type HausdorffResult } from '../src/ops/hausdorff.js';
+import { nearestDistances } from '../src/ops/nearest.js';
 import { assertExact, bruteNearest } from './exact-cases.js';
 import { rng } from './random-points.js';
 import { assertChunkedLikeCpu } from './chunked-cuda.js';

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
-import { CancelledError, OutputError } from '../src/errors.js';
+import { CancelledError, OutputError } from '../src/core/errors.js';
 import { writeOutputFile } from '../src/report/output-file.js';
 import { scratchDir, writeXyz } from './cli-run.js';
 import { xhdBin } from './helpers.js';

@@ -2,12 +2,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { InputError } from '../src/errors.js';
-import { parsePoseText } from '../src/pose-file.js';
+import { InputError } from '../src/core/errors.js';
+import { parsePoseText } from '../src/io/pose-file.js';
 import {
   composePose, cosSinDegrees, isIdentityPose, parseMatrix4, parseRotation, parseTranslation, poseFromQuaternion, poseFromValues,
   PoseSyntaxError, rotationAbout, type Matrix3,
-} from '../src/pose.js';
+} from '../src/core/pose.js';
 
 function applyRotation(r: Matrix3, p: number[]): number[] {
   return [0, 3, 6].map((i) => r[i] * p[0] + r[i + 1] * p[1] + r[i + 2] * p[2]);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { ProgressBar } from '../src/progress.js';
+import { ProgressBar } from '../src/cli/progress-bar.js';
 
 /** A terminal stand-in that keeps every drawn line. */
 function terminal(columns: number) {

@@ -2,7 +2,7 @@
 // input error a read must end with.
 import assert from 'node:assert/strict';
 
-import { InputError } from '../src/errors.js';
+import { InputError } from '../src/core/errors.js';
 import type { Geometry } from '../src/io/geometry.js';
 
 /** Runs `run` with these environment variables set, then restores them as they were. */

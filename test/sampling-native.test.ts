@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 
-import { UsageError } from '../src/errors.js';
+import { UsageError } from '../src/core/errors.js';
 import { loadBackend, type BackendName, type NativeBackend } from '../src/native/library.js';
 import { nativeAreaSampler, nativeSurfaceArea } from '../src/sampling/native-sampler.js';
 import { Random } from '../src/sampling/random.js';

@@ -4,8 +4,8 @@
 // reduce below, and the brute reference for each witness's triangle and closest point.
 import type { Coordinates, Geometry } from '../src/io/geometry.js';
 import { defaultSampleCount, sampleMesh, triangleAreas } from '../src/sampling/sample-mesh.js';
-import { hasFaces, type DirectionStats, type SurfaceCompareOptions } from '../src/surface-compare.js';
-import { pointsAsMesh, pointSurfaceDistances, type TriangleMesh } from '../src/surface.js';
+import { hasFaces, type DirectionStats, type SurfaceCompareOptions } from '../src/ops/surface-compare.js';
+import { pointsAsMesh, pointSurfaceDistances, type TriangleMesh } from '../src/ops/surface-distance.js';
 
 /** The options of compareSurfaces that describe the job, with one named backend. */
 export type ReferenceOptions = Pick<SurfaceCompareOptions, 'method' | 'directed' | 'sampling' | 'samples' | 'density' | 'seed'> & {

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { probeBackend } from '../src/backends.js';
+import { probeBackend } from '../src/ops/backends.js';
 import { sampleMesh } from '../src/sampling/sample-mesh.js';
-import { pointSurfaceDistances, type TriangleMesh } from '../src/surface.js';
+import { pointSurfaceDistances, type TriangleMesh } from '../src/ops/surface-distance.js';
 import { suiteUnless } from './skippable-suite.js';
 import { uvSphere } from './test-meshes.js';
 

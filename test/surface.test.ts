@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
-import { probeBackend } from '../src/backends.js';
+import { probeBackend } from '../src/ops/backends.js';
 import { Random } from '../src/sampling/random.js';
 import { sampleMesh, triangleAreas } from '../src/sampling/sample-mesh.js';
 import { computeBounds, type Geometry } from '../src/io/geometry.js';
-import { pointsAsMesh, pointSurfaceDistances, type TriangleMesh } from '../src/surface.js';
-import { compareSurfaces } from '../src/surface-compare.js';
+import { pointsAsMesh, pointSurfaceDistances, type TriangleMesh } from '../src/ops/surface-distance.js';
+import { compareSurfaces } from '../src/ops/surface-compare.js';
 import { readGeometry } from '../src/io/read.js';
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { sharedData } from './helpers.js';

@@ -2,7 +2,7 @@
 // with every kind of degenerate triangle, and writers for OFF files.
 import { writeFileSync } from 'node:fs';
 
-import type { TriangleMesh } from '../src/surface.js';
+import type { TriangleMesh } from '../src/ops/surface-distance.js';
 
 /** A UV sphere of radius r centred at the origin: vertices on the sphere, so the mesh lies inside it. */
 export function uvSphere(r: number, rings: number, segments: number): TriangleMesh {

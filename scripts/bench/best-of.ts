@@ -1,7 +1,7 @@
 // Best of three runs of the library's Hausdorff distance, by compute time: what the benchmarks that report
 // the library's own phase times (bench-exact, bench-robust) keep of repeated runs.
-import { probeBackend } from '../../src/backends.js';
-import { hausdorff, type HausdorffResult } from '../../src/hausdorff.js';
+import { probeBackend } from '../../src/ops/backends.js';
+import { hausdorff, type HausdorffResult } from '../../src/ops/hausdorff.js';
 
 /** Index builds + queries of both directions, as the library reports them. */
 export const computeMs = (r: HausdorffResult) => r.ab.buildMs + r.ab.queryMs + (r.ba ? r.ba.buildMs + r.ba.queryMs : 0);

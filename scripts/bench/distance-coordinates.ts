@@ -2,7 +2,7 @@
 // generated; float64, the same values as doubles (the exact path over double inputs, on the same shapes);
 // survey, those doubles moved to x ≈ 5e5, y ≈ 4.2e6, z = 100 with the poses moved along, so every frame is
 // the same relative placement (up to the rounding of the moved doubles).
-import type { DistanceMesh, Pose } from '../../src/mesh-distance.js';
+import type { DistanceMesh, Pose } from '../../src/ops/mesh-distance.js';
 import type { DistanceScene } from './distance-scenes.js';
 
 export const DISTANCE_COORDINATES = ['float32', 'float64', 'survey'] as const;

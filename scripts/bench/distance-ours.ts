@@ -1,6 +1,6 @@
 // Timing our mesh distance in-process, as a user of the library runs it: MeshDistance.create builds both
 // hierarchies once, then one query per frame poses B and measures.
-import { MeshDistance } from '../../src/mesh-distance.js';
+import { MeshDistance } from '../../src/ops/mesh-distance.js';
 import type { OursScene } from './distance-coordinates.js';
 import { doneOutcome, mean, type DistanceOutcome, type Frames } from './distance-outcome.js';
 

@@ -1,5 +1,5 @@
 // Rigid poses as MeshDistance.query takes them: the 12 entries of a 3×4 matrix [R | t], row by row.
-import type { Pose } from '../../src/mesh-distance.js';
+import type { Pose } from '../../src/ops/mesh-distance.js';
 
 export type Vec3 = [number, number, number];
 

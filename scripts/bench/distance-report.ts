@@ -1,7 +1,7 @@
 // The markdown report of scripts/bench-distance: a header of machine facts and method notes, one table per
 // comparison (here: ours CPU against FCL; device: ours GPU against ours CPU), and a table of details.
 
-import type { DeviceInfo } from '../../src/backends.js';
+import type { DeviceInfo } from '../../src/ops/backends.js';
 import { percentile, type DistanceOutcome } from './distance-outcome.js';
 import { SCENE_NOTES, type DistanceSceneName } from './distance-scenes.js';
 import type { DistanceSettings } from './distance-settings.js';

@@ -1,8 +1,8 @@
 // The scenes of scripts/bench-distance, after the benchmarks of the gDist paper (Fan et al. 2024, §8):
 // each gives mesh A, mesh B and B's pose in A's frame for every frame (when both objects move, the
 // relative pose). Everything is deterministic: the same size and frame count give the same scene.
-import type { Pose } from '../../src/mesh-distance.js';
-import type { TriangleMesh } from '../../src/surface.js';
+import type { Pose } from '../../src/ops/mesh-distance.js';
+import type { TriangleMesh } from '../../src/ops/surface-distance.js';
 import { compose, degrees, relativePose, rotation, translation } from './distance-poses.js';
 import { bumpySphere, heightField, heightFieldCells, sampleHeights, setSoupTriangle, smoothNoise, toothedShaft, triangleSoup, wavyTorus } from './distance-shapes.js';
 

@@ -2,7 +2,7 @@
 // a few seconds and about 0.5 GB per mesh): a wavy torus, a bumpy sphere, a height field, a soup of small
 // triangles and a toothed shaft. Each takes the number of triangles wanted and comes close to it.
 import { Random } from '../../src/sampling/random.js';
-import type { TriangleMesh } from '../../src/surface.js';
+import type { TriangleMesh } from '../../src/ops/surface-distance.js';
 
 type VertexAt = (i: number, j: number, out: Float64Array) => void;
 

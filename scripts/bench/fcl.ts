@@ -5,8 +5,8 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, wri
 import { freemem } from 'node:os';
 import { join } from 'node:path';
 
-import type { Pose } from '../../src/mesh-distance.js';
-import type { TriangleMesh } from '../../src/surface.js';
+import type { Pose } from '../../src/ops/mesh-distance.js';
+import type { TriangleMesh } from '../../src/ops/surface-distance.js';
 import { doneOutcome, type DistanceOutcome, type Frames } from './distance-outcome.js';
 import { failureReason, runChild } from './child-process.js';
 import { ROOT } from './root.js';

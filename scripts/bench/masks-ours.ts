@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { compareFiles, type CompareOptions, type CompareResult } from '../../src/compare.js';
+import { compareFiles, type CompareOptions, type CompareResult } from '../../src/jobs/compare.js';
 import { gunzipNifti, parseNifti } from '../../src/io/nifti.js';
 import { maskToPoints } from '../../src/io/voxel-mask.js';
 import type { Outcome } from './methods.js';

@@ -1,7 +1,7 @@
 // The markdown report of scripts/bench-masks: a header of machine facts and method notes, then per case the
 // timing table (ours beside the peers), the goal verdict, and the values every method found; then file
 // reading and the command-line check for all cases.
-import type { DeviceInfo } from '../../src/backends.js';
+import type { DeviceInfo } from '../../src/ops/backends.js';
 import { disturbed, OUTSIDE_LOAD_LIMIT } from './outside-load.js';
 import { formatMs, formatRatio, gpuDescription, libraryVersion, runLines } from './report.js';
 import type { CliOutcome, OursOutcome, ReadPhases } from './masks-ours.js';

@@ -1,5 +1,5 @@
 // Timing our own methods (grid, eb) through the library's hausdorff().
-import { CancelledError, hausdorff } from '../../src/hausdorff.js';
+import { CancelledError, hausdorff } from '../../src/ops/hausdorff.js';
 import type { Ours, Outcome } from './methods.js';
 import type { Settings } from './settings.js';
 

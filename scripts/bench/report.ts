@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 
-import type { DeviceInfo } from '../../src/backends.js';
+import type { DeviceInfo } from '../../src/ops/backends.js';
 import { METHOD_NAMES, referenceHd, type CaseRow, type MethodName, type Ours, type Peer } from './methods.js';
 import { disturbed, OUTSIDE_LOAD_LIMIT } from './outside-load.js';
 import { PYTHON, type PeerProbe } from './peers.js';

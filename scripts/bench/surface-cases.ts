@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 import { readGeometry } from '../../src/io/read.js';
 import { Random } from '../../src/sampling/random.js';
-import type { TriangleMesh } from '../../src/surface.js';
+import type { TriangleMesh } from '../../src/ops/surface-distance.js';
 import { uvSphere, writeOff } from '../../test/test-meshes.js';
 
 export const SURFACE_CASES = ['elephant', 'fandisk', 'armadillo', 'spheres-360k', 'spheres-1.2m'] as const;

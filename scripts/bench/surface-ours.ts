@@ -1,9 +1,9 @@
 // Timing our surface distance in-process, exactly as `xhd compare` runs it after reading the files:
 // compareSurfaces samples both meshes (area sampling, A with the seed and B with the seed + 1), measures
 // each side's samples against the other mesh and reduces them to HD, mean, RMS, E and Es.
-import { compareSurfaces } from '../../src/surface-compare.js';
+import { compareSurfaces } from '../../src/ops/surface-compare.js';
 import { computeBounds, type Geometry } from '../../src/io/geometry.js';
-import type { SurfaceMethod, TriangleMesh } from '../../src/surface.js';
+import type { SurfaceMethod, TriangleMesh } from '../../src/ops/surface-distance.js';
 import type { Outcome } from './methods.js';
 import type { SurfaceCase } from './surface-cases.js';
 

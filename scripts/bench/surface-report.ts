@@ -1,7 +1,7 @@
 // The markdown report of scripts/bench-surface: a header of machine facts and method notes, the main
 // table (HD, times, ratios) and a table of details (each method's split, HD per direction).
 
-import type { DeviceInfo } from '../../src/backends.js';
+import type { DeviceInfo } from '../../src/ops/backends.js';
 import type { CgalProbe } from './cgal.js';
 import { disturbed, OUTSIDE_LOAD_LIMIT } from './outside-load.js';
 import { formatMs, formatRatio, gpuDescription, libraryVersion, runLines } from './report.js';

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { SURFACE_METHODS, type SurfaceMethod } from '../../src/surface.js';
+import { SURFACE_METHODS, type SurfaceMethod } from '../../src/ops/surface-distance.js';
 import { ROOT } from './root.js';
 import { parseNames, positiveInteger } from './settings.js';
 import { SURFACE_CASES, type SurfaceCaseName } from './surface-cases.js';

@@ -2,7 +2,7 @@
 // more memory than the machine has, rather than attempted (a lying count must not take the machine down).
 import { freemem, totalmem } from 'node:os';
 
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { plural } from './build.js';
 
 /** Room for `count` points' coordinates, refused (not attempted) when it is more memory than the machine has. */

@@ -4,7 +4,7 @@
 // A line ends at '\n' (after an optional '\r') or at a '\r' not followed by '\n': classic Mac files end
 // their lines with a lone CR, and reading such a file as one long line silently drops every row after
 // the first. So a lone CR is a line end everywhere (rows, comments, line numbers), never inline space.
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 
 const TAB = 9, LF = 10, VT = 11, FF = 12, CR = 13, SPACE = 32;
 const HASH = 35, PLUS = 43, COMMA = 44, MINUS = 45, DOT = 46, SLASH = 47;

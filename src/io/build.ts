@@ -1,6 +1,6 @@
 // Pieces every reader shares: growable output buffers, the coordinate check, and the final assembly
 // of a Geometry (bounds, triangle notes).
-import { InputError, type FileLocation } from '../errors.js';
+import { InputError, type FileLocation } from '../core/errors.js';
 import { boundsAreFinite, computeBounds, markFinite, type Bounds, type Coordinates, type FileFormat, type Geometry } from './geometry.js';
 
 /**

@@ -1,7 +1,7 @@
 // Works out the shape of a CSV/XYZ/TXT/PTS file from its first lines: separator, header row,
 // column count, and which columns hold x, y (and z). Only these few lines become strings.
 import { parse as parseCsv } from 'csv-parse/sync';
-import { InputError, UsageError } from '../errors.js';
+import { InputError, UsageError } from '../core/errors.js';
 import { AsciiScanner, parseNumberText } from './ascii-numbers.js';
 
 const CR = 13, HASH = 35, COMMA = 44, QUOTE = 34, SPACE = 32, TAB = 9, PLUS = 43, MINUS = 45, DOT = 46;

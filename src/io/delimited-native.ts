@@ -2,7 +2,7 @@
 // only the plain shape (see kernels/include/xhd.h) and otherwise says so, and readRows in delimited.ts,
 // the reference for every irregular case, parses the text instead: the result or the error is always
 // the TypeScript parser's, only faster where the file is plain.
-import { NativeError } from '../errors.js';
+import { NativeError } from '../core/errors.js';
 import type { RawDelimitedResult } from '../native/abi.js';
 import type { DelimitedLayout } from './delimited-layout.js';
 import type { Bounds } from './geometry.js';

@@ -8,7 +8,7 @@
 // where the plain shape ends.
 import { closeSync, openSync } from 'node:fs';
 
-import { InputError, NativeError } from '../errors.js';
+import { InputError, NativeError } from '../core/errors.js';
 import { AsciiScanner } from './ascii-numbers.js';
 import { finishGeometry } from './build.js';
 import { parseDelimited, readRows } from './delimited.js';

@@ -3,7 +3,7 @@
 // else here; only files with quoted fields go through csv-parse.
 // Coordinates are kept as the doubles the text states (a Float64Array), never rounded to float32.
 import { parse as parseCsv } from 'csv-parse/sync';
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { AsciiScanner, parseNumberText } from './ascii-numbers.js';
 import { badCoordinate, finishGeometry, isExactCoordinate } from './build.js';
 import { analyseDelimited, csvParseProblem, type DelimitedLayout } from './delimited-layout.js';

@@ -6,7 +6,7 @@ import { constants } from 'node:buffer';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { getSystemErrorName } from 'node:util';
 
-import { InputError, NativeError } from '../errors.js';
+import { InputError, NativeError } from '../core/errors.js';
 import type { RawFileRead } from '../native/abi.js';
 import { nativeReader, type NativeReader } from './native-reader.js';
 

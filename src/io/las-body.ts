@@ -1,6 +1,6 @@
 // An uncompressed LAS body, read straight from the file a piece of whole records at a time into one reused
 // buffer and decoded from it (las-records.ts): the file is never held whole, whatever its size.
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { readFully } from './input-file.js';
 import type { LasHeader } from './las-header.js';
 import { decodeLasRecords, type RecordFilter, type RecordLayout } from './las-records.js';

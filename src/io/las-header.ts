@@ -1,7 +1,7 @@
 // The public header block of a LAS file (versions 1.0-1.4; LAZ files share it, with the point format's top
 // bits set), read from the file's first bytes and checked against the file's size before anything is
 // allocated from it: every count and offset a reader later trusts is checked here.
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { LAS_POINT_FORMATS, type LasPointFormat } from './las-point-formats.js';
 
 export interface LasHeader {

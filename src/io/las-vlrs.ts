@@ -1,7 +1,7 @@
 // The variable length records of a LAS file: the VLRs between the header and the points, and LAS 1.4's
 // extended VLRs (EVLRs) wherever the header puts them. Each is checked to lie where it must before its
 // payload is read; only the payloads xhd uses (CRS, LASzip) are read at all.
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { readFully } from './input-file.js';
 import type { LasHeader } from './las-header.js';
 

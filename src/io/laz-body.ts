@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import type { LasHeader } from './las-header.js';
 import { allocatePositions, checkRoomFor } from './allocate-positions.js';
 import { recordLayout } from './las-body.js';

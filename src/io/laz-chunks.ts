@@ -2,7 +2,7 @@
 // say where each chunk of compressed points starts and how many points it holds. Everything is checked
 // against the file before a point is decoded: chunks inside the point data, in order, their points adding
 // up to the header's count.
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { readFully } from './input-file.js';
 import type { LasHeader } from './las-header.js';
 import { readVlrPayload, type LasVlr } from './las-vlrs.js';

@@ -3,7 +3,7 @@
 // are parsed without ever holding the file whole. Each window ends just after a line end, so a line that
 // starts in a window also ends in it, and the scanner's within-line reads never see a cut; the bytes after
 // the cut are carried to the front of the next window. A line longer than a window grows the window.
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import type { MoreLines } from './ascii-numbers.js';
 import { readFully, withOpenFile } from './input-file.js';
 import { pieceBytes } from './pieces.js';

@@ -1,6 +1,6 @@
 // NIfTI-1 and NIfTI-2 headers: where each field lives, which byte order the file uses, the checks a
 // header must pass before any voxel is touched, and the voxel-to-millimetre affine it describes.
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 
 type FieldKind = 'u8' | 'i16' | 'i32' | 'i64' | 'f32' | 'f64';
 

@@ -1,7 +1,7 @@
 // Reads a single-file NIfTI-1 or NIfTI-2 volume (.nii, or .nii.gz) into voxel values and the affine
 // that maps voxel indices to millimetres. Label masks are the use: one 3D volume, values as stored.
 import { constants as zlibConstants, gunzipSync } from 'node:zlib';
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { readInputFile } from './input-file.js';
 import { fieldOffset, headerError, niftiAffine, parseNiftiHeader, type AffineSource, type NiftiHeader } from './nifti-header.js';
 

@@ -1,7 +1,7 @@
 // Wavefront OBJ reader: `v` and `f` statements; everything else (vn, vt, g, o, s, usemtl, mtllib,
 // l, p, ...) is skipped. Face corners may be i, i/t, i//n or i/t/n, with negative indices counting back.
 // Coordinates are kept as the doubles the text states (a Float64Array).
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { AsciiScanner } from './ascii-numbers.js';
 import { badCoordinate, finishGeometry, GrowableFloat64, isExactCoordinate, TriangleCollector } from './build.js';
 import type { Geometry } from './geometry.js';

@@ -1,6 +1,6 @@
 // The header of a PCD file (PCL's Point Cloud Data, v0.5 to v0.7): its text lines up to DATA, checked for
 // agreement (one SIZE, TYPE and COUNT a field, WIDTH × HEIGHT = POINTS) before any point is read.
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 
 export interface PcdField {
   name: string;

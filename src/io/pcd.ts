@@ -2,7 +2,7 @@
 // other) bodies; x, y and z among any other fields. Coordinates keep the file's precision: float32 when x, y
 // and z are all F 4, else doubles. Organized clouds mark missing points with NaN: those are skipped, counted
 // in a note; an infinite coordinate is an error.
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { badCoordinate, finishGeometry, isExactCoordinate, plural } from './build.js';
 import type { Coordinates, Geometry } from './geometry.js';
 import { LZF_MAX_RATIO, lzfDecompress } from './lzf.js';

@@ -4,7 +4,7 @@
 // the rule is simply "all float32 or not"). Vertices stored as float32 x,y,z or float64 x,y,z little endian
 // take a typed-array fast path (no copy at all when the file buffer is aligned for it and holds mostly
 // packed vertices); everything else goes through a DataView.
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { badCoordinate, boundsAreExact, firstInexactCoordinate, isExactCoordinate, TriangleCollector } from './build.js';
 import { computeBounds, type Bounds, type Coordinates } from './geometry.js';
 import type { PlyBody, PlyLayout } from './ply.js';

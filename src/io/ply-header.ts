@@ -1,6 +1,6 @@
 // PLY header: the text block from "ply" to "end_header" that declares the encoding, the elements and
 // their properties. Only the header is handled as strings; the body readers work on bytes.
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 
 export type PlyEncoding = 'ascii' | 'binary_little_endian' | 'binary_big_endian';
 

@@ -7,7 +7,7 @@
 // as the whole-file reader's do.
 import { closeSync, openSync } from 'node:fs';
 
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { badCoordinate, boundsAreExact, finishGeometry, firstInexactCoordinate, isExactCoordinate, plural, TriangleCollector } from './build.js';
 import { computeBounds, type Bounds, type Coordinates, type Geometry } from './geometry.js';
 import { readFully } from './input-file.js';

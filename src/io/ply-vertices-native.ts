@@ -2,7 +2,7 @@
 // checks them on every core straight from the file into the positions, and gives their bounds. Problems
 // come back as the first bad record and its byte offset, and become the same errors the TypeScript
 // readers raise (ply-binary.ts, ply-pieces.ts).
-import { InputError, NativeError } from '../errors.js';
+import { InputError, NativeError } from '../core/errors.js';
 import { XHD_READ_BAD_VALUE, XHD_READ_OK, XHD_READ_SYSTEM_ERROR, XHD_READ_TRUNCATED, type RawReadResult } from '../native/abi.js';
 import { badCoordinate } from './build.js';
 import type { Bounds, Coordinates } from './geometry.js';

@@ -1,5 +1,5 @@
 // PLY reader: header, then the body in whichever of the three encodings it declares.
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { finishGeometry, plural } from './build.js';
 import type { Bounds, Coordinates, Geometry } from './geometry.js';
 import { AsciiScanner } from './ascii-numbers.js';

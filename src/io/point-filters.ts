@@ -3,7 +3,7 @@
 // apply them while decoding instead (las-records.ts), where the classification and returns are.
 import { InvalidArgumentError } from 'commander';
 
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { plural } from './build.js';
 import { computeBounds, markFinite, type Geometry } from './geometry.js';
 

@@ -1,7 +1,7 @@
 // Entry points: read a geometry file from disk, or parse bytes already in memory (e.g. stdin).
 import { readSync } from 'node:fs';
 
-import { InputError, UsageError } from '../errors.js';
+import { InputError, UsageError } from '../core/errors.js';
 import { parseDelimited } from './delimited.js';
 import { readDelimitedInPieces } from './delimited-pieces.js';
 import { asInputError, fileSize, MAX_FILE_BYTES, readInputFile, readPrefix } from './input-file.js';

@@ -2,7 +2,7 @@
 // coordinates are welded into shared vertices to give meaningful vertex counts and connectivity.
 // Binary STL stores float32, which stays a Float32Array; ascii STL keeps the doubles its text states
 // (a Float64Array).
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { AsciiScanner, keyword } from './ascii-numbers.js';
 import { readFully } from './input-file.js';
 import { badCoordinate, finishGeometry, isExactCoordinate, MAX_COORDINATE, plural, TriangleCollector } from './build.js';

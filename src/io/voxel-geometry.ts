@@ -1,7 +1,7 @@
 // A NIfTI voxel mask as the points every comparison works on: its surface voxels (by default) or all of
 // its voxels, in millimetres through the file's affine (computed and kept in double), with its grid kept
 // for the same-space check.
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import { boundsAreExact, firstInexactCoordinate } from './build.js';
 import { computeBounds, markFinite, type Geometry, type MaskOptions } from './geometry.js';
 import { parseNifti } from './nifti.js';

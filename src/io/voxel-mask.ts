@@ -1,6 +1,6 @@
 // Turns a voxel mask into points (its surface voxels or all of them), and compares the physical space
 // two volumes occupy, so that masks on different grids are not silently compared.
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import type { VoxelVolume } from './nifti.js';
 
 export interface MaskOptions {

@@ -3,7 +3,7 @@
 // the error a user should see.
 import koffi from 'koffi';
 
-import { CancelledError, NativeError, UsageError, XhdError, EXIT_NATIVE } from '../errors.js';
+import { CancelledError, NativeError, UsageError, XhdError, EXIT_NATIVE } from '../core/errors.js';
 import {
   PROGRESS_BYTES,
   STATUS_NAMES,

@@ -5,7 +5,7 @@
 import { endianness } from 'node:os';
 import koffi from 'koffi';
 
-import type { DistancePair, DistanceQuery } from '../mesh-distance.js';
+import type { DistancePair, DistanceQuery } from '../ops/mesh-distance.js';
 
 const RESULT = 'xhd_distance_result';
 const PAIR = 'xhd_distance_pair';

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import koffi from 'koffi';
 
-import { NativeError } from '../errors.js';
+import { NativeError } from '../core/errors.js';
 import { ABI_STRUCTS, PROTOTYPES, XHD_ABI_VERSION } from './abi.js';
 
 export type BackendName = 'cpu' | 'cuda';

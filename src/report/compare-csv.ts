@@ -1,7 +1,7 @@
 // --output csv: one comparison as one CSV line (RFC 4180), for appending run after run to one file. The
 // columns depend only on the options (statistics, --relative, --fail-above), so runs with the same options
 // line up; --csv-header prints their names first. NaN and infinities print as nan, inf and -inf.
-import type { CompareResult } from '../compare.js';
+import type { CompareResult } from '../jobs/compare.js';
 import { percentileKey } from '../metrics/distance-stats.js';
 import { relativeKey } from '../metrics/relative.js';
 import { statsJson } from './stats-json.js';

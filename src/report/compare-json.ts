@@ -1,9 +1,9 @@
 // The --json report of `xhd compare`. Its keys are a stable, documented interface (README, "JSON output"):
 // later metrics add keys beside these and never rename them.
-import type { DeviceInfo } from '../backends.js';
-import type { CompareResult, InputSummary, Witness } from '../compare.js';
+import type { DeviceInfo } from '../ops/backends.js';
+import type { CompareResult, InputSummary, Witness } from '../jobs/compare.js';
 import { crsJson } from '../io/crs.js';
-import { XHD_VERSION } from '../version.js';
+import { XHD_VERSION } from '../core/version.js';
 import { relativeKey } from '../metrics/relative.js';
 import { statsJson } from './stats-json.js';
 

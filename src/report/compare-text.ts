@@ -1,10 +1,10 @@
 // The human-readable report of `xhd compare`: the answer first, then what was compared and what it cost.
 import type { ChalkInstance } from 'chalk';
 
-import type { CompareResult, InputSummary, Witness } from '../compare.js';
+import type { CompareResult, InputSummary, Witness } from '../jobs/compare.js';
 import { crsLabel, crsUnits } from '../io/crs.js';
 import type { RelativeValues } from '../metrics/relative.js';
-import type { DirectionStats } from '../surface-compare.js';
+import type { DirectionStats } from '../ops/surface-compare.js';
 import { statsLines } from './stats-text.js';
 import { countOf, formatBytes, formatCount, formatDistance, formatMs, formatPoint } from './format.js';
 

@@ -1,9 +1,9 @@
 // The --json report of `xhd distance`. Its keys are a stable, documented interface (README, "xhd distance"):
 // later versions add keys beside these and never rename them. Keys of a distance not asked for are absent.
-import type { DistanceResult } from '../distance.js';
-import type { FrameOutcome, FramesSummary } from '../frame-summary.js';
-import type { DistancePair, Pose } from '../mesh-distance.js';
-import { XHD_VERSION } from '../version.js';
+import type { DistanceResult } from '../jobs/distance.js';
+import type { FrameOutcome, FramesSummary } from '../jobs/frame-summary.js';
+import type { DistancePair, Pose } from '../ops/mesh-distance.js';
+import { XHD_VERSION } from '../core/version.js';
 import { deviceJson, inputJson } from './compare-json.js';
 
 export const DISTANCE_JSON_SCHEMA_VERSION = 1;

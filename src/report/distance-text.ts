@@ -3,11 +3,11 @@
 // so that the frame lines stay easy to cut.
 import type { ChalkInstance } from 'chalk';
 
-import type { InputSummary } from '../compare.js';
-import type { DistanceResult } from '../distance.js';
-import type { FrameOutcome } from '../frame-summary.js';
-import type { DistancePair, Pose } from '../mesh-distance.js';
-import { isIdentityPose } from '../pose.js';
+import type { InputSummary } from '../jobs/compare.js';
+import type { DistanceResult } from '../jobs/distance.js';
+import type { FrameOutcome } from '../jobs/frame-summary.js';
+import type { DistancePair, Pose } from '../ops/mesh-distance.js';
+import { isIdentityPose } from '../core/pose.js';
 import { countOf, formatCount, formatDistance, formatMs, formatPoint, formatSignificant } from './format.js';
 
 function element(s: InputSummary): string {

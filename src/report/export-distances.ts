@@ -8,9 +8,9 @@
 // Points keep the precision the inputs gave: float32 x,y,z (bin version 1) for float32 inputs, float64
 // (bin version 2) for text and double inputs, whose survey coordinates float32 would round by decimetres.
 // All little-endian. nearest is -1 where no index is measured (surface mode compares against triangles).
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import type { Coordinates } from '../io/geometry.js';
-import { XHD_VERSION } from '../version.js';
+import { XHD_VERSION } from '../core/version.js';
 import { writeOutputFile } from './output-file.js';
 
 export interface DirectionPoints {

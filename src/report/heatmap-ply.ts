@@ -1,7 +1,7 @@
 // `xhd compare --heatmap`: the A → B query points as a binary little-endian PLY point cloud, each with its
 // distance as `quality` (MeshLab's per-vertex scalar; CloudCompare shows any float property as a scalar
 // field) and as a colour of the heat map in colour-map.ts, from blue at 0 to red at the largest distance.
-import { XHD_VERSION } from '../version.js';
+import { XHD_VERSION } from '../core/version.js';
 import { writeHeatColour } from './colour-map.js';
 import { writeOutputFile } from './output-file.js';
 import type { Coordinates } from '../io/geometry.js';

@@ -1,5 +1,5 @@
 // The text histogram of `xhd compare --histogram`: equal-width bins from 0 to the largest distance.
-import type { SurfaceReport } from '../compare.js';
+import type { SurfaceReport } from '../jobs/compare.js';
 import { countOf, formatCount, formatSignificant } from './format.js';
 
 export interface HistogramOptions {

@@ -4,7 +4,7 @@
 import { accessSync, closeSync, constants, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
-import { CancelledError, OutputError } from '../errors.js';
+import { CancelledError, OutputError } from '../core/errors.js';
 
 /** Throws an OutputError unless path could be created or overwritten now. Leaves an existing file as it is. */
 export function checkWritable(path: string): void {

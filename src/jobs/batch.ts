@@ -1,10 +1,10 @@
 // `xhd batch`: every pair of a manifest compared in turn, in this one process, so the native library (and the
 // GPU, with its memory pool) is loaded once. A pair that fails is an outcome like any other, not the end of
 // the run; only an interrupt (SIGINT, via the AbortSignal) stops it.
-import { compareFiles, type CompareOptions, type CompareResult } from '../compare.js';
-import { CancelledError, EXIT_NATIVE, InputError, UsageError, XhdError } from '../errors.js';
-import { checkThresholdOptions, type ThresholdMetric, type ThresholdSpec } from '../threshold.js';
-import type { Manifest, ManifestRow } from './manifest.js';
+import { compareFiles, type CompareOptions, type CompareResult } from './compare.js';
+import { CancelledError, EXIT_NATIVE, InputError, UsageError, XhdError } from '../core/errors.js';
+import { checkThresholdOptions, type ThresholdMetric, type ThresholdSpec } from './threshold.js';
+import type { Manifest, ManifestRow } from './batch-manifest.js';
 
 /** The command's --fail-above and --metric: what a row without its own threshold or metric gets. */
 export interface BatchDefaults {

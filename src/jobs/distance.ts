@@ -1,17 +1,17 @@
 // `xhd distance`: read two inputs, build one MeshDistance context, query it for one pose of B or for every
 // frame of a poses file, and describe the outcome as one plain result object for the text and JSON renderers.
-import { warmUpCuda, type BackendChoice, type DeviceInfo } from './backends.js';
+import { warmUpCuda, type BackendChoice, type DeviceInfo } from '../ops/backends.js';
 import type { InputSummary } from './compare.js';
-import { InputError } from './errors.js';
+import { InputError } from '../core/errors.js';
 import { summarizeFrames, type FrameOutcome, type FramesSummary } from './frame-summary.js';
-import { boundsDiagonal, type FileFormat, type Geometry } from './io/geometry.js';
-import { readGeometry } from './io/read.js';
-import { IDENTITY_POSE, MeshDistance, type DistanceMesh, type DistanceMethod, type DistancePair, type Pose } from './mesh-distance.js';
-import { readPoseFile, type PoseFrame } from './pose-file.js';
-import { ProgressBar } from './progress.js';
-import { formatCount } from './report/format.js';
-import { hasFaces } from './surface-compare.js';
-import { pointsAsMesh } from './surface.js';
+import { boundsDiagonal, type FileFormat, type Geometry } from '../io/geometry.js';
+import { readGeometry } from '../io/read.js';
+import { IDENTITY_POSE, MeshDistance, type DistanceMesh, type DistanceMethod, type DistancePair, type Pose } from '../ops/mesh-distance.js';
+import { readPoseFile, type PoseFrame } from '../io/pose-file.js';
+import { ProgressBar } from '../cli/progress-bar.js';
+import { formatCount } from '../report/format.js';
+import { hasFaces } from '../ops/surface-compare.js';
+import { pointsAsMesh } from '../ops/surface-distance.js';
 
 export interface DistanceOptions {
   min: boolean;

@@ -1,8 +1,8 @@
 // Which native backends this machine can use, and the choice behind --backend auto|cpu|cuda.
-import { expectOneOf } from './arguments.js';
-import { NativeError, UsageError } from './errors.js';
-import { XHD_OK, type RawDeviceInfo } from './native/abi.js';
-import { loadBackend, type BackendName, type NativeBackend } from './native/library.js';
+import { expectOneOf } from '../core/arguments.js';
+import { NativeError, UsageError } from '../core/errors.js';
+import { XHD_OK, type RawDeviceInfo } from '../native/abi.js';
+import { loadBackend, type BackendName, type NativeBackend } from '../native/library.js';
 
 export const BACKEND_CHOICES = ['auto', 'cpu', 'cuda'] as const;
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];

@@ -1,10 +1,10 @@
 // What a comparison reports when an input has no points (--empty). Distances to or from an empty set are
 // undefined, so the value is a policy: an error, NaN, infinity, or segmentation challenges' convention
 // (both empty: 0, a perfect match; one empty: the volume's diagonal, the worst distance possible there).
-import { InputError } from './errors.js';
-import { boundsDiagonal, type Geometry } from './io/geometry.js';
-import { volumeDiagonal } from './io/voxel-mask.js';
-import type { DistanceStats, StatsOptions } from './metrics/distance-stats.js';
+import { InputError } from '../core/errors.js';
+import { boundsDiagonal, type Geometry } from '../io/geometry.js';
+import { volumeDiagonal } from '../io/voxel-mask.js';
+import type { DistanceStats, StatsOptions } from '../metrics/distance-stats.js';
 
 export const EMPTY_POLICIES = ['error', 'nan', 'inf', 'zero-or-diagonal'] as const;
 export type EmptyPolicy = (typeof EMPTY_POLICIES)[number];

@@ -6,10 +6,10 @@ import { basename, dirname, extname, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { CsvError, parse as parseCsv } from 'csv-parse/sync';
 
-import { InputError, UsageError } from '../errors.js';
+import { InputError, UsageError } from '../core/errors.js';
 import { readInputFile } from '../io/input-file.js';
 import { STDIN_NAME } from '../io/read.js';
-import { parseThreshold, THRESHOLD_METRICS, type ThresholdMetric, type ThresholdSpec } from '../threshold.js';
+import { parseThreshold, THRESHOLD_METRICS, type ThresholdMetric, type ThresholdSpec } from './threshold.js';
 
 export type ManifestFormat = 'csv' | 'jsonl';
 

@@ -1,7 +1,7 @@
 // Option parsers shared by the commands: they turn bad values into commander errors (exit 2).
 import { InvalidArgumentError } from 'commander';
 
-import type { FileFormat } from './io/geometry.js';
+import type { FileFormat } from '../io/geometry.js';
 
 export function parseIntegerOption(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {

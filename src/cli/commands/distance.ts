@@ -1,13 +1,13 @@
 // Registers `xhd distance A B`.
 import { Command, InvalidArgumentError, Option } from 'commander';
 
-import { FORMATS, parseColumns, parseIntegerOption } from '../cli-options.js';
-import { distanceFiles, type DistanceOptions } from '../distance.js';
-import { BACKEND_CHOICES } from '../hausdorff.js';
-import { DISTANCE_METHODS, type Pose } from '../mesh-distance.js';
-import { composePose, parseMatrix4, parseRotation, parseTranslation, PoseSyntaxError, type Matrix3, type Vector3 } from '../pose.js';
-import { renderDistanceJson } from '../report/distance-json.js';
-import { renderDistanceNotes, renderDistanceText } from '../report/distance-text.js';
+import { FORMATS, parseColumns, parseIntegerOption } from '../option-parsers.js';
+import { distanceFiles, type DistanceOptions } from '../../jobs/distance.js';
+import { BACKEND_CHOICES } from '../../ops/hausdorff.js';
+import { DISTANCE_METHODS, type Pose } from '../../ops/mesh-distance.js';
+import { composePose, parseMatrix4, parseRotation, parseTranslation, PoseSyntaxError, type Matrix3, type Vector3 } from '../../core/pose.js';
+import { renderDistanceJson } from '../../report/distance-json.js';
+import { renderDistanceNotes, renderDistanceText } from '../../report/distance-text.js';
 import { terminalChalk } from '../terminal.js';
 import { withInterrupts } from './interrupts.js';
 

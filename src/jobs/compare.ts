@@ -1,23 +1,23 @@
 // `xhd compare`: read two inputs, compute the exact Hausdorff distance, and describe the outcome as one
 // plain result object that the text and JSON renderers share.
-import { UsageError } from './errors.js';
+import { UsageError } from '../core/errors.js';
 import { emptyOutcome, uniformStats, type EmptyOutcome, type EmptyPolicy } from './empty-policy.js';
-import { warmUpCuda, type DeviceInfo } from './backends.js';
-import { DEFAULT_SEED, hausdorff, type BackendChoice, type DirectedHausdorff, type Method } from './hausdorff.js';
-import { boundsDiagonal, type Coordinates, type FileFormat, type Geometry, type MaskOptions } from './io/geometry.js';
-import { spaceDifference } from './io/voxel-mask.js';
-import { crsNotes, type Crs } from './io/crs.js';
-import type { PointFilters } from './io/point-filters.js';
-import { readGeometry, STDIN_NAME } from './io/read.js';
-import { ProgressBar } from './progress.js';
-import { countOf } from './report/format.js';
-import type { SamplingMode } from './sampling/sample-mesh.js';
-import { compareSurfaces, hasFaces, type DirectionStats, type SurfaceOutcome } from './surface-compare.js';
-import type { SurfaceMethod } from './surface.js';
-import { distanceStats, type AssdVariant, type DistanceStats, type PercentileVariant } from './metrics/distance-stats.js';
-import { nearestDistances, type NearestDistances } from './nearest.js';
-import type { PerPointDistances } from './report/export-distances.js';
-import { relativeValues, type RelativeBasis, type RelativeValues } from './metrics/relative.js';
+import { warmUpCuda, type DeviceInfo } from '../ops/backends.js';
+import { DEFAULT_SEED, hausdorff, type BackendChoice, type DirectedHausdorff, type Method } from '../ops/hausdorff.js';
+import { boundsDiagonal, type Coordinates, type FileFormat, type Geometry, type MaskOptions } from '../io/geometry.js';
+import { spaceDifference } from '../io/voxel-mask.js';
+import { crsNotes, type Crs } from '../io/crs.js';
+import type { PointFilters } from '../io/point-filters.js';
+import { readGeometry, STDIN_NAME } from '../io/read.js';
+import { ProgressBar } from '../cli/progress-bar.js';
+import { countOf } from '../report/format.js';
+import type { SamplingMode } from '../sampling/sample-mesh.js';
+import { compareSurfaces, hasFaces, type DirectionStats, type SurfaceOutcome } from '../ops/surface-compare.js';
+import type { SurfaceMethod } from '../ops/surface-distance.js';
+import { distanceStats, type AssdVariant, type DistanceStats, type PercentileVariant } from '../metrics/distance-stats.js';
+import { nearestDistances, type NearestDistances } from '../ops/nearest.js';
+import type { PerPointDistances } from '../report/export-distances.js';
+import { relativeValues, type RelativeBasis, type RelativeValues } from '../metrics/relative.js';
 import { checkThresholdOptions, judge, metricNeeds, type ThresholdMetric, type ThresholdSpec, type ThresholdVerdict } from './threshold.js';
 
 export interface CompareOptions {

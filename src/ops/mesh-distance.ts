@@ -3,14 +3,14 @@
 // reuse the context, as the paper's benchmarks do.
 import { availableParallelism } from 'node:os';
 
-import { expectInteger, expectOneOf, expectPoints } from './arguments.js';
-import { NativeError, UsageError } from './errors.js';
+import { expectInteger, expectOneOf, expectPoints } from '../core/arguments.js';
+import { NativeError, UsageError } from '../core/errors.js';
 import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
-import type { Coordinates } from './io/geometry.js';
-import { DISTANCE_MAX, DISTANCE_METHOD_CODES, DISTANCE_MIN, type RawDistancePair, type RawDistanceResult } from './native/abi.js';
-import { callNative } from './native/call.js';
-import { DistanceResults } from './native/distance-results.js';
-import type { BackendName, NativeBackend } from './native/library.js';
+import type { Coordinates } from '../io/geometry.js';
+import { DISTANCE_MAX, DISTANCE_METHOD_CODES, DISTANCE_MIN, type RawDistancePair, type RawDistanceResult } from '../native/abi.js';
+import { callNative } from '../native/call.js';
+import { DistanceResults } from '../native/distance-results.js';
+import type { BackendName, NativeBackend } from '../native/library.js';
 
 export const DISTANCE_METHODS = ['bvh', 'brute'] as const;
 export type DistanceMethod = (typeof DISTANCE_METHODS)[number];

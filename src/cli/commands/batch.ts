@@ -2,13 +2,13 @@
 // stdout (JSON Lines), then a summary object; a progress bar and a human summary on stderr.
 import { Command } from 'commander';
 
-import { readManifest } from '../batch/manifest.js';
-import { planBatch, runBatch, type BatchPair, type BatchSummary, type PairOutcome } from '../batch/run-batch.js';
-import { CancelledError } from '../errors.js';
+import { readManifest } from '../../jobs/batch-manifest.js';
+import { planBatch, runBatch, type BatchPair, type BatchSummary, type PairOutcome } from '../../jobs/batch.js';
+import { CancelledError } from '../../core/errors.js';
 import { setExitStatus } from '../exit-status.js';
-import { ProgressBar } from '../progress.js';
-import { compareJson } from '../report/compare-json.js';
-import { countOf, formatDistance, formatMs } from '../report/format.js';
+import { ProgressBar } from '../progress-bar.js';
+import { compareJson } from '../../report/compare-json.js';
+import { countOf, formatDistance, formatMs } from '../../report/format.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
 import { withInterrupts } from './interrupts.js';
 

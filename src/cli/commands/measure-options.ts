@@ -1,16 +1,16 @@
 // The options that say what `compare` measures and how; `batch` takes the same ones for every pair.
 import { Command, Option } from 'commander';
 
-import { parseColumns, parseFiniteNumber, parseIntegerOption, parsePercentile, parsePositiveNumber, FORMATS } from '../cli-options.js';
-import { parseBbox, parseClasses, RETURNS_FILTERS } from '../io/point-filters.js';
+import { parseColumns, parseFiniteNumber, parseIntegerOption, parsePercentile, parsePositiveNumber, FORMATS } from '../option-parsers.js';
+import { parseBbox, parseClasses, RETURNS_FILTERS } from '../../io/point-filters.js';
 import { pointFilters, type FilterFlags } from './filter-options.js';
-import type { CompareOptions } from '../compare.js';
-import { ASSD_VARIANTS, PERCENTILE_VARIANTS } from '../metrics/distance-stats.js';
-import { EMPTY_POLICIES } from '../empty-policy.js';
-import { BACKEND_CHOICES, METHODS } from '../hausdorff.js';
-import { RELATIVE_BASES } from '../metrics/relative.js';
-import { SAMPLING_MODES } from '../sampling/sample-mesh.js';
-import { parseThreshold, THRESHOLD_METRICS } from '../threshold.js';
+import type { CompareOptions } from '../../jobs/compare.js';
+import { ASSD_VARIANTS, PERCENTILE_VARIANTS } from '../../metrics/distance-stats.js';
+import { EMPTY_POLICIES } from '../../jobs/empty-policy.js';
+import { BACKEND_CHOICES, METHODS } from '../../ops/hausdorff.js';
+import { RELATIVE_BASES } from '../../metrics/relative.js';
+import { SAMPLING_MODES } from '../../sampling/sample-mesh.js';
+import { parseThreshold, THRESHOLD_METRICS } from '../../jobs/threshold.js';
 
 /** The parsed measuring options, as commander hands them over. */
 export type MeasureFlags = Omit<CompareOptions, 'signal' | 'mask' | 'filters'> & { label?: number; region?: 'surface' | 'all'; voxelSpace: boolean } & FilterFlags;

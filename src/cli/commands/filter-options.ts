@@ -1,5 +1,5 @@
 // The point filters as commander hands them over, gathered into the one object the readers take.
-import type { PointFilters } from '../io/point-filters.js';
+import type { PointFilters } from '../../io/point-filters.js';
 
 export interface FilterFlags {
   classes?: number[];

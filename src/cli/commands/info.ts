@@ -1,13 +1,13 @@
 // Registers `xhd info FILE`: what a reader makes of a file.
 import { Command, Option } from 'commander';
 
-import { FORMATS, parseColumns, parseIntegerOption } from '../cli-options.js';
-import { crsJson, crsLabel, crsUnits } from '../io/crs.js';
-import type { FileFormat, Geometry } from '../io/geometry.js';
-import type { LidarSummary } from '../io/las-summary.js';
-import { parseBbox, parseClasses, RETURNS_FILTERS } from '../io/point-filters.js';
-import { readGeometry } from '../io/read.js';
-import { formatCoordinate, formatCount, formatMs } from '../report/format.js';
+import { FORMATS, parseColumns, parseIntegerOption } from '../option-parsers.js';
+import { crsJson, crsLabel, crsUnits } from '../../io/crs.js';
+import type { FileFormat, Geometry } from '../../io/geometry.js';
+import type { LidarSummary } from '../../io/las-summary.js';
+import { parseBbox, parseClasses, RETURNS_FILTERS } from '../../io/point-filters.js';
+import { readGeometry } from '../../io/read.js';
+import { formatCoordinate, formatCount, formatMs } from '../../report/format.js';
 import { terminalChalk } from '../terminal.js';
 import { pointFilters, type FilterFlags } from './filter-options.js';
 

@@ -2,8 +2,8 @@
 // reports print and the exit code follows (1 when exceeded).
 import { InvalidArgumentError } from 'commander';
 
-import { UsageError } from './errors.js';
-import type { DistanceStats } from './metrics/distance-stats.js';
+import { UsageError } from '../core/errors.js';
+import type { DistanceStats } from '../metrics/distance-stats.js';
 
 export const THRESHOLD_METRICS = ['hd', 'hd95', 'mean', 'rms', 'chamfer'] as const;
 export type ThresholdMetric = (typeof THRESHOLD_METRICS)[number];

@@ -2,9 +2,9 @@
 // separated, with blank lines, `#` comments and one optional header line of names skipped.
 import { readFileSync } from 'node:fs';
 
-import { InputError } from './errors.js';
-import type { Pose } from './mesh-distance.js';
-import { isNumberField, parseNumberFields, poseFromValues, PoseSyntaxError, splitFields } from './pose.js';
+import { InputError } from '../core/errors.js';
+import type { Pose } from '../ops/mesh-distance.js';
+import { isNumberField, parseNumberFields, poseFromValues, PoseSyntaxError, splitFields } from '../core/pose.js';
 
 export interface PoseFrame {
   pose: Pose;

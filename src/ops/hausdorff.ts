@@ -1,17 +1,17 @@
 // Exact Hausdorff distance between two point sets: argument checks, backend choice, one native call.
 import { availableParallelism } from 'node:os';
 
-import { UsageError } from './errors.js';
-import { DIRECTION_AB, DIRECTION_BA, METHOD_CODES, pointsArg, type RawDirected, type RawHausdorffResult } from './native/abi.js';
-import { callNative } from './native/call.js';
-import { describe, expectInteger, expectOneOf, expectPoints } from './arguments.js';
-import { type BackendName } from './native/library.js';
+import { UsageError } from '../core/errors.js';
+import { DIRECTION_AB, DIRECTION_BA, METHOD_CODES, pointsArg, type RawDirected, type RawHausdorffResult } from '../native/abi.js';
+import { callNative } from '../native/call.js';
+import { describe, expectInteger, expectOneOf, expectPoints } from '../core/arguments.js';
+import { type BackendName } from '../native/library.js';
 import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
 
 export const METHODS = ['grid', 'eb', 'brute'] as const;
 export type Method = (typeof METHODS)[number];
 export { BACKEND_CHOICES, type BackendChoice } from './backends.js';
-export { CancelledError } from './errors.js';
+export { CancelledError } from '../core/errors.js';
 
 export interface HausdorffOptions {
   /** grid (default): X-HD; eb: early break; brute: double-precision reference. */

@@ -1,17 +1,17 @@
 // Registers `xhd compare A B`.
 import { Command, Option } from 'commander';
 
-import { EXIT_THRESHOLD, UsageError } from '../errors.js';
+import { EXIT_THRESHOLD, UsageError } from '../../core/errors.js';
 import { setExitStatus } from '../exit-status.js';
-import { compareFiles } from '../compare.js';
-import { renderCompareCsv } from '../report/compare-csv.js';
-import { renderCompareJson } from '../report/compare-json.js';
-import { renderCompareText } from '../report/compare-text.js';
-import { exportFormat, writeDistanceExport } from '../report/export-distances.js';
-import { formatCount } from '../report/format.js';
-import { writeHeatmapPly } from '../report/heatmap-ply.js';
-import { renderHistograms } from '../report/histogram.js';
-import { checkWritable } from '../report/output-file.js';
+import { compareFiles } from '../../jobs/compare.js';
+import { renderCompareCsv } from '../../report/compare-csv.js';
+import { renderCompareJson } from '../../report/compare-json.js';
+import { renderCompareText } from '../../report/compare-text.js';
+import { exportFormat, writeDistanceExport } from '../../report/export-distances.js';
+import { formatCount } from '../../report/format.js';
+import { writeHeatmapPly } from '../../report/heatmap-ply.js';
+import { renderHistograms } from '../../report/histogram.js';
+import { checkWritable } from '../../report/output-file.js';
 import { terminalChalk } from '../terminal.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
 import { withInterrupts } from './interrupts.js';

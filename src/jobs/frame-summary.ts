@@ -1,5 +1,5 @@
 // The summary of a --frames run: how long the queries took, and the extremes of the distances over the frames.
-import type { DistancePair } from './mesh-distance.js';
+import type { DistancePair } from '../ops/mesh-distance.js';
 
 export interface FrameOutcome {
   /** 0-based position among the frames. */

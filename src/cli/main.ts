@@ -2,9 +2,9 @@
 // (0 ok, 2 usage or input error, 3 native or internal error; see README "Exit codes").
 import { Command, CommanderError } from 'commander';
 
-import { EXIT_NATIVE, EXIT_USAGE, XhdError } from './errors.js';
+import { EXIT_NATIVE, EXIT_USAGE, XhdError } from '../core/errors.js';
 import { exitStatus } from './exit-status.js';
-import { XHD_VERSION } from './version.js';
+import { XHD_VERSION } from '../core/version.js';
 
 type Register = (program: Command) => void;
 

@@ -2,10 +2,10 @@
 // distances, average distances and per-point export are made of. Runs on the CPU library (the CUDA
 // library does not have this search yet).
 import { availableParallelism } from 'node:os';
-import { expectInteger, expectOneOf, expectPoints } from './arguments.js';
-import { METHOD_CODES, pointsArg, type RawNearestResult } from './native/abi.js';
-import { callNative } from './native/call.js';
-import { loadBackend } from './native/library.js';
+import { expectInteger, expectOneOf, expectPoints } from '../core/arguments.js';
+import { METHOD_CODES, pointsArg, type RawNearestResult } from '../native/abi.js';
+import { callNative } from '../native/call.js';
+import { loadBackend } from '../native/library.js';
 
 export const NEAREST_METHODS = ['grid', 'brute'] as const;
 export type NearestMethod = (typeof NEAREST_METHODS)[number];

@@ -1,7 +1,7 @@
 // Poses of B for `xhd distance`: the --transform-b, --translate and --rotate values and the rows of a frames
 // file, each turned into the 12 entries of the 3×4 matrix [M | t] (row by row) that MeshDistance.query takes.
 // The library applies it to every vertex of B as float(((m0*x + m1*y) + m2*z) + t), row by row.
-import type { Pose } from './mesh-distance.js';
+import type { Pose } from '../ops/mesh-distance.js';
 
 /** A value that is not a pose; callers add where it came from (an option, a file and line). */
 export class PoseSyntaxError extends Error {}

@@ -10,12 +10,12 @@
 import { availableParallelism } from 'node:os';
 import koffi from 'koffi';
 
-import { expectInteger, expectOneOf } from './arguments.js';
-import { UsageError } from './errors.js';
+import { expectInteger, expectOneOf } from '../core/arguments.js';
+import { UsageError } from '../core/errors.js';
 import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
-import type { Coordinates, Geometry } from './io/geometry.js';
-import { SAMPLING_MODES, type SamplingMode } from './sampling/sample-mesh.js';
-import { SURFACE_METHODS, type SurfaceMethod } from './surface.js';
+import type { Coordinates, Geometry } from '../io/geometry.js';
+import { SAMPLING_MODES, type SamplingMode } from '../sampling/sample-mesh.js';
+import { SURFACE_METHODS, type SurfaceMethod } from './surface-distance.js';
 import {
   DIRECTION_AB,
   DIRECTION_BA,
@@ -25,9 +25,9 @@ import {
   SURFACE_METHOD_CODES,
   type RawSurfaceCompareResult,
   type RawSurfaceDirection,
-} from './native/abi.js';
-import { callNative } from './native/call.js';
-import type { BackendName } from './native/library.js';
+} from '../native/abi.js';
+import { callNative } from '../native/call.js';
+import type { BackendName } from '../native/library.js';
 
 /** The point the library's float filters ran relative to (surface_frame.h); 0 for float32 inputs. */
 export type Origin = [number, number, number];

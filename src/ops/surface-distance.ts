@@ -2,13 +2,13 @@
 // call that returns every point's distance, nearest triangle and closest surface point.
 import { availableParallelism } from 'node:os';
 
-import { expectInteger, expectOneOf, expectPoints } from './arguments.js';
-import { UsageError } from './errors.js';
+import { expectInteger, expectOneOf, expectPoints } from '../core/arguments.js';
+import { UsageError } from '../core/errors.js';
 import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
-import type { Coordinates } from './io/geometry.js';
-import { meshArg, pointsArg, SURFACE_METHOD_CODES, type RawSurfaceResult } from './native/abi.js';
-import { callNative } from './native/call.js';
-import type { BackendName } from './native/library.js';
+import type { Coordinates } from '../io/geometry.js';
+import { meshArg, pointsArg, SURFACE_METHOD_CODES, type RawSurfaceResult } from '../native/abi.js';
+import { callNative } from '../native/call.js';
+import type { BackendName } from '../native/library.js';
 
 export const SURFACE_METHODS = ['grid', 'bvh', 'brute'] as const;
 export type SurfaceMethod = (typeof SURFACE_METHODS)[number];

@@ -1,12 +1,12 @@
 // Registers `xhd doctor`: which backends this machine can use, its GPUs, and why a backend is missing.
 import { Command } from 'commander';
 
-import { probeBackend, type BackendStatus } from '../backends.js';
-import { EXIT_NATIVE } from '../errors.js';
+import { probeBackend, type BackendStatus } from '../../ops/backends.js';
+import { EXIT_NATIVE } from '../../core/errors.js';
 import { setExitStatus } from '../exit-status.js';
-import { formatBytes } from '../report/format.js';
+import { formatBytes } from '../../report/format.js';
 import { terminalChalk } from '../terminal.js';
-import { XHD_VERSION } from '../version.js';
+import { XHD_VERSION } from '../../core/version.js';
 
 /** What --backend auto picks: the GPU when it works, else the CPU, else nothing at all. */
 function autoBackend(statuses: BackendStatus[]): 'cuda' | 'cpu' | null {
