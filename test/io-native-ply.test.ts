@@ -10,7 +10,7 @@ import { after, describe, it } from 'node:test';
 
 import type { Geometry } from '../src/io/geometry.js';
 import { nativeReader } from '../src/io/native-reader.js';
-import type { PlyLayout } from '../src/io/ply.js';
+import type { PlyLayout } from '../src/io/ply-layout.js';
 import { parsePlyHeader } from '../src/io/ply-header.js';
 import { readPlyVerticesNatively } from '../src/io/ply-vertices-native.js';
 import { readGeometry } from '../src/io/read.js';

@@ -48,7 +48,7 @@ export function median(xs: number[]): number {
 
 function compareOptions(backend: MaskBackend, s: MaskSettings): CompareOptions {
   return {
-    method: 'grid', directed: false, backend, threads: s.threads, quiet: true,
+    method: 'grid', directed: false, backend, threads: s.threads,
     mask: { region: 'surface' }, percentile: 95, percentileVariant: 'max-of-directed', assdVariant: 'mean-of-means',
   };
 }

@@ -1,7 +1,21 @@
 // Option parsers shared by the commands: they turn bad values into commander errors (exit 2).
 import { InvalidArgumentError } from 'commander';
 
+import { ValueSyntaxError } from '../core/errors.js';
+
 import type { FileFormat } from '../io/geometry.js';
+
+/** A parser from a lower layer (which throws ValueSyntaxError, knowing nothing of commander) as an option's parser. */
+export function optionParser<T>(parse: (text: string) => T): (text: string) => T {
+  return (value: string): T => {
+    try {
+      return parse(value);
+    } catch (error) {
+      if (error instanceof ValueSyntaxError) throw new InvalidArgumentError(error.message);
+      throw error;
+    }
+  };
+}
 
 export function parseIntegerOption(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {

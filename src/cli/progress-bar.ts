@@ -3,6 +3,8 @@
 // Hausdorff search, then every point's distance) shows one bar: each phase names itself and owns a span
 // of it, and the percentage never goes back. Lines are cut to the terminal's width, since a line that
 // wraps cannot be redrawn in place.
+import type { Progress, ProgressFactory } from '../core/progress.js';
+
 const SHOW_AFTER_MS = 300;
 const MAX_BAR_WIDTH = 24;
 const MIN_BAR_WIDTH = 8;
@@ -16,7 +18,7 @@ export interface ProgressStream {
   columns?: number;
 }
 
-export class ProgressBar {
+export class ProgressBar implements Progress {
   private readonly started = performance.now();
   private drawn = false;
   private phaseLabel: string;
@@ -34,6 +36,11 @@ export class ProgressBar {
 
   static forStderr(label: string, quiet: boolean): ProgressBar {
     return new ProgressBar(label, !quiet && process.stderr.isTTY === true);
+  }
+
+  /** What the jobs take: a bar on stderr for each piece of work (none with --quiet or off a terminal). */
+  static factoryForStderr(quiet: boolean): ProgressFactory {
+    return (label) => ProgressBar.forStderr(label, quiet);
   }
 
   /** Starts a phase called label that fills the bar from `from` to `to` (fractions of the whole). */

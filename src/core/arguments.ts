@@ -1,7 +1,7 @@
 // Checks of what library callers pass in, shared by every entry point (hausdorff, pointSurfaceDistances),
 // so all of them refuse bad arguments with the same UsageError messages.
 import { UsageError } from './errors.js';
-import { firstNonFinitePoint, isMarkedFinite } from '../io/geometry.js';
+import { firstNonFinitePoint, isMarkedFinite } from './coordinates.js';
 
 export function expectPoints(value: unknown, name: string): asserts value is Float32Array | Float64Array {
   if (!(value instanceof Float32Array) && !(value instanceof Float64Array)) {

@@ -14,6 +14,13 @@ export class XhdError extends Error {
   }
 }
 
+/**
+ * A value that does not parse (an option's, a manifest field's, a pose's): the caller adds where it came from,
+ * the command line as an error naming the option (cli/option-parsers.ts optionParser). Not an XhdError: it
+ * never reaches the top by itself.
+ */
+export class ValueSyntaxError extends Error {}
+
 /** Bad command-line usage: unknown option, wrong value. Exit 2. */
 export class UsageError extends XhdError {
   constructor(message: string) {

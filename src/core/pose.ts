@@ -1,10 +1,15 @@
 // Poses of B for `xhd distance`: the --transform-b, --translate and --rotate values and the rows of a frames
 // file, each turned into the 12 entries of the 3×4 matrix [M | t] (row by row) that MeshDistance.query takes.
 // The library applies it to every vertex of B as float(((m0*x + m1*y) + m2*z) + t), row by row.
-import type { Pose } from '../ops/mesh-distance.js';
+import { ValueSyntaxError } from './errors.js';
+
+/** A rigid (or any affine) pose: the 12 entries of the 3×4 matrix [M | t], row by row. */
+export type Pose = Float64Array;
+
+export const IDENTITY_POSE: Pose = Float64Array.of(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0);
 
 /** A value that is not a pose; callers add where it came from (an option, a file and line). */
-export class PoseSyntaxError extends Error {}
+export class PoseSyntaxError extends ValueSyntaxError {}
 
 export type Vector3 = [number, number, number];
 /** A 3×3 matrix, row by row. */

@@ -3,16 +3,10 @@
 // is exact over), the points the filters keep written out, and every record tallied by class and return.
 // One function for both paths, so that LAS and LAZ cannot disagree on a field.
 import type { PointFilters } from './point-filters.js';
+import { TALLY_CLASSES, TALLY_LENGTH, TALLY_MAX, TALLY_MIN, TALLY_RAW_MAX, TALLY_RAW_MIN, TALLY_RETURNS } from './las-tally.js';
 
-/** Where the tally keeps what: records by class (256), by return number (16), then the raw X, Y, Z min and max. */
-export const TALLY_CLASSES = 0;
-export const TALLY_RETURNS = 256;
-export const TALLY_RAW_MIN = 272;
-export const TALLY_RAW_MAX = 275;
-/** Bounds of the kept points (their doubles), min then max. */
-export const TALLY_MIN = 278;
-export const TALLY_MAX = 281;
-export const TALLY_LENGTH = 284;
+// The tally's layout (its own file: the summary reads it too); re-exported for the decoders.
+export { TALLY_CLASSES, TALLY_LENGTH, TALLY_MAX, TALLY_MIN, TALLY_RAW_MAX, TALLY_RAW_MIN, TALLY_RETURNS } from './las-tally.js';
 
 export function newTally(): Float64Array {
   const tally = new Float64Array(TALLY_LENGTH);

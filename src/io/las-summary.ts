@@ -1,7 +1,7 @@
 // What xhd info shows of a LAS/LAZ file: its header's facts, and the records counted by class and return
 // while they were decoded (every record in the file, whatever the filters kept).
 import { lasVersion, type LasHeader } from './las-header.js';
-import { TALLY_CLASSES, TALLY_RETURNS } from './las-records.js';
+import { TALLY_CLASSES, TALLY_RETURNS } from './las-tally.js';
 
 export interface LidarSummary {
   version: string;

@@ -3,7 +3,7 @@
 import { AsciiScanner } from './ascii-numbers.js';
 import { readAsciiPolygon } from './ascii-polygon.js';
 import { badCoordinate, isExactCoordinate, TriangleCollector } from './build.js';
-import type { PlyBody, PlyLayout } from './ply.js';
+import type { PlyBody, PlyLayout } from './ply-layout.js';
 import type { PlyElement, PlyHeader } from './ply-header.js';
 
 function startRecord(scanner: AsciiScanner, element: PlyElement, record: number): void {

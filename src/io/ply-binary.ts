@@ -7,7 +7,7 @@
 import { InputError } from '../core/errors.js';
 import { badCoordinate, boundsAreExact, firstInexactCoordinate, isExactCoordinate, TriangleCollector } from './build.js';
 import { computeBounds, type Bounds, type Coordinates } from './geometry.js';
-import type { PlyBody, PlyLayout } from './ply.js';
+import type { PlyBody, PlyLayout } from './ply-layout.js';
 import { fixedRecordSize, PLY_TYPE_SIZE, PlyType, type PlyElement, type PlyHeader } from './ply-header.js';
 
 /** One scalar of any PLY type at `offset` (shared with the pieced reader, ply-pieces.ts). */

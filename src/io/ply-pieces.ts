@@ -11,7 +11,7 @@ import { InputError } from '../core/errors.js';
 import { badCoordinate, boundsAreExact, finishGeometry, firstInexactCoordinate, isExactCoordinate, plural, TriangleCollector } from './build.js';
 import { computeBounds, type Bounds, type Coordinates, type Geometry } from './geometry.js';
 import { readFully } from './input-file.js';
-import type { PlyLayout } from './ply.js';
+import type { PlyLayout } from './ply-layout.js';
 import { hostIsLittleEndian, propertyOffsets, readScalar, storesFloat32 } from './ply-binary.js';
 import { fixedRecordSize, PLY_TYPE_SIZE, PlyType, type PlyElement, type PlyHeader } from './ply-header.js';
 import { nativeReader } from './native-reader.js';

@@ -8,7 +8,7 @@ import { badCoordinate } from './build.js';
 import type { Bounds, Coordinates } from './geometry.js';
 import { asInputError, systemError } from './input-file.js';
 import { nativePieceBytes, type NativeReader } from './native-reader.js';
-import type { PlyLayout } from './ply.js';
+import type { PlyLayout } from './ply-layout.js';
 import { hostIsLittleEndian, propertyOffsets } from './ply-binary.js';
 import { fixedRecordSize, PlyType, type PlyElement } from './ply-header.js';
 

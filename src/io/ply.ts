@@ -9,18 +9,8 @@ import { readBinaryPlyBody } from './ply-binary.js';
 import { PIECES_NOTE } from './pieces.js';
 import { readBinaryPlyInPieces } from './ply-pieces.js';
 import { fixedRecordSize, isIntegerType, minimumBinaryRecordSize, parsePlyHeader, type PlyElement, type PlyHeader } from './ply-header.js';
+import type { PlyBody, PlyLayout } from './ply-layout.js';
 
-/** Where the geometry lives among the declared elements and properties. */
-export interface PlyLayout {
-  vertex: PlyElement;
-  x: number;
-  y: number;
-  /** -1 for 2D data. */
-  z: number;
-  face?: PlyElement;
-  /** Index of the vertex_indices list among the face properties. */
-  faceIndices: number;
-}
 
 export function parsePly(bytes: Uint8Array, file: string): Geometry {
   const header = parsePlyHeader(bytes, file);
@@ -117,14 +107,3 @@ function checkDeclaredSizes(header: PlyHeader, fileSize: number, file: string): 
   }
 }
 
-/** What both body readers return. */
-export interface PlyBody {
-  /** Float64Array for ascii bodies; binary ones follow the stored types (see ply-binary.ts). */
-  positions: Coordinates;
-  triangles?: Uint32Array;
-  polygonsTriangulated: number;
-  trailingBytes: number;
-  notes: string[];
-  /** Set when the body reader computed them (its finiteness check). */
-  bounds?: Bounds;
-}

@@ -1,63 +1,14 @@
-// The point filters of compare and info (--classes, --returns, --bbox, --every): their command-line values,
-// the fields they need, and how they apply to a geometry that a reader has already made. LAS and LAZ
-// apply them while decoding instead (las-records.ts), where the classification and returns are.
-import { InvalidArgumentError } from 'commander';
-
+// The point filters of compare and info (--classes, --returns, --bbox, --every): how they apply to a geometry
+// that a reader has already made. LAS and LAZ apply them while decoding instead (las-records.ts), where the
+// classification and returns are. Their values and parsing are in point-filter-values.ts.
 import { UsageError } from '../core/errors.js';
+import { computeBounds, markFinite } from '../core/coordinates.js';
 import { plural } from './build.js';
-import { computeBounds, markFinite, type Geometry } from './geometry.js';
+import type { Geometry } from './geometry.js';
+import type { PointFilters } from './point-filter-values.js';
 
-export type ReturnsFilter = 'first' | 'last' | 'all';
-export const RETURNS_FILTERS: ReturnsFilter[] = ['first', 'last', 'all'];
-
-export interface PointFilters {
-  /** LAS classification codes to keep. */
-  classes?: number[];
-  /** first: return number ≤ 1; last: return number ≥ number of returns; all: every point. */
-  returns?: ReturnsFilter;
-  /** Keep points inside this box (edges included); a 2D box leaves z free (±Infinity). */
-  bbox?: { min: [number, number, number]; max: [number, number, number] };
-  /** Keep every Nth of the points the other filters keep (the first, the N+1th, ...). */
-  every?: number;
-}
-
-export function parseClasses(value: string): number[] {
-  const parts = value.split(',').map((p) => p.trim());
-  const classes = parts.map((p) => (/^\d+$/.test(p) ? Number(p) : NaN));
-  if (parts.length === 0 || classes.some((c) => !(c >= 0 && c <= 255))) {
-    throw new InvalidArgumentError(`expected comma-separated LAS classification codes from 0 to 255, got '${value}'`);
-  }
-  return [...new Set(classes)].sort((a, b) => a - b);
-}
-
-export function parseBbox(value: string): PointFilters['bbox'] {
-  const numbers = value.split(',').map((p) => (p.trim() === '' ? NaN : Number(p)));
-  if ((numbers.length !== 4 && numbers.length !== 6) || numbers.some((n) => !Number.isFinite(n))) {
-    throw new InvalidArgumentError(`expected xmin,ymin,xmax,ymax or xmin,ymin,zmin,xmax,ymax,zmax, got '${value}'`);
-  }
-  const [min, max]: [number, number, number][] = numbers.length === 4
-    ? [[numbers[0], numbers[1], -Infinity], [numbers[2], numbers[3], Infinity]]
-    : [[numbers[0], numbers[1], numbers[2]], [numbers[3], numbers[4], numbers[5]]];
-  if (min.some((m, axis) => m > max[axis])) throw new InvalidArgumentError(`a minimum is above its maximum in '${value}'`);
-  return { min, max };
-}
-
-export function hasFilters(f: PointFilters | undefined): f is PointFilters {
-  return f !== undefined && (f.classes !== undefined || (f.returns !== undefined && f.returns !== 'all') || f.bbox !== undefined || (f.every ?? 1) > 1);
-}
-
-/** "--classes 2,6 --every 10": the filters given, as they were written. */
-export function describeFilters(f: PointFilters): string {
-  const parts: string[] = [];
-  if (f.classes) parts.push(`--classes ${f.classes.join(',')}`);
-  if (f.returns && f.returns !== 'all') parts.push(`--returns ${f.returns}`);
-  if (f.bbox) {
-    const { min, max } = f.bbox;
-    parts.push(`--bbox ${(Number.isFinite(min[2]) ? [...min, ...max] : [min[0], min[1], max[0], max[1]]).join(',')}`);
-  }
-  if ((f.every ?? 1) > 1) parts.push(`--every ${f.every}`);
-  return parts.join(' ');
-}
+export { describeFilters, hasFilters, parseBbox, parseClasses, RETURNS_FILTERS, type PointFilters, type ReturnsFilter } from './point-filter-values.js';
+import { describeFilters, hasFilters } from './point-filter-values.js';
 
 /** The note a filtered input gets. */
 export function filteredNote(kept: number, of: number, f: PointFilters): string {

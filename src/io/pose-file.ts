@@ -3,8 +3,7 @@
 import { readFileSync } from 'node:fs';
 
 import { InputError } from '../core/errors.js';
-import type { Pose } from '../ops/mesh-distance.js';
-import { isNumberField, parseNumberFields, poseFromValues, PoseSyntaxError, splitFields } from '../core/pose.js';
+import { isNumberField, parseNumberFields, poseFromValues, PoseSyntaxError, splitFields, type Pose } from '../core/pose.js';
 
 export interface PoseFrame {
   pose: Pose;

@@ -3,10 +3,9 @@
 // found before any pair runs.
 import { basename, dirname, extname, resolve } from 'node:path';
 
-import { InvalidArgumentError } from 'commander';
 import { CsvError, parse as parseCsv } from 'csv-parse/sync';
 
-import { InputError, UsageError } from '../core/errors.js';
+import { InputError, UsageError, ValueSyntaxError } from '../core/errors.js';
 import { readInputFile } from '../io/input-file.js';
 import { STDIN_NAME } from '../io/read.js';
 import { parseThreshold, THRESHOLD_METRICS, type ThresholdMetric, type ThresholdSpec } from './threshold.js';
@@ -177,7 +176,7 @@ function thresholdOf(value: unknown, fail: (detail: string) => never): Threshold
   try {
     return parseThreshold(value);
   } catch (error) {
-    if (error instanceof InvalidArgumentError) fail(`threshold: ${error.message}`);
+    if (error instanceof ValueSyntaxError) fail(`threshold: ${error.message}`);
     throw error;
   }
 }

@@ -71,7 +71,7 @@ export function planBatch(manifest: Manifest, defaults: BatchDefaults): BatchPai
 
 export interface RunBatchOptions {
   /** The measuring options every pair shares (the command's, less its threshold). */
-  compare: Omit<CompareOptions, 'signal' | 'failAbove' | 'metric' | 'quiet'>;
+  compare: Omit<CompareOptions, 'signal' | 'failAbove' | 'metric' | 'progress'>;
   signal?: AbortSignal;
   /** Called before each pair starts (index 0-based), and with index = pairs.length at the end. */
   onProgress?: (index: number, total: number) => void;
@@ -117,7 +117,6 @@ async function runPair(pair: BatchPair, options: RunBatchOptions): Promise<PairO
       ...options.compare,
       failAbove: pair.failAbove,
       metric: pair.metric,
-      quiet: true, // the batch draws one bar over the pairs; a pair's own bar would fight it for the line
       labelInNeither: 'empty-policy',
       signal: options.signal,
     });

@@ -9,14 +9,14 @@ import { spaceDifference } from '../io/voxel-mask.js';
 import { crsNotes, type Crs } from '../io/crs.js';
 import type { PointFilters } from '../io/point-filters.js';
 import { readGeometry, STDIN_NAME } from '../io/read.js';
-import { ProgressBar } from '../cli/progress-bar.js';
-import { countOf } from '../report/format.js';
+import { silentProgress, type Progress, type ProgressFactory } from '../core/progress.js';
+import { countOf } from '../core/counts.js';
 import type { SamplingMode } from '../sampling/sample-mesh.js';
 import { compareSurfaces, hasFaces, type DirectionStats, type SurfaceOutcome } from '../ops/surface-compare.js';
 import type { SurfaceMethod } from '../ops/surface-distance.js';
 import { distanceStats, type AssdVariant, type DistanceStats, type PercentileVariant } from '../metrics/distance-stats.js';
 import { nearestDistances, type NearestDistances } from '../ops/nearest.js';
-import type { PerPointDistances } from '../report/export-distances.js';
+import type { PerPointDistances } from './per-point.js';
 import { relativeValues, type RelativeBasis, type RelativeValues } from '../metrics/relative.js';
 import { checkThresholdOptions, judge, metricNeeds, type ThresholdMetric, type ThresholdSpec, type ThresholdVerdict } from './threshold.js';
 
@@ -27,7 +27,8 @@ export interface CompareOptions {
   device?: number;
   threads?: number;
   seed?: number;
-  quiet: boolean;
+  /** Reports how far the work has got (the command line draws a bar); default: nothing. */
+  progress?: ProgressFactory;
   format?: FileFormat;
   columns?: string[];
   signal?: AbortSignal;
@@ -210,7 +211,7 @@ function withThresholdNeeds(options: CompareOptions): CompareOptions {
 }
 
 async function compareInputs(pathA: string, pathB: string, options: CompareOptions, started: number): Promise<CompareResult> {
-  const bar = ProgressBar.forStderr('hausdorff', options.quiet);
+  const bar = (options.progress ?? silentProgress)('hausdorff');
   if (pathA === STDIN_NAME && pathB === STDIN_NAME) throw new UsageError('only one input can be standard input (-)');
   // With one input on standard input, --format names that one's format; the file's comes from its name.
   const stdin = pathA === STDIN_NAME || pathB === STDIN_NAME;
@@ -392,7 +393,7 @@ export function wantsStats(options: CompareOptions): boolean {
 }
 
 /** Every point's nearest distance, both ways (one way when directed); nearest indices too for --export. */
-async function pointDistances(a: Geometry, b: Geometry, options: CompareOptions, bar: ProgressBar): Promise<{ ab: NearestDistances; ba: NearestDistances | null }> {
+async function pointDistances(a: Geometry, b: Geometry, options: CompareOptions, bar: Progress): Promise<{ ab: NearestDistances; ba: NearestDistances | null }> {
   const run = (from: Geometry, to: Geometry) =>
     nearestDistances(from.positions, to.positions, {
       method: options.method === 'brute' ? 'brute' : 'grid',
@@ -413,7 +414,7 @@ function surfaceWitness(d: DirectionStats): Witness {
 }
 
 async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b: Geometry, options: CompareOptions,
-                                   bar: ProgressBar, started: number, readMs: number): Promise<CompareResult> {
+                                   bar: Progress, started: number, readMs: number): Promise<CompareResult> {
   if (options.method === 'eb') throw new UsageError('the eb method compares point sets; meshes are compared surface to surface (use --vertices-only for eb on their vertices)');
   const sampling = options.sampling ?? 'area';
   const seed = options.seed ?? DEFAULT_SEED;

@@ -8,8 +8,8 @@ import { boundsDiagonal, type FileFormat, type Geometry } from '../io/geometry.j
 import { readGeometry } from '../io/read.js';
 import { IDENTITY_POSE, MeshDistance, type DistanceMesh, type DistanceMethod, type DistancePair, type Pose } from '../ops/mesh-distance.js';
 import { readPoseFile, type PoseFrame } from '../io/pose-file.js';
-import { ProgressBar } from '../cli/progress-bar.js';
-import { formatCount } from '../report/format.js';
+import { silentProgress, type Progress, type ProgressFactory } from '../core/progress.js';
+import { formatCount } from '../core/counts.js';
 import { hasFaces } from '../ops/surface-compare.js';
 import { pointsAsMesh } from '../ops/surface-distance.js';
 
@@ -20,7 +20,8 @@ export interface DistanceOptions {
   backend: BackendChoice;
   device?: number;
   threads?: number;
-  quiet: boolean;
+  /** Reports how far the work has got (the command line draws a bar); default: nothing. */
+  progress?: ProgressFactory;
   format?: FileFormat;
   columns?: string[];
   /** The one pose of B (default: as read). */
@@ -70,7 +71,7 @@ function asMesh(g: Geometry, name: string, notes: string[]): DistanceMesh {
   return pointsAsMesh(g.positions);
 }
 
-function readInputs(pathA: string, pathB: string, options: DistanceOptions, bar: ProgressBar): [Geometry, Geometry] {
+function readInputs(pathA: string, pathB: string, options: DistanceOptions, bar: Progress): [Geometry, Geometry] {
   const readOptions = { format: options.format, columns: options.columns };
   try {
     bar.status(`reading ${pathA}`);
@@ -85,7 +86,8 @@ function readInputs(pathA: string, pathB: string, options: DistanceOptions, bar:
 
 export async function distanceFiles(pathA: string, pathB: string, options: DistanceOptions): Promise<DistanceResult> {
   const started = performance.now();
-  const bar = ProgressBar.forStderr('distance', options.quiet);
+  const progress = options.progress ?? silentProgress;
+  const bar = progress('distance');
   // A bad frames file is found before any mesh is read or any hierarchy built.
   const poses: PoseFrame[] = options.frames !== undefined ? readPoseFile(options.frames) : [{ pose: options.pose ?? IDENTITY_POSE, line: 0 }];
 
@@ -106,7 +108,7 @@ export async function distanceFiles(pathA: string, pathB: string, options: Dista
   }
 
   // A bar of its own: the build's work and the frames' are not parts of one whole.
-  const buildBar = ProgressBar.forStderr('building hierarchies', options.quiet);
+  const buildBar = progress('building hierarchies');
   buildBar.status('building hierarchies');
   let context: MeshDistance;
   try {
@@ -167,7 +169,7 @@ export const FRAMES_PER_CALL = 4096;
 type QueriedFrame = FrameOutcome & { boxPairs: number; trianglePairs: number };
 
 /** Every pose on the one context: B's boxes are refitted per pose, its hierarchy is never rebuilt. */
-async function queryFrames(context: MeshDistance, poses: PoseFrame[], signal: AbortSignal | undefined, bar: ProgressBar): Promise<QueriedFrame[]> {
+async function queryFrames(context: MeshDistance, poses: PoseFrame[], signal: AbortSignal | undefined, bar: Progress): Promise<QueriedFrame[]> {
   const frames: QueriedFrame[] = [];
   const batch = new Float64Array(12 * Math.min(FRAMES_PER_CALL, poses.length));
   for (let first = 0; first < poses.length; first += FRAMES_PER_CALL) {

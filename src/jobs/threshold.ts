@@ -1,8 +1,7 @@
 // --fail-above T [--metric M]: the check a CI pipeline runs, as a value, a limit and a verdict that the
 // reports print and the exit code follows (1 when exceeded).
-import { InvalidArgumentError } from 'commander';
 
-import { UsageError } from '../core/errors.js';
+import { UsageError, ValueSyntaxError } from '../core/errors.js';
 import type { DistanceStats } from '../metrics/distance-stats.js';
 
 export const THRESHOLD_METRICS = ['hd', 'hd95', 'mean', 'rms', 'chamfer'] as const;
@@ -30,7 +29,7 @@ export function parseThreshold(value: string): ThresholdSpec {
   const percent = text.endsWith('%');
   const n = Number(percent ? text.slice(0, -1) : text);
   if (text === '' || text === '%' || !Number.isFinite(n) || n < 0) {
-    throw new InvalidArgumentError(`expected a distance >= 0 or a percentage of the bounding-box diagonal (e.g. 2.5 or 1%), got '${value}'`);
+    throw new ValueSyntaxError(`expected a distance >= 0 or a percentage of the bounding-box diagonal (e.g. 2.5 or 1%), got '${value}'`);
   }
   return { value: n, percent, text };
 }

@@ -5,7 +5,28 @@
 import { endianness } from 'node:os';
 import koffi from 'koffi';
 
-import type { DistancePair, DistanceQuery } from '../ops/mesh-distance.js';
+
+/** The triangles realizing a distance and its two points: on A, and on B as posed. */
+export interface DistancePair {
+  distance: number;
+  triangleA: number;
+  triangleB: number;
+  pointA: [number, number, number];
+  pointB: [number, number, number];
+  /** Minimum only: the two triangles share a point, crossing or touching (distance 0). */
+  intersecting: boolean;
+}
+
+export interface DistanceQuery {
+  min: DistancePair | null;
+  max: DistancePair | null;
+  queryMs: number;
+  uploadMs: number;
+  downloadMs: number;
+  boxPairs: number;
+  trianglePairs: number;
+  iterations: number;
+}
 
 const RESULT = 'xhd_distance_result';
 const PAIR = 'xhd_distance_pair';

@@ -9,7 +9,8 @@ import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from '
 import type { Coordinates } from '../io/geometry.js';
 import { DISTANCE_MAX, DISTANCE_METHOD_CODES, DISTANCE_MIN, type RawDistancePair, type RawDistanceResult } from '../native/abi.js';
 import { callNative } from '../native/call.js';
-import { DistanceResults } from '../native/distance-results.js';
+import { DistanceResults, type DistancePair, type DistanceQuery } from '../native/distance-results.js';
+import { IDENTITY_POSE, type Pose } from '../core/pose.js';
 import type { BackendName, NativeBackend } from '../native/library.js';
 
 export const DISTANCE_METHODS = ['bvh', 'brute'] as const;
@@ -48,32 +49,10 @@ export interface DistanceMesh {
   triangles: Uint32Array;
 }
 
-/** The triangles realizing a distance and its two points: on A, and on B as posed. */
-export interface DistancePair {
-  distance: number;
-  triangleA: number;
-  triangleB: number;
-  pointA: [number, number, number];
-  pointB: [number, number, number];
-  /** Minimum only: the two triangles share a point, crossing or touching (distance 0). */
-  intersecting: boolean;
-}
-
-export interface DistanceQuery {
-  min: DistancePair | null;
-  max: DistancePair | null;
-  queryMs: number;
-  uploadMs: number;
-  downloadMs: number;
-  boxPairs: number;
-  trianglePairs: number;
-  iterations: number;
-}
-
-/** A rigid (or any affine) pose: the 12 entries of the 3×4 matrix [M | t], row by row. */
-export type Pose = Float64Array;
-
-export const IDENTITY_POSE: Pose = Float64Array.of(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0);
+// The result types are declared beside the code that decodes them (native/) and the pose with the pose
+// parsers (core/); re-exported here, where callers of this operation look for them.
+export type { DistancePair, DistanceQuery } from '../native/distance-results.js';
+export { IDENTITY_POSE, type Pose } from '../core/pose.js';
 
 function pair(raw: RawDistancePair): DistancePair {
   const [ax, ay, az] = raw.point_a, [bx, by, bz] = raw.point_b;

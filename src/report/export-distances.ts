@@ -13,21 +13,9 @@ import type { Coordinates } from '../io/geometry.js';
 import { XHD_VERSION } from '../core/version.js';
 import { writeOutputFile } from './output-file.js';
 
-export interface DirectionPoints {
-  /** The query points, interleaved x,y,z, in the input's coordinates. */
-  points: Coordinates;
-  distances: Float64Array;
-  /** Index of each point's nearest point in the other input; null where not measured. */
-  nearest: BigInt64Array | null;
-}
-
-export interface PerPointDistances {
-  dims: 2 | 3;
-  /** point: nearest holds point indices; none: no index was measured. */
-  nearestIs: 'point' | 'none';
-  ab: DirectionPoints;
-  ba: DirectionPoints | null;
-}
+// The data it writes is what a compare job returns (jobs/per-point.ts).
+export type { DirectionPoints, PerPointDistances } from '../jobs/per-point.js';
+import type { DirectionPoints, PerPointDistances } from '../jobs/per-point.js';
 
 export const EXPORT_FORMATS = ['csv', 'ply', 'bin'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

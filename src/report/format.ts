@@ -26,14 +26,7 @@ export function formatPoint(p: number[]): string {
   return `(${p.map(formatCoordinate).join(', ')})`;
 }
 
-export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
-/** "1 point", "3,000,000 points": the count with separators and the noun in the number it needs. */
-export function countOf(n: number, noun: string, nouns = `${noun}s`): string {
-  return `${formatCount(n)} ${n === 1 ? noun : nouns}`;
-}
+export { countOf, formatCount } from '../core/counts.js';
 
 export function formatMs(ms: number): string {
   if (ms < 1) return `${ms.toFixed(2)} ms`;

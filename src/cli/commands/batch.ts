@@ -37,11 +37,12 @@ export function registerBatch(program: Command): void {
   addMeasureOptions(command)
     .addHelpText('after', EXAMPLES)
     .action(async (manifestPath: string, flags: MeasureFlags) => {
-      const options = measureOptions(flags);
-      const { failAbove, metric, quiet, ...compare } = options;
+      const { quiet } = flags;
+      // The batch draws one bar over the pairs: a pair's own bar would fight it for the line.
+      const { failAbove, metric, progress: _pairBars, ...compare } = measureOptions(flags);
       // Everything is checked before the first pair runs: a bad manifest is one error line, nothing measured.
       const manifest = readManifest(manifestPath);
-      const pairs = planBatch(manifest, { failAbove, metric: metric ?? 'hd', percentile: options.percentile });
+      const pairs = planBatch(manifest, { failAbove, metric: metric ?? 'hd', percentile: compare.percentile });
 
       const bar = ProgressBar.forStderr('batch', quiet);
       let signal: AbortSignal | undefined;

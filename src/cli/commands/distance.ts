@@ -1,7 +1,7 @@
 // Registers `xhd distance A B`.
 import { Command, InvalidArgumentError, Option } from 'commander';
 
-import { FORMATS, parseColumns, parseIntegerOption } from '../option-parsers.js';
+import { FORMATS, optionParser, parseColumns, parseIntegerOption } from '../option-parsers.js';
 import { distanceFiles, type DistanceOptions } from '../../jobs/distance.js';
 import { BACKEND_CHOICES } from '../../ops/hausdorff.js';
 import { DISTANCE_METHODS, type Pose } from '../../ops/mesh-distance.js';
@@ -10,8 +10,10 @@ import { renderDistanceJson } from '../../report/distance-json.js';
 import { renderDistanceNotes, renderDistanceText } from '../../report/distance-text.js';
 import { terminalChalk } from '../terminal.js';
 import { withInterrupts } from './interrupts.js';
+import { ProgressBar } from '../progress-bar.js';
 
-interface DistanceFlags extends Omit<DistanceOptions, 'min' | 'max' | 'pose' | 'signal'> {
+interface DistanceFlags extends Omit<DistanceOptions, 'min' | 'max' | 'pose' | 'signal' | 'progress'> {
+  quiet: boolean;
   min?: boolean;
   max?: boolean;
   both?: boolean;
@@ -36,17 +38,6 @@ Poses map each point p of B to R p + t. A frames file has one pose a line: 7 num
 `;
 
 /** Turns a pose parser into a commander option parser, so a bad value is a usage error naming the option. */
-function optionParser<T>(parse: (text: string) => T) {
-  return (value: string): T => {
-    try {
-      return parse(value);
-    } catch (error) {
-      if (error instanceof PoseSyntaxError) throw new InvalidArgumentError(error.message);
-      throw error;
-    }
-  };
-}
-
 function poseOf(flags: DistanceFlags): Pose | undefined {
   if (flags.transformB) return flags.transformB;
   if (flags.translate || flags.rotate) return composePose(flags.rotate, flags.translate);
@@ -83,7 +74,9 @@ export function registerDistance(program: Command): void {
       const max = both || flags.max === true;
       const min = both || !max;
       await withInterrupts(async (signal) => {
-        const result = await distanceFiles(a, b, { ...flags, min: min === true, max: max === true, pose: poseOf(flags), signal });
+        const result = await distanceFiles(a, b, {
+          ...flags, min: min === true, max: max === true, pose: poseOf(flags), signal, progress: ProgressBar.factoryForStderr(flags.quiet),
+        });
         if (flags.json) {
           process.stdout.write(renderDistanceJson(result));
         } else {

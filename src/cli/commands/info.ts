@@ -1,7 +1,7 @@
 // Registers `xhd info FILE`: what a reader makes of a file.
 import { Command, Option } from 'commander';
 
-import { FORMATS, parseColumns, parseIntegerOption } from '../option-parsers.js';
+import { FORMATS, optionParser, parseColumns, parseIntegerOption } from '../option-parsers.js';
 import { crsJson, crsLabel, crsUnits } from '../../io/crs.js';
 import type { FileFormat, Geometry } from '../../io/geometry.js';
 import type { LidarSummary } from '../../io/las-summary.js';
@@ -83,9 +83,9 @@ export function registerInfo(program: Command): void {
     .option('--json', 'print one JSON object on stdout', false)
     .addOption(new Option('--format <format>', 'read as this format').choices(FORMATS))
     .option('--columns <names>', 'CSV/XYZ columns for x,y[,z]', parseColumns)
-    .option('--classes <codes>', 'LAS/LAZ: count only the points of these classification codes, e.g. 2,6', parseClasses)
+    .option('--classes <codes>', 'LAS/LAZ: count only the points of these classification codes, e.g. 2,6', optionParser(parseClasses))
     .addOption(new Option('--returns <which>', 'LAS/LAZ: first, last or all returns').choices(RETURNS_FILTERS))
-    .option('--bbox <box>', 'only the points inside xmin,ymin[,zmin],xmax,ymax[,zmax]', parseBbox)
+    .option('--bbox <box>', 'only the points inside xmin,ymin[,zmin],xmax,ymax[,zmax]', optionParser(parseBbox))
     .option('--every <n>', 'only every Nth point', parseIntegerOption(1))
     .action((file: string, flags: InfoFlags) => {
       const started = performance.now();

@@ -1,9 +1,10 @@
 // The options that say what `compare` measures and how; `batch` takes the same ones for every pair.
 import { Command, Option } from 'commander';
 
-import { parseColumns, parseFiniteNumber, parseIntegerOption, parsePercentile, parsePositiveNumber, FORMATS } from '../option-parsers.js';
+import { optionParser, parseColumns, parseFiniteNumber, parseIntegerOption, parsePercentile, parsePositiveNumber, FORMATS } from '../option-parsers.js';
 import { parseBbox, parseClasses, RETURNS_FILTERS } from '../../io/point-filters.js';
 import { pointFilters, type FilterFlags } from './filter-options.js';
+import { ProgressBar } from '../progress-bar.js';
 import type { CompareOptions } from '../../jobs/compare.js';
 import { ASSD_VARIANTS, PERCENTILE_VARIANTS } from '../../metrics/distance-stats.js';
 import { EMPTY_POLICIES } from '../../jobs/empty-policy.js';
@@ -13,7 +14,7 @@ import { SAMPLING_MODES } from '../../sampling/sample-mesh.js';
 import { parseThreshold, THRESHOLD_METRICS } from '../../jobs/threshold.js';
 
 /** The parsed measuring options, as commander hands them over. */
-export type MeasureFlags = Omit<CompareOptions, 'signal' | 'mask' | 'filters'> & { label?: number; region?: 'surface' | 'all'; voxelSpace: boolean } & FilterFlags;
+export type MeasureFlags = Omit<CompareOptions, 'signal' | 'mask' | 'filters' | 'progress'> & { quiet: boolean; label?: number; region?: 'surface' | 'all'; voxelSpace: boolean } & FilterFlags;
 
 export function addMeasureOptions(command: Command): Command {
   return command
@@ -28,9 +29,9 @@ export function addMeasureOptions(command: Command): Command {
     .option('--label <n>', 'NIfTI masks: compare the voxels with this value (default: every nonzero voxel)', parseFiniteNumber)
     .addOption(new Option('--region <r>', 'NIfTI masks: surface (voxels with a 6-connected background neighbour, the default) or all voxels').choices(['surface', 'all']))
     .option('--voxel-space', 'NIfTI masks: voxel index coordinates instead of millimetres through the affine', false)
-    .option('--classes <codes>', 'LAS/LAZ: keep the points of these classification codes, e.g. 2,6 (ground, building)', parseClasses)
+    .option('--classes <codes>', 'LAS/LAZ: keep the points of these classification codes, e.g. 2,6 (ground, building)', optionParser(parseClasses))
     .addOption(new Option('--returns <which>', 'LAS/LAZ: keep first returns (return number 1), last returns (return number = number of returns), or all').choices(RETURNS_FILTERS))
-    .option('--bbox <box>', 'keep the points inside xmin,ymin,xmax,ymax or xmin,ymin,zmin,xmax,ymax,zmax (any format)', parseBbox)
+    .option('--bbox <box>', 'keep the points inside xmin,ymin,xmax,ymax or xmin,ymin,zmin,xmax,ymax,zmax (any format)', optionParser(parseBbox))
     .option('--every <n>', 'keep every Nth point (after the other filters) for a quick look (any format)', parseIntegerOption(1))
     .option('--vertices-only', 'compare meshes by their vertices as point sets, not surface to surface', false)
     .addOption(new Option('--sampling <mode>', 'how meshes are sampled (default area)').choices(SAMPLING_MODES))
@@ -40,7 +41,7 @@ export function addMeasureOptions(command: Command): Command {
     .option('--percentile <p>', 'percentile Hausdorff distance, e.g. 95 for HD95 (implies --stats)', parsePercentile)
     .addOption(new Option('--percentile-variant <v>', "max-of-directed: each direction's percentile, the larger (MONAI); pooled: both directions together (medpy)").choices(PERCENTILE_VARIANTS).default('max-of-directed'))
     .addOption(new Option('--assd-variant <v>', 'mean-of-means: the two directed means averaged; pooled: all distances averaged').choices(ASSD_VARIANTS).default('mean-of-means'))
-    .option('--fail-above <t>', 'exit 1 when the metric exceeds t: a distance, or a percentage of the bounding-box diagonal (2%)', parseThreshold)
+    .option('--fail-above <t>', 'exit 1 when the metric exceeds t: a distance, or a percentage of the bounding-box diagonal (2%)', optionParser(parseThreshold))
     .addOption(new Option('--metric <m>', 'what --fail-above checks (hd95 and the averages measure every point)').choices(THRESHOLD_METRICS).default('hd'))
     .addOption(new Option('--empty <policy>', 'an input without points: error, or every distance nan, inf, or zero-or-diagonal (both empty 0, one empty the volume or bbox diagonal); default zero-or-diagonal for masks, error otherwise').choices(EMPTY_POLICIES))
     .addOption(new Option('--relative [diagonal]', 'also every distance as a percentage of a bounding-box diagonal: union (both inputs, the default), a or b').choices(RELATIVE_BASES).preset('union'))
@@ -49,6 +50,9 @@ export function addMeasureOptions(command: Command): Command {
 
 /** CompareOptions from the parsed flags (the mask options gathered in one object). */
 export function measureOptions(flags: MeasureFlags): Omit<CompareOptions, 'signal'> {
-  const { label, region, voxelSpace, classes, returns, bbox, every, ...rest } = flags;
-  return { ...rest, mask: { label, region, voxelSpace }, filters: pointFilters({ classes, returns, bbox, every }) };
+  const { label, region, voxelSpace, classes, returns, bbox, every, quiet, ...rest } = flags;
+  return {
+    ...rest, mask: { label, region, voxelSpace }, filters: pointFilters({ classes, returns, bbox, every }),
+    progress: ProgressBar.factoryForStderr(quiet),
+  };
 }
