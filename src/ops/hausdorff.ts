@@ -1,12 +1,12 @@
 // Exact Hausdorff distance between two point sets: argument checks, backend choice, one native call.
-import { availableParallelism } from 'node:os';
 
 import { UsageError } from '../core/errors.js';
 import { DIRECTION_AB, DIRECTION_BA, METHOD_CODES, pointsArg, type RawDirected, type RawHausdorffResult } from '../native/abi.js';
 import { callNative } from '../native/call.js';
 import { describe, expectInteger, expectOneOf, expectPoints } from '../core/arguments.js';
 import { type BackendName } from '../native/library.js';
-import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
+import { cudaDevice, type BackendChoice, type DeviceInfo } from './backends.js';
+import { resolveRun } from './run-settings.js';
 
 export const METHODS = ['grid', 'eb', 'brute'] as const;
 export type Method = (typeof METHODS)[number];
@@ -102,12 +102,10 @@ export async function hausdorff(a: Float32Array | Float64Array, b: Float32Array 
   expectPoints(a, 'a');
   expectPoints(b, 'b');
   const method = expectOneOf(options.method ?? 'grid', METHODS, 'method');
-  const threads = options.threads === undefined ? availableParallelism() : expectInteger(options.threads, 'threads', 1, 4096);
   const seed = options.seed === undefined ? DEFAULT_SEED : expectInteger(options.seed, 'seed', 0, Number.MAX_SAFE_INTEGER);
   const cellSize = options.cellSize ?? 0;
   if (!(Number.isFinite(cellSize) && cellSize >= 0)) throw new UsageError(`Expected a finite number >= 0 for cellSize but received ${describe(cellSize)}`);
-  const device = options.device === undefined ? 0 : expectInteger(options.device, 'device', 0, 1024);
-  const backend = selectBackend(options.backend ?? 'auto', method, device);
+  const { backend, threads, device } = resolveRun(options, method);
   const backendName = backend.name;
 
   const raw = {} as RawHausdorffResult;

@@ -1,13 +1,13 @@
 // Mesh–mesh minimum and maximum distance (the gDist algorithm): a context holds both meshes' hierarchies
 // (and their device copies on a GPU), built once; each query poses B and measures. Frames of a moving B
 // reuse the context, as the paper's benchmarks do.
-import { availableParallelism } from 'node:os';
 
-import { expectInteger, expectOneOf, expectPoints } from '../core/arguments.js';
+import { expectOneOf, expectPoints } from '../core/arguments.js';
 import { NativeError, UsageError } from '../core/errors.js';
-import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
+import { cudaDevice, type BackendChoice, type DeviceInfo } from './backends.js';
+import { resolveRun } from './run-settings.js';
 import type { Coordinates } from '../io/geometry.js';
-import { DISTANCE_MAX, DISTANCE_METHOD_CODES, DISTANCE_MIN, type RawDistancePair, type RawDistanceResult } from '../native/abi.js';
+import { DISTANCE_MAX, DISTANCE_METHOD_CODES, DISTANCE_MIN, meshArg, type RawDistancePair, type RawDistanceResult } from '../native/abi.js';
 import { callNative } from '../native/call.js';
 import { DistanceResults, type DistancePair, type DistanceQuery } from '../native/distance-results.js';
 import { IDENTITY_POSE, type Pose } from '../core/pose.js';
@@ -66,15 +66,6 @@ function pair(raw: RawDistancePair): DistancePair {
   };
 }
 
-/** The library takes either coordinate type as it is (xyz or xyz64): no copy, no rounding. */
-function meshStruct(mesh: DistanceMesh) {
-  const p = mesh.positions;
-  return {
-    xyz: p instanceof Float32Array ? p : null, vertex_count: p.length / 3, triangles: mesh.triangles, triangle_count: mesh.triangles.length / 3,
-    xyz64: p instanceof Float64Array ? p : null,
-  };
-}
-
 function checkMesh(mesh: DistanceMesh, name: string): void {
   expectPoints(mesh.positions, `${name} positions`);
   if (!(mesh.triangles instanceof Uint32Array) || mesh.triangles.length === 0 || mesh.triangles.length % 3 !== 0) {
@@ -118,14 +109,12 @@ export class MeshDistance {
     const max = options.max ?? false;
     if (!min && !max) throw new UsageError('ask for the minimum distance, the maximum, or both');
     const method = expectOneOf(options.method ?? 'bvh', DISTANCE_METHODS, 'method');
-    const threads = options.threads === undefined ? availableParallelism() : expectInteger(options.threads, 'threads', 1, 4096);
-    const device = options.device === undefined ? 0 : expectInteger(options.device, 'device', 0, 1024);
-    const native = selectBackend(options.backend ?? 'auto', method === 'brute' ? 'brute' : 'grid', device);
+    const { backend: native, threads, device } = resolveRun(options, method === 'brute' ? 'brute' : 'grid');
     const which = (min ? DISTANCE_MIN : 0) | (max ? DISTANCE_MAX : 0);
     const out: unknown[] = [null];
     const buildMs = new Float64Array(1);
     // A cancelled or failed build frees what it built and returns no context: nothing to close here.
-    await callNative(native, native.distanceContextCreate, [meshStruct(a), meshStruct(b),
+    await callNative(native, native.distanceContextCreate, [meshArg(a.positions, a.triangles), meshArg(b.positions, b.triangles),
       { which, method: DISTANCE_METHOD_CODES[method], threads, device }, out, buildMs],
     { onProgress: options.onProgress, signal: options.signal, refusal: REFUSAL });
     if (out[0] === null) throw new NativeError(`${native.name} backend: no distance context was returned`);

@@ -7,12 +7,12 @@
 // directions' searches, the reduction and the witnesses, with the rules this file used to orchestrate over
 // several calls (the directions side by side on the CPU, wall times that fit in the total, one thread meaning
 // one). Here the job is described, and what comes back is copied out of the library's memory and freed.
-import { availableParallelism } from 'node:os';
 import koffi from 'koffi';
 
 import { expectInteger, expectOneOf } from '../core/arguments.js';
 import { UsageError } from '../core/errors.js';
-import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
+import { cudaDevice, type BackendChoice, type DeviceInfo } from './backends.js';
+import { resolveRun } from './run-settings.js';
 import type { Coordinates, Geometry } from '../io/geometry.js';
 import { SAMPLING_MODES, type SamplingMode } from '../sampling/sample-mesh.js';
 import { SURFACE_METHODS, type SurfaceMethod } from './surface-distance.js';
@@ -153,15 +153,13 @@ function checkedOptions(o: SurfaceCompareOptions) {
   return {
     method: expectOneOf(o.method, SURFACE_METHODS, 'method'),
     sampling: expectOneOf(o.sampling, SAMPLING_MODES, 'sampling'),
-    threads: o.threads === undefined ? availableParallelism() : expectInteger(o.threads, 'threads', 1, 4096),
-    device: o.device === undefined ? 0 : expectInteger(o.device, 'device', 0, 1024),
     seed: expectInteger(o.seed, 'seed', 0, Number.MAX_SAFE_INTEGER),
   };
 }
 
 export async function compareSurfaces(a: Geometry, b: Geometry, o: SurfaceCompareOptions): Promise<SurfaceOutcome> {
-  const { method, sampling, threads, device, seed } = checkedOptions(o);
-  const backend = selectBackend(o.backend, method, device);
+  const { method, sampling, seed } = checkedOptions(o);
+  const { backend, threads, device } = resolveRun(o, method);
   const options = {
     method: SURFACE_METHOD_CODES[method],
     directions: o.directed ? DIRECTION_AB : DIRECTION_AB | DIRECTION_BA,

@@ -1,10 +1,10 @@
 // Exact distance from points to a triangle mesh's surface: argument checks, backend choice, one native
 // call that returns every point's distance, nearest triangle and closest surface point.
-import { availableParallelism } from 'node:os';
 
-import { expectInteger, expectOneOf, expectPoints } from '../core/arguments.js';
+import { expectOneOf, expectPoints } from '../core/arguments.js';
 import { UsageError } from '../core/errors.js';
-import { cudaDevice, selectBackend, type BackendChoice, type DeviceInfo } from './backends.js';
+import { cudaDevice, type BackendChoice, type DeviceInfo } from './backends.js';
+import { resolveRun } from './run-settings.js';
 import type { Coordinates } from '../io/geometry.js';
 import { meshArg, pointsArg, SURFACE_METHOD_CODES, type RawSurfaceResult } from '../native/abi.js';
 import { callNative } from '../native/call.js';
@@ -89,10 +89,8 @@ async function measure(points: Coordinates, mesh: TriangleMesh, options: Surface
     throw new UsageError('Expected mesh triangles to be a non-empty Uint32Array of vertex-index triples');
   }
   const method = expectOneOf(options.method ?? 'grid', SURFACE_METHODS, 'method');
-  const threads = options.threads === undefined ? availableParallelism() : expectInteger(options.threads, 'threads', 1, 4096);
-  const device = options.device === undefined ? 0 : expectInteger(options.device, 'device', 0, 1024);
   // The brute reference runs on the CPU, as the brute Hausdorff method does.
-  const backend = selectBackend(options.backend ?? 'auto', method === 'brute' ? 'brute' : 'grid', device);
+  const { backend, threads, device } = resolveRun(options, method === 'brute' ? 'brute' : 'grid');
   const distances = new Float64Array(points.length / 3);
   const raw = {} as RawSurfaceResult;
   await callNative(backend, backend.pointSurfaceDistance, [
