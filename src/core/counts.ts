@@ -1,7 +1,16 @@
 // Counts in words ("3,000,000 points"): for reports, and for the notes that jobs and readers write.
 
+/**
+ * n with a comma between groups of three digits, as toLocaleString('en-US') writes it. Whole numbers are
+ * grouped here by hand: the first toLocaleString of a process loads the locale data, which cost 12 ms of a
+ * 150 ms compare on this VM (measured with --cpu-prof); anything else still goes to toLocaleString.
+ */
 export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
+  if (!Number.isSafeInteger(n)) return n.toLocaleString('en-US');
+  const digits = String(Math.abs(n));
+  let grouped = digits.slice(0, ((digits.length - 1) % 3) + 1);
+  for (let i = grouped.length; i < digits.length; i += 3) grouped += `,${digits.slice(i, i + 3)}`;
+  return n < 0 || Object.is(n, -0) ? `-${grouped}` : grouped;
 }
 
 /** "1 point", "3,000,000 points": the count with separators and the noun in the number it needs. */

@@ -1,5 +1,6 @@
 // Pieces every reader shares: growable output buffers, the coordinate check, and the final assembly
 // of a Geometry (bounds, triangle notes).
+import { formatCount } from '../core/counts.js';
 import { InputError, type FileLocation } from '../core/errors.js';
 import { boundsAreFinite, computeBounds, markFinite, type Bounds, type Coordinates, type FileFormat, type Geometry } from './geometry.js';
 
@@ -179,5 +180,5 @@ export function finishGeometry(parts: GeometryParts): Geometry {
 }
 
 export function plural(count: number, noun: string): string {
-  return `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;
+  return `${formatCount(count)} ${noun}${count === 1 ? '' : 's'}`;
 }

@@ -1,5 +1,6 @@
 // Works out the shape of a CSV/XYZ/TXT/PTS file from its first lines: separator, header row,
 // column count, and which columns hold x, y (and z). Only these few lines become strings.
+import { formatCount } from '../core/counts.js';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { InputError, UsageError } from '../core/errors.js';
 import { AsciiScanner, parseNumberText } from './ascii-numbers.js';
@@ -180,7 +181,7 @@ function rowFollows(scanner: AsciiScanner, span: LineSpan): boolean {
 function refuseLoneWideLine(scanner: AsciiScanner, span: LineSpan, fields: number): void {
   if (fields <= MANY_FIELDS || rowFollows(scanner, span)) return;
   throw new InputError(scanner.file, { line: span.line },
-    `line holds ${fields.toLocaleString('en-US')} values and no row follows it: the file seems to have no line breaks`);
+    `line holds ${formatCount(fields)} values and no row follows it: the file seems to have no line breaks`);
 }
 
 /**
@@ -236,7 +237,7 @@ export function analyseDelimited(scanner: AsciiScanner, columns: string[] | unde
 
   const chosen = chooseColumns(columns, header, columnCount, file, first.line, notes);
   if (columnCount > MANY_FIELDS) {
-    notes.push(`line ${data.line} holds ${columnCount.toLocaleString('en-US')} values; only ${chosen.length} of its columns are read`);
+    notes.push(`line ${data.line} holds ${formatCount(columnCount)} values; only ${chosen.length} of its columns are read`);
   }
   const slots = new Int8Array(columnCount).fill(-1);
   chosen.forEach((column, slot) => (slots[column] = slot));

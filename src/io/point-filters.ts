@@ -1,6 +1,7 @@
 // The point filters of compare and info (--classes, --returns, --bbox, --every): how they apply to a geometry
 // that a reader has already made. LAS and LAZ apply them while decoding instead (las-records.ts), where the
 // classification and returns are. Their values and parsing are in point-filter-values.ts.
+import { formatCount } from '../core/counts.js';
 import { UsageError } from '../core/errors.js';
 import { computeBounds, markFinite } from '../core/coordinates.js';
 import { plural } from './build.js';
@@ -12,7 +13,7 @@ import { describeFilters, hasFilters } from './point-filter-values.js';
 
 /** The note a filtered input gets. */
 export function filteredNote(kept: number, of: number, f: PointFilters): string {
-  return `${describeFilters(f)} kept ${plural(kept, 'point')} of ${of.toLocaleString('en-US')}`;
+  return `${describeFilters(f)} kept ${plural(kept, 'point')} of ${formatCount(of)}`;
 }
 
 /**

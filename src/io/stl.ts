@@ -2,6 +2,7 @@
 // coordinates are welded into shared vertices to give meaningful vertex counts and connectivity.
 // Binary STL stores float32, which stays a Float32Array; ascii STL keeps the doubles its text states
 // (a Float64Array).
+import { formatCount } from '../core/counts.js';
 import { InputError } from '../core/errors.js';
 import { AsciiScanner, keyword } from './ascii-numbers.js';
 import { readFully } from './input-file.js';
@@ -46,7 +47,7 @@ const LARGEST_EXACT_FLOAT32_BITS = (() => {
 
 function weldNote(welder: VertexWelder | Float64VertexWelder): string {
   const vertices = welder.count === 1 ? 'shared vertex' : 'shared vertices';
-  return `welded ${plural(welder.corners, 'triangle corner')} into ${welder.count.toLocaleString('en-US')} ${vertices}`;
+  return `welded ${plural(welder.corners, 'triangle corner')} into ${formatCount(welder.count)} ${vertices}`;
 }
 
 function parseBinaryStl(bytes: Uint8Array, file: string): Geometry {

@@ -1,6 +1,7 @@
 // A NIfTI voxel mask as the points every comparison works on: its surface voxels (by default) or all of
 // its voxels, in millimetres through the file's affine (computed and kept in double), with its grid kept
 // for the same-space check.
+import { formatCount } from '../core/counts.js';
 import { InputError } from '../core/errors.js';
 import { boundsAreExact, firstInexactCoordinate } from './build.js';
 import { computeBounds, markFinite, type Geometry, type MaskOptions } from './geometry.js';
@@ -32,7 +33,7 @@ export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOpt
     bounds,
     format: 'nifti',
     notes: [
-      `mask of ${points.foregroundVoxels.toLocaleString('en-US')} ${which} in a ${nx}×${ny}×${nz} grid; ` +
+      `mask of ${formatCount(points.foregroundVoxels)} ${which} in a ${nx}×${ny}×${nz} grid; ` +
         `${region === 'surface' ? 'its surface voxels' : 'all of them'} compared, ` +
         (options.voxelSpace ? 'in voxel indices' : `in mm (${volume.affineSource} affine)`),
       ...volume.notes,
