@@ -1,10 +1,13 @@
 // Start-up: the CLI loads only the command it runs (issue: fast start), and still lists and suggests every
 // command where help or a mistyped name needs them.
 import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 import { commandsFor } from '../src/cli/main.js';
 import { runXhd } from './cli-run.js';
+import { fixture, repoRoot, sharedData } from './helpers.js';
 
 const ALL = ['compare', 'batch', 'distance', 'info', 'doctor'];
 
@@ -32,5 +35,56 @@ describe('which command modules the CLI loads', () => {
     const typo = runXhd(['comapre', 'a', 'b']);
     assert.equal(typo.code, 2);
     assert.match(typo.stderr, /Did you mean compare\?/);
+  });
+});
+
+describe('the bundled CLI (scripts/bundle-cli.mjs)', () => {
+  const cliDir = join(repoRoot, 'dist', 'src', 'cli');
+  const bundleDir = join(repoRoot, 'dist', 'src', 'bundle');
+  const bundle = join(bundleDir, 'main.mjs');
+  const fresh = () => existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(join(cliDir, 'main.js')).mtimeMs;
+  const skip = fresh() ? false : 'no bundle as new as the compiled modules (npm test bundles; a bare tsc does not)';
+
+  it('answers as the modules do: a surface compare, a usage error, a LAZ input', { skip }, () => {
+    const a = fixture('points.xyz'), b = fixture('cube.off');
+    const laz = sharedData('lidar/point-time.las.laz');
+    const cases = [['compare', a, b], ['compare', a], ['compare', a, b, '--threads', 'x'], ...(laz ? [['compare', laz, a, '--threads', '2']] : [])];
+    for (const args of cases) {
+      const bundled = runXhd(args);
+      const modules = runXhd(args, { XHD_NO_BUNDLE: '1' });
+      // Everything but the timings, which differ from run to run.
+      const untimed = (text: string) => text.replace(/^ +time .*\n/gm, '');
+      assert.deepEqual({ code: bundled.code, stdout: untimed(bundled.stdout), stderr: bundled.stderr },
+        { code: modules.code, stdout: untimed(modules.stdout), stderr: modules.stderr }, args.join(' '));
+    }
+  });
+
+  it('finds the LAZ worker, which stays a module of its own, from where the bundle lies', { skip }, () => {
+    // A worker that fails to start leaves its chunks to the others, so a wrong path would only be slower:
+    // check the path itself.
+    const code = readdirSync(bundleDir).map((f) => readFileSync(join(bundleDir, f), 'utf8')).join('\n');
+    const workers = [...code.matchAll(/new URL\("([^"]*laz-worker\.js)", import\.meta\.url\)/g)].map((m) => m[1]);
+    assert.ok(workers.length > 0, 'the bundle starts LAZ workers');
+    for (const w of workers) assert.ok(existsSync(join(bundleDir, w)), `${w} from ${bundleDir}`);
+  });
+
+  it('bin/xhd passes over a bundle older than the compiled modules', { skip }, () => {
+    const saved = statSync(bundle);
+    try {
+      utimesSync(bundle, saved.atime, new Date(statSync(join(cliDir, 'main.js')).mtimeMs - 60_000));
+      // A stale bundle that is also broken: if bin/xhd ran it, the version would not come out.
+      const original = readFileSync(bundle);
+      writeFileSync(bundle, 'throw new Error("stale bundle ran");\n');
+      try {
+        utimesSync(bundle, saved.atime, new Date(statSync(join(cliDir, 'main.js')).mtimeMs - 60_000));
+        const version = runXhd(['--version']);
+        assert.equal(version.code, 0, version.stderr);
+        assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
+      } finally {
+        writeFileSync(bundle, original);
+      }
+    } finally {
+      utimesSync(bundle, saved.atime, saved.mtime);
+    }
   });
 });

@@ -17,6 +17,10 @@ import { lazPerfWasm } from './laz-decoder.js';
 import { decodesV2 } from './laz-v2-chunk.js';
 import { COMPLETED, FAILED, failureMessage, NEXT, runLazJob, totalTally, type LazJob } from './laz-work.js';
 
+// '../io/' rather than './': the same file from this module's folder and from the bundled CLI's (dist/src/cli/,
+// scripts/bundle-cli.mjs), which runs this code but keeps the worker a module of its own.
+const LAZ_WORKER = new URL('../io/laz-worker.js', import.meta.url);
+
 /** Below this many points, starting a worker (its module load and WebAssembly instance) costs more than it saves. */
 const POINTS_FOR_WORKERS = 200_000;
 
@@ -65,7 +69,7 @@ export function readLazBody(fd: number, file: string, fileSize: number, header: 
   const workers: Worker[] = [];
   const wasm = ownDecoder ? undefined : lazPerfWasm();
   for (let p = 1; p < threads; p++) {
-    const worker = new Worker(new URL('./laz-worker.js', import.meta.url), { workerData: { job, participant: p, wasm } });
+    const worker = new Worker(LAZ_WORKER, { workerData: { job, participant: p, wasm } });
     worker.unref(); // it ends by itself when the chunks run out; it must never keep the process alive
     worker.on('error', () => undefined); // a worker that fails to start leaves its share to the others
     workers.push(worker);
