@@ -4,12 +4,12 @@
 #include <string>
 
 #include "directed.h"
-#include "../common/distance_context.h"
-#include "../common/parallel.h"
-#include "../common/status_guard.h"
-#include "../common/surface_compare.h"
-#include "../common/unique_points.h"
-#include "../common/validate.h"
+#include "../abi/distance_context.h"
+#include "../abi/parallel.h"
+#include "../abi/status_guard.h"
+#include "../geometry/surface_compare.h"
+#include "../geometry/unique_points.h"
+#include "../abi/validate.h"
 #include "mesh_distance.h"
 #include "nearest_points.h"
 #include "surface_distance.h"

@@ -5,11 +5,11 @@
 #include <new>
 #include <string>
 
-#include "../common/distance_context.h"
-#include "../common/status_guard.h"
-#include "../common/surface_compare.h"
-#include "../common/progress.h"
-#include "../common/validate.h"
+#include "../abi/distance_context.h"
+#include "../abi/status_guard.h"
+#include "../geometry/surface_compare.h"
+#include "../abi/progress.h"
+#include "../abi/validate.h"
 #include "cuda_check.h"
 #include "device_session.h"
 #include "hausdorff_gpu.h"

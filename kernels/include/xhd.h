@@ -403,7 +403,7 @@ XHD_API void xhd_distance_context_destroy(xhd_distance_context* context);
 
 /* ---- Surface compare: all of `xhd compare` on meshes in one call ----
  * Samples each input, measures every sample's exact distance to the other input's surface, reduces the
- * distances and finds the witnesses (rules: kernels/common/surface_compare.h), in one call of every backend
+ * distances and finds the witnesses (rules: kernels/geometry/surface_compare.h), in one call of every backend
  * that implements xhd_point_surface_distance. */
 
 typedef enum xhd_sampling {
