@@ -52,7 +52,8 @@ describe('native library failures', () => {
 
   it('a library whose structs are laid out otherwise is refused', { skip: !hasCompiler && 'no g++' }, () => {
     const stderr = compareWithLibraryDir(buildLibrary(
-      `int xhd_abi_version(void) { return ${XHD_ABI_VERSION}; }\nunsigned long long xhd_struct_size(const char *name) { return 4; }\n`));
+      `int xhd_abi_version(void) { return ${XHD_ABI_VERSION}; }\nunsigned long long xhd_struct_size(const char *name) { return 4; }\n` +
+      'const char *xhd_struct_field(const char *name, unsigned index, unsigned long long *offset) { return 0; }\n'));
     assert.match(stderr, /lays out xhd_points in 4 bytes, this xhd in 24\b/);
   });
 

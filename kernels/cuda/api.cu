@@ -80,6 +80,10 @@ XHD_API int32_t xhd_abi_version(void) { return XHD_ABI_VERSION; }
 
 XHD_API const char* xhd_backend_name(void) { return "cuda"; }
 
+// Devices alone: the optional host-side entries are exported as unavailable (absent_entries.cpp) and the
+// brute-force references are refused, both being the CPU library's.
+XHD_API uint64_t xhd_capabilities(void) { return XHD_CAP_DEVICES; }
+
 XHD_API int32_t xhd_device_count(void) {
   int32_t count = 0;
   xhd::guarded([&] {
