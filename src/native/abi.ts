@@ -57,6 +57,7 @@ export function meshArg(positions: Float32Array | Float64Array, triangles: Uint3
     xyz64: floats ? null : positions,
   };
 }
+
 export const HAUSDORFF_OPTIONS = declareStruct('xhd_hausdorff_options', {
   method: 'int32_t',
   directions: 'int32_t',
@@ -159,15 +160,7 @@ export const DISTANCE_MIN = 1;
 export const DISTANCE_MAX = 2;
 export const DISTANCE_METHOD_CODES = { bvh: 0, brute: 1 } as const;
 
-
-
-
-
-
-
-
-
-// Reading input files (CPU library only): see "Reading input files" in kernels/include/xhd.h.
+// Reading input files (XHD_CAP_FILE_READERS, XHD_CAP_DELIMITED_TEXT): see "Reading input files" in kernels/include/xhd.h.
 export const PLY_VERTEX_LAYOUT = declareStruct('xhd_ply_vertex_layout', {
   body_offset: 'uint64_t',
   count: 'uint64_t',
@@ -206,13 +199,10 @@ export const DELIMITED_RESULT = declareStruct('xhd_delimited_result', {
 
 export const FILE_READ = declareStruct('xhd_file_read', { bytes: 'uint64_t', error_number: 'int32_t', reserved: 'int32_t' });
 
-
 export const XHD_READ_OK = 0;
 export const XHD_READ_TRUNCATED = 1;
 export const XHD_READ_BAD_VALUE = 2;
 export const XHD_READ_SYSTEM_ERROR = 3;
-
-
 
 // Surface compare in one call (xhd_surface_compare): see that section of kernels/include/xhd.h.
 export const SURFACE_COMPARE_OPTIONS = declareStruct('xhd_surface_compare_options', {
@@ -267,8 +257,6 @@ export const SAMPLING_CODES = { area: 0, vertices: 1, 'vertices+edges+faces': 2 
 export const QUERIES_SAMPLES = 0;
 export const QUERIES_POINTS = 1;
 export const QUERIES_NO_AREA = 2;
-
-
 
 // What the code reads results through: each the decoded type of its declaration above.
 export type RawDirected = Decoded<typeof DIRECTED>;
