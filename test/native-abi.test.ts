@@ -9,6 +9,8 @@ import { describe, it } from 'node:test';
 import koffi from 'koffi';
 
 import {
+  DIRECTION_AB,
+  DIRECTION_BA,
   HAUSDORFF_OPTIONS,
   METHOD_CODES,
   pointsArg,
@@ -21,14 +23,18 @@ import {
   XHD_CAP_REFERENCE_METHODS,
   XHD_ERROR_CANCELLED,
   XHD_ERROR_UNAVAILABLE,
+  XHD_OK,
+  type RawHausdorffResult,
   type RawNearestResult,
 } from '../src/native/abi.js';
 import { firstLayoutMismatch, layoutMismatch, layoutReader, type LibraryLayout } from '../src/native/layout-check.js';
+import { probeBackend } from '../src/backends.js';
 import { libraryDir, loadBackend, type BackendName, type NativeBackend } from '../src/native/library.js';
 import { ProgressSlot } from '../src/native/progress-slot.js';
 import { DECLARED_STRUCTS } from '../src/native/struct-decl.js';
 import { repoRoot } from './helpers.js';
 import { rng, uniform } from './random-points.js';
+import { suiteUnless } from './skippable-suite.js';
 
 const header = readFileSync(join(repoRoot, 'kernels', 'include', 'xhd.h'), 'utf8');
 
@@ -196,4 +202,50 @@ describe('the progress slot', () => {
       slot.free();
     }
   });
+});
+
+/** xhd_hausdorff in both directions through a progress slot; the status it returned. */
+function hausdorffThrough(backend: NativeBackend, method: 'grid' | 'eb', a: Float32Array, b: Float32Array, slot: ProgressSlot): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    backend.hausdorff.async(pointsArg(a), pointsArg(b),
+      { method: METHOD_CODES[method], directions: DIRECTION_AB | DIRECTION_BA, threads: 0, device: 0, seed: 1, cell_size: 0 },
+      {} as RawHausdorffResult, slot.pointer, (err: unknown, s: number) => (err ? reject(err) : resolve(s)));
+  });
+}
+
+/** The slot as each library reads and writes it: the total it announces, the work it counts, a cancel set before the call. */
+function slotAgreesWith(name: BackendName) {
+  const n = 200_000;
+  const a = uniform(n, 3, rng(21));
+  const b = uniform(n, 3, rng(22));
+
+  it(`${name}: a finished call announced its total and counted its work in the slot`, async () => {
+    const slot = new ProgressSlot();
+    try {
+      assert.equal(await hausdorffThrough(loadBackend(name), 'grid', a, b, slot), XHD_OK);
+      assert.equal(slot.total, 2 * n, 'one unit per point of each direction');
+      assert.ok(slot.done > 0 && slot.done <= slot.total, `done ${slot.done} of ${slot.total}`);
+      assert.equal(slot.cancelled, false);
+    } finally {
+      slot.free();
+    }
+  });
+
+  it(`${name}: a cancel set before the call stops it`, async () => {
+    const slot = new ProgressSlot();
+    try {
+      slot.cancel();
+      assert.equal(await hausdorffThrough(loadBackend(name), 'eb', a, b, slot), XHD_ERROR_CANCELLED);
+      assert.match(loadBackend(name).lastError(), /cancelled by the caller/);
+    } finally {
+      slot.free();
+    }
+  });
+}
+
+describe('the progress slot as the cpu library uses it', () => slotAgreesWith('cpu'));
+
+const cuda = probeBackend('cuda');
+suiteUnless(cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`, 'the progress slot as the cuda library uses it', () => {
+  slotAgreesWith('cuda');
 });
