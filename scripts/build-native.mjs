@@ -37,9 +37,14 @@ function sources(dir, ext) {
   return readdirSync(full).filter((f) => f.endsWith(ext)).sort().map((f) => join(full, f));
 }
 
+// What every backend library compiles in: the ABI plumbing and the geometry.
+function sharedSources() {
+  return [...sources('kernels/abi', '.cpp'), ...sources('kernels/geometry', '.cpp')];
+}
+
 // Every source of the CPU library; the sanitizer tests link them all too.
 function cpuSources() {
-  return [...sources('kernels/cpu', '.cpp'), ...sources('kernels/common', '.cpp'), ...sources('kernels/reference', '.cpp')];
+  return [...sources('kernels/cpu', '.cpp'), ...sharedSources(), ...sources('kernels/reference', '.cpp')];
 }
 
 // One compile unit per source, its object under build/obj/<objDir>/ at the source's path below kernels/.
@@ -70,7 +75,7 @@ function cudaTargets() {
 
 async function buildCuda() {
   // The CPU grid comes too: the GPU settles very many survivors in double through it (refine_on_host.cpp).
-  const files = [...sources('kernels/cuda', '.cu'), ...sources('kernels/cuda', '.cpp'), ...sources('kernels/common', '.cpp'),
+  const files = [...sources('kernels/cuda', '.cu'), ...sources('kernels/cuda', '.cpp'), ...sharedSources(),
     join(root, 'kernels/cpu/point_grid.cpp')];
   if (sources('kernels/cuda', '.cu').length === 0) return;
   if (process.env.XHD_NO_CUDA === '1') {

@@ -52,8 +52,24 @@ describe('native library failures', () => {
 
   it('a library whose structs are laid out otherwise is refused', { skip: !hasCompiler && 'no g++' }, () => {
     const stderr = compareWithLibraryDir(buildLibrary(
-      `int xhd_abi_version(void) { return ${XHD_ABI_VERSION}; }\nunsigned long long xhd_struct_size(const char *name) { return 4; }\n`));
+      `int xhd_abi_version(void) { return ${XHD_ABI_VERSION}; }\nunsigned long long xhd_struct_size(const char *name) { return 4; }\n` +
+      'const char *xhd_struct_field(const char *name, unsigned index, unsigned long long *offset) { return 0; }\n'));
     assert.match(stderr, /lays out xhd_points in 4 bytes, this xhd in 24\b/);
+  });
+
+  it('a library whose fields are named or placed otherwise is refused', { skip: !hasCompiler && 'no g++' }, () => {
+    // xhd_points (the first struct checked) of the right size, its second field renamed.
+    const stderr = compareWithLibraryDir(buildLibrary([
+      `int xhd_abi_version(void) { return ${XHD_ABI_VERSION}; }`,
+      'unsigned long long xhd_struct_size(const char *name) { return 24; }',
+      'const char *xhd_struct_field(const char *name, unsigned index, unsigned long long *offset) {',
+      '  static const char *names[] = { "xyz", "n", "xyz64" };',
+      '  if (index > 2) return 0;',
+      '  *offset = 8 * index;',
+      '  return names[index];',
+      '}',
+    ].join('\n')));
+    assert.match(stderr, /field 1 of xhd_points is n in the library, count in this xhd/);
   });
 
   it('a library of another ABI version is refused', { skip: !hasCompiler && 'no g++' }, () => {

@@ -4,12 +4,12 @@
 #include <string>
 
 #include "directed.h"
-#include "../common/distance_context.h"
-#include "../common/parallel.h"
-#include "../common/status_guard.h"
-#include "../common/surface_compare.h"
-#include "../common/unique_points.h"
-#include "../common/validate.h"
+#include "../abi/distance_context.h"
+#include "../abi/parallel.h"
+#include "../abi/status_guard.h"
+#include "../geometry/surface_compare.h"
+#include "../geometry/unique_points.h"
+#include "../abi/validate.h"
 #include "mesh_distance.h"
 #include "nearest_points.h"
 #include "surface_distance.h"
@@ -114,6 +114,12 @@ extern "C" {
 XHD_API int32_t xhd_abi_version(void) { return XHD_ABI_VERSION; }
 
 XHD_API const char* xhd_backend_name(void) { return "cpu"; }
+
+// Every optional part of the ABI but devices: the readers and the nearest-point search are host code built
+// into this library alone, and the brute-force references are this library's.
+XHD_API uint64_t xhd_capabilities(void) {
+  return XHD_CAP_NEAREST_POINTS | XHD_CAP_FILE_READERS | XHD_CAP_DELIMITED_TEXT | XHD_CAP_REFERENCE_METHODS;
+}
 
 XHD_API int32_t xhd_device_count(void) {
   xhd::clear_last_error();

@@ -22,8 +22,8 @@
 #include <system_error>
 #include <vector>
 
-#include "../common/parallel.h"
-#include "../common/status_guard.h"
+#include "../abi/parallel.h"
+#include "../abi/status_guard.h"
 #include "ordered_key.h"
 #include "prefault.h"
 #include "xhd.h"

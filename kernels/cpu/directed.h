@@ -14,9 +14,9 @@
 #include <functional>
 #include <vector>
 
-#include "../common/box_math.h"
-#include "../common/point_frame.h"
-#include "../common/progress.h"
+#include "../geometry/box_math.h"
+#include "../geometry/point_frame.h"
+#include "../abi/progress.h"
 #include "xhd.h"
 
 namespace xhd {

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "../common/box_math.h"
-#include "../common/point_frame.h"
+#include "../geometry/box_math.h"
+#include "../geometry/point_frame.h"
 #include "directed.h"
 #include "point_grid.h"
 

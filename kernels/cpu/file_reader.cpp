@@ -5,8 +5,8 @@
 #include <atomic>
 #include <cstdint>
 
-#include "../common/parallel.h"
-#include "../common/status_guard.h"
+#include "../abi/parallel.h"
+#include "../abi/status_guard.h"
 #include "open_file.h"
 #include "prefault.h"
 #include "xhd.h"

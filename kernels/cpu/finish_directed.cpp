@@ -2,8 +2,8 @@
 #include <chrono>
 #include <cmath>
 
-#include "../common/elapsed.h"
-#include "../common/parallel.h"
+#include "../abi/elapsed.h"
+#include "../abi/parallel.h"
 #include "directed.h"
 
 namespace xhd {

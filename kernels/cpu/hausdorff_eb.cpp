@@ -8,10 +8,10 @@
 #include <numeric>
 #include <random>
 
-#include "../common/elapsed.h"
+#include "../abi/elapsed.h"
 #include "directed.h"
 #include "exact_nearest.h"
-#include "../common/parallel.h"
+#include "../abi/parallel.h"
 
 namespace xhd {
 namespace {

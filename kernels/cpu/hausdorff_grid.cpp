@@ -9,11 +9,11 @@
 #include <limits>
 #include <random>
 
-#include "../common/elapsed.h"
+#include "../abi/elapsed.h"
 #include "directed.h"
 #include "exact_nearest.h"
 #include "loose_points.h"
-#include "../common/parallel.h"
+#include "../abi/parallel.h"
 #include "point_grid.h"
 #include "point_grid_query.h"
 

@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/inside_cube.h"
-#include "../common/parallel.h"
-#include "../common/point_frame.h"
+#include "../geometry/inside_cube.h"
+#include "../abi/parallel.h"
+#include "../geometry/point_frame.h"
 #include "directed.h"
 #include "exact_nearest.h"
 #include "point_grid.h"

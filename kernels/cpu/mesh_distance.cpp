@@ -9,12 +9,12 @@
 #include <thread>
 #include <vector>
 
-#include "../common/elapsed.h"
-#include "../common/f12_bvh.h"
-#include "../common/mesh_distance_common.h"
-#include "../common/mesh_frame.h"
-#include "../common/oriented_box_build.h"
-#include "../common/parallel.h"
+#include "../abi/elapsed.h"
+#include "../geometry/f12_bvh.h"
+#include "../geometry/mesh_distance_common.h"
+#include "../geometry/mesh_frame.h"
+#include "../geometry/oriented_box_build.h"
+#include "../abi/parallel.h"
 #include "node_points.h"
 
 namespace xhd {

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "../common/elapsed.h"
-#include "../common/parallel.h"
+#include "../abi/elapsed.h"
+#include "../abi/parallel.h"
 #include "exact_nearest.h"
 #include "loose_points.h"
 #include "point_grid.h"

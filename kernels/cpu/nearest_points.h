@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "../common/point_frame.h"
-#include "../common/progress.h"
+#include "../geometry/point_frame.h"
+#include "../abi/progress.h"
 #include "xhd.h"
 
 namespace xhd {

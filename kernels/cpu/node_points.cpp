@@ -4,8 +4,8 @@
 #include <array>
 #include <vector>
 
-#include "../common/parallel.h"
-#include "../common/progress.h"
+#include "../abi/parallel.h"
+#include "../abi/progress.h"
 
 namespace xhd {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "../common/f12_bvh.h"
-#include "../common/large_buffer.h"
+#include "../geometry/f12_bvh.h"
+#include "../abi/large_buffer.h"
 
 namespace xhd {
 

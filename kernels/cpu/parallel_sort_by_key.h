@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/large_buffer.h"
-#include "../common/parallel.h"
+#include "../abi/large_buffer.h"
+#include "../abi/parallel.h"
 
 namespace xhd {
 namespace sort_by_key_detail {

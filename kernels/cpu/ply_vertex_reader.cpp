@@ -13,8 +13,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "../common/parallel.h"
-#include "../common/status_guard.h"
+#include "../abi/parallel.h"
+#include "../abi/status_guard.h"
 #include "open_file.h"
 #include "ordered_key.h"
 #include "prefault.h"

@@ -1,6 +1,6 @@
 #include "point_grid.h"
 
-#include "../common/parallel.h"
+#include "../abi/parallel.h"
 #include "parallel_sort_by_key.h"
 
 #include <algorithm>

@@ -9,8 +9,8 @@
 #include <mutex>
 #include <vector>
 
-#include "../common/box_math.h"
-#include "../common/large_buffer.h"
+#include "../geometry/box_math.h"
+#include "../abi/large_buffer.h"
 
 namespace xhd {
 

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <limits>
 
-#include "../common/box_math.h"
+#include "../geometry/box_math.h"
 #include "point_grid.h"
 
 namespace xhd {

@@ -5,11 +5,11 @@
 #include <chrono>
 #include <vector>
 
-#include "../common/box_math.h"
-#include "../common/elapsed.h"
-#include "../common/parallel.h"
-#include "../common/surface_frame.h"
-#include "../common/triangle_bvh.h"
+#include "../geometry/box_math.h"
+#include "../abi/elapsed.h"
+#include "../abi/parallel.h"
+#include "../geometry/surface_frame.h"
+#include "../geometry/triangle_bvh.h"
 #include "surface_distance.h"
 
 namespace xhd {

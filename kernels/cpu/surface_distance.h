@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "../common/progress.h"
+#include "../abi/progress.h"
 #include "xhd.h"
 
 namespace xhd {

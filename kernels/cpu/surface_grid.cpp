@@ -6,12 +6,12 @@
 #include <chrono>
 #include <vector>
 
-#include "../common/elapsed.h"
-#include "../common/large_buffer.h"
-#include "../common/surface_frame.h"
-#include "../common/triangle_bvh.h"
-#include "../common/triangle_grid.h"
-#include "../common/parallel.h"
+#include "../abi/elapsed.h"
+#include "../abi/large_buffer.h"
+#include "../geometry/surface_frame.h"
+#include "../geometry/triangle_bvh.h"
+#include "../geometry/triangle_grid.h"
+#include "../abi/parallel.h"
 #include "surface_distance.h"
 
 namespace xhd {

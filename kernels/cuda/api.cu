@@ -5,11 +5,11 @@
 #include <new>
 #include <string>
 
-#include "../common/distance_context.h"
-#include "../common/status_guard.h"
-#include "../common/surface_compare.h"
-#include "../common/progress.h"
-#include "../common/validate.h"
+#include "../abi/distance_context.h"
+#include "../abi/status_guard.h"
+#include "../geometry/surface_compare.h"
+#include "../abi/progress.h"
+#include "../abi/validate.h"
 #include "cuda_check.h"
 #include "device_session.h"
 #include "hausdorff_gpu.h"
@@ -79,6 +79,10 @@ extern "C" {
 XHD_API int32_t xhd_abi_version(void) { return XHD_ABI_VERSION; }
 
 XHD_API const char* xhd_backend_name(void) { return "cuda"; }
+
+// Devices alone: the optional host-side entries are exported as unavailable (absent_entries.cpp) and the
+// brute-force references are refused, both being the CPU library's.
+XHD_API uint64_t xhd_capabilities(void) { return XHD_CAP_DEVICES; }
 
 XHD_API int32_t xhd_device_count(void) {
   int32_t count = 0;

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "../common/status_guard.h"
+#include "../abi/status_guard.h"
 
 namespace xhd {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/box_math.h"
+#include "../geometry/box_math.h"
 #include "device_memory.h"
 #include "grid_frame.h"
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "../common/box_math.h"
+#include "../geometry/box_math.h"
 #include "cuda_check.h"
 #include "launch.h"
 #include "query_state.cuh"

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "../common/progress.h"
+#include "../abi/progress.h"
 #include "device_memory.h"
 #include "query_state.cuh"
 

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "../common/box_math.h"
-#include "../common/parallel.h"
+#include "../geometry/box_math.h"
+#include "../abi/parallel.h"
 #include "cuda_check.h"
 #include "launch.h"
 #include "loose_refine.h"

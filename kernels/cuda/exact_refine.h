@@ -8,7 +8,7 @@
 
 #include <cuda_runtime.h>
 
-#include "../common/point_frame.h"
+#include "../geometry/point_frame.h"
 #include "device_grid.h"
 #include "device_memory.h"
 #include "xhd.h"

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "../common/box_math.h"
+#include "../geometry/box_math.h"
 
 namespace xhd {
 

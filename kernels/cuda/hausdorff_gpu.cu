@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "../common/inside_cube.h"
-#include "../common/parallel.h"
-#include "../common/unique_points.h"
+#include "../geometry/inside_cube.h"
+#include "../abi/parallel.h"
+#include "../geometry/unique_points.h"
 #include "cost_model.h"
 #include "device_grid.h"
 #include "device_session.h"

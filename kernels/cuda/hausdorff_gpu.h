@@ -2,7 +2,7 @@
 // chunking of the source set when it does not fit beside the target, and the results.
 #pragma once
 
-#include "../common/progress.h"
+#include "../abi/progress.h"
 #include "xhd.h"
 
 namespace xhd {

@@ -1,6 +1,6 @@
 #include "loose_device.h"
 
-#include "../common/inside_cube.h"
+#include "../geometry/inside_cube.h"
 #include "cuda_check.h"
 #include "launch.h"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "../common/parallel.h"
+#include "../abi/parallel.h"
 #include "../cpu/loose_points.h"
 #include "refine_on_host.h"
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/point_frame.h"
+#include "../geometry/point_frame.h"
 
 namespace xhd {
 

@@ -7,13 +7,13 @@
 #include <stdexcept>
 #include <vector>
 
-#include "../common/elapsed.h"
-#include "../common/f12_bvh.h"
-#include "../common/mesh_distance_common.h"
-#include "../common/mesh_frame.h"
-#include "../common/mesh_truth.h"
-#include "../common/oriented_box_build.h"
-#include "../common/parallel.h"
+#include "../abi/elapsed.h"
+#include "../geometry/f12_bvh.h"
+#include "../geometry/mesh_distance_common.h"
+#include "../geometry/mesh_frame.h"
+#include "../geometry/mesh_truth.h"
+#include "../geometry/oriented_box_build.h"
+#include "../abi/parallel.h"
 #include "cuda_check.h"
 #include "device_memory.h"
 #include "device_session.h"

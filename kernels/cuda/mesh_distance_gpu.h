@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "../common/mesh_distance_engine.h"
-#include "../common/progress.h"
+#include "../geometry/mesh_distance_engine.h"
+#include "../abi/progress.h"
 
 namespace xhd {
 

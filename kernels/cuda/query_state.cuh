@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "../common/filter_bounds.h"
-#include "../common/loose_gate.h"
+#include "../geometry/filter_bounds.h"
+#include "../geometry/loose_gate.h"
 
 namespace xhd {
 

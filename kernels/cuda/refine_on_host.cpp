@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "../common/parallel.h"
+#include "../abi/parallel.h"
 #include "../cpu/exact_nearest.h"
 #include "../cpu/loose_points.h"
 #include "../cpu/point_grid.h"

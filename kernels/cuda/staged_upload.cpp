@@ -4,7 +4,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "../common/parallel.h"
+#include "../abi/parallel.h"
 #include "cuda_check.h"
 
 namespace xhd {

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <vector>
 
-#include "../common/elapsed.h"
-#include "../common/surface_frame.h"
-#include "../common/triangle_bvh.h"
-#include "../common/triangle_grid.h"
+#include "../abi/elapsed.h"
+#include "../geometry/surface_frame.h"
+#include "../geometry/triangle_bvh.h"
+#include "../geometry/triangle_grid.h"
 #include "device_memory.h"
 #include "device_session.h"
 #include "launch.h"

@@ -3,7 +3,7 @@
 // as the CPU, so both backends return the same triangle and distance for every point.
 #pragma once
 
-#include "../common/progress.h"
+#include "../abi/progress.h"
 #include "xhd.h"
 
 namespace xhd {

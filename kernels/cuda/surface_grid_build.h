@@ -4,7 +4,7 @@
 
 #include <cuda_runtime.h>
 
-#include "../common/triangle_grid.h"
+#include "../geometry/triangle_grid.h"
 #include "device_memory.h"
 
 namespace xhd {

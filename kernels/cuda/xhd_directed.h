@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "../common/progress.h"
+#include "../abi/progress.h"
 #include "device_grid.h"
 #include "device_memory.h"
 #include "query_state.cuh"

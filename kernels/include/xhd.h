@@ -1,6 +1,12 @@
 /*
- * xhd.h: the one C ABI that every xhd backend library implements (build/libxhd_cpu.so today,
- * build/libxhd_cuda.so). Plain structs, int32 status codes, nothing thrown or aborted across it.
+ * xhd.h: the one C ABI of the xhd backend libraries (build/libxhd_cpu.so, build/libxhd_cuda.so). Plain
+ * structs, int32 status codes, nothing thrown or aborted across it.
+ *
+ * Every library exports every function declared here. Those marked "Optional" below are implemented only
+ * by the libraries whose xhd_capabilities() has their bit set (today: the CPU library has them all, the CUDA
+ * library none but XHD_CAP_DEVICES); in a library without the bit they return XHD_ERROR_UNAVAILABLE and
+ * xhd_last_error() names the library that has them. Everything not marked optional is implemented by every
+ * library, with the exceptions stated at the entry (the brute-force reference methods: XHD_CAP_REFERENCE_METHODS).
  *
  * Memory: every pointer argument is host memory owned by the caller and only borrowed for the call.
  * Threads: functions may be called from any thread; calls share nothing but the last-error slot.
@@ -16,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 11
+#define XHD_ABI_VERSION 12
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -36,7 +42,7 @@ typedef enum xhd_status {
 typedef enum xhd_method {
   XHD_METHOD_GRID = 0,  /* X-HD: uniform grid with MBR pruning and early break (default) */
   XHD_METHOD_EB = 1,    /* early break over shuffled inputs (Taha & Hanbury) */
-  XHD_METHOD_BRUTE = 2  /* double-precision reference: every pair, no pruning */
+  XHD_METHOD_BRUTE = 2  /* double-precision reference: every pair, no pruning (XHD_CAP_REFERENCE_METHODS) */
 } xhd_method;
 
 /* Bits of xhd_hausdorff_options.directions. */
@@ -131,7 +137,7 @@ typedef struct xhd_mesh {
 
 typedef enum xhd_surface_method {
   XHD_SURFACE_BVH = 0,   /* bounding volume hierarchy over Morton-ordered triangles */
-  XHD_SURFACE_BRUTE = 1, /* double-precision reference: every triangle for every point */
+  XHD_SURFACE_BRUTE = 1, /* double-precision reference: every triangle for every point (XHD_CAP_REFERENCE_METHODS) */
   XHD_SURFACE_GRID = 2   /* uniform grid of triangles; points far from the surface go to the hierarchy */
 } xhd_surface_method;
 
@@ -157,9 +163,26 @@ typedef struct xhd_surface_result {
 /* XHD_ABI_VERSION of the library actually loaded; callers refuse a mismatch. */
 XHD_API int32_t xhd_abi_version(void);
 
+/* Bits of xhd_capabilities(): the optional parts of this ABI a library implements. */
+#define XHD_CAP_NEAREST_POINTS (1ull << 0)    /* xhd_nearest_points */
+#define XHD_CAP_FILE_READERS (1ull << 1)      /* xhd_read_file and xhd_read_ply_vertices */
+#define XHD_CAP_DELIMITED_TEXT (1ull << 2)    /* xhd_count_lines and xhd_parse_delimited */
+#define XHD_CAP_DEVICES (1ull << 3)           /* computes on devices (GPUs): xhd_device_count may be nonzero and
+                                                 xhd_device_info_get describes them; without it there are none */
+#define XHD_CAP_REFERENCE_METHODS (1ull << 4) /* the double-precision brute forces: XHD_METHOD_BRUTE,
+                                                 XHD_SURFACE_BRUTE, XHD_DISTANCE_BRUTE (without it: invalid argument) */
+
+/* The XHD_CAP_* bits of what this library implements; a bit unknown to the caller is to be ignored. */
+XHD_API uint64_t xhd_capabilities(void);
+
 /* sizeof of the struct of this header named `name` (e.g. "xhd_points") as the library was compiled, or 0 for
    a name it does not know: callers that declare the structs again (bindings) check their layouts against it. */
 XHD_API uint64_t xhd_struct_size(const char* name);
+
+/* Field `index` (0, 1, ... in declaration order) of the struct named `name`: its name, with its byte offset in
+   *offset; NULL past the last field or for a name the library does not know. Bindings check every field's name
+   and offset against it. Static storage. */
+XHD_API const char* xhd_struct_field(const char* name, uint32_t index, uint64_t* offset);
 
 /* Short backend name, e.g. "cpu". Static storage. */
 XHD_API const char* xhd_backend_name(void);
@@ -168,11 +191,11 @@ XHD_API const char* xhd_backend_name(void);
  * The pointer stays valid until the calling thread calls xhd_last_error again. */
 XHD_API const char* xhd_last_error(void);
 
-/* How many devices this backend can use: 0 for the CPU backend, and 0 for a GPU backend with no usable
- * device, in which case xhd_last_error() says why (no driver, no GPU, driver too old). */
+/* How many devices this backend can use: 0 for a library without XHD_CAP_DEVICES (the CPU one), and 0 for a
+ * GPU backend with no usable device, in which case xhd_last_error() says why (no driver, no GPU, driver too old). */
 XHD_API int32_t xhd_device_count(void);
 
-/* Describes device `ordinal` (0 <= ordinal < xhd_device_count()). */
+/* Describes device `ordinal` (0 <= ordinal < xhd_device_count()); XHD_ERROR_UNAVAILABLE without XHD_CAP_DEVICES. */
 XHD_API int32_t xhd_device_info_get(int32_t ordinal, xhd_device_info* info);
 
 /* Directed Hausdorff distances between a and b, for the directions requested.
@@ -195,7 +218,8 @@ XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_m
                                            uint32_t* nearest_triangle, double* closest,
                                            xhd_surface_result* result, xhd_progress* progress);
 
-/* ---- Every point's nearest neighbour: the per-point distances behind percentiles, averages and export ---- */
+/* ---- Every point's nearest neighbour: the per-point distances behind percentiles, averages and export.
+ * Optional: XHD_CAP_NEAREST_POINTS (the CPU library). ---- */
 
 typedef struct xhd_nearest_result {
   double build_ms;            /* index over the target set */
@@ -210,7 +234,7 @@ typedef struct xhd_nearest_result {
  * every candidate its rounding bound cannot separate in double, so grid and brute give the same answers.
  * options: method (XHD_METHOD_GRID, or XHD_METHOD_BRUTE: every pair in double), threads, cell_size;
  * directions, device and seed are ignored. distance and nearest each hold queries->count entries
- * and may be NULL when not wanted. So far the CPU library alone exports it. */
+ * and may be NULL when not wanted. Without XHD_CAP_NEAREST_POINTS: XHD_ERROR_UNAVAILABLE. */
 XHD_API int32_t xhd_nearest_points(const xhd_points* queries, const xhd_points* targets,
                                    const xhd_hausdorff_options* options, double* distance, int64_t* nearest,
                                    xhd_nearest_result* result, xhd_progress* progress);
@@ -229,10 +253,11 @@ XHD_API int32_t xhd_surface_area(const xhd_mesh* mesh, double* area);
 XHD_API int32_t xhd_sample_surface(const xhd_mesh* mesh, uint64_t count, uint32_t* state, int32_t threads,
                                    float* xyz, double* xyz64);
 
-/* ---- Reading input files: host code, so far exported by the CPU library alone (the reader loads it
- * whichever backend computes; src/io/native-reader.ts). The TypeScript readers stay the reference: these
- * give their results bit for bit, and where a file is not in the shape handled here they say so and the
- * TypeScript reader takes the file. ---- */
+/* ---- Reading input files: host code. Optional: XHD_CAP_FILE_READERS (xhd_read_file, xhd_read_ply_vertices) and
+ * XHD_CAP_DELIMITED_TEXT (xhd_count_lines, xhd_parse_delimited), both implemented by the CPU library alone (the
+ * reader loads it whichever backend computes; src/io/native-reader.ts); elsewhere they return
+ * XHD_ERROR_UNAVAILABLE. The TypeScript readers stay the reference: these give their results bit for bit, and
+ * where a file is not in the shape handled here they say so and the TypeScript reader takes the file. ---- */
 
 typedef struct xhd_file_read {
   uint64_t bytes;        /* bytes read: all asked for, or fewer where the file ended first */
@@ -329,7 +354,7 @@ XHD_API int32_t xhd_parse_delimited(const uint8_t* text, uint64_t length, const 
 
 typedef enum xhd_distance_method {
   XHD_DISTANCE_BVH = 0,  /* f12 bounding volume hierarchies: BVTT front expansion (GPU), best-first (CPU) */
-  XHD_DISTANCE_BRUTE = 1 /* double-precision reference: every triangle pair (CPU only) */
+  XHD_DISTANCE_BRUTE = 1 /* double-precision reference: every triangle pair (XHD_CAP_REFERENCE_METHODS) */
 } xhd_distance_method;
 
 typedef struct xhd_distance_options {
@@ -403,7 +428,7 @@ XHD_API void xhd_distance_context_destroy(xhd_distance_context* context);
 
 /* ---- Surface compare: all of `xhd compare` on meshes in one call ----
  * Samples each input, measures every sample's exact distance to the other input's surface, reduces the
- * distances and finds the witnesses (rules: kernels/common/surface_compare.h), in one call of every backend
+ * distances and finds the witnesses (rules: kernels/geometry/surface_compare.h), in one call of every backend
  * that implements xhd_point_surface_distance. */
 
 typedef enum xhd_sampling {
@@ -415,7 +440,7 @@ typedef enum xhd_sampling {
 } xhd_sampling;
 
 typedef struct xhd_surface_compare_options {
-  int32_t method;     /* xhd_surface_method of the distance searches (XHD_SURFACE_BRUTE: CPU only) */
+  int32_t method;     /* xhd_surface_method of the distance searches (XHD_SURFACE_BRUTE: XHD_CAP_REFERENCE_METHODS) */
   int32_t directions; /* XHD_DIRECTION_AB (directed), or XHD_DIRECTION_AB | XHD_DIRECTION_BA */
   int32_t sampling;   /* xhd_sampling */
   int32_t threads;    /* 0 = every hardware thread; on the CPU two directions run side by side on half each */

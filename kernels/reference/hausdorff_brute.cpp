@@ -5,9 +5,9 @@
 #include <limits>
 #include <vector>
 
-#include "../common/elapsed.h"
+#include "../abi/elapsed.h"
 #include "../cpu/directed.h"
-#include "../common/parallel.h"
+#include "../abi/parallel.h"
 
 namespace xhd {
 

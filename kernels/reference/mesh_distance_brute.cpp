@@ -5,10 +5,10 @@
 #include <cmath>
 #include <vector>
 
-#include "../common/elapsed.h"
-#include "../common/mesh_distance_common.h"
-#include "../common/mesh_truth.h"
-#include "../common/parallel.h"
+#include "../abi/elapsed.h"
+#include "../geometry/mesh_distance_common.h"
+#include "../geometry/mesh_truth.h"
+#include "../abi/parallel.h"
 #include "../cpu/mesh_distance.h"
 
 namespace xhd {

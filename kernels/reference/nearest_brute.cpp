@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "../common/elapsed.h"
-#include "../common/parallel.h"
+#include "../abi/elapsed.h"
+#include "../abi/parallel.h"
 #include "../cpu/nearest_points.h"
 
 namespace xhd {

@@ -2,9 +2,9 @@
 // the input's own coordinates, ties to the smallest triangle index. Tests compare the fast searches with it.
 #include <chrono>
 
-#include "../common/elapsed.h"
-#include "../common/parallel.h"
-#include "../common/surface_brute_point.h"
+#include "../abi/elapsed.h"
+#include "../abi/parallel.h"
+#include "../geometry/surface_brute_point.h"
 #include "../cpu/surface_distance.h"
 
 namespace xhd {

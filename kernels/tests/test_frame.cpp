@@ -1,4 +1,4 @@
-// The frame the point searches run in (common/point_frame.h), the bulk box that keeps far outliers from
+// The frame the point searches run in (geometry/point_frame.h), the bulk box that keeps far outliers from
 // sizing it (bulk_box.h), and the removal of exact duplicates (unique_points.h): the float copies must be
 // within the bound the filters assume, outliers must be listed as loose, and every kept point must map
 // back to the first copy of its group in the input.
@@ -9,11 +9,11 @@
 #include <numeric>
 #include <vector>
 
-#include "../common/bulk_box.h"
-#include "../common/filter_bounds.h"
-#include "../common/inside_cube.h"
-#include "../common/point_frame.h"
-#include "../common/unique_points.h"
+#include "../geometry/bulk_box.h"
+#include "../geometry/filter_bounds.h"
+#include "../geometry/inside_cube.h"
+#include "../geometry/point_frame.h"
+#include "../geometry/unique_points.h"
 #include "check.h"
 #include "random_points.h"
 

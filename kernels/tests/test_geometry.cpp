@@ -1,4 +1,4 @@
-// The exact point-triangle and triangle-triangle distances (common/point_triangle.h, triangle_pair.h)
+// The exact point-triangle and triangle-triangle distances (geometry/point_triangle.h, triangle_pair.h)
 // against brute force: the true distance is at most that of any sampled point of the triangle, and a
 // fine barycentric sampling comes within its spacing of it. Degenerate triangles (a repeated corner,
 // collinear corners, a single point) have no plane: they must fall back to their edges, never divide by
@@ -7,8 +7,8 @@
 #include <cmath>
 #include <vector>
 
-#include "../common/point_triangle.h"
-#include "../common/triangle_pair.h"
+#include "../geometry/point_triangle.h"
+#include "../geometry/triangle_pair.h"
 #include "check.h"
 #include "random_points.h"
 

@@ -1,12 +1,12 @@
 // Point-to-surface distances (cpu/surface_bvh.cpp, surface_grid.cpp) through the C ABI against the
 // double-precision brute force, on meshes with the shapes that stress them: a closed surface, degenerate
 // triangles, a point cloud passed as triangles (i, i, i), survey coordinates; and the area and sampling
-// entry points (common/surface_sampling.cpp).
+// entry points (geometry/surface_sampling.cpp).
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "../common/point_triangle.h"
+#include "../geometry/point_triangle.h"
 #include "check.h"
 #include "meshes.h"
 #include "random_points.h"

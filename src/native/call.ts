@@ -1,11 +1,10 @@
 // One asynchronous native call with what every entry point needs around it: a progress slot polled for
 // the caller's progress callback, cancellation through an AbortSignal, and the status code turned into
 // the error a user should see.
-import koffi from 'koffi';
+import type koffi from 'koffi';
 
 import { CancelledError, NativeError, UsageError, XhdError, EXIT_NATIVE } from '../core/errors.js';
 import {
-  PROGRESS_BYTES,
   STATUS_NAMES,
   XHD_ERROR_CANCELLED,
   XHD_ERROR_INVALID_ARGUMENT,
@@ -13,6 +12,7 @@ import {
   XHD_OK,
 } from './abi.js';
 import type { NativeBackend } from './library.js';
+import { ProgressSlot } from './progress-slot.js';
 
 export interface CallOptions {
   /** Called about ten times a second while the call runs, and once at the end. */
@@ -35,18 +35,14 @@ export function throwUnlessOk(backend: NativeBackend, status: number, refusal: s
 /** Calls fn.async(...args, progress, callback) on a worker thread and resolves when it succeeded. */
 export async function callNative(backend: NativeBackend, fn: koffi.KoffiFunction, args: unknown[], options: CallOptions): Promise<void> {
   if (options.signal?.aborted) throw new CancelledError(options.signal.reason);
-  const progress = koffi.alloc('uint64_t', PROGRESS_BYTES / 8);
-  const progressView = new BigUint64Array(koffi.view(progress, PROGRESS_BYTES));
-  progressView.fill(0n);
-  const onAbort = () => {
-    progressView[2] = 1n; // xhd_progress.cancel (low half on little-endian hosts)
-  };
+  const progress = new ProgressSlot();
+  const onAbort = () => progress.cancel();
   options.signal?.addEventListener('abort', onAbort);
-  const report = () => options.onProgress?.(Number(progressView[0]), Number(progressView[1]));
+  const report = () => options.onProgress?.(progress.done, progress.total);
   const ticker = options.onProgress ? setInterval(report, 100) : undefined;
   try {
     const status = await new Promise<number>((resolve, reject) => {
-      fn.async(...args, progress, (err: unknown, result: number) => (err ? reject(err) : resolve(result)));
+      fn.async(...args, progress.pointer, (err: unknown, result: number) => (err ? reject(err) : resolve(result)));
     });
     throwUnlessOk(backend, status, options.refusal, options.signal);
     report();
@@ -56,6 +52,6 @@ export async function callNative(backend: NativeBackend, fn: koffi.KoffiFunction
   } finally {
     if (ticker) clearInterval(ticker);
     options.signal?.removeEventListener('abort', onAbort);
-    koffi.free(progress);
+    progress.free();
   }
 }

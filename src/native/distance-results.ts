@@ -1,6 +1,6 @@
 // xhd_distance_result records that xhd_distance_query_many writes side by side into one buffer, read where
 // they lie: no koffi object per frame, which cost more than a small mesh's whole query. The field offsets come
-// from the koffi declarations in abi.ts (koffi.offsetof), whose sizes the library confirms at load, so a
+// from the declarations in abi.ts (koffi.offsetof), whose sizes and offsets the library confirms at load, so a
 // layout change on either side is caught there rather than read wrong here.
 import { endianness } from 'node:os';
 import koffi from 'koffi';

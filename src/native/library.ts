@@ -6,14 +6,49 @@ import { fileURLToPath } from 'node:url';
 import koffi from 'koffi';
 
 import { NativeError } from '../core/errors.js';
-import { ABI_STRUCTS, PROTOTYPES, XHD_ABI_VERSION } from './abi.js';
+import {
+  PROTOTYPES,
+  XHD_ABI_VERSION,
+  XHD_CAP_DELIMITED_TEXT,
+  XHD_CAP_DEVICES,
+  XHD_CAP_FILE_READERS,
+  XHD_CAP_NEAREST_POINTS,
+  XHD_CAP_REFERENCE_METHODS,
+} from './abi.js';
+import { firstLayoutMismatch, layoutReader } from './layout-check.js';
 
 export type BackendName = 'cpu' | 'cuda';
+
+/** What a library says it implements of the ABI's optional parts (xhd_capabilities). */
+export interface Capabilities {
+  /** xhd_nearest_points */
+  nearestPoints: boolean;
+  /** xhd_read_file and xhd_read_ply_vertices */
+  fileReaders: boolean;
+  /** xhd_count_lines and xhd_parse_delimited */
+  delimitedText: boolean;
+  /** Computes on devices (GPUs) that xhd_device_count counts. */
+  devices: boolean;
+  /** The double-precision brute-force references (the brute methods). */
+  referenceMethods: boolean;
+}
+
+export function capabilitiesOf(bits: bigint): Capabilities {
+  const has = (bit: bigint) => (bits & bit) !== 0n;
+  return {
+    nearestPoints: has(XHD_CAP_NEAREST_POINTS),
+    fileReaders: has(XHD_CAP_FILE_READERS),
+    delimitedText: has(XHD_CAP_DELIMITED_TEXT),
+    devices: has(XHD_CAP_DEVICES),
+    referenceMethods: has(XHD_CAP_REFERENCE_METHODS),
+  };
+}
 
 export interface NativeBackend {
   name: BackendName;
   path: string;
   abiVersion: number;
+  capabilities: Capabilities;
   lastError: () => string;
   deviceCount: () => number;
   // koffi function: (ordinal, out) => status, or .async(ordinal, out, callback) on a worker thread.
@@ -21,7 +56,7 @@ export interface NativeBackend {
   // koffi function: call synchronously, or through .async(...args, callback).
   hausdorff: koffi.KoffiFunction;
   pointSurfaceDistance: koffi.KoffiFunction;
-  /** Every point's nearest neighbour; null where the library does not export it (so far the CUDA one). */
+  /** Every point's nearest neighbour; null where the library does not implement it (capabilities.nearestPoints). */
   nearestPoints: koffi.KoffiFunction | null;
   surfaceArea: koffi.KoffiFunction;
   sampleSurface: koffi.KoffiFunction;
@@ -32,7 +67,8 @@ export interface NativeBackend {
   distanceQuery: koffi.KoffiFunction;
   distanceQueryMany: koffi.KoffiFunction;
   distanceContextDestroy: koffi.KoffiFunction;
-  /** The file readers' entry points (src/io/native-reader.ts); null where the library does not export them (the CUDA one). */
+  /** The file readers' entry points (src/io/native-reader.ts); null where the library does not implement them all
+   * (capabilities.fileReaders and delimitedText). */
   readers: NativeReaders | null;
 }
 
@@ -60,25 +96,17 @@ function lacksEntryPoints(name: string, path: string, err: unknown): NativeError
 const loaded = new Map<BackendName, NativeBackend>();
 
 /**
- * Every struct this xhd declares must have the library's own size: a field added on one side only would
+ * Every struct this xhd declares must have the library's own layout: a field added on one side only would
  * otherwise be read or written past, silently. Checked once per library, after its version.
  */
 function checkStructLayouts(name: BackendName, path: string, lib: koffi.IKoffiLib): void {
-  let structSize: (struct: string) => number | bigint;
+  let mismatch: string | null;
   try {
-    structSize = lib.func(PROTOTYPES.structSize) as (struct: string) => number | bigint;
+    mismatch = firstLayoutMismatch(layoutReader(lib));
   } catch (err) {
     throw lacksEntryPoints(name, path, err);
   }
-  for (const struct of ABI_STRUCTS) {
-    const theirs = Number(structSize(struct)), ours = koffi.sizeof(struct);
-    if (theirs !== ours) {
-      throw new NativeError(
-        `the native ${name} library at ${path} lays out ${struct} in ${theirs} bytes, this xhd in ${ours}; ` +
-          'rebuild it with `npm run build`',
-      );
-    }
-  }
+  if (mismatch) throw new NativeError(`the native ${name} library at ${path}: ${mismatch}; rebuild it with \`npm run build\``);
 }
 
 export function loadBackend(name: BackendName): NativeBackend {
@@ -127,16 +155,18 @@ export function loadBackend(name: BackendName): NativeBackend {
   checkStructLayouts(name, path, lib);
   let backend: NativeBackend;
   try {
+    const capabilities = capabilitiesOf(BigInt(lib.func(PROTOTYPES.capabilities)() as number | bigint));
     backend = {
       name,
       path,
       abiVersion,
+      capabilities,
       lastError: lib.func(PROTOTYPES.lastError) as () => string,
       deviceCount: lib.func(PROTOTYPES.deviceCount) as () => number,
       deviceInfo: lib.func(PROTOTYPES.deviceInfo),
       hausdorff: lib.func(PROTOTYPES.hausdorff),
       pointSurfaceDistance: lib.func(PROTOTYPES.pointSurfaceDistance),
-      nearestPoints: name === 'cpu' ? lib.func(PROTOTYPES.nearestPoints) : null,
+      nearestPoints: capabilities.nearestPoints ? lib.func(PROTOTYPES.nearestPoints) : null,
       surfaceArea: lib.func(PROTOTYPES.surfaceArea),
       sampleSurface: lib.func(PROTOTYPES.sampleSurface),
       surfaceCompare: lib.func(PROTOTYPES.surfaceCompare),
@@ -145,7 +175,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       distanceQuery: lib.func(PROTOTYPES.distanceQuery),
       distanceQueryMany: lib.func(PROTOTYPES.distanceQueryMany),
       distanceContextDestroy: lib.func(PROTOTYPES.distanceContextDestroy),
-      readers: name === 'cpu' ? {
+      readers: capabilities.fileReaders && capabilities.delimitedText ? {
         readFile: lib.func(PROTOTYPES.readFile),
         readPlyVertices: lib.func(PROTOTYPES.readPlyVertices),
         countLines: lib.func(PROTOTYPES.countLines),

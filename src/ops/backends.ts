@@ -92,12 +92,22 @@ export function probeBackend(name: BackendName): BackendStatus {
   } catch (err) {
     return { name, available: false, reason: err instanceof Error ? err.message : String(err), devices: [] };
   }
-  if (name === 'cpu') return { name, available: true, path: backend.path, devices: [] };
+  // A library that computes on the host is usable as soon as it loads; one that computes on devices needs one.
+  if (!backend.capabilities.devices) return { name, available: true, path: backend.path, devices: [] };
   const count = backend.deviceCount();
   if (count <= 0) return { name, available: false, path: backend.path, reason: backend.lastError() || 'no CUDA GPU found', devices: [] };
   const devices: DeviceInfo[] = [];
   for (let i = 0; i < count; i++) devices.push(readDevice(backend, i));
   return { name, available: true, path: backend.path, devices };
+}
+
+/** Whether the library loads and has the brute-force references (xhd_capabilities); false when it cannot load. */
+function implementsReferenceMethods(name: BackendName): boolean {
+  try {
+    return loadBackend(name).capabilities.referenceMethods;
+  } catch {
+    return false;
+  }
 }
 
 let cudaCount: { count: number; reason: string } | undefined;
@@ -117,7 +127,7 @@ function cudaDevices(backend: NativeBackend): { count: number; reason: string } 
 export function selectBackend(choice: BackendChoice, method: string, device: number): NativeBackend {
   expectOneOf(choice, BACKEND_CHOICES, 'backend');
   if (choice === 'cpu' || (choice === 'auto' && method === 'brute')) return loadBackend('cpu');
-  if (choice === 'cuda' && method === 'brute') {
+  if (choice === 'cuda' && method === 'brute' && !implementsReferenceMethods('cuda')) {
     throw new UsageError('the brute method is the CPU reference implementation; use --backend cpu or auto');
   }
   let cuda: NativeBackend;

@@ -3,7 +3,7 @@
 // reduce the distances to the statistics users ask for: HD, min, mean, RMS and the squared-distance sum E.
 // The per-sample distances stay in the outcome for the pictures (heatmap, histogram).
 //
-// All of it is one native call (xhd_surface_compare, kernels/common/surface_compare.cpp): the sampling, both
+// All of it is one native call (xhd_surface_compare, kernels/geometry/surface_compare.cpp): the sampling, both
 // directions' searches, the reduction and the witnesses, with the rules this file used to orchestrate over
 // several calls (the directions side by side on the CPU, wall times that fit in the total, one thread meaning
 // one). Here the job is described, and what comes back is copied out of the library's memory and freed.

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "parallel.h"
-#include "progress.h"
+#include "../abi/parallel.h"
+#include "../abi/progress.h"
 
 namespace xhd {
 namespace {

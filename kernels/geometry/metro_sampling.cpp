@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "js_math.h"
-#include "large_buffer.h"
-#include "parallel.h"
+#include "../abi/large_buffer.h"
+#include "../abi/parallel.h"
 #include "surface_sampling.h"
 
 namespace xhd {

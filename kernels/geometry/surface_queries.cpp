@@ -6,7 +6,7 @@
 #include "js_math.h"
 #include "metro_sampling.h"
 #include "surface_sampling.h"
-#include "validate.h"
+#include "../abi/validate.h"
 
 namespace xhd {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "f12_bvh.h"
-#include "validate.h"
+#include "../abi/validate.h"
 #include "xhd.h"
 
 namespace xhd {

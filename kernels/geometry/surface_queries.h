@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "owned_buffer.h"
+#include "../abi/owned_buffer.h"
 #include "xhd.h"
 
 namespace xhd {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "status_guard.h"
+#include "../abi/status_guard.h"
 
 namespace xhd {
 namespace {

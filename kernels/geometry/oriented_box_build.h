@@ -3,7 +3,7 @@
 #pragma once
 
 #include "f12_bvh.h"
-#include "large_buffer.h"
+#include "../abi/large_buffer.h"
 #include "oriented_box.h"
 #include "oriented_dop.h"
 

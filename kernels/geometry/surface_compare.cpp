@@ -9,13 +9,13 @@
 #include <thread>
 #include <vector>
 
-#include "elapsed.h"
-#include "owned_buffer.h"
-#include "parallel.h"
-#include "status_guard.h"
+#include "../abi/elapsed.h"
+#include "../abi/owned_buffer.h"
+#include "../abi/parallel.h"
+#include "../abi/status_guard.h"
 #include "surface_brute_point.h"
 #include "surface_queries.h"
-#include "validate.h"
+#include "../abi/validate.h"
 
 namespace xhd {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "filter_bounds.h"
 #include "point_truth.h"
-#include "large_buffer.h"
+#include "../abi/large_buffer.h"
 #include "xhd.h"
 
 namespace xhd {

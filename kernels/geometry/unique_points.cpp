@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "../cpu/parallel_sort_by_key.h"  // header only, host code: built into both libraries
-#include "parallel.h"
+#include "../abi/parallel.h"
 
 namespace xhd {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "parallel.h"
+#include "../abi/parallel.h"
 
 namespace xhd {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "parallel.h"
-#include "progress.h"
+#include "../abi/parallel.h"
+#include "../abi/progress.h"
 
 namespace xhd {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "box_math.h"
-#include "large_buffer.h"
+#include "../abi/large_buffer.h"
 #include "triangle_pair.h"
 
 namespace xhd {

@@ -8,7 +8,7 @@
 
 #include <functional>
 
-#include "progress.h"
+#include "../abi/progress.h"
 #include "xhd.h"
 
 namespace xhd {

@@ -5,7 +5,7 @@
 #include <mutex>
 #include <vector>
 
-#include "parallel.h"
+#include "../abi/parallel.h"
 
 namespace xhd {
 namespace {

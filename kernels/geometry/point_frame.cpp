@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "bulk_box.h"
-#include "parallel.h"
+#include "../abi/parallel.h"
 
 namespace xhd {
 namespace {

@@ -2,7 +2,7 @@
 // library samples by itself and all give the same points.
 #include "parallel.h"
 #include "status_guard.h"
-#include "surface_sampling.h"
+#include "../geometry/surface_sampling.h"
 #include "xhd.h"
 
 extern "C" {

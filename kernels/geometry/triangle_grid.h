@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "large_buffer.h"
+#include "../abi/large_buffer.h"
 #include "mesh_bulk.h"
 #include "surface_bounds.h"
 #include "triangle_bvh.h"

@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "elapsed.h"
-#include "mesh_distance_common.h"
-#include "mesh_distance_engine.h"
+#include "../geometry/mesh_distance_common.h"
+#include "../geometry/mesh_distance_engine.h"
 #include "progress.h"
 #include "status_guard.h"
 

@@ -44,7 +44,7 @@
 #include <cstdint>
 
 #include "f12_bvh.h"
-#include "large_buffer.h"
+#include "../abi/large_buffer.h"
 #include "point_frame.h"
 #include "xhd.h"
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <vector>
 
-#include "large_buffer.h"
-#include "parallel.h"
-#include "validate.h"
+#include "../abi/large_buffer.h"
+#include "../abi/parallel.h"
+#include "../abi/validate.h"
 
 namespace xhd {
 namespace {

@@ -1,0 +1,202 @@
+// xhd_struct_size and xhd_struct_field: the ABI's struct layouts as this library was compiled, so bindings that
+// declare them again (the TypeScript's declarations, src/native/abi.ts) can check every struct's size and every
+// field's name and offset at load instead of reading or writing past a field. Built into every backend library.
+#include <cstddef>
+#include <cstring>
+
+#include "xhd.h"
+
+namespace {
+
+struct Named {
+  const char* name;
+  uint64_t size;
+};
+
+#define XHD_SIZE_OF(type) Named{#type, sizeof(type)}
+
+constexpr Named kStructs[] = {
+    XHD_SIZE_OF(xhd_points),
+    XHD_SIZE_OF(xhd_progress),
+    XHD_SIZE_OF(xhd_hausdorff_options),
+    XHD_SIZE_OF(xhd_directed),
+    XHD_SIZE_OF(xhd_hausdorff_result),
+    XHD_SIZE_OF(xhd_device_info),
+    XHD_SIZE_OF(xhd_mesh),
+    XHD_SIZE_OF(xhd_surface_options),
+    XHD_SIZE_OF(xhd_surface_result),
+    XHD_SIZE_OF(xhd_nearest_result),
+    XHD_SIZE_OF(xhd_file_read),
+    XHD_SIZE_OF(xhd_ply_vertex_layout),
+    XHD_SIZE_OF(xhd_read_result),
+    XHD_SIZE_OF(xhd_delimited_layout),
+    XHD_SIZE_OF(xhd_delimited_result),
+    XHD_SIZE_OF(xhd_distance_options),
+    XHD_SIZE_OF(xhd_distance_pair),
+    XHD_SIZE_OF(xhd_distance_result),
+    XHD_SIZE_OF(xhd_surface_compare_options),
+    XHD_SIZE_OF(xhd_surface_direction),
+    XHD_SIZE_OF(xhd_surface_compare_result),
+};
+
+struct Field {
+  const char* owner;
+  const char* name;
+  uint64_t offset;
+  uint64_t size;
+};
+
+#define XHD_FIELD(type, field) Field{#type, #field, offsetof(type, field), sizeof(type::field)}
+
+// Every field of every struct above, in declaration order (checked below: a field left out fails the build).
+constexpr Field kFields[] = {
+    // xhd_points
+    XHD_FIELD(xhd_points, xyz), XHD_FIELD(xhd_points, count), XHD_FIELD(xhd_points, xyz64),
+    // xhd_progress
+    XHD_FIELD(xhd_progress, done), XHD_FIELD(xhd_progress, total), XHD_FIELD(xhd_progress, cancel),
+    XHD_FIELD(xhd_progress, reserved),
+    // xhd_hausdorff_options
+    XHD_FIELD(xhd_hausdorff_options, method), XHD_FIELD(xhd_hausdorff_options, directions),
+    XHD_FIELD(xhd_hausdorff_options, threads), XHD_FIELD(xhd_hausdorff_options, device),
+    XHD_FIELD(xhd_hausdorff_options, seed), XHD_FIELD(xhd_hausdorff_options, cell_size),
+    // xhd_directed
+    XHD_FIELD(xhd_directed, distance), XHD_FIELD(xhd_directed, from_index), XHD_FIELD(xhd_directed, to_index),
+    XHD_FIELD(xhd_directed, build_ms), XHD_FIELD(xhd_directed, query_ms), XHD_FIELD(xhd_directed, distance_evals),
+    XHD_FIELD(xhd_directed, pruned_queries), XHD_FIELD(xhd_directed, fallback_queries),
+    XHD_FIELD(xhd_directed, grid_dims), XHD_FIELD(xhd_directed, cell_size), XHD_FIELD(xhd_directed, exact_checks),
+    XHD_FIELD(xhd_directed, exact_ms),
+    // xhd_hausdorff_result
+    XHD_FIELD(xhd_hausdorff_result, ab), XHD_FIELD(xhd_hausdorff_result, ba),
+    XHD_FIELD(xhd_hausdorff_result, upload_ms), XHD_FIELD(xhd_hausdorff_result, download_ms),
+    XHD_FIELD(xhd_hausdorff_result, peak_device_bytes), XHD_FIELD(xhd_hausdorff_result, device),
+    XHD_FIELD(xhd_hausdorff_result, query_chunks), XHD_FIELD(xhd_hausdorff_result, origin),
+    // xhd_device_info
+    XHD_FIELD(xhd_device_info, name), XHD_FIELD(xhd_device_info, ordinal), XHD_FIELD(xhd_device_info, compute_major),
+    XHD_FIELD(xhd_device_info, compute_minor), XHD_FIELD(xhd_device_info, multiprocessors),
+    XHD_FIELD(xhd_device_info, total_memory), XHD_FIELD(xhd_device_info, free_memory),
+    XHD_FIELD(xhd_device_info, driver_version), XHD_FIELD(xhd_device_info, runtime_version),
+    // xhd_mesh
+    XHD_FIELD(xhd_mesh, xyz), XHD_FIELD(xhd_mesh, vertex_count), XHD_FIELD(xhd_mesh, triangles),
+    XHD_FIELD(xhd_mesh, triangle_count), XHD_FIELD(xhd_mesh, xyz64),
+    // xhd_surface_options
+    XHD_FIELD(xhd_surface_options, method), XHD_FIELD(xhd_surface_options, threads),
+    XHD_FIELD(xhd_surface_options, device), XHD_FIELD(xhd_surface_options, reserved),
+    // xhd_surface_result
+    XHD_FIELD(xhd_surface_result, build_ms), XHD_FIELD(xhd_surface_result, query_ms),
+    XHD_FIELD(xhd_surface_result, upload_ms), XHD_FIELD(xhd_surface_result, download_ms),
+    XHD_FIELD(xhd_surface_result, peak_device_bytes), XHD_FIELD(xhd_surface_result, triangle_tests),
+    XHD_FIELD(xhd_surface_result, device), XHD_FIELD(xhd_surface_result, reserved),
+    XHD_FIELD(xhd_surface_result, origin),
+    // xhd_nearest_result
+    XHD_FIELD(xhd_nearest_result, build_ms), XHD_FIELD(xhd_nearest_result, query_ms),
+    XHD_FIELD(xhd_nearest_result, distance_evals), XHD_FIELD(xhd_nearest_result, device),
+    XHD_FIELD(xhd_nearest_result, reserved),
+    // xhd_file_read
+    XHD_FIELD(xhd_file_read, bytes), XHD_FIELD(xhd_file_read, error_number), XHD_FIELD(xhd_file_read, reserved),
+    // xhd_ply_vertex_layout
+    XHD_FIELD(xhd_ply_vertex_layout, body_offset), XHD_FIELD(xhd_ply_vertex_layout, count),
+    XHD_FIELD(xhd_ply_vertex_layout, piece_bytes), XHD_FIELD(xhd_ply_vertex_layout, stride),
+    XHD_FIELD(xhd_ply_vertex_layout, swap_bytes), XHD_FIELD(xhd_ply_vertex_layout, offset),
+    XHD_FIELD(xhd_ply_vertex_layout, type), XHD_FIELD(xhd_ply_vertex_layout, output),
+    XHD_FIELD(xhd_ply_vertex_layout, threads),
+    // xhd_read_result
+    XHD_FIELD(xhd_read_result, kind), XHD_FIELD(xhd_read_result, error_number), XHD_FIELD(xhd_read_result, record),
+    XHD_FIELD(xhd_read_result, byte), XHD_FIELD(xhd_read_result, value), XHD_FIELD(xhd_read_result, min),
+    XHD_FIELD(xhd_read_result, max),
+    // xhd_delimited_layout
+    XHD_FIELD(xhd_delimited_layout, slots), XHD_FIELD(xhd_delimited_layout, column_count),
+    XHD_FIELD(xhd_delimited_layout, comma), XHD_FIELD(xhd_delimited_layout, threads),
+    XHD_FIELD(xhd_delimited_layout, reserved), XHD_FIELD(xhd_delimited_layout, piece_bytes),
+    // xhd_delimited_result
+    XHD_FIELD(xhd_delimited_result, rows), XHD_FIELD(xhd_delimited_result, plain),
+    XHD_FIELD(xhd_delimited_result, reserved), XHD_FIELD(xhd_delimited_result, min),
+    XHD_FIELD(xhd_delimited_result, max),
+    // xhd_distance_options
+    XHD_FIELD(xhd_distance_options, which), XHD_FIELD(xhd_distance_options, method),
+    XHD_FIELD(xhd_distance_options, threads), XHD_FIELD(xhd_distance_options, device),
+    // xhd_distance_pair
+    XHD_FIELD(xhd_distance_pair, distance), XHD_FIELD(xhd_distance_pair, triangle_a),
+    XHD_FIELD(xhd_distance_pair, triangle_b), XHD_FIELD(xhd_distance_pair, point_a),
+    XHD_FIELD(xhd_distance_pair, point_b), XHD_FIELD(xhd_distance_pair, intersecting),
+    XHD_FIELD(xhd_distance_pair, reserved),
+    // xhd_distance_result
+    XHD_FIELD(xhd_distance_result, min), XHD_FIELD(xhd_distance_result, max),
+    XHD_FIELD(xhd_distance_result, query_ms), XHD_FIELD(xhd_distance_result, upload_ms),
+    XHD_FIELD(xhd_distance_result, download_ms), XHD_FIELD(xhd_distance_result, box_pairs),
+    XHD_FIELD(xhd_distance_result, triangle_pairs), XHD_FIELD(xhd_distance_result, peak_device_bytes),
+    XHD_FIELD(xhd_distance_result, device), XHD_FIELD(xhd_distance_result, iterations),
+    // xhd_surface_compare_options
+    XHD_FIELD(xhd_surface_compare_options, method), XHD_FIELD(xhd_surface_compare_options, directions),
+    XHD_FIELD(xhd_surface_compare_options, sampling), XHD_FIELD(xhd_surface_compare_options, threads),
+    XHD_FIELD(xhd_surface_compare_options, device), XHD_FIELD(xhd_surface_compare_options, reserved),
+    XHD_FIELD(xhd_surface_compare_options, samples), XHD_FIELD(xhd_surface_compare_options, density),
+    XHD_FIELD(xhd_surface_compare_options, seed),
+    // xhd_surface_direction
+    XHD_FIELD(xhd_surface_direction, hd), XHD_FIELD(xhd_surface_direction, min),
+    XHD_FIELD(xhd_surface_direction, mean), XHD_FIELD(xhd_surface_direction, rms),
+    XHD_FIELD(xhd_surface_direction, e), XHD_FIELD(xhd_surface_direction, samples),
+    XHD_FIELD(xhd_surface_direction, from_index), XHD_FIELD(xhd_surface_direction, to_index),
+    XHD_FIELD(xhd_surface_direction, from_point), XHD_FIELD(xhd_surface_direction, to_point),
+    XHD_FIELD(xhd_surface_direction, queries_from), XHD_FIELD(xhd_surface_direction, reserved),
+    XHD_FIELD(xhd_surface_direction, queries), XHD_FIELD(xhd_surface_direction, queries64),
+    XHD_FIELD(xhd_surface_direction, distances), XHD_FIELD(xhd_surface_direction, build_ms),
+    XHD_FIELD(xhd_surface_direction, query_ms), XHD_FIELD(xhd_surface_direction, upload_ms),
+    XHD_FIELD(xhd_surface_direction, download_ms), XHD_FIELD(xhd_surface_direction, triangle_tests),
+    XHD_FIELD(xhd_surface_direction, peak_device_bytes),
+    // xhd_surface_compare_result
+    XHD_FIELD(xhd_surface_compare_result, ab), XHD_FIELD(xhd_surface_compare_result, ba),
+    XHD_FIELD(xhd_surface_compare_result, sample_ms), XHD_FIELD(xhd_surface_compare_result, build_ms),
+    XHD_FIELD(xhd_surface_compare_result, query_ms), XHD_FIELD(xhd_surface_compare_result, upload_ms),
+    XHD_FIELD(xhd_surface_compare_result, download_ms), XHD_FIELD(xhd_surface_compare_result, peak_device_bytes),
+    XHD_FIELD(xhd_surface_compare_result, device), XHD_FIELD(xhd_surface_compare_result, threads),
+    XHD_FIELD(xhd_surface_compare_result, origin),
+};
+
+constexpr bool same(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+
+// Whether the table lists the struct's fields completely: each starts where the one before ends, the first at 0,
+// and the last ends at the struct's size. The structs of xhd.h have no padding (room kept for alignment is an
+// explicit reserved field), so a field missing from the table leaves a gap, which this refuses; so does
+// padding added to xhd.h by mistake, which a binding could lay out differently.
+constexpr bool listed_completely(const Named& s) {
+  uint64_t end = 0, fields = 0;
+  for (const Field& f : kFields) {
+    if (!same(f.owner, s.name)) continue;
+    if (f.offset != end) return false;
+    end = f.offset + f.size;
+    ++fields;
+  }
+  return fields > 0 && end == s.size;
+}
+
+constexpr bool every_struct_listed_completely() {
+  for (const Named& s : kStructs)
+    if (!listed_completely(s)) return false;
+  return true;
+}
+
+static_assert(every_struct_listed_completely(), "kFields must list every field of every struct of xhd.h, in order");
+
+}  // namespace
+
+extern "C" XHD_API uint64_t xhd_struct_size(const char* name) {
+  if (name == nullptr) return 0;
+  for (const Named& s : kStructs)
+    if (std::strcmp(s.name, name) == 0) return s.size;
+  return 0;
+}
+
+extern "C" XHD_API const char* xhd_struct_field(const char* name, uint32_t index, uint64_t* offset) {
+  if (name == nullptr) return nullptr;
+  uint32_t seen = 0;
+  for (const Field& f : kFields) {
+    if (std::strcmp(f.owner, name) != 0) continue;
+    if (seen++ != index) continue;
+    if (offset != nullptr) *offset = f.offset;
+    return f.name;
+  }
+  return nullptr;
+}

@@ -1,0 +1,44 @@
+// The optional entries of xhd.h that the CUDA library does not implement (its xhd_capabilities() leaves their
+// bits clear): exported all the same, so that every library has every symbol of the header, each returning
+// XHD_ERROR_UNAVAILABLE with a last error that names the library implementing it.
+#include <string>
+
+#include "../abi/status_guard.h"
+#include "xhd.h"
+
+namespace {
+
+int32_t unavailable(const char* entry, const char* capability) {
+  return xhd::guarded([&]() -> int32_t {
+    throw xhd::Unavailable(std::string("the cuda library does not implement ") + entry + " (" + capability +
+                           "); the cpu library does");
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+XHD_API int32_t xhd_nearest_points(const xhd_points*, const xhd_points*, const xhd_hausdorff_options*, double*,
+                                   int64_t*, xhd_nearest_result*, xhd_progress*) {
+  return unavailable("xhd_nearest_points", "XHD_CAP_NEAREST_POINTS");
+}
+
+XHD_API int32_t xhd_read_file(const char*, uint64_t, uint64_t, int32_t, uint8_t*, xhd_file_read*) {
+  return unavailable("xhd_read_file", "XHD_CAP_FILE_READERS");
+}
+
+XHD_API int32_t xhd_read_ply_vertices(const char*, const xhd_ply_vertex_layout*, void*, xhd_read_result*) {
+  return unavailable("xhd_read_ply_vertices", "XHD_CAP_FILE_READERS");
+}
+
+XHD_API int32_t xhd_count_lines(const uint8_t*, uint64_t, int32_t, uint64_t*) {
+  return unavailable("xhd_count_lines", "XHD_CAP_DELIMITED_TEXT");
+}
+
+XHD_API int32_t xhd_parse_delimited(const uint8_t*, uint64_t, const xhd_delimited_layout*, double*, uint64_t,
+                                    xhd_delimited_result*) {
+  return unavailable("xhd_parse_delimited", "XHD_CAP_DELIMITED_TEXT");
+}
+
+}  // extern "C"
