@@ -25,6 +25,7 @@ constexpr Named kStructs[] = {
     XHD_SIZE_OF(xhd_surface_options),
     XHD_SIZE_OF(xhd_surface_result),
     XHD_SIZE_OF(xhd_nearest_result),
+    XHD_SIZE_OF(xhd_per_point),
     XHD_SIZE_OF(xhd_file_read),
     XHD_SIZE_OF(xhd_ply_vertex_layout),
     XHD_SIZE_OF(xhd_read_result),
