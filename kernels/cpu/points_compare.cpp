@@ -14,19 +14,6 @@
 namespace xhd {
 namespace {
 
-// A set as a target: its exact duplicates dropped (unique_points.h), the frame's set itself left whole,
-// since as the source of the other direction every one of its points needs its own answer. Shares the
-// set's arrays when nothing is dropped.
-FramedSet unique_targets(const FramedSet& set, int threads) {
-  FramedSet t;
-  t.truth = set.truth;
-  t.xyz = set.xyz;
-  t.count = set.count;
-  t.loose = set.loose;
-  drop_duplicates(t, threads);
-  return t;
-}
-
 // One direction through the grid over the unique targets: one grid build, one pass over every source point.
 void grid_direction(const PointFrame& frame, const FramedSet& source, const FramedSet& target_set, double cell_size,
                     int threads, const Progress& progress, PerPointOut out, xhd_directed& result) {

@@ -21,7 +21,7 @@ export interface NativeBackend {
   // koffi function: call synchronously, or through .async(...args, callback).
   hausdorff: koffi.KoffiFunction;
   /** The Hausdorff distance and, when asked, every point's nearest in one search (xhd_points_compare). */
-  pointsCompare: koffi.KoffiFunction | null;
+  pointsCompare: koffi.KoffiFunction;
   pointSurfaceDistance: koffi.KoffiFunction;
   /** Every point's nearest neighbour; null where the library does not export it (so far the CUDA one). */
   nearestPoints: koffi.KoffiFunction | null;
@@ -137,7 +137,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       deviceCount: lib.func(PROTOTYPES.deviceCount) as () => number,
       deviceInfo: lib.func(PROTOTYPES.deviceInfo),
       hausdorff: lib.func(PROTOTYPES.hausdorff),
-      pointsCompare: name === 'cpu' ? lib.func(PROTOTYPES.pointsCompare) : null,
+      pointsCompare: lib.func(PROTOTYPES.pointsCompare),
       pointSurfaceDistance: lib.func(PROTOTYPES.pointSurfaceDistance),
       nearestPoints: name === 'cpu' ? lib.func(PROTOTYPES.nearestPoints) : null,
       surfaceArea: lib.func(PROTOTYPES.surfaceArea),

@@ -5,7 +5,6 @@ import koffi from 'koffi';
 import { hausdorffResult, prepareHausdorff, type HausdorffOptions, type HausdorffResult } from '../hausdorff.js';
 import { pointsArg, type RawHausdorffResult } from '../native/abi.js';
 import { callNative } from '../native/call.js';
-import { NativeError } from '../errors.js';
 
 export interface PointsSearchOptions extends HausdorffOptions {
   /** Measure every point: its exact distance to the nearest point of the other set, each direction computed. */
@@ -69,7 +68,6 @@ export async function pointsSearch(a: Float32Array | Float64Array, b: Float32Arr
       distance_ba: outputs[2]?.address ?? null,
       nearest_ba: outputs[3]?.address ?? null,
     } : null;
-    if (!call.backend.pointsCompare) throw new NativeError(`the ${call.backend.name} library has no xhd_points_compare yet`);
     await callNative(call.backend, call.backend.pointsCompare, [pointsArg(a), pointsArg(b), call.nativeOptions, perPointArg, raw],
       { onProgress: options.onProgress, signal: options.signal, refusal: 'the points cannot be compared' });
     const doubles = (o: NativeOutput | null) => (o ? o.copyOut((buffer) => new Float64Array(buffer)) : null);
