@@ -94,6 +94,14 @@ function cases(): Array<[string, Points, Points]> {
   out.push(['far outliers (double)', ...withOutliers(2000, 8)]);
   const [fa, fb] = withOutliers(2000, 10);
   out.push(['far outliers (float32)', Float32Array.from(fa), Float32Array.from(fb)]);
+  // Two short segments a million units apart: every query's reach spans far more cells than grid stepping takes.
+  const near = new Float64Array(3 * 400), far = new Float64Array(3 * 400);
+  for (let i = 0; i < 400; i++) near.set([i * 1e-3, 0, 0], 3 * i), far.set([1e6 + i * 1e-3, 0.5, 0], 3 * i);
+  out.push(['sets a million units apart (double)', near, far]);
+  // Every point in a box of side 1e-6 (one crowded cell) and one point 40 away.
+  const crowded = uniform(20000, 3, r, 0.5, 1e-6);
+  crowded.set([40, -3, 7], 3 * 19999);
+  out.push(['one crowded cell and an outlier (float32)', crowded, uniform(3000, 3, r, 0.5, 1e-6)]);
   out.push(['float32 A against double B', uniform(700, 3, r), Float64Array.from(uniform(600, 3, r, 0.2))]);
   return out;
 }
