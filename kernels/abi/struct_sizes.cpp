@@ -26,6 +26,7 @@ constexpr Named kStructs[] = {
     XHD_SIZE_OF(xhd_surface_options),
     XHD_SIZE_OF(xhd_surface_result),
     XHD_SIZE_OF(xhd_nearest_result),
+    XHD_SIZE_OF(xhd_per_point),
     XHD_SIZE_OF(xhd_file_read),
     XHD_SIZE_OF(xhd_ply_vertex_layout),
     XHD_SIZE_OF(xhd_read_result),
@@ -91,6 +92,9 @@ constexpr Field kFields[] = {
     XHD_FIELD(xhd_nearest_result, build_ms), XHD_FIELD(xhd_nearest_result, query_ms),
     XHD_FIELD(xhd_nearest_result, distance_evals), XHD_FIELD(xhd_nearest_result, device),
     XHD_FIELD(xhd_nearest_result, reserved),
+    // xhd_per_point
+    XHD_FIELD(xhd_per_point, distance_ab), XHD_FIELD(xhd_per_point, nearest_ab),
+    XHD_FIELD(xhd_per_point, distance_ba), XHD_FIELD(xhd_per_point, nearest_ba),
     // xhd_file_read
     XHD_FIELD(xhd_file_read, bytes), XHD_FIELD(xhd_file_read, error_number), XHD_FIELD(xhd_file_read, reserved),
     // xhd_ply_vertex_layout

@@ -12,6 +12,8 @@
 #include "../abi/validate.h"
 #include "mesh_distance.h"
 #include "nearest_points.h"
+#include "points_compare.h"
+#include "../abi/per_point.h"
 #include "surface_distance.h"
 #include "xhd.h"
 
@@ -49,6 +51,22 @@ int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_
   const xhd::HausdorffJob job{&frame, directions, threads, options->seed, options->cell_size, &progress};
   run_method(job, options->method, *result);
   xhd::report_input_indices(frame, *result);
+  return XHD_OK;
+}
+
+// Without per-point outputs, xhd_hausdorff itself; with them, every point measured (points_compare.h) over one
+// frame of both inputs, as xhd_hausdorff frames them.
+int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                       const xhd_per_point* per_point, xhd_hausdorff_result* result, xhd_progress* progress_slot) {
+  if (!xhd::wants_per_point(per_point)) return hausdorff(a, b, options, result, progress_slot);
+  xhd::check_hausdorff_call(a, b, options, result);
+  xhd::check_per_point(*per_point, options->directions);
+  const xhd::Progress progress(progress_slot);
+  const int threads = xhd::resolve_thread_count(options->threads);
+  xhd::PointFrame frame;
+  xhd::frame_points(*a, b, threads, frame);
+  for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
+  xhd::cpu_points_compare(frame, *options, *per_point, threads, progress, *result);
   return XHD_OK;
 }
 
@@ -133,6 +151,11 @@ XHD_API int32_t xhd_device_info_get(int32_t, xhd_device_info*) {
 XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                               xhd_hausdorff_result* result, xhd_progress* progress) {
   return xhd::guarded([&] { return hausdorff(a, b, options, result, progress); });
+}
+
+XHD_API int32_t xhd_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                                   const xhd_per_point* per_point, xhd_hausdorff_result* result, xhd_progress* progress) {
+  return xhd::guarded([&] { return points_compare(a, b, options, per_point, result, progress); });
 }
 
 XHD_API int32_t xhd_nearest_points(const xhd_points* queries, const xhd_points* targets,

@@ -13,6 +13,8 @@
 #include "cuda_check.h"
 #include "device_session.h"
 #include "hausdorff_gpu.h"
+#include "points_gpu.h"
+#include "../abi/per_point.h"
 #include "mesh_distance_gpu.h"
 #include "surface_gpu.h"
 #include "xhd.h"
@@ -39,6 +41,20 @@ int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_
   progress.set_total(((directions & XHD_DIRECTION_AB) ? a->count : 0) +
                      ((directions & XHD_DIRECTION_BA) ? b->count : 0));
   xhd::gpu_hausdorff(*a, *b, *options, progress, *result);
+  return XHD_OK;
+}
+
+// Without per-point outputs, xhd_hausdorff itself; with them, every point measured on the device (points_gpu.h).
+int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                       const xhd_per_point* per_point, xhd_hausdorff_result* result, xhd_progress* progress_slot) {
+  if (!xhd::wants_per_point(per_point)) return hausdorff(a, b, options, result, progress_slot);
+  xhd::check_hausdorff_call(a, b, options, result);
+  xhd::check_per_point(*per_point, options->directions);
+  if (options->method == XHD_METHOD_BRUTE)
+    throw xhd::InvalidArgument("the brute method is the CPU reference implementation; use the CPU backend");
+  use_device(options->device);
+  const xhd::Progress progress(progress_slot);
+  xhd::gpu_points_compare(*a, *b, *options, *per_point, progress, *result);
   return XHD_OK;
 }
 
@@ -120,6 +136,11 @@ XHD_API int32_t xhd_device_info_get(int32_t ordinal, xhd_device_info* info) {
 XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                               xhd_hausdorff_result* result, xhd_progress* progress) {
   return xhd::guarded([&] { return hausdorff(a, b, options, result, progress); });
+}
+
+XHD_API int32_t xhd_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                                   const xhd_per_point* per_point, xhd_hausdorff_result* result, xhd_progress* progress) {
+  return xhd::guarded([&] { return points_compare(a, b, options, per_point, result, progress); });
 }
 
 XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_mesh* mesh,

@@ -10,6 +10,7 @@
 #include "../geometry/box_math.h"
 #include "../abi/parallel.h"
 #include "cuda_check.h"
+#include "exact_visit.cuh"
 #include "launch.h"
 #include "loose_refine.h"
 #include "refine_on_host.h"
@@ -60,41 +61,9 @@ __global__ void candidates_kernel(const float4* targets, uint32_t target_count, 
   }
 }
 
-// Survivors whose reach spans more cells than this go to the scan of every target instead.
-constexpr int kMaxRangeCells = 64;
 // Up to this many survivors with double inputs, candidate pairs are settled on the host; past it the
 // targets' doubles are uploaded and the device settles them (a shifted copy makes every query one).
 constexpr size_t kPairsOnHostUpTo = 1 << 16;
-
-// Visits every target point of the grid whose computed squared distance to p is within reach (which
-// visit may shrink as it goes): visit(t, reach) for each, cell by cell. Returns false, visiting nothing,
-// when reach spans more than kMaxRangeCells cells. Every target within reach has |t - p| <= r on each
-// axis (r covers the computed distance's relative error), and cell_coord is monotone, so its cell lies in
-// [lo, hi]; the pad only widens that.
-template <class Visit>
-__device__ bool visit_within_reach(const GridView& g, const float p[3], float& reach, Visit visit) {
-  const float r = __fmul_ru(__fsqrt_ru(reach), 1.0f + 1.0f / (1 << 20));
-  const GridFrame& f = g.frame;
-  int lo[3], hi[3], cells = 1;
-  for (int i = 0; i < 3; ++i) {
-    lo[i] = f.cell_coord(__fsub_rd(__fsub_rd(p[i], r), f.pad[i]), i);
-    hi[i] = f.cell_coord(__fadd_ru(__fadd_ru(p[i], r), f.pad[i]), i);
-    cells *= hi[i] - lo[i] + 1;
-  }
-  if (cells > kMaxRangeCells) return false;
-  int c[3];
-  for (c[2] = lo[2]; c[2] <= hi[2]; ++c[2])
-    for (c[1] = lo[1]; c[1] <= hi[1]; ++c[1])
-      for (c[0] = lo[0]; c[0] <= hi[0]; ++c[0]) {
-        if (min_dist2(p, f.cell_box(c)) > reach) continue;
-        const uint32_t key = f.key_of_cell(c);
-        for (uint32_t j = g.cell_start[key], end = g.cell_start[key + 1]; j < end; ++j) {
-          const float4 t = g.points[j];
-          if (dist2(p[0], p[1], p[2], t.x, t.y, t.z) <= reach) visit(t);
-        }
-      }
-  return true;
-}
 
 // The same pairs through the target's grid: each survivor (one thread) emits the points within its
 // reach. A survivor whose reach spans too many cells is listed in `wide` instead.

@@ -165,6 +165,16 @@ bool drop_duplicates(FramedSet& set, int threads) {
   return true;
 }
 
+FramedSet unique_targets(const FramedSet& set, int threads) {
+  FramedSet t;
+  t.truth = set.truth;
+  t.xyz = set.xyz;
+  t.count = set.count;
+  t.loose = set.loose;
+  drop_duplicates(t, threads);
+  return t;
+}
+
 void drop_duplicates(PointFrame& frame, int threads) {
   drop_duplicates(frame.a, threads);
   drop_duplicates(frame.b, threads);

@@ -41,6 +41,11 @@ bool sample_has_duplicates(const PointTruth& truth);
 // valid (a subset of the same points in the same frame).
 bool drop_duplicates(FramedSet& set, int threads);
 
+// The set as the target of a per-point search: its duplicates dropped, while the set itself stays whole (as
+// a source, every one of its points needs its own answer). Shares the set's arrays when nothing is dropped,
+// so the set must outlive it.
+FramedSet unique_targets(const FramedSet& set, int threads);
+
 // Both sets of a Hausdorff frame (each is a source in one direction and a target in the other).
 void drop_duplicates(PointFrame& frame, int threads);
 

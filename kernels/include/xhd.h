@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 12
+#define XHD_ABI_VERSION 13
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -234,10 +234,37 @@ typedef struct xhd_nearest_result {
  * every candidate its rounding bound cannot separate in double, so grid and brute give the same answers.
  * options: method (XHD_METHOD_GRID, or XHD_METHOD_BRUTE: every pair in double), threads, cell_size;
  * directions, device and seed are ignored. distance and nearest each hold queries->count entries
- * and may be NULL when not wanted. Without XHD_CAP_NEAREST_POINTS: XHD_ERROR_UNAVAILABLE. */
+ * and may be NULL when not wanted. Without XHD_CAP_NEAREST_POINTS: XHD_ERROR_UNAVAILABLE (xhd_points_compare
+ * gives the same values on every backend). */
 XHD_API int32_t xhd_nearest_points(const xhd_points* queries, const xhd_points* targets,
                                    const xhd_hausdorff_options* options, double* distance, int64_t* nearest,
                                    xhd_nearest_result* result, xhd_progress* progress);
+
+/* ---- Points compare: the Hausdorff distance and every point's nearest, in one search ---- */
+
+/* Where xhd_points_compare writes each point's nearest neighbour in the other set: caller-owned host arrays,
+ * each of which may be NULL when not wanted. distance_ab and nearest_ab hold a->count entries (A's points
+ * against B), distance_ba and nearest_ba b->count entries (B's against A). */
+typedef struct xhd_per_point {
+  double* distance_ab;  /* exact double distance to the nearest point of B */
+  int64_t* nearest_ab;  /* that point's index in B; among equally near points the smallest index */
+  double* distance_ba;
+  int64_t* nearest_ba;
+} xhd_per_point;
+
+/* The Hausdorff distances of xhd_hausdorff and, when per_point asks for any output, every point's nearest in
+ * the same call. per_point NULL (or all four pointers NULL): exactly xhd_hausdorff. Otherwise every point of
+ * each direction in options->directions is measured (outputs for a direction not asked for are refused):
+ * its distance is the exact double distance to its nearest target (ties to the smallest target index), the
+ * values xhd_nearest_points gives bit for bit, and each direction's HD and witness are taken from them: the
+ * largest squared distance, ties to the smallest source index, its nearest as to_index; the answer
+ * xhd_hausdorff gives bit for bit. The grid method measures through the X-HD grid with nothing pruned (eb,
+ * which has no per-point form, does the same); brute (CPU only) through every pair. The result's counters
+ * are those of that search: pruned_queries 0, exact_checks every point measured.
+ * progress may be NULL. Returns an xhd_status; on failure xhd_last_error() says why. */
+XHD_API int32_t xhd_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                                   const xhd_per_point* per_point, xhd_hausdorff_result* result,
+                                   xhd_progress* progress);
 
 /* Total area of the mesh: each triangle's area in double precision from its vertices as given, summed in
  * triangle order. Runs on the host in every backend. */

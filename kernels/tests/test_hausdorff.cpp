@@ -147,3 +147,111 @@ TEST(nearest_points_grid_matches_brute) {
     CHECK(i_grid == i_brute);
   }
 }
+
+namespace {
+
+// Each point's nearest by the brute reference (xhd_nearest_points), one direction.
+void brute_nearest(const xhd_points& q, const xhd_points& t, std::vector<double>& d, std::vector<int64_t>& i) {
+  xhd_hausdorff_options options{};
+  options.method = XHD_METHOD_BRUTE;
+  options.threads = 2;
+  xhd_nearest_result r{};
+  d.assign(q.count, -1);
+  i.assign(q.count, -2);
+  CHECK_EQ(xhd_nearest_points(&q, &t, &options, d.data(), i.data(), &r, nullptr), int32_t(XHD_OK));
+}
+
+void check_points_compare(const Case& c, bool as_float) {
+  const std::vector<float> a32 = xhd_test::to_float(c.a), b32 = xhd_test::to_float(c.b);
+  const xhd_points a =
+      as_float ? xhd_points{a32.data(), a32.size() / 3, nullptr} : xhd_points{nullptr, c.a.size() / 3, c.a.data()};
+  const xhd_points b =
+      as_float ? xhd_points{b32.data(), b32.size() / 3, nullptr} : xhd_points{nullptr, c.b.size() / 3, c.b.data()};
+  const xhd_hausdorff_result reference = hausdorff(a, b, XHD_METHOD_BRUTE, 2, 0);
+  std::vector<double> d_ab, d_ba;
+  std::vector<int64_t> i_ab, i_ba;
+  brute_nearest(a, b, d_ab, i_ab);
+  brute_nearest(b, a, d_ba, i_ba);
+  struct Run {
+    int method, threads;
+    double cell;
+  };
+  for (const Run& run : {Run{XHD_METHOD_GRID, 1, 0}, Run{XHD_METHOD_GRID, 3, 0}, Run{XHD_METHOD_GRID, 2, 1e-7},
+                         Run{XHD_METHOD_EB, 2, 0}, Run{XHD_METHOD_BRUTE, 2, 0}}) {
+    xhd_hausdorff_options options{};
+    options.method = run.method;
+    options.directions = XHD_DIRECTION_AB | XHD_DIRECTION_BA;
+    options.threads = run.threads;
+    options.seed = 7;
+    options.cell_size = run.cell;
+    std::vector<double> da(a.count, -1), db(b.count, -1);
+    std::vector<int64_t> ia(a.count, -2), ib(b.count, -2);
+    const xhd_per_point outputs{da.data(), ia.data(), db.data(), ib.data()};
+    xhd_hausdorff_result result{};
+    xhd_progress progress{};
+    CHECK_EQ(xhd_points_compare(&a, &b, &options, &outputs, &result, &progress), int32_t(XHD_OK));
+    CHECK_EQ(progress.done, progress.total);
+    CHECK_EQ(progress.total, a.count + b.count);
+    const bool same = same_direction(result.ab, reference.ab) && same_direction(result.ba, reference.ba) && da == d_ab &&
+                      ia == i_ab && db == d_ba && ib == i_ba;
+    if (!CHECK(same))
+      std::fprintf(stderr, "  %s (%s, method %d, %d threads, cell %g): ab %.17g [%lld %lld] vs %.17g [%lld %lld]\n",
+                   c.name.c_str(), as_float ? "float" : "double", run.method, run.threads, run.cell, result.ab.distance,
+                   (long long)result.ab.from_index, (long long)result.ab.to_index, reference.ab.distance,
+                   (long long)reference.ab.from_index, (long long)reference.ab.to_index);
+    CHECK_EQ(result.ab.exact_checks, uint64_t(a.count));
+    // Only the distances of one direction: the other output and direction left out.
+    options.directions = XHD_DIRECTION_AB;
+    std::vector<double> only(a.count, -1);
+    const xhd_per_point distances_only{only.data(), nullptr, nullptr, nullptr};
+    CHECK_EQ(xhd_points_compare(&a, &b, &options, &distances_only, &result, nullptr), int32_t(XHD_OK));
+    CHECK(only == d_ab && same_direction(result.ab, reference.ab) && result.ba.from_index == XHD_NO_INDEX);
+  }
+}
+
+}  // namespace
+
+TEST(points_compare_matches_hausdorff_and_nearest) {
+  for (const Case& c : cases()) {
+    check_points_compare(c, false);
+    check_points_compare(c, true);
+  }
+}
+
+TEST(points_compare_without_outputs_is_hausdorff) {
+  xhd_test::Random rng(5);
+  const std::vector<double> pa = xhd_test::uniform_points(rng, 500, 0, 1), pb = xhd_test::uniform_points(rng, 400, 0.2, 1);
+  const xhd_points a{nullptr, pa.size() / 3, pa.data()}, b{nullptr, pb.size() / 3, pb.data()};
+  const xhd_hausdorff_result plain = hausdorff(a, b, XHD_METHOD_GRID, 2, 0);
+  xhd_hausdorff_options options{};
+  options.directions = XHD_DIRECTION_AB | XHD_DIRECTION_BA;
+  options.threads = 2;
+  options.seed = 7;
+  const xhd_per_point none{};
+  for (const xhd_per_point* outputs : {static_cast<const xhd_per_point*>(nullptr), &none}) {
+    xhd_hausdorff_result result{};
+    CHECK_EQ(xhd_points_compare(&a, &b, &options, outputs, &result, nullptr), int32_t(XHD_OK));
+    // The pruned search ran: the same answer, and points set aside.
+    CHECK(same_direction(result.ab, plain.ab) && same_direction(result.ba, plain.ba));
+    CHECK(result.ab.pruned_queries > 0);
+  }
+}
+
+TEST(points_compare_refuses_bad_outputs) {
+  const std::vector<double> p{0, 0, 0, 1, 1, 1};
+  const xhd_points a{nullptr, 2, p.data()};
+  std::vector<double> d(2);
+  xhd_hausdorff_options options{};
+  options.directions = XHD_DIRECTION_AB;
+  const xhd_per_point ba_only{nullptr, nullptr, d.data(), nullptr};
+  xhd_hausdorff_result result{};
+  CHECK_EQ(xhd_points_compare(&a, &a, &options, &ba_only, &result, nullptr), int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  CHECK(std::strstr(xhd_last_error(), "B -> A") != nullptr);
+  const std::vector<double> bad{0, 0, 0, std::nan(""), 1, 1};
+  const xhd_points with_nan{nullptr, 2, bad.data()};
+  const xhd_per_point ab{d.data(), nullptr, nullptr, nullptr};
+  CHECK_EQ(xhd_points_compare(&a, &with_nan, &options, &ab, &result, nullptr), int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  xhd_progress progress{};
+  progress.cancel = 1;
+  CHECK_EQ(xhd_points_compare(&a, &a, &options, &ab, &result, &progress), int32_t(XHD_ERROR_CANCELLED));
+}

@@ -18,13 +18,13 @@ type Done = Extract<Outcome, { kind: 'done' }>;
 export interface OursMedians {
   /** Both files: read, gunzip, parse, mask → surface points (what `timings_ms.read` covers). */
   read: number;
-  /** The exact HD search of both directions: build + query (+ upload + download on a GPU). */
+  /** The one search of both directions, HD and every point's nearest: build + query (+ upload + download on a GPU). */
   search: number;
   upload: number;
   build: number;
   query: number;
   download: number;
-  /** Every surface point's nearest distance both ways, and HD95, ASSD from them (CPU library on every backend). */
+  /** HD95 and ASSD from the per-point distances the search gave (`timings_ms.stats`). */
   stats: number;
   /** Everything after reading: total − read. The goal's number. */
   compute: number;

@@ -3,7 +3,7 @@
 import { UsageError } from '../core/errors.js';
 import { emptyOutcome, uniformStats, type EmptyOutcome, type EmptyPolicy } from './empty-policy.js';
 import { warmUpCuda, type DeviceInfo } from '../ops/backends.js';
-import { DEFAULT_SEED, hausdorff, type BackendChoice, type DirectedHausdorff, type Method } from '../ops/hausdorff.js';
+import { DEFAULT_SEED, type BackendChoice, type DirectedHausdorff, type Method } from '../ops/hausdorff.js';
 import { boundsDiagonal, type Coordinates, type FileFormat, type Geometry, type MaskOptions } from '../io/geometry.js';
 import { spaceDifference } from '../io/voxel-mask.js';
 import { crsNotes, type Crs } from '../io/crs.js';
@@ -15,7 +15,7 @@ import type { SamplingMode } from '../sampling/sample-mesh.js';
 import { compareSurfaces, hasFaces, type DirectionStats, type SurfaceOutcome } from '../ops/surface-compare.js';
 import type { SurfaceMethod } from '../ops/surface-distance.js';
 import { distanceStats, type AssdVariant, type DistanceStats, type PercentileVariant } from '../metrics/distance-stats.js';
-import { nearestDistances, type NearestDistances } from '../ops/nearest.js';
+import { pointsSearch } from '../ops/points-search.js';
 import type { PerPointDistances } from './per-point.js';
 import { relativeValues, type RelativeBasis, type RelativeValues } from '../metrics/relative.js';
 import { checkThresholdOptions, judge, metricNeeds, type ThresholdMetric, type ThresholdSpec, type ThresholdVerdict } from './threshold.js';
@@ -148,7 +148,7 @@ export interface CompareResult {
    */
   coordinateOrigin: [number, number, number];
   /** upload and download are host-device copies: 0 on the CPU backend. */
-  /** stats: every point's nearest distance for the statistics (points mode; 0 when not asked for). */
+  /** stats: the statistics from the per-point distances (points mode; those distances are measured within the query). */
   timingsMs: { read: number; sample: number; upload: number; build: number; query: number; download: number; stats: number; total: number };
   notes: string[];
 }
@@ -249,10 +249,10 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
     throw new UsageError(`${perSample} needs surface mode: per-point distances are measured when an input is a mesh (without --vertices-only)`);
   }
 
-  // One bar over the whole: the search, then (when asked for) every point's distance, each direction a part.
+  // One search: the Hausdorff distance and (when asked for) every point's nearest, on the backend chosen.
   const measuresEveryPoint = wantsStats(options) || options.export !== undefined;
-  bar.phase('hausdorff', 0, measuresEveryPoint ? 0.5 : 1);
-  const result = await hausdorff(a.positions, b.positions, {
+  bar.phase(measuresEveryPoint ? 'hausdorff, every point' : 'hausdorff', 0, 1);
+  const result = await pointsSearch(a.positions, b.positions, {
     method: options.method,
     directed: options.directed,
     backend: options.backend,
@@ -260,18 +260,20 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
     threads: options.threads,
     seed: options.seed,
     signal: options.signal,
+    distances: measuresEveryPoint,
+    nearest: options.export !== undefined,
     onProgress: (done, total) => bar.update(done, total),
   }).finally(() => bar.finish()); // an error message must not land on the bar's line
 
   const statsStarted = performance.now();
-  const nearest = measuresEveryPoint ? await pointDistances(a, b, options, bar) : null;
-  const stats = nearest && wantsStats(options) ? distanceStats(nearest.ab.distances, nearest.ba ? nearest.ba.distances : null, options) : null;
-  const statsMs = nearest ? performance.now() - statsStarted : 0;
+  const nearest = result.perPoint;
+  const stats = nearest && wantsStats(options) ? distanceStats(nearest.ab.distances!, nearest.ba ? nearest.ba.distances! : null, options) : null;
+  const statsMs = stats ? performance.now() - statsStarted : 0;
   const perPoint: PerPointDistances | null = nearest && options.export ? {
     dims: a.dims,
     nearestIs: 'point',
-    ab: { points: a.positions, distances: nearest.ab.distances, nearest: nearest.ab.nearest },
-    ba: nearest.ba ? { points: b.positions, distances: nearest.ba.distances, nearest: nearest.ba.nearest } : null,
+    ab: { points: a.positions, distances: nearest.ab.distances!, nearest: nearest.ab.nearest },
+    ba: nearest.ba ? { points: b.positions, distances: nearest.ba.distances!, nearest: nearest.ba.nearest } : null,
   } : null;
 
   const notes: string[] = maskSpaceWarning(a, b);
@@ -390,23 +392,6 @@ function maskSpaceWarning(a: Geometry, b: Geometry): string[] {
 
 export function wantsStats(options: CompareOptions): boolean {
   return options.stats === true || options.percentile !== undefined;
-}
-
-/** Every point's nearest distance, both ways (one way when directed); nearest indices too for --export. */
-async function pointDistances(a: Geometry, b: Geometry, options: CompareOptions, bar: Progress): Promise<{ ab: NearestDistances; ba: NearestDistances | null }> {
-  const run = (from: Geometry, to: Geometry) =>
-    nearestDistances(from.positions, to.positions, {
-      method: options.method === 'brute' ? 'brute' : 'grid',
-      threads: options.threads,
-      signal: options.signal,
-      indices: options.export !== undefined,
-      onProgress: (done, total) => bar.update(done, total),
-    }).finally(() => bar.finish());
-  bar.phase('distances A → B', 0.5, options.directed ? 1 : 0.75);
-  const ab = await run(a, b);
-  bar.phase('distances B → A', 0.75, 1);
-  const ba = options.directed ? null : await run(b, a);
-  return { ab, ba };
 }
 
 function surfaceWitness(d: DirectionStats): Witness {

@@ -6,7 +6,7 @@ import koffi from 'koffi';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 12;
+export const XHD_ABI_VERSION = 13;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -128,6 +128,14 @@ export const NEAREST_RESULT = declareStruct('xhd_nearest_result', {
   distance_evals: 'uint64_t',
   device: 'int32_t',
   reserved: 'uint32_t',
+});
+
+// xhd_points_compare's per-point outputs: native arrays the library fills (src/ops/points-search.ts).
+export const PER_POINT = declareStruct('xhd_per_point', {
+  distance_ab: 'void *',
+  nearest_ab: 'void *',
+  distance_ba: 'void *',
+  nearest_ba: 'void *',
 });
 
 export const SURFACE_METHOD_CODES = { bvh: 0, brute: 1, grid: 2 } as const;
@@ -296,6 +304,9 @@ export const PROTOTYPES = {
   distanceQueryMany:
     'int32_t xhd_distance_query_many(xhd_distance_context *context, const double *poses, uint64_t n, void *results, xhd_progress *progress)',
   distanceContextDestroy: 'void xhd_distance_context_destroy(xhd_distance_context *context)',
+  pointsCompare:
+    'int32_t xhd_points_compare(const xhd_points *a, const xhd_points *b, const xhd_hausdorff_options *options, ' +
+    'const xhd_per_point *per_point, _Out_ xhd_hausdorff_result *result, xhd_progress *progress)',
   nearestPoints:
     'int32_t xhd_nearest_points(const xhd_points *queries, const xhd_points *targets, const xhd_hausdorff_options *options, ' +
     'double *distance, int64_t *nearest, _Out_ xhd_nearest_result *result, xhd_progress *progress)',

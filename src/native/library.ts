@@ -55,6 +55,8 @@ export interface NativeBackend {
   deviceInfo: koffi.KoffiFunction;
   // koffi function: call synchronously, or through .async(...args, callback).
   hausdorff: koffi.KoffiFunction;
+  /** The Hausdorff distance and, when asked, every point's nearest in one search (xhd_points_compare). */
+  pointsCompare: koffi.KoffiFunction;
   pointSurfaceDistance: koffi.KoffiFunction;
   /** Every point's nearest neighbour; null where the library does not implement it (capabilities.nearestPoints). */
   nearestPoints: koffi.KoffiFunction | null;
@@ -165,6 +167,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       deviceCount: lib.func(PROTOTYPES.deviceCount) as () => number,
       deviceInfo: lib.func(PROTOTYPES.deviceInfo),
       hausdorff: lib.func(PROTOTYPES.hausdorff),
+      pointsCompare: lib.func(PROTOTYPES.pointsCompare),
       pointSurfaceDistance: lib.func(PROTOTYPES.pointSurfaceDistance),
       nearestPoints: capabilities.nearestPoints ? lib.func(PROTOTYPES.nearestPoints) : null,
       surfaceArea: lib.func(PROTOTYPES.surfaceArea),

@@ -9,8 +9,11 @@ type NumberScalar = 'int8_t' | 'uint8_t' | 'int32_t' | 'uint32_t' | 'float' | 'd
 /** 64-bit integers: koffi gives a number when it is exact, else a bigint. */
 type WideScalar = 'int64_t' | 'uint64_t';
 export type Scalar = NumberScalar | WideScalar;
-/** A pointer field: the caller passes a typed array or null; a decoded one is an opaque address. */
-export type Pointer = `const ${string} *`;
+/**
+ * A pointer field: the caller passes a typed array (const: read by the library) or a native buffer (e.g. the
+ * per-point outputs the library writes), or null; a decoded one is an opaque address.
+ */
+export type Pointer = `${string} *`;
 /** A fixed array: [element, length]; an array of char is a NUL-terminated string. */
 export type FixedArray = readonly [Scalar | 'char', number];
 export type FieldType = Scalar | Pointer | FixedArray | StructDecl;

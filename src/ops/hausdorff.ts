@@ -4,7 +4,7 @@ import { UsageError } from '../core/errors.js';
 import { DIRECTION_AB, DIRECTION_BA, METHOD_CODES, pointsArg, type RawDirected, type RawHausdorffResult } from '../native/abi.js';
 import { callNative } from '../native/call.js';
 import { describe, expectInteger, expectOneOf, expectPoints } from '../core/arguments.js';
-import { type BackendName } from '../native/library.js';
+import { type BackendName, type NativeBackend } from '../native/library.js';
 import { cudaDevice, type BackendChoice, type DeviceInfo } from './backends.js';
 import { resolveRun } from './run-settings.js';
 
@@ -93,12 +93,18 @@ function toDirected(raw: RawDirected): DirectedHausdorff {
   };
 }
 
-/**
- * Exact directed and symmetric Hausdorff distances between point sets a and b (interleaved xyz): the
- * double-precision distances over the given coordinates (a Float64Array's doubles, or a Float32Array's
- * floats), witnesses with ties to the smallest index, on every method and backend.
- */
-export async function hausdorff(a: Float32Array | Float64Array, b: Float32Array | Float64Array, options: HausdorffOptions = {}): Promise<HausdorffResult> {
+/** A checked Hausdorff call: the backend chosen and the xhd_hausdorff_options it gets (shared with src/ops/). */
+export interface HausdorffCall {
+  backend: NativeBackend;
+  method: Method;
+  threads: number;
+  device: number;
+  directed: boolean;
+  nativeOptions: { method: number; directions: number; threads: number; device: number; seed: number; cell_size: number };
+}
+
+/** Checks the inputs and options and picks the backend (a UsageError names what is wrong). */
+export function prepareHausdorff(a: Float32Array | Float64Array, b: Float32Array | Float64Array, options: HausdorffOptions): HausdorffCall {
   expectPoints(a, 'a');
   expectPoints(b, 'b');
   const method = expectOneOf(options.method ?? 'grid', METHODS, 'method');
@@ -106,37 +112,47 @@ export async function hausdorff(a: Float32Array | Float64Array, b: Float32Array 
   const cellSize = options.cellSize ?? 0;
   if (!(Number.isFinite(cellSize) && cellSize >= 0)) throw new UsageError(`Expected a finite number >= 0 for cellSize but received ${describe(cellSize)}`);
   const { backend, threads, device } = resolveRun(options, method);
-  const backendName = backend.name;
+  const directed = options.directed === true;
+  return {
+    backend,
+    method,
+    threads,
+    device,
+    directed,
+    nativeOptions: { method: METHOD_CODES[method], directions: directed ? DIRECTION_AB : DIRECTION_AB | DIRECTION_BA, threads, device, seed, cell_size: cellSize },
+  };
+}
 
-  const raw = {} as RawHausdorffResult;
-  await callNative(backend, backend.hausdorff, [
-    pointsArg(a),
-    pointsArg(b),
-    {
-      method: METHOD_CODES[method],
-      directions: options.directed ? DIRECTION_AB : DIRECTION_AB | DIRECTION_BA,
-      threads,
-      device,
-      seed,
-      cell_size: cellSize,
-    },
-    raw,
-  ], { onProgress: options.onProgress, signal: options.signal, refusal: 'the points cannot be compared' });
+/** The result of a call prepared by prepareHausdorff, from the xhd_hausdorff_result it filled. */
+export function hausdorffResult(call: HausdorffCall, raw: RawHausdorffResult): HausdorffResult {
   const ab = toDirected(raw.ab);
-  const ba = options.directed ? null : toDirected(raw.ba);
-  const onGpu = backendName === 'cuda';
+  const ba = call.directed ? null : toDirected(raw.ba);
+  const onGpu = call.backend.name === 'cuda';
   return {
     hd: ba ? Math.max(ab.distance, ba.distance) : ab.distance,
     ab,
     ba,
-    method,
-    backend: backendName,
-    threads: onGpu ? 0 : threads,
-    device: onGpu ? cudaDevice(device) : null,
+    method: call.method,
+    backend: call.backend.name,
+    threads: onGpu ? 0 : call.threads,
+    device: onGpu ? cudaDevice(call.device) : null,
     uploadMs: raw.upload_ms,
     downloadMs: raw.download_ms,
     peakDeviceBytes: Number(raw.peak_device_bytes),
     queryChunks: raw.query_chunks,
     coordinateOrigin: [raw.origin[0], raw.origin[1], raw.origin[2]],
   };
+}
+
+/**
+ * Exact directed and symmetric Hausdorff distances between point sets a and b (interleaved xyz): the
+ * double-precision distances over the given coordinates (a Float64Array's doubles, or a Float32Array's
+ * floats), witnesses with ties to the smallest index, on every method and backend.
+ */
+export async function hausdorff(a: Float32Array | Float64Array, b: Float32Array | Float64Array, options: HausdorffOptions = {}): Promise<HausdorffResult> {
+  const call = prepareHausdorff(a, b, options);
+  const raw = {} as RawHausdorffResult;
+  await callNative(call.backend, call.backend.hausdorff, [pointsArg(a), pointsArg(b), call.nativeOptions, raw],
+    { onProgress: options.onProgress, signal: options.signal, refusal: 'the points cannot be compared' });
+  return hausdorffResult(call, raw);
 }

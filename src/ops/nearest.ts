@@ -1,6 +1,7 @@
 // Every point's nearest neighbour in another set: the per-point distances that percentile Hausdorff
-// distances, average distances and per-point export are made of. Runs on the CPU library (the CUDA
-// library does not have this search yet).
+// distances, average distances and per-point export are made of. Runs on the CPU library, one set against
+// another; compare measures the same values with the HD in one search on either backend (ops/points-search.ts),
+// and the tests hold the two to each other.
 import { availableParallelism } from 'node:os';
 import { expectInteger, expectOneOf, expectPoints } from '../core/arguments.js';
 import { METHOD_CODES, pointsArg, type RawNearestResult } from '../native/abi.js';

@@ -71,7 +71,7 @@ export function renderCompareText(r: CompareResult, c: ChalkInstance): string {
     lines.push(`  method ${r.method} · backend ${r.backend} · ${r.threads} thread${r.threads === 1 ? '' : 's'}`);
     lines.push(
       `  time   read ${formatMs(t.read)}${surface ? ` · sample ${formatMs(t.sample)}` : ''} · build ${formatMs(t.build)} · ` +
-        `query ${formatMs(t.query)}${t.stats > 0 ? ` · per-point distances ${formatMs(t.stats)}` : ''} · total ${formatMs(t.total)}`,
+        `query ${formatMs(t.query)}${t.stats > 0 ? ` · statistics ${formatMs(t.stats)}` : ''} · total ${formatMs(t.total)}`,
     );
   }
   for (const n of r.notes) lines.push(c.yellow(`  note   ${n}`));

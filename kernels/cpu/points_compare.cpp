@@ -1,0 +1,71 @@
+#include "points_compare.h"
+
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "../abi/elapsed.h"
+#include "../abi/parallel.h"
+#include "../geometry/unique_points.h"
+#include "loose_points.h"
+#include "nearest_points.h"
+#include "point_grid.h"
+
+namespace xhd {
+namespace {
+
+// One direction through the grid over the unique targets: one grid build, one pass over every source point.
+void grid_direction(const PointFrame& frame, const FramedSet& source, const FramedSet& target_set, double cell_size,
+                    int threads, const Progress& progress, PerPointOut out, xhd_directed& result) {
+  auto start = std::chrono::steady_clock::now();
+  const FramedSet target = unique_targets(target_set, threads);
+  PointGrid grid;
+  build_inside_grid(target, cell_size, threads, grid);
+  result.build_ms = elapsed_ms(start);
+  result.cell_size = static_cast<float>(grid.cell);
+  for (int k = 0; k < 3; ++k) result.grid_dims[k] = static_cast<uint32_t>(grid.dims[k]);
+  start = std::chrono::steady_clock::now();
+  const PerPointWitness w = nearest_through_grid(frame, source, target, grid, threads, progress, out.distance, out.nearest,
+                                                 &result.distance_evals);
+  result.query_ms = result.exact_ms = elapsed_ms(start);
+  result.exact_checks = source.count;
+  w.write(result);
+}
+
+// The reference: every pair in double (nearest_brute.cpp), the witness from each point's nearest pair,
+// its squared distance evaluated again by the same formula.
+void brute_direction(const PointFrame& frame, const FramedSet& source, const FramedSet& target, int threads,
+                     const Progress& progress, PerPointOut out, xhd_directed& result) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<int64_t> own_nearest(out.nearest == nullptr ? source.count : 0);
+  int64_t* nearest = out.nearest != nullptr ? out.nearest : own_nearest.data();
+  const NearestJob job{&frame, &source, &target, &frame.bounds, threads, 0.0, &progress, out.distance, nearest};
+  xhd_nearest_result r{};
+  nearest_points_brute(job, r);
+  PerPointWitness w;
+  for (size_t i = 0; i < source.count; ++i)
+    w.offer(exact_dist2(source.truth, i, target.truth, static_cast<size_t>(nearest[i])), static_cast<int64_t>(i), nearest[i]);
+  w.write(result);
+  result.distance_evals = r.distance_evals;
+  result.query_ms = result.exact_ms = elapsed_ms(start);
+  result.exact_checks = source.count;
+}
+
+}  // namespace
+
+void cpu_points_compare(PointFrame& frame, const xhd_hausdorff_options& options, const xhd_per_point& per_point,
+                        int threads, const Progress& progress, xhd_hausdorff_result& result) {
+  const int directions = options.directions;
+  progress.set_total(((directions & XHD_DIRECTION_AB) ? frame.a.count : 0) + ((directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
+  const bool brute = options.method == XHD_METHOD_BRUTE;
+  if (directions & XHD_DIRECTION_AB) {
+    if (brute) brute_direction(frame, frame.a, frame.b, threads, progress, per_point_ab(per_point), result.ab);
+    else grid_direction(frame, frame.a, frame.b, options.cell_size, threads, progress, per_point_ab(per_point), result.ab);
+  }
+  if (directions & XHD_DIRECTION_BA) {
+    if (brute) brute_direction(frame, frame.b, frame.a, threads, progress, per_point_ba(per_point), result.ba);
+    else grid_direction(frame, frame.b, frame.a, options.cell_size, threads, progress, per_point_ba(per_point), result.ba);
+  }
+}
+
+}  // namespace xhd

@@ -1,0 +1,17 @@
+// xhd_points_compare on the CPU with per-point outputs: each direction measures every source point's nearest
+// target (nearest_points.h) and takes its Hausdorff distance and witness from those values (per_point.h).
+#pragma once
+
+#include "../abi/per_point.h"
+#include "../geometry/point_frame.h"
+#include "../abi/progress.h"
+#include "xhd.h"
+
+namespace xhd {
+
+// frame: both inputs framed together (frame_points), nothing dropped. options as checked by
+// check_hausdorff_call; per_point as checked by check_per_point.
+void cpu_points_compare(PointFrame& frame, const xhd_hausdorff_options& options, const xhd_per_point& per_point,
+                        int threads, const Progress& progress, xhd_hausdorff_result& result);
+
+}  // namespace xhd

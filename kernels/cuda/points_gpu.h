@@ -1,0 +1,16 @@
+// xhd_points_compare on one GPU with per-point outputs: every source point's nearest target found on the
+// device (a float search with nothing pruned, then its candidates in double) and downloaded into the
+// caller's arrays, each direction's Hausdorff distance and witness taken from those values.
+#pragma once
+
+#include "../abi/progress.h"
+#include "xhd.h"
+
+namespace xhd {
+
+// options as checked by check_hausdorff_call (grid or eb: both measure every point through the grid),
+// per_point by check_per_point; the device is current.
+void gpu_points_compare(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
+                        const xhd_per_point& per_point, const Progress& progress, xhd_hausdorff_result& result);
+
+}  // namespace xhd
