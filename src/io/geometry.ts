@@ -1,9 +1,10 @@
 // The one shape every reader returns, whatever the file format.
 import type { Crs } from './crs.js';
+import type { E57Summary } from './e57.js';
 import type { LidarSummary } from './las-summary.js';
 import type { PointFilters } from './point-filters.js';
 
-export type FileFormat = 'off' | 'ply' | 'csv' | 'xyz' | 'stl' | 'obj' | 'nifti' | 'las' | 'laz' | 'pcd';
+export type FileFormat = 'off' | 'ply' | 'csv' | 'xyz' | 'stl' | 'obj' | 'nifti' | 'las' | 'laz' | 'pcd' | 'e57';
 
 /**
  * Coordinates exactly as the file states them. Float64Array holds the parsed doubles of the text formats
@@ -48,6 +49,8 @@ export interface Geometry {
   crs?: Crs;
   /** What a LAS/LAZ file's header and records say about it (xhd info). */
   lidar?: LidarSummary;
+  /** What an E57 file's XML says about its scans (xhd info). */
+  e57?: E57Summary;
 }
 
 /** How a voxel mask becomes points (NIfTI inputs). */
