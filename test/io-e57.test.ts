@@ -59,14 +59,16 @@ function scaled(raw: number, scale: number, offset: number): number {
 describe('E57 layout', () => {
   it('CRC-32C is the Castagnoli CRC (the standard check value of "123456789")', () => {
     assert.equal(crc32c(new TextEncoder().encode('123456789')), 0xe3069283);
-    const bytes = new Uint8Array(1000).map((_, i) => (i * 7) & 0xff);
-    // Any start and end (the 8-byte loop and the byte loop agree).
-    let bitwise = 0xffffffff;
-    for (const b of bytes.subarray(3, 997)) {
-      bitwise ^= b;
-      for (let k = 0; k < 8; k++) bitwise = bitwise & 1 ? (bitwise >>> 1) ^ 0x82f63b78 : bitwise >>> 1;
+    const bytes = Uint8Array.from(ints(1100, 256, 99));
+    // Any start and end, aligned (the word loop) or not (the byte loop), against a bit-at-a-time CRC.
+    for (const [start, end] of [[0, 1100], [4, 1024], [3, 997], [8, 9], [5, 5]]) {
+      let bitwise = 0xffffffff;
+      for (const b of bytes.subarray(start, end)) {
+        bitwise ^= b;
+        for (let k = 0; k < 8; k++) bitwise = bitwise & 1 ? (bitwise >>> 1) ^ 0x82f63b78 : bitwise >>> 1;
+      }
+      assert.equal(crc32c(bytes, start, end), (bitwise ^ 0xffffffff) >>> 0, `${start}..${end}`);
     }
-    assert.equal(crc32c(bytes, 3, 997), (bitwise ^ 0xffffffff) >>> 0);
   });
 });
 
@@ -168,6 +170,34 @@ describe('E57 scans', () => {
     valid.forEach((i, k) => assert.deepEqual(Array.from(g.positions.subarray(3 * k, 3 * k + 3)), [xs[i], ys[i], 7]));
     assert.ok(g.notes.some((note) => note.includes(`${(n - valid.length).toLocaleString('en-US')} records marked invalid`)), g.notes.join('; '));
     assert.equal(g.e57?.scans[0].invalid, n - valid.length);
+  });
+
+  it('integers of 29, 32 and 40 bits (values read from a fifth byte, and in two halves), with negative minimums', () => {
+    const n = 700;
+    const wide = ints(n, 1 << 20, 71).map((hi, i) => hi * 2 ** 20 + ints(n, 1 << 20, 72)[i]); // up to 2^40
+    const spec: E57ScanSpec = {
+      packetRecords: 97,
+      fields: [
+        { name: 'cartesianX', kind: 'scaled', minimum: -(2n ** 28n), maximum: 2n ** 28n - 1n, scale: 0.001, offset: 500000, values: ints(n, 2 ** 29, 73).map((v) => v - 2 ** 28) },
+        { name: 'cartesianY', kind: 'integer', minimum: -5n, maximum: 2n ** 40n - 6n, values: wide.map((v) => v - 5) },
+        { name: 'cartesianZ', kind: 'scaled', minimum: 0n, maximum: 2n ** 32n - 1n, scale: 0.5, offset: -1, values: ints(n, 2 ** 32 - 1, 74) },
+      ],
+    };
+    const g = readGeometry(write(e57File([spec]).bytes));
+    assert.equal(g.count, n);
+    const [xs, ys, zs] = spec.fields.map((f) => f.values as number[]);
+    for (let i = 0; i < n; i++) {
+      assert.deepEqual(Array.from(g.positions.subarray(3 * i, 3 * i + 3)), [scaled(xs[i], 0.001, 500000), ys[i], scaled(zs[i], 0.5, -1)], `point ${i}`);
+    }
+  });
+
+  it('a NaN or a coordinate beyond ±1e15 is an error naming its packet and point', () => {
+    const values = [[1, 2, NaN, 4], [0, 0, 0, 0], [0, 0, 0, 0]];
+    const spec: E57ScanSpec = { fields: ['cartesianX', 'cartesianY', 'cartesianZ'].map((name, k) => ({ name, kind: 'float64', values: values[k] }) as E57FieldSpec) };
+    const f = e57File([spec]);
+    assert.match(errorOf(() => readGeometry(write(f.bytes))), new RegExp(` \\(byte ${f.scans[0].packets[0]}\\): non-finite coordinate \\(NaN\\) in vertex 2`));
+    const far = e57File([{ ...spec, pose: { rotation: [1, 0, 0, 0], translation: [0, 0, 2e15] }, fields: spec.fields.map((fl) => ({ ...fl, values: [1, 2, 3, 4] })) }]);
+    assert.match(errorOf(() => readGeometry(write(far.bytes))), /coordinate 200000000000000\d of vertex 0 is beyond ±1e15/);
   });
 
   it('a file larger than one run of pages is read in runs, the same points', () => {

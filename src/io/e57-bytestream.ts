@@ -76,6 +76,16 @@ export class E57Bytestream {
     const scaled = this.field.kind === 'scaled', scale = this.field.scale, offset = this.field.offset;
     const modulus = 2 ** bits;
     let bit = this.bit;
+    if (bits <= 25) {
+      // shift + bits <= 32: the value lies in the 4 bytes from its first, and a mask takes it.
+      const mask = (1 << bits) - 1;
+      for (let i = 0; i < count; i++, bit += bits) {
+        const at = bit >>> 3;
+        const integer = (((b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> (bit & 7)) & mask) + minimum;
+        into[i] = scaled ? integer * scale + offset : integer;
+      }
+      return;
+    }
     for (let i = 0; i < count; i++, bit += bits) {
       const at = bit >>> 3, shift = bit & 7;
       const low = (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> shift >>> 0;

@@ -4,10 +4,11 @@
 // stepped over. Every length and offset is checked against the section before it is followed, and the
 // records a scan declares against the bytes its section holds before anything is allocated for them.
 import { InputError } from '../errors.js';
-import { badCoordinate, isExactCoordinate } from './build.js';
+import { badCoordinate, MAX_COORDINATE } from './build.js';
 import { E57Bytestream } from './e57-bytestream.js';
 import { logicalOffset, physicalOffset, type E57Pages } from './e57-pages.js';
 import type { E57Scan } from './e57-scans.js';
+import type { Bounds } from './geometry.js';
 
 const SECTION_HEADER = 32;
 const DATA_PACKET = 1, INDEX_PACKET = 0, EMPTY_PACKET = 2;
@@ -68,6 +69,8 @@ export interface ScanTally {
   kept: number;
   /** Records skipped for their invalid state. */
   invalid: number;
+  /** Bounds of the points written, or null for none. */
+  bounds: Bounds | null;
 }
 
 /**
@@ -84,6 +87,7 @@ export function decodeSection(pages: E57Pages, file: string, section: E57Section
   const transform = poseTransform(scan);
   const spherical = scan.coordinates === 'spherical';
   const where = `scan ${scan.index}'s points`;
+  const box = Float64Array.of(Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity);
   let pos = section.dataStart, decoded = 0, o = 3 * at, invalid = 0;
   while (decoded < scan.records) {
     if (pos + 4 > section.end) {
@@ -120,23 +124,33 @@ export function decodeSection(pages: E57Pages, file: string, section: E57Section
         if (values[k].length < ready) values[k] = new Float64Array(Math.max(ready, 2 * values[k].length));
         streams[k].take(ready, values[k]);
       }
-      const written = writePoints(values, ready, spherical, transform, out, o);
-      invalid += ready - (written - o) / 3;
-      for (let i = o; i < written; i++) {
-        if (!isExactCoordinate(out[i])) throw badCoordinate(file, { byte: physicalOffset(pos) }, out[i], Math.floor(i / 3));
+      const written = writePoints(values, ready, spherical, transform, out, o, box);
+      if (written < 0) {
+        const bad = -written - 1;
+        throw badCoordinate(file, { byte: physicalOffset(pos) }, out[bad], Math.floor(bad / 3));
       }
+      invalid += ready - (written - o) / 3;
       o = written;
       decoded += ready;
     }
     pos += length;
   }
-  return { kept: o / 3 - at, invalid };
+  const kept = o / 3 - at;
+  return { kept, invalid, bounds: kept > 0 ? { min: [box[0], box[1], box[2]], max: [box[3], box[4], box[5]] } : null };
 }
 
-/** Writes the valid records among `count` decoded ones as points from out[o]; returns the index after the last. */
-function writePoints(values: Float64Array[], count: number, spherical: boolean, m: Float64Array | null, out: Float64Array, o: number): number {
+/**
+ * Writes the valid records among `count` decoded ones as points from out[o], widening `box` (min x, y, z, then
+ * max) around them; returns the index after the last point, or -(index + 1) of the first coordinate that is
+ * not finite or beyond ±1e15, written there for the caller to name.
+ */
+function writePoints(values: Float64Array[], count: number, spherical: boolean, m: Float64Array | null, out: Float64Array, o: number, box: Float64Array): number {
   const [a, b, c] = values;
   const state = values.length > 3 ? values[3] : null;
+  // A pose without a rotation moves by its translation alone: the same doubles as the matrix, fewer steps.
+  const rotates = m !== null && !(m[0] === 1 && m[1] === 0 && m[2] === 0 && m[3] === 0 && m[4] === 1 && m[5] === 0 && m[6] === 0 && m[7] === 0 && m[8] === 1);
+  const tx = m === null ? 0 : m[9], ty = m === null ? 0 : m[10], tz = m === null ? 0 : m[11];
+  let minX = box[0], minY = box[1], minZ = box[2], maxX = box[3], maxY = box[4], maxZ = box[5];
   for (let i = 0; i < count; i++) {
     if (state !== null && state[i] !== 0) continue; // 1: a direction without a range, 2: no point at all
     let x: number, y: number, z: number;
@@ -151,16 +165,31 @@ function writePoints(values: Float64Array[], count: number, spherical: boolean, 
       y = b[i];
       z = c[i];
     }
-    if (m !== null) {
+    if (rotates) {
       const px = x, py = y, pz = z;
-      x = m[0] * px + m[1] * py + m[2] * pz + m[9];
-      y = m[3] * px + m[4] * py + m[5] * pz + m[10];
-      z = m[6] * px + m[7] * py + m[8] * pz + m[11];
+      x = m![0] * px + m![1] * py + m![2] * pz + tx;
+      y = m![3] * px + m![4] * py + m![5] * pz + ty;
+      z = m![6] * px + m![7] * py + m![8] * pz + tz;
+    } else if (m !== null) {
+      x += tx;
+      y += ty;
+      z += tz;
     }
+    // isExactCoordinate, inline: NaN fails every comparison.
     out[o] = x;
     out[o + 1] = y;
     out[o + 2] = z;
+    if (!(x <= MAX_COORDINATE && x >= -MAX_COORDINATE)) return -(o + 1);
+    if (!(y <= MAX_COORDINATE && y >= -MAX_COORDINATE)) return -(o + 2);
+    if (!(z <= MAX_COORDINATE && z >= -MAX_COORDINATE)) return -(o + 3);
     o += 3;
+    if (x < minX) minX = x;
+    if (x > maxX) maxX = x;
+    if (y < minY) minY = y;
+    if (y > maxY) maxY = y;
+    if (z < minZ) minZ = z;
+    if (z > maxZ) maxZ = z;
   }
+  box[0] = minX; box[1] = minY; box[2] = minZ; box[3] = maxX; box[4] = maxY; box[5] = maxZ;
   return o;
 }

@@ -11,7 +11,7 @@ import { decodeSection, openSection } from './e57-points.js';
 import { E57XmlError, e57Document, type E57Document, type E57Scan } from './e57-scans.js';
 import { parseXml, XmlSyntaxError } from './e57-xml.js';
 import { finishGeometry } from './build.js';
-import { computeBounds, type Bounds, type Geometry, type ReadOptions } from './geometry.js';
+import type { Bounds, Geometry, ReadOptions } from './geometry.js';
 import { withOpenFile } from './input-file.js';
 
 /** The largest XML section read (real ones are kilobytes; a scan takes about 2 KiB of XML). */
@@ -75,10 +75,16 @@ export function readE57File(path: string, size: number, options: ReadOptions): G
     const positions = allocatePositions(total, path);
     const read = new Map<number, { points: number; invalid: number; bounds: Bounds | null }>();
     let at = 0, invalid = 0;
+    const bounds: Bounds = { min: [Infinity, Infinity, Infinity], max: [-Infinity, -Infinity, -Infinity] };
     for (const section of sections) {
       const tally = decodeSection(pages, path, section, positions, at);
-      const own = positions.subarray(3 * at, 3 * (at + tally.kept));
-      read.set(section.scan.index, { points: tally.kept, invalid: tally.invalid, bounds: tally.kept > 0 ? computeBounds(own) : null });
+      read.set(section.scan.index, { points: tally.kept, invalid: tally.invalid, bounds: tally.bounds });
+      if (tally.bounds) {
+        for (let k = 0; k < 3; k++) {
+          bounds.min[k] = Math.min(bounds.min[k], tally.bounds.min[k]);
+          bounds.max[k] = Math.max(bounds.max[k], tally.bounds.max[k]);
+        }
+      }
       at += tally.kept;
       invalid += tally.invalid;
     }
@@ -87,7 +93,7 @@ export function readE57File(path: string, size: number, options: ReadOptions): G
     if (scan !== undefined) notes.push(`scan ${scan} of ${doc.scans.length} (scans are numbered from 0)`);
     else if (doc.scans.length > 1) notes.push(`${doc.scans.length} scans read, each placed by its pose`);
     if (invalid > 0) notes.push(`${plural(invalid, 'record')} marked invalid (cartesian/sphericalInvalidState not 0) skipped`);
-    const geometry = finishGeometry({ positions: kept, dims: 3, format: 'e57', notes });
+    const geometry = finishGeometry({ positions: kept, dims: 3, format: 'e57', notes, bounds });
     geometry.e57 = {
       version: `${header.versionMajor}.${header.versionMinor}`,
       guid: doc.guid,
