@@ -17,6 +17,7 @@ import type { SurfaceMethod } from './surface.js';
 import { distanceStats, type AssdVariant, type DistanceStats, type PercentileVariant } from './metrics/distance-stats.js';
 import { nearestDistances, type NearestDistances } from './nearest.js';
 import type { PerPointDistances } from './report/export-distances.js';
+import { exportSource } from './report/export-rows.js';
 import { relativeValues, type RelativeBasis, type RelativeValues } from './metrics/relative.js';
 import { checkThresholdOptions, judge, metricNeeds, type ThresholdMetric, type ThresholdSpec, type ThresholdVerdict } from './threshold.js';
 
@@ -271,6 +272,7 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
     nearestIs: 'point',
     ab: { points: a.positions, distances: nearest.ab.distances, nearest: nearest.ab.nearest },
     ba: nearest.ba ? { points: b.positions, distances: nearest.ba.distances, nearest: nearest.ba.nearest } : null,
+    sources: { a: exportSource(a), b: exportSource(b) },
   } : null;
 
   const notes: string[] = maskSpaceWarning(a, b);
@@ -450,6 +452,7 @@ async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b:
       nearestIs: 'none',
       ab: { points: outcome.queriesA, distances: outcome.distancesAb, nearest: null },
       ba: outcome.distancesBa ? { points: outcome.queriesB, distances: outcome.distancesBa, nearest: null } : null,
+      sources: { a: exportSource(a), b: exportSource(b) },
     } : null,
     surface: {
       ab, ba, es: outcome.es, sampling, seed,

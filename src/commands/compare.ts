@@ -53,7 +53,7 @@ export function registerCompare(program: Command): void {
     .option('--csv-header', 'with --output csv: print the column names first', false)
     .option('--heatmap <file>', "surface mode: write A's samples with their distance to B (quality) and a colour as a PLY point cloud")
     .option('--histogram', 'surface mode: print a histogram of the distances on stderr', false)
-    .option('--export <file>', 'write every point with its distance and nearest index: .csv, .ply or .bin (see README)')
+    .option('--export <file>', 'write every point with its distance and nearest index: .csv, .ply, .bin, .las or .pcd (see README)')
     .addHelpText('after', EXAMPLES)
     .action(async (a: string, b: string, flags: CompareFlags) => withInterrupts(async (signal) => {
       if (flags.heatmap !== undefined) checkWritable(flags.heatmap); // before the work, not after it
@@ -71,7 +71,7 @@ export function registerCompare(program: Command): void {
         result.notes.push(`A → B heatmap written to ${flags.heatmap} (${formatCount(n)} point${n === 1 ? '' : 's'})`);
       }
       if (flags.export !== undefined && result.perPoint) {
-        await writeDistanceExport(flags.export, result.perPoint, signal);
+        result.notes.push(...await writeDistanceExport(flags.export, result.perPoint, signal));
         const n = result.perPoint.ab.distances.length + (result.perPoint.ba?.distances.length ?? 0);
         result.notes.push(`per-point distances written to ${flags.export} (${formatCount(n)} row${n === 1 ? '' : 's'})`);
       }
