@@ -215,7 +215,8 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   if (pathA === STDIN_NAME && pathB === STDIN_NAME) throw new UsageError('only one input can be standard input (-)');
   // With one input on standard input, --format names that one's format; the file's comes from its name.
   const stdin = pathA === STDIN_NAME || pathB === STDIN_NAME;
-  const readOptions = (path: string) => ({ format: stdin && path !== STDIN_NAME ? undefined : options.format, columns: options.columns, mask: options.mask, filters: options.filters });
+  const readOptions = (path: string) => ({ format: stdin && path !== STDIN_NAME ? undefined : options.format, columns: options.columns, mask: options.mask, filters: options.filters,
+    lasAttributes: options.export !== undefined && /\.la[sz]$/i.test(options.export) }); // a LAS export keeps LAS inputs' classes and returns
 
   // The GPU's start-up runs on a worker thread while the files are read.
   const mayUseCuda = options.backend !== 'cpu' && options.method !== 'brute';

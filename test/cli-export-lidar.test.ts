@@ -9,7 +9,10 @@ import { describe, it } from 'node:test';
 import { readGeometry } from '../src/io/read.js';
 import { runXhd, scratchDir } from './cli-run.js';
 import { e57File } from './helpers/e57-writer.js';
+import { sharedData } from './helpers.js';
 import { expectedPositions, lasBytes, type LasPoint } from './las-writer.js';
+import { lazFromTemplate } from './laz-writer.js';
+import { suiteUnless } from './skippable-suite.js';
 
 const dir = scratchDir();
 
@@ -27,7 +30,8 @@ function ints(count: number, n: number, seed: number): number[] {
 const scale: [number, number, number] = [0.001, 0.001, 0.01], offset: [number, number, number] = [500000, 4200000, 0];
 function lasPoints(n: number, seed: number): LasPoint[] {
   const [x, y, z] = [ints(n, 200_000, seed), ints(n, 200_000, seed + 1), ints(n, 5_000, seed + 2)];
-  return x.map((X, i) => ({ X, Y: y[i], Z: z[i], classification: 2 }));
+  const classes = ints(n, 19, seed + 3), returns = ints(n, 3, seed + 4);
+  return x.map((X, i) => ({ X, Y: y[i], Z: z[i], classification: classes[i], returnNumber: 1 + returns[i], numberOfReturns: 3 }));
 }
 const pointsA = lasPoints(700, 1), pointsB = lasPoints(500, 9);
 const lasA = join(dir, 'a.las'), lasB = join(dir, 'b.las');
@@ -111,18 +115,37 @@ describe('compare --export .las', () => {
     });
   });
 
-  it('each record carries return 1 of 1, the CSV export\'s distance and nearest index, and its direction', () => {
+  it('each record carries its input\'s class and returns, the CSV export\'s distance and nearest index, and its direction', () => {
     const start = view.getUint32(96, true);
     assert.equal(bytes.length, start + 1200 * 47);
+    const inputs = [...pointsA, ...pointsB];
     rows.forEach((r, i) => {
       const at = start + 47 * i;
-      assert.equal(bytes[at + 14], 0x11);
+      assert.equal(bytes[at + 14], inputs[i].returnNumber! | (inputs[i].numberOfReturns! << 4), `row ${i} returns`);
+      assert.equal(bytes[at + 16], inputs[i].classification, `row ${i} class`);
       assert.equal(view.getFloat64(at + 30, true), r.distance, `row ${i}`);
       assert.equal(view.getBigInt64(at + 38, true), BigInt(r.nearest));
       assert.equal(bytes[at + 46], r.direction);
       assert.equal(view.getInt32(at, true), Math.round((r.x - offset[0]) / scale[0]));
     });
     assert.equal(Math.max(...rows.map((r) => r.distance)), json.hd);
+    const byReturn = [1, 2, 3].map((rn) => inputs.filter((p) => p.returnNumber === rn).length);
+    assert.deepEqual([0, 1, 2, 3].map((r) => Number(view.getBigUint64(255 + 8 * r, true))), [...byReturn, 0]);
+  });
+
+  it('--every thins the classes and returns with the points', () => {
+    const thinned = join(dir, 'every.las');
+    compare(lasA, lasB, thinned, '--every', '3', '--directed');
+    const b = new Uint8Array(readFileSync(thinned));
+    const v = new DataView(b.buffer, b.byteOffset);
+    const start = v.getUint32(96, true);
+    const kept = pointsA.filter((_, i) => i % 3 === 0);
+    assert.equal(Number(v.getBigUint64(247, true)), kept.length);
+    kept.forEach((p, i) => {
+      assert.equal(v.getInt32(start + 47 * i, true), p.X);
+      assert.equal(b[start + 47 * i + 16], p.classification);
+      assert.equal(b[start + 47 * i + 14], p.returnNumber! | (p.numberOfReturns! << 4));
+    });
   });
 
   it('--directed writes A\'s points alone', () => {
@@ -161,6 +184,11 @@ describe('compare --export of inputs without a LAS scale', () => {
       worst = Math.max(worst, error);
     }));
     if (worst > 0) assert.match(note, /rounded to it by at most/);
+    const start = view.getUint32(96, true);
+    for (let i = 0; i < g.count; i++) {
+      assert.equal(bytes[start + 47 * i + 14], 0x11, 'no LAS input: return 1 of 1');
+      assert.equal(bytes[start + 47 * i + 16], 0, 'class 0, never classified');
+    }
   });
 
   it('.pcd: binary x y z distance nearest_index direction, read back by the PCD reader, equal to the CSV export', () => {
@@ -192,5 +220,34 @@ describe('compare --export of inputs without a LAS scale', () => {
     assert.equal(r.code, 2);
     assert.match(r.stderr, /--export .*e\.laz: LAZ export is not available yet/);
     assert.ok(!existsSync(out));
+  });
+});
+
+const template = sharedData('lidar/point-color.las.laz'), twin = sharedData('lidar/point-color.las');
+suiteUnless(!template || !twin ? 'no ../shared/data/lidar' : false, 'compare --export .las of LAZ inputs', () => {
+  it('a multi-chunk LAZ decoded on two threads keeps each point\'s class and returns, as its LAS twin states them', () => {
+    const laz = join(dir, 'three.laz');
+    writeFileSync(laz, lazFromTemplate(new Uint8Array(readFileSync(template!)), { copies: 3 }));
+    const out = join(dir, 'laz.las');
+    const r = runXhd(['compare', laz, twin!, '--export', out, '--backend', 'cpu', '--json'], { XHD_LAZ_THREADS: '2' });
+    assert.equal(r.code, 0, r.stderr);
+    // The twin's records, read here from its bytes: class in byte 15's low 5 bits, returns in byte 14 (formats 0-5).
+    const t = new Uint8Array(readFileSync(twin!));
+    const tv = new DataView(t.buffer, t.byteOffset);
+    const offset = tv.getUint32(96, true), length = tv.getUint16(105, true), count = tv.getUint32(107, true);
+    const expected = Array.from({ length: count }, (_, i) => {
+      const b14 = t[offset + length * i + 14];
+      return [t[offset + length * i + 15] & 31, (b14 & 7) | (((b14 >> 3) & 7) << 4)];
+    });
+    const all = [...expected, ...expected, ...expected, ...expected]; // A: three copies; B: the twin
+    const b = new Uint8Array(readFileSync(out));
+    const v = new DataView(b.buffer, b.byteOffset);
+    const start = v.getUint32(96, true);
+    assert.equal(Number(v.getBigUint64(247, true)), 4 * count);
+    assert.ok(new Set(expected.map((e) => e[0])).size > 1, 'the sample has more than one class');
+    all.forEach(([cls, returns], i) => {
+      assert.equal(b[start + 47 * i + 16], cls, `point ${i} class`);
+      assert.equal(b[start + 47 * i + 14], returns, `point ${i} returns`);
+    });
   });
 });

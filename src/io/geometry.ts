@@ -51,6 +51,11 @@ export interface Geometry {
   lidar?: LidarSummary;
   /** What an E57 file's XML says about its scans (xhd info). */
   e57?: E57Summary;
+  /**
+   * LAS/LAZ read with `lasAttributes`: two bytes a point, its classification and its returns (return number |
+   * number of returns << 4), for a LAS export to keep.
+   */
+  lasAttributes?: Uint8Array;
 }
 
 /** How a voxel mask becomes points (NIfTI inputs). */
@@ -72,6 +77,8 @@ export interface ReadOptions {
   mask?: MaskOptions;
   /** --classes, --returns, --bbox, --every. */
   filters?: PointFilters;
+  /** LAS/LAZ: keep each point's classification and returns (Geometry.lasAttributes). */
+  lasAttributes?: boolean;
 }
 
 /**

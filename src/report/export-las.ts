@@ -2,7 +2,8 @@
 // dimensions that CloudCompare, QGIS and PDAL show as scalar fields: distance (float64), nearest_index
 // (int64, -1 where none was measured) and direction (uint8, 0 A → B, 1 B → A).
 // Format 6 because LAS 1.4 asks new files to use 6-10 (and 64-bit counts); it is the smallest of those, and
-// its 30 bytes carry nothing xhd has but the coordinates (return 1 of 1, class 0: never classified).
+// its 30 bytes carry the coordinates and the classification and returns, which a LAS/LAZ input's points keep
+// (points of other inputs, and surface samples, are return 1 of 1, class 0: never classified).
 // Coordinates are integers with a scale and offset: a LAS input's own (its points round-trip exactly), else
 // per axis the finest power of ten that spans the points, with a note saying how far points were rounded.
 // The header, its VLRs and the records are built apart, so that a LAZ writer can take the same records.
@@ -147,6 +148,21 @@ export function lasExport(d: PerPointDistances, sources: { a?: ExportSource; b?:
       : `LAS export: scale ${scale.join(' ')}; coordinates rounded to it by at most ${choice.rounding.toPrecision(3)} (distances are exact, from the inputs)`);
   }
   const stored = (v: number, k: number) => Math.round((v - offset[k]) / scale[k]);
+  // A direction's points keep their input's classes and returns when they are that input's own points.
+  const attributesOf = (direction: number, points: PerPointDistances['ab']['points']): Uint8Array | null => {
+    const source = direction === 0 ? sources.a : sources.b;
+    return source?.lasAttributes && source.lasAttributes.of === points ? source.lasAttributes.values : null;
+  };
+  /** Points by return number 1 to 15, as the header states them. */
+  const returnCounts = (): number[] => {
+    const counts = new Array<number>(15).fill(0);
+    for (const [direction, p] of exportDirections(d)) {
+      const attributes = attributesOf(direction, p.points);
+      if (attributes === null) counts[0] += p.distances.length;
+      else for (let i = 0; i < p.distances.length; i++) if ((attributes[2 * i + 1] & 15) >= 1) counts[(attributes[2 * i + 1] & 15) - 1]++;
+    }
+    return counts;
+  };
   return {
     choice,
     count,
@@ -182,7 +198,7 @@ export function lasExport(d: PerPointDistances, sources: { a?: ExportSource; b?:
         view.setFloat64(187 + 16 * k, count > 0 ? stored(min[k], k) * scale[k] + offset[k] : 0, true);
       }
       view.setBigUint64(247, BigInt(count), true);
-      view.setBigUint64(255, BigInt(count), true);
+      returnCounts().forEach((n, r) => view.setBigUint64(255 + 8 * r, BigInt(n), true));
       let at = HEADER_SIZE;
       for (const v of all) {
         bytes.set(v, at);
@@ -195,6 +211,7 @@ export function lasExport(d: PerPointDistances, sources: { a?: ExportSource; b?:
       const view = new DataView(chunk.buffer);
       for (const [direction, p] of exportDirections(d)) {
         const n = p.distances.length;
+        const attributes = attributesOf(direction, p.points);
         for (let start = 0; start < n; start += CHUNK_POINTS) {
           const end = Math.min(n, start + CHUNK_POINTS);
           chunk.fill(0);
@@ -202,7 +219,12 @@ export function lasExport(d: PerPointDistances, sources: { a?: ExportSource; b?:
             view.setInt32(o, stored(p.points[3 * i], 0), true);
             view.setInt32(o + 4, stored(p.points[3 * i + 1], 1), true);
             view.setInt32(o + 8, stored(d.dims === 2 ? 0 : p.points[3 * i + 2], 2), true);
-            chunk[o + 14] = 0x11; // return 1 of 1
+            if (attributes !== null) {
+              chunk[o + 14] = attributes[2 * i + 1];
+              chunk[o + 16] = attributes[2 * i];
+            } else {
+              chunk[o + 14] = 0x11; // return 1 of 1
+            }
             view.setFloat64(o + BASE_RECORD, p.distances[i], true);
             view.setBigInt64(o + BASE_RECORD + 8, p.nearest ? p.nearest[i] : -1n, true);
             chunk[o + BASE_RECORD + 16] = direction;

@@ -10,12 +10,15 @@ export interface ExportSource {
   /** A LAS/LAZ input's scale and offset, which its own points round-trip through exactly. */
   lasTransform?: { scale: [number, number, number]; offset: [number, number, number] };
   crs?: Crs;
+  /** A LAS/LAZ input's classification and returns a point (Geometry.lasAttributes), and the points they belong to. */
+  lasAttributes?: { values: Uint8Array; of: Geometry['positions'] };
 }
 
 export function exportSource(g: Geometry): ExportSource {
   const source: ExportSource = {};
   if (g.lidar) source.lasTransform = { scale: g.lidar.scale, offset: g.lidar.offset };
   if (g.crs) source.crs = g.crs;
+  if (g.lasAttributes) source.lasAttributes = { values: g.lasAttributes, of: g.positions };
   return source;
 }
 
