@@ -214,6 +214,22 @@ describe('compare --export of inputs without a LAS scale', () => {
     });
   });
 
+  it('.pcd of float32 inputs keeps their float32 coordinates (F 4)', () => {
+    const ply = (name: string, values: number[]) => {
+      const path = join(dir, name);
+      const head = `ply\nformat binary_little_endian 1.0\nelement vertex ${values.length / 3}\nproperty float x\nproperty float y\nproperty float z\nend_header\n`;
+      writeFileSync(path, Buffer.concat([Buffer.from(head), Buffer.from(new Float32Array(values).buffer)]));
+      return path;
+    };
+    const a = ints(90, 10_000, 41).map((v) => v / 64 + 0.1), b = ints(60, 10_000, 42).map((v) => v / 32 - 0.3);
+    const out = join(dir, 'f.pcd');
+    compare(ply('a32.ply', a), ply('b32.ply', b), out);
+    const g = readGeometry(out);
+    assert.ok(g.positions instanceof Float32Array);
+    assert.deepEqual(Array.from(g.positions), [...a, ...b].map(Math.fround));
+    assert.match(new TextDecoder('latin1').decode(readFileSync(out).subarray(0, 400)), /\nSIZE 4 4 4 8 4 1\n/);
+  });
+
   it('.laz is refused before the work (exit 2), and nothing is written', () => {
     const out = join(dir, 'e.laz');
     const r = runXhd(['compare', e57, xyz, '--export', out, '--backend', 'cpu']);
