@@ -280,6 +280,10 @@ describe('E57 files damaged or lying: exit 2 naming the file and the byte', () =
   it('XML that is not XML, or not E57, names the line in the XML section', () => {
     const f = e57File([utmScan(10, 1).spec], { xml: (x) => x.replace('</data3D>', '</datum>') });
     assert.match(errorOf(() => readGeometry(write(f.bytes))), new RegExp(` \\(byte ${f.xmlPhysical}\\): XML section, line \\d+: closing tag </datum> does not close <data3D>`));
+    const r = e57File([utmScan(10, 1).spec], { xml: (x) => x.replace('<formatName type="String">', '<formatName type="String">&#99999999;') });
+    assert.match(errorOf(() => readGeometry(write(r.bytes))), /XML section, line \d+: character reference &#99999999; is not a Unicode character/);
+    const deep = e57File([utmScan(10, 1).spec], { xml: (x) => x.replace('<prototype type="Structure">', `<prototype type="Structure">${'<s type="Structure">'.repeat(40)}${'</s>'.repeat(40)}`) });
+    assert.match(errorOf(() => readGeometry(write(deep.bytes))), /XML section, line \d+: prototype structures nest more than 32 deep/);
     const g = e57File([utmScan(10, 1).spec], { xml: (x) => x.replace('name="cartesianZ"', '').replace(/<cartesianZ [^>]*\/>/, '') });
     assert.match(errorOf(() => readGeometry(write(g.bytes))), /XML section, line \d+: scan 0's prototype has neither cartesianX\/Y\/Z nor sphericalRange/);
   });

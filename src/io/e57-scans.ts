@@ -109,10 +109,14 @@ function field(e: XmlElement): E57Field {
   throw new E57XmlError(e.line, `prototype field <${e.name}> is of type ${type ?? '(none)'}; a point's fields are Integer, ScaledInteger or Float`);
 }
 
+/** Structures nested deeper than this in a prototype are refused (real ones nest one or two levels). */
+const MAX_DEPTH = 32;
+
 /** The prototype's terminal fields in bytestream order (depth first through nested structures). */
-function prototypeFields(e: XmlElement, into: E57Field[] = []): E57Field[] {
+function prototypeFields(e: XmlElement, into: E57Field[] = [], depth = 0): E57Field[] {
+  if (depth > MAX_DEPTH) throw new E57XmlError(e.line, `prototype structures nest more than ${MAX_DEPTH} deep`);
   for (const c of e.children) {
-    if (c.attributes.type === 'Structure') prototypeFields(c, into);
+    if (c.attributes.type === 'Structure') prototypeFields(c, into, depth + 1);
     else into.push(field(c));
   }
   return into;

@@ -27,8 +27,11 @@ function decodeEntities(text: string, line: number): string {
   if (!text.includes('&')) return text;
   return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);|&/g, (match, name: string | undefined) => {
     if (name === undefined) throw new XmlSyntaxError(line, "a bare '&' (write &amp;)");
-    if (name.startsWith('#x')) return String.fromCodePoint(parseInt(name.slice(2), 16));
-    if (name.startsWith('#')) return String.fromCodePoint(parseInt(name.slice(1), 10));
+    if (name.startsWith('#')) {
+      const code = name.startsWith('#x') ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      if (!(code <= 0x10ffff)) throw new XmlSyntaxError(line, `character reference ${match} is not a Unicode character`);
+      return String.fromCodePoint(code);
+    }
     const value = ENTITIES[name];
     if (value === undefined) throw new XmlSyntaxError(line, `unknown entity ${match}`);
     return value;
