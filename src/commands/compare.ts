@@ -33,6 +33,7 @@ Examples:
   $ xhd compare scan.ply ref.ply --fail-above 1%   exit 1 when HD exceeds 1% of the bbox diagonal
   $ xhd compare a.nii.gz b.nii.gz --fail-above 2 --metric hd95   a CI check on HD95 (mm)
   $ xhd compare 2019.laz 2023.laz --classes 2 --returns last   two LiDAR epochs, ground only
+  $ xhd compare site.e57 survey.las --scan 0 --export d.las   one E57 scan; distances as a LAS scalar field
 `;
 
 function outputFormat(flags: CompareFlags): 'text' | 'json' | 'csv' {
@@ -45,7 +46,7 @@ export function registerCompare(program: Command): void {
   const command = program
     .command('compare')
     .description('exact Hausdorff distance between two point sets, or between surfaces when an input is a mesh, on a GPU when present')
-    .argument('<a>', 'first input (OFF, PLY, CSV/XYZ/TXT, STL, OBJ, NIfTI .nii/.nii.gz mask, LAS, LAZ, PCD)')
+    .argument('<a>', 'first input (OFF, PLY, CSV/XYZ/TXT, STL, OBJ, NIfTI .nii/.nii.gz mask, LAS, LAZ, PCD, E57)')
     .argument('<b>', 'second input');
   addMeasureOptions(command)
     .option('--json', 'print one JSON object (and nothing else) on stdout (--output json)', false)
