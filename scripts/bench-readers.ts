@@ -1,7 +1,7 @@
 // Reader throughput: writes synthetic point and mesh files to a temp dir, times readGeometry (best of
 // --runs, default 3, the file in the page cache), prints MB/s and Mpoints/s, and deletes the files. Each file
 // below 1 GiB is also timed read in 64 MiB pieces (forced with XHD_READ_PIECE_BYTES), the path files over
-// 1 GiB take (LAS and LAZ always read from the file in pieces: no second column). LAZ files are built from
+// 1 GiB take (LAS, LAZ and E57 always read from the file in pieces: no second column). LAZ files are built from
 // the compressed chunk of shared/data/lidar/point-color.las.laz repeated (XHD_BENCH_LAZ_TEMPLATE names another
 // copy of it; the cases are skipped without it),
 // and timed with xhd's own decoder (formats 0-3) and with laz-perf's chunk decoder, beside laz-perf's own
@@ -19,6 +19,7 @@ import { readGeometry } from '../src/io/read.js';
 import { sharedData } from '../test/helpers.js';
 import { lasBytes, writeRecord } from '../test/las-writer.js';
 import { lazFromTemplate } from '../test/laz-writer.js';
+import { e57File, type E57FieldSpec } from '../test/helpers/e57-writer.js';
 
 const CHUNK_POINTS = 1 << 16;
 
@@ -177,6 +178,26 @@ function writeLas6(path: string, points: number): void {
   });
 }
 
+/**
+ * An E57 file of one scan of `points` survey-sized points: float64 x, y, z (24 bytes a point), or
+ * ScaledInteger x, y, z of 0.1 mm over 2 km (25 bits each) beside a 12-bit intensity, as scanners write them.
+ */
+function writeE57(path: string, points: number, kind: 'float64' | 'scaled'): void {
+  const random = makeRandom();
+  const fields: E57FieldSpec[] = ['cartesianX', 'cartesianY', 'cartesianZ'].map((name, axis) => {
+    const values = new Float64Array(points);
+    const base = [500000, 4200000, 0][axis];
+    if (kind === 'float64') {
+      for (let i = 0; i < points; i++) values[i] = base + random();
+      return { name, kind, values };
+    }
+    for (let i = 0; i < points; i++) values[i] = Math.round((random() + 100) * 1e4); // 0 to 2,000,000 tenths of a millimetre
+    return { name, kind: 'scaled', minimum: 0n, maximum: 20_000_000n, scale: 1e-4, offset: base - 100, values };
+  });
+  if (kind === 'scaled') fields.push({ name: 'intensity', kind: 'integer', minimum: 0n, maximum: 4095n, values: new Float64Array(points).map((_, i) => i % 4096) });
+  writeFileSync(path, e57File([{ name: 'bench', fields, packetRecords: kind === 'float64' ? 2700 : 4800 }]).bytes);
+}
+
 /** The LAZ template (a real LASzip file of 1,065 points in one chunk), or undefined without shared/data. */
 function lazTemplate(): Uint8Array | undefined {
   const path = process.env.XHD_BENCH_LAZ_TEMPLATE ?? sharedData('lidar/point-color.las.laz');
@@ -240,6 +261,8 @@ function main(): void {
   const lazCopies = Math.max(1, Math.round((sizeMb * 1e6) / 75 / 1065)); // 2M points at the default 150 MB
   all.push({ label: 'PCD binary float32 x y z + rgb', file: 'points.pcd',
     write: (p) => writeFile(p, `VERSION 0.7\nFIELDS x y z rgb\nSIZE 4 4 4 4\nTYPE F F F U\nCOUNT 1 1 1 1\nWIDTH ${pcdPoints}\nHEIGHT 1\nPOINTS ${pcdPoints}\nDATA binary\n`, pcdPoints, binaryChunk(makeRandom(), 4)) });
+  all.push({ label: 'E57 float64 x y z', file: 'points-double.e57', pieces: false, write: (p) => writeE57(p, Math.round((sizeMb * 1e6) / 24.3), 'float64') });
+  all.push({ label: 'E57 ScaledInteger x y z + intensity', file: 'points-scaled.e57', pieces: false, write: (p) => writeE57(p, Math.round((sizeMb * 1e6) / 11), 'scaled') });
   all.push({ label: 'LAS 1.4 point format 6', file: 'points.las', pieces: false, write: (p) => writeLas6(p, Math.round((sizeMb * 1e6) / 30)) });
   if (template) {
     const writeLaz = (p: string) => writeFileSync(p, lazFromTemplate(template, { copies: lazCopies }));

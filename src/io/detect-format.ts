@@ -1,6 +1,7 @@
 // Deciding a file's format: first from its extension, else from its first bytes.
 import { extname } from 'node:path';
 import type { FileFormat } from './geometry.js';
+import { looksLikeE57 } from './e57-header.js';
 import { looksLikeLas } from './las-header.js';
 import { looksLikeOff } from './off.js';
 import { looksLikePcd } from './pcd-header.js';
@@ -19,6 +20,7 @@ const EXTENSIONS: Record<string, FileFormat> = {
   '.las': 'las',
   '.laz': 'laz',
   '.pcd': 'pcd',
+  '.e57': 'e57',
 };
 
 export function formatFromExtension(name: string): FileFormat | undefined {
@@ -47,6 +49,7 @@ function isNumericRow(line: string | undefined): boolean {
 export function sniffFormat(bytes: Uint8Array, size = bytes.length): FileFormat | undefined {
   // LAZ sets the top bit of the point format byte (104) to keep LAS readers away from its compressed points.
   if (looksLikeLas(bytes)) return bytes.length > 104 && (bytes[104] & 0x80) !== 0 ? 'laz' : 'las';
+  if (looksLikeE57(bytes)) return 'e57';
   if (looksLikePcd(bytes)) return 'pcd'; // before the binary test: a binary PCD body follows its text header
   const head = new TextDecoder('latin1').decode(bytes.subarray(0, 5));
   if (head.startsWith('ply\n') || head.startsWith('ply\r')) return 'ply'; // LF, CRLF or CR line ends

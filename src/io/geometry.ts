@@ -1,5 +1,6 @@
 // The one shape every reader returns, whatever the file format.
 import type { Crs } from './crs.js';
+import type { E57Summary } from './e57-summary.js';
 import type { LidarSummary } from './las-summary.js';
 import type { Bounds, Coordinates } from '../core/coordinates.js';
 import type { PointFilters } from './point-filter-values.js';
@@ -8,7 +9,7 @@ import type { PointFilters } from './point-filter-values.js';
 export { boundsAreFinite, boundsDiagonal, computeBounds, firstNonFinitePoint, isMarkedFinite, markFinite } from '../core/coordinates.js';
 export type { Bounds, Coordinates } from '../core/coordinates.js';
 
-export type FileFormat = 'off' | 'ply' | 'csv' | 'xyz' | 'stl' | 'obj' | 'nifti' | 'las' | 'laz' | 'pcd';
+export type FileFormat = 'off' | 'ply' | 'csv' | 'xyz' | 'stl' | 'obj' | 'nifti' | 'las' | 'laz' | 'pcd' | 'e57';
 
 export interface Geometry {
   /**
@@ -39,6 +40,13 @@ export interface Geometry {
   crs?: Crs;
   /** What a LAS/LAZ file's header and records say about it (xhd info). */
   lidar?: LidarSummary;
+  /** What an E57 file's XML says about its scans (xhd info). */
+  e57?: E57Summary;
+  /**
+   * LAS/LAZ read with `lasAttributes`: two bytes a point, its classification and its returns (return number |
+   * number of returns << 4), for a LAS export to keep.
+   */
+  lasAttributes?: Uint8Array;
 }
 
 /** How a voxel mask becomes points (NIfTI inputs). */
@@ -60,4 +68,6 @@ export interface ReadOptions {
   mask?: MaskOptions;
   /** --classes, --returns, --bbox, --every. */
   filters?: PointFilters;
+  /** LAS/LAZ: keep each point's classification and returns (Geometry.lasAttributes). */
+  lasAttributes?: boolean;
 }

@@ -12,7 +12,8 @@ export function recordLayout(header: LasHeader): RecordLayout {
 }
 
 /** Decodes every record of the body into `out`; returns how many points the filter kept. */
-export function readLasBody(fd: number, file: string, header: LasHeader, filter: RecordFilter | null, out: Float64Array, tally: Float64Array): number {
+export function readLasBody(fd: number, file: string, header: LasHeader, filter: RecordFilter | null, out: Float64Array, tally: Float64Array,
+  attributes: Uint8Array | null = null): number {
   const layout = recordLayout(header);
   const length = header.recordLength;
   const perPiece = Math.max(1, Math.floor(Math.min(pieceBytes(), header.pointCount * length) / length));
@@ -27,7 +28,7 @@ export function readLasBody(fd: number, file: string, header: LasHeader, filter:
     if (got < records * length) {
       throw new InputError(file, { byte: position + got }, `file is truncated: data ran out in point ${first + Math.floor(got / length)} of ${header.pointCount}`);
     }
-    kept = decodeLasRecords(view, 0, records, layout, filter, out, kept, tally);
+    kept = decodeLasRecords(view, 0, records, layout, filter, out, kept, tally, attributes);
   }
   return kept;
 }

@@ -67,10 +67,11 @@ export interface RecordLayout {
 
 /**
  * Decodes `count` records starting at byte `start` of `view` into out[3 * at ...] (the kept ones, packed);
- * returns the index after the last point written.
+ * returns the index after the last point written. With `attributes`, each kept point's classification and
+ * returns (return number | number of returns << 4) go to attributes[2 * index ...] (for a LAS export).
  */
 export function decodeLasRecords(view: DataView, start: number, count: number, layout: RecordLayout, filter: RecordFilter | null,
-  out: Float64Array, at: number, tally: Float64Array): number {
+  out: Float64Array, at: number, tally: Float64Array, attributes: Uint8Array | null = null): number {
   const length = layout.recordLength, t = layout.transform;
   const sx = t[0], sy = t[1], sz = t[2], ox = t[3], oy = t[4], oz = t[5];
   const classByte = layout.extended ? 16 : 15, classMask = layout.extended ? 0xff : 0x1f;
@@ -105,6 +106,11 @@ export function decodeLasRecords(view: DataView, start: number, count: number, l
     out[o] = x;
     out[o + 1] = y;
     out[o + 2] = z;
+    if (attributes !== null) {
+      const a = (2 * o) / 3;
+      attributes[a] = cls;
+      attributes[a + 1] = returnNumber | (((returnByte >> countShift) & returnMask) << 4);
+    }
     o += 3;
     if (x < minX) minX = x;
     if (x > maxX) maxX = x;

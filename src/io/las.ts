@@ -23,33 +23,37 @@ export function readLasFile(path: string, size: number, prefix: Uint8Array, opti
     const crs = lasCrs(crsRecords);
     const filters = options.filters;
     const filter = recordFilter(filters);
-    let body: { positions: Float64Array; kept: number; tally: Float64Array; laz?: LidarSummary['laz'] };
+    let body: LasBody;
     if (header.compressed) {
-      body = readLazBody(fd, path, size, header, vlrs, filter);
+      body = readLazBody(fd, path, size, header, vlrs, filter, options.lasAttributes === true);
     } else {
       checkLasBodySize(header, size, path);
       const positions = allocatePositions(header.pointCount, path);
       const tally = newTally();
-      body = { positions, kept: readLasBody(fd, path, header, filter, positions, tally), tally };
+      const attributes = options.lasAttributes ? new Uint8Array(2 * header.pointCount) : undefined;
+      body = { positions, kept: readLasBody(fd, path, header, filter, positions, tally, attributes ?? null), tally, attributes };
     }
     return lasGeometry(path, header, vlrs, body, options, crs);
   });
 }
 
-/** Keeps the first of every `every` points, in place; returns how many remain. */
-function thin(positions: Float64Array, count: number, every: number): number {
+type LasBody = { positions: Float64Array; kept: number; tally: Float64Array; laz?: LidarSummary['laz']; attributes?: Uint8Array };
+
+/** Keeps the first of every `every` points (and their attributes), in place; returns how many remain. */
+function thin(positions: Float64Array, count: number, every: number, attributes?: Uint8Array): number {
   let kept = 0;
-  for (let v = 0; v < count; v += every, kept++) positions.copyWithin(3 * kept, 3 * v, 3 * v + 3);
+  for (let v = 0; v < count; v += every, kept++) {
+    positions.copyWithin(3 * kept, 3 * v, 3 * v + 3);
+    attributes?.copyWithin(2 * kept, 2 * v, 2 * v + 2);
+  }
   return kept;
 }
 
-function lasGeometry(path: string, header: LasHeader, vlrs: LasVlr[],
-  body: { positions: Float64Array; kept: number; tally: Float64Array; laz?: LidarSummary['laz'] },
-  options: ReadOptions, crs: ReturnType<typeof lasCrs>): Geometry {
+function lasGeometry(path: string, header: LasHeader, vlrs: LasVlr[], body: LasBody, options: ReadOptions, crs: ReturnType<typeof lasCrs>): Geometry {
   const { tally } = body;
   let kept = body.kept;
   const every = options.filters?.every ?? 1;
-  if (every > 1) kept = thin(body.positions, kept, every);
+  if (every > 1) kept = thin(body.positions, kept, every, body.attributes);
   const positions = 3 * kept === body.positions.length ? body.positions : body.positions.slice(0, 3 * kept);
   const bounds: Bounds = every > 1 ? computeBounds(positions)
     : { min: [tally[TALLY_MIN], tally[TALLY_MIN + 1], tally[TALLY_MIN + 2]], max: [tally[TALLY_MAX], tally[TALLY_MAX + 1], tally[TALLY_MAX + 2]] };
@@ -68,6 +72,7 @@ function lasGeometry(path: string, header: LasHeader, vlrs: LasVlr[],
   const geometry = finishGeometry({ positions, dims: 3, format: header.compressed ? 'laz' : 'las', notes, bounds: kept > 0 ? bounds : undefined });
   if (crs) geometry.crs = crs;
   geometry.lidar = lidarSummary(header, tally, body.laz);
+  if (body.attributes) geometry.lasAttributes = body.attributes.length === 2 * kept ? body.attributes : body.attributes.slice(0, 2 * kept);
   return geometry;
 }
 

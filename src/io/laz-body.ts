@@ -41,8 +41,8 @@ function sharedPositions(count: number, file: string): Float64Array {
 
 const shared = (bytes: number) => (bytes > 0 ? new SharedArrayBuffer(bytes) : new SharedArrayBuffer(8));
 
-export function readLazBody(fd: number, file: string, fileSize: number, header: LasHeader, vlrs: LasVlr[], filter: RecordFilter | null):
-  { positions: Float64Array; kept: number; tally: Float64Array; laz: NonNullable<LidarSummary['laz']> } {
+export function readLazBody(fd: number, file: string, fileSize: number, header: LasHeader, vlrs: LasVlr[], filter: RecordFilter | null, keepAttributes = false):
+  { positions: Float64Array; kept: number; tally: Float64Array; laz: NonNullable<LidarSummary['laz']>; attributes?: Uint8Array } {
   const layout = readLazLayout(fd, file, fileSize, header, vlrs);
   const chunks = layout.chunks;
   const threads = decodingThreads(chunks.length, header.pointCount);
@@ -59,6 +59,7 @@ export function readLazBody(fd: number, file: string, fileSize: number, header: 
     filter,
     chunks: Float64Array.from(chunks.flatMap((c) => [c.offset, c.bytes, c.points, c.firstPoint])),
     positions: all,
+    attributes: keepAttributes ? (threads > 1 ? new Uint8Array(shared(2 * header.pointCount)) : new Uint8Array(2 * header.pointCount)) : null,
     control: new Int32Array(shared(12)),
     kept: new Int32Array(shared(4 * chunks.length)),
     chunkRaw: new Float64Array(shared(48 * chunks.length)),
@@ -90,12 +91,25 @@ export function readLazBody(fd: number, file: string, fileSize: number, header: 
   const positions = threads > 1 || filter !== null ? compact(job, chunks, file) : all;
   let kept = 0;
   for (let c = 0; c < chunks.length; c++) kept += job.kept[c];
-  return {
+  const body = {
     positions,
     kept,
     tally: totalTally(job, threads),
-    laz: { compressor: layout.compressor, chunkSize: layout.chunkSize, chunks: chunks.length, decoder: ownDecoder ? 'xhd' : 'laz-perf' },
+    laz: { compressor: layout.compressor, chunkSize: layout.chunkSize, chunks: chunks.length, decoder: ownDecoder ? 'xhd' as const : 'laz-perf' as const },
   };
+  return job.attributes ? { ...body, attributes: compactAttributes(job, chunks, kept) } : body;
+}
+
+/** The kept points' attributes (2 bytes each), packed in chunk order like their positions. */
+function compactAttributes(job: LazJob, chunks: LazChunk[], kept: number): Uint8Array {
+  const out = new Uint8Array(2 * kept);
+  let at = 0;
+  for (let c = 0; c < chunks.length; c++) {
+    const from = 2 * chunks[c].firstPoint;
+    out.set(job.attributes!.subarray(from, from + 2 * job.kept[c]), at);
+    at += 2 * job.kept[c];
+  }
+  return out;
 }
 
 /** The kept points of every chunk, packed in chunk order into an ordinary array. */

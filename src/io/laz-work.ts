@@ -25,6 +25,8 @@ export interface LazJob {
   /** Per chunk: file offset, bytes, points, first point (4 numbers a chunk). */
   chunks: Float64Array;
   positions: Float64Array;
+  /** Two bytes a point (classification, returns) in the positions' slots, or null when not wanted. */
+  attributes: Uint8Array | null;
   control: Int32Array;
   /** Per chunk: the points it kept. */
   kept: Int32Array;
@@ -65,7 +67,7 @@ export function runLazJob(job: LazJob, participant: number, wasm?: WebAssembly.M
           decoded = decoder.decode(buffer.subarray(0, bytes), points, job.format, job.layout.recordLength);
         }
         resetTally(chunkTally);
-        const end = decodeLasRecords(decoded, 0, points, job.layout, job.filter, job.positions, first, chunkTally);
+        const end = decodeLasRecords(decoded, 0, points, job.layout, job.filter, job.positions, first, chunkTally, job.attributes);
         job.kept[c] = end - first;
         for (let k = 0; k < 3; k++) {
           job.chunkRaw[6 * c + k] = chunkTally[TALLY_RAW_MIN + k];

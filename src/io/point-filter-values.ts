@@ -15,6 +15,8 @@ export interface PointFilters {
   bbox?: { min: [number, number, number]; max: [number, number, number] };
   /** Keep every Nth of the points the other filters keep (the first, the N+1th, ...). */
   every?: number;
+  /** E57: read this scan alone (numbered from 0 in the file's order) instead of every scan. */
+  scan?: number;
 }
 
 export function parseClasses(value: string): number[] {

@@ -5,6 +5,8 @@ import { InputError, UsageError } from '../core/errors.js';
 import { parseDelimited } from './delimited.js';
 import { readDelimitedInPieces } from './delimited-pieces.js';
 import { asInputError, fileSize, MAX_FILE_BYTES, readInputFile, readPrefix } from './input-file.js';
+import { readE57File } from './e57.js';
+import { looksLikeE57 } from './e57-header.js';
 import { readLasFile } from './las.js';
 import { LAS_HEADER_PROBE, looksLikeLas } from './las-header.js';
 import { filterGeometry } from './point-filters.js';
@@ -27,12 +29,13 @@ export function readGeometry(path: string, options: ReadOptions = {}): Geometry 
   const geometry = readUnfiltered(path, options);
   // LAS and LAZ filter while they decode; every other format is filtered once read.
   const lidar = geometry.format === 'las' || geometry.format === 'laz';
+  if (options.filters?.scan !== undefined && geometry.format !== 'e57') geometry.notes.push(`--scan applies to E57 files; this is ${geometry.format.toUpperCase()}, so ignored`);
   return options.filters && !lidar ? filterGeometry(geometry, path === STDIN_NAME ? 'standard input' : path, options.filters) : geometry;
 }
 
 function readUnfiltered(path: string, options: ReadOptions): Geometry {
   if (path === STDIN_NAME) return parseGeometry(readStandardInput(options.format), 'standard input', options);
-  return readLidar(path, options) ?? readInPieces(path, options) ?? parseGeometry(readInputFile(path, 'a geometry file'), path, options);
+  return readLidar(path, options) ?? readE57(path, options) ?? readInPieces(path, options) ?? parseGeometry(readInputFile(path, 'a geometry file'), path, options);
 }
 
 /** A LAS or LAZ file (by its name, --format, or its 'LASF' signature), read in pieces from the file; else undefined. */
@@ -49,6 +52,24 @@ function readLidar(path: string, options: ReadOptions): Geometry | undefined {
   }
   if (named === undefined && !looksLikeLas(prefix)) return undefined;
   return readLasFile(path, size, prefix, options);
+}
+
+/** An E57 file (by its name, --format, or its 'ASTM-E57' signature), read page by page from the file; else undefined. */
+function readE57(path: string, options: ReadOptions): Geometry | undefined {
+  const named = options.format ?? formatFromExtension(path);
+  if (named !== undefined && named !== 'e57') return undefined;
+  const size = fileSize(path);
+  if (size === undefined) return undefined; // not a readable file: readInputFile says why
+  if (named === undefined) {
+    let prefix: Uint8Array;
+    try {
+      prefix = readPrefix(path, Math.min(size, 8));
+    } catch (error) {
+      throw asInputError(path, error, 'a geometry file');
+    }
+    if (!looksLikeE57(prefix)) return undefined;
+  }
+  return readE57File(path, size, options);
 }
 
 /** How much of a file is read to find its format and PLY header. */
@@ -112,7 +133,7 @@ function readStandardInput(format: FileFormat | undefined): Uint8Array {
 export function parseGeometry(bytes: Uint8Array, name: string, options: ReadOptions = {}): Geometry {
   const format = options.format ?? formatFromExtension(name) ?? sniffFormat(bytes);
   if (!format) {
-    throw new InputError(name, {}, 'unrecognised file format (expected OFF, PLY, STL, OBJ, CSV, XYZ, NIfTI, LAS, LAZ or PCD); name it with --format');
+    throw new InputError(name, {}, 'unrecognised file format (expected OFF, PLY, STL, OBJ, CSV, XYZ, NIfTI, LAS, LAZ, PCD or E57); name it with --format');
   }
   return parseAs(format, bytes, name, options);
 }
@@ -135,7 +156,8 @@ function parseAs(format: FileFormat, bytes: Uint8Array, name: string, options: R
     case 'nifti': return parseVoxelMask(bytes, name, options.mask ?? {});
     case 'pcd': return parsePcd(bytes, name);
     case 'las':
-    case 'laz': throw new UsageError(`${format.toUpperCase()} files are read from a file, not from standard input or memory`);
+    case 'laz':
+    case 'e57': throw new UsageError(`${format.toUpperCase()} files are read from a file, not from standard input or memory`);
     default: throw new UsageError(`unknown format '${String(format)}'`);
   }
 }

@@ -18,6 +18,7 @@ import { distanceStats, type AssdVariant, type DistanceStats, type PercentileVar
 import { pointsSearch } from '../ops/points-search.js';
 import type { PerPointDistances } from './per-point.js';
 import { relativeValues, type RelativeBasis, type RelativeValues } from '../metrics/relative.js';
+import { exportSource } from './per-point.js';
 import { checkThresholdOptions, judge, metricNeeds, type ThresholdMetric, type ThresholdSpec, type ThresholdVerdict } from './threshold.js';
 
 export interface CompareOptions {
@@ -215,7 +216,8 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   if (pathA === STDIN_NAME && pathB === STDIN_NAME) throw new UsageError('only one input can be standard input (-)');
   // With one input on standard input, --format names that one's format; the file's comes from its name.
   const stdin = pathA === STDIN_NAME || pathB === STDIN_NAME;
-  const readOptions = (path: string) => ({ format: stdin && path !== STDIN_NAME ? undefined : options.format, columns: options.columns, mask: options.mask, filters: options.filters });
+  const readOptions = (path: string) => ({ format: stdin && path !== STDIN_NAME ? undefined : options.format, columns: options.columns, mask: options.mask, filters: options.filters,
+    lasAttributes: options.export !== undefined && /\.la[sz]$/i.test(options.export) }); // a LAS export keeps LAS inputs' classes and returns
 
   // The GPU's start-up runs on a worker thread while the files are read.
   const mayUseCuda = options.backend !== 'cpu' && options.method !== 'brute';
@@ -274,6 +276,7 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
     nearestIs: 'point',
     ab: { points: a.positions, distances: nearest.ab.distances!, nearest: nearest.ab.nearest },
     ba: nearest.ba ? { points: b.positions, distances: nearest.ba.distances!, nearest: nearest.ba.nearest } : null,
+    sources: { a: exportSource(a), b: exportSource(b) },
   } : null;
 
   const notes: string[] = maskSpaceWarning(a, b);
@@ -436,6 +439,7 @@ async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b:
       nearestIs: 'none',
       ab: { points: outcome.queriesA, distances: outcome.distancesAb, nearest: null },
       ba: outcome.distancesBa ? { points: outcome.queriesB, distances: outcome.distancesBa, nearest: null } : null,
+      sources: { a: exportSource(a), b: exportSource(b) },
     } : null,
     surface: {
       ab, ba, es: outcome.es, sampling, seed,

@@ -1,6 +1,8 @@
 // Every query point's distance to the other input (and, for point sets, its nearest point there): what a
 // compare keeps when asked to export them (--export), for the report layer to write.
 import type { Coordinates } from '../core/coordinates.js';
+import type { Crs } from '../io/crs.js';
+import type { Geometry } from '../io/geometry.js';
 
 export interface DirectionPoints {
   /** The query points, interleaved x,y,z, in the input's coordinates. */
@@ -16,4 +18,23 @@ export interface PerPointDistances {
   nearestIs: 'point' | 'none';
   ab: DirectionPoints;
   ba: DirectionPoints | null;
+  /** What the inputs give a LiDAR export (a LAS input's scale and offset, a CRS). */
+  sources?: { a?: ExportSource; b?: ExportSource };
+}
+
+/** What an input contributes to a LiDAR export. */
+export interface ExportSource {
+  /** A LAS/LAZ input's scale and offset, which its own points round-trip through exactly. */
+  lasTransform?: { scale: [number, number, number]; offset: [number, number, number] };
+  crs?: Crs;
+  /** A LAS/LAZ input's classification and returns a point (Geometry.lasAttributes), and the points they belong to. */
+  lasAttributes?: { values: Uint8Array; of: Geometry['positions'] };
+}
+
+export function exportSource(g: Geometry): ExportSource {
+  const source: ExportSource = {};
+  if (g.lidar) source.lasTransform = { scale: g.lidar.scale, offset: g.lidar.offset };
+  if (g.crs) source.crs = g.crs;
+  if (g.lasAttributes) source.lasAttributes = { values: g.lasAttributes, of: g.positions };
+  return source;
 }

@@ -3,28 +3,33 @@
 //   .csv  direction,index,x,y[,z],distance,nearest  (a header line, then A → B's rows, then B → A's)
 //   .ply  binary little-endian point cloud: x,y,z; float quality (the distance, for viewers);
 //         double distance; int nearest; uchar direction (0 A → B, 1 B → A)
+//   .las  LAS 1.4 point format 6 with distance, nearest_index and direction as extra bytes (export-las.ts)
+//   .pcd  binary PCD with fields x y z distance nearest_index direction (export-pcd.ts)
 //   .bin  a 32-byte header (magic "XHDDIST1", uint32 version, uint32 dims, uint64 count A → B,
 //         uint64 count B → A), then per direction: x,y,z per point, float64 distances, int64 nearest
 // Points keep the precision the inputs gave: float32 x,y,z (bin version 1) for float32 inputs, float64
 // (bin version 2) for text and double inputs, whose survey coordinates float32 would round by decimetres.
 // All little-endian. nearest is -1 where no index is measured (surface mode compares against triangles).
 import { UsageError } from '../core/errors.js';
-import type { Coordinates } from '../io/geometry.js';
 import { XHD_VERSION } from '../core/version.js';
+import { lasExport } from './export-las.js';
+import { pcdChunks } from './export-pcd.js';
 import { writeOutputFile } from './output-file.js';
 
 // The data it writes is what a compare job returns (jobs/per-point.ts).
 export type { DirectionPoints, PerPointDistances } from '../jobs/per-point.js';
 import type { DirectionPoints, PerPointDistances } from '../jobs/per-point.js';
 
-export const EXPORT_FORMATS = ['csv', 'ply', 'bin'] as const;
+export const EXPORT_FORMATS = ['csv', 'ply', 'bin', 'las', 'pcd'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** The format an export path asks for, by its extension; anything else is a usage error before the work. */
 export function exportFormat(path: string): ExportFormat {
   const ext = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
+  // Until a LAZ encoder is wired in (the LAS export's records are built to be handed to one).
+  if (ext === 'laz') throw new UsageError(`--export ${path}: LAZ export is not available yet; write .las (compress it with laszip or PDAL if needed)`);
   const format = EXPORT_FORMATS.find((f) => f === ext);
-  if (!format) throw new UsageError(`--export ${path}: name the file .csv, .ply or .bin to choose its format`);
+  if (!format) throw new UsageError(`--export ${path}: name the file .csv, .ply, .bin, .las or .pcd to choose its format`);
   return format;
 }
 
@@ -110,9 +115,21 @@ function* binChunks(d: PerPointDistances): Generator<Uint8Array> {
   }
 }
 
-/** Writes the export (never a partial file: see writeOutputFile); an abort ends it with CancelledError. */
-export function writeDistanceExport(path: string, d: PerPointDistances, signal?: AbortSignal): Promise<void> {
+/**
+ * Writes the export (never a partial file: see writeOutputFile); an abort ends it with CancelledError.
+ * Resolves to notes on how it was written (a LAS export's scale), for the report.
+ */
+export async function writeDistanceExport(path: string, d: PerPointDistances, signal?: AbortSignal): Promise<string[]> {
   const format = exportFormat(path);
-  const chunks = format === 'csv' ? csvChunks : format === 'ply' ? plyChunks : binChunks;
-  return writeOutputFile(path, () => chunks(d), signal);
+  if (format === 'las') {
+    const las = lasExport(d, d.sources ?? {});
+    await writeOutputFile(path, function* () {
+      yield las.header();
+      yield* las.records();
+    }, signal);
+    return las.notes;
+  }
+  const chunks = format === 'csv' ? csvChunks : format === 'ply' ? plyChunks : format === 'pcd' ? pcdChunks : binChunks;
+  await writeOutputFile(path, () => chunks(d), signal);
+  return [];
 }

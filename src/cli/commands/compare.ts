@@ -33,6 +33,7 @@ Examples:
   $ xhd compare scan.ply ref.ply --fail-above 1%   exit 1 when HD exceeds 1% of the bbox diagonal
   $ xhd compare a.nii.gz b.nii.gz --fail-above 2 --metric hd95   a CI check on HD95 (mm)
   $ xhd compare 2019.laz 2023.laz --classes 2 --returns last   two LiDAR epochs, ground only
+  $ xhd compare site.e57 survey.las --scan 0 --export d.las   one E57 scan; distances as a LAS scalar field
 `;
 
 function outputFormat(flags: CompareFlags): 'text' | 'json' | 'csv' {
@@ -45,7 +46,7 @@ export function registerCompare(program: Command): void {
   const command = program
     .command('compare')
     .description('exact Hausdorff distance between two point sets, or between surfaces when an input is a mesh, on a GPU when present')
-    .argument('<a>', 'first input (OFF, PLY, CSV/XYZ/TXT, STL, OBJ, NIfTI .nii/.nii.gz mask, LAS, LAZ, PCD)')
+    .argument('<a>', 'first input (OFF, PLY, CSV/XYZ/TXT, STL, OBJ, NIfTI .nii/.nii.gz mask, LAS, LAZ, PCD, E57)')
     .argument('<b>', 'second input');
   addMeasureOptions(command)
     .option('--json', 'print one JSON object (and nothing else) on stdout (--output json)', false)
@@ -53,7 +54,7 @@ export function registerCompare(program: Command): void {
     .option('--csv-header', 'with --output csv: print the column names first', false)
     .option('--heatmap <file>', "surface mode: write A's samples with their distance to B (quality) and a colour as a PLY point cloud")
     .option('--histogram', 'surface mode: print a histogram of the distances on stderr', false)
-    .option('--export <file>', 'write every point with its distance and nearest index: .csv, .ply or .bin (see README)')
+    .option('--export <file>', 'write every point with its distance and nearest index: .csv, .ply, .bin, .las or .pcd (see README)')
     .addHelpText('after', EXAMPLES)
     .action(async (a: string, b: string, flags: CompareFlags) => withInterrupts(async (signal) => {
       if (flags.heatmap !== undefined) checkWritable(flags.heatmap); // before the work, not after it
@@ -71,7 +72,7 @@ export function registerCompare(program: Command): void {
         result.notes.push(`A → B heatmap written to ${flags.heatmap} (${formatCount(n)} point${n === 1 ? '' : 's'})`);
       }
       if (flags.export !== undefined && result.perPoint) {
-        await writeDistanceExport(flags.export, result.perPoint, signal);
+        result.notes.push(...await writeDistanceExport(flags.export, result.perPoint, signal));
         const n = result.perPoint.ab.distances.length + (result.perPoint.ba?.distances.length ?? 0);
         result.notes.push(`per-point distances written to ${flags.export} (${formatCount(n)} row${n === 1 ? '' : 's'})`);
       }

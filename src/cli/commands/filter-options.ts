@@ -6,6 +6,7 @@ export interface FilterFlags {
   returns?: PointFilters['returns'];
   bbox?: PointFilters['bbox'];
   every?: number;
+  scan?: number;
 }
 
 /** The filters given, or undefined when none was. */
@@ -15,5 +16,6 @@ export function pointFilters(flags: FilterFlags): PointFilters | undefined {
   if (flags.returns !== undefined) filters.returns = flags.returns;
   if (flags.bbox !== undefined) filters.bbox = flags.bbox;
   if (flags.every !== undefined) filters.every = flags.every;
+  if (flags.scan !== undefined) filters.scan = flags.scan;
   return Object.keys(filters).length > 0 ? filters : undefined;
 }

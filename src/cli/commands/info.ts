@@ -8,6 +8,7 @@ import type { LidarSummary } from '../../io/las-summary.js';
 import { parseBbox, parseClasses, RETURNS_FILTERS } from '../../io/point-filters.js';
 import { readGeometry } from '../../io/read.js';
 import { formatCoordinate, formatCount, formatMs } from '../../report/format.js';
+import { e57Json, e57Lines } from './info-e57.js';
 import { terminalChalk } from '../terminal.js';
 import { pointFilters, type FilterFlags } from './filter-options.js';
 
@@ -47,6 +48,7 @@ function infoJson(path: string, g: Geometry, readMs: number) {
     bounds: empty ? null : { min: g.bounds.min.slice(0, dims), max: g.bounds.max.slice(0, dims) },
     crs: crsJson(g.crs),
     ...(g.lidar ? { las: lidarJson(g.lidar) } : {}),
+    ...(g.e57 ? { e57: e57Json(g.e57) } : {}),
     notes: g.notes,
     timings_ms: { read: readMs },
   };
@@ -78,7 +80,7 @@ function lidarLines(l: LidarSummary): string[] {
 export function registerInfo(program: Command): void {
   program
     .command('info')
-    .description('format, counts, dimensions and bounds of an input file (LAS/LAZ: version, point format, classes, returns, CRS)')
+    .description('format, counts, dimensions and bounds of an input file (LAS/LAZ: version, point format, classes, returns, CRS; E57: its scans)')
     .argument('<file>', 'input file')
     .option('--json', 'print one JSON object on stdout', false)
     .addOption(new Option('--format <format>', 'read as this format').choices(FORMATS))
@@ -87,6 +89,7 @@ export function registerInfo(program: Command): void {
     .addOption(new Option('--returns <which>', 'LAS/LAZ: first, last or all returns').choices(RETURNS_FILTERS))
     .option('--bbox <box>', 'only the points inside xmin,ymin[,zmin],xmax,ymax[,zmax]', optionParser(parseBbox))
     .option('--every <n>', 'only every Nth point', parseIntegerOption(1))
+    .option('--scan <n>', 'E57: read only scan n (numbered from 0)', parseIntegerOption(0))
     .action((file: string, flags: InfoFlags) => {
       const started = performance.now();
       const g = readGeometry(file, { format: flags.format, columns: flags.columns, filters: pointFilters(flags) });
@@ -108,6 +111,7 @@ export function registerInfo(program: Command): void {
         lines.push(`  max        ${info.bounds.max.map(formatCoordinate).join('  ')}`);
       }
       if (g.lidar) lines.push(...lidarLines(g.lidar));
+      if (g.e57) lines.push(...e57Lines(g.e57));
       if (g.crs) {
         const units = crsUnits(g.crs);
         lines.push(`  CRS        ${crsLabel(g.crs)}${units ? ` · units ${units}` : ''} · from ${g.crs.source}`);

@@ -33,6 +33,7 @@ export function addMeasureOptions(command: Command): Command {
     .addOption(new Option('--returns <which>', 'LAS/LAZ: keep first returns (return number 1), last returns (return number = number of returns), or all').choices(RETURNS_FILTERS))
     .option('--bbox <box>', 'keep the points inside xmin,ymin,xmax,ymax or xmin,ymin,zmin,xmax,ymax,zmax (any format)', optionParser(parseBbox))
     .option('--every <n>', 'keep every Nth point (after the other filters) for a quick look (any format)', parseIntegerOption(1))
+    .option('--scan <n>', 'E57: read only scan n (numbered from 0, as xhd info lists them) instead of every scan', parseIntegerOption(0))
     .option('--vertices-only', 'compare meshes by their vertices as point sets, not surface to surface', false)
     .addOption(new Option('--sampling <mode>', 'how meshes are sampled (default area)').choices(SAMPLING_MODES))
     .option('--samples <n>', 'samples per mesh (default: its vertex count, at least 100,000)', parseIntegerOption(1, 2 ** 31))
@@ -50,9 +51,9 @@ export function addMeasureOptions(command: Command): Command {
 
 /** CompareOptions from the parsed flags (the mask options gathered in one object). */
 export function measureOptions(flags: MeasureFlags): Omit<CompareOptions, 'signal'> {
-  const { label, region, voxelSpace, classes, returns, bbox, every, quiet, ...rest } = flags;
+  const { label, region, voxelSpace, classes, returns, bbox, every, scan, quiet, ...rest } = flags;
   return {
-    ...rest, mask: { label, region, voxelSpace }, filters: pointFilters({ classes, returns, bbox, every }),
+    ...rest, mask: { label, region, voxelSpace }, filters: pointFilters({ classes, returns, bbox, every, scan }),
     progress: ProgressBar.factoryForStderr(quiet),
   };
 }
