@@ -49,16 +49,21 @@ suiteUnless(missing, 'LAZ', () => {
     });
   }
 
-  it("xhd's own decoder (formats 0-3) and laz-perf give the same records, and each says which decoded", () => {
+  it("xhd's native and TypeScript decoders (formats 0-3) and laz-perf give the same records, and each says which decoded", () => {
     for (const name of TWINS) {
       const path = build(name, { copies: 5 });
-      const own = withEnv({ XHD_LAZ_THREADS: '2' }, () => readGeometry(path));
+      const native = withEnv({ XHD_LAZ_THREADS: '2' }, () => readGeometry(path));
+      const own = withEnv({ XHD_LAZ_THREADS: '2', XHD_LAZ_DECODER: 'typescript' }, () => readGeometry(path));
       const wasm = withEnv({ XHD_LAZ_THREADS: '2', XHD_LAZ_DECODER: 'laz-perf' }, () => readGeometry(path));
+      assert.equal(native.lidar?.laz?.decoder, 'xhd native');
       assert.equal(own.lidar?.laz?.decoder, 'xhd');
       assert.equal(wasm.lidar?.laz?.decoder, 'laz-perf');
-      assert.deepEqual(Array.from(own.positions), Array.from(wasm.positions), name);
-      assert.deepEqual(own.lidar?.byClass, wasm.lidar?.byClass);
-      assert.deepEqual(own.lidar?.byReturn, wasm.lidar?.byReturn);
+      for (const other of [own, wasm]) {
+        assert.deepEqual(Array.from(native.positions), Array.from(other.positions), name);
+        assert.deepEqual(native.bounds, other.bounds);
+        assert.deepEqual(native.lidar?.byClass, other.lidar?.byClass);
+        assert.deepEqual(native.lidar?.byReturn, other.lidar?.byReturn);
+      }
     }
   });
 
@@ -125,8 +130,8 @@ suiteUnless(missing, 'LAZ', () => {
     it('a file cut inside its chunk table', () => {
       check(build('point10', { copies: 40 }, (b) => b.subarray(0, b.length - 30)), /file is truncated: the chunk table ends inside chunk \d+ of 40/);
     });
-    it('a chunk cut short is refused by either decoder', () => {
-      for (const decoder of ['xhd', 'laz-perf']) {
+    it('a chunk cut short is refused by every decoder', () => {
+      for (const decoder of ['native', 'typescript', 'laz-perf']) {
         const path = build('point-color', { copies: 2, entries: [{ points: 1065, bytes: 400 }, { points: 1065, bytes: 400 }] });
         const error = errorOf(() => withEnv({ XHD_LAZ_DECODER: decoder }, () => readGeometry(path)));
         assert.match(error, /\(byte \d+\): LAZ chunk 1 of 2 (\(1065 points\) cannot be decoded|decodes to)/, decoder);

@@ -30,6 +30,8 @@ constexpr Named kStructs[] = {
     XHD_SIZE_OF(xhd_read_result),
     XHD_SIZE_OF(xhd_delimited_layout),
     XHD_SIZE_OF(xhd_delimited_result),
+    XHD_SIZE_OF(xhd_laz_job),
+    XHD_SIZE_OF(xhd_laz_result),
     XHD_SIZE_OF(xhd_distance_options),
     XHD_SIZE_OF(xhd_distance_pair),
     XHD_SIZE_OF(xhd_distance_result),

@@ -14,8 +14,10 @@ import type { LidarSummary } from './las-summary.js';
 import type { LasVlr } from './las-vlrs.js';
 import { readLazLayout, type LazChunk } from './laz-chunks.js';
 import { lazPerfWasm } from './laz-decoder.js';
+import { readLazNatively } from './laz-native.js';
 import { decodesV2 } from './laz-v2-chunk.js';
 import { COMPLETED, FAILED, failureMessage, NEXT, runLazJob, totalTally, type LazJob } from './laz-work.js';
+import { nativeReader } from './native-reader.js';
 
 /** Below this many points, starting a worker (its module load and WebAssembly instance) costs more than it saves. */
 const POINTS_FOR_WORKERS = 200_000;
@@ -37,10 +39,30 @@ function sharedPositions(count: number, file: string): Float64Array {
 
 const shared = (bytes: number) => (bytes > 0 ? new SharedArrayBuffer(bytes) : new SharedArrayBuffer(8));
 
+/**
+ * The decoder of formats 0-3 (LASzip's version-2 items): the native one where the CPU library loads, else
+ * xhd's TypeScript one; XHD_LAZ_DECODER=typescript or laz-perf picks one of the others (tests, benchmarks).
+ */
+function nativeDecoder() {
+  const wanted = process.env.XHD_LAZ_DECODER;
+  return wanted === undefined || wanted === '' || wanted === 'native' ? nativeReader() : undefined;
+}
+
 export function readLazBody(fd: number, file: string, fileSize: number, header: LasHeader, vlrs: LasVlr[], filter: RecordFilter | null):
   { positions: Float64Array; kept: number; tally: Float64Array; laz: NonNullable<LidarSummary['laz']> } {
   const layout = readLazLayout(fd, file, fileSize, header, vlrs);
   const chunks = layout.chunks;
+  const reader = decodesV2(layout.items) ? nativeDecoder() : undefined;
+  const native = reader ? readLazNatively(reader, file, header, layout, filter) : undefined;
+  if (native) {
+    checkChunkBounds(file, header, chunks, native.chunkRaw);
+    return {
+      positions: native.positions,
+      kept: native.kept,
+      tally: native.tally,
+      laz: { compressor: layout.compressor, chunkSize: layout.chunkSize, chunks: chunks.length, decoder: 'xhd native' },
+    };
+  }
   const threads = decodingThreads(chunks.length, header.pointCount);
   // One thread writes straight into an ordinary array; threads together write into shared memory.
   checkRoomFor(header.pointCount, file);

@@ -1,7 +1,7 @@
 // koffi declarations mirroring kernels/include/xhd.h. Keep the two in step: XHD_ABI_VERSION guards it.
 import koffi from 'koffi';
 
-export const XHD_ABI_VERSION = 11;
+export const XHD_ABI_VERSION = 12;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -271,6 +271,55 @@ abiStruct('xhd_delimited_result', {
   max: koffi.array('double', 3, 'Array'),
 });
 
+abiStruct('xhd_laz_job', {
+  chunks: 'const uint64_t *',
+  chunk_count: 'uint64_t',
+  point_count: 'uint64_t',
+  items: 'const uint16_t *',
+  item_count: 'uint32_t',
+  record_length: 'uint32_t',
+  scale: koffi.array('double', 3, 'Array'),
+  offset: koffi.array('double', 3, 'Array'),
+  classes: 'const uint8_t *',
+  box: 'const double *',
+  returns: 'int32_t',
+  threads: 'int32_t',
+});
+abiStruct('xhd_laz_result', {
+  kind: 'int32_t',
+  error_number: 'int32_t',
+  chunk: 'uint64_t',
+  byte: 'uint64_t',
+  kept: 'uint64_t',
+  class_counts: koffi.array('uint64_t', 256, 'Array'),
+  return_counts: koffi.array('uint64_t', 16, 'Array'),
+  raw_min: koffi.array('double', 3, 'Array'),
+  raw_max: koffi.array('double', 3, 'Array'),
+  min: koffi.array('double', 3, 'Array'),
+  max: koffi.array('double', 3, 'Array'),
+});
+
+export const XHD_LAZ_OK = 0;
+export const XHD_LAZ_TRUNCATED = 1;
+export const XHD_LAZ_SHORT_CHUNK = 2;
+export const XHD_LAZ_DAMAGED = 3;
+export const XHD_LAZ_SYSTEM_ERROR = 4;
+export const XHD_LAZ_UNSUPPORTED = 5;
+
+export interface RawLazResult {
+  kind: number;
+  error_number: number;
+  chunk: number | bigint;
+  byte: number | bigint;
+  kept: number | bigint;
+  class_counts: (number | bigint)[];
+  return_counts: (number | bigint)[];
+  raw_min: number[];
+  raw_max: number[];
+  min: number[];
+  max: number[];
+}
+
 abiStruct('xhd_file_read', { bytes: 'uint64_t', error_number: 'int32_t', reserved: 'int32_t' });
 
 export interface RawFileRead {
@@ -426,6 +475,9 @@ export const PROTOTYPES = {
     'int32_t xhd_read_file(const char *path, uint64_t offset, uint64_t length, int32_t threads, uint8_t *buffer, _Out_ xhd_file_read *result)',
   readPlyVertices:
     'int32_t xhd_read_ply_vertices(const char *path, const xhd_ply_vertex_layout *layout, void *xyz, _Out_ xhd_read_result *result)',
+  readLaz:
+    'int32_t xhd_read_laz(const char *path, const xhd_laz_job *job, double *positions, double *chunk_raw, uint8_t *records, ' +
+    '_Out_ xhd_laz_result *result)',
   countLines: 'int32_t xhd_count_lines(const uint8_t *text, uint64_t length, int32_t threads, uint64_t *lines)',
   parseDelimited:
     'int32_t xhd_parse_delimited(const uint8_t *text, uint64_t length, const xhd_delimited_layout *layout, ' +

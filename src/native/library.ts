@@ -39,6 +39,7 @@ export interface NativeBackend {
 export interface NativeReaders {
   readFile: koffi.KoffiFunction;
   readPlyVertices: koffi.KoffiFunction;
+  readLaz: koffi.KoffiFunction;
   countLines: koffi.KoffiFunction;
   parseDelimited: koffi.KoffiFunction;
 }
@@ -148,6 +149,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       readers: name === 'cpu' ? {
         readFile: lib.func(PROTOTYPES.readFile),
         readPlyVertices: lib.func(PROTOTYPES.readPlyVertices),
+        readLaz: lib.func(PROTOTYPES.readLaz),
         countLines: lib.func(PROTOTYPES.countLines),
         parseDelimited: lib.func(PROTOTYPES.parseDelimited),
       } : null,
