@@ -32,6 +32,8 @@ constexpr Named kStructs[] = {
     XHD_SIZE_OF(xhd_delimited_result),
     XHD_SIZE_OF(xhd_laz_job),
     XHD_SIZE_OF(xhd_laz_result),
+    XHD_SIZE_OF(xhd_laz_points),
+    XHD_SIZE_OF(xhd_laz_write_result),
     XHD_SIZE_OF(xhd_distance_options),
     XHD_SIZE_OF(xhd_distance_pair),
     XHD_SIZE_OF(xhd_distance_result),

@@ -373,6 +373,51 @@ typedef struct xhd_laz_result {
 XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job, double* positions, double* chunk_raw,
                              uint8_t* records, xhd_laz_result* result);
 
+/* Points to write as LAZ point format 0 to 3 (version-2 items), one entry a point in each array. Every
+ * array but xyz may be null: its field is then 0 (return number and count: 1). */
+typedef struct xhd_laz_points {
+  uint64_t count;
+  const double* xyz;              /* x, y, z a point: stored as round((x - offset) / scale), which must fit int32 */
+  const uint16_t* intensity;
+  const uint8_t* return_number;   /* 1-7 */
+  const uint8_t* return_count;    /* 1-7 */
+  const uint8_t* classification;  /* the whole byte 15: the class in its low 5 bits, flags above */
+  const double* gps_time;         /* formats 1 and 3 */
+  const uint16_t* rgb;            /* formats 2 and 3: red, green, blue a point */
+  const double* extra;            /* extra_count doubles a point: extra-bytes dimensions of type double */
+  uint32_t extra_count;
+  int32_t point_format;           /* 0-3 */
+  double scale[3];
+  double offset[3];
+  uint32_t chunk_size;            /* points a chunk; 0 = LASzip's 50,000 */
+  int32_t threads;                /* 0 = every hardware thread */
+} xhd_laz_points;
+
+/* What a LAZ write did. kind: */
+#define XHD_LAZ_WRITE_OK 0
+#define XHD_LAZ_WRITE_OUT_OF_RANGE 1  /* point `point` has coordinate `value` (axis `axis`): not finite, or off the int32 grid */
+#define XHD_LAZ_WRITE_SYSTEM_ERROR 2  /* creating or writing the file failed with errno `error_number` */
+
+typedef struct xhd_laz_write_result {
+  int32_t kind;          /* XHD_LAZ_WRITE_*; on failure no file is left at path */
+  int32_t error_number;
+  uint64_t point;
+  double value;
+  int32_t axis;
+  uint32_t chunks;       /* chunks written */
+  uint64_t bytes;        /* the file's size */
+  double min[3];         /* the stored coordinates' bounds (integer * scale + offset), as in the header */
+  double max[3];
+} xhd_laz_write_result;
+
+/* Writes a LAZ file: `header` (header_bytes bytes: the LAS header and VLRs, the LASzip VLR among them
+ * describing exactly the items below, the point data offset equal to header_bytes) and then the points,
+ * compressed in chunks on `threads` threads, and the chunk table. The library fills in the header's point
+ * counts (legacy and, for LAS 1.4, 64-bit; by return) and bounds. Items: POINT10, then GPSTIME11 (formats 1,
+ * 3), RGB12 (formats 2, 3), then one BYTE item of 8 * extra_count bytes when extra_count > 0. */
+XHD_API int32_t xhd_write_laz(const char* path, const uint8_t* header, uint64_t header_bytes, const xhd_laz_points* points,
+                              xhd_laz_write_result* result);
+
 /* ---- Mesh-mesh minimum and maximum distance (the gDist algorithm) ---- */
 
 /* Bits of xhd_distance_options.which. */

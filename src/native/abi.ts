@@ -299,6 +299,51 @@ abiStruct('xhd_laz_result', {
   max: koffi.array('double', 3, 'Array'),
 });
 
+abiStruct('xhd_laz_points', {
+  count: 'uint64_t',
+  xyz: 'const double *',
+  intensity: 'const uint16_t *',
+  return_number: 'const uint8_t *',
+  return_count: 'const uint8_t *',
+  classification: 'const uint8_t *',
+  gps_time: 'const double *',
+  rgb: 'const uint16_t *',
+  extra: 'const double *',
+  extra_count: 'uint32_t',
+  point_format: 'int32_t',
+  scale: koffi.array('double', 3, 'Array'),
+  offset: koffi.array('double', 3, 'Array'),
+  chunk_size: 'uint32_t',
+  threads: 'int32_t',
+});
+abiStruct('xhd_laz_write_result', {
+  kind: 'int32_t',
+  error_number: 'int32_t',
+  point: 'uint64_t',
+  value: 'double',
+  axis: 'int32_t',
+  chunks: 'uint32_t',
+  bytes: 'uint64_t',
+  min: koffi.array('double', 3, 'Array'),
+  max: koffi.array('double', 3, 'Array'),
+});
+
+export const XHD_LAZ_WRITE_OK = 0;
+export const XHD_LAZ_WRITE_OUT_OF_RANGE = 1;
+export const XHD_LAZ_WRITE_SYSTEM_ERROR = 2;
+
+export interface RawLazWriteResult {
+  kind: number;
+  error_number: number;
+  point: number | bigint;
+  value: number;
+  axis: number;
+  chunks: number;
+  bytes: number | bigint;
+  min: number[];
+  max: number[];
+}
+
 export const XHD_LAZ_OK = 0;
 export const XHD_LAZ_TRUNCATED = 1;
 export const XHD_LAZ_SHORT_CHUNK = 2;
@@ -478,6 +523,9 @@ export const PROTOTYPES = {
   readLaz:
     'int32_t xhd_read_laz(const char *path, const xhd_laz_job *job, double *positions, double *chunk_raw, uint8_t *records, ' +
     '_Out_ xhd_laz_result *result)',
+  writeLaz:
+    'int32_t xhd_write_laz(const char *path, const uint8_t *header, uint64_t header_bytes, const xhd_laz_points *points, ' +
+    '_Out_ xhd_laz_write_result *result)',
   countLines: 'int32_t xhd_count_lines(const uint8_t *text, uint64_t length, int32_t threads, uint64_t *lines)',
   parseDelimited:
     'int32_t xhd_parse_delimited(const uint8_t *text, uint64_t length, const xhd_delimited_layout *layout, ' +

@@ -40,6 +40,7 @@ export interface NativeReaders {
   readFile: koffi.KoffiFunction;
   readPlyVertices: koffi.KoffiFunction;
   readLaz: koffi.KoffiFunction;
+  writeLaz: koffi.KoffiFunction;
   countLines: koffi.KoffiFunction;
   parseDelimited: koffi.KoffiFunction;
 }
@@ -150,6 +151,7 @@ export function loadBackend(name: BackendName): NativeBackend {
         readFile: lib.func(PROTOTYPES.readFile),
         readPlyVertices: lib.func(PROTOTYPES.readPlyVertices),
         readLaz: lib.func(PROTOTYPES.readLaz),
+        writeLaz: lib.func(PROTOTYPES.writeLaz),
         countLines: lib.func(PROTOTYPES.countLines),
         parseDelimited: lib.func(PROTOTYPES.parseDelimited),
       } : null,
