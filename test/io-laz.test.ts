@@ -67,6 +67,15 @@ suiteUnless(missing, 'LAZ', () => {
     }
   });
 
+  it('without the native library (XHD_NATIVE_READ=0) the TypeScript decoder reads the same points', () => {
+    const path = build('point-time', { copies: 4 });
+    const native = readGeometry(path);
+    const typescript = withEnv({ XHD_NATIVE_READ: '0' }, () => readGeometry(path));
+    assert.equal(native.lidar?.laz?.decoder, 'xhd native');
+    assert.equal(typescript.lidar?.laz?.decoder, 'xhd');
+    assert.deepEqual(Array.from(typescript.positions), Array.from(native.positions));
+  });
+
   it('a LAZ file without points', () => {
     const g = readGeometry(lidar('no-points-1.3.laz'));
     assert.equal(g.count, 0);
@@ -148,6 +157,41 @@ suiteUnless(missing, 'LAZ', () => {
         return out;
       });
       check(path, /\(byte \d+\): LAZ chunk 8 of 8 .*(outside the header's|cannot be decoded)/);
+    });
+    it('bytes overwritten inside chunks: the native decoder fails as the TypeScript one does, on any thread count', () => {
+      // LAZ has no checksum: damage decodes to wrong points, which the check against the header's bounds
+      // (or a chunk running out of bytes) catches; the outcome must not depend on the decoder or the threads.
+      let seed = 12345;
+      const next = () => {
+        seed ^= seed << 13;
+        seed ^= seed >>> 17;
+        seed ^= seed << 5;
+        return (seed >>> 0) / 2 ** 32;
+      };
+      const outcome = (path: string, env: Record<string, string>) => {
+        try {
+          const g = withEnv(env, () => readGeometry(path));
+          return `${g.count} points: ${Array.from(g.positions).join(',')}`;
+        } catch (error) {
+          return (error as Error).message;
+        }
+      };
+      for (const name of TWINS) {
+        for (let trial = 0; trial < 12; trial++) {
+          const path = build(name, { copies: 3 }, (b) => {
+            const out = Uint8Array.from(b);
+            const view = new DataView(out.buffer);
+            const start = view.getUint32(96, true) + 8, table = Number(view.getBigInt64(start - 8, true));
+            const run = 1 + Math.floor(next() * 20), at = start + Math.floor(next() * (table - start - run));
+            for (let i = 0; i < run; i++) out[at + i] = Math.floor(next() * 256);
+            return out;
+          });
+          const native = outcome(path, { XHD_LAZ_THREADS: '2' });
+          assert.equal(outcome(path, { XHD_LAZ_THREADS: '1' }), native);
+          assert.equal(outcome(path, { XHD_LAZ_DECODER: 'typescript' }), native);
+          if (!/^\d+ points/.test(native)) assert.match(native, /^\S+\.laz \(byte \d+\): LAZ chunk \d of 3 /);
+        }
+      }
     });
     it("a record length that disagrees with the LASzip VLR's items", () => {
       const path = build('point-time', { copies: 1 }, (b) => {

@@ -182,7 +182,15 @@ extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job
               continue;
             }
             if (got < chunk.bytes) {
-              failure.set(c, XHD_LAZ_TRUNCATED, chunk.offset + got);
+              // The file ends where the read stopped, or before the chunk's start for a chunk beyond it.
+              uint64_t end = chunk.offset + got;
+              if (got == 0) {
+                try {
+                  end = std::min(end, file.size());
+                } catch (const xhd::SystemError&) {
+                }
+              }
+              failure.set(c, XHD_LAZ_TRUNCATED, end);
               continue;
             }
             uint8_t* out;
