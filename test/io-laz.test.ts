@@ -10,6 +10,7 @@ import type { Geometry } from '../src/io/geometry.js';
 import { readGeometry } from '../src/io/read.js';
 import { scratchDir } from './cli-run.js';
 import { sharedData } from './helpers.js';
+import { lazPerfChunkRecords, nativeRecords, openLaz, typescriptRecords } from './laz-decoders.js';
 import { lazFromTemplate, type LazBuild } from './laz-writer.js';
 import { errorOf, withEnv } from './reader-test-tools.js';
 import { suiteUnless } from './skippable-suite.js';
@@ -48,6 +49,22 @@ suiteUnless(missing, 'LAZ', () => {
       assert.equal(laz.crs?.epsg, 26910);
     });
   }
+
+  it('every record field: the native decoder, the TypeScript one and laz-perf give the LAS twin\'s records byte for byte', () => {
+    for (const name of TWINS) {
+      const path = lidar(`${name}.las.laz`);
+      const file = openLaz(path);
+      const las = readFileSync(lidar(`${name}.las`));
+      const view = new DataView(las.buffer, las.byteOffset, las.byteLength);
+      const start = view.getUint32(96, true), length = view.getUint16(105, true), count = view.getUint32(107, true);
+      assert.equal(length, file.header.recordLength, name);
+      assert.equal(count, file.header.pointCount, name);
+      const twin = las.subarray(start, start + count * length);
+      for (const [decoder, records] of [['native', nativeRecords(path, file, 2)], ['typescript', typescriptRecords(file)], ['laz-perf', lazPerfChunkRecords(file)]] as const) {
+        assert.ok(Buffer.from(records).equals(twin), `${name}: ${decoder}`);
+      }
+    }
+  });
 
   it("xhd's native and TypeScript decoders (formats 0-3) and laz-perf give the same records, and each says which decoded", () => {
     for (const name of TWINS) {
