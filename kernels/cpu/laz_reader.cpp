@@ -22,6 +22,9 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// Records decoded at a time: the buffer stays in the cache, whatever a chunk's size.
+constexpr uint64_t kBatch = 4096;
+
 // Math.min and Math.max (no NaN occurs here: every value comes from an int32): -0 is below +0.
 double js_min(double a, double b) { return a < b ? a : b < a ? b : std::signbit(a) ? a : b; }
 double js_max(double a, double b) { return a > b ? a : b > a ? b : std::signbit(a) ? b : a; }
@@ -49,8 +52,8 @@ struct Chunk {
   uint64_t offset, bytes, points, first;
 };
 
-// Scales and filters `count` records as decodeLasRecords (src/io/las-records.ts) does for formats 0-5, into
-// the chunk's own tally t (fresh); returns how many points were written to out.
+// Scales and filters `count` records as decodeLasRecords (src/io/las-records.ts) does for formats 0-5, adding
+// them to the chunk's own tally t; returns how many points were written to out.
 uint64_t scale_records(const uint8_t* records, uint64_t count, const xhd_laz_job& job, double* out, Tally& t) {
   const uint32_t length = job.record_length;
   const double sx = job.scale[0], sy = job.scale[1], sz = job.scale[2];
@@ -94,9 +97,9 @@ uint64_t scale_records(const uint8_t* records, uint64_t count, const xhd_laz_job
     if (z < t.min[2]) t.min[2] = z;
     if (z > t.max[2]) t.max[2] = z;
   }
-  for (int k = 0; k < 3; ++k) {
-    t.raw_min[k] = count > 0 ? rmin[k] : kInf;
-    t.raw_max[k] = count > 0 ? rmax[k] : -kInf;
+  for (int k = 0; k < 3 && count > 0; ++k) {
+    t.raw_min[k] = std::min(t.raw_min[k], double(rmin[k]));
+    t.raw_max[k] = std::max(t.raw_max[k], double(rmax[k]));
   }
   return o;
 }
@@ -193,15 +196,24 @@ extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job
               failure.set(c, XHD_LAZ_TRUNCATED, end);
               continue;
             }
-            uint8_t* out;
-            if (records != nullptr) {
-              out = records + chunk.first * job->record_length;
-            } else {
-              if (decoded.size() < chunk.points * job->record_length) decoded.resize(chunk.points * job->record_length);
-              out = decoded.data();
-            }
+            // Decoded a batch at a time into a small buffer (or straight into the caller's records).
+            Tally own;
+            uint64_t kept_here = 0;
             try {
-              xhd::laz::decode_chunk(bytes.data(), chunk.bytes, chunk.points, items, job->record_length, out);
+              xhd::laz::ChunkDecoder decoder(bytes.data(), chunk.bytes, chunk.points, items, job->record_length);
+              for (uint64_t done = 0; done < chunk.points;) {
+                const uint64_t n = std::min(kBatch, chunk.points - done);
+                uint8_t* out;
+                if (records != nullptr) {
+                  out = records + (chunk.first + done) * job->record_length;
+                } else {
+                  decoded.resize(kBatch * job->record_length);
+                  out = decoded.data();
+                }
+                decoder.next(out, n);
+                kept_here += scale_records(out, n, *job, positions + 3 * (chunk.first + kept_here), own);
+                done += n;
+              }
             } catch (const xhd::laz::ShortChunk&) {
               failure.set(c, XHD_LAZ_SHORT_CHUNK, chunk.offset);
               continue;
@@ -209,8 +221,7 @@ extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job
               failure.set(c, XHD_LAZ_DAMAGED, chunk.offset);
               continue;
             }
-            Tally own;
-            kept[c] = scale_records(out, chunk.points, *job, positions + 3 * chunk.first, own);
+            kept[c] = kept_here;
             if (chunk_raw != nullptr) {
               std::copy(own.raw_min, own.raw_min + 3, chunk_raw + 6 * c);
               std::copy(own.raw_max, own.raw_max + 3, chunk_raw + 6 * c + 3);
