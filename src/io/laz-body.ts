@@ -1,7 +1,8 @@
-// A LAZ body: its chunks (laz-chunks.ts) decoded in parallel, by the reading thread and worker threads
-// together (laz-work.ts), each chunk read from the file on its own: the file is never held whole. The
-// reading thread waits for the workers with Atomics.wait, so that reading stays synchronous like every
-// other reader's.
+// A LAZ body: its chunks (laz-chunks.ts) decoded in parallel, each read from the file on its own: the file
+// is never held whole. Point formats 0-3 go to the CPU library in one call (laz-native.ts) where it loads;
+// otherwise the reading thread and worker threads decode them together (laz-work.ts: xhd's TypeScript
+// decoder, or laz-perf for the other formats), the reading thread waiting for the workers with
+// Atomics.wait, so that reading stays synchronous like every other reader's.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
