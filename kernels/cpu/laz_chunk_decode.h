@@ -38,11 +38,14 @@ struct ShortChunk {};
 // where damaged data can be told.
 class ChunkDecoder {
  public:
-  ChunkDecoder(const uint8_t* chunk, uint64_t bytes, uint64_t points, const std::vector<Item>& items, uint32_t record_length)
-      : chunk_(chunk), points_(points), record_length_(record_length) {
+  // chunk[0, bytes): the chunk's first bytes (all of them, or a first window with `source` giving the rest).
+  ChunkDecoder(const uint8_t* chunk, uint64_t bytes, uint64_t points, const std::vector<Item>& items, uint32_t record_length,
+               ByteSource* source = nullptr)
+      : points_(points), record_length_(record_length) {
     if (points == 0) return;
     if (bytes < record_length) throw ShortChunk{};
-    decoder_ = std::make_unique<ArithmeticDecoder>(chunk + record_length, chunk + bytes);
+    first_.assign(chunk, chunk + record_length);  // kept: a source may refill the window it lies in
+    decoder_ = std::make_unique<ArithmeticDecoder>(chunk + record_length, chunk + bytes, source);
     // POINT10 is always the first item; the others follow in the VLR's order, each with its own decoder
     // as the reference makes them (a record may, oddly, list an item twice).
     point_ = std::make_unique<Point10Decoder>(*decoder_);
@@ -70,7 +73,7 @@ class ChunkDecoder {
     uint64_t p = 0;
     if (done_ == 0 && n > 0) {
       // The first point is stored raw; every item predicts the next point from it.
-      std::memcpy(out, chunk_, record_length_);
+      std::memcpy(out, first_.data(), record_length_);
       point_->init(out);
       for (const Step& s : steps_) {
         if (s.gps) s.gps->init(out + s.offset);
@@ -102,7 +105,7 @@ class ChunkDecoder {
     RgbDecoder* rgb;
     BytesDecoder* bytes;
   };
-  const uint8_t* chunk_;
+  std::vector<uint8_t> first_;
   uint64_t points_;
   uint32_t record_length_;
   uint64_t done_ = 0;

@@ -14,9 +14,19 @@
 
 namespace xhd::laz {
 
+// Where a decoder's bytes come from when those it was given run out: the next window of a chunk read from
+// the file a piece at a time (laz_reader.cpp), so that no chunk, however large, is held whole.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // The next bytes in [begin, end), or false when the chunk has none left.
+  virtual bool more(const uint8_t*& begin, const uint8_t*& end) = 0;
+};
+
 class ArithmeticDecoder {
  public:
-  ArithmeticDecoder(const uint8_t* begin, const uint8_t* end) : at_(begin), end_(end) {
+  ArithmeticDecoder(const uint8_t* begin, const uint8_t* end, ByteSource* source = nullptr)
+      : at_(begin), end_(end), source_(source) {
     for (int i = 0; i < 4; ++i) value_ = (value_ << 8) | next_byte();
   }
 
@@ -103,6 +113,7 @@ class ArithmeticDecoder {
  private:
   uint32_t next_byte() {
     if (at_ < end_) return *at_++;
+    if (source_ != nullptr && source_->more(at_, end_) && at_ < end_) return *at_++;
     ++overrun_;
     return 0;
   }
@@ -116,6 +127,7 @@ class ArithmeticDecoder {
 
   const uint8_t* at_;
   const uint8_t* end_;
+  ByteSource* source_;
   uint32_t value_ = 0;
   uint32_t length_ = 0xffffffffu;
   uint64_t overrun_ = 0;

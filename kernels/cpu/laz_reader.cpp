@@ -24,6 +24,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Records decoded at a time: the buffer stays in the cache, whatever a chunk's size.
 constexpr uint64_t kBatch = 4096;
+// Compressed bytes read at a time: a LASzip chunk of 50,000 points is about 0.2 to 1 MiB, so most chunks
+// come in one read; a chunk of a whole file's points needs no buffer of its size.
+constexpr uint64_t kWindowBytes = uint64_t(1) << 20;
 
 // Math.min and Math.max (no NaN occurs here: every value comes from an int32): -0 is below +0.
 double js_min(double a, double b) { return a < b ? a : b < a ? b : std::signbit(a) ? a : b; }
@@ -104,6 +107,56 @@ uint64_t scale_records(const uint8_t* records, uint64_t count, const xhd_laz_job
   return o;
 }
 
+// The file ended inside a chunk, at `byte`.
+struct FileEnded {
+  uint64_t byte;
+};
+
+// A chunk's bytes read from the file a window at a time into one reused buffer, for its decoder.
+class ChunkWindows : public xhd::laz::ByteSource {
+ public:
+  ChunkWindows(const xhd::OpenFile& file, const Chunk& chunk, uint64_t window, std::vector<uint8_t>& buffer)
+      : file_(file), chunk_(chunk), window_(window), buffer_(buffer) {}
+
+  // Reads the first window; its length.
+  uint64_t first() { return load(); }
+
+  bool more(const uint8_t*& begin, const uint8_t*& end) override {
+    if (loaded_ >= chunk_.bytes) return false;
+    const uint64_t n = load();
+    begin = buffer_.data();
+    end = begin + n;
+    return true;
+  }
+
+ private:
+  uint64_t load() {
+    const uint64_t n = std::min(window_, chunk_.bytes - loaded_);
+    if (buffer_.size() < n) buffer_.resize(n);
+    const uint64_t at = chunk_.offset + loaded_;
+    const uint64_t got = file_.read(buffer_.data(), n, at);
+    if (got < n) {
+      // The file ends where the read stopped, or before the window's start for a chunk beyond it.
+      uint64_t end = at + got;
+      if (got == 0) {
+        try {
+          end = std::min(end, file_.size());
+        } catch (const xhd::SystemError&) {
+        }
+      }
+      throw FileEnded{end};
+    }
+    loaded_ += n;
+    return n;
+  }
+
+  const xhd::OpenFile& file_;
+  const Chunk& chunk_;
+  uint64_t window_;
+  std::vector<uint8_t>& buffer_;
+  uint64_t loaded_ = 0;
+};
+
 // The lowest-numbered chunk that failed and how; chunks above it need not be decoded.
 struct Failure {
   std::mutex mutex;
@@ -167,6 +220,8 @@ extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job
       const int threads = static_cast<int>(std::min<uint64_t>(xhd::resolve_thread_count(job->threads), std::max<size_t>(chunks.size(), 1)));
       tallies.resize(threads);
       std::atomic<uint64_t> next{0};
+      // The window holds at least the raw first record (which the decoder takes from the first window).
+      const uint64_t window = std::max<uint64_t>(job->piece_bytes > 0 ? job->piece_bytes : kWindowBytes, job->record_length);
       xhd::WorkerPool::shared().run(threads, [&](int tid) {
         // Every thread claims chunks from one counter; a chunk above a failed one is skipped.
         std::vector<uint8_t> bytes, decoded;
@@ -176,31 +231,14 @@ extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job
             const uint64_t c = next.fetch_add(1, std::memory_order_relaxed);
             if (c >= chunks.size() || c > failure.chunk.load(std::memory_order_relaxed)) return;
             const Chunk& chunk = chunks[c];
-            if (bytes.size() < chunk.bytes) bytes.resize(chunk.bytes);
-            uint64_t got;
-            try {
-              got = file.read(bytes.data(), chunk.bytes, chunk.offset);
-            } catch (const xhd::SystemError& e) {
-              failure.set(c, XHD_LAZ_SYSTEM_ERROR, chunk.offset, e.code);
-              continue;
-            }
-            if (got < chunk.bytes) {
-              // The file ends where the read stopped, or before the chunk's start for a chunk beyond it.
-              uint64_t end = chunk.offset + got;
-              if (got == 0) {
-                try {
-                  end = std::min(end, file.size());
-                } catch (const xhd::SystemError&) {
-                }
-              }
-              failure.set(c, XHD_LAZ_TRUNCATED, end);
-              continue;
-            }
-            // Decoded a batch at a time into a small buffer (or straight into the caller's records).
+            // Decoded a batch at a time into a small buffer (or straight into the caller's records), from
+            // the chunk's bytes read a window at a time.
             Tally own;
             uint64_t kept_here = 0;
             try {
-              xhd::laz::ChunkDecoder decoder(bytes.data(), chunk.bytes, chunk.points, items, job->record_length);
+              ChunkWindows windows(file, chunk, window, bytes);
+              const uint64_t first = windows.first();
+              xhd::laz::ChunkDecoder decoder(bytes.data(), first, chunk.points, items, job->record_length, &windows);
               for (uint64_t done = 0; done < chunk.points;) {
                 const uint64_t n = std::min(kBatch, chunk.points - done);
                 uint8_t* out;
@@ -214,6 +252,12 @@ extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job
                 kept_here += scale_records(out, n, *job, positions + 3 * (chunk.first + kept_here), own);
                 done += n;
               }
+            } catch (const FileEnded& e) {
+              failure.set(c, XHD_LAZ_TRUNCATED, e.byte);
+              continue;
+            } catch (const xhd::SystemError& e) {
+              failure.set(c, XHD_LAZ_SYSTEM_ERROR, chunk.offset, e.code);
+              continue;
             } catch (const xhd::laz::ShortChunk&) {
               failure.set(c, XHD_LAZ_SHORT_CHUNK, chunk.offset);
               continue;

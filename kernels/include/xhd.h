@@ -340,6 +340,7 @@ typedef struct xhd_laz_job {
   const double* box;       /* keep points inside min x, y, z, max x, y, z (edges included); null keeps all */
   int32_t returns;         /* 0: every return; 1: first returns (number <= 1); 2: last (number >= count) */
   int32_t threads;         /* 0 = every hardware thread */
+  uint64_t piece_bytes;    /* compressed bytes a thread reads at a time; 0 = the default (1 MiB) */
 } xhd_laz_job;
 
 /* What a LAZ read found. kind: */
@@ -365,7 +366,7 @@ typedef struct xhd_laz_result {
 } xhd_laz_result;
 
 /* Reads and decodes every chunk of the LAZ file at `path` on `job->threads` threads, each reading its own
- * chunks with positioned reads. positions: room for 3 * point_count doubles; the kept points' x, y, z come
+ * chunks with positioned reads, a piece at a time (no chunk is held whole). positions: room for 3 * point_count doubles; the kept points' x, y, z come
  * packed in file order. chunk_raw (may be null): per chunk, the integer X, Y, Z min then max of its records
  * (6 a chunk), for the caller's check of damaged chunks against the header's bounds. records (may be null):
  * point_count * record_length bytes, receiving every decoded record (the tests compare them). Returns

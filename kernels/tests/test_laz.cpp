@@ -120,7 +120,7 @@ struct Decoded {
 };
 
 Decoded decode(const char* path, const std::vector<uint64_t>& chunks, uint64_t points, int threads,
-               const std::vector<Item>& items = kItems, uint32_t length = kLength) {
+               const std::vector<Item>& items = kItems, uint32_t length = kLength, uint64_t piece_bytes = 0) {
   std::vector<uint16_t> item_fields;
   for (const Item& i : items) item_fields.insert(item_fields.end(), {i.type, i.size, i.version});
   xhd_laz_job job{};
@@ -135,6 +135,7 @@ Decoded decode(const char* path, const std::vector<uint64_t>& chunks, uint64_t p
     job.offset[k] = 1000;
   }
   job.threads = threads;
+  job.piece_bytes = piece_bytes;
   Decoded d{};
   d.records.assign(points * length + 1, 0);
   d.positions.assign(3 * points + 1, 0);
@@ -154,13 +155,16 @@ TEST(laz_round_trip) {
     const LazBody body = encode_body(some, chunk_size, 100);
     const LazTempFile file(body.file);
     for (int threads : {1, 3}) {
-      const Decoded d = decode(file.path(), body.chunks, points, threads);
+      // Chunks read whole, and a few bytes at a time (windows of one record, and of 50 bytes: below one).
+      for (uint64_t piece : {uint64_t(0), uint64_t(kLength), uint64_t(50)}) {
+      const Decoded d = decode(file.path(), body.chunks, points, threads, kItems, kLength, piece);
       CHECK_EQ(d.status, int32_t(XHD_OK));
       CHECK_EQ(d.result.kind, XHD_LAZ_OK);
       CHECK_EQ(d.result.kept, points);
       CHECK(d.records == some);
       const int32_t X = xhd::laz::load<int32_t>(some.data() + kLength * (points - 1));
       CHECK_EQ(d.positions[3 * (points - 1)], X * 0.01 + 1000);
+      }
     }
   }
 }
@@ -172,10 +176,12 @@ TEST(laz_bad_input) {
     // The file cut inside its last chunk: the chunk runs past the file's end, which is named.
     std::vector<uint8_t> cut(body.file.begin(), body.file.end() - 10);
     const LazTempFile file(cut);
-    const Decoded d = decode(file.path(), body.chunks, 3000, 2);
-    CHECK_EQ(d.result.kind, XHD_LAZ_TRUNCATED);
-    CHECK_EQ(d.result.chunk, uint64_t(2));
-    CHECK_EQ(d.result.byte, uint64_t(cut.size()));
+    for (uint64_t piece : {uint64_t(0), uint64_t(100)}) {
+      const Decoded d = decode(file.path(), body.chunks, 3000, 2, kItems, kLength, piece);
+      CHECK_EQ(d.result.kind, XHD_LAZ_TRUNCATED);
+      CHECK_EQ(d.result.chunk, uint64_t(2));
+      CHECK_EQ(d.result.byte, uint64_t(cut.size()));
+    }
   }
   const LazTempFile file(body.file);
   {

@@ -11,7 +11,7 @@ import { asInputError, systemError } from './input-file.js';
 import type { LasHeader } from './las-header.js';
 import { newTally, TALLY_CLASSES, TALLY_MAX, TALLY_MIN, TALLY_RAW_MAX, TALLY_RAW_MIN, TALLY_RETURNS, type RecordFilter } from './las-records.js';
 import type { LazLayout } from './laz-chunks.js';
-import type { NativeReader } from './native-reader.js';
+import { nativePieceBytes, type NativeReader } from './native-reader.js';
 
 export interface NativeLazBody {
   /** The kept points, packed at the start (3 * kept of them); the array holds room for every point. */
@@ -44,6 +44,7 @@ export function nativeLazJob(header: LasHeader, layout: LazLayout, filter: Recor
     box: filter?.box ?? null,
     returns: filter?.returns ?? 0,
     threads: threadCount,
+    piece_bytes: nativePieceBytes(),
   };
 }
 

@@ -284,6 +284,7 @@ abiStruct('xhd_laz_job', {
   box: 'const double *',
   returns: 'int32_t',
   threads: 'int32_t',
+  piece_bytes: 'uint64_t',
 });
 abiStruct('xhd_laz_result', {
   kind: 'int32_t',
