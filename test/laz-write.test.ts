@@ -4,14 +4,19 @@
 // decoder and laz-perf (chunk by chunk and with its own whole-file reader), to exactly the records the
 // points make, and read back through readGeometry to the points' coordinates on the LAS grid.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
+import { readFully } from '../src/io/input-file.js';
+import { isCrsRecord } from '../src/io/las-crs.js';
+import { LAS_HEADER_PROBE, parseLasHeader } from '../src/io/las-header.js';
+import { readLasVlrs, readVlrPayload } from '../src/io/las-vlrs.js';
 import { readGeometry } from '../src/io/read.js';
 import { writeLaz, type LazPoints } from '../src/io/laz-write.js';
 import { nativeReader } from '../src/io/native-reader.js';
 import { scratchDir } from './cli-run.js';
+import { sharedData } from './helpers.js';
 import { generateLidarPoints, type Generated } from './laz-points.js';
 import { lazPerfChunkRecords, lazPerfFileRecords, nativeRecords, openLaz, typescriptRecords } from './laz-decoders.js';
 import { suiteUnless } from './skippable-suite.js';
@@ -126,6 +131,29 @@ suiteUnless(!nativeReader() && 'the native CPU library is not built', 'LAZ write
     assert.equal(file.header.versionMinor, 4);
     assert.equal(file.header.pointCount, 23_457);
     assert.equal(firstDifference(nativeRecords(path, file), expectedRecords(g, 1, false)), -1);
+  });
+
+  it("a CRS copied from an input's VLRs (as an export would) reads back, with the global encoding given", () => {
+    const source = sharedData('lidar/point-time.las');
+    if (!source) return; // the shared LiDAR samples are not here
+    const fd = openSync(source, 'r');
+    let vlrs;
+    try {
+      const size = statSync(source).size;
+      const prefix = new Uint8Array(Math.min(LAS_HEADER_PROBE, size));
+      readFully(fd, prefix, 0, prefix.length, 0);
+      const header = parseLasHeader(prefix, size, source);
+      vlrs = readLasVlrs(fd, header, size, source).filter(isCrsRecord).map((v) => ({ userId: v.userId, recordId: v.recordId, payload: readVlrPayload(fd, v) }));
+    } finally {
+      closeSync(fd);
+    }
+    assert.ok(vlrs.length > 0);
+    const path = join(dir, 'crs.laz');
+    writeLaz(path, pointsFor(g, 0, true), { scale: SCALE, offset: OFFSET, minor: 4, globalEncoding: 16, vlrs });
+    const geometry = readGeometry(path);
+    assert.equal(geometry.crs?.epsg, 26910);
+    assert.equal(openLaz(path).header.globalEncoding, 16);
+    assert.equal(geometry.count, 23_457);
   });
 
   it('a coordinate off the 32-bit grid is refused, naming the point, and leaves no file', () => {

@@ -56,6 +56,8 @@ export interface LazWriteOptions {
   threads?: number;
   /** Further VLRs (a CRS), written after the LASzip and extra-bytes ones. */
   vlrs?: LazVlr[];
+  /** The header's global encoding bits (bit 4: the CRS VLR is WKT, LAS 1.4); default 0. */
+  globalEncoding?: number;
   systemId?: string;
   software?: string;
 }
@@ -144,6 +146,7 @@ function headerBytes(points: LazPoints, format: number, options: LazWriteOptions
   const out = new Uint8Array(total);
   const view = new DataView(out.buffer);
   ascii(out, 0, 4, 'LASF');
+  view.setUint16(6, options.globalEncoding ?? 0, true);
   out[24] = 1;
   out[25] = minor;
   ascii(out, 26, 32, options.systemId ?? 'xhd');
