@@ -1,11 +1,11 @@
 // Reader throughput: writes synthetic point and mesh files to a temp dir, times readGeometry (best of
-// --runs, default 3, the file in the page cache), prints MB/s and Mpoints/s, and deletes the files. Each file
+// --runs, default 3, the file in the page cache), prints MB/s and Mpoints/s, the CPU seconds of that best read
+// (every thread) and Mpoints per CPU second, and deletes the files. Each file
 // below 1 GiB is also timed read in 64 MiB pieces (forced with XHD_READ_PIECE_BYTES), the path files over
-// 1 GiB take (LAS, LAZ and E57 always read from the file in pieces: no second column). LAZ files are built from
-// the compressed chunk of shared/data/lidar/point-color.las.laz repeated (XHD_BENCH_LAZ_TEMPLATE names another
-// copy of it; the cases are skipped without it),
-// and timed with xhd's own decoder (formats 0-3) and with laz-perf's chunk decoder, beside laz-perf's own
-// whole-file decoder on one thread (the peer).
+// 1 GiB take (LAS, LAZ and E57 always read from the file in pieces: no second column). LAZ files are written by
+// xhd's own LAZ writer (src/io/laz-write.ts: LASzip's 50,000-point chunks, generated scan-line points of
+// test/laz-points.ts) and timed with xhd's native decoder (all cores and one thread), its TypeScript
+// decoder, laz-perf's chunk decoder, and beside laz-perf's own whole-file decoder on one thread (the peer).
 // Usage: scripts/bench-readers [--size-mb N] [--only LABEL,...] [--runs N]
 // (--size-mb 4500 --only OBJ --runs 1 reads a real text file over 4 GiB.)
 // XHD_NATIVE_READ=0 times the TypeScript readers alone (what xhd read with before the native readers).
@@ -16,10 +16,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { nativeReader } from '../src/io/native-reader.js';
 import { readGeometry } from '../src/io/read.js';
-import { sharedData } from '../test/helpers.js';
 import { lasBytes, writeRecord } from '../test/las-writer.js';
-import { lazFromTemplate } from '../test/laz-writer.js';
 import { e57File, type E57FieldSpec } from '../test/helpers/e57-writer.js';
+import { writeLaz } from '../src/io/laz-write.js';
+import { generateLidarPoints } from '../test/laz-points.js';
 
 const CHUNK_POINTS = 1 << 16;
 
@@ -198,10 +198,14 @@ function writeE57(path: string, points: number, kind: 'float64' | 'scaled'): voi
   writeFileSync(path, e57File([{ name: 'bench', fields, packetRecords: kind === 'float64' ? 2700 : 4800 }]).bytes);
 }
 
-/** The LAZ template (a real LASzip file of 1,065 points in one chunk), or undefined without shared/data. */
-function lazTemplate(): Uint8Array | undefined {
-  const path = process.env.XHD_BENCH_LAZ_TEMPLATE ?? sharedData('lidar/point-color.las.laz');
-  return path ? readFileSync(path) : undefined;
+/** A LAZ file of `points` generated scan-line points of point format `format`, by xhd's writer. */
+function writeLazPoints(path: string, points: number, format: 1 | 3): void {
+  const scale = [0.001, 0.001, 0.001] as [number, number, number], offset = [500000, 4200000, 0] as [number, number, number];
+  const g = generateLidarPoints(points, 1, scale, offset, 0.0001);
+  writeLaz(path, {
+    xyz: g.xyz, intensity: g.intensity, returnNumber: g.returnNumber, returnCount: g.returnCount, classification: g.classification,
+    gpsTime: g.gpsTime, rgb: format === 3 ? g.rgb : undefined,
+  }, { scale, offset, pointFormat: format });
 }
 
 /** laz-perf alone: its LASZip reader over the whole file in WebAssembly memory, one thread; returns the points. */
@@ -256,40 +260,43 @@ function main(): void {
     { label: 'STL binary', file: 'mesh-binary.stl',
       write: (p) => writeFile(p, binaryStlHeader(Math.round(binaryPoints / 4)), Math.round(binaryPoints / 4), stlRecords(makeRandom())) },
   ];
-  const template = lazTemplate();
   const pcdPoints = Math.round((sizeMb * 1e6) / 16);
-  const lazCopies = Math.max(1, Math.round((sizeMb * 1e6) / 75 / 1065)); // 2M points at the default 150 MB
   all.push({ label: 'PCD binary float32 x y z + rgb', file: 'points.pcd',
     write: (p) => writeFile(p, `VERSION 0.7\nFIELDS x y z rgb\nSIZE 4 4 4 4\nTYPE F F F U\nCOUNT 1 1 1 1\nWIDTH ${pcdPoints}\nHEIGHT 1\nPOINTS ${pcdPoints}\nDATA binary\n`, pcdPoints, binaryChunk(makeRandom(), 4)) });
   all.push({ label: 'E57 float64 x y z', file: 'points-double.e57', pieces: false, write: (p) => writeE57(p, Math.round((sizeMb * 1e6) / 24.3), 'float64') });
   all.push({ label: 'E57 ScaledInteger x y z + intensity', file: 'points-scaled.e57', pieces: false, write: (p) => writeE57(p, Math.round((sizeMb * 1e6) / 11), 'scaled') });
   all.push({ label: 'LAS 1.4 point format 6', file: 'points.las', pieces: false, write: (p) => writeLas6(p, Math.round((sizeMb * 1e6) / 30)) });
-  if (template) {
-    const writeLaz = (p: string) => writeFileSync(p, lazFromTemplate(template, { copies: lazCopies }));
+  const lazPoints = Math.round((sizeMb * 1e6) / 30); // 5M points at the default 150 MB, as the LAS case
+  const lazCase = (label: string, file: string, format: 1 | 3, env?: Record<string, string>, read?: (p: string) => number): Case =>
+    ({ label, file, pieces: false, write: (p) => writeLazPoints(p, lazPoints, format), env, read });
+  if (nativeReader()) {
     all.push(
-      { label: 'LAZ point format 2, all cores', file: 'points.laz', pieces: false, write: writeLaz },
-      { label: 'LAZ point format 2, 1 thread', file: 'points-1.laz', pieces: false, write: writeLaz, env: { XHD_LAZ_THREADS: '1' } },
-      { label: 'LAZ point format 2, laz-perf decoding, all cores', file: 'points-wasm.laz', pieces: false, write: writeLaz, env: { XHD_LAZ_DECODER: 'laz-perf' } },
-      { label: 'LAZ point format 2, laz-perf decoding, 1 thread', file: 'points-wasm-1.laz', pieces: false, write: writeLaz, env: { XHD_LAZ_DECODER: 'laz-perf', XHD_LAZ_THREADS: '1' } },
-      { label: 'LAZ peer: laz-perf LASZip alone, 1 thread', file: 'points-peer.laz', pieces: false, write: writeLaz, read: lazPerfAlone },
+      lazCase('LAZ point format 3, native decoder, all cores', 'points3.laz', 3),
+      lazCase('LAZ point format 3, native decoder, 1 thread', 'points3-1.laz', 3, { XHD_LAZ_THREADS: '1' }),
+      lazCase('LAZ point format 3, TypeScript decoder, all cores', 'points3-ts.laz', 3, { XHD_LAZ_DECODER: 'typescript' }),
+      lazCase('LAZ point format 3, laz-perf decoding, all cores', 'points3-wasm.laz', 3, { XHD_LAZ_DECODER: 'laz-perf' }),
+      lazCase('LAZ point format 3, peer: laz-perf LASZip alone, 1 thread', 'points3-peer.laz', 3, undefined, lazPerfAlone),
+      lazCase('LAZ point format 1, native decoder, all cores', 'points1.laz', 1),
+      lazCase('LAZ point format 1, native decoder, 1 thread', 'points1-1.laz', 1, { XHD_LAZ_THREADS: '1' }),
+      lazCase('LAZ point format 1, peer: laz-perf LASZip alone, 1 thread', 'points1-peer.laz', 1, undefined, lazPerfAlone),
     );
   } else {
-    console.log('LAZ cases skipped: no shared/data/lidar/point-color.las.laz');
+    console.log('LAZ cases skipped: the LAZ writer needs the native CPU library');
   }
   const cases = all.filter((c) => only === undefined || only.some((label) => c.label.toLowerCase().startsWith(label)));
   console.log(`${cpus()[0]?.model ?? 'CPU'}, ${availableParallelism()} hardware threads; Node ${process.version}; ` +
     `readers: ${nativeReader() ? 'native (build/libxhd_cpu.so) where they apply' : 'TypeScript only'}`);
   try {
-    const rows: string[][] = [['format', 'file MB', 'points', 'best s', 'MB/s', 'Mpoints/s', 'in pieces s', 'MB/s']];
+    const rows: string[][] = [['format', 'file MB', 'points', 'best s', 'MB/s', 'Mpoints/s', 'CPU s', 'Mpoints/CPU s', 'in pieces s', 'MB/s']];
     for (const c of cases) {
       const path = join(dir, c.file);
       c.write(path);
       const bytes = statSync(path).size;
-      const { best, count } = withEnv(c.env ?? {}, () => bestRead(path, runs, c.read));
+      const { best, cpu, count } = withEnv(c.env ?? {}, () => bestRead(path, runs, c.read));
       // Files over 1 GiB go in pieces anyway; smaller ones are timed that way too, forced.
       const pieces = bytes > 1024 ** 3 || c.pieces === false ? undefined : withPieces(() => bestRead(path, runs).best);
       rows.push([c.label, (bytes / 1e6).toFixed(1), String(count), best.toFixed(3),
-        (bytes / 1e6 / best).toFixed(0), (count / 1e6 / best).toFixed(2),
+        (bytes / 1e6 / best).toFixed(0), (count / 1e6 / best).toFixed(2), cpu.toFixed(3), (count / 1e6 / cpu).toFixed(2),
         pieces === undefined ? '(same)' : pieces.toFixed(3), pieces === undefined ? '' : (bytes / 1e6 / pieces).toFixed(0)]);
       rmSync(path);
     }
@@ -299,15 +306,24 @@ function main(): void {
   }
 }
 
-/** The best of `runs` reads of the file, and the vertices it holds. */
-function bestRead(path: string, runs: number, read = (p: string) => readGeometry(p).count): { best: number; count: number } {
-  let best = Infinity, count = 0;
+/**
+ * The best of `runs` reads of the file, the CPU time of that read (every thread of the process: on a VM
+ * whose cores others share, Mpoints per CPU second says how much work a reader does, wall time how long
+ * it took), and the vertices it holds.
+ */
+function bestRead(path: string, runs: number, read = (p: string) => readGeometry(p).count): { best: number; cpu: number; count: number } {
+  let best = Infinity, cpu = 0, count = 0;
   for (let run = 0; run < runs; run++) {
-    const start = performance.now();
+    const start = performance.now(), used = process.cpuUsage();
     count = read(path);
-    best = Math.min(best, (performance.now() - start) / 1000);
+    const wall = (performance.now() - start) / 1000;
+    if (wall < best) {
+      best = wall;
+      const spent = process.cpuUsage(used);
+      cpu = (spent.user + spent.system) / 1e6;
+    }
   }
-  return { best, count };
+  return { best, cpu, count };
 }
 
 function withEnv<T>(vars: Record<string, string>, run: () => T): T {

@@ -27,6 +27,10 @@ constexpr Named kStructs[] = {
     XHD_SIZE_OF(xhd_surface_result),
     XHD_SIZE_OF(xhd_nearest_result),
     XHD_SIZE_OF(xhd_per_point),
+    XHD_SIZE_OF(xhd_laz_job),
+    XHD_SIZE_OF(xhd_laz_result),
+    XHD_SIZE_OF(xhd_laz_points),
+    XHD_SIZE_OF(xhd_laz_write_result),
     XHD_SIZE_OF(xhd_file_read),
     XHD_SIZE_OF(xhd_ply_vertex_layout),
     XHD_SIZE_OF(xhd_read_result),
@@ -95,6 +99,36 @@ constexpr Field kFields[] = {
     // xhd_per_point
     XHD_FIELD(xhd_per_point, distance_ab), XHD_FIELD(xhd_per_point, nearest_ab),
     XHD_FIELD(xhd_per_point, distance_ba), XHD_FIELD(xhd_per_point, nearest_ba),
+    // xhd_laz_job
+    XHD_FIELD(xhd_laz_job, chunks), XHD_FIELD(xhd_laz_job, chunk_count),
+    XHD_FIELD(xhd_laz_job, point_count), XHD_FIELD(xhd_laz_job, items),
+    XHD_FIELD(xhd_laz_job, item_count), XHD_FIELD(xhd_laz_job, record_length),
+    XHD_FIELD(xhd_laz_job, scale), XHD_FIELD(xhd_laz_job, offset),
+    XHD_FIELD(xhd_laz_job, classes), XHD_FIELD(xhd_laz_job, box),
+    XHD_FIELD(xhd_laz_job, returns), XHD_FIELD(xhd_laz_job, threads),
+    XHD_FIELD(xhd_laz_job, piece_bytes),
+    // xhd_laz_result
+    XHD_FIELD(xhd_laz_result, kind), XHD_FIELD(xhd_laz_result, error_number),
+    XHD_FIELD(xhd_laz_result, chunk), XHD_FIELD(xhd_laz_result, byte),
+    XHD_FIELD(xhd_laz_result, kept), XHD_FIELD(xhd_laz_result, class_counts),
+    XHD_FIELD(xhd_laz_result, return_counts), XHD_FIELD(xhd_laz_result, raw_min),
+    XHD_FIELD(xhd_laz_result, raw_max), XHD_FIELD(xhd_laz_result, min),
+    XHD_FIELD(xhd_laz_result, max),
+    // xhd_laz_points
+    XHD_FIELD(xhd_laz_points, count), XHD_FIELD(xhd_laz_points, xyz),
+    XHD_FIELD(xhd_laz_points, intensity), XHD_FIELD(xhd_laz_points, return_number),
+    XHD_FIELD(xhd_laz_points, return_count), XHD_FIELD(xhd_laz_points, classification),
+    XHD_FIELD(xhd_laz_points, gps_time), XHD_FIELD(xhd_laz_points, rgb),
+    XHD_FIELD(xhd_laz_points, extra), XHD_FIELD(xhd_laz_points, extra_count),
+    XHD_FIELD(xhd_laz_points, point_format), XHD_FIELD(xhd_laz_points, scale),
+    XHD_FIELD(xhd_laz_points, offset), XHD_FIELD(xhd_laz_points, chunk_size),
+    XHD_FIELD(xhd_laz_points, threads),
+    // xhd_laz_write_result
+    XHD_FIELD(xhd_laz_write_result, kind), XHD_FIELD(xhd_laz_write_result, error_number),
+    XHD_FIELD(xhd_laz_write_result, point), XHD_FIELD(xhd_laz_write_result, value),
+    XHD_FIELD(xhd_laz_write_result, axis), XHD_FIELD(xhd_laz_write_result, chunks),
+    XHD_FIELD(xhd_laz_write_result, bytes), XHD_FIELD(xhd_laz_write_result, min),
+    XHD_FIELD(xhd_laz_write_result, max),
     // xhd_file_read
     XHD_FIELD(xhd_file_read, bytes), XHD_FIELD(xhd_file_read, error_number), XHD_FIELD(xhd_file_read, reserved),
     // xhd_ply_vertex_layout

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -25,6 +26,13 @@ class OpenFile {
   ~OpenFile() { ::close(fd_); }
   OpenFile(const OpenFile&) = delete;
   OpenFile& operator=(const OpenFile&) = delete;
+
+  // The file's size now.
+  uint64_t size() const {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) throw SystemError{errno};
+    return static_cast<uint64_t>(st.st_size);
+  }
 
   // Up to `length` bytes at `offset` into `into`; fewer only where the file ends first.
   uint64_t read(void* into, uint64_t length, uint64_t offset) const {

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 13
+#define XHD_ABI_VERSION 14
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -372,6 +372,106 @@ typedef struct xhd_delimited_result {
  * gives. capacity: rows xyz has room for (at least xhd_count_lines of the text). */
 XHD_API int32_t xhd_parse_delimited(const uint8_t* text, uint64_t length, const xhd_delimited_layout* layout,
                                     double* xyz, uint64_t capacity, xhd_delimited_result* result);
+
+/* ---- LAZ (LASzip-compressed LAS) point data, point formats 0 to 3: the version-2 items POINT10, GPSTIME11,
+ * RGB12 and BYTE (extra bytes). src/io/laz-chunks.ts reads and checks the chunk table; src/io/laz-*.ts
+ * decodes the same records in TypeScript and stays the reference. ---- */
+
+/* A LAZ file's chunks and what to make of their records. */
+typedef struct xhd_laz_job {
+  const uint64_t* chunks;  /* per chunk: file offset, bytes, points, first point (4 entries a chunk): in file
+                              order, each chunk's first point the sum of the points before it */
+  uint64_t chunk_count;
+  uint64_t point_count;    /* the points of every chunk together: positions has room for 3 * point_count */
+  const uint16_t* items;   /* the LASzip VLR's items: type, size, version (3 entries an item) */
+  uint32_t item_count;
+  uint32_t record_length;  /* the items' sizes added up */
+  double scale[3];         /* x = X * scale + offset in double, unfused, as LAS readers compute it */
+  double offset[3];
+  const uint8_t* classes;  /* 256 flags: keep the points of class c where classes[c] != 0; null keeps all */
+  const double* box;       /* keep points inside min x, y, z, max x, y, z (edges included); null keeps all */
+  int32_t returns;         /* 0: every return; 1: first returns (number <= 1); 2: last (number >= count) */
+  int32_t threads;         /* 0 = every hardware thread */
+  uint64_t piece_bytes;    /* compressed bytes a thread reads at a time; 0 = the default (1 MiB) */
+} xhd_laz_job;
+
+/* What a LAZ read found. kind: */
+#define XHD_LAZ_OK 0
+#define XHD_LAZ_TRUNCATED 1     /* chunk `chunk` runs past the file's end, which is at `byte` */
+#define XHD_LAZ_SHORT_CHUNK 2   /* chunk `chunk` (from `byte`) ran out of bytes before its points did */
+#define XHD_LAZ_DAMAGED 3       /* chunk `chunk` (from `byte`) holds data the format cannot hold */
+#define XHD_LAZ_SYSTEM_ERROR 4  /* open or read failed with errno `error_number` */
+#define XHD_LAZ_UNSUPPORTED 5   /* the items are not the version-2 items of formats 0-3: nothing was read */
+
+typedef struct xhd_laz_result {
+  int32_t kind;                 /* XHD_LAZ_*; on failure, the chunk is the lowest-numbered that failed */
+  int32_t error_number;
+  uint64_t chunk;               /* 0-based */
+  uint64_t byte;
+  uint64_t kept;                /* points the filters kept, packed in file order at the start of positions */
+  uint64_t class_counts[256];   /* every record decoded, by class (the low 5 bits of byte 15) */
+  uint64_t return_counts[16];   /* and by return number (the low 3 bits of byte 14) */
+  double raw_min[3];            /* every record's integer X, Y, Z: their bounds (+inf / -inf for none) */
+  double raw_max[3];
+  double min[3];                /* the kept points' coordinates: their bounds (+inf / -inf for none) */
+  double max[3];
+} xhd_laz_result;
+
+/* Reads and decodes every chunk of the LAZ file at `path` on `job->threads` threads, each reading its own
+ * chunks with positioned reads, a piece at a time (no chunk is held whole). positions: room for 3 * point_count doubles; the kept points' x, y, z come
+ * packed in file order. chunk_raw (may be null): per chunk, the integer X, Y, Z min then max of its records
+ * (6 a chunk), for the caller's check of damaged chunks against the header's bounds. records (may be null):
+ * point_count * record_length bytes, receiving every decoded record (the tests compare them). Returns
+ * XHD_OK when the call ran, whatever the file held: result->kind says whether the points are complete.
+ * Without XHD_CAP_FILE_READERS: XHD_ERROR_UNAVAILABLE. */
+XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job, double* positions, double* chunk_raw,
+                             uint8_t* records, xhd_laz_result* result);
+
+/* Points to write as LAZ point format 0 to 3 (version-2 items), one entry a point in each array. Every
+ * array but xyz may be null: its field is then 0 (return number and count: 1). */
+typedef struct xhd_laz_points {
+  uint64_t count;
+  const double* xyz;              /* x, y, z a point: stored as round((x - offset) / scale), which must fit int32 */
+  const uint16_t* intensity;
+  const uint8_t* return_number;   /* 1-7 */
+  const uint8_t* return_count;    /* 1-7 */
+  const uint8_t* classification;  /* the whole byte 15: the class in its low 5 bits, flags above */
+  const double* gps_time;         /* formats 1 and 3 */
+  const uint16_t* rgb;            /* formats 2 and 3: red, green, blue a point */
+  const double* extra;            /* extra_count doubles a point: extra-bytes dimensions of type double */
+  uint32_t extra_count;
+  int32_t point_format;           /* 0-3 */
+  double scale[3];
+  double offset[3];
+  uint32_t chunk_size;            /* points a chunk; 0 = LASzip's 50,000 */
+  int32_t threads;                /* 0 = every hardware thread */
+} xhd_laz_points;
+
+/* What a LAZ write did. kind: */
+#define XHD_LAZ_WRITE_OK 0
+#define XHD_LAZ_WRITE_OUT_OF_RANGE 1  /* point `point` has coordinate `value` (axis `axis`): not finite, or off the int32 grid */
+#define XHD_LAZ_WRITE_SYSTEM_ERROR 2  /* creating or writing the file failed with errno `error_number` */
+
+typedef struct xhd_laz_write_result {
+  int32_t kind;          /* XHD_LAZ_WRITE_*; on failure no file is left at path */
+  int32_t error_number;
+  uint64_t point;
+  double value;
+  int32_t axis;
+  uint32_t chunks;       /* chunks written */
+  uint64_t bytes;        /* the file's size */
+  double min[3];         /* the stored coordinates' bounds (integer * scale + offset), as in the header */
+  double max[3];
+} xhd_laz_write_result;
+
+/* Writes a LAZ file: `header` (header_bytes bytes: the LAS header and VLRs, the LASzip VLR among them
+ * describing exactly the items below, the point data offset equal to header_bytes) and then the points,
+ * compressed in chunks on `threads` threads, and the chunk table. The library fills in the header's point
+ * counts (legacy and, for LAS 1.4, 64-bit; by return) and bounds. Items: POINT10, then GPSTIME11 (formats 1,
+ * 3), RGB12 (formats 2, 3), then one BYTE item of 8 * extra_count bytes when extra_count > 0.
+ * Without XHD_CAP_FILE_READERS: XHD_ERROR_UNAVAILABLE. */
+XHD_API int32_t xhd_write_laz(const char* path, const uint8_t* header, uint64_t header_bytes, const xhd_laz_points* points,
+                              xhd_laz_write_result* result);
 
 /* ---- Mesh-mesh minimum and maximum distance (the gDist algorithm) ---- */
 

@@ -22,7 +22,7 @@ export interface LidarSummary {
   systemId: string;
   software: string;
   /** LAZ: the LASzip compressor, its chunk size (null for variable-sized chunks), the chunk count, and which decoder decoded them. */
-  laz?: { compressor: string; chunkSize: number | null; chunks: number; decoder: 'xhd' | 'laz-perf' };
+  laz?: { compressor: string; chunkSize: number | null; chunks: number; decoder: 'xhd native' | 'xhd' | 'laz-perf' };
 }
 
 function nonzero(tally: Float64Array, from: number, length: number): Record<string, number> {

@@ -1,7 +1,8 @@
-// A LAZ body: its chunks (laz-chunks.ts) decoded in parallel, by the reading thread and worker threads
-// together (laz-work.ts), each chunk read from the file on its own: the file is never held whole. The
-// reading thread waits for the workers with Atomics.wait, so that reading stays synchronous like every
-// other reader's.
+// A LAZ body: its chunks (laz-chunks.ts) decoded in parallel, each read from the file on its own: the file
+// is never held whole. Point formats 0-3 go to the CPU library in one call (laz-native.ts) where it loads;
+// otherwise the reading thread and worker threads decode them together (laz-work.ts: xhd's TypeScript
+// decoder, or laz-perf for the other formats), the reading thread waiting for the workers with
+// Atomics.wait, so that reading stays synchronous like every other reader's.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
@@ -14,8 +15,10 @@ import type { LidarSummary } from './las-summary.js';
 import type { LasVlr } from './las-vlrs.js';
 import { readLazLayout, type LazChunk } from './laz-chunks.js';
 import { lazPerfWasm } from './laz-decoder.js';
+import { readLazNatively } from './laz-native.js';
 import { decodesV2 } from './laz-v2-chunk.js';
 import { COMPLETED, FAILED, failureMessage, NEXT, runLazJob, totalTally, type LazJob } from './laz-work.js';
+import { nativeReader } from './native-reader.js';
 
 // '../io/' rather than './': the same file from this module's folder and from the bundled CLI's (dist/src/cli/,
 // scripts/bundle-cli.mjs), which runs this code but keeps the worker a module of its own.
@@ -41,10 +44,32 @@ function sharedPositions(count: number, file: string): Float64Array {
 
 const shared = (bytes: number) => (bytes > 0 ? new SharedArrayBuffer(bytes) : new SharedArrayBuffer(8));
 
+/**
+ * The decoder of formats 0-3 (LASzip's version-2 items): the native one where the CPU library loads, else
+ * xhd's TypeScript one; XHD_LAZ_DECODER=typescript or laz-perf picks one of the others (tests, benchmarks).
+ * A LAS export that keeps each point's classification and returns (keepAttributes) decodes in TypeScript:
+ * the native decoder does not return them yet.
+ */
+function nativeDecoder() {
+  const wanted = process.env.XHD_LAZ_DECODER;
+  return wanted === undefined || wanted === '' || wanted === 'native' ? nativeReader() : undefined;
+}
+
 export function readLazBody(fd: number, file: string, fileSize: number, header: LasHeader, vlrs: LasVlr[], filter: RecordFilter | null, keepAttributes = false):
   { positions: Float64Array; kept: number; tally: Float64Array; laz: NonNullable<LidarSummary['laz']>; attributes?: Uint8Array } {
   const layout = readLazLayout(fd, file, fileSize, header, vlrs);
   const chunks = layout.chunks;
+  const reader = decodesV2(layout.items) && !keepAttributes ? nativeDecoder() : undefined;
+  const native = reader ? readLazNatively(reader, file, header, layout, filter) : undefined;
+  if (native) {
+    checkChunkBounds(file, header, chunks, native.chunkRaw);
+    return {
+      positions: native.positions,
+      kept: native.kept,
+      tally: native.tally,
+      laz: { compressor: layout.compressor, chunkSize: layout.chunkSize, chunks: chunks.length, decoder: 'xhd native' },
+    };
+  }
   const threads = decodingThreads(chunks.length, header.pointCount);
   // One thread writes straight into an ordinary array; threads together write into shared memory.
   checkRoomFor(header.pointCount, file);

@@ -6,7 +6,7 @@ import koffi from 'koffi';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 13;
+export const XHD_ABI_VERSION = 14;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -205,6 +205,79 @@ export const DELIMITED_RESULT = declareStruct('xhd_delimited_result', {
   max: ['double', 3],
 });
 
+export const LAZ_JOB = declareStruct('xhd_laz_job', {
+  chunks: 'const uint64_t *',
+  chunk_count: 'uint64_t',
+  point_count: 'uint64_t',
+  items: 'const uint16_t *',
+  item_count: 'uint32_t',
+  record_length: 'uint32_t',
+  scale: ['double', 3],
+  offset: ['double', 3],
+  classes: 'const uint8_t *',
+  box: 'const double *',
+  returns: 'int32_t',
+  threads: 'int32_t',
+  piece_bytes: 'uint64_t',
+});
+export const LAZ_RESULT = declareStruct('xhd_laz_result', {
+  kind: 'int32_t',
+  error_number: 'int32_t',
+  chunk: 'uint64_t',
+  byte: 'uint64_t',
+  kept: 'uint64_t',
+  class_counts: ['uint64_t', 256],
+  return_counts: ['uint64_t', 16],
+  raw_min: ['double', 3],
+  raw_max: ['double', 3],
+  min: ['double', 3],
+  max: ['double', 3],
+});
+
+export const LAZ_POINTS = declareStruct('xhd_laz_points', {
+  count: 'uint64_t',
+  xyz: 'const double *',
+  intensity: 'const uint16_t *',
+  return_number: 'const uint8_t *',
+  return_count: 'const uint8_t *',
+  classification: 'const uint8_t *',
+  gps_time: 'const double *',
+  rgb: 'const uint16_t *',
+  extra: 'const double *',
+  extra_count: 'uint32_t',
+  point_format: 'int32_t',
+  scale: ['double', 3],
+  offset: ['double', 3],
+  chunk_size: 'uint32_t',
+  threads: 'int32_t',
+});
+export const LAZ_WRITE_RESULT = declareStruct('xhd_laz_write_result', {
+  kind: 'int32_t',
+  error_number: 'int32_t',
+  point: 'uint64_t',
+  value: 'double',
+  axis: 'int32_t',
+  chunks: 'uint32_t',
+  bytes: 'uint64_t',
+  min: ['double', 3],
+  max: ['double', 3],
+});
+
+export const XHD_LAZ_WRITE_OK = 0;
+export const XHD_LAZ_WRITE_OUT_OF_RANGE = 1;
+export const XHD_LAZ_WRITE_SYSTEM_ERROR = 2;
+
+export type RawLazWriteResult = Decoded<typeof LAZ_WRITE_RESULT>;
+
+export const XHD_LAZ_OK = 0;
+export const XHD_LAZ_TRUNCATED = 1;
+export const XHD_LAZ_SHORT_CHUNK = 2;
+export const XHD_LAZ_DAMAGED = 3;
+export const XHD_LAZ_SYSTEM_ERROR = 4;
+export const XHD_LAZ_UNSUPPORTED = 5;
+
+export type RawLazResult = Decoded<typeof LAZ_RESULT>;
+
 export const FILE_READ = declareStruct('xhd_file_read', { bytes: 'uint64_t', error_number: 'int32_t', reserved: 'int32_t' });
 
 export const XHD_READ_OK = 0;
@@ -318,6 +391,12 @@ export const PROTOTYPES = {
     'int32_t xhd_read_file(const char *path, uint64_t offset, uint64_t length, int32_t threads, uint8_t *buffer, _Out_ xhd_file_read *result)',
   readPlyVertices:
     'int32_t xhd_read_ply_vertices(const char *path, const xhd_ply_vertex_layout *layout, void *xyz, _Out_ xhd_read_result *result)',
+  readLaz:
+    'int32_t xhd_read_laz(const char *path, const xhd_laz_job *job, double *positions, double *chunk_raw, uint8_t *records, ' +
+    '_Out_ xhd_laz_result *result)',
+  writeLaz:
+    'int32_t xhd_write_laz(const char *path, const uint8_t *header, uint64_t header_bytes, const xhd_laz_points *points, ' +
+    '_Out_ xhd_laz_write_result *result)',
   countLines: 'int32_t xhd_count_lines(const uint8_t *text, uint64_t length, int32_t threads, uint64_t *lines)',
   parseDelimited:
     'int32_t xhd_parse_delimited(const uint8_t *text, uint64_t length, const xhd_delimited_layout *layout, ' +

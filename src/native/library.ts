@@ -77,6 +77,8 @@ export interface NativeBackend {
 export interface NativeReaders {
   readFile: koffi.KoffiFunction;
   readPlyVertices: koffi.KoffiFunction;
+  readLaz: koffi.KoffiFunction;
+  writeLaz: koffi.KoffiFunction;
   countLines: koffi.KoffiFunction;
   parseDelimited: koffi.KoffiFunction;
 }
@@ -181,6 +183,8 @@ export function loadBackend(name: BackendName): NativeBackend {
       readers: capabilities.fileReaders && capabilities.delimitedText ? {
         readFile: lib.func(PROTOTYPES.readFile),
         readPlyVertices: lib.func(PROTOTYPES.readPlyVertices),
+        readLaz: lib.func(PROTOTYPES.readLaz),
+        writeLaz: lib.func(PROTOTYPES.writeLaz),
         countLines: lib.func(PROTOTYPES.countLines),
         parseDelimited: lib.func(PROTOTYPES.parseDelimited),
       } : null,
