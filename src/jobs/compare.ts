@@ -67,6 +67,8 @@ export interface CompareOptions {
   relative?: RelativeBasis;
   /** The command exports every point's distance (and nearest index) to this file: they are kept. */
   export?: string;
+  /** The command draws every point's distance in an HTML report (--report): they are kept, without indices. */
+  keepDistances?: boolean;
   /** --classes, --returns, --bbox, --every: which of each input's points are compared. */
   filters?: PointFilters;
 }
@@ -250,7 +252,7 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   }
 
   // One bar over the whole: the search, then (when asked for) every point's distance, each direction a part.
-  const measuresEveryPoint = wantsStats(options) || options.export !== undefined;
+  const measuresEveryPoint = wantsStats(options) || options.export !== undefined || options.keepDistances === true;
   bar.phase('hausdorff', 0, measuresEveryPoint ? 0.5 : 1);
   const result = await hausdorff(a.positions, b.positions, {
     method: options.method,
@@ -267,11 +269,12 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   const nearest = measuresEveryPoint ? await pointDistances(a, b, options, bar) : null;
   const stats = nearest && wantsStats(options) ? distanceStats(nearest.ab.distances, nearest.ba ? nearest.ba.distances : null, options) : null;
   const statsMs = nearest ? performance.now() - statsStarted : 0;
-  const perPoint: PerPointDistances | null = nearest && options.export ? {
+  const perPoint: PerPointDistances | null = nearest && (options.export || options.keepDistances) ? {
     dims: a.dims,
     nearestIs: 'point',
     ab: { points: a.positions, distances: nearest.ab.distances, nearest: nearest.ab.nearest },
     ba: nearest.ba ? { points: b.positions, distances: nearest.ba.distances, nearest: nearest.ba.nearest } : null,
+    targetPoints: b.positions,
   } : null;
 
   const notes: string[] = maskSpaceWarning(a, b);
@@ -446,11 +449,12 @@ async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b:
     empty: null,
     relative: null,
     stats: wantsStats(options) ? distanceStats(outcome.distancesAb, outcome.distancesBa, options) : null,
-    perPoint: options.export ? {
+    perPoint: options.export || options.keepDistances ? {
       dims: a.dims,
       nearestIs: 'none',
       ab: { points: outcome.queriesA, distances: outcome.distancesAb, nearest: null },
       ba: outcome.distancesBa ? { points: outcome.queriesB, distances: outcome.distancesBa, nearest: null } : null,
+      targetPoints: b.positions,
     } : null,
     surface: {
       ab, ba, es: outcome.es, sampling, seed,

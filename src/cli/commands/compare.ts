@@ -8,15 +8,23 @@ import { renderCompareCsv } from '../../report/compare-csv.js';
 import { renderCompareJson } from '../../report/compare-json.js';
 import { renderCompareText } from '../../report/compare-text.js';
 import { exportFormat, writeDistanceExport } from '../../report/export-distances.js';
-import { formatCount } from '../../report/format.js';
+import { formatCount, formatMs } from '../../report/format.js';
 import { writeHeatmapPly } from '../../report/heatmap-ply.js';
 import { renderHistograms } from '../../report/histogram.js';
 import { checkWritable } from '../../report/output-file.js';
+import { DEFAULT_DISPLAY_POINTS } from '../../report/html/compare-report-data.js';
+import { writeCompareReport } from '../../report/html/compare-html.js';
+import { parseReportRange } from '../../report/html/report-range.js';
+import { checkViewerBuilt } from '../../report/html/viewer-bundle.js';
+import { optionParser, parseIntegerOption } from '../option-parsers.js';
 import { terminalChalk } from '../terminal.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
 import { withInterrupts } from './interrupts.js';
 
-type CompareFlags = MeasureFlags & { json: boolean; output?: 'text' | 'json' | 'csv'; csvHeader: boolean; export?: string; heatmap?: string; histogram: boolean };
+type CompareFlags = MeasureFlags & {
+  json: boolean; output?: 'text' | 'json' | 'csv'; csvHeader: boolean; export?: string; heatmap?: string; histogram: boolean;
+  report?: string; reportRange?: [number, number]; reportPoints: number;
+};
 
 const EXAMPLES = `
 Examples:
@@ -33,6 +41,7 @@ Examples:
   $ xhd compare scan.ply ref.ply --fail-above 1%   exit 1 when HD exceeds 1% of the bbox diagonal
   $ xhd compare a.nii.gz b.nii.gz --fail-above 2 --metric hd95   a CI check on HD95 (mm)
   $ xhd compare 2019.laz 2023.laz --classes 2 --returns last   two LiDAR epochs, ground only
+  $ xhd compare scan.ply model.ply --report diff.html   one HTML page: 3D heatmap, worst regions, plots
 `;
 
 function outputFormat(flags: CompareFlags): 'text' | 'json' | 'csv' {
@@ -54,6 +63,9 @@ export function registerCompare(program: Command): void {
     .option('--heatmap <file>', "surface mode: write A's samples with their distance to B (quality) and a colour as a PLY point cloud")
     .option('--histogram', 'surface mode: print a histogram of the distances on stderr', false)
     .option('--export <file>', 'write every point with its distance and nearest index: .csv, .ply or .bin (see README)')
+    .option('--report <file.html>', 'write a self-contained HTML report: 3D view coloured by distance, worst regions, histograms, numbers')
+    .option('--report-range <range>', "--report: the colour bar's distances, MAX or MIN,MAX (default 0 to the HD)", optionParser(parseReportRange))
+    .option('--report-points <n>', '--report: points drawn per input at most; the largest distances are always among them', parseIntegerOption(1, 2 ** 31), DEFAULT_DISPLAY_POINTS)
     .addHelpText('after', EXAMPLES)
     .action(async (a: string, b: string, flags: CompareFlags) => withInterrupts(async (signal) => {
       if (flags.heatmap !== undefined) checkWritable(flags.heatmap); // before the work, not after it
@@ -61,7 +73,16 @@ export function registerCompare(program: Command): void {
         exportFormat(flags.export);
         checkWritable(flags.export);
       }
-      const result = await compareFiles(a, b, { ...measureOptions(flags), heatmap: flags.heatmap, histogram: flags.histogram, export: flags.export, signal });
+      if (flags.report !== undefined) {
+        checkViewerBuilt();
+        checkWritable(flags.report);
+      } else if (flags.reportRange !== undefined) {
+        throw new UsageError('--report-range applies to --report; give --report FILE.html too');
+      }
+      const result = await compareFiles(a, b, {
+        ...measureOptions(flags), heatmap: flags.heatmap, histogram: flags.histogram, export: flags.export,
+        keepDistances: flags.report !== undefined, signal,
+      });
       const surface = result.surface;
       // The files are part of the work the total times.
       const writeStarted = performance.now();
@@ -74,6 +95,11 @@ export function registerCompare(program: Command): void {
         await writeDistanceExport(flags.export, result.perPoint, signal);
         const n = result.perPoint.ab.distances.length + (result.perPoint.ba?.distances.length ?? 0);
         result.notes.push(`per-point distances written to ${flags.export} (${formatCount(n)} row${n === 1 ? '' : 's'})`);
+      }
+      if (flags.report !== undefined) {
+        const reportStarted = performance.now();
+        const drawn = await writeCompareReport(flags.report, result, { range: flags.reportRange, displayPoints: flags.reportPoints, command: process.argv.slice(2) }, signal);
+        result.notes.push(`HTML report written to ${flags.report} (${formatCount(drawn.shown)} of ${formatCount(drawn.total)} points drawn; ${formatMs(performance.now() - reportStarted)})`);
       }
       result.timingsMs.total += performance.now() - writeStarted;
       const output = outputFormat(flags);
