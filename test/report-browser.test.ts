@@ -1,0 +1,97 @@
+// The compare report in a real browser (headless Chromium): it loads from file:// without console errors,
+// the 3D view draws, the legend shows the JSON's HD, a worst region's button flies the camera there, the
+// direction toggle recolours. A screenshot of each page is left in the test's temporary directory.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+
+import type { Browser, Page } from 'puppeteer-core';
+
+import { browserSkipReason, launchBrowser } from './browser.js';
+import { runXhd, scratchDir, writeXyz } from './cli-run.js';
+import { rng, uniform } from './random-points.js';
+import { reportData } from './report-page.js';
+import { suiteUnless } from './skippable-suite.js';
+
+const dir = scratchDir();
+const path = (name: string) => join(dir, name);
+
+suiteUnless(browserSkipReason(), 'the compare report in headless Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+  let json: { hd: number };
+  const report = path('report.html');
+
+  before(async () => {
+    const random = rng(2028);
+    writeXyz(path('a.xyz'), uniform(20_000, 3, random));
+    writeXyz(path('b.xyz'), uniform(15_000, 3, random, 0.1));
+    // Thinned (--report-points), so the page's decoding of a sample is what is tested.
+    const r = runXhd(['compare', path('a.xyz'), path('b.xyz'), '--json', '--backend', 'cpu', '--report', report, '--report-points', '8000']);
+    assert.equal(r.code, 0, r.stderr);
+    json = JSON.parse(r.stdout);
+    browser = await launchBrowser();
+    page = await browser.newPage();
+    await page.setViewport({ width: 1200, height: 900 });
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warn') problems.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${(e as Error).message}`));
+    // No network: a report must not need any. Every request but the page itself fails.
+    await page.setRequestInterception(true);
+    page.on('request', (request) => (request.url().startsWith('file:') || request.url().startsWith('data:') || request.url().startsWith('blob:') ? request.continue() : request.abort()));
+    await page.goto(pathToFileURL(report).href);
+    await page.waitForFunction('window.__xhd && (window.__xhd.ready || window.__xhd.error)', { timeout: 30_000 });
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('loads from file:// without errors or warnings on the console', async (t) => {
+    assert.equal(await page.evaluate('window.__xhd.error'), undefined);
+    assert.deepEqual(problems, []);
+    await page.screenshot({ path: path('compare-report.png') });
+    t.diagnostic(`screenshot: ${path('compare-report.png')}`);
+  });
+
+  it('draws the points: a good share of the canvas is not background', async () => {
+    const drawn = (await page.evaluate('window.__xhd.view.drawnPixels()')) as number;
+    const size = (await page.evaluate('window.__xhd.view.renderer.getContext().drawingBufferWidth * window.__xhd.view.renderer.getContext().drawingBufferHeight')) as number;
+    assert.ok(drawn > 0.02 * size, `${drawn} of ${size} pixels drawn`);
+  });
+
+  it("shows the JSON report's HD in the legend and the counts drawn", async () => {
+    assert.equal(await page.$eval('#legend-hd', (e) => e.textContent), `HD = ${json.hd}`);
+    assert.match((await page.$eval('#shown', (e) => e.textContent)) ?? '', /A: 8,000 of 20,000 points shown \(its 400 largest distances always kept\)/);
+    const rows = (await page.$$eval('#numbers-table tr', (trs) => trs.map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent]))) as [string, string][];
+    assert.deepEqual(rows.find(([k]) => k === 'hd'), ['hd', String(json.hd)]);
+  });
+
+  it('flies the camera to a worst region when its entry is clicked', async () => {
+    const data = reportData(report);
+    const region = data.directions[0].regions[2];
+    const look = () => page.evaluate('[...window.__xhd.view.controls.target.toArray(), ...window.__xhd.view.camera.position.toArray()]') as Promise<number[]>;
+    const before = await look();
+    await page.click('#regions li:nth-child(3) button');
+    await page.waitForFunction((x: number) => Math.abs((window as any).__xhd.view.controls.target.x - x) < 1e-6, { timeout: 10_000 },
+      region.point[0] - (data.box.min[0] + (data.box.step[0] * 65535) / 2));
+    const afterFlight = await look();
+    assert.notDeepEqual(afterFlight, before);
+    // The target is the region's worst point in view coordinates (its coordinates less the box's centre).
+    const centre = [0, 1, 2].map((c) => data.box.min[c] + (data.box.step[c] * 65535) / 2);
+    for (let c = 0; c < 3; c++) assert.ok(Math.abs(afterFlight[c] - (region.point[c] - centre[c])) < 1e-5, `axis ${c}`);
+    await page.screenshot({ path: path('compare-report-region.png') });
+  });
+
+  it('toggles to B → A: B coloured, its own worst regions listed', async () => {
+    await page.click('#toggle-direction');
+    assert.match((await page.$eval('#colouring', (e) => e.textContent)) ?? '', /^B coloured by distance to A/);
+    assert.equal(await page.$eval('#regions-title', (e) => e.textContent), 'Worst regions, B → A');
+    const drawn = (await page.evaluate('window.__xhd.view.drawnPixels()')) as number;
+    assert.ok(drawn > 0);
+    assert.deepEqual(problems, []);
+  });
+});
