@@ -58,9 +58,10 @@ export function largestIndices(distances: Float64Array, count: number): number[]
   return chosen.sort((i, j) => distances[j] - distances[i] || i - j);
 }
 
-/** The k-th largest value (1-based) by quickselect on a copy. NaN distances (none are produced) sort low. */
+/** The k-th largest value (1-based) by quickselect on a copy. Distances here are never NaN (an empty input's
+ *  policy values never reach a report's points). */
 function kthLargest(values: Float64Array, k: number): number {
-  const a = Float64Array.from(values, (v) => (Number.isNaN(v) ? -Infinity : v));
+  const a = values.slice();
   let lo = 0, hi = a.length - 1;
   const target = a.length - k; // index of the k-th largest in ascending order
   while (hi > lo) {
