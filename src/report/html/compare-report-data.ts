@@ -21,7 +21,8 @@ export interface ReportOptions {
 
 export const DEFAULT_DISPLAY_POINTS = 500_000;
 const REGION_COUNT = 10;
-/** Worst points closer than this share of the bounding-box diagonal are one region. */
+/** Worst points closer than this share of their own input's bounding-box diagonal are one region (its own:
+ *  two inputs far apart would otherwise make one region of everything). */
 const REGION_RADIUS_SHARE = 0.05;
 
 /** One direction as the page sees it: which set it colours, and its plane offsets in the packed data. */
@@ -98,7 +99,6 @@ export function compareReportData(r: CompareResult, options: ReportOptions = {})
     return { name: s.name, path: s.path, total: s.points.length / 3, shown: indices.length, worstKept: s.distances ? samples[k].worstKept : 0, hasDistances: s.distances !== null, distanceScale: scale };
   });
 
-  const radius = REGION_RADIUS_SHARE * r.bboxDiagonal;
   const directions: DirectionData[] = [];
   sources.forEach((s, k) => {
     if (!s.distances) return;
@@ -108,7 +108,7 @@ export function compareReportData(r: CompareResult, options: ReportOptions = {})
       label: ab ? 'A → B' : 'B → A',
       set: k as 0 | 1,
       summary: summarizeDistances(s.distances),
-      regions: worstRegions(s.points, s.distances, REGION_COUNT, radius),
+      regions: worstRegions(s.points, s.distances, REGION_COUNT, REGION_RADIUS_SHARE * (ab ? r.a : r.b).bboxDiagonal),
       witness: witnessData(ab ? r.witnessAb : r.witnessBa, ab ? r.hdAb : r.hdBa),
     });
   });
