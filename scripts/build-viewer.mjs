@@ -1,13 +1,13 @@
 #!/usr/bin/env node
-// Bundles the HTML report's page script (viewer/*.ts with three.js) into one file that the report writer
-// inlines into every report, so a report needs no network when it is opened: dist/src/report/html/
-// viewer.bundle.js, beside the writer (src/report/html/viewer-bundle.ts finds it there, or from the bundled
+// Bundles the HTML reports' page scripts (viewer/*.ts, with three.js for compare's) into one file per report
+// kind that the report writer inlines into every report, so a report needs no network when it is opened:
+// dist/src/report/html/viewer.bundle.js (compare) and viewer-batch.bundle.js (batch), beside the writer (src/report/html/viewer-bundle.ts finds it there, or from the bundled
 // CLI). esbuild and three are development dependencies: `npm install` brings them and runs this (prepare).
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outfile = join(root, 'dist', 'src', 'report', 'html', 'viewer.bundle.js');
+const outdir = join(root, 'dist', 'src', 'report', 'html');
 
 let esbuild;
 try {
@@ -17,9 +17,13 @@ try {
   process.exit(0);
 }
 
+// One bundle per report kind; the batch page has no 3D view, so no three.js.
 await esbuild.build({
-  entryPoints: [join(root, 'viewer', 'main.ts')],
-  outfile,
+  entryPoints: [
+    { in: join(root, 'viewer', 'compare.ts'), out: 'viewer.bundle' },
+    { in: join(root, 'viewer', 'batch.ts'), out: 'viewer-batch.bundle' },
+  ],
+  outdir,
   bundle: true,
   format: 'iife',
   platform: 'browser',

@@ -9,7 +9,7 @@ import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { fixture } from './helpers.js';
 import { writeNifti } from './nifti-writer.js';
 import { rng, uniform } from './random-points.js';
-import { reportData } from './report-page.js';
+import { batchReportData, reportData } from './report-page.js';
 import { uvSphere, writeOff } from './test-meshes.js';
 
 const dir = scratchDir();
@@ -113,5 +113,26 @@ describe('xhd compare --report', () => {
     assert.equal(r.code, 2);
     assert.match(r.stderr, /MIN < MAX/);
     assert.ok(!existsSync(path('x.html')));
+  });
+});
+
+describe('xhd batch --report', () => {
+  it('one row a pair with its status and metrics, errors included, and the summary', () => {
+    writeFileSync(path('pairs.csv'), 'a,b,threshold\na.xyz,b.xyz,0.01\na.xyz,a.xyz,0.01\na.xyz,no-such.xyz,\n');
+    const report = path('batch.html');
+    const r = runXhd(['batch', path('pairs.csv'), '--backend', 'cpu', '--report', report, '-q']);
+    assert.equal(r.code, 2, r.stderr); // the missing file is an error
+    const records = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const data = batchReportData(report);
+    assert.deepEqual(data.rows.map((row) => [row.line, row.status, row.hd]), [[2, 'exceeded', records[0].hd], [3, 'passed', 0], [4, 'error', null]]);
+    assert.match(data.rows[2].error ?? '', /no-such\.xyz/);
+    assert.deepEqual(data.summary, records[3].summary);
+  });
+
+  it('a report path in a missing directory: exit 2 before any pair runs', () => {
+    const r = runXhd(['batch', path('pairs.csv'), '--report', join(dir, 'missing', 'b.html')]);
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '', 'no pair ran');
+    assert.match(r.stderr, /b\.html: cannot write: no such directory/);
   });
 });

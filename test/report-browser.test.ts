@@ -1,7 +1,9 @@
-// The compare report in a real browser (headless Chromium): it loads from file:// without console errors,
+// The reports in a real browser (headless Chromium): compare's loads from file:// without console errors,
 // the 3D view draws, the legend shows the JSON's HD, a worst region's button flies the camera there, the
-// direction toggle recolours. A screenshot of each page is left in the test's temporary directory.
+// direction toggle recolours; batch's table sorts by a clicked column. A screenshot of each page is left in
+// the test's temporary directory.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -11,7 +13,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { browserSkipReason, launchBrowser } from './browser.js';
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { rng, uniform } from './random-points.js';
-import { reportData } from './report-page.js';
+import { batchReportData, reportData } from './report-page.js';
 import { suiteUnless } from './skippable-suite.js';
 
 const dir = scratchDir();
@@ -93,5 +95,45 @@ suiteUnless(browserSkipReason(), 'the compare report in headless Chromium', () =
     const drawn = (await page.evaluate('window.__xhd.view.drawnPixels()')) as number;
     assert.ok(drawn > 0);
     assert.deepEqual(problems, []);
+  });
+});
+
+suiteUnless(browserSkipReason(), 'the batch report in headless Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+
+  before(async () => {
+    const random = rng(2029);
+    writeXyz(path('p.xyz'), uniform(500, 3, random));
+    for (const [k, shift] of [[1, 0.3], [2, 0.05], [3, 0.6]]) writeXyz(path(`q${k}.xyz`), uniform(400, 3, random, shift));
+    writeFileSync(path('pairs.csv'), 'a,b,threshold\np.xyz,q1.xyz,0.5\np.xyz,q2.xyz,0.5\np.xyz,q3.xyz,0.5\n');
+    const r = runXhd(['batch', path('pairs.csv'), '--backend', 'cpu', '--report', path('batch.html'), '-q']);
+    assert.ok(r.code === 0 || r.code === 1, r.stderr);
+    browser = await launchBrowser();
+    page = await browser.newPage();
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warn') problems.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${(e as Error).message}`));
+    await page.goto(pathToFileURL(path('batch.html')).href);
+    await page.waitForFunction('window.__xhd && (window.__xhd.ready || window.__xhd.error)', { timeout: 30_000 });
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('loads without console errors and sorts the pairs by a clicked column', async () => {
+    assert.deepEqual(problems, []);
+    const hdColumn = (await page.$$eval('#pairs th', (ths) => ths.map((th) => th.textContent))).indexOf('HD');
+    const hds = () => page.$$eval('#pairs tbody tr', (trs, k) => trs.map((tr) => Number(tr.cells[k as number].textContent)), hdColumn);
+    const data = batchReportData(path('batch.html'));
+    const byHd = data.rows.map((r) => r.hd!).sort((x, y) => x - y);
+    await page.click(`#pairs th:nth-child(${hdColumn + 1})`);
+    assert.deepEqual(await hds(), byHd.map((v) => Number(v.toPrecision(6))));
+    await page.click(`#pairs th:nth-child(${hdColumn + 1})`);
+    assert.deepEqual(await hds(), byHd.map((v) => Number(v.toPrecision(6))).reverse());
+    await page.screenshot({ path: path('batch-report.png'), fullPage: true });
   });
 });

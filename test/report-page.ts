@@ -2,14 +2,23 @@
 import { readFileSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
 
+import type { BatchReportData } from '../src/report/html/batch-html.js';
 import type { CompareReportData } from '../src/report/html/compare-report-data.js';
 
 /** The JSON in the page's <script id="xhd-data"> element. */
-export function reportData(path: string): CompareReportData {
+function embeddedData(path: string): unknown {
   const html = readFileSync(path, 'utf8');
   const match = /<script type="application\/json" id="xhd-data">([\s\S]*?)<\/script>/.exec(html);
   if (!match) throw new Error(`${path}: no xhd-data element`);
-  return JSON.parse(match[1]) as CompareReportData;
+  return JSON.parse(match[1]);
+}
+
+export function reportData(path: string): CompareReportData {
+  return embeddedData(path) as CompareReportData;
+}
+
+export function batchReportData(path: string): BatchReportData {
+  return embeddedData(path) as BatchReportData;
 }
 
 /** The packed planes inflated into 16-bit words, one plane after another. */

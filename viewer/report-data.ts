@@ -56,3 +56,27 @@ export interface DecodedSet {
   positions: Float32Array;
   distances: Float32Array | null;
 }
+
+/** The batch report's data (src/report/html/batch-html.ts writes it). */
+export interface BatchRow {
+  line: number;
+  status: string;
+  a: string;
+  b: string;
+  hd: number | null;
+  hd95: number | null;
+  assd: number | null;
+  metric: string | null;
+  limit: number | null;
+  totalMs: number | null;
+  error: string | null;
+}
+
+export interface BatchReportData {
+  kind: 'batch';
+  version: string;
+  generated: string;
+  command: string[];
+  summary: Record<string, unknown>;
+  rows: BatchRow[];
+}

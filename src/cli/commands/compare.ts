@@ -74,7 +74,7 @@ export function registerCompare(program: Command): void {
         checkWritable(flags.export);
       }
       if (flags.report !== undefined) {
-        checkViewerBuilt();
+        checkViewerBuilt('compare');
         checkWritable(flags.report);
       } else if (flags.reportRange !== undefined) {
         throw new UsageError('--report-range applies to --report; give --report FILE.html too');

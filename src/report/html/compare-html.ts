@@ -5,16 +5,10 @@ import type { CompareResult } from '../../jobs/compare.js';
 import { writeOutputFile } from '../output-file.js';
 import { compareReportData, type CompareReportData, type ReportOptions } from './compare-report-data.js';
 import { PAGE_STYLE } from './page-style.js';
+import { escapeHtml, scriptSafe } from './script-safe.js';
 import { readViewerBundle } from './viewer-bundle.js';
 
-/** Text that is safe inside a <script> element: no "</script", "<!--" or line separators break out of it. */
-export function scriptSafe(text: string): string {
-  return text.replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-}
+export { scriptSafe } from './script-safe.js';
 
 /** The page around the data and the script (the script fills in everything that depends on the data). */
 export function compareHtml(data: CompareReportData, viewerScript: string): string {
@@ -71,7 +65,7 @@ export function compareHtml(data: CompareReportData, viewerScript: string): stri
 
 /** Builds the report's data and writes the page atomically (never a partial file: writeOutputFile). */
 export async function writeCompareReport(path: string, result: CompareResult, options: ReportOptions, signal?: AbortSignal): Promise<{ shown: number; total: number }> {
-  const script = readViewerBundle();
+  const script = readViewerBundle('compare');
   const data = compareReportData(result, options);
   const html = compareHtml(data, script);
   await writeOutputFile(path, function* () {

@@ -74,7 +74,7 @@ interface SetSource {
 }
 
 export function compareReportData(r: CompareResult, options: ReportOptions = {}): CompareReportData {
-  const budget = options.displayPoints ?? 500_000;
+  const budget = options.displayPoints ?? DEFAULT_DISPLAY_POINTS;
   const per = r.perPoint;
   const sources: SetSource[] = [];
   if (per) {

@@ -15,13 +15,8 @@ interface TestHooks {
   benchmark?: (frames: number) => Promise<number>;
 }
 
-declare global {
-  interface Window {
-    __xhd: TestHooks;
-  }
-}
-
-const hooks: TestHooks = (window.__xhd = { ready: false });
+const hooks: TestHooks = { ready: false };
+(window as unknown as { __xhd: TestHooks }).__xhd = hooks;
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 async function start(): Promise<void> {
