@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Bundles the HTML reports' page scripts (viewer/*.ts, with three.js for compare's) into one file per report
 // kind that the report writer inlines into every report, so a report needs no network when it is opened:
-// dist/src/report/html/viewer.bundle.js (compare) and viewer-batch.bundle.js (batch), beside the writer (src/report/html/viewer-bundle.ts finds it there, or from the bundled
+// dist/src/report/html/viewer.bundle.js (compare), viewer-batch.bundle.js and viewer-distance.bundle.js, beside
+// the writer (src/report/html/viewer-bundle.ts finds it there, or from the bundled
 // CLI). esbuild and three are development dependencies: `npm install` brings them and runs this (prepare).
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,11 +18,12 @@ try {
   process.exit(0);
 }
 
-// One bundle per report kind; the batch page has no 3D view, so no three.js.
+// One bundle per report kind; the batch and distance pages have no 3D view, so no three.js.
 await esbuild.build({
   entryPoints: [
     { in: join(root, 'viewer', 'compare.ts'), out: 'viewer.bundle' },
     { in: join(root, 'viewer', 'batch.ts'), out: 'viewer-batch.bundle' },
+    { in: join(root, 'viewer', 'distance.ts'), out: 'viewer-distance.bundle' },
   ],
   outdir,
   bundle: true,

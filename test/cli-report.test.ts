@@ -9,7 +9,7 @@ import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { fixture } from './helpers.js';
 import { writeNifti } from './nifti-writer.js';
 import { rng, uniform } from './random-points.js';
-import { batchReportData, reportData } from './report-page.js';
+import { batchReportData, embeddedJson, reportData } from './report-page.js';
 import { uvSphere, writeOff } from './test-meshes.js';
 
 const dir = scratchDir();
@@ -134,5 +134,24 @@ describe('xhd batch --report', () => {
     assert.equal(r.code, 2);
     assert.equal(r.stdout, '', 'no pair ran');
     assert.match(r.stderr, /b\.html: cannot write: no such directory/);
+  });
+});
+
+describe('xhd distance --report', () => {
+  it('--frames: the page carries the JSON report with every frame', () => {
+    const report = path('distance.html');
+    const r = runXhd(['distance', fixture('cube.off'), fixture('cube.off'), '--frames', fixture('cube-frames.txt'), '--both', '--backend', 'cpu', '--json', '--report', report]);
+    assert.equal(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout);
+    const data = embeddedJson(report) as { kind: string; json: typeof json };
+    assert.equal(data.kind, 'distance');
+    assert.deepEqual(data.json.frames.map((f: { min_distance: number }) => f.min_distance), json.frames.map((f: { min_distance: number }) => f.min_distance));
+    assert.deepEqual(data.json.frames_summary, json.frames_summary);
+  });
+
+  it('a report path in a missing directory: exit 2 before reading the inputs', () => {
+    const r = runXhd(['distance', path('no-such.off'), fixture('cube.off'), '--report', join(dir, 'missing', 'd.html')]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /d\.html: cannot write: no such directory/);
   });
 });

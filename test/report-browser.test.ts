@@ -1,9 +1,10 @@
 // The reports in a real browser (headless Chromium): compare's loads from file:// without console errors,
 // the 3D view draws, the legend shows the JSON's HD, a worst region's button flies the camera there, the
-// direction toggle recolours; batch's table sorts by a clicked column. A screenshot of each page is left in
+// direction toggle recolours; batch's table sorts by a clicked column; distance's frame plot draws and a row
+// click picks the frame. A screenshot of each page is left in
 // the test's temporary directory.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -12,6 +13,7 @@ import type { Browser, Page } from 'puppeteer-core';
 
 import { browserSkipReason, launchBrowser } from './browser.js';
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';
+import { fixture } from './helpers.js';
 import { rng, uniform } from './random-points.js';
 import { batchReportData, reportData } from './report-page.js';
 import { suiteUnless } from './skippable-suite.js';
@@ -135,5 +137,49 @@ suiteUnless(browserSkipReason(), 'the batch report in headless Chromium', () => 
     await page.click(`#pairs th:nth-child(${hdColumn + 1})`);
     assert.deepEqual(await hds(), byHd.map((v) => Number(v.toPrecision(6))).reverse());
     await page.screenshot({ path: path('batch-report.png'), fullPage: true });
+  });
+});
+
+suiteUnless(browserSkipReason(), 'the distance --frames report in headless Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+
+  before(async () => {
+    const r = runXhd(['distance', fixture('cube.off'), fixture('cube.off'), '--frames', fixture('cube-frames.txt'), '--both', '--backend', 'cpu', '-q', '--report', path('distance.html')]);
+    assert.equal(r.code, 0, r.stderr);
+    browser = await launchBrowser();
+    page = await browser.newPage();
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warn') problems.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${(e as Error).message}`));
+    await page.goto(pathToFileURL(path('distance.html')).href);
+    await page.waitForFunction('window.__xhd && (window.__xhd.ready || window.__xhd.error)', { timeout: 30_000 });
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('plots every frame, starts at the closest frame, and a row click picks its frame', async () => {
+    assert.deepEqual(problems, []);
+    const data = JSON.parse(readFileSync(path('distance.html'), 'utf8').match(/id="xhd-data">([\s\S]*?)<\/script>/)![1]);
+    assert.equal(await page.evaluate('window.__xhd.frame'), data.json.frames_summary.min_frame);
+    assert.equal(await page.$$eval('#frames tbody tr', (trs) => trs.length), data.json.frames.length);
+    // The plot drew: its canvas has non-transparent pixels.
+    const painted = await page.$eval('#distance-plot', (c) => {
+      const canvas = c as HTMLCanvasElement;
+      const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+      let n = 0;
+      for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) n++;
+      return n;
+    });
+    assert.ok(painted > 500, `${painted} pixels painted`);
+    await page.click('#frames tbody tr:nth-child(6)');
+    assert.equal(await page.evaluate('window.__xhd.frame'), 5);
+    const shown = /^minimum([-\d.e]+)/.exec((await page.$eval('#frame-pairs', (e) => e.textContent)) ?? '');
+    assert.equal(Number(shown?.[1]), Number(data.json.frames[5].min_distance.toPrecision(6)), 'frame 5 minimum, 6 significant digits');
+    await page.screenshot({ path: path('distance-report.png'), fullPage: true });
   });
 });

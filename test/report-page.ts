@@ -6,7 +6,7 @@ import type { BatchReportData } from '../src/report/html/batch-html.js';
 import type { CompareReportData } from '../src/report/html/compare-report-data.js';
 
 /** The JSON in the page's <script id="xhd-data"> element. */
-function embeddedData(path: string): unknown {
+export function embeddedJson(path: string): unknown {
   const html = readFileSync(path, 'utf8');
   const match = /<script type="application\/json" id="xhd-data">([\s\S]*?)<\/script>/.exec(html);
   if (!match) throw new Error(`${path}: no xhd-data element`);
@@ -14,11 +14,11 @@ function embeddedData(path: string): unknown {
 }
 
 export function reportData(path: string): CompareReportData {
-  return embeddedData(path) as CompareReportData;
+  return embeddedJson(path) as CompareReportData;
 }
 
 export function batchReportData(path: string): BatchReportData {
-  return embeddedData(path) as BatchReportData;
+  return embeddedJson(path) as BatchReportData;
 }
 
 /** The packed planes inflated into 16-bit words, one plane after another. */

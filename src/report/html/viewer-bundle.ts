@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 import { XhdError, EXIT_NATIVE } from '../../core/errors.js';
 
-export type ReportKind = 'compare' | 'batch';
+export type ReportKind = 'compare' | 'batch' | 'distance';
 
 /** The file scripts/build-viewer.mjs writes for a kind. */
 export function bundleName(kind: ReportKind): string {
