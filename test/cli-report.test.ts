@@ -107,6 +107,14 @@ describe('xhd compare --report', () => {
     }
   });
 
+  it('--snapshot where no browser can run: exit 3 before the work, saying why, nothing written', () => {
+    const r = runXhd(['compare', path('a.xyz'), path('b.xyz'), '--snapshot', path('none.png')], { XHD_CHROMIUM: path('no-such-chromium') });
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /--snapshot renders in headless Chromium, but no Chromium found/);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+    assert.ok(!existsSync(path('none.png')));
+  });
+
   it('--report-range without --report, or a bad range: exit 2', () => {
     assert.equal(runXhd(['compare', path('a.xyz'), path('b.xyz'), '--report-range', '1']).code, 2);
     const r = runXhd(['compare', path('a.xyz'), path('b.xyz'), '--report', path('x.html'), '--report-range', '2,1']);

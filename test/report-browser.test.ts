@@ -1,10 +1,11 @@
 // The reports in a real browser (headless Chromium): compare's loads from file:// without console errors,
 // the 3D view draws, the legend shows the JSON's HD, a worst region's button flies the camera there, the
 // direction toggle recolours; batch's table sorts by a clicked column; distance's frame plot draws and a row
-// click picks the frame. A screenshot of each page is left in
+// click picks the frame; --snapshot writes a PNG of the drawn view. A screenshot of each page is left in
 // the test's temporary directory.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +18,7 @@ import { fixture } from './helpers.js';
 import { rng, uniform } from './random-points.js';
 import { batchReportData, reportData } from './report-page.js';
 import { suiteUnless } from './skippable-suite.js';
+import { SNAPSHOT_SIZE } from '../src/report/html/snapshot.js';
 
 const dir = scratchDir();
 const path = (name: string) => join(dir, name);
@@ -181,5 +183,51 @@ suiteUnless(browserSkipReason(), 'the distance --frames report in headless Chrom
     const shown = /^minimum([-\d.e]+)/.exec((await page.$eval('#frame-pairs', (e) => e.textContent)) ?? '');
     assert.equal(Number(shown?.[1]), Number(data.json.frames[5].min_distance.toPrecision(6)), 'frame 5 minimum, 6 significant digits');
     await page.screenshot({ path: path('distance-report.png'), fullPage: true });
+  });
+});
+
+suiteUnless(browserSkipReason(), 'compare --snapshot in headless Chromium', () => {
+  it("writes the report's first row as a PNG whose view is drawn, and leaves no scratch report behind", async () => {
+    const random = rng(2030);
+    writeXyz(path('s-a.xyz'), uniform(5000, 3, random));
+    writeXyz(path('s-b.xyz'), uniform(4000, 3, random, 0.1));
+    const scratchBefore = readdirSync(tmpdir()).filter((f) => f.startsWith('xhd-snapshot-')).length;
+    const r = runXhd(['compare', path('s-a.xyz'), path('s-b.xyz'), '--backend', 'cpu', '-q', '--snapshot', path('snap.png')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /snapshot written to .*snap\.png/);
+    assert.equal(readdirSync(tmpdir()).filter((f) => f.startsWith('xhd-snapshot-')).length, scratchBefore);
+    const png = readFileSync(path('snap.png'));
+    assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'PNG signature');
+    const width = png.readUInt32BE(16), height = png.readUInt32BE(20);
+    assert.ok(width > 600 && width <= SNAPSHOT_SIZE.width && height > 300 && height <= SNAPSHOT_SIZE.height, `${width}×${height}`);
+    // Decoded by the browser: the picture's left part (the 3D view) holds drawn points, not only background.
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      const drawn = await page.evaluate(async (src: string) => {
+        const image = new Image();
+        image.src = src;
+        await image.decode();
+        const canvas = document.createElement('canvas');
+        canvas.width = image.width;
+        canvas.height = image.height;
+        const ctx = canvas.getContext('2d')!;
+        ctx.drawImage(image, 0, 0);
+        const pixels = ctx.getImageData(40, 40, Math.floor(image.width * 0.5), Math.floor(image.height * 0.6)).data;
+        let n = 0;
+        // The view's background is #15171c; points are coloured or a lighter grey.
+        for (let i = 0; i < pixels.length; i += 4) if (Math.abs(pixels[i] - 0x15) + Math.abs(pixels[i + 1] - 0x17) + Math.abs(pixels[i + 2] - 0x1c) > 40) n++;
+        return n;
+      }, `data:image/png;base64,${png.toString('base64')}`);
+      assert.ok(drawn > 1000, `${drawn} drawn pixels in the view`);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('a snapshot path in a missing directory: exit 2 before reading the inputs', () => {
+    const r = runXhd(['compare', path('no-such.xyz'), path('s-b.xyz'), '--snapshot', join(dir, 'missing', 's.png')]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /s\.png: cannot write: no such directory/);
   });
 });

@@ -16,6 +16,8 @@ import { DEFAULT_DISPLAY_POINTS } from '../../report/html/compare-report-data.js
 import { writeCompareReport } from '../../report/html/compare-html.js';
 import { parseReportRange } from '../../report/html/report-range.js';
 import { checkViewerBuilt } from '../../report/html/viewer-bundle.js';
+import { checkHeadless } from '../../report/html/headless-chromium.js';
+import { scratchReportPath, writeSnapshot } from '../../report/html/snapshot.js';
 import { optionParser, parseIntegerOption } from '../option-parsers.js';
 import { terminalChalk } from '../terminal.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
@@ -23,7 +25,7 @@ import { withInterrupts } from './interrupts.js';
 
 type CompareFlags = MeasureFlags & {
   json: boolean; output?: 'text' | 'json' | 'csv'; csvHeader: boolean; export?: string; heatmap?: string; histogram: boolean;
-  report?: string; reportRange?: [number, number]; reportPoints: number;
+  report?: string; reportRange?: [number, number]; reportPoints: number; snapshot?: string;
 };
 
 const EXAMPLES = `
@@ -66,6 +68,7 @@ export function registerCompare(program: Command): void {
     .option('--report <file.html>', 'write a self-contained HTML report: 3D view coloured by distance, worst regions, histograms, numbers')
     .option('--report-range <range>', "--report: the colour bar's distances, MAX or MIN,MAX (default 0 to the HD)", optionParser(parseReportRange))
     .option('--report-points <n>', '--report: points drawn per input at most; the largest distances are always among them', parseIntegerOption(1, 2 ** 31), DEFAULT_DISPLAY_POINTS)
+    .option('--snapshot <file.png>', "write the report's 3D view as a PNG picture, rendered in headless Chromium (with or without --report)")
     .addHelpText('after', EXAMPLES)
     .action(async (a: string, b: string, flags: CompareFlags) => withInterrupts(async (signal) => {
       if (flags.heatmap !== undefined) checkWritable(flags.heatmap); // before the work, not after it
@@ -73,15 +76,17 @@ export function registerCompare(program: Command): void {
         exportFormat(flags.export);
         checkWritable(flags.export);
       }
-      if (flags.report !== undefined) {
-        checkViewerBuilt('compare');
-        checkWritable(flags.report);
-      } else if (flags.reportRange !== undefined) {
-        throw new UsageError('--report-range applies to --report; give --report FILE.html too');
+      const drawing = flags.report !== undefined || flags.snapshot !== undefined;
+      if (drawing) checkViewerBuilt('compare');
+      if (flags.report !== undefined) checkWritable(flags.report);
+      if (flags.snapshot !== undefined) {
+        checkWritable(flags.snapshot);
+        await checkHeadless('--snapshot');
       }
+      if (!drawing && flags.reportRange !== undefined) throw new UsageError('--report-range applies to --report and --snapshot; give one of them too');
       const result = await compareFiles(a, b, {
         ...measureOptions(flags), heatmap: flags.heatmap, histogram: flags.histogram, export: flags.export,
-        keepDistances: flags.report !== undefined, signal,
+        keepDistances: drawing, signal,
       });
       const surface = result.surface;
       // The files are part of the work the total times.
@@ -96,10 +101,24 @@ export function registerCompare(program: Command): void {
         const n = result.perPoint.ab.distances.length + (result.perPoint.ba?.distances.length ?? 0);
         result.notes.push(`per-point distances written to ${flags.export} (${formatCount(n)} row${n === 1 ? '' : 's'})`);
       }
-      if (flags.report !== undefined) {
-        const reportStarted = performance.now();
-        const drawn = await writeCompareReport(flags.report, result, { range: flags.reportRange, displayPoints: flags.reportPoints, command: process.argv.slice(2) }, signal);
-        result.notes.push(`HTML report written to ${flags.report} (${formatCount(drawn.shown)} of ${formatCount(drawn.total)} points drawn; ${formatMs(performance.now() - reportStarted)})`);
+      if (drawing) {
+        // A snapshot photographs the report page: the one asked for, or one written only for the picture.
+        const scratch = flags.report === undefined ? scratchReportPath() : undefined;
+        const reportPath = flags.report ?? scratch!.path;
+        try {
+          const reportStarted = performance.now();
+          const drawn = await writeCompareReport(reportPath, result, { range: flags.reportRange, displayPoints: flags.reportPoints, command: process.argv.slice(2) }, signal);
+          if (flags.report !== undefined) {
+            result.notes.push(`HTML report written to ${flags.report} (${formatCount(drawn.shown)} of ${formatCount(drawn.total)} points drawn; ${formatMs(performance.now() - reportStarted)})`);
+          }
+          if (flags.snapshot !== undefined) {
+            const snapshotStarted = performance.now();
+            await writeSnapshot(reportPath, flags.snapshot, signal);
+            result.notes.push(`snapshot written to ${flags.snapshot} (headless Chromium; ${formatMs(performance.now() - snapshotStarted)})`);
+          }
+        } finally {
+          scratch?.cleanup();
+        }
       }
       result.timingsMs.total += performance.now() - writeStarted;
       const output = outputFormat(flags);

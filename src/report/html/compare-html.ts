@@ -30,7 +30,7 @@ export function compareHtml(data: CompareReportData, viewerScript: string): stri
   <p>xhd ${escapeHtml(data.version)} · ${escapeHtml(data.json.mode)} mode · ${escapeHtml(data.generated)}</p>
 </header>
 <main>
-  <section>
+  <section id="view-panel">
     <div id="view"><div id="witness-label" hidden></div></div>
     <div id="controls">
       <button id="toggle-direction" type="button">show B → A</button>
@@ -40,7 +40,7 @@ export function compareHtml(data: CompareReportData, viewerScript: string): stri
     </div>
     <div id="shown">loading…</div>
   </section>
-  <section>
+  <section id="legend-panel">
     <div id="legend">
       <div id="legend-hd"></div>
       <canvas id="colour-bar" width="256" height="1"></canvas>
