@@ -96,8 +96,13 @@ suiteUnless(browserSkipReason(), 'the compare report in headless Chromium', () =
     await page.click('#toggle-direction');
     assert.match((await page.$eval('#colouring', (e) => e.textContent)) ?? '', /^B coloured by distance to A/);
     assert.equal(await page.$eval('#regions-title', (e) => e.textContent), 'Worst regions, B → A');
+    // B now wears the per-point colours, A the faint overlay; and back again.
+    const materials = () => page.evaluate('window.__xhd.view.clouds.map((c) => [c.material.vertexColors, c.material.transparent])');
+    assert.deepEqual(await materials(), [[false, true], [true, false]]);
     const drawn = (await page.evaluate('window.__xhd.view.drawnPixels()')) as number;
     assert.ok(drawn > 0);
+    await page.click('#toggle-direction');
+    assert.deepEqual(await materials(), [[true, false], [false, true]]);
     assert.deepEqual(problems, []);
   });
 });

@@ -11,6 +11,8 @@ export const BACKGROUND = 0x15171c;
 export interface SceneView {
   renderer: THREE.WebGLRenderer;
   camera: THREE.PerspectiveCamera;
+  /** Each set's points (A, B): the tests check which one is coloured. */
+  clouds: THREE.Points[];
   controls: OrbitControls;
   render(): void;
   /** Colours set k by distance with the table over range and shows the other faintly. */
@@ -41,6 +43,7 @@ export function createScene(host: HTMLElement, label: HTMLElement, sets: Decoded
     geometry.setAttribute('color', new THREE.BufferAttribute(new Uint8Array(set.positions.length), 3, true));
     geometry.computeBoundingSphere();
     const points = new THREE.Points(geometry, new THREE.PointsMaterial({ size: 2, sizeAttenuation: false, vertexColors: true }));
+    points.userData.coloured = points.material; // kept for when this set is the coloured one again
     scene.add(points);
     return points;
   });
@@ -80,7 +83,7 @@ export function createScene(host: HTMLElement, label: HTMLElement, sets: Decoded
   }
 
   const view: SceneView = {
-    renderer, camera, controls, render,
+    renderer, camera, controls, render, clouds,
     showColoured(k, range) {
       coloured = k;
       clouds.forEach((points, j) => {
@@ -97,7 +100,7 @@ export function createScene(host: HTMLElement, label: HTMLElement, sets: Decoded
             out[3 * i + 2] = table[e + 2];
           }
           colour.needsUpdate = true;
-          points.material = (points.userData.material ??= points.material);
+          points.material = points.userData.coloured;
           points.visible = true;
         } else {
           points.material = faint;
