@@ -5,7 +5,7 @@
 // it is at least as new as the compiled modules. A handful of files instead of about 120 saves Node's module
 // resolution and loading at every start (see docs/benchmarks.md, "Start-up"); the chunks keep `xhd --version`
 // from parsing the code of every command.
-// koffi (a native addon) and laz-perf (WebAssembly read from its package) stay outside, loaded from
+// koffi (a native addon), laz-perf (WebAssembly read from its package) and puppeteer-core stay outside, loaded from
 // node_modules as before. Without esbuild (a development dependency) this says so in one line and bin/xhd
 // runs the modules.
 import { rmSync, statSync } from 'node:fs';
@@ -44,7 +44,8 @@ await esbuild.build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  external: ['koffi', 'laz-perf'],
+  // puppeteer-core: an optional dependency, loaded only by --snapshot, from node_modules where installed.
+  external: ['koffi', 'laz-perf', 'puppeteer-core'],
   // Bundled CommonJS packages call require(); an ES module has none, so give it one.
   banner: { js: "import { createRequire as xhdCreateRequire } from 'node:module'; const require = xhdCreateRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -68,6 +68,8 @@ export interface CompareOptions {
   relative?: RelativeBasis;
   /** The command exports every point's distance (and nearest index) to this file: they are kept. */
   export?: string;
+  /** The command draws every point's distance in an HTML report (--report): they are kept, without indices. */
+  keepDistances?: boolean;
   /** --classes, --returns, --bbox, --every: which of each input's points are compared. */
   filters?: PointFilters;
 }
@@ -252,7 +254,7 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   }
 
   // One search: the Hausdorff distance and (when asked for) every point's nearest, on the backend chosen.
-  const measuresEveryPoint = wantsStats(options) || options.export !== undefined;
+  const measuresEveryPoint = wantsStats(options) || options.export !== undefined || options.keepDistances === true;
   bar.phase(measuresEveryPoint ? 'hausdorff, every point' : 'hausdorff', 0, 1);
   const result = await pointsSearch(a.positions, b.positions, {
     method: options.method,
@@ -271,12 +273,13 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   const nearest = result.perPoint;
   const stats = nearest && wantsStats(options) ? distanceStats(nearest.ab.distances!, nearest.ba ? nearest.ba.distances! : null, options) : null;
   const statsMs = stats ? performance.now() - statsStarted : 0;
-  const perPoint: PerPointDistances | null = nearest && options.export ? {
+  const perPoint: PerPointDistances | null = nearest && (options.export || options.keepDistances) ? {
     dims: a.dims,
     nearestIs: 'point',
     ab: { points: a.positions, distances: nearest.ab.distances!, nearest: nearest.ab.nearest },
     ba: nearest.ba ? { points: b.positions, distances: nearest.ba.distances!, nearest: nearest.ba.nearest } : null,
     sources: { a: exportSource(a), b: exportSource(b) },
+    targetPoints: b.positions,
   } : null;
 
   const notes: string[] = maskSpaceWarning(a, b);
@@ -434,12 +437,13 @@ async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b:
     empty: null,
     relative: null,
     stats: wantsStats(options) ? distanceStats(outcome.distancesAb, outcome.distancesBa, options) : null,
-    perPoint: options.export ? {
+    perPoint: options.export || options.keepDistances ? {
       dims: a.dims,
       nearestIs: 'none',
       ab: { points: outcome.queriesA, distances: outcome.distancesAb, nearest: null },
       ba: outcome.distancesBa ? { points: outcome.queriesB, distances: outcome.distancesBa, nearest: null } : null,
       sources: { a: exportSource(a), b: exportSource(b) },
+      targetPoints: b.positions,
     } : null,
     surface: {
       ab, ba, es: outcome.es, sampling, seed,

@@ -1,5 +1,5 @@
 // Every query point's distance to the other input (and, for point sets, its nearest point there): what a
-// compare keeps when asked to export them (--export), for the report layer to write.
+// compare keeps when asked to export them (--export) or to draw them (--report), for the report layer.
 import type { Coordinates } from '../core/coordinates.js';
 import type { Crs } from '../io/crs.js';
 import type { Geometry } from '../io/geometry.js';
@@ -18,6 +18,8 @@ export interface PerPointDistances {
   nearestIs: 'point' | 'none';
   ab: DirectionPoints;
   ba: DirectionPoints | null;
+  /** B's points when ba is null (a directed run): an HTML report draws them as the faint overlay. */
+  targetPoints?: Coordinates;
   /** What the inputs give a LiDAR export (a LAS input's scale and offset, a CRS). */
   sources?: { a?: ExportSource; b?: ExportSource };
 }

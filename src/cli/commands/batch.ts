@@ -10,6 +10,9 @@ import { ProgressBar } from '../progress-bar.js';
 import { compareJson } from '../../report/compare-json.js';
 import { countOf, formatDistance, formatMs } from '../../report/format.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
+import { writeBatchReport } from '../../report/html/batch-html.js';
+import { checkViewerBuilt } from '../../report/html/viewer-bundle.js';
+import { checkWritable } from '../../report/output-file.js';
 import { withInterrupts } from './interrupts.js';
 
 const EXAMPLES = `
@@ -35,9 +38,16 @@ export function registerBatch(program: Command): void {
     .description('compare every pair listed in a CSV or JSON Lines manifest, one process and one loaded backend; JSON Lines on stdout')
     .argument('<manifest>', 'pairs to compare: a .csv (columns a, b, optional threshold, metric) or a .jsonl file');
   addMeasureOptions(command)
+    .option('--report <file.html>', 'also write a self-contained HTML page: every pair in a sortable table, the distribution of a metric')
     .addHelpText('after', EXAMPLES)
-    .action(async (manifestPath: string, flags: MeasureFlags) => {
+    .action(async (manifestPath: string, allFlags: MeasureFlags & { report?: string }) => {
+      const { report, ...flags } = allFlags;
       const { quiet } = flags;
+      if (report !== undefined) {
+        checkViewerBuilt('batch');
+        checkWritable(report); // before the pairs run, not after
+      }
+      const records: Record<string, unknown>[] = [];
       // The batch draws one bar over the pairs: a pair's own bar would fight it for the line.
       const { failAbove, metric, progress: _pairBars, ...compare } = measureOptions(flags);
       // Everything is checked before the first pair runs: a bad manifest is one error line, nothing measured.
@@ -54,7 +64,9 @@ export function registerBatch(program: Command): void {
           onProgress: (done, total) => bar.update(done, total),
           onPair: (pair, outcome) => {
             bar.finish(); // the bar's line, on a terminal, must not run into what is printed next
-            process.stdout.write(JSON.stringify(pairJson(pair, outcome)) + '\n');
+            const record = pairJson(pair, outcome);
+            process.stdout.write(JSON.stringify(record) + '\n');
+            if (report !== undefined) records.push(record);
             if (!quiet) {
               const line = pairStderrLine(manifest.path, pair, outcome);
               if (line) process.stderr.write(line + '\n');
@@ -64,9 +76,11 @@ export function registerBatch(program: Command): void {
       } finally {
         bar.finish();
       }
-      process.stdout.write(JSON.stringify({ summary: summaryJson(manifest.path, summary) }) + '\n');
+      const totals = summaryJson(manifest.path, summary);
+      process.stdout.write(JSON.stringify({ summary: totals }) + '\n');
       if (!quiet) process.stderr.write(summaryLine(summary) + '\n');
       if (summary.interrupted) throw new CancelledError(signal?.reason);
+      if (report !== undefined) await writeBatchReport(report, records, totals, process.argv.slice(2), signal);
       setExitStatus(summary.exitCode);
     });
 }

@@ -8,15 +8,25 @@ import { renderCompareCsv } from '../../report/compare-csv.js';
 import { renderCompareJson } from '../../report/compare-json.js';
 import { renderCompareText } from '../../report/compare-text.js';
 import { exportFormat, writeDistanceExport } from '../../report/export-distances.js';
-import { formatCount } from '../../report/format.js';
+import { formatCount, formatMs } from '../../report/format.js';
 import { writeHeatmapPly } from '../../report/heatmap-ply.js';
 import { renderHistograms } from '../../report/histogram.js';
 import { checkWritable } from '../../report/output-file.js';
+import { DEFAULT_DISPLAY_POINTS } from '../../report/html/compare-report-data.js';
+import { writeCompareReport } from '../../report/html/compare-html.js';
+import { parseReportRange } from '../../report/html/report-range.js';
+import { checkViewerBuilt } from '../../report/html/viewer-bundle.js';
+import { checkHeadless } from '../../report/html/headless-chromium.js';
+import { scratchReportPath, writeSnapshot } from '../../report/html/snapshot.js';
+import { optionParser, parseIntegerOption } from '../option-parsers.js';
 import { terminalChalk } from '../terminal.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
 import { withInterrupts } from './interrupts.js';
 
-type CompareFlags = MeasureFlags & { json: boolean; output?: 'text' | 'json' | 'csv'; csvHeader: boolean; export?: string; heatmap?: string; histogram: boolean };
+type CompareFlags = MeasureFlags & {
+  json: boolean; output?: 'text' | 'json' | 'csv'; csvHeader: boolean; export?: string; heatmap?: string; histogram: boolean;
+  report?: string; reportRange?: [number, number]; reportPoints: number; snapshot?: string;
+};
 
 const EXAMPLES = `
 Examples:
@@ -34,6 +44,7 @@ Examples:
   $ xhd compare a.nii.gz b.nii.gz --fail-above 2 --metric hd95   a CI check on HD95 (mm)
   $ xhd compare 2019.laz 2023.laz --classes 2 --returns last   two LiDAR epochs, ground only
   $ xhd compare site.e57 survey.las --scan 0 --export d.las   one E57 scan; distances as a LAS scalar field
+  $ xhd compare scan.ply model.ply --report diff.html   one HTML page: 3D heatmap, worst regions, plots
 `;
 
 function outputFormat(flags: CompareFlags): 'text' | 'json' | 'csv' {
@@ -55,6 +66,10 @@ export function registerCompare(program: Command): void {
     .option('--heatmap <file>', "surface mode: write A's samples with their distance to B (quality) and a colour as a PLY point cloud")
     .option('--histogram', 'surface mode: print a histogram of the distances on stderr', false)
     .option('--export <file>', 'write every point with its distance and nearest index: .csv, .ply, .bin, .las or .pcd (see README)')
+    .option('--report <file.html>', 'write a self-contained HTML report: 3D view coloured by distance, worst regions, histograms, numbers')
+    .option('--report-range <range>', "--report: the colour bar's distances, MAX or MIN,MAX (default 0 to the HD)", optionParser(parseReportRange))
+    .option('--report-points <n>', '--report: points drawn per input at most; the largest distances are always among them', parseIntegerOption(1, 2 ** 31), DEFAULT_DISPLAY_POINTS)
+    .option('--snapshot <file.png>', "write the report's 3D view as a PNG picture, rendered in headless Chromium (with or without --report)")
     .addHelpText('after', EXAMPLES)
     .action(async (a: string, b: string, flags: CompareFlags) => withInterrupts(async (signal) => {
       if (flags.heatmap !== undefined) checkWritable(flags.heatmap); // before the work, not after it
@@ -62,7 +77,18 @@ export function registerCompare(program: Command): void {
         exportFormat(flags.export);
         checkWritable(flags.export);
       }
-      const result = await compareFiles(a, b, { ...measureOptions(flags), heatmap: flags.heatmap, histogram: flags.histogram, export: flags.export, signal });
+      const drawing = flags.report !== undefined || flags.snapshot !== undefined;
+      if (drawing) checkViewerBuilt('compare');
+      if (flags.report !== undefined) checkWritable(flags.report);
+      if (flags.snapshot !== undefined) {
+        checkWritable(flags.snapshot);
+        await checkHeadless('--snapshot');
+      }
+      if (!drawing && flags.reportRange !== undefined) throw new UsageError('--report-range applies to --report and --snapshot; give one of them too');
+      const result = await compareFiles(a, b, {
+        ...measureOptions(flags), heatmap: flags.heatmap, histogram: flags.histogram, export: flags.export,
+        keepDistances: drawing, signal,
+      });
       const surface = result.surface;
       // The files are part of the work the total times.
       const writeStarted = performance.now();
@@ -75,6 +101,25 @@ export function registerCompare(program: Command): void {
         result.notes.push(...await writeDistanceExport(flags.export, result.perPoint, signal));
         const n = result.perPoint.ab.distances.length + (result.perPoint.ba?.distances.length ?? 0);
         result.notes.push(`per-point distances written to ${flags.export} (${formatCount(n)} row${n === 1 ? '' : 's'})`);
+      }
+      if (drawing) {
+        // A snapshot photographs the report page: the one asked for, or one written only for the picture.
+        const scratch = flags.report === undefined ? scratchReportPath() : undefined;
+        const reportPath = flags.report ?? scratch!.path;
+        try {
+          const reportStarted = performance.now();
+          const drawn = await writeCompareReport(reportPath, result, { range: flags.reportRange, displayPoints: flags.reportPoints, command: process.argv.slice(2) }, signal);
+          if (flags.report !== undefined) {
+            result.notes.push(`HTML report written to ${flags.report} (${formatCount(drawn.shown)} of ${formatCount(drawn.total)} points drawn; ${formatMs(performance.now() - reportStarted)})`);
+          }
+          if (flags.snapshot !== undefined) {
+            const snapshotStarted = performance.now();
+            await writeSnapshot(reportPath, flags.snapshot, signal);
+            result.notes.push(`snapshot written to ${flags.snapshot} (headless Chromium; ${formatMs(performance.now() - snapshotStarted)})`);
+          }
+        } finally {
+          scratch?.cleanup();
+        }
       }
       result.timingsMs.total += performance.now() - writeStarted;
       const output = outputFormat(flags);

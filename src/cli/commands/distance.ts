@@ -10,6 +10,9 @@ import { renderDistanceJson } from '../../report/distance-json.js';
 import { renderDistanceNotes, renderDistanceText } from '../../report/distance-text.js';
 import { terminalChalk } from '../terminal.js';
 import { withInterrupts } from './interrupts.js';
+import { writeDistanceReport } from '../../report/html/distance-html.js';
+import { checkViewerBuilt } from '../../report/html/viewer-bundle.js';
+import { checkWritable } from '../../report/output-file.js';
 import { ProgressBar } from '../progress-bar.js';
 
 interface DistanceFlags extends Omit<DistanceOptions, 'min' | 'max' | 'pose' | 'signal' | 'progress'> {
@@ -21,6 +24,7 @@ interface DistanceFlags extends Omit<DistanceOptions, 'min' | 'max' | 'pose' | '
   transformB?: Pose;
   translate?: Vector3;
   rotate?: Matrix3;
+  report?: string;
 }
 
 const EXAMPLES = `
@@ -68,15 +72,22 @@ export function registerDistance(program: Command): void {
     .addOption(new Option('--frames <file>', 'evaluate every pose of B in this file (7, 12 or 16 numbers a line)')
       .conflicts(['transformB', 'translate', 'rotate']))
     .option('-q, --quiet', 'no progress bar', false)
+    .option('--report <file.html>', 'also write a self-contained HTML page: the distance (and time) per frame plotted, each frame\'s pairs')
     .addHelpText('after', EXAMPLES)
     .action(async (a: string, b: string, flags: DistanceFlags) => {
       const both = flags.both || (flags.min && flags.max);
       const max = both || flags.max === true;
       const min = both || !max;
+      if (flags.report !== undefined) {
+        checkViewerBuilt('distance');
+        checkWritable(flags.report); // before the work, not after it
+      }
       await withInterrupts(async (signal) => {
+        const { report, ...options } = flags;
         const result = await distanceFiles(a, b, {
-          ...flags, min: min === true, max: max === true, pose: poseOf(flags), signal, progress: ProgressBar.factoryForStderr(flags.quiet),
+          ...options, min: min === true, max: max === true, pose: poseOf(flags), signal, progress: ProgressBar.factoryForStderr(flags.quiet),
         });
+        if (report !== undefined) await writeDistanceReport(report, result, process.argv.slice(2), signal);
         if (flags.json) {
           process.stdout.write(renderDistanceJson(result));
         } else {

@@ -1,0 +1,75 @@
+// `xhd compare --report FILE.html`: one self-contained page (style, script and data inline; no network when
+// opened, from file:// or a CI artifact viewer) with the 3D view, legend, worst regions, plots and numbers.
+// The data is compare-report-data.ts's; the script is the bundled viewer (viewer/, scripts/build-viewer.mjs).
+import type { CompareResult } from '../../jobs/compare.js';
+import { writeOutputFile } from '../output-file.js';
+import { compareReportData, type CompareReportData, type ReportOptions } from './compare-report-data.js';
+import { PAGE_STYLE } from './page-style.js';
+import { escapeHtml, scriptSafe } from './script-safe.js';
+import { readViewerBundle } from './viewer-bundle.js';
+
+export { scriptSafe } from './script-safe.js';
+
+/** The page around the data and the script (the script fills in everything that depends on the data). */
+export function compareHtml(data: CompareReportData, viewerScript: string): string {
+  const a = escapeHtml(data.json.a.path), b = escapeHtml(data.json.b.path);
+  // The bundle is a script, not JSON: it must not contain "</script" (a test checks), so it goes in as is.
+  if (/<\/script/i.test(viewerScript)) throw new Error('the viewer bundle contains "</script"');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="xhd ${escapeHtml(data.version)}">
+<title>xhd compare: ${a} vs ${b}</title>
+<style>${PAGE_STYLE}</style>
+</head>
+<body>
+<header>
+  <h1>xhd compare: ${a} vs ${b}</h1>
+  <p>xhd ${escapeHtml(data.version)} · ${escapeHtml(data.json.mode)} mode · ${escapeHtml(data.generated)}</p>
+</header>
+<main>
+  <section id="view-panel">
+    <div id="view"><div id="witness-label" hidden></div></div>
+    <div id="controls">
+      <button id="toggle-direction" type="button">show B → A</button>
+      <label><input id="toggle-overlay" type="checkbox" checked> other input as overlay</label>
+      <button id="reset-view" type="button">reset view</button>
+      <span id="colouring"></span>
+    </div>
+    <div id="shown">loading…</div>
+  </section>
+  <section id="legend-panel">
+    <div id="legend">
+      <div id="legend-hd"></div>
+      <canvas id="colour-bar" width="256" height="1"></canvas>
+      <div class="bar-ends"><span id="range-low"></span><span id="range-high"></span></div>
+    </div>
+    <h2 id="regions-title" style="margin-top: 14px">Worst regions</h2>
+    <ol id="regions"></ol>
+  </section>
+  <div class="plots">
+    <section><h2>Histogram <label style="font-weight: normal; font-size: 12px"><input id="log-counts" type="checkbox"> log counts</label> <span id="plot-legend"></span></h2><canvas id="histogram"></canvas></section>
+    <section><h2>Cumulative distribution</h2><canvas id="cdf"></canvas></section>
+  </div>
+  <section class="numbers"><h2>Numbers (the --json report)</h2><table id="numbers-table"></table></section>
+  <section><h2>Run</h2><dl id="run-list"></dl></section>
+</main>
+<script type="application/json" id="xhd-data">${scriptSafe(JSON.stringify(data))}</script>
+<script>${viewerScript}</script>
+</body>
+</html>
+`;
+}
+
+/** Builds the report's data and writes the page atomically (never a partial file: writeOutputFile). */
+export async function writeCompareReport(path: string, result: CompareResult, options: ReportOptions, signal?: AbortSignal): Promise<{ shown: number; total: number }> {
+  const script = readViewerBundle('compare');
+  const data = compareReportData(result, options);
+  const html = compareHtml(data, script);
+  await writeOutputFile(path, function* () {
+    yield Buffer.from(html, 'utf8');
+  }, signal);
+  return { shown: data.sets.reduce((s, x) => s + x.shown, 0), total: data.sets.reduce((s, x) => s + x.total, 0) };
+}

@@ -1,0 +1,145 @@
+// Everything the compare report's page shows, computed here from what the compare job returned: the page
+// itself only draws. Statistics and plots use every point; the 3D view a display sample (display-sample.ts).
+import type { Coordinates } from '../../core/coordinates.js';
+import type { CompareResult, Witness } from '../../jobs/compare.js';
+import { XHD_VERSION } from '../../core/version.js';
+import { compareJson } from '../compare-json.js';
+import { displaySample } from './display-sample.js';
+import { summarizeDistances, type DistanceSummary } from './distance-summary.js';
+import { packBox, packPlanes, quantizeDistances, quantizePoints, type PackBox } from './pack-points.js';
+import { perceptualTable } from './perceptual-colour-map.js';
+import { worstRegions, type WorstRegion } from './worst-regions.js';
+
+export interface ReportOptions {
+  /** --report-range: the distances the colour bar spans; default 0 to the HD. */
+  range?: [number, number];
+  /** --report-points: points drawn per input at most (default DEFAULT_DISPLAY_POINTS). */
+  displayPoints?: number;
+  /** The command line, shown as given. */
+  command?: string[];
+}
+
+export const DEFAULT_DISPLAY_POINTS = 500_000;
+const REGION_COUNT = 10;
+/** Worst points closer than this share of their own input's bounding-box diagonal are one region (its own:
+ *  two inputs far apart would otherwise make one region of everything). */
+const REGION_RADIUS_SHARE = 0.05;
+
+/** One direction as the page sees it: which set it colours, and its plane offsets in the packed data. */
+export interface DirectionData {
+  key: 'ab' | 'ba';
+  label: string;
+  /** The set coloured (0 = A, 1 = B). */
+  set: 0 | 1;
+  summary: DistanceSummary;
+  regions: WorstRegion[];
+  witness: { from: number[]; to: number[]; distance: number } | null;
+}
+
+export interface SetData {
+  name: 'A' | 'B';
+  path: string;
+  total: number;
+  shown: number;
+  worstKept: number;
+  /** Whether the packed data holds a distance plane for this set (false: drawn only as the overlay). */
+  hasDistances: boolean;
+  /** Distances were quantised as fractions of this. */
+  distanceScale: number;
+}
+
+export interface CompareReportData {
+  kind: 'compare';
+  version: string;
+  generated: string;
+  command: string[];
+  json: ReturnType<typeof compareJson>;
+  range: [number, number];
+  rangeGiven: boolean;
+  /** 256 r,g,b entries of the perceptual colour map, as a plain array. */
+  colourTable: number[];
+  box: PackBox;
+  sets: SetData[];
+  directions: DirectionData[];
+  /** Base64 of the deflated planes: per set x, y, z, then its distances where it has them. */
+  packed: string;
+  notes: string[];
+}
+
+interface SetSource {
+  name: 'A' | 'B';
+  path: string;
+  points: Coordinates;
+  distances: Float64Array | null;
+}
+
+export function compareReportData(r: CompareResult, options: ReportOptions = {}): CompareReportData {
+  const budget = options.displayPoints ?? DEFAULT_DISPLAY_POINTS;
+  const per = r.perPoint;
+  const sources: SetSource[] = [];
+  if (per) {
+    sources.push({ name: 'A', path: r.a.path, points: per.ab.points, distances: per.ab.distances });
+    const bPoints = per.ba?.points ?? per.targetPoints;
+    if (bPoints) sources.push({ name: 'B', path: r.b.path, points: bPoints, distances: per.ba?.distances ?? null });
+  }
+  const notes: string[] = [];
+  if (!per) notes.push(r.empty ? 'an input is empty: there are no distances to draw' : 'no per-point distances were kept: nothing to draw');
+
+  const samples = sources.map((s) => (s.distances ? displaySample(s.distances, budget) : evenSample(s.points.length / 3, budget)));
+  const box = packBox(sources.map((s, k) => ({ points: s.points, indices: samples[k].indices })));
+  const planes: Uint16Array[] = [];
+  const sets: SetData[] = sources.map((s, k) => {
+    const indices = samples[k].indices;
+    planes.push(quantizePoints(s.points, indices, box));
+    let scale = 0;
+    if (s.distances) {
+      for (let i = 0; i < s.distances.length; i++) if (s.distances[i] > scale) scale = s.distances[i];
+      planes.push(quantizeDistances(s.distances, indices, scale));
+    }
+    return { name: s.name, path: s.path, total: s.points.length / 3, shown: indices.length, worstKept: s.distances ? samples[k].worstKept : 0, hasDistances: s.distances !== null, distanceScale: scale };
+  });
+
+  const directions: DirectionData[] = [];
+  sources.forEach((s, k) => {
+    if (!s.distances) return;
+    const ab = s.name === 'A';
+    directions.push({
+      key: ab ? 'ab' : 'ba',
+      label: ab ? 'A → B' : 'B → A',
+      set: k as 0 | 1,
+      summary: summarizeDistances(s.distances),
+      regions: worstRegions(s.points, s.distances, REGION_COUNT, REGION_RADIUS_SHARE * (ab ? r.a : r.b).bboxDiagonal),
+      witness: witnessData(ab ? r.witnessAb : r.witnessBa, ab ? r.hdAb : r.hdBa),
+    });
+  });
+
+  return {
+    kind: 'compare',
+    version: XHD_VERSION,
+    generated: new Date().toISOString(),
+    command: options.command ?? [],
+    json: compareJson(r),
+    range: options.range ?? [0, r.hd > 0 && Number.isFinite(r.hd) ? r.hd : 1],
+    rangeGiven: options.range !== undefined,
+    colourTable: Array.from(perceptualTable(256)),
+    box,
+    sets,
+    directions,
+    packed: packPlanes(planes),
+    notes,
+  };
+}
+
+function witnessData(w: Witness | null, distance: number | null): DirectionData['witness'] {
+  if (!w || distance === null) return null;
+  const pad = (p: number[]) => (p.length === 2 ? [p[0], p[1], 0] : p);
+  return { from: pad(w.fromPoint), to: pad(w.toPoint), distance };
+}
+
+/** An even stride of at most budget of n points (the overlay of a directed run has no distances to favour). */
+function evenSample(n: number, budget: number): { indices: Uint32Array; worstKept: number } {
+  const m = Math.min(n, budget);
+  const indices = new Uint32Array(m);
+  for (let k = 0; k < m; k++) indices[k] = Math.floor((k * n) / m);
+  return { indices, worstKept: 0 };
+}

@@ -1,0 +1,30 @@
+// What a report plots of one direction's distances: a fine histogram over [0, max] (the page groups its bins
+// for the bar chart and adds them up for the cumulative distribution), and the values it marks.
+import { percentile } from '../../metrics/order-statistics.js';
+
+export interface DistanceSummary {
+  count: number;
+  max: number;
+  mean: number;
+  /** The 95th percentile of this direction (linear interpolation, as --percentile 95). */
+  p95: number;
+  /** Counts of FINE_BINS equal bins over [0, max]; max itself in the last. */
+  bins: number[];
+}
+
+/** Fine enough for a smooth cumulative curve, and a multiple of the bar chart's 64 bins. */
+export const FINE_BINS = 512;
+
+export function summarizeDistances(distances: Float64Array): DistanceSummary {
+  const n = distances.length;
+  let max = 0, sum = 0;
+  for (let i = 0; i < n; i++) {
+    const d = distances[i];
+    if (d > max) max = d;
+    sum += d;
+  }
+  const bins = new Array<number>(FINE_BINS).fill(0);
+  const scale = max > 0 ? FINE_BINS / max : 0;
+  for (let i = 0; i < n; i++) bins[Math.min(FINE_BINS - 1, Math.floor(distances[i] * scale))]++;
+  return { count: n, max, mean: n > 0 ? sum / n : 0, p95: n > 0 ? percentile(95, distances) : 0, bins };
+}

@@ -1,0 +1,38 @@
+// Unpacks the report's points (see src/report/html/pack-points.ts): base64, inflate with the browser's own
+// DecompressionStream, then 16-bit planes back to coordinates and distances.
+import type { CompareReportData, DecodedSet } from './report-data.js';
+
+const QUANT_STEPS = 65535;
+
+async function inflate(base64: string): Promise<ArrayBuffer> {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  return new Response(stream).arrayBuffer();
+}
+
+/** Each set's points relative to centre (float32 keeps its precision near the view, not at survey offsets). */
+export async function decodeSets(data: CompareReportData, centre: [number, number, number]): Promise<DecodedSet[]> {
+  const buffer = data.sets.length > 0 ? await inflate(data.packed) : new ArrayBuffer(0);
+  const words = new Uint16Array(buffer);
+  const { min, step } = data.box;
+  let at = 0;
+  return data.sets.map((set) => {
+    const m = set.shown;
+    const positions = new Float32Array(3 * m);
+    for (let c = 0; c < 3; c++) {
+      const offset = min[c] - centre[c];
+      for (let k = 0; k < m; k++) positions[3 * k + c] = offset + words[at + c * m + k] * step[c];
+    }
+    at += 3 * m;
+    let distances: Float32Array | null = null;
+    if (set.hasDistances) {
+      distances = new Float32Array(m);
+      const scale = set.distanceScale / QUANT_STEPS;
+      for (let k = 0; k < m; k++) distances[k] = words[at + k] * scale;
+      at += m;
+    }
+    return { positions, distances };
+  });
+}
