@@ -124,7 +124,7 @@ export async function hausdorff(a: Float32Array | Float64Array, b: Float32Array 
   ], { onProgress: options.onProgress, signal: options.signal, refusal: 'the points cannot be compared' });
   const ab = toDirected(raw.ab);
   const ba = options.directed ? null : toDirected(raw.ba);
-  const onGpu = backendName === 'cuda';
+  const onGpu = backendName !== 'cpu';
   return {
     hd: ba ? Math.max(ab.distance, ba.distance) : ab.distance,
     ab,
