@@ -98,7 +98,7 @@ export function warmUpCuda(ordinal: number): Promise<void> {
 /** OptiX on one device of the OptiX library: starts OptiX there, so its failures (driver, ABI, context) show here. */
 export function optixInfo(backend: NativeBackend, ordinal: number): OptixInfo {
   if (!backend.optixInfo) return { available: false, reason: `the ${backend.name} library has no OptiX` };
-  const version = [0], rtcore = [0];
+  const version = new Int32Array(1), rtcore = new Uint32Array(1);
   const status = backend.optixInfo(ordinal, version, rtcore) as number;
   if (status !== XHD_OK) return { available: false, reason: backend.lastError() };
   const v = version[0];
