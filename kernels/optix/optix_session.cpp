@@ -130,7 +130,7 @@ class SessionBuilder {
     pipeline_options_.usesMotionBlur = 0;
     pipeline_options_.traversableGraphFlags = OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_GAS;
     pipeline_options_.numPayloadValues = 5;   // search_programs.cu's payload words
-    pipeline_options_.numAttributeValues = 0;
+    pipeline_options_.numAttributeValues = 2;  // the minimum; the hit reported carries none
     pipeline_options_.exceptionFlags = OPTIX_EXCEPTION_FLAG_NONE;
     pipeline_options_.pipelineLaunchParamsVariableName = "params";
     pipeline_options_.usesPrimitiveTypeFlags = OPTIX_PRIMITIVE_TYPE_FLAGS_CUSTOM;

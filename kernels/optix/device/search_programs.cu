@@ -41,7 +41,13 @@ extern "C" __global__ void __raygen__search() {
   const float4 a = params.queries[slot];
   const uint32_t source_index = __float_as_uint(a.w);
   float cmin = params.launch == SearchLaunch::kAgain ? params.cmin[slot] : __int_as_float(0x7f800000);
-  unsigned p0 = slot, p1 = __float_as_uint(cmin), p2 = __float_as_uint(refreshed_threshold()), p3 = 0, p4 = kRunning;
+  const float threshold = refreshed_threshold();
+  // A resumed query's cmin is a computed distance to a target: if cmax has risen past it since, it is settled.
+  if (!(cmin > threshold)) {
+    atomicAdd(&params.counters[kSearchPruned], 1ull);
+    return;
+  }
+  unsigned p0 = slot, p1 = __float_as_uint(cmin), p2 = __float_as_uint(threshold), p3 = 0, p4 = kRunning;
   // A (nearly) zero-length ray: it is inside exactly the boxes that contain the query point.
   optixTrace(params.handle, make_float3(a.x, a.y, a.z), make_float3(1.f, 0.f, 0.f), 0.f, kRayEnd, 0.f,
              OptixVisibilityMask(255),
