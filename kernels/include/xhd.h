@@ -176,7 +176,8 @@ XHD_API int32_t xhd_device_count(void);
 XHD_API int32_t xhd_device_info_get(int32_t ordinal, xhd_device_info* info);
 
 /* OptiX on device `ordinal`, for libxhd_optix.so only (the other libraries do not export it): starts OptiX
- * there (the driver's OptiX, a device context, the search programs) and reports the OptiX version of the
+ * there (the driver's OptiX and a device context; the search programs are compiled at the first search, whose
+ * failures are XHD_ERROR_UNAVAILABLE the same way) and reports the OptiX version of the
  * headers the library was built with (e.g. 90000 for 9.0.0) and the device's RT-core version
  * (OPTIX_DEVICE_PROPERTY_RTCORE_VERSION; 0 = no RT cores, traversal runs in software). Returns an xhd_status:
  * XHD_ERROR_UNAVAILABLE with xhd_last_error() naming the cause and the fix when OptiX cannot run there. */

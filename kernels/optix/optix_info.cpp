@@ -14,9 +14,9 @@ extern "C" XHD_API int32_t xhd_optix_info(int32_t ordinal, int32_t* optix_versio
     const int count = xhd::usable_device_count();
     if (ordinal < 0 || ordinal >= count) throw xhd::InvalidArgument("no CUDA device " + std::to_string(ordinal));
     XHD_CUDA(cudaSetDevice(ordinal));
-    const xhd::OptixSession& session = xhd::optix_session(ordinal);
+    const xhd::OptixDevice& optix = xhd::optix_device(ordinal);
     *optix_version = xhd::optix_header_version();
-    *rtcore_version = session.rtcore_version;
+    *rtcore_version = optix.rtcore_version;
     return XHD_OK;
   });
 }

@@ -73,6 +73,29 @@ std::string take_context_log() {
   return text;
 }
 
+// The device context on the device's primary CUDA context, and its RT-core version.
+OptixDevice create_device(int device) {
+  OptixDevice d;
+  d.device = device;
+  XHD_CUDA(cudaFree(nullptr));  // the device's primary context exists and is current
+  OptixDeviceContextOptions options{};
+  options.logCallbackFunction = log_callback;
+  options.logCallbackLevel = 2;  // errors and warnings
+  const OptixResult status = optixDeviceContextCreate(nullptr, &options, &d.context);
+  if (status != OPTIX_SUCCESS) {
+    throw Unavailable("OptiX is not available on device " + std::to_string(device) + ": " +
+                      optix_failure_text(status, "optixDeviceContextCreate", take_context_log().c_str()) +
+                      ". Check `nvidia-smi` and the driver installation; the cuda backend may still work");
+  }
+  const OptixResult property = optixDeviceContextGetProperty(d.context, OPTIX_DEVICE_PROPERTY_RTCORE_VERSION,
+                                                             &d.rtcore_version, sizeof(d.rtcore_version));
+  if (property != OPTIX_SUCCESS) {
+    optixDeviceContextDestroy(d.context);
+    throw OptixFailure(property, optix_failure_text(property, "optixDeviceContextGetProperty(RTCORE_VERSION)"));
+  }
+  return d;
+}
+
 // One SBT record: OptiX's header and no data (the programs read everything from the launch parameters).
 struct alignas(OPTIX_SBT_RECORD_ALIGNMENT) EmptyRecord {
   char header[OPTIX_SBT_RECORD_HEADER_SIZE];
@@ -80,7 +103,11 @@ struct alignas(OPTIX_SBT_RECORD_ALIGNMENT) EmptyRecord {
 
 class SessionBuilder {
  public:
-  explicit SessionBuilder(int device) { s_.device = device; }
+  explicit SessionBuilder(const OptixDevice& d) {
+    s_.device = d.device;
+    s_.context = d.context;
+    s_.rtcore_version = d.rtcore_version;
+  }
   ~SessionBuilder() {
     // Only reached with a partial session (a failure part way): free what was made.
     for (OptixProgramGroup g : groups_)
@@ -88,11 +115,9 @@ class SessionBuilder {
     if (module_ != nullptr) optixModuleDestroy(module_);
     if (s_.pipeline != nullptr) optixPipelineDestroy(s_.pipeline);
     if (records_ != nullptr) cudaFree(records_);
-    if (s_.context != nullptr) optixDeviceContextDestroy(s_.context);
   }
 
   OptixSession build() {
-    create_context();
     create_module();
     create_groups();
     create_pipeline();
@@ -106,22 +131,6 @@ class SessionBuilder {
   }
 
  private:
-  void create_context() {
-    XHD_CUDA(cudaFree(nullptr));  // the device's primary context exists and is current
-    OptixDeviceContextOptions options{};
-    options.logCallbackFunction = log_callback;
-    options.logCallbackLevel = 2;  // errors and warnings
-    const OptixResult status = optixDeviceContextCreate(nullptr, &options, &s_.context);
-    if (status != OPTIX_SUCCESS) {
-      s_.context = nullptr;
-      throw Unavailable("OptiX is not available on device " + std::to_string(s_.device) + ": " +
-                        optix_failure_text(status, "optixDeviceContextCreate", take_context_log().c_str()) +
-                        ". Check `nvidia-smi` and the driver installation; the cuda backend may still work");
-    }
-    XHD_OPTIX(optixDeviceContextGetProperty(s_.context, OPTIX_DEVICE_PROPERTY_RTCORE_VERSION, &s_.rtcore_version,
-                                            sizeof(s_.rtcore_version)));
-  }
-
   void create_module() {
     OptixModuleCompileOptions module_options{};
     module_options.maxRegisterCount = OPTIX_COMPILE_DEFAULT_MAX_REGISTER_COUNT;
@@ -223,20 +232,32 @@ class SessionBuilder {
 
 }  // namespace
 
-const OptixSession& optix_session(int device) {
+const OptixDevice& optix_device(int device) {
   static std::mutex mutex;
-  static std::map<int, std::unique_ptr<OptixSession>> sessions;
+  static std::map<int, std::unique_ptr<OptixDevice>> devices;
   static bool initialised = false;
   std::lock_guard<std::mutex> lock(mutex);
-  auto found = sessions.find(device);
-  if (found != sessions.end()) return *found->second;
+  auto found = devices.find(device);
+  if (found != devices.end()) return *found->second;
   if (!initialised) {
     init_optix();
     initialised = true;
   }
   take_context_log();
+  auto d = std::make_unique<OptixDevice>(create_device(device));
+  return *devices.emplace(device, std::move(d)).first->second;
+}
+
+const OptixSession& optix_session(int device) {
+  const OptixDevice& d = optix_device(device);
+  static std::mutex mutex;
+  static std::map<int, std::unique_ptr<OptixSession>> sessions;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = sessions.find(device);
+  if (found != sessions.end()) return *found->second;
+  take_context_log();
   try {
-    auto session = std::make_unique<OptixSession>(SessionBuilder(device).build());
+    auto session = std::make_unique<OptixSession>(SessionBuilder(d).build());
     return *sessions.emplace(device, std::move(session)).first->second;
   } catch (const OptixFailure& e) {
     const std::string log = take_context_log();

@@ -10,6 +10,17 @@
 
 namespace xhd {
 
+// OptiX started on one device: the device context and what it reports. Cheap next to a session (no
+// program is compiled): what xhd_optix_info, and so backend selection and doctor, need.
+struct OptixDevice {
+  int device = -1;
+  OptixDeviceContext context = nullptr;
+  unsigned rtcore_version = 0;  // OPTIX_DEVICE_PROPERTY_RTCORE_VERSION: 0 = no RT cores, traversal in software
+};
+
+// OptiX on `device` (made current by the caller), started on first use. Thread-safe.
+const OptixDevice& optix_device(int device);
+
 struct OptixSession {
   int device = -1;
   OptixDeviceContext context = nullptr;
@@ -18,7 +29,8 @@ struct OptixSession {
   unsigned rtcore_version = 0;  // OPTIX_DEVICE_PROPERTY_RTCORE_VERSION: 0 = no RT cores, traversal in software
 };
 
-// The session of `device` (made current by the caller), created on first use. Thread-safe.
+// The session of `device` (made current by the caller), created on first use on optix_device's context.
+// Thread-safe.
 const OptixSession& optix_session(int device);
 
 // The OptiX version of the headers this library was built with (OPTIX_VERSION, e.g. 90000).
