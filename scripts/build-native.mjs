@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Builds the native libraries during `npm install`: build/libxhd_cpu.so with g++ (always),
-// build/libxhd_cuda.so with nvcc (when kernels/cuda/ exists and nvcc is on PATH).
+// build/libxhd_cuda.so with nvcc (when kernels/cuda/ exists and nvcc is on PATH), build/libxhd_optix.so
+// (the CUDA library with the X-HD search on OptiX, kernels/optix/) when nvcc and the OptiX SDK headers are
+// found (OPTIX_ROOT, OptiX_INSTALL_DIR, or the ignored .optix/ folder: native-build/optix.mjs).
 // A failed build prints why and how to fix it, then exits 0 so the TypeScript part still installs;
 // the CLI then reports the missing library clearly (exit 3). XHD_STRICT_BUILD=1 makes failures fatal.
 //
@@ -18,6 +20,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildTarget, objectPath } from './native-build/incremental.mjs';
+import { embedPtx, findOptixInclude, optixHeaderVersion } from './native-build/optix.mjs';
 import { compilerVersion, cxxIdentity, findNvcc } from './native-build/toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -73,34 +76,86 @@ function cudaTargets() {
     '-gencode', `arch=compute_${newest},code=compute_${newest}`];
 }
 
-async function buildCuda() {
-  // The CPU grid comes too: the GPU settles very many survivors in double through it (refine_on_host.cpp).
-  const files = [...sources('kernels/cuda', '.cu'), ...sources('kernels/cuda', '.cpp'), ...sharedSources(),
+// Every source of the CUDA library. The CPU grid comes too: the GPU settles very many survivors in double
+// through it (refine_on_host.cpp).
+function cudaSources() {
+  return [...sources('kernels/cuda', '.cu'), ...sources('kernels/cuda', '.cpp'), ...sharedSources(),
     join(root, 'kernels/cpu/point_grid.cpp')];
-  if (sources('kernels/cuda', '.cu').length === 0) return;
+}
+
+// --fmad=false: distances round exactly as on the CPU backend, so both pick the same witnesses.
+// Every .cu is whole (no device function is called across files), so each compiles on its own without
+// relocatable device code; the .cpp files go through nvcc too, which hands them to its host compiler
+// with the -Xcompiler flags, as the one-call build did. The link repeats the flags: nvcc's device-link
+// step takes the architectures from them and its host link the -Xcompiler ones.
+function cudaArgs() {
+  return ['-O3', '-std=c++17', '--fmad=false', '--threads', '0',
+    '-Xcompiler', '-fPIC,-fvisibility=hidden,-pthread,-Wall,-ffp-contract=off', '-I', include, ...cudaTargets()];
+}
+
+// nvcc, or null after the one line that says why the GPU libraries are skipped.
+function gpuCompiler(what) {
   if (process.env.XHD_NO_CUDA === '1') {
-    console.log('xhd: XHD_NO_CUDA=1, skipping the CUDA library.');
-    return;
+    console.log(`xhd: XHD_NO_CUDA=1, skipping the ${what}.`);
+    return null;
   }
   const nvcc = findNvcc();
   if (!nvcc) {
-    console.log('xhd: nvcc not found, skipping the CUDA library (build/libxhd_cuda.so); the CPU backend will be used.');
-    return;
+    console.log(`xhd: nvcc not found, skipping the ${what}; the CPU backend will be used.`);
+    return null;
   }
+  return nvcc;
+}
+
+async function buildCuda() {
+  if (sources('kernels/cuda', '.cu').length === 0) return;
+  const nvcc = gpuCompiler('CUDA library (build/libxhd_cuda.so)');
+  if (!nvcc) return;
   const out = join(buildDir, 'libxhd_cuda.so');
-  // --fmad=false: distances round exactly as on the CPU backend, so both pick the same witnesses.
-  // Every .cu is whole (no device function is called across files), so each compiles on its own without
-  // relocatable device code; the .cpp files go through nvcc too, which hands them to its host compiler
-  // with the -Xcompiler flags, as the one-call build did. The link repeats the flags: nvcc's device-link
-  // step takes the architectures from them and its host link the -Xcompiler ones.
-  const args = ['-O3', '-std=c++17', '--fmad=false', '--threads', '0',
-    '-Xcompiler', '-fPIC,-fvisibility=hidden,-pthread,-Wall,-ffp-contract=off', '-I', include, ...cudaTargets()];
+  const args = cudaArgs();
   // nvcc hands host code to the g++ on PATH: its version is part of what the objects depend on.
   const identity = `${nvcc.version} / ${compilerVersion('g++')}`;
+  const files = cudaSources();
   await buildTarget({
     root, label: `cuda library (${nvcc.cmd})`, out, jobs,
     units: units(files, 'cuda', nvcc.cmd, args, identity),
     link: { compiler: nvcc.cmd, args: (objects) => ['-shared', ...args.filter((a) => a !== '-I' && a !== include), ...objects], identity },
+  });
+}
+
+// The OptiX library: the CUDA library's objects (the same ones, compiled once) but for its identity
+// (kernels/cuda/backend_cuda.cu), plus kernels/optix/ and the embedded PTX of the search programs.
+async function buildOptix() {
+  if (!existsSync(join(root, 'kernels/optix'))) return;
+  const nvcc = gpuCompiler('OptiX library (build/libxhd_optix.so)');
+  if (!nvcc) return;
+  const optixInclude = findOptixInclude(root);
+  if (!optixInclude) {
+    console.log('xhd: OptiX SDK headers not found (set OPTIX_ROOT to the SDK), skipping the OptiX library ' +
+      '(build/libxhd_optix.so).');
+    return;
+  }
+  const args = cudaArgs();
+  const identity = `${nvcc.version} / ${compilerVersion('g++')} / OptiX ${optixHeaderVersion(optixInclude)}`;
+  const cudaIdentity = `${nvcc.version} / ${compilerVersion('g++')}`;
+  const optixArgs = [...args, '-I', optixInclude];
+  // The driver's OptiX compiles the PTX for the GPU at hand: PTX of the oldest architecture nvcc 13 knows
+  // (Turing) runs on every GPU since. (nvcc 13 also hands -ptx output for compute_90 to ptxas, which rejects
+  // OptiX's intrinsics; for compute_75 it does not.)
+  const ptxArch = 'compute_75';
+  const embedded = await embedPtx({
+    root, nvcc: nvcc.cmd, source: join(root, 'kernels/optix/device/search_programs.cu'), outDir: join(objRoot, 'optix-ptx'),
+    args: ['-O3', '-std=c++17', '--fmad=false', `-arch=${ptxArch}`, `-code=${ptxArch}`, '-I', include, '-I', optixInclude],
+  });
+  const shared = cudaSources().filter((f) => !f.endsWith('/backend_cuda.cu'));
+  const own = [...sources('kernels/optix', '.cu'), ...sources('kernels/optix', '.cpp')];
+  const out = join(buildDir, 'libxhd_optix.so');
+  await buildTarget({
+    root, label: `optix library (${nvcc.cmd}, ${optixInclude})`, out, jobs,
+    units: [...units(shared, 'cuda', nvcc.cmd, args, cudaIdentity), ...units(own, 'optix', nvcc.cmd, optixArgs, identity),
+      { source: embedded, object: `${embedded}.o`, compiler: nvcc.cmd, args, identity }],
+    link: { compiler: nvcc.cmd, args: (objects) => ['-shared', ...args.filter((a) => a !== '-I' && a !== include), ...objects, '-ldl'],
+      identity },
   });
 }
 
@@ -172,6 +227,13 @@ try {
   await buildCuda();
 } catch (err) {
   console.error('xhd: could not build the CUDA library (build/libxhd_cuda.so); the CPU backend still works.');
+  console.error(`  ${firstLineOf(err)}`);
+  if (strict) process.exit(1);
+}
+try {
+  await buildOptix();
+} catch (err) {
+  console.error('xhd: could not build the OptiX library (build/libxhd_optix.so); the cuda and cpu backends still work.');
   console.error(`  ${firstLineOf(err)}`);
   if (strict) process.exit(1);
 }

@@ -257,17 +257,19 @@ suiteUnless(skip, 'CUDA memory handling', () => {
 });
 
 describe('backend choice and xhd doctor (any machine)', () => {
-  it('xhd doctor lists both backends, and a reason or the GPUs for CUDA', () => {
+  it('xhd doctor lists the three backends, and a reason or the GPUs for CUDA', () => {
     const out = runXhd(['doctor', '--json']);
     assert.equal(out.code, 0, out.stderr);
     const json = JSON.parse(out.stdout);
     const names = json.backends.map((b: { name: string }) => b.name);
-    assert.deepEqual(names, ['cpu', 'cuda']);
+    assert.deepEqual(names, ['cpu', 'cuda', 'optix']);
     const cudaStatus = json.backends[1];
     if (cudaStatus.available) {
       assert.ok(cudaStatus.devices.length > 0);
       assert.match(cudaStatus.devices[0].compute_capability, /^\d+\.\d+$/);
-      assert.equal(json.auto_backend, 'cuda');
+      // OptiX only on RT cores (the H100 has none).
+      const rtCores = json.backends[2].available && json.backends[2].optix.rtcore_version > 0;
+      assert.equal(json.auto_backend, rtCores ? 'optix' : 'cuda');
     } else {
       assert.match(cudaStatus.reason, /\S/);
       assert.equal(json.auto_backend, 'cpu');

@@ -10,6 +10,7 @@
 #include "../geometry/surface_compare.h"
 #include "../abi/progress.h"
 #include "../abi/validate.h"
+#include "backend_identity.h"
 #include "cuda_check.h"
 #include "device_session.h"
 #include "hausdorff_gpu.h"
@@ -40,7 +41,11 @@ int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_
   const int directions = options->directions;
   progress.set_total(((directions & XHD_DIRECTION_AB) ? a->count : 0) +
                      ((directions & XHD_DIRECTION_BA) ? b->count : 0));
-  xhd::gpu_hausdorff(*a, *b, *options, progress, *result);
+  // The X-HD search is what the libraries built from these sources differ in (backend_identity.h); EB and the
+  // rest are the CUDA backend's in every one of them.
+  xhd::DirectedSearch search = xhd::grid_search();
+  if (options->method != XHD_METHOD_EB) search = xhd::backend_directed_search(options->device);
+  xhd::gpu_hausdorff(*a, *b, *options, progress, *result, search);
   return XHD_OK;
 }
 
@@ -94,7 +99,7 @@ extern "C" {
 
 XHD_API int32_t xhd_abi_version(void) { return XHD_ABI_VERSION; }
 
-XHD_API const char* xhd_backend_name(void) { return "cuda"; }
+XHD_API const char* xhd_backend_name(void) { return xhd::backend_name(); }
 
 // Devices alone: the optional host-side entries are exported as unavailable (absent_entries.cpp) and the
 // brute-force references are refused, both being the CPU library's.

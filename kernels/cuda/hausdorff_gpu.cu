@@ -63,8 +63,8 @@ void describe_grid(const DeviceGrid& g, xhd_directed& out) {
 class GpuRun {
  public:
   GpuRun(const PointFrame& frame, int host_threads, const xhd_hausdorff_options& o, const Progress& progress,
-         xhd_hausdorff_result& result)
-      : frame_(frame), a_{frame.a.xyz, frame.a.count, nullptr}, b_{frame.b.xyz, frame.b.count, nullptr},
+         xhd_hausdorff_result& result, DirectedSearch search)
+      : search_(search), frame_(frame), a_{frame.a.xyz, frame.a.count, nullptr}, b_{frame.b.xyz, frame.b.count, nullptr},
         inside_a_(frame.a), inside_b_(frame.b), host_threads_(host_threads), options_(o), progress_(progress), result_(result),
         memory_(device_memory_budget(o.device), stream_.get()) {
     cost_ = measure_cost_model(memory_, o.device, stream_.get());
@@ -76,7 +76,8 @@ class GpuRun {
     } else {
       const bool both = (options_.directions & XHD_DIRECTION_AB) && (options_.directions & XHD_DIRECTION_BA);
       const uint64_t together = resident_set_bytes(inside_a_.count) + resident_set_bytes(inside_b_.count) +
-                                query_state_bytes(std::max(inside_a_.count, inside_b_.count));
+                                query_state_bytes(std::max(inside_a_.count, inside_b_.count)) +
+                                search_.target_bytes(std::max(inside_a_.count, inside_b_.count));
       if (together <= memory_.budget()) {
         run_grid_resident(both);
       } else {
@@ -111,7 +112,7 @@ class GpuRun {
     EventTimer timer(stream_.get());
     timer.start();
     const SurvivorList survivors{sink.entries(), sink.count(), sink.capacity()};
-    const DirectedStats s = run_directed_xhd(
+    const DirectedStats s = search_.run(
         memory_,
         DirectedRun{&target, queries, count, source_bounds, cmax, &progress_, &frame_.tight, survivors, loose_gate(frame_, target_set)},
         stream_.get());
@@ -182,7 +183,7 @@ class GpuRun {
     const uint32_t nt = static_cast<uint32_t>(target_inside.count);
     const uint64_t target_bytes = resident_set_bytes(nt);
     const uint64_t per_query = 12 + 16 + 8 + 8 + 24 * 4 + 17 + 8 + 8;  // raw, grid, keys, cells, nodes, state, survivors
-    const uint64_t fixed = (8ull << 16) + (4u << 20);  // WL_Heavy's floor and scratch
+    const uint64_t fixed = (8ull << 16) + (4u << 20) + search_.target_bytes(nt);  // WL_Heavy's floor, scratch, the search's own
     if (target_bytes + fixed + 1024 * per_query > memory_.budget())
       throw DeviceMemoryShort("the target set of " + std::to_string(nt) + " points needs about " +
                               gib(target_bytes + fixed + 1024 * per_query) + " of GPU memory; " +
@@ -248,6 +249,7 @@ class GpuRun {
     if (options_.directions & XHD_DIRECTION_BA) direction(sb.get(), nb, sa.get(), na, frame_.b, frame_.a, result_.ba);
   }
 
+  DirectedSearch search_;
   const PointFrame& frame_;
   const xhd_points a_;  // the frame's float copies, as uploaded (EB)
   const xhd_points b_;
@@ -264,10 +266,14 @@ class GpuRun {
   uint32_t chunks_ = 0;
 };
 
+uint64_t nothing_more(uint64_t) { return 0; }
+
 }  // namespace
 
+DirectedSearch grid_search() { return DirectedSearch{run_directed_xhd, nothing_more}; }
+
 void gpu_hausdorff(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
-                   const Progress& progress, xhd_hausdorff_result& result) {
+                   const Progress& progress, xhd_hausdorff_result& result, DirectedSearch search) {
   const int host_threads = resolve_thread_count(options.threads);
   PointFrame frame;
   frame_points(a, &b, host_threads, frame);
@@ -276,7 +282,7 @@ void gpu_hausdorff(const xhd_points& a, const xhd_points& b, const xhd_hausdorff
   drop_duplicates(frame, host_threads);
   progress.set_total(((options.directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
                      ((options.directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
-  GpuRun run(frame, host_threads, options, progress, result);
+  GpuRun run(frame, host_threads, options, progress, result, search);
   run.run();
   report_input_indices(frame, result);
 }

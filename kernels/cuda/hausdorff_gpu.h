@@ -4,10 +4,23 @@
 
 #include "../abi/progress.h"
 #include "xhd.h"
+#include "xhd_directed.h"
 
 namespace xhd {
 
+// The float filter search of one X-HD direction: run_directed_xhd (the grid) in the CUDA library, the
+// ray-tracing search in the OptiX one (backend_identity.h). Everything around it is shared.
+struct DirectedSearch {
+  DirectedStats (*run)(DeviceMemory& memory, const DirectedRun& run, cudaStream_t stream);
+  // Device bytes the search holds beyond the grid search's per-query state, for a target of n points (the
+  // OptiX search's boxes and acceleration structure): the memory plan keeps them free.
+  uint64_t (*target_bytes)(uint64_t n);
+};
+
+// The grid search of xhd_directed.cu, which needs nothing beyond the plan's own terms.
+DirectedSearch grid_search();
+
 void gpu_hausdorff(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
-                   const Progress& progress, xhd_hausdorff_result& result);
+                   const Progress& progress, xhd_hausdorff_result& result, DirectedSearch search);
 
 }  // namespace xhd

@@ -245,6 +245,16 @@ __global__ void settle_kernel(QueryState st, float r2) {
   }
 }
 
+// The warm-up stages (kWarmupStages) over the grid, on the state `st` of a direction.
+void warm_up(const GridView& g, const QueryState& st, uint32_t n, cudaStream_t stream) {
+  for (const WarmupStage& stage : kWarmupStages) {
+    const uint32_t samples = std::min(n, stage.samples);
+    if (samples == 0) continue;
+    warmup_kernel<<<blocks_for(samples, kQueryThreads), kQueryThreads, 0, stream>>>(g, st, samples, stage.scan_limit);
+    XHD_CUDA_LAUNCHED("warmup_kernel");
+  }
+}
+
 double box_face_gap(const Box& s, const Box& t, int axis, bool upper) {
   // Distance from one face of s (the plane axis = s.min or s.max, spanning s elsewhere) to box t.
   double sum = 0.0;
@@ -260,6 +270,19 @@ double box_face_gap(const Box& s, const Box& t, int axis, bool upper) {
 }
 
 }  // namespace
+
+void seed_cmax_on_grid(const DirectedRun& run, cudaStream_t stream) {
+  // The warm-up's kernels read only the queries, the grid, cmax, the bounds and the loose gate: the
+  // per-query arrays of a full search are not needed (nothing is recorded, heavy cells are abandoned).
+  QueryState st{};
+  st.queries = run.queries;
+  st.query_count = run.query_count;
+  st.cmax = run.cmax;
+  st.bounds = *run.bounds;
+  st.survivors = run.survivors;
+  st.loose = run.loose;
+  warm_up(run.target->view(), st, run.query_count, stream);
+}
 
 double directed_lower_bound(const Box& source, const Box& target) {
   double best = 0.0;
@@ -314,12 +337,7 @@ DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cud
   const unsigned heavy_blocks = static_cast<unsigned>(sms * 8);
 
   PhaseLog log(stream);
-  for (const WarmupStage& stage : kWarmupStages) {
-    const uint32_t samples = std::min(n, stage.samples);
-    if (samples == 0) continue;
-    warmup_kernel<<<blocks_for(samples, kQueryThreads), kQueryThreads, 0, stream>>>(g, st, samples, stage.scan_limit);
-    XHD_CUDA_LAUNCHED("warmup_kernel");
-  }
+  warm_up(g, st, n, stream);
   log.mark("warm-up queries");
 
   // The first radius: the MBR lower bound of the directed HD, and at least one cell's smallest side,

@@ -34,6 +34,11 @@ struct DirectedRun {
 // `survivors` every query that did not stop.
 DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cudaStream_t stream);
 
+// Only the warm-up of run_directed_xhd: exact grid searches of a spread sample of the queries raise cmax
+// (nothing is recorded), so that another search of the same direction prunes from its first query. Queued
+// on `stream`.
+void seed_cmax_on_grid(const DirectedRun& run, cudaStream_t stream);
+
 // Lower bound of the directed HD from the two MBRs: each face of the source MBR holds a source point,
 // and that point is at least as far from the target as the face is from the target MBR.
 double directed_lower_bound(const Box& source, const Box& target);

@@ -198,6 +198,14 @@ XHD_API int32_t xhd_device_count(void);
 /* Describes device `ordinal` (0 <= ordinal < xhd_device_count()); XHD_ERROR_UNAVAILABLE without XHD_CAP_DEVICES. */
 XHD_API int32_t xhd_device_info_get(int32_t ordinal, xhd_device_info* info);
 
+/* OptiX on device `ordinal`, for libxhd_optix.so only (the other libraries do not export it): starts OptiX
+ * there (the driver's OptiX and a device context; the search programs are compiled at the first search, whose
+ * failures are XHD_ERROR_UNAVAILABLE the same way) and reports the OptiX version of the
+ * headers the library was built with (e.g. 90000 for 9.0.0) and the device's RT-core version
+ * (OPTIX_DEVICE_PROPERTY_RTCORE_VERSION; 0 = no RT cores, traversal runs in software). Returns an xhd_status:
+ * XHD_ERROR_UNAVAILABLE with xhd_last_error() naming the cause and the fix when OptiX cannot run there. */
+XHD_API int32_t xhd_optix_info(int32_t ordinal, int32_t* optix_version, uint32_t* rtcore_version);
+
 /* Directed Hausdorff distances between a and b, for the directions requested.
  * progress may be NULL. Returns an xhd_status; on failure xhd_last_error() says why. */
 XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b,

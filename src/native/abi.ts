@@ -361,6 +361,8 @@ export const PROTOTYPES = {
   lastError: 'const char *xhd_last_error(void)',
   deviceCount: 'int32_t xhd_device_count(void)',
   deviceInfo: 'int32_t xhd_device_info_get(int32_t ordinal, _Out_ xhd_device_info *info)',
+  // libxhd_optix.so only.
+  optixInfo: 'int32_t xhd_optix_info(int32_t ordinal, int32_t *optix_version, uint32_t *rtcore_version)',
   hausdorff:
     'int32_t xhd_hausdorff(const xhd_points *a, const xhd_points *b, const xhd_hausdorff_options *options, ' +
     '_Out_ xhd_hausdorff_result *result, xhd_progress *progress)',

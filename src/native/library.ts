@@ -17,7 +17,7 @@ import {
 } from './abi.js';
 import { firstLayoutMismatch, layoutReader } from './layout-check.js';
 
-export type BackendName = 'cpu' | 'cuda';
+export type BackendName = 'cpu' | 'cuda' | 'optix';
 
 /** What a library says it implements of the ABI's optional parts (xhd_capabilities). */
 export interface Capabilities {
@@ -53,6 +53,8 @@ export interface NativeBackend {
   deviceCount: () => number;
   // koffi function: (ordinal, out) => status, or .async(ordinal, out, callback) on a worker thread.
   deviceInfo: koffi.KoffiFunction;
+  /** (ordinal, [optixVersion], [rtcoreVersion]) => status: OptiX on a device; only the OptiX library has it. */
+  optixInfo: koffi.KoffiFunction | null;
   // koffi function: call synchronously, or through .async(...args, callback).
   hausdorff: koffi.KoffiFunction;
   /** The Hausdorff distance and, when asked, every point's nearest in one search (xhd_points_compare). */
@@ -99,6 +101,20 @@ function lacksEntryPoints(name: string, path: string, err: unknown): NativeError
 
 const loaded = new Map<BackendName, NativeBackend>();
 
+/** The likely cause and the fix of a missing library, one line each. */
+function missingLibraryHelp(name: BackendName): [string, string] {
+  if (name === 'cuda') {
+    return ['  Likely cause: nvcc (the CUDA compiler) was not found when `npm install` ran, or its build failed.',
+      '  Fix: install the CUDA toolkit (nvcc on PATH or CUDA_HOME set) and run `npm run build`.'];
+  }
+  if (name === 'optix') {
+    return ['  Likely cause: nvcc or the OptiX SDK headers were not found when `npm install` ran, or its build failed.',
+      '  Fix: install the CUDA toolkit and the OptiX SDK (9.0 for driver 580), set OPTIX_ROOT to the SDK and run `npm run build`.'];
+  }
+  return ['  Likely cause: `npm install` did not build it (no C++ compiler, or the build failed).',
+    '  Fix: install g++ and run `npm run build` in the xhd directory, then try again.'];
+}
+
 /**
  * Every struct this xhd declares must have the library's own layout: a field added on one side only would
  * otherwise be read or written past, silently. Checked once per library, after its version.
@@ -121,12 +137,7 @@ export function loadBackend(name: BackendName): NativeBackend {
     throw new NativeError(
       [
         `the native ${name} library is missing: ${path}`,
-        name === 'cuda'
-          ? '  Likely cause: nvcc (the CUDA compiler) was not found when `npm install` ran, or its build failed.'
-          : '  Likely cause: `npm install` did not build it (no C++ compiler, or the build failed).',
-        name === 'cuda'
-          ? '  Fix: install the CUDA toolkit (nvcc on PATH or CUDA_HOME set) and run `npm run build`.'
-          : '  Fix: install g++ and run `npm run build` in the xhd directory, then try again.',
+        ...missingLibraryHelp(name),
       ].join('\n'),
     );
   }
@@ -168,6 +179,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       lastError: lib.func(PROTOTYPES.lastError) as () => string,
       deviceCount: lib.func(PROTOTYPES.deviceCount) as () => number,
       deviceInfo: lib.func(PROTOTYPES.deviceInfo),
+      optixInfo: name === 'optix' ? lib.func(PROTOTYPES.optixInfo) : null,
       hausdorff: lib.func(PROTOTYPES.hausdorff),
       pointsCompare: lib.func(PROTOTYPES.pointsCompare),
       pointSurfaceDistance: lib.func(PROTOTYPES.pointSurfaceDistance),

@@ -1,10 +1,10 @@
-// Which native backends this machine can use, and the choice behind --backend auto|cpu|cuda.
+// Which native backends this machine can use, and the choice behind --backend auto|cpu|cuda|optix.
 import { expectOneOf } from '../core/arguments.js';
 import { NativeError, UsageError } from '../core/errors.js';
 import { XHD_OK, type RawDeviceInfo } from '../native/abi.js';
 import { loadBackend, type BackendName, type NativeBackend } from '../native/library.js';
 
-export const BACKEND_CHOICES = ['auto', 'cpu', 'cuda'] as const;
+export const BACKEND_CHOICES = ['auto', 'cpu', 'cuda', 'optix'] as const;
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
 
 export interface DeviceInfo {
@@ -25,6 +25,17 @@ export interface BackendStatus {
   /** Why the backend cannot be used here (missing library, no GPU, old driver...). */
   reason?: string;
   devices: DeviceInfo[];
+  /** The OptiX backend's view of its first GPU (doctor): its OptiX version and RT cores, or why OptiX cannot run. */
+  optix?: OptixInfo;
+}
+
+export interface OptixInfo {
+  available: boolean;
+  /** OptiX version of the headers the library was built with, e.g. "9.0.0". */
+  version?: string;
+  /** OPTIX_DEVICE_PROPERTY_RTCORE_VERSION: 0 means no RT cores (traversal runs in software, e.g. on an H100). */
+  rtcoreVersion?: number;
+  reason?: string;
 }
 
 function cudaVersion(v: number): string {
@@ -84,6 +95,16 @@ export function warmUpCuda(ordinal: number): Promise<void> {
   });
 }
 
+/** OptiX on one device of the OptiX library: starts OptiX there, so its failures (driver, ABI, context) show here. */
+export function optixInfo(backend: NativeBackend, ordinal: number): OptixInfo {
+  if (!backend.optixInfo) return { available: false, reason: `the ${backend.name} library has no OptiX` };
+  const version = new Int32Array(1), rtcore = new Uint32Array(1);
+  const status = backend.optixInfo(ordinal, version, rtcore) as number;
+  if (status !== XHD_OK) return { available: false, reason: backend.lastError() };
+  const v = version[0];
+  return { available: true, version: `${Math.floor(v / 10000)}.${Math.floor((v % 10000) / 100)}.${v % 100}`, rtcoreVersion: rtcore[0] };
+}
+
 /** Loads a backend and lists its devices, turning every failure into a reason instead of throwing. */
 export function probeBackend(name: BackendName): BackendStatus {
   let backend: NativeBackend;
@@ -98,7 +119,9 @@ export function probeBackend(name: BackendName): BackendStatus {
   if (count <= 0) return { name, available: false, path: backend.path, reason: backend.lastError() || 'no CUDA GPU found', devices: [] };
   const devices: DeviceInfo[] = [];
   for (let i = 0; i < count; i++) devices.push(readDevice(backend, i));
-  return { name, available: true, path: backend.path, devices };
+  if (name !== 'optix') return { name, available: true, path: backend.path, devices };
+  const optix = optixInfo(backend, 0);
+  return { name, available: optix.available, path: backend.path, reason: optix.reason, devices, optix };
 }
 
 /** Whether the library loads and has the brute-force references (xhd_capabilities); false when it cannot load. */
@@ -120,30 +143,63 @@ function cudaDevices(backend: NativeBackend): { count: number; reason: string } 
   return cudaCount;
 }
 
+const optixOnDevice = new Map<number, OptixInfo>();
+
 /**
- * The backend to run on. auto: CUDA when its library loads and sees a GPU, else the CPU (the brute
- * reference always runs on the CPU). cuda: a GPU or a clear error (exit 3).
+ * The OptiX library when auto should run on it: it loads, OptiX starts on the device, and the device has RT
+ * cores (without them OptiX traverses in software, slower than the CUDA grid). Null otherwise, silently:
+ * `xhd doctor` says why.
+ */
+function optixForAuto(device: number): NativeBackend | null {
+  let optix: NativeBackend;
+  try {
+    optix = loadBackend('optix');
+  } catch {
+    return null;
+  }
+  if (device >= cudaDevices(optix).count) return null;
+  let info = optixOnDevice.get(device);
+  if (!info) {
+    info = optixInfo(optix, device);
+    optixOnDevice.set(device, info);
+  }
+  return info.available && (info.rtcoreVersion ?? 0) > 0 ? optix : null;
+}
+
+/**
+ * The backend to run on. auto: OptiX on a GPU with RT cores, else CUDA when its library loads and sees a
+ * GPU, else the CPU (the brute reference always runs on the CPU). cuda, optix: a GPU (and for optix a
+ * working OptiX) or a clear error (exit 3).
  */
 export function selectBackend(choice: BackendChoice, method: string, device: number): NativeBackend {
   expectOneOf(choice, BACKEND_CHOICES, 'backend');
   if (choice === 'cpu' || (choice === 'auto' && method === 'brute')) return loadBackend('cpu');
-  if (choice === 'cuda' && method === 'brute' && !implementsReferenceMethods('cuda')) {
+  if ((choice === 'cuda' || choice === 'optix') && method === 'brute' && !implementsReferenceMethods(choice)) {
     throw new UsageError('the brute method is the CPU reference implementation; use --backend cpu or auto');
   }
-  let cuda: NativeBackend;
+  if (choice === 'auto') {
+    const optix = optixForAuto(device);
+    if (optix) return optix;
+  }
+  const gpu: BackendName = choice === 'optix' ? 'optix' : 'cuda';
+  let backend: NativeBackend;
   try {
-    cuda = loadBackend('cuda');
+    backend = loadBackend(gpu);
   } catch (err) {
     if (choice === 'auto') return loadBackend('cpu');
     throw err;
   }
-  const { count, reason } = cudaDevices(cuda);
+  const { count, reason } = cudaDevices(backend);
   if (count === 0) {
     if (choice === 'auto') return loadBackend('cpu');
-    throw new NativeError(`--backend cuda: no usable GPU: ${reason}. Run \`xhd doctor\` for details, or use --backend cpu.`);
+    throw new NativeError(`--backend ${gpu}: no usable GPU: ${reason}. Run \`xhd doctor\` for details, or use --backend cpu.`);
   }
   if (device >= count) {
     throw new UsageError(`--device ${device} does not exist: ${count} CUDA device${count === 1 ? '' : 's'} found (0 to ${count - 1})`);
   }
-  return cuda;
+  if (choice === 'optix') {
+    const info = optixInfo(backend, device);
+    if (!info.available) throw new NativeError(`--backend optix: ${info.reason}. Run \`xhd doctor\` for details, or use --backend cuda.`);
+  }
+  return backend;
 }

@@ -127,7 +127,7 @@ export function prepareHausdorff(a: Float32Array | Float64Array, b: Float32Array
 export function hausdorffResult(call: HausdorffCall, raw: RawHausdorffResult): HausdorffResult {
   const ab = toDirected(raw.ab);
   const ba = call.directed ? null : toDirected(raw.ba);
-  const onGpu = call.backend.name === 'cuda';
+  const onGpu = call.backend.name !== 'cpu';
   return {
     hd: ba ? Math.max(ab.distance, ba.distance) : ab.distance,
     ab,

@@ -119,7 +119,7 @@ export class MeshDistance {
     { onProgress: options.onProgress, signal: options.signal, refusal: REFUSAL });
     if (out[0] === null) throw new NativeError(`${native.name} backend: no distance context was returned`);
     MeshDistance.live++;
-    const onGpu = native.name === 'cuda';
+    const onGpu = native.name !== 'cpu';
     return new MeshDistance(native, out[0], { min, max }, buildMs[0], onGpu ? 0 : threads, onGpu ? cudaDevice(device) : null);
   }
 

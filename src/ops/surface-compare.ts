@@ -216,7 +216,7 @@ function outcomeOf(raw: RawSurfaceCompareResult, a: Geometry, b: Geometry, o: Su
     peakDeviceBytes: Number(raw.peak_device_bytes),
     backend,
     threads: raw.threads, // side by side, each direction had half; 0 on a GPU
-    device: backend === 'cuda' ? cudaDevice(device) : null,
+    device: backend !== 'cpu' ? cudaDevice(device) : null,
     notes,
   };
 }

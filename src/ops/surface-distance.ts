@@ -102,7 +102,7 @@ async function measure(points: Coordinates, mesh: TriangleMesh, options: Surface
     closest,
     raw,
   ], { onProgress: options.onProgress, signal: options.signal, refusal: 'the surface distance cannot be measured' });
-  const onGpu = backend.name === 'cuda';
+  const onGpu = backend.name !== 'cpu';
   return {
     distances,
     buildMs: raw.build_ms,

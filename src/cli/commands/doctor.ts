@@ -8,10 +8,18 @@ import { formatBytes } from '../../report/format.js';
 import { terminalChalk } from '../terminal.js';
 import { XHD_VERSION } from '../../core/version.js';
 
-/** What --backend auto picks: the GPU when it works, else the CPU, else nothing at all. */
-function autoBackend(statuses: BackendStatus[]): 'cuda' | 'cpu' | null {
+/** What --backend auto picks (selectBackend): OptiX on RT cores, else the GPU when it works, else the CPU, else nothing. */
+function autoBackend(statuses: BackendStatus[]): 'optix' | 'cuda' | 'cpu' | null {
   const usable = (name: string) => statuses.some((s) => s.name === name && s.available);
-  return usable('cuda') ? 'cuda' : usable('cpu') ? 'cpu' : null;
+  const rtCores = statuses.some((s) => s.name === 'optix' && s.available && (s.optix?.rtcoreVersion ?? 0) > 0);
+  return rtCores ? 'optix' : usable('cuda') ? 'cuda' : usable('cpu') ? 'cpu' : null;
+}
+
+/** The OptiX line of the optix backend: version and RT cores, or nothing when OptiX did not start (the reason says why). */
+function optixLine(s: BackendStatus): string | null {
+  if (!s.optix?.available) return null;
+  const rt = s.optix.rtcoreVersion ?? 0;
+  return `OptiX ${s.optix.version} · RT cores ${rt > 0 ? `version ${rt}` : 'none (traversal runs in software: slower than cuda here)'}`;
 }
 
 function doctorJson(statuses: BackendStatus[]) {
@@ -22,6 +30,8 @@ function doctorJson(statuses: BackendStatus[]) {
       available: s.available,
       library: s.path ?? null,
       reason: s.reason ?? null,
+      optix: s.optix ? { available: s.optix.available, version: s.optix.version ?? null,
+        rtcore_version: s.optix.rtcoreVersion ?? null } : undefined,
       devices: s.devices.map((d) => ({
         ordinal: d.ordinal,
         name: d.name,
@@ -43,6 +53,8 @@ function doctorText(statuses: BackendStatus[]): string {
   for (const s of statuses) {
     lines.push(`${c.bold(s.name.padEnd(5))} ${s.available ? c.green('available') : c.yellow('unavailable')}${s.path ? c.dim(`  ${s.path}`) : ''}`);
     if (s.reason) for (const line of s.reason.split('\n')) lines.push(`      ${line.trim()}`);
+    const optix = optixLine(s);
+    if (optix) lines.push(`      ${optix}`);
     for (const d of s.devices) {
       lines.push(
         `      GPU ${d.ordinal}: ${d.name} · compute ${d.computeCapability} · ${d.multiprocessors} SMs · ` +
@@ -61,7 +73,7 @@ export function registerDoctor(program: Command): void {
     .description('list the compute backends and GPUs xhd can use here, and why any is unavailable')
     .option('--json', 'print one JSON object on stdout', false)
     .action((flags: { json: boolean }) => {
-      const statuses = [probeBackend('cpu'), probeBackend('cuda')];
+      const statuses = [probeBackend('cpu'), probeBackend('cuda'), probeBackend('optix')];
       process.stdout.write(flags.json ? JSON.stringify(doctorJson(statuses), null, 2) + '\n' : doctorText(statuses));
       // Exit 3, as any command would with no native library: scripts that check the machine see it fail.
       if (autoBackend(statuses) === null) setExitStatus(EXIT_NATIVE);

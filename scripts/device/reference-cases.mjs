@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// The cases of scripts/bench-xhd-reference: for each size, 3D and 2D, overlapping (B = A + 0.001) and disjoint
+// (B = A + 2 on x), as float32 binary PLY (2D: z = 0); each through the reference's hd_exec (--variant each,
+// its own repeats, its reported average) and through `xhd compare --backend cuda|optix --json` (best of two).
+// Prints one line per run: time and HD, and the reference's A→B against xhd's hd_ab.
+// Usage: node scripts/device/reference-cases.mjs --reference PATH [--sizes ...] [--variants rt,hybrid,eb] [--dir D]
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const args = process.argv.slice(2);
+const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const sizes = option('--sizes', '1000000,12500000,50000000').split(',').map(Number);
+const variants = option('--variants', 'rt,hybrid,eb').split(',');
+const dir = option('--dir', '/tmp/xhd-reference-data');
+const reference = option('--reference', null);
+if (!reference || !existsSync(reference)) {
+  console.error(`reference-cases: no hd_exec at ${reference}`);
+  process.exit(3);
+}
+mkdirSync(dir, { recursive: true });
+
+function writePly(path, n, dims, seed, shift) {
+  if (existsSync(path)) return;
+  let s = seed >>> 0 || 1;
+  const next = () => {
+    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    return s / 4294967296;
+  };
+  const fd = openSync(path, 'w');
+  writeSync(fd, `ply\nformat binary_little_endian 1.0\nelement vertex ${n}\nproperty float x\nproperty float y\nproperty float z\nend_header\n`);
+  const chunk = 1 << 20;
+  for (let first = 0; first < n; first += chunk) {
+    const m = Math.min(chunk, n - first);
+    const xyz = new Float32Array(3 * m);
+    for (let i = 0; i < m; i++) {
+      for (let k = 0; k < 3; k++) xyz[3 * i + k] = k < dims ? Math.fround(next()) + shift[k] : 0;
+    }
+    writeSync(fd, new Uint8Array(xyz.buffer));
+  }
+  closeSync(fd);
+}
+
+function runReference(a, b, dims, variant) {
+  const json = join(dir, 'reference.json');
+  rmSync(json, { force: true });
+  const start = Date.now();
+  const r = spawnSync(reference, [`--input1=${a}`, `--input2=${b}`, '--input_type=ply', `--n_dims=${dims}`, `--variant=${variant}`,
+    '--execution=gpu', '--repeat=3', '--check=false', `--json=${json}`, '--overwrite'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0 || !existsSync(json)) {
+    return `FAILED (exit ${r.status}): ${(r.stderr || r.stdout || '').trim().split('\n').slice(-3).join(' | ')}`;
+  }
+  const out = JSON.parse(readFileSync(json, 'utf8'));
+  return `avg ${Number(out.Running?.AvgTime).toFixed(1)} ms, HD ${out.HDResult} (wall ${((Date.now() - start) / 1000).toFixed(1)} s with loading)`;
+}
+
+function runXhd(a, b, backend) {
+  let best = null;
+  for (let i = 0; i < 2; i++) {
+    const r = spawnSync(process.execPath, [join(root, 'bin/xhd'), 'compare', a, b, '--backend', backend, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (r.status !== 0) return `FAILED (exit ${r.status}): ${(r.stderr || '').trim().split('\n').slice(-2).join(' | ')}`;
+    const j = JSON.parse(r.stdout);
+    if (!best || j.timings_ms.total < best.timings_ms.total) best = j;
+  }
+  const t = best.timings_ms;
+  return `query ${t.query.toFixed(1)} ms (build ${t.build.toFixed(1)}, total ${t.total.toFixed(1)}), hd_ab ${best.hd_ab}, hd_ba ${best.hd_ba}, hd ${best.hd}`;
+}
+
+for (const n of sizes) {
+  for (const dims of [3, 2]) {
+    for (const [label, shift] of [['overlapping', [0.001, 0.001, 0.001]], ['disjoint', [2, 0, 0]]]) {
+      const a = join(dir, `${dims}d-${n}-a.ply`), b = join(dir, `${dims}d-${n}-${label}-b.ply`);
+      writePly(a, n, dims, 12345, [0, 0, 0]);
+      writePly(b, n, dims, 12345, shift.map((v, k) => (k < dims ? v : 0)));
+      const name = `${n} ${dims}D ${label}`;
+      for (const variant of variants) console.log(`${name} | reference ${variant}: ${runReference(a, b, dims, variant)}`);
+      for (const backend of ['cuda', 'optix']) console.log(`${name} | xhd ${backend}: ${runXhd(a, b, backend)}`);
+    }
+  }
+}
