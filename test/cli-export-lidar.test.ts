@@ -12,6 +12,7 @@ import { e57File } from './helpers/e57-writer.js';
 import { sharedData } from './helpers.js';
 import { expectedPositions, lasBytes, type LasPoint } from './las-writer.js';
 import { lazFromTemplate } from './laz-writer.js';
+import { lazPerfFileRecords } from './laz-decoders.js';
 import { suiteUnless } from './skippable-suite.js';
 
 const dir = scratchDir();
@@ -230,12 +231,45 @@ describe('compare --export of inputs without a LAS scale', () => {
     assert.match(new TextDecoder('latin1').decode(readFileSync(out).subarray(0, 400)), /\nSIZE 4 4 4 8 4 1\n/);
   });
 
-  it('.laz is refused before the work (exit 2), and nothing is written', () => {
-    const out = join(dir, 'e.laz');
-    const r = runXhd(['compare', e57, xyz, '--export', out, '--backend', 'cpu']);
-    assert.equal(r.code, 2);
-    assert.match(r.stderr, /--export .*e\.laz: LAZ export is not available yet/);
-    assert.ok(!existsSync(out));
+});
+
+describe('compare --export .laz', () => {
+  const out = join(dir, 'd.laz'), csv = join(dir, 'dz.csv');
+  const json = compare(lasA, lasB, out);
+  compare(lasA, lasB, csv);
+  const rows = csvRows(csv);
+
+  it('reads back as the inputs\' points at their own scale and offset, A then B (xhd\'s reader)', () => {
+    const g = readGeometry(out);
+    assert.equal(g.format, 'laz');
+    assert.deepEqual(Array.from(g.positions), [...expectedPositions(pointsA, scale, offset), ...expectedPositions(pointsB, scale, offset)]);
+    assert.ok(!json.notes.some((n: string) => /LAZ export: scale/.test(n)), 'the input\'s scale: no rounding note');
+  });
+
+  it('decoded by laz-perf: point format 0 records with class, returns, and distance, nearest index and direction as doubles', () => {
+    const { count, length, records } = lazPerfFileRecords(out);
+    assert.equal(count, 1200);
+    assert.equal(length, 20 + 3 * 8);
+    const view = new DataView(records.buffer, records.byteOffset, records.byteLength);
+    const inputs = [...pointsA, ...pointsB];
+    rows.forEach((r, i) => {
+      const at = length * i;
+      assert.equal(view.getInt32(at, true), Math.round((r.x - offset[0]) / scale[0]), `row ${i} x`);
+      const rn = Math.min(7, inputs[i].returnNumber!), of = Math.min(7, inputs[i].numberOfReturns!);
+      assert.equal(records[at + 14], rn | (of << 3), `row ${i} returns`);
+      assert.equal(records[at + 15] & 31, Math.min(31, inputs[i].classification!), `row ${i} class`);
+      assert.equal(view.getFloat64(at + 20, true), r.distance, `row ${i} distance`);
+      assert.equal(view.getFloat64(at + 28, true), r.nearest, `row ${i} nearest`);
+      assert.equal(view.getFloat64(at + 36, true), r.direction, `row ${i} direction`);
+    });
+  });
+
+  it('an unwritable .laz path is exit 2 naming it, and no file is left', () => {
+    const bad = join(dir, 'no-such-dir', 'e.laz');
+    const r = runXhd(['compare', lasA, lasB, '--export', bad, '--backend', 'cpu']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /no-such-dir/);
+    assert.ok(!existsSync(bad));
   });
 });
 

@@ -106,7 +106,7 @@ describe('xhd compare --export', () => {
   it('refuses an unknown extension or an unwritable path before measuring', () => {
     const bad = runXhd(['compare', pathA, pathB, '--export', join(dir, 'd.txt')]);
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /name the file \.csv, \.ply, \.bin, \.las or \.pcd/);
+    assert.match(bad.stderr, /name the file \.csv, \.ply, \.bin, \.las, \.laz or \.pcd/);
     const missing = runXhd(['compare', pathA, pathB, '--export', join(dir, 'no', 'd.csv')]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /no such directory/);

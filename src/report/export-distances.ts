@@ -13,6 +13,7 @@
 import { UsageError } from '../core/errors.js';
 import { XHD_VERSION } from '../core/version.js';
 import { lasExport } from './export-las.js';
+import { writeLazExport } from './export-laz.js';
 import { pcdChunks } from './export-pcd.js';
 import { writeOutputFile } from './output-file.js';
 
@@ -20,16 +21,14 @@ import { writeOutputFile } from './output-file.js';
 export type { DirectionPoints, PerPointDistances } from '../jobs/per-point.js';
 import type { DirectionPoints, PerPointDistances } from '../jobs/per-point.js';
 
-export const EXPORT_FORMATS = ['csv', 'ply', 'bin', 'las', 'pcd'] as const;
+export const EXPORT_FORMATS = ['csv', 'ply', 'bin', 'las', 'laz', 'pcd'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** The format an export path asks for, by its extension; anything else is a usage error before the work. */
 export function exportFormat(path: string): ExportFormat {
   const ext = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
-  // Until a LAZ encoder is wired in (the LAS export's records are built to be handed to one).
-  if (ext === 'laz') throw new UsageError(`--export ${path}: LAZ export is not available yet; write .las (compress it with laszip or PDAL if needed)`);
   const format = EXPORT_FORMATS.find((f) => f === ext);
-  if (!format) throw new UsageError(`--export ${path}: name the file .csv, .ply, .bin, .las or .pcd to choose its format`);
+  if (!format) throw new UsageError(`--export ${path}: name the file .csv, .ply, .bin, .las, .laz or .pcd to choose its format`);
   return format;
 }
 
@@ -129,6 +128,7 @@ export async function writeDistanceExport(path: string, d: PerPointDistances, si
     }, signal);
     return las.notes;
   }
+  if (format === 'laz') return writeLazExport(path, d);
   const chunks = format === 'csv' ? csvChunks : format === 'ply' ? plyChunks : format === 'pcd' ? pcdChunks : binChunks;
   await writeOutputFile(path, () => chunks(d), signal);
   return [];

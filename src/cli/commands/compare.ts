@@ -65,7 +65,7 @@ export function registerCompare(program: Command): void {
     .option('--csv-header', 'with --output csv: print the column names first', false)
     .option('--heatmap <file>', "surface mode: write A's samples with their distance to B (quality) and a colour as a PLY point cloud")
     .option('--histogram', 'surface mode: print a histogram of the distances on stderr', false)
-    .option('--export <file>', 'write every point with its distance and nearest index: .csv, .ply, .bin, .las or .pcd (see README)')
+    .option('--export <file>', 'write every point with its distance and nearest index: .csv, .ply, .bin, .las, .laz or .pcd (see README)')
     .option('--report <file.html>', 'write a self-contained HTML report: 3D view coloured by distance, worst regions, histograms, numbers')
     .option('--report-range <range>', "--report: the colour bar's distances, MAX or MIN,MAX (default 0 to the HD)", optionParser(parseReportRange))
     .option('--report-points <n>', '--report: points drawn per input at most; the largest distances are always among them', parseIntegerOption(1, 2 ** 31), DEFAULT_DISPLAY_POINTS)
