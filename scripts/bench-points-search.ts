@@ -35,7 +35,7 @@ interface Timed {
 }
 
 /** Before: the HD search, then every point's nearest both ways on the CPU library (two more grid builds). */
-async function twoCalls(a: Points, b: Points, backend: BackendChoice, threads: number): Promise<Timed> {
+async function twoCalls(a: Points, b: Points, backend: BackendChoice, threads: number | undefined): Promise<Timed> {
   const start = performance.now();
   const h = await hausdorff(a, b, { backend, threads });
   const ab = await nearestDistances(a, b, { threads });
@@ -44,7 +44,7 @@ async function twoCalls(a: Points, b: Points, backend: BackendChoice, threads: n
 }
 
 /** Now: one xhd_points_compare call on the backend. */
-async function oneSearch(a: Points, b: Points, backend: BackendChoice, threads: number, nearest: boolean): Promise<Timed> {
+async function oneSearch(a: Points, b: Points, backend: BackendChoice, threads: number | undefined, nearest: boolean): Promise<Timed> {
   const start = performance.now();
   const r = await pointsSearch(a, b, { backend, threads, distances: true, nearest });
   return { ms: performance.now() - start, hd: r.hd, distances: [r.perPoint!.ab.distances!, r.perPoint!.ba!.distances!] };
@@ -91,9 +91,9 @@ async function main(): Promise<void> {
           assert.deepEqual(last.distances, reference.distances, `${label} ${backend}: distances`);
           return median(ms);
         };
-        const before = await measure(() => twoCalls(pa, pb, backend, threads));
-        const now = await measure(() => oneSearch(pa, pb, backend, threads, false));
-        const indexed = await measure(() => oneSearch(pa, pb, backend, threads, true));
+        const before = await measure(() => twoCalls(pa, pb, backend, threadCount));
+        const now = await measure(() => oneSearch(pa, pb, backend, threadCount, false));
+        const indexed = await measure(() => oneSearch(pa, pb, backend, threadCount, true));
         log(`${n} ${label} ${backend}: before ${formatMs(before)} ms, one search ${formatMs(now)} ms, + indices ${formatMs(indexed)} ms`);
         lines.push(`| ${n.toLocaleString('en-US')} | ${label} | ${backend} | ${formatMs(before)} | ${formatMs(now)} | ${formatMs(indexed)} | ` +
           `${(before / now).toFixed(2)} | ${reference!.hd.toPrecision(10)} |`);
