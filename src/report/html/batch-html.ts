@@ -6,31 +6,11 @@ import { writeOutputFile } from '../output-file.js';
 import { PAGE_STYLE } from './page-style.js';
 import { escapeHtml, scriptSafe } from './script-safe.js';
 import { readViewerBundle } from './viewer-bundle.js';
+import type { BatchReportData, BatchRow } from './page-data.js';
 
-/** One pair as the table shows it; metrics null where the pair has none (an error, or not asked for). */
-export interface BatchRow {
-  line: number;
-  status: string;
-  a: string;
-  b: string;
-  hd: number | null;
-  hd95: number | null;
-  assd: number | null;
-  /** The threshold's metric, measured value and limit, when the row has a threshold. */
-  metric: string | null;
-  limit: number | null;
-  totalMs: number | null;
-  error: string | null;
-}
+export type { BatchReportData, BatchRow } from './page-data.js';
 
-export interface BatchReportData {
-  kind: 'batch';
-  version: string;
-  generated: string;
-  command: string[];
-  summary: Record<string, unknown>;
-  rows: BatchRow[];
-}
+
 
 const numberOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 

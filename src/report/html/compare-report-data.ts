@@ -5,10 +5,15 @@ import type { CompareResult, Witness } from '../../jobs/compare.js';
 import { XHD_VERSION } from '../../core/version.js';
 import { compareJson } from '../compare-json.js';
 import { displaySample } from './display-sample.js';
-import { summarizeDistances, type DistanceSummary } from './distance-summary.js';
-import { packBox, packPlanes, quantizeDistances, quantizePoints, type PackBox } from './pack-points.js';
+import { summarizeDistances } from './distance-summary.js';
+import { packBox, packPlanes, quantizeDistances, quantizePoints } from './pack-points.js';
 import { perceptualTable } from './perceptual-colour-map.js';
-import { worstRegions, type WorstRegion } from './worst-regions.js';
+import { worstRegions } from './worst-regions.js';
+import type { CompareReportData as PageData, DirectionData, SetData } from './page-data.js';
+
+export type { DirectionData, SetData } from './page-data.js';
+/** The compare report's data, its json the --json report's object. */
+export type CompareReportData = PageData<ReturnType<typeof compareJson>>;
 
 export interface ReportOptions {
   /** --report-range: the distances the colour bar spans; default 0 to the HD. */
@@ -25,46 +30,8 @@ const REGION_COUNT = 10;
  *  two inputs far apart would otherwise make one region of everything). */
 const REGION_RADIUS_SHARE = 0.05;
 
-/** One direction as the page sees it: which set it colours, and its plane offsets in the packed data. */
-export interface DirectionData {
-  key: 'ab' | 'ba';
-  label: string;
-  /** The set coloured (0 = A, 1 = B). */
-  set: 0 | 1;
-  summary: DistanceSummary;
-  regions: WorstRegion[];
-  witness: { from: number[]; to: number[]; distance: number } | null;
-}
 
-export interface SetData {
-  name: 'A' | 'B';
-  path: string;
-  total: number;
-  shown: number;
-  worstKept: number;
-  /** Whether the packed data holds a distance plane for this set (false: drawn only as the overlay). */
-  hasDistances: boolean;
-  /** Distances were quantised as fractions of this. */
-  distanceScale: number;
-}
 
-export interface CompareReportData {
-  kind: 'compare';
-  version: string;
-  generated: string;
-  command: string[];
-  json: ReturnType<typeof compareJson>;
-  range: [number, number];
-  rangeGiven: boolean;
-  /** 256 r,g,b entries of the perceptual colour map, as a plain array. */
-  colourTable: number[];
-  box: PackBox;
-  sets: SetData[];
-  directions: DirectionData[];
-  /** Base64 of the deflated planes: per set x, y, z, then its distances where it has them. */
-  packed: string;
-  notes: string[];
-}
 
 interface SetSource {
   name: 'A' | 'B';

@@ -1,16 +1,10 @@
 // What a report plots of one direction's distances: a fine histogram over [0, max] (the page groups its bins
 // for the bar chart and adds them up for the cumulative distribution), and the values it marks.
 import { percentile } from '../../metrics/order-statistics.js';
+import type { DistanceSummary } from './page-data.js';
 
-export interface DistanceSummary {
-  count: number;
-  max: number;
-  mean: number;
-  /** The 95th percentile of this direction (linear interpolation, as --percentile 95). */
-  p95: number;
-  /** Counts of FINE_BINS equal bins over [0, max]; max itself in the last. */
-  bins: number[];
-}
+export type { DistanceSummary } from './page-data.js';
+
 
 /** Fine enough for a smooth cumulative curve, and a multiple of the bar chart's 64 bins. */
 export const FINE_BINS = 512;

@@ -2,15 +2,10 @@
 // with a thousand bad points is one entry and the second-worst spot elsewhere still makes the list.
 import type { Coordinates } from '../../core/coordinates.js';
 import { largestIndices } from './display-sample.js';
+import type { WorstRegion } from './page-data.js';
 
-export interface WorstRegion {
-  /** The worst point of the region: its index, coordinates (the input's own) and distance. */
-  index: number;
-  point: [number, number, number];
-  distance: number;
-  /** Points among the candidates (the direction's largest distances) within the radius of this one. */
-  members: number;
-}
+export type { WorstRegion } from './page-data.js';
+
 
 /** Candidates looked at: the largest distances of a direction. */
 const CANDIDATES = 5000;

@@ -1,0 +1,90 @@
+// The data an HTML report embeds, as one set of types that both sides use: the generators in src/report/html/
+// write it, the page's script (viewer/) reads it. Types only, importing nothing, so the browser code can import
+// them without the generators' Node modules.
+
+export interface DistanceSummary {
+  count: number;
+  max: number;
+  mean: number;
+  /** The 95th percentile of this direction (linear interpolation, as --percentile 95). */
+  p95: number;
+  /** Counts of FINE_BINS equal bins over [0, max]; max itself in the last. */
+  bins: number[];
+}
+
+export interface WorstRegion {
+  /** The worst point of the region: its index, coordinates (the input's own) and distance. */
+  index: number;
+  point: [number, number, number];
+  distance: number;
+  /** Points among the candidates (the direction's largest distances) within the radius of this one. */
+  members: number;
+}
+
+/** One direction as the page sees it: which set it colours, and its plane offsets in the packed data. */
+export interface DirectionData {
+  key: 'ab' | 'ba';
+  label: string;
+  /** The set coloured (0 = A, 1 = B). */
+  set: 0 | 1;
+  summary: DistanceSummary;
+  regions: WorstRegion[];
+  witness: { from: number[]; to: number[]; distance: number } | null;
+}
+
+export interface SetData {
+  name: 'A' | 'B';
+  path: string;
+  total: number;
+  shown: number;
+  worstKept: number;
+  /** Whether the packed data holds a distance plane for this set (false: drawn only as the overlay). */
+  hasDistances: boolean;
+  /** Distances were quantised as fractions of this. */
+  distanceScale: number;
+}
+
+export interface CompareReportData<Json = Record<string, unknown> & { hd: number }> {
+  kind: 'compare';
+  version: string;
+  generated: string;
+  command: string[];
+  /** The --json report's object. */
+  json: Json;
+  range: [number, number];
+  rangeGiven: boolean;
+  /** 256 r,g,b entries of the perceptual colour map, as a plain array. */
+  colourTable: number[];
+  /** The packing box: 16-bit steps from min (pack-points.ts). */
+  box: { min: [number, number, number]; step: [number, number, number] };
+  sets: SetData[];
+  directions: DirectionData[];
+  /** Base64 of the deflated planes: per set x, y, z, then its distances where it has them. */
+  packed: string;
+  notes: string[];
+}
+
+/** One pair as the table shows it; metrics null where the pair has none (an error, or not asked for). */
+export interface BatchRow {
+  line: number;
+  status: string;
+  a: string;
+  b: string;
+  hd: number | null;
+  hd95: number | null;
+  assd: number | null;
+  /** The threshold's metric, measured value and limit, when the row has a threshold. */
+  metric: string | null;
+  limit: number | null;
+  totalMs: number | null;
+  error: string | null;
+}
+
+export interface BatchReportData {
+  kind: 'batch';
+  version: string;
+  generated: string;
+  command: string[];
+  summary: Record<string, unknown>;
+  rows: BatchRow[];
+}
