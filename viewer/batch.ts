@@ -2,6 +2,7 @@
 // pairs of a chosen metric. window.__xhd.ready tells the browser tests it is drawn.
 import type { BatchReportData, BatchRow } from './report-data.js';
 import { count, element, short } from './format.js';
+import { prepareCanvas } from './canvas.js';
 
 
 interface Column {
@@ -92,14 +93,7 @@ function compareValues(x: unknown, y: unknown): number {
 
 /** A histogram of the values in 20 bins over [min, max], each bar labelled with its count. */
 function drawDistribution(canvas: HTMLCanvasElement, values: number[]): void {
-  const scale = window.devicePixelRatio || 1;
-  const w = canvas.clientWidth, h = canvas.clientHeight;
-  canvas.width = Math.round(w * scale);
-  canvas.height = Math.round(h * scale);
-  const ctx = canvas.getContext('2d')!;
-  ctx.setTransform(scale, 0, 0, scale, 0, 0);
-  ctx.clearRect(0, 0, w, h);
-  ctx.font = '11px system-ui, sans-serif';
+  const { ctx, w, h } = prepareCanvas(canvas);
   ctx.fillStyle = '#aab';
   if (values.length === 0) {
     ctx.fillText('no pair has this value', 10, 20);

@@ -3,6 +3,7 @@
 // browser tests it is drawn and which frame is picked.
 import { element, short } from './format.js';
 import { flatten } from './tables.js';
+import { prepareCanvas } from './canvas.js';
 
 interface Pair {
   a_point: number[];
@@ -109,14 +110,7 @@ const LEFT = 56, RIGHT = 12;
 
 /** Lines of the chosen keys against the frame index, with the picked frame marked. */
 function plot(canvas: HTMLCanvasElement, frames: Frame[], series: [keyof Frame, string, string][], picked: number): void {
-  const scale = window.devicePixelRatio || 1;
-  const w = canvas.clientWidth, h = canvas.clientHeight;
-  canvas.width = Math.round(w * scale);
-  canvas.height = Math.round(h * scale);
-  const ctx = canvas.getContext('2d')!;
-  ctx.setTransform(scale, 0, 0, scale, 0, 0);
-  ctx.clearRect(0, 0, w, h);
-  ctx.font = '11px system-ui, sans-serif';
+  const { ctx, w, h } = prepareCanvas(canvas);
   const top = 10, width = w - LEFT - RIGHT, height = h - 34;
   const values = series.flatMap(([k]) => frames.map((f) => f[k] as number | undefined)).filter((v): v is number => v !== undefined && Number.isFinite(v));
   const hi = Math.max(0, ...values) || 1;

@@ -2,6 +2,7 @@
 // distribution of each direction, with HD, HD95 and the mean marked.
 import type { DirectionData } from './report-data.js';
 import { short } from './format.js';
+import { prepareCanvas } from './canvas.js';
 
 const BARS = 64;
 export const DIRECTION_COLOURS = ['#4fc3f7', '#ffb74d'];
@@ -16,14 +17,7 @@ interface Frame {
 }
 
 function frame(canvas: HTMLCanvasElement): Frame {
-  const scale = window.devicePixelRatio || 1;
-  const w = canvas.clientWidth, h = canvas.clientHeight;
-  canvas.width = Math.round(w * scale);
-  canvas.height = Math.round(h * scale);
-  const ctx = canvas.getContext('2d')!;
-  ctx.setTransform(scale, 0, 0, scale, 0, 0);
-  ctx.clearRect(0, 0, w, h);
-  ctx.font = '11px system-ui, sans-serif';
+  const { ctx, w, h } = prepareCanvas(canvas);
   return { ctx, left: 48, top: 10, width: w - 60, height: h - 38 };
 }
 
