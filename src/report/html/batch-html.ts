@@ -3,8 +3,8 @@
 // bundled batch viewer (viewer/batch.ts); the rows are the batch's JSON Lines records, trimmed to the columns.
 import { XHD_VERSION } from '../../core/version.js';
 import { writeOutputFile } from '../output-file.js';
-import { PAGE_STYLE } from './page-style.js';
-import { escapeHtml, scriptSafe } from './script-safe.js';
+import { escapeHtml } from './script-safe.js';
+import { reportPage } from './page-shell.js';
 import { readViewerBundle } from './viewer-bundle.js';
 import type { BatchReportData, BatchRow } from './page-data.js';
 
@@ -32,33 +32,19 @@ export function batchRow(record: Record<string, any>): BatchRow {
 }
 
 export function batchHtml(data: BatchReportData, viewerScript: string): string {
-  if (/<\/script/i.test(viewerScript)) throw new Error('the viewer bundle contains "</script"');
-  const manifest = escapeHtml(String(data.summary.manifest ?? ''));
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="xhd ${escapeHtml(data.version)}">
-<title>xhd batch: ${manifest}</title>
-<style>${PAGE_STYLE}</style>
-</head>
-<body>
-<header>
-  <h1>xhd batch: ${manifest}</h1>
-  <p>xhd ${escapeHtml(data.version)} · ${escapeHtml(data.generated)} · <span id="summary"></span></p>
-</header>
-<main>
+  return reportPage({
+    title: `xhd batch: ${String(data.summary.manifest ?? '')}`,
+    version: data.version,
+    subtitle: `xhd ${escapeHtml(data.version)} · ${escapeHtml(data.generated)} · <span id="summary"></span>`,
+    data,
+    script: viewerScript,
+    main: `
   <section class="wide"><h2>Pairs <span style="font-weight: normal; font-size: 12px; color: var(--muted)">(click a column to sort)</span></h2>
     <table id="pairs"><thead></thead><tbody></tbody></table></section>
   <section class="wide"><h2>Distribution over the pairs of <select id="metric"></select></h2><canvas id="distribution" style="width: 100%; height: 220px; display: block"></canvas></section>
   <section class="wide"><h2>Run</h2><dl id="run-list"></dl></section>
-</main>
-<script type="application/json" id="xhd-data">${scriptSafe(JSON.stringify(data))}</script>
-<script>${viewerScript}</script>
-</body>
-</html>
-`;
+`,
+  });
 }
 
 /** Writes the batch page atomically (never a partial file: writeOutputFile). */

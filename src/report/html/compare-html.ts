@@ -4,32 +4,21 @@
 import type { CompareResult } from '../../jobs/compare.js';
 import { writeOutputFile } from '../output-file.js';
 import { compareReportData, type CompareReportData, type ReportOptions } from './compare-report-data.js';
-import { PAGE_STYLE } from './page-style.js';
-import { escapeHtml, scriptSafe } from './script-safe.js';
+import { escapeHtml } from './script-safe.js';
+import { reportPage } from './page-shell.js';
 import { readViewerBundle } from './viewer-bundle.js';
 
 export { scriptSafe } from './script-safe.js';
 
 /** The page around the data and the script (the script fills in everything that depends on the data). */
 export function compareHtml(data: CompareReportData, viewerScript: string): string {
-  const a = escapeHtml(data.json.a.path), b = escapeHtml(data.json.b.path);
-  // The bundle is a script, not JSON: it must not contain "</script" (a test checks), so it goes in as is.
-  if (/<\/script/i.test(viewerScript)) throw new Error('the viewer bundle contains "</script"');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="xhd ${escapeHtml(data.version)}">
-<title>xhd compare: ${a} vs ${b}</title>
-<style>${PAGE_STYLE}</style>
-</head>
-<body>
-<header>
-  <h1>xhd compare: ${a} vs ${b}</h1>
-  <p>xhd ${escapeHtml(data.version)} · ${escapeHtml(data.json.mode)} mode · ${escapeHtml(data.generated)}</p>
-</header>
-<main>
+  return reportPage({
+    title: `xhd compare: ${data.json.a.path} vs ${data.json.b.path}`,
+    version: data.version,
+    subtitle: `xhd ${escapeHtml(data.version)} · ${escapeHtml(data.json.mode)} mode · ${escapeHtml(data.generated)}`,
+    data,
+    script: viewerScript,
+    main: `
   <section id="view-panel">
     <div id="view"><div id="witness-label" hidden></div></div>
     <div id="controls">
@@ -55,12 +44,8 @@ export function compareHtml(data: CompareReportData, viewerScript: string): stri
   </div>
   <section class="numbers"><h2>Numbers (the --json report)</h2><table id="numbers-table"></table></section>
   <section><h2>Run</h2><dl id="run-list"></dl></section>
-</main>
-<script type="application/json" id="xhd-data">${scriptSafe(JSON.stringify(data))}</script>
-<script>${viewerScript}</script>
-</body>
-</html>
-`;
+`,
+  });
 }
 
 /** Builds the report's data and writes the page atomically (never a partial file: writeOutputFile). */

@@ -6,8 +6,8 @@ import type { DistanceResult } from '../../jobs/distance.js';
 import { XHD_VERSION } from '../../core/version.js';
 import { distanceJson } from '../distance-json.js';
 import { writeOutputFile } from '../output-file.js';
-import { PAGE_STYLE } from './page-style.js';
-import { escapeHtml, scriptSafe } from './script-safe.js';
+import { escapeHtml } from './script-safe.js';
+import { reportPage } from './page-shell.js';
 import { readViewerBundle } from './viewer-bundle.js';
 
 export interface DistanceReportData {
@@ -19,34 +19,20 @@ export interface DistanceReportData {
 }
 
 export function distanceHtml(data: DistanceReportData, viewerScript: string): string {
-  if (/<\/script/i.test(viewerScript)) throw new Error('the viewer bundle contains "</script"');
-  const a = escapeHtml(data.json.a.path), b = escapeHtml(data.json.b.path);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="xhd ${escapeHtml(data.version)}">
-<title>xhd distance: ${a} vs ${b}</title>
-<style>${PAGE_STYLE}</style>
-</head>
-<body>
-<header>
-  <h1>xhd distance: ${a} vs ${b}</h1>
-  <p>xhd ${escapeHtml(data.version)} · ${escapeHtml(data.generated)} · <span id="headline"></span></p>
-</header>
-<main>
+  return reportPage({
+    title: `xhd distance: ${data.json.a.path} vs ${data.json.b.path}`,
+    version: data.version,
+    subtitle: `xhd ${escapeHtml(data.version)} · ${escapeHtml(data.generated)} · <span id="headline"></span>`,
+    data,
+    script: viewerScript,
+    main: `
   <section class="wide" id="plots"><h2>Distance per frame</h2><canvas id="distance-plot" style="width: 100%; height: 240px; display: block; cursor: crosshair"></canvas>
     <h2 style="margin-top: 10px">Query time per frame</h2><canvas id="time-plot" style="width: 100%; height: 140px; display: block; cursor: crosshair"></canvas></section>
   <section><h2 id="frame-title">Frame</h2><dl id="frame-pairs"></dl></section>
   <section class="numbers"><h2>Frames <span style="font-weight: normal; font-size: 12px; color: var(--muted)">(click a row)</span></h2><table id="frames"></table></section>
   <section class="numbers wide"><h2>Numbers (the --json report)</h2><table id="numbers-table"></table></section>
-</main>
-<script type="application/json" id="xhd-data">${scriptSafe(JSON.stringify(data))}</script>
-<script>${viewerScript}</script>
-</body>
-</html>
-`;
+`,
+  });
 }
 
 /** Writes the distance page atomically (never a partial file: writeOutputFile). */
