@@ -24,8 +24,8 @@ namespace xhd {
 // unwinds, and *context stays null. device: where the engine lives, or -1.
 template <class Make>
 int32_t create_distance_context(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options,
-                                xhd_distance_context** context, double* build_ms, xhd_progress* progress_slot, int device,
-                                Make make) {
+                                xhd_distance_context** context, double* build_ms, xhd_progress* progress_slot,
+                                int device, Make make) {
   if (context != nullptr) *context = nullptr;
   return guarded([&] {
     if (context == nullptr) throw InvalidArgument("context must not be null");

@@ -39,9 +39,13 @@ struct LargeBufferAllocator {
     else std::free(p);
   }
   template <class U>
-  bool operator==(const LargeBufferAllocator<U>&) const { return true; }
+  bool operator==(const LargeBufferAllocator<U>&) const {
+    return true;
+  }
   template <class U>
-  bool operator!=(const LargeBufferAllocator<U>&) const { return false; }
+  bool operator!=(const LargeBufferAllocator<U>&) const {
+    return false;
+  }
 };
 
 template <class T>
@@ -59,9 +63,13 @@ struct UninitLargeBufferAllocator : LargeBufferAllocator<T> {
   UninitLargeBufferAllocator(const UninitLargeBufferAllocator<U>&) {}
 
   template <class U>
-  void construct(U* p) { ::new (static_cast<void*>(p)) U; }
+  void construct(U* p) {
+    ::new (static_cast<void*>(p)) U;
+  }
   template <class U, class... Args>
-  void construct(U* p, Args&&... args) { ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...); }
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
 };
 
 template <class T>

@@ -39,7 +39,9 @@ class OwnedBuffer {
   ~OwnedBuffer() { std::free(data_); }
 
   template <class T>
-  T* as() const { return static_cast<T*>(data_); }
+  T* as() const {
+    return static_cast<T*>(data_);
+  }
   // The caller now owns it (and frees it with std::free).
   void* release() { return std::exchange(data_, nullptr); }
 

@@ -22,7 +22,8 @@ XHD_API int32_t xhd_sample_surface(const xhd_mesh* mesh, uint64_t count, uint32_
     if (state == nullptr) throw xhd::InvalidArgument("state must not be null");
     if (mesh != nullptr && (mesh->xyz64 != nullptr ? xyz64 == nullptr : xyz == nullptr))
       throw xhd::InvalidArgument("samples of a float32 mesh go to xyz, of a double mesh to xyz64");
-    if ((state[0] | state[1] | state[2] | state[3]) == 0) throw xhd::InvalidArgument("the generator state must not be all zero");
+    if ((state[0] | state[1] | state[2] | state[3]) == 0)
+      throw xhd::InvalidArgument("the generator state must not be all zero");
     if (count == 0 || count >= UINT32_MAX) throw xhd::InvalidArgument("count must be between 1 and 4294967294");
     if (threads < 0) throw xhd::InvalidArgument("threads must be >= 0");
     xhd::check_mesh(mesh);

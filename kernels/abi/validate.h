@@ -32,7 +32,8 @@ void check_coordinates(const T* xyz, uint64_t count, const char* name, int threa
   std::atomic<uint64_t> first_bad{UINT64_MAX};
   parallel_blocks(count, kPointsPerBlock, threads, [&](size_t begin, size_t end, int) {
     unsigned any_bad = 0;  // an OR over unsigned vectorizes, an AND over bool does not (gcc 12)
-    for (size_t i = 3 * begin; i < 3 * end; ++i) any_bad |= !(std::fabs(static_cast<double>(xyz[i])) <= kMaxAbsCoordinate);
+    for (size_t i = 3 * begin; i < 3 * end; ++i)
+      any_bad |= !(std::fabs(static_cast<double>(xyz[i])) <= kMaxAbsCoordinate);
     if (any_bad == 0) return;
     size_t bad = begin;
     while (std::fabs(static_cast<double>(xyz[3 * bad])) <= kMaxAbsCoordinate &&

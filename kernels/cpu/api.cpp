@@ -77,12 +77,12 @@ void run_surface_method(int method, const xhd::SurfaceJob& job, xhd_surface_resu
 }
 
 int32_t point_surface_distance(const xhd_points* points, const xhd_mesh* mesh, const xhd_surface_options* options,
-                               double* distance, uint32_t* nearest_triangle, double* closest, xhd_surface_result* result,
-                               xhd_progress* progress_slot) {
+                               double* distance, uint32_t* nearest_triangle, double* closest,
+                               xhd_surface_result* result, xhd_progress* progress_slot) {
   xhd::check_surface_call(points, mesh, options, result);
   const xhd::Progress progress(progress_slot);
   progress.set_total(points->count);
-  const xhd::SurfaceJob job{points, mesh, xhd::resolve_thread_count(options->threads), &progress, distance,
+  const xhd::SurfaceJob job{points,           mesh,   xhd::resolve_thread_count(options->threads), &progress, distance,
                             nearest_triangle, closest};
   run_surface_method(options->method, job, *result);
   return XHD_OK;
@@ -93,9 +93,11 @@ int32_t surface_compare(const xhd_mesh* a, const xhd_mesh* b, const xhd_surface_
                         xhd_surface_compare_result* result, xhd_progress* progress) {
   const int method = options != nullptr ? options->method : XHD_SURFACE_GRID;
   const xhd::SurfaceBackend cpu{[method](const xhd::SurfaceMeasureJob& m, xhd_surface_result& r) {
-    const xhd::SurfaceJob job{&m.queries, m.target, m.threads, m.progress, m.distance, nullptr, nullptr};
-    run_surface_method(method, job, r);
-  }, true};
+                                  const xhd::SurfaceJob job{&m.queries, m.target, m.threads, m.progress,
+                                                            m.distance, nullptr,  nullptr};
+                                  run_surface_method(method, job, r);
+                                },
+                                true};
   xhd::surface_compare(a, b, options, result, progress, cpu);
   return XHD_OK;
 }
@@ -119,7 +121,8 @@ int32_t nearest_points(const xhd_points* queries, const xhd_points* targets, con
   xhd::frame_points(*queries, targets, threads, frame);
   // Only the targets: every query needs its own answer, and a copied query costs what a distinct one does.
   if (options->method != XHD_METHOD_BRUTE) xhd::drop_duplicates(frame.b, threads);
-  const xhd::NearestJob job{&frame, &frame.a, &frame.b, &frame.bounds, threads, options->cell_size, &progress, distance, nearest};
+  const xhd::NearestJob job{&frame,    &frame.a, &frame.b, &frame.bounds, threads, options->cell_size,
+                            &progress, distance, nearest};
   if (options->method == XHD_METHOD_BRUTE) xhd::nearest_points_brute(job, *result);
   else xhd::nearest_points_grid(job, *result);
   return XHD_OK;
@@ -154,7 +157,8 @@ XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b, const xh
 }
 
 XHD_API int32_t xhd_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
-                                   const xhd_per_point* per_point, xhd_hausdorff_result* result, xhd_progress* progress) {
+                                   const xhd_per_point* per_point, xhd_hausdorff_result* result,
+                                   xhd_progress* progress) {
   return xhd::guarded([&] { return points_compare(a, b, options, per_point, result, progress); });
 }
 
@@ -166,8 +170,8 @@ XHD_API int32_t xhd_nearest_points(const xhd_points* queries, const xhd_points* 
 
 XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_mesh* mesh,
                                            const xhd_surface_options* options, double* distance,
-                                           uint32_t* nearest_triangle, double* closest,
-                                           xhd_surface_result* result, xhd_progress* progress) {
+                                           uint32_t* nearest_triangle, double* closest, xhd_surface_result* result,
+                                           xhd_progress* progress) {
   return xhd::guarded([&] {
     return point_surface_distance(points, mesh, options, distance, nearest_triangle, closest, result, progress);
   });
@@ -180,10 +184,11 @@ XHD_API int32_t xhd_surface_compare(const xhd_mesh* a, const xhd_mesh* b, const 
 
 XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options,
                                             xhd_distance_context** context, double* build_ms, xhd_progress* progress) {
-  return xhd::create_distance_context(a, b, options, context, build_ms, progress, -1,
-                                      [&](const xhd_distance_options& o, const xhd::Progress& p) {
-    return o.method == XHD_DISTANCE_BRUTE ? xhd::make_brute_distance(*a, *b, o) : xhd::make_cpu_f12_distance(*a, *b, o, p);
-  });
+  return xhd::create_distance_context(
+      a, b, options, context, build_ms, progress, -1, [&](const xhd_distance_options& o, const xhd::Progress& p) {
+        return o.method == XHD_DISTANCE_BRUTE ? xhd::make_brute_distance(*a, *b, o)
+                                              : xhd::make_cpu_f12_distance(*a, *b, o, p);
+      });
 }
 
 XHD_API int32_t xhd_distance_query(xhd_distance_context* context, const double* pose_b, xhd_distance_result* result,

@@ -344,7 +344,8 @@ XHD_API int32_t xhd_parse_delimited(const uint8_t* text, uint64_t length, const 
     if (layout == nullptr || result == nullptr || (text == nullptr && length > 0))
       throw InvalidArgument("text, layout and result must not be null");
     if (xyz == nullptr && capacity > 0) throw InvalidArgument("xyz must not be null");
-    if (layout->column_count < 1 || layout->slots == nullptr) throw InvalidArgument("need at least one column and its slots");
+    if (layout->column_count < 1 || layout->slots == nullptr)
+      throw InvalidArgument("need at least one column and its slots");
     if (layout->threads < 0) throw InvalidArgument("threads must be >= 0");
     for (int c = 0; c < layout->column_count; ++c)
       if (layout->slots[c] < -1 || layout->slots[c] > 2) throw InvalidArgument("a slot must be -1, 0, 1 or 2");
@@ -353,7 +354,8 @@ XHD_API int32_t xhd_parse_delimited(const uint8_t* text, uint64_t length, const 
     const uint64_t piece = layout->piece_bytes > 0 ? layout->piece_bytes : kDefaultPieceBytes;
     uint64_t rows = 0;
     RowBounds bounds;
-    result->plain = parse_rows(text, length, format, xhd::resolve_thread_count(layout->threads), piece, xyz, capacity, rows, bounds);
+    result->plain = parse_rows(text, length, format, xhd::resolve_thread_count(layout->threads), piece, xyz, capacity,
+                               rows, bounds);
     result->rows = result->plain ? rows : 0;
     for (int k = 0; k < 3; ++k) {
       result->min[k] = rows == 0 ? INFINITY : xhd::from_order_key<double>(bounds.min[k]);

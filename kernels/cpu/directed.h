@@ -40,7 +40,9 @@ struct HausdorffJob {
   double cell_size;
   const Progress* progress;
 
-  DirectedJob direction_ab() const { return {&frame->a, &frame->b, &frame->bounds, threads, seed, cell_size, progress}; }
+  DirectedJob direction_ab() const {
+    return {&frame->a, &frame->b, &frame->bounds, threads, seed, cell_size, progress};
+  }
   DirectedJob direction_ba() const {
     return {&frame->b, &frame->a, &frame->bounds, threads, seed ^ 0x9e3779b97f4a7c15ull, cell_size, progress};
   }
@@ -92,8 +94,8 @@ struct ExactNearest {
 };
 
 // Finishes a direction from the survivors of its float search: those the final threshold still cannot
-// set aside are searched again in double by `nearest` (in parallel; it gets the thread index), and the largest nearest distance,
-// ties to the smallest source index, is the answer.
+// set aside are searched again in double by `nearest` (in parallel; it gets the thread index), and the largest nearest
+// distance, ties to the smallest source index, is the answer.
 void finish_directed(const DirectedJob& job, const std::vector<std::vector<Survivor>>& survivors, const SharedMax& cmax,
                      const std::function<ExactNearest(const Survivor&, int)>& nearest, xhd_directed& out);
 

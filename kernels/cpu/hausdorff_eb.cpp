@@ -82,7 +82,8 @@ void directed_eb(const DirectedJob& job, xhd_directed& out) {
     job.progress->add(end - begin);
   });
   std::vector<ExactSearch> exact(job.threads, ExactSearch{*job.source, *job.target, *job.bounds});
-  finish_directed(job, survivors, cmax, [&](const Survivor& s, int tid) { return exact[tid].by_scan(s.source, s.hint); }, out);
+  finish_directed(
+      job, survivors, cmax, [&](const Survivor& s, int tid) { return exact[tid].by_scan(s.source, s.hint); }, out);
   out.query_ms = elapsed_ms(t_query);
   for (int t = 0; t < job.threads; ++t) {
     out.distance_evals += evals[t * 8] + exact[t].evals;

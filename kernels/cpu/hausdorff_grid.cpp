@@ -23,8 +23,8 @@ namespace xhd {
 // queries touch neighbouring cells of `grid`) against `grid`, the target set's grid. The float search
 // sets aside the queries it proves cannot be the witness; the rest are settled in double. Loose points
 // (far outliers, loose_points.h) are in neither grid: loose queries are settled in double at the end.
-static void directed_queries(const DirectedJob& job, const PointGrid& source, const PointGrid& grid, const LooseContext& loose,
-                             xhd_directed& out) {
+static void directed_queries(const DirectedJob& job, const PointGrid& source, const PointGrid& grid,
+                             const LooseContext& loose, xhd_directed& out) {
   const size_t n = job.source->count;
   out.cell_size = static_cast<float>(grid.cell);
   for (int i = 0; i < 3; ++i) out.grid_dims[i] = static_cast<uint32_t>(grid.dims[i]);
@@ -71,9 +71,8 @@ static void directed_queries(const DirectedJob& job, const PointGrid& source, co
     sample_ids[s] = static_cast<uint32_t>(rng() % n);
     for (int i = 0; i < 3; ++i) sample_xyz[3 * s + i] = job.source->xyz[3 * static_cast<size_t>(sample_ids[s]) + i];
   }
-  parallel_blocks(samples, 16, job.threads, [&](size_t b, size_t e, int tid) {
-    run(b, e, tid, sample_xyz.data(), sample_ids.data(), false);
-  });
+  parallel_blocks(samples, 16, job.threads,
+                  [&](size_t b, size_t e, int tid) { run(b, e, tid, sample_xyz.data(), sample_ids.data(), false); });
 
   parallel_blocks(source.ids.size(), 1024, job.threads, [&](size_t b, size_t e, int tid) {
     run(b, e, tid, source.xyz.data(), source.ids.data(), true);
@@ -96,8 +95,9 @@ static void directed_queries(const DirectedJob& job, const PointGrid& source, co
 
   std::vector<ExactSearch> exact(job.threads, ExactSearch{*job.source, *job.target, bounds});
   std::vector<ExactSearch> exact_loose(job.threads, ExactSearch{*job.source, *job.target, *loose.any_pair});
-  finish_directed(job, survivors, cmax, [&](const Survivor& s, int tid) { return exact_with_loose(grid, s, loose, exact[tid], exact_loose[tid]); },
-                  out);
+  finish_directed(
+      job, survivors, cmax,
+      [&](const Survivor& s, int tid) { return exact_with_loose(grid, s, loose, exact[tid], exact_loose[tid]); }, out);
   out.query_ms = elapsed_ms(t_query);
   for (int t = 0; t < job.threads; ++t) {
     out.distance_evals += evals[t * 8] + exact[t].evals + exact_loose[t].evals;

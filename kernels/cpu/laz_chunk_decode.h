@@ -39,8 +39,8 @@ struct ShortChunk {};
 class ChunkDecoder {
  public:
   // chunk[0, bytes): the chunk's first bytes (all of them, or a first window with `source` giving the rest).
-  ChunkDecoder(const uint8_t* chunk, uint64_t bytes, uint64_t points, const std::vector<Item>& items, uint32_t record_length,
-               ByteSource* source = nullptr)
+  ChunkDecoder(const uint8_t* chunk, uint64_t bytes, uint64_t points, const std::vector<Item>& items,
+               uint32_t record_length, ByteSource* source = nullptr)
       : points_(points), record_length_(record_length) {
     if (points == 0) return;
     if (bytes < record_length) throw ShortChunk{};

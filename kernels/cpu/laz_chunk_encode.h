@@ -14,8 +14,8 @@ namespace xhd::laz {
 
 // Appends the chunk of `points` records (record_length bytes each, laid out as `items`, which decodes_v2
 // accepts) to out.
-inline void encode_chunk(const uint8_t* records, uint64_t points, const std::vector<Item>& items, uint32_t record_length,
-                         std::vector<uint8_t>& out) {
+inline void encode_chunk(const uint8_t* records, uint64_t points, const std::vector<Item>& items,
+                         uint32_t record_length, std::vector<uint8_t>& out) {
   if (points == 0) return;
   out.insert(out.end(), records, records + record_length);
   ArithmeticEncoder encoder(out);

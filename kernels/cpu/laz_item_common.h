@@ -15,10 +15,10 @@ constexpr uint16_t kItemGpsTime11 = 7;
 constexpr uint16_t kItemRgb12 = 8;
 
 // The context of a return (return number r of n): LASzip's two 8 x 8 tables, indexed [n][r].
-constexpr uint8_t kReturnMap[64] = {
-    15, 14, 13, 12, 11, 10, 9,  8,  14, 0,  1,  3,  6,  10, 10, 9,  13, 1,  2,  4,  7,  11,
-    11, 10, 12, 3,  4,  5,  8,  12, 12, 11, 11, 6,  7,  8,  9,  13, 13, 12, 10, 10, 11, 12,
-    13, 14, 14, 13, 9,  10, 11, 12, 13, 14, 15, 14, 8,  9,  10, 11, 12, 13, 14, 15};
+constexpr uint8_t kReturnMap[64] = {15, 14, 13, 12, 11, 10, 9,  8,  14, 0,  1,  3,  6,  10, 10, 9,
+                                    13, 1,  2,  4,  7,  11, 11, 10, 12, 3,  4,  5,  8,  12, 12, 11,
+                                    11, 6,  7,  8,  9,  13, 13, 12, 10, 10, 11, 12, 13, 14, 14, 13,
+                                    9,  10, 11, 12, 13, 14, 15, 14, 8,  9,  10, 11, 12, 13, 14, 15};
 
 constexpr uint8_t return_level(uint32_t index) {
   const int n = static_cast<int>(index >> 3), r = static_cast<int>(index & 7);

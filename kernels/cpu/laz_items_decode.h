@@ -21,8 +21,14 @@ struct DamagedChunk : std::runtime_error {
 class Point10Decoder {
  public:
   explicit Point10Decoder(ArithmeticDecoder& d)
-      : d_(d), changed_(64), scan_angle_{SymbolModel(256), SymbolModel(256)}, intensity_(d, 4, 16),
-        point_source_(d, 1, 16), dx_(d, 2), dy_(d, 22), dz_(d, 20) {}
+      : d_(d),
+        changed_(64),
+        scan_angle_{SymbolModel(256), SymbolModel(256)},
+        intensity_(d, 4, 16),
+        point_source_(d, 1, 16),
+        dx_(d, 2),
+        dy_(d, 22),
+        dz_(d, 20) {}
 
   void init(const uint8_t* record) { p_.load_from(record); }
 
@@ -43,7 +49,8 @@ class Point10Decoder {
       if (changed & 8)
         p_.classification = static_cast<uint8_t>(d_.decode_symbol(lazy_model(classification_[p_.classification], 256)));
       if (changed & 4)
-        p_.scan_angle = static_cast<uint8_t>(fold(static_cast<int32_t>(d_.decode_symbol(scan_angle_[(p_.bits >> 6) & 1])) + p_.scan_angle));
+        p_.scan_angle = static_cast<uint8_t>(
+            fold(static_cast<int32_t>(d_.decode_symbol(scan_angle_[(p_.bits >> 6) & 1])) + p_.scan_angle));
       if (changed & 2) p_.user_data = static_cast<uint8_t>(d_.decode_symbol(lazy_model(user_data_[p_.user_data], 256)));
       if (changed & 1) p_.point_source = static_cast<uint16_t>(point_source_.decompress(p_.point_source, 0));
     }  // nothing changed: the intensity stays the previous point's, not last_intensity_[m]
@@ -142,7 +149,8 @@ class GpsTimeDecoder {
   }
 
   void add(int32_t delta) {
-    time_[last_] = static_cast<int64_t>(static_cast<uint64_t>(time_[last_]) + static_cast<uint64_t>(static_cast<int64_t>(delta)));
+    time_[last_] =
+        static_cast<int64_t>(static_cast<uint64_t>(time_[last_]) + static_cast<uint64_t>(static_cast<int64_t>(delta)));
   }
 
   void full() {
@@ -176,7 +184,8 @@ class GpsTimeDecoder {
 class RgbDecoder {
  public:
   explicit RgbDecoder(ArithmeticDecoder& d)
-      : d_(d), used_(128), diffs_{SymbolModel(256), SymbolModel(256), SymbolModel(256), SymbolModel(256), SymbolModel(256), SymbolModel(256)} {}
+      : d_(d), used_(128), diffs_{SymbolModel(256), SymbolModel(256), SymbolModel(256),
+                                  SymbolModel(256), SymbolModel(256), SymbolModel(256)} {}
 
   void init(const uint8_t* record) {
     r_ = load<uint16_t>(record);

@@ -17,8 +17,14 @@ namespace xhd::laz {
 class Point10Encoder {
  public:
   explicit Point10Encoder(ArithmeticEncoder& e)
-      : e_(e), changed_(64), scan_angle_{SymbolModel(256), SymbolModel(256)}, intensity_(e, 4, 16),
-        point_source_(e, 1, 16), dx_(e, 2), dy_(e, 22), dz_(e, 20) {}
+      : e_(e),
+        changed_(64),
+        scan_angle_{SymbolModel(256), SymbolModel(256)},
+        intensity_(e, 4, 16),
+        point_source_(e, 1, 16),
+        dx_(e, 2),
+        dy_(e, 22),
+        dz_(e, 20) {}
 
   void init(const uint8_t* record) { p_.load_from(record); }
 
@@ -40,7 +46,8 @@ class Point10Encoder {
       last_intensity_[m] = q.intensity;
     }
     if (changed & 8) e_.encode_symbol(lazy_model(classification_[p_.classification], 256), q.classification);
-    if (changed & 4) e_.encode_symbol(scan_angle_[(q.bits >> 6) & 1], static_cast<uint8_t>(q.scan_angle - p_.scan_angle));
+    if (changed & 4)
+      e_.encode_symbol(scan_angle_[(q.bits >> 6) & 1], static_cast<uint8_t>(q.scan_angle - p_.scan_angle));
     if (changed & 2) e_.encode_symbol(lazy_model(user_data_[p_.user_data], 256), q.user_data);
     if (changed & 1) point_source_.compress(p_.point_source, q.point_source, 0);
     const uint32_t single = n == 1 ? 1 : 0;
@@ -163,7 +170,8 @@ class GpsTimeEncoder {
 class RgbEncoder {
  public:
   explicit RgbEncoder(ArithmeticEncoder& e)
-      : e_(e), used_(128), diffs_{SymbolModel(256), SymbolModel(256), SymbolModel(256), SymbolModel(256), SymbolModel(256), SymbolModel(256)} {}
+      : e_(e), used_(128), diffs_{SymbolModel(256), SymbolModel(256), SymbolModel(256),
+                                  SymbolModel(256), SymbolModel(256), SymbolModel(256)} {}
 
   void init(const uint8_t* record) {
     r_ = load<uint16_t>(record);

@@ -69,7 +69,8 @@ uint64_t scale_records(const uint8_t* records, uint64_t count, const xhd_laz_job
   uint64_t o = 0;
   const uint8_t* p = records;
   for (uint64_t r = 0; r < count; ++r, p += length) {
-    const int32_t X = xhd::laz::load<int32_t>(p), Y = xhd::laz::load<int32_t>(p + 4), Z = xhd::laz::load<int32_t>(p + 8);
+    const int32_t X = xhd::laz::load<int32_t>(p), Y = xhd::laz::load<int32_t>(p + 4),
+                  Z = xhd::laz::load<int32_t>(p + 8);
     const uint32_t return_byte = p[14];
     const uint32_t cls = p[15] & 0x1f;
     const uint32_t return_number = return_byte & 7;
@@ -87,7 +88,8 @@ uint64_t scale_records(const uint8_t* records, uint64_t count, const xhd_laz_job
       if (classes != nullptr && classes[cls] == 0) continue;
       if (returns == 1 && return_number > 1) continue;
       if (returns == 2 && return_number < ((return_byte >> 3) & 7)) continue;
-      if (box != nullptr && (x < box[0] || y < box[1] || z < box[2] || x > box[3] || y > box[4] || z > box[5])) continue;
+      if (box != nullptr && (x < box[0] || y < box[1] || z < box[2] || x > box[3] || y > box[4] || z > box[5]))
+        continue;
     }
     out[3 * o] = x;
     out[3 * o + 1] = y;
@@ -181,7 +183,8 @@ std::vector<Chunk> checked_chunks(const xhd_laz_job& job) {
   for (uint64_t c = 0; c < job.chunk_count; ++c) {
     const uint64_t* e = job.chunks + 4 * c;
     chunks[c] = Chunk{e[0], e[1], e[2], e[3]};
-    if (e[3] != first || e[2] == 0 || e[1] == 0) throw xhd::InvalidArgument("LAZ chunks must be in order, each of at least one point and one byte");
+    if (e[3] != first || e[2] == 0 || e[1] == 0)
+      throw xhd::InvalidArgument("LAZ chunks must be in order, each of at least one point and one byte");
     if (e[2] > job.point_count - first) throw xhd::InvalidArgument("LAZ chunks hold more points than point_count");
     first += e[2];
   }
@@ -217,11 +220,13 @@ extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job
     Failure failure;
     try {
       const xhd::OpenFile file(path);
-      const int threads = static_cast<int>(std::min<uint64_t>(xhd::resolve_thread_count(job->threads), std::max<size_t>(chunks.size(), 1)));
+      const int threads = static_cast<int>(
+          std::min<uint64_t>(xhd::resolve_thread_count(job->threads), std::max<size_t>(chunks.size(), 1)));
       tallies.resize(threads);
       std::atomic<uint64_t> next{0};
       // The window holds at least the raw first record (which the decoder takes from the first window).
-      const uint64_t window = std::max<uint64_t>(job->piece_bytes > 0 ? job->piece_bytes : kWindowBytes, job->record_length);
+      const uint64_t window =
+          std::max<uint64_t>(job->piece_bytes > 0 ? job->piece_bytes : kWindowBytes, job->record_length);
       xhd::WorkerPool::shared().run(threads, [&](int tid) {
         // Every thread claims chunks from one counter; a chunk above a failed one is skipped.
         std::vector<uint8_t> bytes, decoded;

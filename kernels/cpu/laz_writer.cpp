@@ -49,7 +49,8 @@ struct ChunkStats {
 };
 
 // Points [first, first + n) as LAS records into out; throws OutOfRange at the first coordinate off the grid.
-void build_records(const xhd_laz_points& p, uint64_t first, uint64_t n, uint32_t length, uint8_t* out, ChunkStats& stats) {
+void build_records(const xhd_laz_points& p, uint64_t first, uint64_t n, uint32_t length, uint8_t* out,
+                   ChunkStats& stats) {
   std::memset(out, 0, n * length);
   const bool gps = p.point_format == 1 || p.point_format == 3;
   const bool rgb = p.point_format == 2 || p.point_format == 3;
@@ -82,7 +83,8 @@ void build_records(const xhd_laz_points& p, uint64_t first, uint64_t n, uint32_t
 
 class OutputFile {
  public:
-  explicit OutputFile(const char* path) : path_(path), fd_(::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) {
+  explicit OutputFile(const char* path)
+      : path_(path), fd_(::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) {
     if (fd_ < 0) throw xhd::SystemError{errno};
   }
   ~OutputFile() {
@@ -137,7 +139,8 @@ std::vector<uint8_t> chunk_table(const std::vector<uint64_t>& chunk_bytes) {
   return table;
 }
 
-void fill_header(std::vector<uint8_t>& h, const xhd_laz_points& p, const ChunkStats& all, double min[3], double max[3]) {
+void fill_header(std::vector<uint8_t>& h, const xhd_laz_points& p, const ChunkStats& all, double min[3],
+                 double max[3]) {
   const uint32_t legacy = p.count <= UINT32_MAX ? static_cast<uint32_t>(p.count) : 0;
   std::memcpy(h.data() + 107, &legacy, 4);
   for (int r = 0; r < 5; ++r) {
@@ -172,8 +175,10 @@ extern "C" XHD_API int32_t xhd_write_laz(const char* path, const uint8_t* header
     const xhd_laz_points& p = *points;
     if (p.count > 0 && p.xyz == nullptr) throw xhd::InvalidArgument("xyz must not be null");
     if (p.point_format < 0 || p.point_format > 3) throw xhd::InvalidArgument("point_format must be 0-3");
-    if (p.extra_count > 0 && p.extra == nullptr) throw xhd::InvalidArgument("extra must not be null when extra_count > 0");
-    if (p.extra_count > 4000) throw xhd::InvalidArgument("extra_count must be at most 4000 (a record is at most 65535 bytes)");
+    if (p.extra_count > 0 && p.extra == nullptr)
+      throw xhd::InvalidArgument("extra must not be null when extra_count > 0");
+    if (p.extra_count > 4000)
+      throw xhd::InvalidArgument("extra_count must be at most 4000 (a record is at most 65535 bytes)");
     if (p.threads < 0) throw xhd::InvalidArgument("threads must be >= 0");
     if (header_bytes < 227 || std::memcmp(header, "LASF", 4) != 0 || header[25] > 4)
       throw xhd::InvalidArgument("header must be a LAS 1.0-1.4 header of at least 227 bytes");
@@ -225,7 +230,8 @@ extern "C" XHD_API int32_t xhd_write_laz(const char* path, const uint8_t* header
           }
         });
         if (!bad.empty()) {
-          const OutOfRange& first = *std::min_element(bad.begin(), bad.end(), [](const OutOfRange& a, const OutOfRange& b) { return a.point < b.point; });
+          const OutOfRange& first = *std::min_element(
+              bad.begin(), bad.end(), [](const OutOfRange& a, const OutOfRange& b) { return a.point < b.point; });
           result->kind = XHD_LAZ_WRITE_OUT_OF_RANGE;
           result->point = first.point;
           result->value = first.value;

@@ -25,8 +25,8 @@ namespace xhd {
 
 // What a search needs to know of the loose points of one direction.
 struct LooseContext {
-  const FilterBounds* tight;      // for pairs of points inside the cube
-  const FilterBounds* any_pair;   // for every pair (a loose query's search)
+  const FilterBounds* tight;     // for pairs of points inside the cube
+  const FilterBounds* any_pair;  // for every pair (a loose query's search)
   LooseGate gate;
   const FramedSet* target = nullptr;
   const double* origin = nullptr;  // the frame's
@@ -85,17 +85,21 @@ struct FarBound {
     }
     return std::sqrt(gap2) * (1.0 - std::ldexp(1.0, -48)) - error;
   }
-  static bool beyond(double lower, const ExactNearest& best) { return lower > std::sqrt(best.dist2) * (1.0 + std::ldexp(1.0, -48)); }
+  static bool beyond(double lower, const ExactNearest& best) {
+    return lower > std::sqrt(best.dist2) * (1.0 + std::ldexp(1.0, -48));
+  }
 };
 
 // Through the chunk tree, nearer child first: for many loose queries, once the tree is built.
-inline ExactNearest far_nearest_in_tree(const PointGrid& g, ExactSearch& search, size_t i, uint32_t hint_sorted, const FarBound& far) {
+inline ExactNearest far_nearest_in_tree(const PointGrid& g, ExactSearch& search, size_t i, uint32_t hint_sorted,
+                                        const FarBound& far) {
   ExactNearest best = search.start(i, g.ids[hint_sorted]);
   descend_chunk_tree(
       g, &search.source.xyz[3 * i],
       [&](const Box& box) { return FarBound::beyond(far.lower(box), best) ? TreeStep::kSkip : TreeStep::kDescend; },
       [&](uint32_t chunk) {
-        for (uint32_t k = g.chunk_points[chunk], end = g.chunk_points[chunk + 1]; k < end; ++k) search.offer(i, g.ids[k], best);
+        for (uint32_t k = g.chunk_points[chunk], end = g.chunk_points[chunk + 1]; k < end; ++k)
+          search.offer(i, g.ids[k], best);
         return false;
       });
   return best;
@@ -103,10 +107,12 @@ inline ExactNearest far_nearest_in_tree(const PointGrid& g, ExactSearch& search,
 
 // Over the chunks in turn, the nearest chunk's targets first so the bound is tight from the start: for a
 // few loose queries, cheaper than building the tree.
-inline ExactNearest far_nearest_by_scan(const PointGrid& g, ExactSearch& search, size_t i, uint32_t hint_sorted, const FarBound& far) {
+inline ExactNearest far_nearest_by_scan(const PointGrid& g, ExactSearch& search, size_t i, uint32_t hint_sorted,
+                                        const FarBound& far) {
   ExactNearest best = search.start(i, g.ids[hint_sorted]);
   const auto scan = [&](size_t chunk) {
-    for (uint32_t k = g.chunk_points[chunk], end = g.chunk_points[chunk + 1]; k < end; ++k) search.offer(i, g.ids[k], best);
+    for (uint32_t k = g.chunk_points[chunk], end = g.chunk_points[chunk + 1]; k < end; ++k)
+      search.offer(i, g.ids[k], best);
   };
   size_t nearest = 0;
   double nearest_lower = INFINITY;
@@ -129,13 +135,14 @@ constexpr size_t kFarScanQueries = 16;
 // A query's nearest target in double: through the grid (from the float search's hint), with the tight
 // bounds for a query inside the cube and the any-pair bounds for a loose one, then the loose targets
 // wherever they may be nearer.
-inline ExactNearest exact_with_loose(const PointGrid& grid, const Survivor& s, const LooseContext& loose, ExactSearch& inside,
-                                     ExactSearch& outside) {
+inline ExactNearest exact_with_loose(const PointGrid& grid, const Survivor& s, const LooseContext& loose,
+                                     ExactSearch& inside, ExactSearch& outside) {
   const float* p = &inside.source.xyz[3 * static_cast<size_t>(s.source)];
   if (loose.is_loose(p)) {
     const FarBound far(outside.source.truth, s.source, loose.origin, loose.gate.copy_error);
-    ExactNearest best = outside.source.loose.size() <= kFarScanQueries ? far_nearest_by_scan(grid, outside, s.source, s.hint, far)
-                                                                       : far_nearest_in_tree(grid, outside, s.source, s.hint, far);
+    ExactNearest best = outside.source.loose.size() <= kFarScanQueries
+                            ? far_nearest_by_scan(grid, outside, s.source, s.hint, far)
+                            : far_nearest_in_tree(grid, outside, s.source, s.hint, far);
     loose.offer_all(outside.source, s.source, best, outside.evals);
     return best;
   }

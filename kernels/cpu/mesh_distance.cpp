@@ -99,7 +99,8 @@ class PosedB {
     const Support s = node_support(xs, n, -l[0], -l[1], -l[2]);
     const float* v = xs + s.at;
     double q[3];
-    for (int r = 0; r < 3; ++r) q[r] = ((m_[4 * r] * v[0] + m_[4 * r + 1] * v[n]) + m_[4 * r + 2] * v[2 * n]) + m_[4 * r + 3];
+    for (int r = 0; r < 3; ++r)
+      q[r] = ((m_[4 * r] * v[0] + m_[4 * r + 1] * v[n]) + m_[4 * r + 2] * v[2 * n]) + m_[4 * r + 3];
     at = {q[0], q[1], q[2]};
     return -s.h + (m_[3] * x.x + m_[7] * x.y + m_[11] * x.z);
   }
@@ -230,12 +231,12 @@ class Search {
     Candidate best = empty_candidate<kMax>();
     SlotPair best_slots;
     uint64_t box_pairs = 0, triangle_pairs = 0;
-    std::mutex mutex;           // guards heap: the owner takes from it, the others steal
+    std::mutex mutex;  // guards heap: the owner takes from it, the others steal
     std::vector<NodePair> heap;
     // The heap's size as last left, read without the lock: idle workers look before they lock (with many
     // threads, thieves locking empty heaps in turn slowed their owners' every pop).
     std::atomic<size_t> size{0};
-    std::vector<NodePair> kept;  // children put aside by a dive, for the heap
+    std::vector<NodePair> kept;                                            // children put aside by a dive, for the heap
     double seen_bound = std::nan(""), limit = INFINITY, reach = INFINITY;  // limit = reach squared
     // B's node last moved, kept for the next pairs with the same B node.
     uint32_t moved_node = UINT32_MAX;
@@ -290,7 +291,8 @@ class Search {
       }
       const NodeShape& shape = a_.shapes[na];
       const MovedOrientedBox oriented = as_double(shape.box);
-      const DopView a_dop = dop_view(oriented, shape.dop), b_dop = dop_view(w.oriented, b_.tree().shapes[nb].dop, b_.eps());
+      const DopView a_dop = dop_view(oriented, shape.dop),
+                    b_dop = dop_view(w.oriented, b_.tree().shapes[nb].dop, b_.eps());
       const double thin = dop_thin_gap(a_dop, b_dop);
       bound = larger(key, thin * thin);
       if (cut(bound, w)) return bound;
@@ -488,7 +490,8 @@ class F12Distance final : public MeshDistanceEngine {
   F12Distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o, const Progress& progress)
       : which_(o.which), threads_(resolve_thread_count(o.threads)) {
     const bool min = (o.which & XHD_DISTANCE_MIN) != 0;
-    const uint64_t per_triangle = kOrderWeight + kBoxesWeight + (min ? kOrientedWeight + kReachesWeight + kPointsWeight : 0);
+    const uint64_t per_triangle =
+        kOrderWeight + kBoxesWeight + (min ? kOrientedWeight + kReachesWeight + kPointsWeight : 0);
     progress.set_total(per_triangle * (a.triangle_count + b.triangle_count));
     for (auto [tree, mesh] : {std::pair<Tree*, const xhd_mesh*>{&a_, &a}, {&b_, &b}}) {
       const uint64_t n = mesh->triangle_count;
@@ -522,10 +525,13 @@ class F12Distance final : public MeshDistanceEngine {
     const PosedB b(b_, frame, pose);
     // Every bound the CPU compares against is an exact distance, so the filters' distance from the truth
     // counts once (mesh_frame.h). The truth's magnitude: the frame's (A's box, B's moved one) plus A's origin.
-    const double truth_scale = std::fmax(largest_coordinate(a_.boxes[0]), b.moved_scale()) + largest_abs(a_.frame.origin);
+    const double truth_scale =
+        std::fmax(largest_coordinate(a_.boxes[0]), b.moved_scale()) + largest_abs(a_.frame.origin);
     const double slack = pruning_slack(truth_scale) + a_.frame.copy_error + frame.displacement;
-    if (which_ & XHD_DISTANCE_MIN) write_pair(Search<false>(a_, b, threads_, slack).run(last_min_, r.box_pairs, r.triangle_pairs), r.min);
-    if (which_ & XHD_DISTANCE_MAX) write_pair(Search<true>(a_, b, threads_, slack).run(last_max_, r.box_pairs, r.triangle_pairs), r.max);
+    if (which_ & XHD_DISTANCE_MIN)
+      write_pair(Search<false>(a_, b, threads_, slack).run(last_min_, r.box_pairs, r.triangle_pairs), r.min);
+    if (which_ & XHD_DISTANCE_MAX)
+      write_pair(Search<true>(a_, b, threads_, slack).run(last_max_, r.box_pairs, r.triangle_pairs), r.max);
     r.query_ms = elapsed_ms(start);
   }
 
@@ -538,8 +544,8 @@ class F12Distance final : public MeshDistanceEngine {
 
 }  // namespace
 
-std::unique_ptr<MeshDistanceEngine> make_cpu_f12_distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o,
-                                                          const Progress& progress) {
+std::unique_ptr<MeshDistanceEngine> make_cpu_f12_distance(const xhd_mesh& a, const xhd_mesh& b,
+                                                          const xhd_distance_options& o, const Progress& progress) {
   return std::make_unique<F12Distance>(a, b, o, progress);
 }
 

@@ -13,8 +13,10 @@ namespace xhd {
 // The f12 hierarchies (kernels/cpu/mesh_distance.cpp) and the reference over every triangle pair
 // (kernels/reference/mesh_distance_brute.cpp). Arguments must already be checked. The build reports to
 // progress and stops with Cancelled when the caller cancels (the reference has nothing to build).
-std::unique_ptr<MeshDistanceEngine> make_cpu_f12_distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& options,
+std::unique_ptr<MeshDistanceEngine> make_cpu_f12_distance(const xhd_mesh& a, const xhd_mesh& b,
+                                                          const xhd_distance_options& options,
                                                           const Progress& progress);
-std::unique_ptr<MeshDistanceEngine> make_brute_distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& options);
+std::unique_ptr<MeshDistanceEngine> make_brute_distance(const xhd_mesh& a, const xhd_mesh& b,
+                                                        const xhd_distance_options& options);
 
 }  // namespace xhd

@@ -33,7 +33,8 @@ PerPointWitness nearest_through_grid(const PointFrame& frame, const FramedSet& q
       query_nearest(grid, nothing_pruned, q);
       evals[8 * tid] += q.evals;
       if (q.best == UINT32_MAX) throw std::logic_error("nearest points: a query found no target");
-      const ExactNearest e = exact_with_loose(grid, {static_cast<uint32_t>(i), q.best, q.cmin2}, loose, exact[tid], exact_loose[tid]);
+      const ExactNearest e =
+          exact_with_loose(grid, {static_cast<uint32_t>(i), q.best, q.cmin2}, loose, exact[tid], exact_loose[tid]);
       const int64_t target = targets.input_of(e.target);
       if (nearest != nullptr) nearest[i] = target;
       if (distance != nullptr) distance[i] = std::sqrt(e.dist2);
@@ -56,7 +57,8 @@ void nearest_points_grid(const NearestJob& job, xhd_nearest_result& result) {
   result.build_ms = elapsed_ms(start);
   start = std::chrono::steady_clock::now();
   uint64_t evals = 0;
-  nearest_through_grid(*job.frame, *job.queries, *job.targets, grid, job.threads, *job.progress, job.distance, job.nearest, &evals);
+  nearest_through_grid(*job.frame, *job.queries, *job.targets, grid, job.threads, *job.progress, job.distance,
+                       job.nearest, &evals);
   result.query_ms = elapsed_ms(start);
   result.distance_evals = evals;
 }

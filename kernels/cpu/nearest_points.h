@@ -14,7 +14,7 @@
 namespace xhd {
 
 struct NearestJob {
-  const PointFrame* frame;     // queries are its a, targets its b
+  const PointFrame* frame;  // queries are its a, targets its b
   const FramedSet* queries;
   const FramedSet* targets;
   const FilterBounds* bounds;

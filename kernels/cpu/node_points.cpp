@@ -27,8 +27,8 @@ void append_blocks(const std::vector<Point>& points, Subtree& out) {
     for (uint32_t i = 0; i < padded; ++i) out.soa.push_back(points[i < points.size() ? i : 0][k]);
 }
 
-// The subtree under `root` (a node of the first level with points, by its index there), `levels` deep: leaves from their corners, each parent from its
-// children's sorted lists (a merge).
+// The subtree under `root` (a node of the first level with points, by its index there), `levels` deep: leaves from
+// their corners, each parent from its children's sorted lists (a merge).
 Subtree build_subtree(const F12Mesh& mesh, uint64_t root, uint32_t levels) {
   const F12Shape& s = mesh.shape;
   // Bottom up, keeping each level's lists; the blocks are written top down afterwards (breadth first).

@@ -87,7 +87,8 @@ void parallel_sort_by_key(uint32_t* keys, size_t n, int key_bits, int threads, P
   using namespace sort_by_key_detail;
   if (n == 0) return;
   const DigitPlan plan = plan_digits(key_bits);
-  const size_t parts = std::clamp<size_t>(n / kMinPartItems, 1, kPartsPerThread * static_cast<size_t>(std::max(threads, 1)));
+  const size_t parts =
+      std::clamp<size_t>(n / kMinPartItems, 1, kPartsPerThread * static_cast<size_t>(std::max(threads, 1)));
   std::vector<uint32_t> offsets;
   const auto identity = [](size_t p) { return static_cast<uint32_t>(p); };
   if (plan.passes == 1) {

@@ -45,14 +45,22 @@ T load(const unsigned char* at, bool swap) {
 
 double load_as_double(const unsigned char* at, int type, bool swap) {
   switch (type) {
-    case XHD_INT8: return load<int8_t>(at, swap);
-    case XHD_UINT8: return load<uint8_t>(at, swap);
-    case XHD_INT16: return load<int16_t>(at, swap);
-    case XHD_UINT16: return load<uint16_t>(at, swap);
-    case XHD_INT32: return load<int32_t>(at, swap);
-    case XHD_UINT32: return load<uint32_t>(at, swap);
-    case XHD_FLOAT32: return load<float>(at, swap);
-    default: return load<double>(at, swap);
+    case XHD_INT8:
+      return load<int8_t>(at, swap);
+    case XHD_UINT8:
+      return load<uint8_t>(at, swap);
+    case XHD_INT16:
+      return load<int16_t>(at, swap);
+    case XHD_UINT16:
+      return load<uint16_t>(at, swap);
+    case XHD_INT32:
+      return load<int32_t>(at, swap);
+    case XHD_UINT32:
+      return load<uint32_t>(at, swap);
+    case XHD_FLOAT32:
+      return load<float>(at, swap);
+    default:
+      return load<double>(at, swap);
   }
 }
 
@@ -100,8 +108,9 @@ template <class Out>
 void decode_mixed(const unsigned char* records, uint64_t n, const Layout& layout, Out* out) {
   for (uint64_t r = 0; r < n; ++r, records += layout.stride, out += 3) {
     for (int k = 0; k < 3; ++k) {
-      out[k] = layout.offset[k] >= 0 ? static_cast<Out>(load_as_double(records + layout.offset[k], layout.type[k], layout.swap))
-                                     : Out(0);
+      out[k] = layout.offset[k] >= 0
+                   ? static_cast<Out>(load_as_double(records + layout.offset[k], layout.type[k], layout.swap))
+                   : Out(0);
     }
   }
 }
@@ -115,14 +124,22 @@ void decode(const unsigned char* records, uint64_t n, const Layout& layout, Out*
     return decode_uniform<float, float>(records, n, layout, out);  // float output means float32 x, y, z
   } else {
     switch (t) {
-      case XHD_INT8: return decode_uniform<double, int8_t>(records, n, layout, out);
-      case XHD_UINT8: return decode_uniform<double, uint8_t>(records, n, layout, out);
-      case XHD_INT16: return decode_uniform<double, int16_t>(records, n, layout, out);
-      case XHD_UINT16: return decode_uniform<double, uint16_t>(records, n, layout, out);
-      case XHD_INT32: return decode_uniform<double, int32_t>(records, n, layout, out);
-      case XHD_UINT32: return decode_uniform<double, uint32_t>(records, n, layout, out);
-      case XHD_FLOAT32: return decode_uniform<double, float>(records, n, layout, out);
-      default: return decode_uniform<double, double>(records, n, layout, out);
+      case XHD_INT8:
+        return decode_uniform<double, int8_t>(records, n, layout, out);
+      case XHD_UINT8:
+        return decode_uniform<double, uint8_t>(records, n, layout, out);
+      case XHD_INT16:
+        return decode_uniform<double, int16_t>(records, n, layout, out);
+      case XHD_UINT16:
+        return decode_uniform<double, uint16_t>(records, n, layout, out);
+      case XHD_INT32:
+        return decode_uniform<double, int32_t>(records, n, layout, out);
+      case XHD_UINT32:
+        return decode_uniform<double, uint32_t>(records, n, layout, out);
+      case XHD_FLOAT32:
+        return decode_uniform<double, float>(records, n, layout, out);
+      default:
+        return decode_uniform<double, double>(records, n, layout, out);
     }
   }
 }
@@ -203,7 +220,8 @@ template <class Out>
 void read_vertices(const OpenFile& file, const Layout& layout, Out* xyz, int threads, xhd_read_result& result) {
   const bool packed = layout.packed();
   const uint64_t pieces = (layout.count + layout.records_per_piece - 1) / layout.records_per_piece;
-  const int workers = static_cast<int>(std::min<uint64_t>(uint64_t(std::max(threads, 1)), std::max<uint64_t>(pieces, 1)));
+  const int workers =
+      static_cast<int>(std::min<uint64_t>(uint64_t(std::max(threads, 1)), std::max<uint64_t>(pieces, 1)));
   std::vector<KeyBounds<Out>> bounds(workers);
   std::vector<std::vector<unsigned char>> scratch(workers);
   FirstProblem problem;
@@ -254,7 +272,8 @@ void read_vertices(const OpenFile& file, const Layout& layout, Out* xyz, int thr
 Layout check_layout(const xhd_ply_vertex_layout& in) {
   Layout layout{};
   if (in.stride == 0) throw InvalidArgument("stride must be positive");
-  if (in.output != XHD_FLOAT32 && in.output != XHD_FLOAT64) throw InvalidArgument("output must be XHD_FLOAT32 or XHD_FLOAT64");
+  if (in.output != XHD_FLOAT32 && in.output != XHD_FLOAT64)
+    throw InvalidArgument("output must be XHD_FLOAT32 or XHD_FLOAT64");
   if (in.threads < 0) throw InvalidArgument("threads must be >= 0");
   layout.has_z = in.offset[2] >= 0;
   for (int k = 0; k < 3; ++k) {
@@ -264,7 +283,8 @@ Layout check_layout(const xhd_ply_vertex_layout& in) {
     if (in.type[k] < XHD_INT8 || in.type[k] > XHD_FLOAT64) throw InvalidArgument("unknown scalar type");
     if (in.offset[k] < 0 || uint64_t(in.offset[k]) + type_size(in.type[k]) > in.stride)
       throw InvalidArgument("a coordinate lies outside its record");
-    if (in.output == XHD_FLOAT32 && in.type[k] != XHD_FLOAT32) throw InvalidArgument("float output needs float32 coordinates");
+    if (in.output == XHD_FLOAT32 && in.type[k] != XHD_FLOAT32)
+      throw InvalidArgument("float output needs float32 coordinates");
   }
   if (in.count > UINT64_MAX / in.stride || in.body_offset > UINT64_MAX - in.count * in.stride)
     throw InvalidArgument("the records' extent overflows");
@@ -283,7 +303,8 @@ Layout check_layout(const xhd_ply_vertex_layout& in) {
 extern "C" XHD_API int32_t xhd_read_ply_vertices(const char* path, const xhd_ply_vertex_layout* layout, void* xyz,
                                                  xhd_read_result* result) {
   return xhd::guarded([&] {
-    if (path == nullptr || layout == nullptr || result == nullptr) throw InvalidArgument("path, layout and result must not be null");
+    if (path == nullptr || layout == nullptr || result == nullptr)
+      throw InvalidArgument("path, layout and result must not be null");
     if (xyz == nullptr && layout->count > 0) throw InvalidArgument("xyz must not be null");
     *result = xhd_read_result{};
     const Layout checked = check_layout(*layout);

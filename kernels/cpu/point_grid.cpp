@@ -66,9 +66,7 @@ double cells_for(const Extent& e, double cell) {
 
 // The dense cell table never holds more than 4 cells per point (nor more than 2^28): memory stays
 // proportional to the input, whatever cell size was asked for.
-double max_cells_for(size_t n) {
-  return std::min(std::max(4.0 * static_cast<double>(n), 4096.0), 268435456.0);
-}
+double max_cells_for(size_t n) { return std::min(std::max(4.0 * static_cast<double>(n), 4096.0), 268435456.0); }
 
 // Smallest side (grown in 25% steps) that keeps the dense cell table within max_cells.
 double respect_cell_cap(const Extent& e, double cell, double max_cells) {
@@ -86,7 +84,8 @@ PointGridFrame frame_for(const Extent& e, double cell) {
 }
 
 // Every point's cell key in a frame, and how many distinct cells they occupy (counted with a bitmap).
-size_t compute_cell_keys(const float* xyz, size_t n, const PointGridFrame& f, int threads, UninitLargeVector<uint32_t>& keys) {
+size_t compute_cell_keys(const float* xyz, size_t n, const PointGridFrame& f, int threads,
+                         UninitLargeVector<uint32_t>& keys) {
   keys.resize(n);
   std::vector<uint64_t> bits((f.cell_count() + 63) / 64, 0);
   parallel_blocks(n, kBuildGrain, threads, [&](size_t begin, size_t end, int) {
@@ -134,14 +133,15 @@ double choose_cell_size(const float* xyz, size_t n, const Extent& e, int threads
   const double fill1 = static_cast<double>(n) / compute_cell_keys(xyz, n, frame_for(e, finer), threads, scratch);
   const double dimension = std::log(fill0 / fill1) / std::log(cell / finer);
   if (!(dimension > 0.25)) return cell;  // duplicates: refining does not spread them
-  const double target = respect_cell_cap(
-      e, cell * std::pow(kTargetPointsPerCell / fill0, 1.0 / std::min(dimension, 3.0)), max_cells);
+  const double target =
+      respect_cell_cap(e, cell * std::pow(kTargetPointsPerCell / fill0, 1.0 / std::min(dimension, 3.0)), max_cells);
   compute_cell_keys(xyz, n, frame_for(e, target), threads, keys);
   return target;
 }
 
 // Orders a crowded cell's points along a Morton curve inside the cell so its chunks are compact.
-void sort_cell_spatially(UninitLargeVector<float>& xyz, UninitLargeVector<uint32_t>& ids, uint32_t begin, uint32_t end) {
+void sort_cell_spatially(UninitLargeVector<float>& xyz, UninitLargeVector<uint32_t>& ids, uint32_t begin,
+                         uint32_t end) {
   Box box;
   box_make_empty(box);
   for (uint32_t p = begin; p < end; ++p) box_grow(box, &xyz[3 * p]);
@@ -178,7 +178,8 @@ size_t chunk_parts(size_t n, int threads) {
 // The chunks of one cell's sorted points [begin, end), handed to emit(first point, MBR) in order.
 template <class Emit>
 void chunk_cell(PointGrid& g, size_t begin, size_t end, Emit emit) {
-  if (end - begin > kChunkPoints) sort_cell_spatially(g.xyz, g.ids, static_cast<uint32_t>(begin), static_cast<uint32_t>(end));
+  if (end - begin > kChunkPoints)
+    sort_cell_spatially(g.xyz, g.ids, static_cast<uint32_t>(begin), static_cast<uint32_t>(end));
   for (size_t s = begin; s < end; s += kChunkPoints) {
     Box b;
     box_make_empty(b);
@@ -205,11 +206,13 @@ void sort_points_by_cell(const float* xyz, size_t n, UninitLargeVector<uint32_t>
   float* out_xyz = g.xyz.data();
   uint32_t* out_ids = g.ids.data();
   uint32_t* out_cell = sorted_cell.data();
-  parallel_sort_by_key(keys.data(), n, key_bits(g.cell_count()), threads, [=](uint32_t dst, uint32_t cell, uint32_t src) {
-    for (int i = 0; i < 3; ++i) out_xyz[3 * static_cast<size_t>(dst) + i] = xyz[3 * static_cast<size_t>(src) + i];
-    out_ids[dst] = src;
-    out_cell[dst] = cell;
-  });
+  parallel_sort_by_key(keys.data(), n, key_bits(g.cell_count()), threads,
+                       [=](uint32_t dst, uint32_t cell, uint32_t src) {
+                         for (int i = 0; i < 3; ++i)
+                           out_xyz[3 * static_cast<size_t>(dst) + i] = xyz[3 * static_cast<size_t>(src) + i];
+                         out_ids[dst] = src;
+                         out_cell[dst] = cell;
+                       });
 }
 
 // cell_chunks[c]: the first chunk of a cell >= c (the chunks of the cells below c), for every c up to
@@ -241,7 +244,8 @@ void build_chunks(PointGrid& g, const UninitLargeVector<uint32_t>& sorted_cell, 
   for (size_t part = 0; part < parts; ++part) {
     size_t b = n * part / parts;
     // On to the end of the cell it falls in, by bisection: a crowded cell may span many parts.
-    if (b > 0 && b < n) b = std::upper_bound(sorted_cell.begin() + b, sorted_cell.end(), sorted_cell[b - 1]) - sorted_cell.begin();
+    if (b > 0 && b < n)
+      b = std::upper_bound(sorted_cell.begin() + b, sorted_cell.end(), sorted_cell[b - 1]) - sorted_cell.begin();
     bounds[part] = std::max(b, part > 0 ? bounds[part - 1] : size_t(0));
   }
   auto for_each_cell_run = [&](size_t part, auto&& body) {
@@ -254,7 +258,8 @@ void build_chunks(PointGrid& g, const UninitLargeVector<uint32_t>& sorted_cell, 
     std::vector<size_t> first_chunk(parts + 1, 0);
     parallel_blocks(parts, 1, threads, [&](size_t part, size_t, int) {
       size_t count = 0;
-      for_each_cell_run(part, [&](size_t begin, size_t end) { count += (end - begin + kChunkPoints - 1) / kChunkPoints; });
+      for_each_cell_run(part,
+                        [&](size_t begin, size_t end) { count += (end - begin + kChunkPoints - 1) / kChunkPoints; });
       first_chunk[part + 1] = count;
     });
     for (size_t part = 0; part < parts; ++part) first_chunk[part + 1] += first_chunk[part];

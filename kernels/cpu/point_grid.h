@@ -24,9 +24,7 @@ struct PointGridFrame {
   int dims[3] = {1, 1, 1};
 
   size_t cell_count() const { return static_cast<size_t>(dims[0]) * dims[1] * dims[2]; }
-  size_t cell_index(int x, int y, int z) const {
-    return (static_cast<size_t>(z) * dims[1] + y) * dims[0] + x;
-  }
+  size_t cell_index(int x, int y, int z) const { return (static_cast<size_t>(z) * dims[1] + y) * dims[0] + x; }
   // Cell holding p, clamped into the grid for points outside it.
   void cell_of(const float p[3], int c[3]) const {
     for (int i = 0; i < 3; ++i) {
@@ -42,7 +40,7 @@ struct PointGridFrame {
 };
 
 struct PointGrid : PointGridFrame {
-  int max_ring = 3;       // rings searched before falling back to the chunk tree
+  int max_ring = 3;  // rings searched before falling back to the chunk tree
 
   UninitLargeVector<uint32_t> cell_chunks;   // chunks of cell c: [cell_chunks[c], cell_chunks[c + 1])
   UninitLargeVector<Box> chunk_boxes;        // tight MBR of each chunk
@@ -51,10 +49,10 @@ struct PointGrid : PointGridFrame {
   UninitLargeVector<uint32_t> ids;           // original index of each sorted point
 
   // The chunk tree is built on first use: most inputs never leave the ring search.
-  int build_threads = 1;                              // threads that build it, as for the grid
-  mutable uint32_t leaf_slots = 1;                    // leaves of the chunk tree (a power of two)
-  mutable UninitLargeVector<Box> tree;                // 1-based heap: children of n are 2n and 2n + 1
-  mutable UninitLargeVector<uint32_t> leaf_chunk;     // chunk at each leaf slot (unused slots have empty boxes)
+  int build_threads = 1;                           // threads that build it, as for the grid
+  mutable uint32_t leaf_slots = 1;                 // leaves of the chunk tree (a power of two)
+  mutable UninitLargeVector<Box> tree;             // 1-based heap: children of n are 2n and 2n + 1
+  mutable UninitLargeVector<uint32_t> leaf_chunk;  // chunk at each leaf slot (unused slots have empty boxes)
   mutable std::once_flag tree_built;
   void ensure_tree() const;
 };

@@ -53,13 +53,14 @@ inline bool visit_cell(const PointGrid& g, int x, int y, int z, float cmax2, Gri
 
 // Cells at Chebyshev distance exactly r from the centre cell (the shell of ring r), clipped to the grid,
 // leaving out those inside the box `done` (already visited).
-inline bool visit_ring(const PointGrid& g, const int c[3], int r, const int done_lo[3], const int done_hi[3], float cmax2, GridQuery& q) {
+inline bool visit_ring(const PointGrid& g, const int c[3], int r, const int done_lo[3], const int done_hi[3],
+                       float cmax2, GridQuery& q) {
   const int z0 = std::max(c[2] - r, 0), z1 = std::min(c[2] + r, g.dims[2] - 1);
   const int y0 = std::max(c[1] - r, 0), y1 = std::min(c[1] + r, g.dims[1] - 1);
   const int x0 = std::max(c[0] - r, 0), x1 = std::min(c[0] + r, g.dims[0] - 1);
   auto visit = [&](int x, int y, int z) {
-    const bool done = x >= done_lo[0] && x <= done_hi[0] && y >= done_lo[1] && y <= done_hi[1] &&
-                      z >= done_lo[2] && z <= done_hi[2];
+    const bool done =
+        x >= done_lo[0] && x <= done_hi[0] && y >= done_lo[1] && y <= done_hi[1] && z >= done_lo[2] && z <= done_hi[2];
     return !done && visit_cell(g, x, y, z, cmax2, q);
   };
   for (int z = z0; z <= z1; ++z) {

@@ -25,8 +25,8 @@ void grid_direction(const PointFrame& frame, const FramedSet& source, const Fram
   result.cell_size = static_cast<float>(grid.cell);
   for (int k = 0; k < 3; ++k) result.grid_dims[k] = static_cast<uint32_t>(grid.dims[k]);
   start = std::chrono::steady_clock::now();
-  const PerPointWitness w = nearest_through_grid(frame, source, target, grid, threads, progress, out.distance, out.nearest,
-                                                 &result.distance_evals);
+  const PerPointWitness w = nearest_through_grid(frame, source, target, grid, threads, progress, out.distance,
+                                                 out.nearest, &result.distance_evals);
   result.query_ms = result.exact_ms = elapsed_ms(start);
   result.exact_checks = source.count;
   w.write(result);
@@ -44,7 +44,8 @@ void brute_direction(const PointFrame& frame, const FramedSet& source, const Fra
   nearest_points_brute(job, r);
   PerPointWitness w;
   for (size_t i = 0; i < source.count; ++i)
-    w.offer(exact_dist2(source.truth, i, target.truth, static_cast<size_t>(nearest[i])), static_cast<int64_t>(i), nearest[i]);
+    w.offer(exact_dist2(source.truth, i, target.truth, static_cast<size_t>(nearest[i])), static_cast<int64_t>(i),
+            nearest[i]);
   w.write(result);
   result.distance_evals = r.distance_evals;
   result.query_ms = result.exact_ms = elapsed_ms(start);
@@ -56,15 +57,18 @@ void brute_direction(const PointFrame& frame, const FramedSet& source, const Fra
 void cpu_points_compare(PointFrame& frame, const xhd_hausdorff_options& options, const xhd_per_point& per_point,
                         int threads, const Progress& progress, xhd_hausdorff_result& result) {
   const int directions = options.directions;
-  progress.set_total(((directions & XHD_DIRECTION_AB) ? frame.a.count : 0) + ((directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
+  progress.set_total(((directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
+                     ((directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
   const bool brute = options.method == XHD_METHOD_BRUTE;
   if (directions & XHD_DIRECTION_AB) {
     if (brute) brute_direction(frame, frame.a, frame.b, threads, progress, per_point_ab(per_point), result.ab);
-    else grid_direction(frame, frame.a, frame.b, options.cell_size, threads, progress, per_point_ab(per_point), result.ab);
+    else
+      grid_direction(frame, frame.a, frame.b, options.cell_size, threads, progress, per_point_ab(per_point), result.ab);
   }
   if (directions & XHD_DIRECTION_BA) {
     if (brute) brute_direction(frame, frame.b, frame.a, threads, progress, per_point_ba(per_point), result.ba);
-    else grid_direction(frame, frame.b, frame.a, options.cell_size, threads, progress, per_point_ba(per_point), result.ba);
+    else
+      grid_direction(frame, frame.b, frame.a, options.cell_size, threads, progress, per_point_ba(per_point), result.ba);
   }
 }
 

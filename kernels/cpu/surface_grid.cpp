@@ -62,27 +62,28 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
   if (!grid.usable) {
     leftovers[0].reserve(n);
     for (size_t k = 0; k < n; ++k) leftovers[0].push_back({order[k], 0xffffffffu});
-  } else parallel_blocks(n, kBlock, threads, [&](size_t begin, size_t end, int thread) {
-    job.progress->check_cancel();
-    uint32_t seed = 0xffffffffu;
-    uint64_t evaluated = 0;
-    size_t settled = 0;
-    for (size_t k = begin; k < end; ++k) {
-      const uint32_t i = order[k];
-      NearestTriangle best;
-      const bool exact = grid_nearest_triangle(view, truth_point(truth, i), seed, best);
-      evaluated += best.tests;
-      if (best.triangle != 0xffffffffu) seed = best.triangle;
-      if (!exact) {
-        leftovers[thread].push_back({i, best.triangle});
-        continue;
+  } else
+    parallel_blocks(n, kBlock, threads, [&](size_t begin, size_t end, int thread) {
+      job.progress->check_cancel();
+      uint32_t seed = 0xffffffffu;
+      uint64_t evaluated = 0;
+      size_t settled = 0;
+      for (size_t k = begin; k < end; ++k) {
+        const uint32_t i = order[k];
+        NearestTriangle best;
+        const bool exact = grid_nearest_triangle(view, truth_point(truth, i), seed, best);
+        evaluated += best.tests;
+        if (best.triangle != 0xffffffffu) seed = best.triangle;
+        if (!exact) {
+          leftovers[thread].push_back({i, best.triangle});
+          continue;
+        }
+        store_surface_answer(job, i, best.d2, best.triangle, best.at.x, best.at.y, best.at.z);
+        ++settled;
       }
-      store_surface_answer(job, i, best.d2, best.triangle, best.at.x, best.at.y, best.at.z);
-      ++settled;
-    }
-    tests[thread] += evaluated;
-    job.progress->add(settled);
-  });
+      tests[thread] += evaluated;
+      job.progress->add(settled);
+    });
   result.query_ms = elapsed_ms(query_start);
 
   std::vector<Leftover> rest;
@@ -122,7 +123,8 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
         store_surface_answer(job, rest[k].point, best.d2, best.triangle, best.at.x, best.at.y, best.at.z);
       }
       tests[thread] += evaluated;
-      if (!scan && evaluated > (end - begin) * (triangle_count / 2)) scan_instead.store(true, std::memory_order_relaxed);
+      if (!scan && evaluated > (end - begin) * (triangle_count / 2))
+        scan_instead.store(true, std::memory_order_relaxed);
       job.progress->add(end - begin);
     });
     result.query_ms += elapsed_ms(rest_start);

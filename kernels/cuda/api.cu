@@ -64,8 +64,8 @@ int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausd
 }
 
 int32_t point_surface_distance(const xhd_points* points, const xhd_mesh* mesh, const xhd_surface_options* options,
-                               double* distance, uint32_t* nearest_triangle, double* closest, xhd_surface_result* result,
-                               xhd_progress* progress_slot) {
+                               double* distance, uint32_t* nearest_triangle, double* closest,
+                               xhd_surface_result* result, xhd_progress* progress_slot) {
   xhd::check_surface_call(points, mesh, options, result);
   if (options->method == XHD_SURFACE_BRUTE)
     throw xhd::InvalidArgument("the brute surface method is the CPU reference implementation; use the CPU backend");
@@ -84,11 +84,14 @@ int32_t surface_compare(const xhd_mesh* a, const xhd_mesh* b, const xhd_surface_
     throw xhd::InvalidArgument("the brute surface method is the CPU reference implementation; use the CPU backend");
   if (options != nullptr) use_device(options->device);
   const xhd_surface_options search{options != nullptr ? options->method : XHD_SURFACE_GRID,
-                                   options != nullptr ? options->threads : 0, options != nullptr ? options->device : 0, 0};
+                                   options != nullptr ? options->threads : 0, options != nullptr ? options->device : 0,
+                                   0};
   const xhd::SurfaceBackend gpu{[search](const xhd::SurfaceMeasureJob& m, xhd_surface_result& r) {
-    use_device(search.device);
-    xhd::gpu_point_surface_distance(m.queries, *m.target, search, *m.progress, m.distance, nullptr, nullptr, r);
-  }, false};
+                                  use_device(search.device);
+                                  xhd::gpu_point_surface_distance(m.queries, *m.target, search, *m.progress, m.distance,
+                                                                  nullptr, nullptr, r);
+                                },
+                                false};
   xhd::surface_compare(a, b, options, result, progress, gpu);
   return XHD_OK;
 }
@@ -144,14 +147,15 @@ XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b, const xh
 }
 
 XHD_API int32_t xhd_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
-                                   const xhd_per_point* per_point, xhd_hausdorff_result* result, xhd_progress* progress) {
+                                   const xhd_per_point* per_point, xhd_hausdorff_result* result,
+                                   xhd_progress* progress) {
   return xhd::guarded([&] { return points_compare(a, b, options, per_point, result, progress); });
 }
 
 XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_mesh* mesh,
                                            const xhd_surface_options* options, double* distance,
-                                           uint32_t* nearest_triangle, double* closest,
-                                           xhd_surface_result* result, xhd_progress* progress) {
+                                           uint32_t* nearest_triangle, double* closest, xhd_surface_result* result,
+                                           xhd_progress* progress) {
   return xhd::guarded([&] {
     return point_surface_distance(points, mesh, options, distance, nearest_triangle, closest, result, progress);
   });
@@ -165,13 +169,14 @@ XHD_API int32_t xhd_surface_compare(const xhd_mesh* a, const xhd_mesh* b, const 
 XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options,
                                             xhd_distance_context** context, double* build_ms, xhd_progress* progress) {
   const int device = options != nullptr ? options->device : 0;
-  return xhd::create_distance_context(a, b, options, context, build_ms, progress, device,
-                                      [&](const xhd_distance_options& o, const xhd::Progress& p) {
-    if (o.method == XHD_DISTANCE_BRUTE)
-      throw xhd::InvalidArgument("the brute distance method is the CPU reference implementation; use the CPU backend");
-    use_device(o.device);
-    return xhd::make_gpu_mesh_distance(*a, *b, o, p);
-  });
+  return xhd::create_distance_context(
+      a, b, options, context, build_ms, progress, device, [&](const xhd_distance_options& o, const xhd::Progress& p) {
+        if (o.method == XHD_DISTANCE_BRUTE)
+          throw xhd::InvalidArgument(
+              "the brute distance method is the CPU reference implementation; use the CPU backend");
+        use_device(o.device);
+        return xhd::make_gpu_mesh_distance(*a, *b, o, p);
+      });
 }
 
 XHD_API int32_t xhd_distance_query(xhd_distance_context* context, const double* pose_b, xhd_distance_result* result,

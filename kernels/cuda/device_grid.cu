@@ -18,7 +18,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr uint32_t kSizingSample = 4096;
 
-
 // Empty encoded boxes: mins at the top of the integer range, maxes at the bottom.
 __global__ void init_encoded_boxes(int* boxes, uint32_t count) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -115,8 +114,8 @@ __global__ void decode_boxes(int* boxes, uint32_t count) {
   reinterpret_cast<Box*>(boxes)[k] = out;
 }
 
-__global__ void merge_level(Box* nodes, uint32_t child_offset, uint32_t child_count, uint32_t offset,
-                            uint32_t count, int fanout_bits) {
+__global__ void merge_level(Box* nodes, uint32_t child_offset, uint32_t child_count, uint32_t offset, uint32_t count,
+                            int fanout_bits) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
   Box b;
@@ -217,12 +216,14 @@ DeviceGrid build_device_grid(DeviceMemory& memory, const GridInput& input, const
     XHD_CUDA_LAUNCHED("count_cells");
     g.cell_start = DeviceArray<uint32_t>(memory, cells + 1ull);
     size_t scratch_bytes = 0;
-    XHD_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, scratch_bytes, counts.get(), g.cell_start.get(), cells + 1, stream));
+    XHD_CUDA(
+        cub::DeviceScan::ExclusiveSum(nullptr, scratch_bytes, counts.get(), g.cell_start.get(), cells + 1, stream));
     DeviceArray<unsigned char> scratch(memory, scratch_bytes);
-    XHD_CUDA(cub::DeviceScan::ExclusiveSum(scratch.get(), scratch_bytes, counts.get(), g.cell_start.get(), cells + 1, stream));
+    XHD_CUDA(cub::DeviceScan::ExclusiveSum(scratch.get(), scratch_bytes, counts.get(), g.cell_start.get(), cells + 1,
+                                           stream));
     g.points = DeviceArray<float4>(memory, n);
     scatter_points<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(xyz, n, input.index_base, keys.get(), ranks.get(),
-                                                           g.cell_start.get(), g.points.get());
+                                                                     g.cell_start.get(), g.points.get());
     XHD_CUDA_LAUNCHED("scatter_points");
   }
 

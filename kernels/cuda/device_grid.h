@@ -24,7 +24,7 @@ struct GridView {
 
 struct DeviceGrid {
   GridFrame frame{};
-  Box bounds{};                        // bounding box of the points (exact floats)
+  Box bounds{};  // bounding box of the points (exact floats)
   DeviceArray<float4> points;
   DeviceArray<uint32_t> cell_start;
   DeviceArray<Box> nodes;

@@ -89,8 +89,8 @@ DeviceArray<float4> shuffled_points(DeviceMemory& memory, const float* xyz, uint
   XHD_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, scratch_bytes, keys.get(), sorted_keys.get(), values.get(),
                                            order.get(), n, 0, 32, stream));
   DeviceArray<unsigned char> scratch(memory, scratch_bytes);
-  XHD_CUDA(cub::DeviceRadixSort::SortPairs(scratch.get(), scratch_bytes, keys.get(), sorted_keys.get(),
-                                           values.get(), order.get(), n, 0, 32, stream));
+  XHD_CUDA(cub::DeviceRadixSort::SortPairs(scratch.get(), scratch_bytes, keys.get(), sorted_keys.get(), values.get(),
+                                           order.get(), n, 0, 32, stream));
   DeviceArray<float4> out(memory, n);
   gather_points<<<blocks, kThreads, 0, stream>>>(xyz, order.get(), n, out.get());
   XHD_CUDA_LAUNCHED("gather_points");

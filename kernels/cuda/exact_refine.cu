@@ -40,8 +40,8 @@ uint64_t max_scan_pairs() {
 
 // Every (survivor, target) pair whose computed squared distance is within the survivor's reach (in w):
 // a superset of the targets truly within its float search's nearest distance, its true nearest among them.
-__global__ void candidates_kernel(const float4* targets, uint32_t target_count, const float4* probes, uint32_t probe_count,
-                                  uint2* out, uint32_t capacity, uint32_t* count) {
+__global__ void candidates_kernel(const float4* targets, uint32_t target_count, const float4* probes,
+                                  uint32_t probe_count, uint2* out, uint32_t capacity, uint32_t* count) {
   __shared__ float4 tile[kThreads];
   for (uint32_t first = 0; first < probe_count; first += kThreads) {
     __syncthreads();
@@ -149,7 +149,8 @@ std::vector<uint2> collect_pairs(DeviceMemory& memory, uint32_t first_capacity, 
     DeviceArray<uint2> out(memory, capacity);
     XHD_CUDA(cudaMemsetAsync(meta.get(), 0, meta.size() * sizeof(uint32_t), stream));
     launch(out.get(), capacity, meta.get());
-    XHD_CUDA(cudaMemcpyAsync(meta_host.data(), meta.get(), meta.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+    XHD_CUDA(
+        cudaMemcpyAsync(meta_host.data(), meta.get(), meta.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
     XHD_CUDA(cudaStreamSynchronize(stream));
     const uint32_t found = meta_host[0];
     if (found > capacity) {
@@ -178,16 +179,18 @@ std::vector<uint2> scan_pairs(DeviceMemory& memory, const RefineInput& in, const
   std::vector<float4> chosen(which.size());
   for (size_t k = 0; k < which.size(); ++k) chosen[k] = probes[which[k]];
   DeviceArray<float4> device_probes(memory, chosen.size());
-  XHD_CUDA(cudaMemcpyAsync(device_probes.get(), chosen.data(), chosen.size() * sizeof(float4), cudaMemcpyHostToDevice, stream));
+  XHD_CUDA(cudaMemcpyAsync(device_probes.get(), chosen.data(), chosen.size() * sizeof(float4), cudaMemcpyHostToDevice,
+                           stream));
   const unsigned blocks = std::min<unsigned>(multiprocessors() * 8, blocks_for(in.target_count, kThreads));
   DeviceArray<uint32_t> meta(memory, 1);
   std::vector<uint32_t> meta_host;
-  std::vector<uint2> pairs = collect_pairs(memory, std::max<uint32_t>(1u << 16, 8 * chosen.size()), meta, meta_host, stream,
-                                           [&](uint2* out, uint32_t capacity, uint32_t* count) {
-    candidates_kernel<<<blocks, kThreads, 0, stream>>>(in.device_targets, in.target_count, device_probes.get(),
-                                                      static_cast<uint32_t>(chosen.size()), out, capacity, count);
-    XHD_CUDA_LAUNCHED("candidates_kernel");
-  });
+  std::vector<uint2> pairs = collect_pairs(memory, std::max<uint32_t>(1u << 16, 8 * chosen.size()), meta, meta_host,
+                                           stream, [&](uint2* out, uint32_t capacity, uint32_t* count) {
+                                             candidates_kernel<<<blocks, kThreads, 0, stream>>>(
+                                                 in.device_targets, in.target_count, device_probes.get(),
+                                                 static_cast<uint32_t>(chosen.size()), out, capacity, count);
+                                             XHD_CUDA_LAUNCHED("candidates_kernel");
+                                           });
   for (uint2& pair : pairs) pair.x = which[pair.x];
   return pairs;
 }
@@ -202,25 +205,29 @@ std::vector<uint2> range_pairs(DeviceMemory& memory, const RefineInput& in, cons
   DeviceArray<uint32_t> meta(memory, 2 + static_cast<size_t>(k));
   std::vector<uint32_t> meta_host;
   const GridView view = in.grid->view();
-  std::vector<uint2> pairs = collect_pairs(memory, std::max<uint32_t>(1u << 16, 4 * k), meta, meta_host, stream,
-                                           [&](uint2* out, uint32_t capacity, uint32_t* counts) {
-    range_candidates_kernel<<<blocks_for(k, kThreads), kThreads, 0, stream>>>(view, device_probes.get(), k, out, capacity,
-                                                                             counts, counts + 2, counts + 1);
-    XHD_CUDA_LAUNCHED("range_candidates_kernel");
-  });
+  std::vector<uint2> pairs =
+      collect_pairs(memory, std::max<uint32_t>(1u << 16, 4 * k), meta, meta_host, stream,
+                    [&](uint2* out, uint32_t capacity, uint32_t* counts) {
+                      range_candidates_kernel<<<blocks_for(k, kThreads), kThreads, 0, stream>>>(
+                          view, device_probes.get(), k, out, capacity, counts, counts + 2, counts + 1);
+                      XHD_CUDA_LAUNCHED("range_candidates_kernel");
+                    });
   wide.assign(meta_host.begin() + 2, meta_host.begin() + 2 + meta_host[1]);
   return pairs;
 }
 
 // Each probe's nearest target among its candidate pairs, in double (ties to the smaller index), on the
 // host's threads: pairs are grouped by probe so each group is one thread's.
-void best_of_pairs(const RefineInput& in, const std::vector<uint2>& open, std::vector<uint2>& pairs, std::vector<Best>& best) {
-  std::sort(pairs.begin(), pairs.end(), [](const uint2& a, const uint2& b) { return a.x < b.x || (a.x == b.x && a.y < b.y); });
+void best_of_pairs(const RefineInput& in, const std::vector<uint2>& open, std::vector<uint2>& pairs,
+                   std::vector<Best>& best) {
+  std::sort(pairs.begin(), pairs.end(),
+            [](const uint2& a, const uint2& b) { return a.x < b.x || (a.x == b.x && a.y < b.y); });
   parallel_blocks(pairs.size(), 4096, in.threads, [&](size_t begin, size_t end, int) {
     // A block may start inside a probe's group: its first probe's pairs from before `begin` are another
     // block's; the block that holds a group's first pair owns the whole group.
     size_t k = begin;
-    if (k > 0) while (k < end && pairs[k].x == pairs[k - 1].x) ++k;
+    if (k > 0)
+      while (k < end && pairs[k].x == pairs[k - 1].x) ++k;
     while (k < end) {
       const uint32_t probe = pairs[k].x;
       Best b;
@@ -237,8 +244,9 @@ void best_of_pairs(const RefineInput& in, const std::vector<uint2>& open, std::v
 // uploaded where the float copies are not it; survivors with too wide a reach are returned in `wide`.
 // One allocation and one transfer each way (probes in; squared distances and targets back) with one
 // synchronization: for the few survivors of data that needs no refinement, this round trip is the cost.
-void range_best(DeviceMemory& memory, const RefineInput& in, const std::vector<uint2>& open, const std::vector<float4>& probes,
-                cudaStream_t stream, std::vector<Best>& best, std::vector<uint32_t>& wide) {
+void range_best(DeviceMemory& memory, const RefineInput& in, const std::vector<uint2>& open,
+                const std::vector<float4>& probes, cudaStream_t stream, std::vector<Best>& best,
+                std::vector<uint32_t>& wide) {
   const uint32_t k = static_cast<uint32_t>(probes.size());
   constexpr size_t kBackBytes = sizeof(double) + sizeof(uint32_t);  // per probe: its squared distance, its target
   DeviceArray<unsigned char> block(memory, k * (sizeof(float4) + kBackBytes));
@@ -255,7 +263,8 @@ void range_best(DeviceMemory& memory, const RefineInput& in, const std::vector<u
         for (int c = 0; c < 3; ++c) source_host[3 * s + c] = in.source->truth.coord(open[s].x, c);
     });
     source_truth = DeviceArray<double>(memory, source_host.size());
-    XHD_CUDA(cudaMemcpyAsync(source_truth.get(), source_host.data(), source_host.size() * sizeof(double), cudaMemcpyHostToDevice, stream));
+    XHD_CUDA(cudaMemcpyAsync(source_truth.get(), source_host.data(), source_host.size() * sizeof(double),
+                             cudaMemcpyHostToDevice, stream));
     const PointTruth& t = in.target->truth;
     const double* target_doubles = t.f64;
     if (target_doubles == nullptr) {  // a float32 target beside a double source: its floats as doubles
@@ -264,10 +273,12 @@ void range_best(DeviceMemory& memory, const RefineInput& in, const std::vector<u
       target_doubles = target_host.data();
     }
     target_truth = DeviceArray<double>(memory, 3 * t.count);
-    XHD_CUDA(cudaMemcpyAsync(target_truth.get(), target_doubles, 3 * t.count * sizeof(double), cudaMemcpyHostToDevice, stream));
+    XHD_CUDA(cudaMemcpyAsync(target_truth.get(), target_doubles, 3 * t.count * sizeof(double), cudaMemcpyHostToDevice,
+                             stream));
   }
   range_best_kernel<<<blocks_for(k, kThreads), kThreads, 0, stream>>>(
-      in.grid->view(), device_probes, k, DeviceTruth{source_truth.get(), target_truth.get()}, *in.bounds, device_d2, device_index);
+      in.grid->view(), device_probes, k, DeviceTruth{source_truth.get(), target_truth.get()}, *in.bounds, device_d2,
+      device_index);
   XHD_CUDA_LAUNCHED("range_best_kernel");
   std::vector<unsigned char> back(k * kBackBytes);
   XHD_CUDA(cudaMemcpyAsync(back.data(), device_d2, back.size(), cudaMemcpyDeviceToHost, stream));
@@ -318,7 +329,9 @@ void settle_in_grid(DeviceMemory& memory, const RefineInput& in, const std::vect
 }  // namespace
 
 SurvivorSink::SurvivorSink(DeviceMemory& memory, uint32_t capacity, cudaStream_t stream)
-    : entries_(memory, std::max<uint32_t>(capacity, 1)), count_(memory, 1), capacity_(std::max<uint32_t>(capacity, 1)),
+    : entries_(memory, std::max<uint32_t>(capacity, 1)),
+      count_(memory, 1),
+      capacity_(std::max<uint32_t>(capacity, 1)),
       stream_(stream) {
   XHD_CUDA(cudaMemsetAsync(count_.get(), 0, sizeof(uint32_t), stream_));
 }
@@ -333,7 +346,8 @@ double SurvivorSink::drain(const unsigned long long* device_cmax, const FilterBo
   XHD_CUDA(cudaStreamSynchronize(stream_));
   if (n > capacity_) throw std::logic_error("more survivors than queries");
   std::vector<uint2> fresh(n);
-  if (n > 0) XHD_CUDA(cudaMemcpyAsync(fresh.data(), entries_.get(), n * sizeof(uint2), cudaMemcpyDeviceToHost, stream_));
+  if (n > 0)
+    XHD_CUDA(cudaMemcpyAsync(fresh.data(), entries_.get(), n * sizeof(uint2), cudaMemcpyDeviceToHost, stream_));
   // Stream-ordered: after the entries' copy, before the next run appends.
   XHD_CUDA(cudaMemsetAsync(count_.get(), 0, sizeof(uint32_t), stream_));
   if (n > 0) XHD_CUDA(cudaStreamSynchronize(stream_));
@@ -370,7 +384,8 @@ void refine_in_double(DeviceMemory& memory, const RefineInput& in, std::vector<u
   }
   size_t winner = 0;  // the largest nearest distance; among ties, the smallest source index
   for (size_t s = 1; s < settled.size(); ++s)
-    if (settled[s].dist2 > settled[winner].dist2 || (settled[s].dist2 == settled[winner].dist2 && settled[s].source < settled[winner].source))
+    if (settled[s].dist2 > settled[winner].dist2 ||
+        (settled[s].dist2 == settled[winner].dist2 && settled[s].source < settled[winner].source))
       winner = s;
   out.from_index = settled[winner].source;
   out.to_index = settled[winner].target;

@@ -41,15 +41,15 @@ class SurvivorSink {
 };
 
 struct RefineInput {
-  const PointFrame* frame;       // source and target are two of its sets
+  const PointFrame* frame;  // source and target are two of its sets
   const FramedSet* source;
   const FramedSet* target;
   const FilterBounds* bounds;    // those of the float search (the frame's tight ones when it left loose points out)
   const float4* device_targets;  // the target's float points on the device, w = original index bits
   uint32_t target_count;
-  const DeviceGrid* grid;        // the target's grid (X-HD), or null (EB): then every target is scanned
-  int threads;                   // host threads for the double-precision evaluations
-  bool loose_left_out = false;   // the float search saw no loose point (X-HD); EB sees them all
+  const DeviceGrid* grid;       // the target's grid (X-HD), or null (EB): then every target is scanned
+  int threads;                  // host threads for the double-precision evaluations
+  bool loose_left_out = false;  // the float search saw no loose point (X-HD); EB sees them all
 };
 
 // Fills out.distance, from_index, to_index and exact_checks from the survivors and the final cmax word, with

@@ -42,7 +42,6 @@ __device__ bool visit_within_reach(const GridView& g, const float p[3], float& r
   return true;
 }
 
-
 // The same through the grid's tree of node MBRs, nearer child first, for a reach too wide for grid stepping.
 // A node is skipped only when its computed squared MinDist exceeds the reach, which no box holding a point
 // within reach has (filter_bounds.h); cells as in visit_within_reach. Returns false when the descent would

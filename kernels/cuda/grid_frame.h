@@ -13,13 +13,13 @@ namespace xhd {
 
 struct GridFrame {
   float origin[3];
-  float cell[3];      // side of a cell along each axis (cells need not be cubes)
+  float cell[3];  // side of a cell along each axis (cells need not be cubes)
   float inv_cell[3];
-  float pad[3];       // cell boxes are widened by this so float rounding in key assignment stays inside
-  int bits[3];        // log2 of the cells along each axis
-  int total_bits;     // bits[0] + bits[1] + bits[2]
-  int fanout_bits;    // bits dropped per tree level (the number of axes with cells)
-  int levels;         // tree levels above the cells; level `levels` is the root
+  float pad[3];     // cell boxes are widened by this so float rounding in key assignment stays inside
+  int bits[3];      // log2 of the cells along each axis
+  int total_bits;   // bits[0] + bits[1] + bits[2]
+  int fanout_bits;  // bits dropped per tree level (the number of axes with cells)
+  int levels;       // tree levels above the cells; level `levels` is the root
 
   XHD_HD uint32_t cell_count() const { return 1u << total_bits; }
   XHD_HD uint32_t level_count(int level) const {

@@ -92,7 +92,9 @@ GridFrame choose_grid_frame(const GridRequest& r) {
     // The radius a query searches in practice: the ball expected to hold a warp's worth (32) of points.
     // Calibrated on an H100 (scripts/bench-gpu cell-size sweeps): the plain nearest-neighbour spacing
     // gave cells of about 2 points, half as fast as the 6 to 8 points this gives.
-    const double unit_ball = dim >= 2.5 ? 4.18879 : dim >= 1.5 ? 3.14159 : 2.0;  // volume of the unit D-ball (D = 3, 2, 1)
+    const double unit_ball = dim >= 2.5   ? 4.18879
+                             : dim >= 1.5 ? 3.14159
+                                          : 2.0;  // volume of the unit D-ball (D = 3, 2, 1)
     const double spacing = std::pow(32.0 / (unit_ball * rho), 1.0 / dim);
     const double radius = std::max(r.radius, spacing);
     side = std::pow(2.0 * radius * r.cost_ratio / rho, 1.0 / (dim + 1.0));
@@ -104,8 +106,7 @@ GridFrame choose_grid_frame(const GridRequest& r) {
   bits_for(r, side, bits);
   const double max_cells = std::max(kMaxCellsPerPoint * static_cast<double>(r.count), 4096.0);
   // Respect the cap by coarsening the axis with the most cells first.
-  while (bits[0] + bits[1] + bits[2] > kMaxTotalBits ||
-         std::ldexp(1.0, bits[0] + bits[1] + bits[2]) > max_cells) {
+  while (bits[0] + bits[1] + bits[2] > kMaxTotalBits || std::ldexp(1.0, bits[0] + bits[1] + bits[2]) > max_cells) {
     int widest = 0;
     for (int i = 1; i < 3; ++i)
       if (bits[i] > bits[widest]) widest = i;

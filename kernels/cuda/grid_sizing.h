@@ -15,13 +15,13 @@
 namespace xhd {
 
 struct GridRequest {
-  double min[3], max[3];     // bounding box of the indexed points
-  size_t count;              // points indexed
-  const float* sample;       // interleaved x,y,z of a spread sample of them
+  double min[3], max[3];  // bounding box of the indexed points
+  size_t count;           // points indexed
+  const float* sample;    // interleaved x,y,z of a spread sample of them
   size_t sample_count;
-  double cost_ratio;         // c_hit / c_dist
-  double radius;             // r0: lower bound of the directed HD the grid serves (0 if none)
-  double cell_size;          // > 0: the caller's cell side instead of the model's
+  double cost_ratio;  // c_hit / c_dist
+  double radius;      // r0: lower bound of the directed HD the grid serves (0 if none)
+  double cell_size;   // > 0: the caller's cell side instead of the model's
 };
 
 GridFrame choose_grid_frame(const GridRequest& request);

@@ -23,7 +23,9 @@ namespace {
 
 // Device bytes per query point of the X-HD search state (cmin, two worklists, heavy list, flag, survivor) and
 // the fixed WL_Heavy.
-uint64_t query_state_bytes(uint64_t n) { return 25 * n + 8ull * std::min<uint64_t>(std::max<uint64_t>(n, 65536), 1u << 22) + (1u << 20); }
+uint64_t query_state_bytes(uint64_t n) {
+  return 25 * n + 8ull * std::min<uint64_t>(std::max<uint64_t>(n, 65536), 1u << 22) + (1u << 20);
+}
 
 uint64_t max_cells_for(uint64_t n) { return std::min<uint64_t>(std::max<uint64_t>(4 * n, 4096), 1u << 27); }
 
@@ -64,8 +66,16 @@ class GpuRun {
  public:
   GpuRun(const PointFrame& frame, int host_threads, const xhd_hausdorff_options& o, const Progress& progress,
          xhd_hausdorff_result& result, DirectedSearch search)
-      : search_(search), frame_(frame), a_{frame.a.xyz, frame.a.count, nullptr}, b_{frame.b.xyz, frame.b.count, nullptr},
-        inside_a_(frame.a), inside_b_(frame.b), host_threads_(host_threads), options_(o), progress_(progress), result_(result),
+      : search_(search),
+        frame_(frame),
+        a_{frame.a.xyz, frame.a.count, nullptr},
+        b_{frame.b.xyz, frame.b.count, nullptr},
+        inside_a_(frame.a),
+        inside_b_(frame.b),
+        host_threads_(host_threads),
+        options_(o),
+        progress_(progress),
+        result_(result),
         memory_(device_memory_budget(o.device), stream_.get()) {
     cost_ = measure_cost_model(memory_, o.device, stream_.get());
   }
@@ -81,8 +91,10 @@ class GpuRun {
       if (together <= memory_.budget()) {
         run_grid_resident(both);
       } else {
-        if (options_.directions & XHD_DIRECTION_AB) run_grid_chunked(frame_.a, inside_a_, frame_.b, inside_b_, result_.ab);
-        if (options_.directions & XHD_DIRECTION_BA) run_grid_chunked(frame_.b, inside_b_, frame_.a, inside_a_, result_.ba);
+        if (options_.directions & XHD_DIRECTION_AB)
+          run_grid_chunked(frame_.a, inside_a_, frame_.b, inside_b_, result_.ab);
+        if (options_.directions & XHD_DIRECTION_BA)
+          run_grid_chunked(frame_.b, inside_b_, frame_.a, inside_a_, result_.ba);
       }
     }
     result_.upload_ms = timings_.upload;
@@ -96,7 +108,8 @@ class GpuRun {
 
   // Surveys and sorts one set's inside points (from position base of its inside copy) into its grid, named
   // by the set's indices; `radius` is r0 of the direction it indexes (0 if none).
-  DeviceGrid survey_and_build(const float* raw, uint32_t n, uint32_t base, const FramedSet& set, double radius, double& ms) {
+  DeviceGrid survey_and_build(const float* raw, uint32_t n, uint32_t base, const FramedSet& set, double radius,
+                              double& ms) {
     EventTimer timer(stream_.get());
     timer.start();
     const GridInput input = survey_points(memory_, raw, n, base, stream_.get());
@@ -107,15 +120,15 @@ class GpuRun {
   }
 
   // The X-HD search over the points inside the frame's cube, with its tight bounds (point_frame.h).
-  void query(const DeviceGrid& target, const FramedSet& target_set, const float4* queries, uint32_t count, const Box& source_bounds,
-             unsigned long long* cmax, SurvivorSink& sink, xhd_directed& out) {
+  void query(const DeviceGrid& target, const FramedSet& target_set, const float4* queries, uint32_t count,
+             const Box& source_bounds, unsigned long long* cmax, SurvivorSink& sink, xhd_directed& out) {
     EventTimer timer(stream_.get());
     timer.start();
     const SurvivorList survivors{sink.entries(), sink.count(), sink.capacity()};
-    const DirectedStats s = search_.run(
-        memory_,
-        DirectedRun{&target, queries, count, source_bounds, cmax, &progress_, &frame_.tight, survivors, loose_gate(frame_, target_set)},
-        stream_.get());
+    const DirectedStats s = search_.run(memory_,
+                                        DirectedRun{&target, queries, count, source_bounds, cmax, &progress_,
+                                                    &frame_.tight, survivors, loose_gate(frame_, target_set)},
+                                        stream_.get());
     out.query_ms += timer.stop();
     timings_.download += sink.drain(cmax, frame_.tight);
     out.distance_evals += s.distance_evals;
@@ -129,7 +142,8 @@ class GpuRun {
                     const DeviceGrid* grid, SurvivorSink& sink, xhd_directed& out) {
     const auto start = std::chrono::steady_clock::now();
     const bool inside_only = grid != nullptr;
-    const RefineInput in{&frame_, &source, &target, inside_only ? &frame_.tight : &frame_.bounds, targets, count, grid, host_threads_,
+    const RefineInput in{&frame_,    &source, &target, inside_only ? &frame_.tight : &frame_.bounds,
+                         targets,    count,   grid,    host_threads_,
                          inside_only};
     refine_in_double(memory_, in, sink.kept(), sink.last_word(), stream_.get(), out);
     out.exact_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -156,9 +170,11 @@ class GpuRun {
       timer.start();
       const GridInput in_a = survey_points(memory_, raw_a.get(), na, 0, stream_.get());
       const GridInput in_b = survey_points(memory_, raw_b.get(), nb, 0, stream_.get());
-      grid_a = build_device_grid(memory_, in_a, plan_for(directed_lower_bound(in_b.bounds, in_a.bounds)), stream_.get());
+      grid_a =
+          build_device_grid(memory_, in_a, plan_for(directed_lower_bound(in_b.bounds, in_a.bounds)), stream_.get());
       raw_a.reset();  // a stream-ordered free: after grid A's sort has read it
-      grid_b = build_device_grid(memory_, in_b, plan_for(directed_lower_bound(in_a.bounds, in_b.bounds)), stream_.get());
+      grid_b =
+          build_device_grid(memory_, in_b, plan_for(directed_lower_bound(in_a.bounds, in_b.bounds)), stream_.get());
       restore_original_indices(memory_, grid_a, frame_.a.loose, stream_.get());
       restore_original_indices(memory_, grid_b, frame_.b.loose, stream_.get());
       build_ms = timer.stop();
@@ -182,8 +198,10 @@ class GpuRun {
                         const InsideCube& target_inside, xhd_directed& out) {
     const uint32_t nt = static_cast<uint32_t>(target_inside.count);
     const uint64_t target_bytes = resident_set_bytes(nt);
-    const uint64_t per_query = 12 + 16 + 8 + 8 + 24 * 4 + 17 + 8 + 8;  // raw, grid, keys, cells, nodes, state, survivors
-    const uint64_t fixed = (8ull << 16) + (4u << 20) + search_.target_bytes(nt);  // WL_Heavy's floor, scratch, the search's own
+    const uint64_t per_query =
+        12 + 16 + 8 + 8 + 24 * 4 + 17 + 8 + 8;  // raw, grid, keys, cells, nodes, state, survivors
+    const uint64_t fixed =
+        (8ull << 16) + (4u << 20) + search_.target_bytes(nt);  // WL_Heavy's floor, scratch, the search's own
     if (target_bytes + fixed + 1024 * per_query > memory_.budget())
       throw DeviceMemoryShort("the target set of " + std::to_string(nt) + " points needs about " +
                               gib(target_bytes + fixed + 1024 * per_query) + " of GPU memory; " +
@@ -196,7 +214,8 @@ class GpuRun {
     }
     describe_grid(grid, out);
     const uint64_t queries = source_inside.count;
-    const uint64_t chunk = std::max<uint64_t>(1, std::min<uint64_t>(queries, (memory_.budget() - memory_.in_use() - fixed) / per_query));
+    const uint64_t chunk =
+        std::max<uint64_t>(1, std::min<uint64_t>(queries, (memory_.budget() - memory_.in_use() - fixed) / per_query));
     DeviceArray<unsigned long long> cmax = fresh_cmax();
     SurvivorSink sink(memory_, static_cast<uint32_t>(chunk), stream_.get());
     for (uint64_t first = 0; first < queries; first += chunk) {
@@ -238,9 +257,9 @@ class GpuRun {
       SurvivorSink sink(memory_, nq, stream_.get());
       EventTimer timer(stream_.get());
       timer.start();
-      out.distance_evals = run_directed_eb(memory_, queries, nq, targets, nt, cmax.get(), frame_.bounds,
-                                           SurvivorList{sink.entries(), sink.count(), sink.capacity()}, &progress_,
-                                           stream_.get());
+      out.distance_evals =
+          run_directed_eb(memory_, queries, nq, targets, nt, cmax.get(), frame_.bounds,
+                          SurvivorList{sink.entries(), sink.count(), sink.capacity()}, &progress_, stream_.get());
       out.query_ms += timer.stop();
       timings_.download += sink.drain(cmax.get(), frame_.bounds);
       finish_timed(source, target, targets, nt, nullptr, sink, out);

@@ -14,6 +14,7 @@ namespace xhd {
 
 // Renames the grid's points (w: a position in the set's inside copy, inside_cube.h) by the set's indices,
 // given its ascending loose indices. Queued on the stream; nothing to do when there are none.
-void restore_original_indices(DeviceMemory& memory, DeviceGrid& grid, const std::vector<uint32_t>& loose, cudaStream_t stream);
+void restore_original_indices(DeviceMemory& memory, DeviceGrid& grid, const std::vector<uint32_t>& loose,
+                              cudaStream_t stream);
 
 }  // namespace xhd

@@ -65,8 +65,8 @@ static std::vector<SourceNearest> scan_every_target(const FramedSet& source, con
   return best;
 }
 
-std::vector<SourceNearest> settle_loose_sources(const PointFrame& frame, const FramedSet& source, const FramedSet& target,
-                                                int threads) {
+std::vector<SourceNearest> settle_loose_sources(const PointFrame& frame, const FramedSet& source,
+                                                const FramedSet& target, int threads) {
   const size_t n = source.loose.size();
   if (n == 0) return {};
   threads = std::max(threads, 1);

@@ -24,7 +24,7 @@ void offer_loose_targets(const PointFrame& frame, const FramedSet& source, const
 // Every loose source's nearest target, in double (a float search could not tell targets apart from so far
 // away): one scan of the targets for all of them when that is cheap, else the host settling
 // (refine_on_host.h), which treats them as the CPU backend does.
-std::vector<SourceNearest> settle_loose_sources(const PointFrame& frame, const FramedSet& source, const FramedSet& target,
-                                                int threads);
+std::vector<SourceNearest> settle_loose_sources(const PointFrame& frame, const FramedSet& source,
+                                                const FramedSet& target, int threads);
 
 }  // namespace xhd

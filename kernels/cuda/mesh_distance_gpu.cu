@@ -43,7 +43,7 @@ struct TreeView {
   const uint32_t* triangle;
   Box* boxes;
   const OrientedBox* oriented;  // in the mesh's own frame; null when only the maximum is asked for
-  const double* truth;  // the input's corners (B: posed), 9 a slot, where the copy is not the input; else null
+  const double* truth;          // the input's corners (B: posed), 9 a slot, where the copy is not the input; else null
 };
 
 // A slot's corners as the input states them (B: posed): what every exact distance is measured over.
@@ -184,9 +184,9 @@ __global__ void descent_kernel(TreeView a, TreeView b, SearchState* s) {
 // One thread per generated BVTT node: the pair of k-th descendants its index encodes. Survivors are
 // appended to `out`; their enhanced bounds are reduced per block and tighten the global bound once.
 template <bool kMax>
-__global__ void __launch_bounds__(kThreads) expand_kernel(TreeView a, TreeView b, const uint2* in, uint64_t generated,
-                                                          uint32_t la, uint32_t lb, uint32_t ka, uint32_t kb,
-                                                          double slack, Motion motion, SearchState* s, uint2* out) {
+__global__ void __launch_bounds__(kThreads)
+    expand_kernel(TreeView a, TreeView b, const uint2* in, uint64_t generated, uint32_t la, uint32_t lb, uint32_t ka,
+                  uint32_t kb, double slack, Motion motion, SearchState* s, uint2* out) {
   __shared__ double block_bound[kThreads / 32];
   const uint64_t t = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
   double mine = kMax ? -1.0 : static_cast<double>(INFINITY);
@@ -283,11 +283,15 @@ constexpr uint64_t kOrderWeight = 2, kOrientedWeight = 6, kUploadWeight = 1;
 class F12GpuDistance final : public MeshDistanceEngine {
  public:
   F12GpuDistance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o, const Progress& progress)
-      : which_(o.which), exact_(a.xyz64 != nullptr || b.xyz64 != nullptr), memory_(device_memory_budget(o.device), stream_.get()),
-        a_input_(a), b_input_(b) {
+      : which_(o.which),
+        exact_(a.xyz64 != nullptr || b.xyz64 != nullptr),
+        memory_(device_memory_budget(o.device), stream_.get()),
+        a_input_(a),
+        b_input_(b) {
     const int threads = resolve_thread_count(o.threads);
     const bool min = (o.which & XHD_DISTANCE_MIN) != 0;
-    progress.set_total((kOrderWeight + (min ? kOrientedWeight : 0) + kUploadWeight) * (a.triangle_count + b.triangle_count));
+    progress.set_total((kOrderWeight + (min ? kOrientedWeight : 0) + kUploadWeight) *
+                       (a.triangle_count + b.triangle_count));
     // Each mesh's hierarchy from its float copy (mesh_frame.h); float32 inputs are their own copies.
     MeshFrame frame_a, frame_b;
     frame_mesh(a, threads, frame_a);
@@ -351,11 +355,12 @@ class F12GpuDistance final : public MeshDistanceEngine {
     if (exact_) {
       Origin o;
       std::copy(a_frame_.origin, a_frame_.origin + 3, o.at);
-      pose_truth_kernel<<<blocks_for(vertices, kThreads), kThreads, 0, s>>>(p, o, b_source_.get(), b_source64_.get(), b_truth_.get(),
-                                                                            b_corners_.get(), vertices, bad_.get());
+      pose_truth_kernel<<<blocks_for(vertices, kThreads), kThreads, 0, s>>>(
+          p, o, b_source_.get(), b_source64_.get(), b_truth_.get(), b_corners_.get(), vertices, bad_.get());
       XHD_CUDA_LAUNCHED("pose_truth_kernel");
     } else {
-      pose_kernel<<<blocks_for(vertices, kThreads), kThreads, 0, s>>>(p, b_source_.get(), b_corners_.get(), vertices, bad_.get());
+      pose_kernel<<<blocks_for(vertices, kThreads), kThreads, 0, s>>>(p, b_source_.get(), b_corners_.get(), vertices,
+                                                                      bad_.get());
       XHD_CUDA_LAUNCHED("pose_kernel");
     }
     refit(view_b());
@@ -380,7 +385,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
     const double slack = pruning_slack(truth_scale) + 2.0 * (a_frame_.copy_error + b_error);
     Pose moved;
     std::copy(frame.m, frame.m + 12, moved.m);
-    motion_ = {moved, kMovedSlack * (moved_scale + b_local_scale_) + frame.displacement, b_oriented_.get() != nullptr && is_rigid(p.m)};
+    motion_ = {moved, kMovedSlack * (moved_scale + b_local_scale_) + frame.displacement,
+               b_oriented_.get() != nullptr && is_rigid(p.m)};
     if (which_ & XHD_DISTANCE_MIN) r.min = search<false>(p, slack, r, log);
     if (which_ & XHD_DISTANCE_MAX) r.max = search<true>(p, slack, r, log);
     r.query_ms = elapsed_ms(start);
@@ -388,8 +394,12 @@ class F12GpuDistance final : public MeshDistanceEngine {
   }
 
  private:
-  TreeView view_a() { return {a_shape_, a_corners_.get(), a_triangle_.get(), a_boxes_.get(), a_oriented_.get(), a_truth_.get()}; }
-  TreeView view_b() { return {b_shape_, b_corners_.get(), b_triangle_.get(), b_boxes_.get(), b_oriented_.get(), b_truth_.get()}; }
+  TreeView view_a() {
+    return {a_shape_, a_corners_.get(), a_triangle_.get(), a_boxes_.get(), a_oriented_.get(), a_truth_.get()};
+  }
+  TreeView view_b() {
+    return {b_shape_, b_corners_.get(), b_triangle_.get(), b_boxes_.get(), b_oriented_.get(), b_truth_.get()};
+  }
 
   void refit(const TreeView& t) {
     cudaStream_t s = stream_.get();
@@ -478,7 +488,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
       r.box_pairs += generated;
       ++r.iterations;
       char phase[80];
-      std::snprintf(phase, sizeof(phase), "expand k=%u+%u %llu -> %u", ka, kb, static_cast<unsigned long long>(generated), count);
+      std::snprintf(phase, sizeof(phase), "expand k=%u+%u %llu -> %u", ka, kb,
+                    static_cast<unsigned long long>(generated), count);
       log.mark(phase);
       n = count;
       current = next;
@@ -493,8 +504,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
   void leaf_stage(const uint2* pairs, uint64_t n, double slack, Found& found, xhd_distance_result& r, PhaseLog& log) {
     cudaStream_t s = stream_.get();
     const TreeView a = view_a(), b = view_b();
-    leaf_pairs_kernel<kMax><<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(a, b, pairs, static_cast<uint32_t>(n), slack,
-                                                                            state_.get(), d2_.get());
+    leaf_pairs_kernel<kMax><<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(a, b, pairs, static_cast<uint32_t>(n),
+                                                                             slack, state_.get(), d2_.get());
     XHD_CUDA_LAUNCHED("leaf_pairs_kernel");
     winner_kernel<<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(a, b, pairs, static_cast<uint32_t>(n), d2_.get(),
                                                                    state_.get());
@@ -538,7 +549,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
 }  // namespace
 
 std::unique_ptr<MeshDistanceEngine> make_gpu_mesh_distance(const xhd_mesh& a, const xhd_mesh& b,
-                                                           const xhd_distance_options& options, const Progress& progress) {
+                                                           const xhd_distance_options& options,
+                                                           const Progress& progress) {
   return std::make_unique<F12GpuDistance>(a, b, options, progress);
 }
 

@@ -13,6 +13,7 @@ namespace xhd {
 // Arguments must already be checked and the device made current. The build (on the host, then the
 // uploads) reports to progress and stops with Cancelled, freeing what it holds, when the caller cancels.
 std::unique_ptr<MeshDistanceEngine> make_gpu_mesh_distance(const xhd_mesh& a, const xhd_mesh& b,
-                                                           const xhd_distance_options& options, const Progress& progress);
+                                                           const xhd_distance_options& options,
+                                                           const Progress& progress);
 
 }  // namespace xhd

@@ -19,7 +19,8 @@ class PhaseLog {
     if (!on_) return;
     cudaStreamSynchronize(stream_);
     const auto now = Clock::now();
-    std::fprintf(stderr, "xhd-profile %-28s %8.3f ms\n", phase, std::chrono::duration<double, std::milli>(now - start_).count());
+    std::fprintf(stderr, "xhd-profile %-28s %8.3f ms\n", phase,
+                 std::chrono::duration<double, std::milli>(now - start_).count());
     start_ = now;
   }
 

@@ -57,9 +57,9 @@ __device__ __forceinline__ bool beats(const DeviceWitness& a, const DeviceWitnes
 }
 
 struct NearestArgs {
-  GridView target;               // the unique target's inside points, w = unique target index
-  QueryState st;                 // for the float search: cmax a zero word (nothing pruned), no heavy lists
-  const float4* queries;         // the chunk's inside source points in Morton order, w = source index
+  GridView target;        // the unique target's inside points, w = unique target index
+  QueryState st;          // for the float search: cmax a zero word (nothing pruned), no heavy lists
+  const float4* queries;  // the chunk's inside source points in Morton order, w = source index
   uint32_t query_count;
   uint32_t first_source;         // outputs and the source truth start at this source index
   const double* source_truth;    // 3 doubles per source index from first_source; null: the floats are the truth
@@ -69,13 +69,13 @@ struct NearestArgs {
   const uint32_t* loose_index;   // their unique target indices
   uint32_t loose_count;
   LooseGate gate;
-  FilterBounds bounds;           // the frame's tight bounds: the grids hold points inside the cube only
-  double* distance;              // per source index from first_source (null: not wanted)
-  int64_t* nearest;              // per source index from first_source (null: not wanted)
-  DeviceWitness* block_best;     // one per block
-  uint32_t* wide;                // source indices left to the host
+  FilterBounds bounds;        // the frame's tight bounds: the grids hold points inside the cube only
+  double* distance;           // per source index from first_source (null: not wanted)
+  int64_t* nearest;           // per source index from first_source (null: not wanted)
+  DeviceWitness* block_best;  // one per block
+  uint32_t* wide;             // source indices left to the host
   uint32_t* wide_count;
-  unsigned long long* evals;     // distances evaluated, float and double
+  unsigned long long* evals;  // distances evaluated, float and double
 };
 
 __global__ void __launch_bounds__(kThreads) nearest_kernel(NearestArgs a) {
@@ -147,7 +147,8 @@ __global__ void __launch_bounds__(kThreads) nearest_kernel(NearestArgs a) {
   if ((threadIdx.x & 31) == 0) atomicAdd(a.evals, static_cast<unsigned long long>(evals));
   __syncthreads();
   for (int half = kThreads / 2; half > 0; half >>= 1) {
-    if (threadIdx.x < half && beats(best_of[threadIdx.x + half], best_of[threadIdx.x])) best_of[threadIdx.x] = best_of[threadIdx.x + half];
+    if (threadIdx.x < half && beats(best_of[threadIdx.x + half], best_of[threadIdx.x]))
+      best_of[threadIdx.x] = best_of[threadIdx.x + half];
     __syncthreads();
   }
   if (threadIdx.x == 0) a.block_best[blockIdx.x] = best_of[0];
@@ -162,7 +163,8 @@ __global__ void __launch_bounds__(kReduceThreads) reduce_witness_kernel(DeviceWi
   best_of[threadIdx.x] = mine;
   __syncthreads();
   for (int half = kReduceThreads / 2; half > 0; half >>= 1) {
-    if (threadIdx.x < half && beats(best_of[threadIdx.x + half], best_of[threadIdx.x])) best_of[threadIdx.x] = best_of[threadIdx.x + half];
+    if (threadIdx.x < half && beats(best_of[threadIdx.x + half], best_of[threadIdx.x]))
+      best_of[threadIdx.x] = best_of[threadIdx.x + half];
     __syncthreads();
   }
   if (threadIdx.x == 0) blocks[0] = best_of[0];
@@ -191,7 +193,11 @@ class PointsRun {
  public:
   PointsRun(const PointFrame& frame, int host_threads, const xhd_hausdorff_options& options, const Progress& progress,
             xhd_hausdorff_result& result)
-      : frame_(frame), host_threads_(host_threads), options_(options), progress_(progress), result_(result),
+      : frame_(frame),
+        host_threads_(host_threads),
+        options_(options),
+        progress_(progress),
+        result_(result),
         memory_(device_memory_budget(options.device), stream_.get()) {
     cost_ = measure_cost_model(memory_, options.device, stream_.get());
   }
@@ -253,8 +259,10 @@ class PointsRun {
     for (uint64_t first = 0; first < queries; first += chunk) {
       progress_.check_cancel();
       const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(chunk, queries - first));
-      const uint32_t lo = original_index(source.loose.data(), static_cast<uint32_t>(source.loose.size()), static_cast<uint32_t>(first));
-      const uint32_t hi = original_index(source.loose.data(), static_cast<uint32_t>(source.loose.size()), static_cast<uint32_t>(first + n - 1));
+      const uint32_t lo =
+          original_index(source.loose.data(), static_cast<uint32_t>(source.loose.size()), static_cast<uint32_t>(first));
+      const uint32_t hi = original_index(source.loose.data(), static_cast<uint32_t>(source.loose.size()),
+                                         static_cast<uint32_t>(first + n - 1));
       const uint64_t span = static_cast<uint64_t>(hi) - lo + 1;
       DeviceGrid order;
       {
@@ -291,18 +299,23 @@ class PointsRun {
       const auto download_start = std::chrono::steady_clock::now();
       DeviceWitness chunk_best{};
       uint32_t wide_count = 0;
-      XHD_CUDA(cudaMemcpyAsync(&chunk_best, block_best.get(), sizeof(chunk_best), cudaMemcpyDeviceToHost, stream_.get()));
-      XHD_CUDA(cudaMemcpyAsync(&wide_count, wide_list.get(), sizeof(wide_count), cudaMemcpyDeviceToHost, stream_.get()));
+      XHD_CUDA(
+          cudaMemcpyAsync(&chunk_best, block_best.get(), sizeof(chunk_best), cudaMemcpyDeviceToHost, stream_.get()));
+      XHD_CUDA(
+          cudaMemcpyAsync(&wide_count, wide_list.get(), sizeof(wide_count), cudaMemcpyDeviceToHost, stream_.get()));
       // Loose sources inside [lo, hi] receive what the device left there; they are written again below.
       if (out.distance != nullptr)
-        XHD_CUDA(cudaMemcpyAsync(out.distance + lo, distance.get(), span * sizeof(double), cudaMemcpyDeviceToHost, stream_.get()));
+        XHD_CUDA(cudaMemcpyAsync(out.distance + lo, distance.get(), span * sizeof(double), cudaMemcpyDeviceToHost,
+                                 stream_.get()));
       if (out.nearest != nullptr)
-        XHD_CUDA(cudaMemcpyAsync(out.nearest + lo, nearest.get(), span * sizeof(int64_t), cudaMemcpyDeviceToHost, stream_.get()));
+        XHD_CUDA(cudaMemcpyAsync(out.nearest + lo, nearest.get(), span * sizeof(int64_t), cudaMemcpyDeviceToHost,
+                                 stream_.get()));
       XHD_CUDA(cudaStreamSynchronize(stream_.get()));
       if (wide_count > 0) {
         const size_t at = wide.size();
         wide.resize(at + wide_count);
-        XHD_CUDA(cudaMemcpy(wide.data() + at, wide_list.get() + 1, wide_count * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        XHD_CUDA(
+            cudaMemcpy(wide.data() + at, wide_list.get() + 1, wide_count * sizeof(uint32_t), cudaMemcpyDeviceToHost));
       }
       timings_download_ += ms_since(download_start);
       if (chunk_best.from != 0xffffffffu) witness.offer(chunk_best.dist2, chunk_best.from, chunk_best.to);
@@ -418,7 +431,8 @@ void gpu_points_compare(const xhd_points& a, const xhd_points& b, const xhd_haus
   frame_points(a, &b, host_threads, frame);
   for (int k = 0; k < 3; ++k) result.origin[k] = frame.origin[k];
   const int directions = options.directions;
-  progress.set_total(((directions & XHD_DIRECTION_AB) ? frame.a.count : 0) + ((directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
+  progress.set_total(((directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
+                     ((directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
   PointsRun run(frame, host_threads, options, progress, result);
   if (directions & XHD_DIRECTION_AB) run.direction(frame.a, frame.b, per_point_ab(per_point), result.ab);
   if (directions & XHD_DIRECTION_BA) run.direction(frame.b, frame.a, per_point_ba(per_point), result.ba);

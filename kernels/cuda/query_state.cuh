@@ -61,30 +61,30 @@ __device__ __forceinline__ void offer_result(unsigned long long* cmax, const Sur
 }
 
 enum Counter : int {
-  kMissCount = 0,        // queries pushed to WL_Miss this iteration
-  kHeavyEntries = 1,     // (query, cell) pairs pushed to WL_Heavy
-  kHeavyQueries = 2,     // queries with at least one heavy entry
+  kMissCount = 0,     // queries pushed to WL_Miss this iteration
+  kHeavyEntries = 1,  // (query, cell) pairs pushed to WL_Heavy
+  kHeavyQueries = 2,  // queries with at least one heavy entry
   kCounterSlots = 4
 };
 
 enum Stat : int { kDistanceEvals = 0, kPrunedQueries = 1, kStatSlots = 2 };
 
 struct QueryState {
-  const float4* queries;          // source points in Morton order; w = original index bits
+  const float4* queries;  // source points in Morton order; w = original index bits
   uint32_t query_count;
-  float* cmin;                    // per query: best squared distance so far (kept across iterations)
-  const uint32_t* worklist_in;    // queries of this iteration (tree iterations)
-  uint32_t* worklist_miss;        // WL_Miss
-  uint32_t* heavy_queries;        // queries waiting on WL_Heavy
-  unsigned char* discarded;       // per query with heavy entries: pruned meanwhile
-  uint2* heavy;                   // WL_Heavy: (query, cell key)
+  float* cmin;                  // per query: best squared distance so far (kept across iterations)
+  const uint32_t* worklist_in;  // queries of this iteration (tree iterations)
+  uint32_t* worklist_miss;      // WL_Miss
+  uint32_t* heavy_queries;      // queries waiting on WL_Heavy
+  unsigned char* discarded;     // per query with heavy entries: pruned meanwhile
+  uint2* heavy;                 // WL_Heavy: (query, cell key)
   uint32_t heavy_capacity;
-  uint32_t* counters;             // Counter slots
-  unsigned long long* stats;      // Stat slots
-  unsigned long long* cmax;       // packed, see pack_candidate
-  FilterBounds bounds;            // what cmax proves (threshold_of)
+  uint32_t* counters;         // Counter slots
+  unsigned long long* stats;  // Stat slots
+  unsigned long long* cmax;   // packed, see pack_candidate
+  FilterBounds bounds;        // what cmax proves (threshold_of)
   SurvivorList survivors;
-  LooseGate loose;                // the loose targets the grid leaves out (loose_gate.h)
+  LooseGate loose;  // the loose targets the grid leaves out (loose_gate.h)
 };
 
 // Appends to a worklist with one atomic per warp.

@@ -50,10 +50,9 @@ __global__ void sqrt_in_place_kernel(double* values, uint32_t count) {
 // One thread per point, in Morton order so a warp searches neighbouring cells. Points the grid cannot
 // settle are appended to `left` with the best triangle found so far, for the hierarchy.
 // truth: the points as given (the grid is in the input's coordinates).
-__global__ void __launch_bounds__(kThreads) grid_surface_kernel(TriangleGridView grid, PointTruth truth,
-                                                                const uint32_t* order, uint32_t count,
-                                                                SurfaceOutputs out, uint32_t* left,
-                                                                uint32_t* left_seed, uint32_t* left_count) {
+__global__ void __launch_bounds__(kThreads)
+    grid_surface_kernel(TriangleGridView grid, PointTruth truth, const uint32_t* order, uint32_t count,
+                        SurfaceOutputs out, uint32_t* left, uint32_t* left_seed, uint32_t* left_count) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   uint32_t evaluated = 0;
   if (k < count) {
@@ -72,9 +71,9 @@ __global__ void __launch_bounds__(kThreads) grid_surface_kernel(TriangleGridView
 }
 
 // One thread per point through the hierarchy, each optionally seeded with a triangle found before.
-__global__ void __launch_bounds__(kThreads) bvh_surface_kernel(BvhView bvh, TriangleGridView seeds_from, PointTruth truth, const uint32_t* order,
-                                                               const uint32_t* seed, uint32_t count,
-                                                               SurfaceOutputs out) {
+__global__ void __launch_bounds__(kThreads)
+    bvh_surface_kernel(BvhView bvh, TriangleGridView seeds_from, PointTruth truth, const uint32_t* order,
+                       const uint32_t* seed, uint32_t count, SurfaceOutputs out) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   uint32_t evaluated = 0;
   if (k < count) {
@@ -103,8 +102,8 @@ struct DevicePoints {
 
 // The hierarchy, built on the host and uploaded, searched by the points in `order` (device memory).
 void run_bvh(DeviceMemory& memory, cudaStream_t stream, const SurfaceFrame& frame, const xhd_mesh& mesh,
-             DevicePoints points, const uint32_t* order, const uint32_t* seed, TriangleGridView seeds_from, uint32_t count,
-             const SurfaceOutputs& out, xhd_surface_result& result) {
+             DevicePoints points, const uint32_t* order, const uint32_t* seed, TriangleGridView seeds_from,
+             uint32_t count, const SurfaceOutputs& out, xhd_surface_result& result) {
   const auto build_start = std::chrono::steady_clock::now();
   const TriangleBvh bvh =
       build_triangle_bvh(frame.vertices(), frame.vertex_truth(), mesh.triangles, mesh.triangle_count, frame.origin());
@@ -117,10 +116,13 @@ void run_bvh(DeviceMemory& memory, cudaStream_t stream, const SurfaceFrame& fram
   DeviceArray<uint32_t> ids = upload_array(memory, bvh.triangle.data(), bvh.triangle.size(), stream);
   result.upload_ms += timer.stop();
   timer.start();
-  const BvhView view{{bvh.origin[0], bvh.origin[1], bvh.origin[2]}, nodes.get(), bvh.corners.empty() ? nullptr : corners.get(),
-                     bvh.corners64.empty() ? nullptr : corners64.get(), ids.get()};
-  bvh_surface_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(view, seeds_from, points.truth,
-                                                                           order, seed, count, out);
+  const BvhView view{{bvh.origin[0], bvh.origin[1], bvh.origin[2]},
+                     nodes.get(),
+                     bvh.corners.empty() ? nullptr : corners.get(),
+                     bvh.corners64.empty() ? nullptr : corners64.get(),
+                     ids.get()};
+  bvh_surface_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(view, seeds_from, points.truth, order, seed,
+                                                                           count, out);
   XHD_CUDA_LAUNCHED("bvh_surface_kernel");
   result.query_ms += timer.stop();
 }
@@ -128,27 +130,28 @@ void run_bvh(DeviceMemory& memory, cudaStream_t stream, const SurfaceFrame& fram
 // Every point through the grid, in `order`; the points it cannot settle cheaply (far from the surface) then
 // through the hierarchy, seeded with the best triangle the grid found.
 void query_grid(DeviceMemory& memory, cudaStream_t stream, const SurfaceFrame& frame, const xhd_mesh& mesh,
-                DevicePoints points, const TriangleGridView& grid, const uint32_t* order, uint32_t n, const SurfaceOutputs& out,
-                xhd_surface_result& result) {
+                DevicePoints points, const TriangleGridView& grid, const uint32_t* order, uint32_t n,
+                const SurfaceOutputs& out, xhd_surface_result& result) {
   DeviceArray<uint32_t> left(memory, n), left_seed(memory, n), left_count(memory, 1);
   XHD_CUDA(cudaMemsetAsync(left_count.get(), 0, sizeof(uint32_t), stream));
   EventTimer timer(stream);
   timer.start();
-  grid_surface_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(grid, points.truth, order, n, out,
-                                                                       left.get(), left_seed.get(), left_count.get());
+  grid_surface_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(grid, points.truth, order, n, out, left.get(),
+                                                                        left_seed.get(), left_count.get());
   XHD_CUDA_LAUNCHED("grid_surface_kernel");
   result.query_ms = timer.stop();
   uint32_t leftover = 0;
   XHD_CUDA(cudaMemcpyAsync(&leftover, left_count.get(), sizeof(leftover), cudaMemcpyDeviceToHost, stream));
   XHD_CUDA(cudaStreamSynchronize(stream));
-  if (leftover > 0) run_bvh(memory, stream, frame, mesh, points, left.get(), left_seed.get(), grid, leftover, out, result);
+  if (leftover > 0)
+    run_bvh(memory, stream, frame, mesh, points, left.get(), left_seed.get(), grid, leftover, out, result);
 }
 
 }  // namespace
 
 void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, const xhd_surface_options& options,
-                                const Progress& progress, double* distance, uint32_t* nearest_triangle,
-                                double* closest, xhd_surface_result& result) {
+                                const Progress& progress, double* distance, uint32_t* nearest_triangle, double* closest,
+                                xhd_surface_result& result) {
   const auto frame_start = std::chrono::steady_clock::now();
   SurfaceFrame frame;
   frame_surface(points, mesh, 0, frame);

@@ -9,7 +9,7 @@
 namespace xhd {
 
 void gpu_point_surface_distance(const xhd_points& points, const xhd_mesh& mesh, const xhd_surface_options& options,
-                                const Progress& progress, double* distance, uint32_t* nearest_triangle,
-                                double* closest, xhd_surface_result& result);
+                                const Progress& progress, double* distance, uint32_t* nearest_triangle, double* closest,
+                                xhd_surface_result& result);
 
 }  // namespace xhd

@@ -74,12 +74,12 @@ __global__ void count_crossings_kernel(TriangleGridView g, uint32_t count, uint3
 __global__ void fill_crossings_kernel(TriangleGridView g, uint32_t count, uint32_t* cursor, uint32_t* entries) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= count) return;
-  for_each_crossed_cell(g, grid_corners(g, t),
-                        [&](uint64_t cell) { entries[atomicAdd(&cursor[cell], 1u)] = t; });
+  for_each_crossed_cell(g, grid_corners(g, t), [&](uint64_t cell) { entries[atomicAdd(&cursor[cell], 1u)] = t; });
 }
 
 // Key: the Morton code of the point's cell (clamped into the grid, 10 bits an axis).
-__global__ void cell_morton_kernel(TriangleGridView g, PointTruth points, uint32_t count, uint32_t* keys, uint32_t* index) {
+__global__ void cell_morton_kernel(TriangleGridView g, PointTruth points, uint32_t count, uint32_t* keys,
+                                   uint32_t* index) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
   unsigned int q[3];
@@ -104,7 +104,7 @@ DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, PointTruth t
   DeviceArray<MeshExtent> extent(memory, 1);
   MeshExtent start;
   for (int k = 0; k < 3; ++k) {
-    start.bounds[k] = 0x7fffffff;       // ordered +max
+    start.bounds[k] = 0x7fffffff;  // ordered +max
     start.bounds[3 + k] = -0x7fffffff - 1;
   }
   start.area = 0.0;
@@ -149,11 +149,12 @@ DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, PointTruth t
   DeviceArray<uint32_t> counts(memory, cells + 1);
   XHD_CUDA(cudaMemsetAsync(counts.get(), 0, (cells + 1) * sizeof(uint32_t), stream));
   count_crossings_kernel<<<blocks_for(triangle_count, kThreads), kThreads, 0, stream>>>(out.view, triangle_count,
-                                                                                       counts.get());
+                                                                                        counts.get());
   XHD_CUDA_LAUNCHED("count_crossings_kernel");
   out.cell_start = DeviceArray<uint32_t>(memory, cells + 1);
   size_t scratch_bytes = 0;
-  XHD_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, scratch_bytes, counts.get(), out.cell_start.get(), cells + 1, stream));
+  XHD_CUDA(
+      cub::DeviceScan::ExclusiveSum(nullptr, scratch_bytes, counts.get(), out.cell_start.get(), cells + 1, stream));
   {
     DeviceArray<unsigned char> scratch(memory, scratch_bytes);
     XHD_CUDA(cub::DeviceScan::ExclusiveSum(scratch.get(), scratch_bytes, counts.get(), out.cell_start.get(), cells + 1,
@@ -167,17 +168,18 @@ DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, PointTruth t
   XHD_CUDA(cudaMemcpyAsync(counts.get(), out.cell_start.get(), (cells + 1) * sizeof(uint32_t), cudaMemcpyDeviceToDevice,
                            stream));
   fill_crossings_kernel<<<blocks_for(triangle_count, kThreads), kThreads, 0, stream>>>(out.view, triangle_count,
-                                                                                      counts.get(), out.entries.get());
+                                                                                       counts.get(), out.entries.get());
   XHD_CUDA_LAUNCHED("fill_crossings_kernel");
   out.view.cell_start = out.cell_start.get();
   out.view.entries = out.entries.get();
   return out;
 }
 
-DeviceArray<uint32_t> device_query_order(DeviceMemory& memory, const TriangleGridView& grid, PointTruth points, uint32_t count,
-                                         cudaStream_t stream) {
+DeviceArray<uint32_t> device_query_order(DeviceMemory& memory, const TriangleGridView& grid, PointTruth points,
+                                         uint32_t count, cudaStream_t stream) {
   DeviceArray<uint32_t> keys(memory, count), index(memory, count), sorted_keys(memory, count), order(memory, count);
-  cell_morton_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(grid, points, count, keys.get(), index.get());
+  cell_morton_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(grid, points, count, keys.get(),
+                                                                           index.get());
   XHD_CUDA_LAUNCHED("cell_morton_kernel");
   size_t scratch_bytes = 0;
   XHD_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, scratch_bytes, keys.get(), sorted_keys.get(), index.get(),

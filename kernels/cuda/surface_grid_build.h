@@ -23,7 +23,7 @@ DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, PointTruth t
 
 // Indices of the points (device memory) in Morton order of their cells in `grid`: neighbouring
 // queries in neighbouring threads.
-DeviceArray<uint32_t> device_query_order(DeviceMemory& memory, const TriangleGridView& grid, PointTruth points, uint32_t count,
-                                         cudaStream_t stream);
+DeviceArray<uint32_t> device_query_order(DeviceMemory& memory, const TriangleGridView& grid, PointTruth points,
+                                         uint32_t count, cudaStream_t stream);
 
 }  // namespace xhd

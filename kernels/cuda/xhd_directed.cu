@@ -94,8 +94,8 @@ __device__ void finish_query(const QueryState& st, Probe& q, bool active, float 
 
 // Seeds cmax with exact nearest-neighbour distances of a spread sample of queries, so early break
 // works from the first wave of the main pass. Samples that meet a cell above scan_limit are dropped.
-__global__ void __launch_bounds__(kQueryThreads) warmup_kernel(GridView g, QueryState st, uint32_t samples,
-                                                               uint32_t scan_limit) {
+__global__ void __launch_bounds__(kQueryThreads)
+    warmup_kernel(GridView g, QueryState st, uint32_t samples, uint32_t scan_limit) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= samples) return;
   const uint32_t slot = static_cast<uint32_t>((static_cast<uint64_t>(i) * st.query_count) / samples);
@@ -141,8 +141,8 @@ __global__ void __launch_bounds__(kQueryThreads) step_kernel(GridView g, QuerySt
 }
 
 // Later iterations: the queries of WL_In search the annulus r_prev < MinDist <= r through the tree.
-__global__ void __launch_bounds__(kQueryThreads) tree_kernel(GridView g, QueryState st, uint32_t count,
-                                                             float r2, float prev2) {
+__global__ void __launch_bounds__(kQueryThreads)
+    tree_kernel(GridView g, QueryState st, uint32_t count, float r2, float prev2) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   const bool active = i < count;
   Probe q;
@@ -347,8 +347,8 @@ DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cud
   for (int i = 0; i < 3; ++i)
     if (f.bits[i] > 0) min_side = min_side > 0.0 ? std::min<double>(min_side, f.cell[i]) : f.cell[i];
   double r = std::max(directed_lower_bound(run.source_bounds, run.target->bounds), min_side);
-  const double diagonal = std::sqrt(double(f.cell[0]) * f.cell[0] + double(f.cell[1]) * f.cell[1] +
-                                    double(f.cell[2]) * f.cell[2]);
+  const double diagonal =
+      std::sqrt(double(f.cell[0]) * f.cell[0] + double(f.cell[1]) * f.cell[1] + double(f.cell[2]) * f.cell[2]);
   const float kInf = std::numeric_limits<float>::infinity();
   auto radius2 = [&](double radius) { return radius >= upper ? kInf : static_cast<float>(radius * radius); };
 
@@ -384,8 +384,7 @@ DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cud
     const uint32_t missed = counts[kMissCount];
     run.progress->add(in_count - missed);
     if (missed == 0) break;
-    if (r2 == kInf)
-      throw std::runtime_error("X-HD search left queries unresolved at an unbounded radius");
+    if (r2 == kInf) throw std::runtime_error("X-HD search left queries unresolved at an unbounded radius");
     // Algorithm 6 (GetNextRadius): grow fast while few queries resolve, slowly while many do.
     const double resolved = double(in_count - missed) / double(in_count);
     double factor = 1.0;

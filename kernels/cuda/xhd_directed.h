@@ -22,7 +22,7 @@ struct DirectedRun {
   const DeviceGrid* target;
   const float4* queries;  // Morton-ordered source points, w = original index bits
   uint32_t query_count;
-  Box source_bounds;      // MBR of the whole source set (for the radius bounds)
+  Box source_bounds;         // MBR of the whole source set (for the radius bounds)
   unsigned long long* cmax;  // device word, kept across chunks of one direction
   const Progress* progress;
   const FilterBounds* bounds;  // the frame's rounding bounds (filter_bounds.h)

@@ -9,15 +9,15 @@ namespace xhd {
 
 struct Probe {
   float p[3];
-  uint32_t source_index;     // original index of the query point
-  uint32_t slot;             // position of the query in QueryState arrays
-  float cmin;                // best squared distance found so far
-  float threshold;           // cached pruning threshold of the global cmax, refreshed every few cells
+  uint32_t source_index;  // original index of the query point
+  uint32_t slot;          // position of the query in QueryState arrays
+  float cmin;             // best squared distance found so far
+  float threshold;        // cached pruning threshold of the global cmax, refreshed every few cells
   uint32_t evals = 0;
-  uint32_t visits = 0;       // cells scanned: cmax is re-read every few, not every time
-  bool discarded = false;    // settled: cannot raise cmax
-  bool pushed_heavy = false; // some of its cells wait in WL_Heavy
-  bool abandoned = false;    // met a heavy cell where offloading was not allowed (warm-up)
+  uint32_t visits = 0;        // cells scanned: cmax is re-read every few, not every time
+  bool discarded = false;     // settled: cannot raise cmax
+  bool pushed_heavy = false;  // some of its cells wait in WL_Heavy
+  bool abandoned = false;     // met a heavy cell where offloading was not allowed (warm-up)
 };
 
 // What a search may visit: cells whose bound L lies in (r_prev^2, r^2], the annulus not yet searched.
@@ -52,9 +52,8 @@ __device__ __forceinline__ bool met_zero(Probe& q, const QueryState& st, const f
 
 // Visits one cell (key, coordinates c); floor2 is the largest MinDist^2 of the tree nodes above it (0
 // when reached by grid stepping). Returns false once the query is settled or abandoned.
-__device__ __forceinline__ bool visit_cell(const GridView& g, uint32_t key, const int c[3], float floor2,
-                                           Radius rad, Probe& q, const QueryState& st, uint32_t heavy_threshold,
-                                           HeavyCells heavy) {
+__device__ __forceinline__ bool visit_cell(const GridView& g, uint32_t key, const int c[3], float floor2, Radius rad,
+                                           Probe& q, const QueryState& st, uint32_t heavy_threshold, HeavyCells heavy) {
   const uint32_t begin = g.cell_start[key], end = g.cell_start[key + 1];
   if (begin == end) return true;
   const Box box = g.frame.cell_box(c);

@@ -24,7 +24,9 @@ std::vector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triang
   parallel_blocks(count, 65536, threads, [&](size_t begin, size_t end, int) {
     for (size_t t = begin; t < end; ++t) {
       for (int i = 0; i < 3; ++i)
-        c[t].at[i] = (xyz[3ull * triangles[3 * t] + i] + xyz[3ull * triangles[3 * t + 1] + i] + xyz[3ull * triangles[3 * t + 2] + i]) / 3.f;
+        c[t].at[i] = (xyz[3ull * triangles[3 * t] + i] + xyz[3ull * triangles[3 * t + 1] + i] +
+                      xyz[3ull * triangles[3 * t + 2] + i]) /
+                     3.f;
       c[t].triangle = static_cast<uint32_t>(t);
     }
   });
@@ -42,9 +44,10 @@ std::vector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triang
         for (int j = 1; j < 3; ++j)
           if (hi[j] - lo[j] > hi[axis] - lo[axis]) axis = j;
         // Ties go by triangle index, so the order is the same on every platform.
-        std::nth_element(c.begin() + first, c.begin() + middle, c.begin() + last, [axis](const Centroid& x, const Centroid& y) {
-          return x.at[axis] < y.at[axis] || (x.at[axis] == y.at[axis] && x.triangle < y.triangle);
-        });
+        std::nth_element(c.begin() + first, c.begin() + middle, c.begin() + last,
+                         [axis](const Centroid& x, const Centroid& y) {
+                           return x.at[axis] < y.at[axis] || (x.at[axis] == y.at[axis] && x.triangle < y.triangle);
+                         });
       }
     });
   }
@@ -55,7 +58,8 @@ std::vector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triang
 
 }  // namespace
 
-F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t count, int threads, const Progress& progress) {
+F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t count, int threads,
+                       const Progress& progress) {
   F12Mesh m;
   m.shape = f12_shape(static_cast<uint32_t>(count));
   const std::vector<uint32_t> sorted = triangle_kd_order(xyz, triangles, m.shape, threads, progress);

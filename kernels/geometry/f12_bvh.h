@@ -142,12 +142,8 @@ XHD_HD void pose_vertex64(const double* m, const double* v, double* out) {
   for (int r = 0; r < 3; ++r) out[r] = ((m[4 * r] * v[0] + m[4 * r + 1] * v[1]) + m[4 * r + 2] * v[2]) + m[4 * r + 3];
 }
 
-XHD_HD Corners3 load_corners(const float* c) {
-  return {{{c[0], c[1], c[2]}, {c[3], c[4], c[5]}, {c[6], c[7], c[8]}}};
-}
-XHD_HD Corners3 load_corners(const double* c) {
-  return {{{c[0], c[1], c[2]}, {c[3], c[4], c[5]}, {c[6], c[7], c[8]}}};
-}
+XHD_HD Corners3 load_corners(const float* c) { return {{{c[0], c[1], c[2]}, {c[3], c[4], c[5]}, {c[6], c[7], c[8]}}}; }
+XHD_HD Corners3 load_corners(const double* c) { return {{{c[0], c[1], c[2]}, {c[3], c[4], c[5]}, {c[6], c[7], c[8]}}}; }
 
 // A triangle of B posed, from its corners as stored (9 values): float corners round each posed vertex to
 // float, double ones keep it in double. The one definition of B's posed corners every backend shares.

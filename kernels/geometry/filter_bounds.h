@@ -42,8 +42,8 @@ struct FilterBounds {
   static constexpr double kAbsolute = 1e-36;            // A: float underflow near zero (normal min 1.2e-38)
   static constexpr double kMargin = 1.0 / (1ull << 40);
 
-  double slack = 0.0;          // S
-  bool copies_exact = false;   // E = 0: the float copies are the input's coordinates themselves
+  double slack = 0.0;         // S
+  bool copies_exact = false;  // E = 0: the float copies are the input's coordinates themselves
 
   // An upper bound on the true distance of a pair whose computed float squared distance is c.
   XHD_HD double upper(float c) const {

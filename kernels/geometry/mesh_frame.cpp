@@ -60,8 +60,11 @@ FramePose frame_pose(const double* pose, const FrameInfo& a, const FrameInfo& b)
   }
   // A float B under the identity stays itself: ((1 x + 0 y) + 0 z) + 0 = x exactly, already a float.
   const bool identity = std::equal(pose, pose + 12, kIdentity);
-  const double float_b = b.copy_is_truth && !identity ? 1.75 * (std::ldexp(1.0 + std::ldexp(1.0, -50), -24) * s + std::ldexp(1.0, -149)) : 0.0;
-  out.displacement = (std::ldexp(s + t, -49) + float_b + std::sqrt(frobenius2) * b.copy_error) * (1.0 + std::ldexp(1.0, -20));
+  const double float_b = b.copy_is_truth && !identity
+                             ? 1.75 * (std::ldexp(1.0 + std::ldexp(1.0, -50), -24) * s + std::ldexp(1.0, -149))
+                             : 0.0;
+  out.displacement =
+      (std::ldexp(s + t, -49) + float_b + std::sqrt(frobenius2) * b.copy_error) * (1.0 + std::ldexp(1.0, -20));
   return out;
 }
 

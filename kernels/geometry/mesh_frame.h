@@ -51,7 +51,9 @@
 namespace xhd {
 
 // The largest absolute value of three (an origin's, say).
-inline double largest_abs(const double* v) { return std::fmax(std::fabs(v[0]), std::fmax(std::fabs(v[1]), std::fabs(v[2]))); }
+inline double largest_abs(const double* v) {
+  return std::fmax(std::fabs(v[0]), std::fmax(std::fabs(v[1]), std::fabs(v[2])));
+}
 
 // What the searches keep of a mesh's frame once its hierarchy is built.
 struct FrameInfo {

@@ -85,7 +85,8 @@ MetroPlan plan_with(const xhd_mesh& mesh, const T* p, uint64_t count, int thread
   // Solve total_area t² + total_length t = what is left after the vertices, for the linear density t.
   const double left = std::max(double(count) - double(mesh.vertex_count), 0.0);
   double t = 0;
-  if (total_area > 0) t = (-total_length + std::sqrt(total_length * total_length + 4 * total_area * left)) / (2 * total_area);
+  if (total_area > 0)
+    t = (-total_length + std::sqrt(total_length * total_length + 4 * total_area * left)) / (2 * total_area);
   else if (total_length > 0) t = left / total_length;
   plan.edge_first.resize(edge_count + 1);
   plan.edge_first[0] = 0;
@@ -119,7 +120,8 @@ void draw_vertices_and_edges(const T* p, const MetroPlan& plan, int threads, T* 
 }  // namespace
 
 MetroPlan plan_metro_samples(const xhd_mesh& mesh, uint64_t count, int threads) {
-  return mesh.xyz64 != nullptr ? plan_with(mesh, mesh.xyz64, count, threads) : plan_with(mesh, mesh.xyz, count, threads);
+  return mesh.xyz64 != nullptr ? plan_with(mesh, mesh.xyz64, count, threads)
+                               : plan_with(mesh, mesh.xyz, count, threads);
 }
 
 void draw_metro_samples(const xhd_mesh& mesh, const MetroPlan& plan, uint32_t state[4], int threads, float* xyz,
@@ -128,7 +130,8 @@ void draw_metro_samples(const xhd_mesh& mesh, const MetroPlan& plan, uint32_t st
   else draw_vertices_and_edges(mesh.xyz, plan, threads, xyz);
   if (plan.face_samples == 0) return;
   const uint64_t offset = 3 * (plan.vertex_count + plan.edge_samples());
-  sample_surface(mesh, plan.face_samples, state, threads, xyz ? xyz + offset : nullptr, xyz64 ? xyz64 + offset : nullptr);
+  sample_surface(mesh, plan.face_samples, state, threads, xyz ? xyz + offset : nullptr,
+                 xyz64 ? xyz64 + offset : nullptr);
 }
 
 }  // namespace xhd

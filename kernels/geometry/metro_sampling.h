@@ -16,9 +16,10 @@ namespace xhd {
 
 struct MetroPlan {
   uint64_t vertex_count = 0;
-  std::vector<uint32_t> edges;       // (lo, hi) vertex pairs
-  std::vector<uint64_t> edge_first;  // edge e's points are samples [edge_first[e], edge_first[e + 1]) after the vertices
-  uint64_t face_samples = 0;         // area samples (0 when the mesh has no area)
+  std::vector<uint32_t> edges;  // (lo, hi) vertex pairs
+  std::vector<uint64_t>
+      edge_first;             // edge e's points are samples [edge_first[e], edge_first[e + 1]) after the vertices
+  uint64_t face_samples = 0;  // area samples (0 when the mesh has no area)
 
   uint64_t edge_samples() const { return edge_first.empty() ? 0 : edge_first.back(); }
   uint64_t total() const { return vertex_count + edge_samples() + face_samples; }

@@ -31,7 +31,8 @@ XHD_HD Dvec3 fvec(const float* v) { return {v[0], v[1], v[2]}; }
 XHD_HD MovedOrientedBox move_oriented_box(const OrientedBox& b, const double* m, double eps) {
   MovedOrientedBox out;
   double c[3];
-  for (int r = 0; r < 3; ++r) c[r] = ((m[4 * r] * b.c[0] + m[4 * r + 1] * b.c[1]) + m[4 * r + 2] * b.c[2]) + m[4 * r + 3];
+  for (int r = 0; r < 3; ++r)
+    c[r] = ((m[4 * r] * b.c[0] + m[4 * r + 1] * b.c[1]) + m[4 * r + 2] * b.c[2]) + m[4 * r + 3];
   out.c = {c[0], c[1], c[2]};
   for (int j = 0; j < 3; ++j) {
     const float* u = b.u[j];
@@ -68,7 +69,8 @@ XHD_HD double oriented_gap2(const MovedOrientedBox& a, const MovedOrientedBox& b
   }
   const double be_sum = b.e[0] + b.e[1] + b.e[2];
   for (int j = 0; j < 3; ++j) {
-    const double g = fabs(ddot(b.u[j], d)) - b.e[j] - kAxisSlack * be_sum - (a.e[0] * r[0][j] + a.e[1] * r[1][j] + a.e[2] * r[2][j]);
+    const double g =
+        fabs(ddot(b.u[j], d)) - b.e[j] - kAxisSlack * be_sum - (a.e[0] * r[0][j] + a.e[1] * r[1][j] + a.e[2] * r[2][j]);
     in_b += positive(g) * positive(g);
   }
   return (in_a > in_b ? in_a : in_b) * (1.0 - 4.0 * kAxisSlack);

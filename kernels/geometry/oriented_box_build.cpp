@@ -23,8 +23,9 @@ void principal_axes(double a[3][3], double v[3][3]) {
       for (int q = p + 1; q < 3; ++q) {
         if (a[p][q] == 0.0) continue;
         const double theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
-        const double t = std::fabs(theta) > 1e150 ? 0.5 / theta
-                                                   : std::copysign(1.0, theta) / (std::fabs(theta) + std::sqrt(theta * theta + 1.0));
+        const double t = std::fabs(theta) > 1e150
+                             ? 0.5 / theta
+                             : std::copysign(1.0, theta) / (std::fabs(theta) + std::sqrt(theta * theta + 1.0));
         const double c = 1.0 / std::sqrt(t * t + 1.0), s = t * c;
         for (int k = 0; k < 3; ++k) {
           const double kp = a[k][p], kq = a[k][q];
@@ -49,7 +50,6 @@ Dvec3 unit(Dvec3 v) {
   const double n = std::sqrt(ddot(v, v));
   return {v.x / n, v.y / n, v.z / n};
 }
-
 
 // First and second moments of a node's vertices about a common origin: they add up the tree.
 struct Moments {
@@ -141,7 +141,8 @@ DopReaches vertex_reaches(const float* v, uint64_t count, const OrientedBox& box
   for (int s0 = -1; s0 <= 1; ++s0)
     for (int s1 = -1; s1 <= 1; ++s1)
       for (int s2 = -1; s2 <= 1; ++s2)
-        if (s0 > 0 || (s0 == 0 && (s1 > 0 || (s1 == 0 && s2 > 0)))) dirs[n][0] = s0, dirs[n][1] = s1, dirs[n][2] = s2, ++n;
+        if (s0 > 0 || (s0 == 0 && (s1 > 0 || (s1 == 0 && s2 > 0))))
+          dirs[n][0] = s0, dirs[n][1] = s1, dirs[n][2] = s2, ++n;
   const Dvec3 c = fvec(box.c);
   const Dvec3 u[3] = {fvec(box.u[0]), fvec(box.u[1]), fvec(box.u[2])};
   double hi[kHalf], lo[kHalf];
@@ -171,7 +172,8 @@ DopReaches vertex_reaches(const float* v, uint64_t count, const OrientedBox& box
   // Axes orthonormal to float precision: the radius from the three face reaches, with room.
   out.r = std::nextafter(static_cast<float>(std::sqrt(radius2) * (1.0 + 1e-6) + 1e-30), INFINITY);
   const double unit = dop_unit(out.r);
-  for (int k = 0; k < kDopSlots; ++k) out.h[k] = static_cast<uint16_t>(std::fmin(65535.0, std::ceil(larger(reach[k], 0.0) / unit)));
+  for (int k = 0; k < kDopSlots; ++k)
+    out.h[k] = static_cast<uint16_t>(std::fmin(65535.0, std::ceil(larger(reach[k], 0.0) / unit)));
   return out;
 }
 

@@ -67,8 +67,8 @@ struct DopPicks {
       const int top = !lt01 && !lt02 ? 0 : (lt01 && !lt12 ? 1 : 2);
       const int low = lt01 && lt02 ? 0 : (!lt01 && lt12 ? 1 : 2);
       const int corner = dop_slot(sign[0], sign[1], sign[2]);
-      at[bits] = {static_cast<uint8_t>(13 + sign[top] * kDopFace[top]), static_cast<uint8_t>(corner - sign[low] * kDopFace[low]),
-                  static_cast<uint8_t>(corner)};
+      at[bits] = {static_cast<uint8_t>(13 + sign[top] * kDopFace[top]),
+                  static_cast<uint8_t>(corner - sign[low] * kDopFace[low]), static_cast<uint8_t>(corner)};
     }
   }
 };
@@ -83,7 +83,8 @@ inline double dop_reach(const DopView& d, const double l[3]) {
   // Branch-free: the order of three magnitudes is data, and mispredicted branches cost more than the rest.
   const double top = larger(m0, larger(m1, m2)), low = smaller(m0, smaller(m1, m2));
   const double mid = (m0 + m1 + m2) - top - low;  // rounding far below the reaches' slack
-  const int bits = (l[0] < 0.0) | (l[1] < 0.0) << 1 | (l[2] < 0.0) << 2 | (m0 < m1) << 3 | (m1 < m2) << 4 | (m0 < m2) << 5;
+  const int bits =
+      (l[0] < 0.0) | (l[1] < 0.0) << 1 | (l[2] < 0.0) << 2 | (m0 < m1) << 3 | (m1 < m2) << 4 | (m0 < m2) << 5;
   const DopPick p = kDopPicks.at[bits];
   return ((top - mid) * d.h[p.face] + (mid - low) * d.h[p.edge] + low * d.h[p.corner]) * d.unit;
 }

@@ -45,7 +45,8 @@ void list_loose(FramedSet& set, float cube, int threads) {
     std::vector<uint32_t> local;
     for (size_t i = begin; i < end; ++i) {
       const float* v = &set.xyz[3 * i];
-      if (std::fabs(v[0]) > cube || std::fabs(v[1]) > cube || std::fabs(v[2]) > cube) local.push_back(static_cast<uint32_t>(i));
+      if (std::fabs(v[0]) > cube || std::fabs(v[1]) > cube || std::fabs(v[2]) > cube)
+        local.push_back(static_cast<uint32_t>(i));
     }
     if (local.empty()) return;
     std::lock_guard<std::mutex> lock(m);
@@ -58,7 +59,8 @@ void list_loose(FramedSet& set, float cube, int threads) {
 // monotone, so every point within it in the input's coordinates has a copy within it too.
 float cube_around(const Extent3& bulk, const double origin[3]) {
   double half = 0.0;
-  for (int k = 0; k < 3; ++k) half = std::max({half, std::fabs(bulk.hi[k] - origin[k]), std::fabs(bulk.lo[k] - origin[k])});
+  for (int k = 0; k < 3; ++k)
+    half = std::max({half, std::fabs(bulk.hi[k] - origin[k]), std::fabs(bulk.lo[k] - origin[k])});
   float cube = static_cast<float>(half);
   if (static_cast<double>(cube) < half) cube = std::nextafter(cube, INFINITY);
   return cube;
@@ -82,7 +84,8 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
   if (b != nullptr) all.merge(extent_of(frame.b.truth, threads));
   // A caller that places the origin itself (the surface frame, whose searches carry their own margins)
   // needs no bulk of its own, nor loose points.
-  const Extent3 bulk = origin != nullptr ? all : bulk_extent(frame.a.truth, b != nullptr ? &frame.b.truth : nullptr, all);
+  const Extent3 bulk =
+      origin != nullptr ? all : bulk_extent(frame.a.truth, b != nullptr ? &frame.b.truth : nullptr, all);
   const bool outliers = !bulk.contains(all);
   double largest = 0.0, largest_input = 0.0;
   for (int k = 0; k < 3; ++k) largest_input = std::max({largest_input, std::fabs(all.lo[k]), std::fabs(all.hi[k])});
@@ -94,7 +97,8 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
   } else {
     // The centre of the bulk: with far outliers, the centre of everything could lie far from every point.
     const Extent3& around = outliers ? bulk : all;
-    for (int k = 0; k < 3; ++k) frame.origin[k] = origin != nullptr ? origin[k] : 0.5 * around.lo[k] + 0.5 * around.hi[k];
+    for (int k = 0; k < 3; ++k)
+      frame.origin[k] = origin != nullptr ? origin[k] : 0.5 * around.lo[k] + 0.5 * around.hi[k];
     largest = shift_into_floats(frame.a, frame.origin, threads);
     if (b != nullptr) largest = std::max(largest, shift_into_floats(frame.b, frame.origin, threads));
   }
@@ -108,7 +112,8 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
   list_loose(frame.a, cube, threads);
   if (b != nullptr) list_loose(frame.b, cube, threads);
   // A set with nothing inside the cube would leave its grid empty: then there is no bulk to speak of.
-  const bool all_loose = frame.a.loose.size() == frame.a.count || (b != nullptr && frame.b.loose.size() == frame.b.count);
+  const bool all_loose =
+      frame.a.loose.size() == frame.a.count || (b != nullptr && frame.b.loose.size() == frame.b.count);
   if (frame.a.loose.size() + frame.b.loose.size() > kMaxLoosePoints || !frame.has_loose() || all_loose) {
     frame.a.loose.clear();
     frame.b.loose.clear();

@@ -25,9 +25,7 @@ XHD_HD Dvec3 dload(const float* xyz) { return {xyz[0], xyz[1], xyz[2]}; }
 XHD_HD double dget(const Dvec3& v, int k) { return k == 0 ? v.x : (k == 1 ? v.y : v.z); }
 
 // Point i of the input's own coordinates (point_truth.h), in double.
-XHD_HD Dvec3 truth_point(const PointTruth& t, uint64_t i) {
-  return {t.coord(i, 0), t.coord(i, 1), t.coord(i, 2)};
-}
+XHD_HD Dvec3 truth_point(const PointTruth& t, uint64_t i) { return {t.coord(i, 0), t.coord(i, 1), t.coord(i, 2)}; }
 
 struct SurfacePoint {
   double d2;  // squared distance from the query

@@ -19,8 +19,9 @@
 // (a difference, three squares, two sums: relative 2^-50) from a query rounded by 2^-52 of |p - o| <=
 // dist + |R| (the |R| part is in each region's pad, the rest is relative 2^-51 on the square), at most
 // b^2 (1 + 2^-38 + 2^-49). Every region whose computed lower bound exceeds reach2(b^2) = b^2 (1 + 2^-37)
-// (computed: within 2^-53 of itself, still above that) is therefore safe to skip. The absolute 2^-1000 covers squares that underflow near zero.
-// Regions also widen by 2^-50 of their own largest coordinate, for the rounding of their placement.
+// (computed: within 2^-53 of itself, still above that) is therefore safe to skip. The absolute 2^-1000 covers squares
+// that underflow near zero. Regions also widen by 2^-50 of their own largest coordinate, for the rounding of their
+// placement.
 #pragma once
 
 #include <cmath>

@@ -17,7 +17,8 @@ struct BruteNearest {
   uint32_t triangle;
 };
 
-inline BruteNearest nearest_triangle_brute(const PointTruth& vertices, const uint32_t* triangles, uint64_t count, Dvec3 p) {
+inline BruteNearest nearest_triangle_brute(const PointTruth& vertices, const uint32_t* triangles, uint64_t count,
+                                           Dvec3 p) {
   BruteNearest out{{static_cast<double>(INFINITY), {0.0, 0.0, 0.0}}, 0};
   for (uint64_t t = 0; t < count; ++t) {
     const uint32_t* v = triangles + 3 * t;

@@ -77,13 +77,14 @@ void measure(const SurfaceBackend& backend, const SurfaceQueries& queries, const
 class Beside {
  public:
   template <class Job>
-  explicit Beside(Job job) : thread_([this, job] {
-      try {
-        job();
-      } catch (...) {
-        failure_ = std::current_exception();
-      }
-    }) {}
+  explicit Beside(Job job)
+      : thread_([this, job] {
+          try {
+            job();
+          } catch (...) {
+            failure_ = std::current_exception();
+          }
+        }) {}
   ~Beside() {
     if (thread_.joinable()) thread_.join();
   }

@@ -31,8 +31,9 @@ std::vector<uint32_t> triangle_morton_order(const float* xyz, const uint32_t* tr
   std::vector<float> centroid(3 * count);
   for (uint64_t t = 0; t < count; ++t)
     for (int i = 0; i < 3; ++i)
-      centroid[3 * t + i] =
-          (xyz[3ull * triangles[3 * t] + i] + xyz[3ull * triangles[3 * t + 1] + i] + xyz[3ull * triangles[3 * t + 2] + i]) / 3.f;
+      centroid[3 * t + i] = (xyz[3ull * triangles[3 * t] + i] + xyz[3ull * triangles[3 * t + 1] + i] +
+                             xyz[3ull * triangles[3 * t + 2] + i]) /
+                            3.f;
   return morton_order(centroid.data(), count);
 }
 
@@ -48,7 +49,8 @@ Box leaf_box(const TriangleBvh& bvh, uint32_t first, uint32_t count) {
     for (int c = 0; c < 3; ++c)
       for (int k = 0; k < 3; ++k) {
         const size_t at = 9ull * s + 3 * c + k;
-        const double v = (bvh.corners64.empty() ? static_cast<double>(bvh.corners[at]) : bvh.corners64[at]) - bvh.origin[k];
+        const double v =
+            (bvh.corners64.empty() ? static_cast<double>(bvh.corners[at]) : bvh.corners64[at]) - bvh.origin[k];
         lo[k] = std::min(lo[k], v);
         hi[k] = std::max(hi[k], v);
       }

@@ -36,7 +36,7 @@ struct BvhView {
   // float32 mesh, doubles for a double one (the other pointer is null).
   const float* corners;
   const double* corners64;
-  const uint32_t* triangle;   // original triangle index per sorted slot
+  const uint32_t* triangle;  // original triangle index per sorted slot
 };
 
 struct TriangleBvh {
@@ -47,7 +47,10 @@ struct TriangleBvh {
   std::vector<uint32_t> triangle;
 
   BvhView view() const {
-    return {{origin[0], origin[1], origin[2]}, nodes.data(), corners.empty() ? nullptr : corners.data(), corners64.empty() ? nullptr : corners64.data(),
+    return {{origin[0], origin[1], origin[2]},
+            nodes.data(),
+            corners.empty() ? nullptr : corners.data(),
+            corners64.empty() ? nullptr : corners64.data(),
             triangle.data()};
   }
 };

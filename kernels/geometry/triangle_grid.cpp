@@ -40,7 +40,8 @@ void size_triangle_grid(TriangleGrid& g, const Box& bounds, double total_area, u
   double whole = 0.0, magnitude = 0.0;
   for (int k = 0; k < 3; ++k) {
     whole = std::max(whole, static_cast<double>(bounds.max[k]) - bounds.min[k]);
-    magnitude = std::max({magnitude, std::fabs(static_cast<double>(bounds.min[k])), std::fabs(static_cast<double>(bounds.max[k]))});
+    magnitude = std::max(
+        {magnitude, std::fabs(static_cast<double>(bounds.min[k])), std::fabs(static_cast<double>(bounds.max[k]))});
   }
   const double closed_pad = 2.0 * triangle_pad(whole, magnitude);
   double lo[3], hi[3], extent[3];
@@ -111,7 +112,8 @@ TriangleGrid build_triangle_grid(PointTruth truth, const uint32_t* triangles, ui
 
   const TriangleGridView sizing = g.view();
   uint64_t box_cells = 0;
-  for (uint64_t t = 0; t < count; ++t) box_cells += crossed_box_cells(sizing, grid_corners(sizing, static_cast<uint32_t>(t)));
+  for (uint64_t t = 0; t < count; ++t)
+    box_cells += crossed_box_cells(sizing, grid_corners(sizing, static_cast<uint32_t>(t)));
   if (!grid_is_worthwhile(box_cells, count)) {
     g.usable = false;
     return g;
@@ -122,7 +124,8 @@ TriangleGrid build_triangle_grid(PointTruth truth, const uint32_t* triangles, ui
   const uint64_t cells = static_cast<uint64_t>(g.dims[0]) * g.dims[1] * g.dims[2];
   g.cell_start.assign(cells + 1, 0);
   for (uint64_t t = 0; t < count; ++t)
-    for_each_crossed_cell(sizing, grid_corners(sizing, static_cast<uint32_t>(t)), [&](uint64_t cell) { ++g.cell_start[cell]; });
+    for_each_crossed_cell(sizing, grid_corners(sizing, static_cast<uint32_t>(t)),
+                          [&](uint64_t cell) { ++g.cell_start[cell]; });
   uint64_t total = 0;
   for (uint64_t c = 0; c < cells; ++c) {
     total += g.cell_start[c];

@@ -32,18 +32,18 @@ constexpr double kGridBoxCellSlack = 4096.0;
 
 // Bits of TriangleGridView::open: the grid stops short of some vertices on that side (it covers the bulk of the
 // mesh, mesh_bulk.h), so the border cells on it reach on to infinity and list whatever lies beyond.
-constexpr uint32_t kOpenLow = 1u;    // << axis
-constexpr uint32_t kOpenHigh = 8u;   // << axis
+constexpr uint32_t kOpenLow = 1u;   // << axis
+constexpr uint32_t kOpenHigh = 8u;  // << axis
 
 struct TriangleGridView {
-  double origin[3];             // the grid's low corner, in the input's coordinates
-  double cell;                  // edge length of the cubic cells
-  double slack;                 // widening of every cell: kGridSlack cells plus the rounding of its edges
+  double origin[3];  // the grid's low corner, in the input's coordinates
+  double cell;       // edge length of the cubic cells
+  double slack;      // widening of every cell: kGridSlack cells plus the rounding of its edges
   uint32_t dims[3];
-  uint32_t open;                // kOpenLow / kOpenHigh bits per axis
-  const uint32_t* cell_start;   // dims[0]*dims[1]*dims[2] + 1 offsets into entries
-  const uint32_t* entries;      // triangle indices, cell by cell
-  PointTruth truth;             // the vertices in the input's own coordinates (borrowed)
+  uint32_t open;               // kOpenLow / kOpenHigh bits per axis
+  const uint32_t* cell_start;  // dims[0]*dims[1]*dims[2] + 1 offsets into entries
+  const uint32_t* entries;     // triangle indices, cell by cell
+  PointTruth truth;            // the vertices in the input's own coordinates (borrowed)
   const uint32_t* triangles;
 };
 
@@ -60,8 +60,15 @@ struct TriangleGrid {
   const uint32_t* triangles = nullptr;
 
   TriangleGridView view() const {
-    return {{origin[0], origin[1], origin[2]}, cell, slack, {dims[0], dims[1], dims[2]}, open, cell_start.data(),
-            entries.data(), truth, triangles};
+    return {{origin[0], origin[1], origin[2]},
+            cell,
+            slack,
+            {dims[0], dims[1], dims[2]},
+            open,
+            cell_start.data(),
+            entries.data(),
+            truth,
+            triangles};
   }
 };
 
@@ -177,13 +184,15 @@ XHD_HD uint64_t crossed_box_cells(const TriangleGridView& g, const Corners& t) {
 XHD_HD bool grid_cell_is_open(const TriangleGridView& g, uint32_t x, uint32_t y, uint32_t z) {
   const uint32_t c[3] = {x, y, z};
   for (int k = 0; k < 3; ++k)
-    if (((g.open & (kOpenLow << k)) && c[k] == 0) || ((g.open & (kOpenHigh << k)) && c[k] == g.dims[k] - 1)) return true;
+    if (((g.open & (kOpenLow << k)) && c[k] == 0) || ((g.open & (kOpenHigh << k)) && c[k] == g.dims[k] - 1))
+      return true;
   return false;
 }
 
 // Whether a grid is worth building for triangles whose boxes cover box_cells cells in all.
 XHD_HD bool grid_is_worthwhile(uint64_t box_cells, uint64_t triangle_count) {
-  return static_cast<double>(box_cells) <= kGridMaxBoxCellsPerTriangle * static_cast<double>(triangle_count) + kGridBoxCellSlack;
+  return static_cast<double>(box_cells) <=
+         kGridMaxBoxCellsPerTriangle * static_cast<double>(triangle_count) + kGridBoxCellSlack;
 }
 
 // Calls visit(cell) for every cell whose slightly widened box the triangle (widened by its pad) may

@@ -91,8 +91,7 @@ XHD_HD PairPoints triangle_pair_min(const Corners3& a, const Corners3& b) {
     keep_nearer(best, {s.d2, s.at, b.v[k], false});
   }
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j)
-      keep_nearer(best, closest_segments(a.v[i], a.v[(i + 1) % 3], b.v[j], b.v[(j + 1) % 3]));
+    for (int j = 0; j < 3; ++j) keep_nearer(best, closest_segments(a.v[i], a.v[(i + 1) % 3], b.v[j], b.v[(j + 1) % 3]));
   best.crossing = best.d2 == 0.0;  // touching counts: the two share a point
   return best;
 }

@@ -62,7 +62,8 @@ void mark_first_copies(const PointTruth& t, int threads, UninitLargeVector<uint8
   std::vector<size_t> bounds(parts + 1, n);
   for (size_t part = 0; part < parts; ++part) {
     size_t b = n * part / parts;
-    if (b > 0 && b < n) b = std::upper_bound(sorted_keys.begin() + b, sorted_keys.end(), sorted_keys[b - 1]) - sorted_keys.begin();
+    if (b > 0 && b < n)
+      b = std::upper_bound(sorted_keys.begin() + b, sorted_keys.end(), sorted_keys[b - 1]) - sorted_keys.begin();
     bounds[part] = std::max(b, part > 0 ? bounds[part - 1] : size_t(0));
   }
   keep.resize(n);

@@ -34,15 +34,15 @@ typedef enum xhd_status {
   XHD_OK = 0,
   XHD_ERROR_INVALID_ARGUMENT = 1, /* bad counts, null pointers, non-finite coordinates */
   XHD_ERROR_OUT_OF_MEMORY = 2,
-  XHD_ERROR_CANCELLED = 3,        /* the caller set xhd_progress.cancel */
+  XHD_ERROR_CANCELLED = 3, /* the caller set xhd_progress.cancel */
   XHD_ERROR_INTERNAL = 4,
-  XHD_ERROR_UNAVAILABLE = 5       /* the backend cannot run here (e.g. no GPU) */
+  XHD_ERROR_UNAVAILABLE = 5 /* the backend cannot run here (e.g. no GPU) */
 } xhd_status;
 
 typedef enum xhd_method {
-  XHD_METHOD_GRID = 0,  /* X-HD: uniform grid with MBR pruning and early break (default) */
-  XHD_METHOD_EB = 1,    /* early break over shuffled inputs (Taha & Hanbury) */
-  XHD_METHOD_BRUTE = 2  /* double-precision reference: every pair, no pruning (XHD_CAP_REFERENCE_METHODS) */
+  XHD_METHOD_GRID = 0, /* X-HD: uniform grid with MBR pruning and early break (default) */
+  XHD_METHOD_EB = 1,   /* early break over shuffled inputs (Taha & Hanbury) */
+  XHD_METHOD_BRUTE = 2 /* double-precision reference: every pair, no pruning (XHD_CAP_REFERENCE_METHODS) */
 } xhd_method;
 
 /* Bits of xhd_hausdorff_options.directions. */
@@ -83,25 +83,25 @@ typedef struct xhd_hausdorff_options {
 
 /* One direction's answer and what it cost. */
 typedef struct xhd_directed {
-  double distance;         /* directed HD, recomputed in double from the witness pair */
-  int64_t from_index;      /* point of the source set realizing it; XHD_NO_INDEX if not computed */
-  int64_t to_index;        /* its nearest neighbour in the target set; XHD_NO_INDEX if not computed */
-  double build_ms;         /* index construction over the target set (grid, one direction only:
-                              also the grid that puts the source points in query order) */
-  double query_ms;         /* queries from the source set */
-  uint64_t distance_evals; /* point-pair distances evaluated */
-  uint64_t pruned_queries; /* source points settled early (MaxDist <= cmax or early break) */
+  double distance;           /* directed HD, recomputed in double from the witness pair */
+  int64_t from_index;        /* point of the source set realizing it; XHD_NO_INDEX if not computed */
+  int64_t to_index;          /* its nearest neighbour in the target set; XHD_NO_INDEX if not computed */
+  double build_ms;           /* index construction over the target set (grid, one direction only:
+                                also the grid that puts the source points in query order) */
+  double query_ms;           /* queries from the source set */
+  uint64_t distance_evals;   /* point-pair distances evaluated */
+  uint64_t pruned_queries;   /* source points settled early (MaxDist <= cmax or early break) */
   uint64_t fallback_queries; /* queries that left the ring search for the cell hierarchy */
-  uint32_t grid_dims[3];   /* grid resolution used (grid method), else zeros */
-  float cell_size;         /* grid cell side used (grid method), else 0 */
-  uint64_t exact_checks;   /* source points whose nearest neighbour the float filter could not settle,
-                              searched again in double */
-  double exact_ms;         /* of query_ms: that search in double (the exactness pass) */
+  uint32_t grid_dims[3];     /* grid resolution used (grid method), else zeros */
+  float cell_size;           /* grid cell side used (grid method), else 0 */
+  uint64_t exact_checks;     /* source points whose nearest neighbour the float filter could not settle,
+                                searched again in double */
+  double exact_ms;           /* of query_ms: that search in double (the exactness pass) */
 } xhd_directed;
 
 typedef struct xhd_hausdorff_result {
-  xhd_directed ab; /* A -> B: max over A of the distance to the nearest point of B */
-  xhd_directed ba; /* B -> A */
+  xhd_directed ab;            /* A -> B: max over A of the distance to the nearest point of B */
+  xhd_directed ba;            /* B -> A */
   double upload_ms;           /* host -> device copies (device backends; 0 on the CPU) */
   double download_ms;         /* device -> host copies of the results */
   uint64_t peak_device_bytes; /* most device memory this call held at once (0 on the CPU) */
@@ -157,20 +157,22 @@ typedef struct xhd_surface_result {
   uint64_t triangle_tests;    /* point-triangle distances evaluated */
   int32_t device;             /* GPU ordinal used, or -1 on the CPU */
   uint32_t reserved;
-  double origin[3];           /* the float filters ran on coordinates minus this point (0 for float32 inputs) */
+  double origin[3]; /* the float filters ran on coordinates minus this point (0 for float32 inputs) */
 } xhd_surface_result;
 
 /* XHD_ABI_VERSION of the library actually loaded; callers refuse a mismatch. */
 XHD_API int32_t xhd_abi_version(void);
 
 /* Bits of xhd_capabilities(): the optional parts of this ABI a library implements. */
-#define XHD_CAP_NEAREST_POINTS (1ull << 0)    /* xhd_nearest_points */
-#define XHD_CAP_FILE_READERS (1ull << 1)      /* xhd_read_file and xhd_read_ply_vertices */
-#define XHD_CAP_DELIMITED_TEXT (1ull << 2)    /* xhd_count_lines and xhd_parse_delimited */
-#define XHD_CAP_DEVICES (1ull << 3)           /* computes on devices (GPUs): xhd_device_count may be nonzero and
-                                                 xhd_device_info_get describes them; without it there are none */
-#define XHD_CAP_REFERENCE_METHODS (1ull << 4) /* the double-precision brute forces: XHD_METHOD_BRUTE,
-                                                 XHD_SURFACE_BRUTE, XHD_DISTANCE_BRUTE (without it: invalid argument) */
+#define XHD_CAP_NEAREST_POINTS (1ull << 0) /* xhd_nearest_points */
+#define XHD_CAP_FILE_READERS (1ull << 1)   /* xhd_read_file and xhd_read_ply_vertices */
+#define XHD_CAP_DELIMITED_TEXT (1ull << 2) /* xhd_count_lines and xhd_parse_delimited */
+#define XHD_CAP_DEVICES                                                          \
+  (1ull << 3) /* computes on devices (GPUs): xhd_device_count may be nonzero and \
+                 xhd_device_info_get describes them; without it there are none */
+#define XHD_CAP_REFERENCE_METHODS                                     \
+  (1ull << 4) /* the double-precision brute forces: XHD_METHOD_BRUTE, \
+                 XHD_SURFACE_BRUTE, XHD_DISTANCE_BRUTE (without it: invalid argument) */
 
 /* The XHD_CAP_* bits of what this library implements; a bit unknown to the caller is to be ignored. */
 XHD_API uint64_t xhd_capabilities(void);
@@ -208,8 +210,7 @@ XHD_API int32_t xhd_optix_info(int32_t ordinal, int32_t* optix_version, uint32_t
 
 /* Directed Hausdorff distances between a and b, for the directions requested.
  * progress may be NULL. Returns an xhd_status; on failure xhd_last_error() says why. */
-XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b,
-                              const xhd_hausdorff_options* options,
+XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                               xhd_hausdorff_result* result, xhd_progress* progress);
 
 /* For each point, the exact (double precision) distance to the nearest point of the mesh's surface, over
@@ -223,17 +224,17 @@ XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b,
  * survey coordinates gives the distances it gives at the origin (see "Exactness" in README.md). */
 XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_mesh* mesh,
                                            const xhd_surface_options* options, double* distance,
-                                           uint32_t* nearest_triangle, double* closest,
-                                           xhd_surface_result* result, xhd_progress* progress);
+                                           uint32_t* nearest_triangle, double* closest, xhd_surface_result* result,
+                                           xhd_progress* progress);
 
 /* ---- Every point's nearest neighbour: the per-point distances behind percentiles, averages and export.
  * Optional: XHD_CAP_NEAREST_POINTS (the CPU library). ---- */
 
 typedef struct xhd_nearest_result {
-  double build_ms;            /* index over the target set */
-  double query_ms;            /* every query point's search */
-  uint64_t distance_evals;    /* point-pair distances evaluated */
-  int32_t device;             /* GPU ordinal used, or -1 on the CPU */
+  double build_ms;         /* index over the target set */
+  double query_ms;         /* every query point's search */
+  uint64_t distance_evals; /* point-pair distances evaluated */
+  int32_t device;          /* GPU ordinal used, or -1 on the CPU */
   uint32_t reserved;
 } xhd_nearest_result;
 
@@ -254,8 +255,8 @@ XHD_API int32_t xhd_nearest_points(const xhd_points* queries, const xhd_points* 
  * each of which may be NULL when not wanted. distance_ab and nearest_ab hold a->count entries (A's points
  * against B), distance_ba and nearest_ba b->count entries (B's against A). */
 typedef struct xhd_per_point {
-  double* distance_ab;  /* exact double distance to the nearest point of B */
-  int64_t* nearest_ab;  /* that point's index in B; among equally near points the smallest index */
+  double* distance_ab; /* exact double distance to the nearest point of B */
+  int64_t* nearest_ab; /* that point's index in B; among equally near points the smallest index */
   double* distance_ba;
   int64_t* nearest_ba;
 } xhd_per_point;
@@ -285,8 +286,8 @@ XHD_API int32_t xhd_surface_area(const xhd_mesh* mesh, double* area);
  * six words per sample. The points depend only on the mesh, count and state, never on threads or the
  * machine: they equal those of the TypeScript sampler (src/sampling/sample-mesh.ts) bit for bit.
  * Runs on the host in every backend; threads = 0 uses every hardware thread. */
-XHD_API int32_t xhd_sample_surface(const xhd_mesh* mesh, uint64_t count, uint32_t* state, int32_t threads,
-                                   float* xyz, double* xyz64);
+XHD_API int32_t xhd_sample_surface(const xhd_mesh* mesh, uint64_t count, uint32_t* state, int32_t threads, float* xyz,
+                                   double* xyz64);
 
 /* ---- Reading input files: host code. Optional: XHD_CAP_FILE_READERS (xhd_read_file, xhd_read_ply_vertices) and
  * XHD_CAP_DELIMITED_TEXT (xhd_count_lines, xhd_parse_delimited), both implemented by the CPU library alone (the
@@ -295,8 +296,8 @@ XHD_API int32_t xhd_sample_surface(const xhd_mesh* mesh, uint64_t count, uint32_
  * where a file is not in the shape handled here they say so and the TypeScript reader takes the file. ---- */
 
 typedef struct xhd_file_read {
-  uint64_t bytes;        /* bytes read: all asked for, or fewer where the file ended first */
-  int32_t error_number;  /* nonzero: open or read failed with this errno, and nothing was read */
+  uint64_t bytes;       /* bytes read: all asked for, or fewer where the file ended first */
+  int32_t error_number; /* nonzero: open or read failed with this errno, and nothing was read */
   int32_t reserved;
 } xhd_file_read;
 
@@ -307,37 +308,43 @@ XHD_API int32_t xhd_read_file(const char* path, uint64_t offset, uint64_t length
 
 /* Scalar types of binary PLY properties (the numbering of PlyType in src/io/ply-header.ts). */
 typedef enum xhd_scalar_type {
-  XHD_INT8 = 0, XHD_UINT8 = 1, XHD_INT16 = 2, XHD_UINT16 = 3,
-  XHD_INT32 = 4, XHD_UINT32 = 5, XHD_FLOAT32 = 6, XHD_FLOAT64 = 7
+  XHD_INT8 = 0,
+  XHD_UINT8 = 1,
+  XHD_INT16 = 2,
+  XHD_UINT16 = 3,
+  XHD_INT32 = 4,
+  XHD_UINT32 = 5,
+  XHD_FLOAT32 = 6,
+  XHD_FLOAT64 = 7
 } xhd_scalar_type;
 
 /* Where a binary PLY's vertex records lie and how x, y, z sit in them (records of fixed size only). */
 typedef struct xhd_ply_vertex_layout {
-  uint64_t body_offset;  /* byte offset of the first vertex record in the file */
-  uint64_t count;        /* vertex records */
-  uint64_t piece_bytes;  /* bytes a thread reads at a time (whole records, at least one); 0 = the default */
-  uint32_t stride;       /* bytes per record */
-  int32_t swap_bytes;    /* 1 when the file's byte order is not the host's */
-  int32_t offset[3];     /* byte offsets of x, y, z within a record; offset[2] = -1 for 2D data (z = 0) */
-  int32_t type[3];       /* xhd_scalar_type of x, y, z */
-  int32_t output;        /* XHD_FLOAT32 or XHD_FLOAT64: the type of the caller's xyz array */
-  int32_t threads;       /* 0 = every hardware thread */
+  uint64_t body_offset; /* byte offset of the first vertex record in the file */
+  uint64_t count;       /* vertex records */
+  uint64_t piece_bytes; /* bytes a thread reads at a time (whole records, at least one); 0 = the default */
+  uint32_t stride;      /* bytes per record */
+  int32_t swap_bytes;   /* 1 when the file's byte order is not the host's */
+  int32_t offset[3];    /* byte offsets of x, y, z within a record; offset[2] = -1 for 2D data (z = 0) */
+  int32_t type[3];      /* xhd_scalar_type of x, y, z */
+  int32_t output;       /* XHD_FLOAT32 or XHD_FLOAT64: the type of the caller's xyz array */
+  int32_t threads;      /* 0 = every hardware thread */
 } xhd_ply_vertex_layout;
 
 /* What a read found. kind: */
 #define XHD_READ_OK 0
-#define XHD_READ_TRUNCATED 1 /* the file ended inside record `record`; `byte` is where its data ran out */
-#define XHD_READ_BAD_VALUE 2 /* record `record` (at byte `byte`) holds `value`: non-finite or beyond +-1e15 */
+#define XHD_READ_TRUNCATED 1    /* the file ended inside record `record`; `byte` is where its data ran out */
+#define XHD_READ_BAD_VALUE 2    /* record `record` (at byte `byte`) holds `value`: non-finite or beyond +-1e15 */
 #define XHD_READ_SYSTEM_ERROR 3 /* open or read failed with errno `error_number` */
 
 typedef struct xhd_read_result {
-  int32_t kind;          /* XHD_READ_* */
-  int32_t error_number;  /* XHD_READ_SYSTEM_ERROR: the errno */
-  uint64_t record;       /* the first bad record (TRUNCATED, BAD_VALUE) */
+  int32_t kind;         /* XHD_READ_* */
+  int32_t error_number; /* XHD_READ_SYSTEM_ERROR: the errno */
+  uint64_t record;      /* the first bad record (TRUNCATED, BAD_VALUE) */
   uint64_t byte;
-  double value;          /* BAD_VALUE: the first bad coordinate of that record, x before y before z */
-  double min[3];         /* XHD_READ_OK: the bounds of the coordinates read, as JavaScript's Math.min */
-  double max[3];         /* and Math.max give them (-0 below +0); +inf / -inf when count is 0 */
+  double value;  /* BAD_VALUE: the first bad coordinate of that record, x before y before z */
+  double min[3]; /* XHD_READ_OK: the bounds of the coordinates read, as JavaScript's Math.min */
+  double max[3]; /* and Math.max give them (-0 below +0); +inf / -inf when count is 0 */
 } xhd_read_result;
 
 /* Reads the vertices' x, y, z into xyz (3 * count entries of `output` type; z = 0 for 2D data) with
@@ -353,19 +360,19 @@ XHD_API int32_t xhd_count_lines(const uint8_t* text, uint64_t length, int32_t th
 
 /* The columns of a delimited (CSV / XYZ) file, as src/io/delimited-layout.ts found them. */
 typedef struct xhd_delimited_layout {
-  const int8_t* slots;   /* per column: 0, 1, 2 = x, y, z (z = 0 where no column is z); -1 = not read */
+  const int8_t* slots; /* per column: 0, 1, 2 = x, y, z (z = 0 where no column is z); -1 = not read */
   int32_t column_count;
-  int32_t comma;         /* 1: fields separated by commas; 0: by runs of spaces and tabs */
-  int32_t threads;       /* 0 = every hardware thread */
+  int32_t comma;   /* 1: fields separated by commas; 0: by runs of spaces and tabs */
+  int32_t threads; /* 0 = every hardware thread */
   int32_t reserved;
-  uint64_t piece_bytes;  /* bytes parsed by one thread at a time (whole lines); 0 = the default */
+  uint64_t piece_bytes; /* bytes parsed by one thread at a time (whole lines); 0 = the default */
 } xhd_delimited_layout;
 
 typedef struct xhd_delimited_result {
-  uint64_t rows;   /* data rows read (when plain) */
-  int32_t plain;   /* 1: every line was in the plain shape below and rows are in xyz; 0: some line was not */
+  uint64_t rows; /* data rows read (when plain) */
+  int32_t plain; /* 1: every line was in the plain shape below and rows are in xyz; 0: some line was not */
   int32_t reserved;
-  double min[3];   /* when plain: the rows' bounds as xhd_read_result's (+inf / -inf for no rows) */
+  double min[3]; /* when plain: the rows' bounds as xhd_read_result's (+inf / -inf for no rows) */
   double max[3];
 } xhd_delimited_result;
 
@@ -387,51 +394,51 @@ XHD_API int32_t xhd_parse_delimited(const uint8_t* text, uint64_t length, const 
 
 /* A LAZ file's chunks and what to make of their records. */
 typedef struct xhd_laz_job {
-  const uint64_t* chunks;  /* per chunk: file offset, bytes, points, first point (4 entries a chunk): in file
-                              order, each chunk's first point the sum of the points before it */
+  const uint64_t* chunks; /* per chunk: file offset, bytes, points, first point (4 entries a chunk): in file
+                             order, each chunk's first point the sum of the points before it */
   uint64_t chunk_count;
-  uint64_t point_count;    /* the points of every chunk together: positions has room for 3 * point_count */
-  const uint16_t* items;   /* the LASzip VLR's items: type, size, version (3 entries an item) */
+  uint64_t point_count;  /* the points of every chunk together: positions has room for 3 * point_count */
+  const uint16_t* items; /* the LASzip VLR's items: type, size, version (3 entries an item) */
   uint32_t item_count;
-  uint32_t record_length;  /* the items' sizes added up */
-  double scale[3];         /* x = X * scale + offset in double, unfused, as LAS readers compute it */
+  uint32_t record_length; /* the items' sizes added up */
+  double scale[3];        /* x = X * scale + offset in double, unfused, as LAS readers compute it */
   double offset[3];
-  const uint8_t* classes;  /* 256 flags: keep the points of class c where classes[c] != 0; null keeps all */
-  const double* box;       /* keep points inside min x, y, z, max x, y, z (edges included); null keeps all */
-  int32_t returns;         /* 0: every return; 1: first returns (number <= 1); 2: last (number >= count) */
-  int32_t threads;         /* 0 = every hardware thread */
-  uint64_t piece_bytes;    /* compressed bytes a thread reads at a time; 0 = the default (1 MiB) */
+  const uint8_t* classes; /* 256 flags: keep the points of class c where classes[c] != 0; null keeps all */
+  const double* box;      /* keep points inside min x, y, z, max x, y, z (edges included); null keeps all */
+  int32_t returns;        /* 0: every return; 1: first returns (number <= 1); 2: last (number >= count) */
+  int32_t threads;        /* 0 = every hardware thread */
+  uint64_t piece_bytes;   /* compressed bytes a thread reads at a time; 0 = the default (1 MiB) */
 } xhd_laz_job;
 
 /* What a LAZ read found. kind: */
 #define XHD_LAZ_OK 0
-#define XHD_LAZ_TRUNCATED 1     /* chunk `chunk` runs past the file's end, which is at `byte` */
-#define XHD_LAZ_SHORT_CHUNK 2   /* chunk `chunk` (from `byte`) ran out of bytes before its points did */
-#define XHD_LAZ_DAMAGED 3       /* chunk `chunk` (from `byte`) holds data the format cannot hold */
-#define XHD_LAZ_SYSTEM_ERROR 4  /* open or read failed with errno `error_number` */
-#define XHD_LAZ_UNSUPPORTED 5   /* the items are not the version-2 items of formats 0-3: nothing was read */
+#define XHD_LAZ_TRUNCATED 1    /* chunk `chunk` runs past the file's end, which is at `byte` */
+#define XHD_LAZ_SHORT_CHUNK 2  /* chunk `chunk` (from `byte`) ran out of bytes before its points did */
+#define XHD_LAZ_DAMAGED 3      /* chunk `chunk` (from `byte`) holds data the format cannot hold */
+#define XHD_LAZ_SYSTEM_ERROR 4 /* open or read failed with errno `error_number` */
+#define XHD_LAZ_UNSUPPORTED 5  /* the items are not the version-2 items of formats 0-3: nothing was read */
 
 typedef struct xhd_laz_result {
-  int32_t kind;                 /* XHD_LAZ_*; on failure, the chunk is the lowest-numbered that failed */
+  int32_t kind; /* XHD_LAZ_*; on failure, the chunk is the lowest-numbered that failed */
   int32_t error_number;
-  uint64_t chunk;               /* 0-based */
+  uint64_t chunk; /* 0-based */
   uint64_t byte;
-  uint64_t kept;                /* points the filters kept, packed in file order at the start of positions */
-  uint64_t class_counts[256];   /* every record decoded, by class (the low 5 bits of byte 15) */
-  uint64_t return_counts[16];   /* and by return number (the low 3 bits of byte 14) */
-  double raw_min[3];            /* every record's integer X, Y, Z: their bounds (+inf / -inf for none) */
+  uint64_t kept;              /* points the filters kept, packed in file order at the start of positions */
+  uint64_t class_counts[256]; /* every record decoded, by class (the low 5 bits of byte 15) */
+  uint64_t return_counts[16]; /* and by return number (the low 3 bits of byte 14) */
+  double raw_min[3];          /* every record's integer X, Y, Z: their bounds (+inf / -inf for none) */
   double raw_max[3];
-  double min[3];                /* the kept points' coordinates: their bounds (+inf / -inf for none) */
+  double min[3]; /* the kept points' coordinates: their bounds (+inf / -inf for none) */
   double max[3];
 } xhd_laz_result;
 
 /* Reads and decodes every chunk of the LAZ file at `path` on `job->threads` threads, each reading its own
- * chunks with positioned reads, a piece at a time (no chunk is held whole). positions: room for 3 * point_count doubles; the kept points' x, y, z come
- * packed in file order. chunk_raw (may be null): per chunk, the integer X, Y, Z min then max of its records
- * (6 a chunk), for the caller's check of damaged chunks against the header's bounds. records (may be null):
- * point_count * record_length bytes, receiving every decoded record (the tests compare them). Returns
- * XHD_OK when the call ran, whatever the file held: result->kind says whether the points are complete.
- * Without XHD_CAP_FILE_READERS: XHD_ERROR_UNAVAILABLE. */
+ * chunks with positioned reads, a piece at a time (no chunk is held whole). positions: room for 3 * point_count
+ * doubles; the kept points' x, y, z come packed in file order. chunk_raw (may be null): per chunk, the integer X, Y, Z
+ * min then max of its records (6 a chunk), for the caller's check of damaged chunks against the header's bounds.
+ * records (may be null): point_count * record_length bytes, receiving every decoded record (the tests compare them).
+ * Returns XHD_OK when the call ran, whatever the file held: result->kind says whether the points are complete. Without
+ * XHD_CAP_FILE_READERS: XHD_ERROR_UNAVAILABLE. */
 XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job, double* positions, double* chunk_raw,
                              uint8_t* records, xhd_laz_result* result);
 
@@ -439,36 +446,37 @@ XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job, double* p
  * array but xyz may be null: its field is then 0 (return number and count: 1). */
 typedef struct xhd_laz_points {
   uint64_t count;
-  const double* xyz;              /* x, y, z a point: stored as round((x - offset) / scale), which must fit int32 */
+  const double* xyz; /* x, y, z a point: stored as round((x - offset) / scale), which must fit int32 */
   const uint16_t* intensity;
-  const uint8_t* return_number;   /* 1-7 */
-  const uint8_t* return_count;    /* 1-7 */
-  const uint8_t* classification;  /* the whole byte 15: the class in its low 5 bits, flags above */
-  const double* gps_time;         /* formats 1 and 3 */
-  const uint16_t* rgb;            /* formats 2 and 3: red, green, blue a point */
-  const double* extra;            /* extra_count doubles a point: extra-bytes dimensions of type double */
+  const uint8_t* return_number;  /* 1-7 */
+  const uint8_t* return_count;   /* 1-7 */
+  const uint8_t* classification; /* the whole byte 15: the class in its low 5 bits, flags above */
+  const double* gps_time;        /* formats 1 and 3 */
+  const uint16_t* rgb;           /* formats 2 and 3: red, green, blue a point */
+  const double* extra;           /* extra_count doubles a point: extra-bytes dimensions of type double */
   uint32_t extra_count;
-  int32_t point_format;           /* 0-3 */
+  int32_t point_format; /* 0-3 */
   double scale[3];
   double offset[3];
-  uint32_t chunk_size;            /* points a chunk; 0 = LASzip's 50,000 */
-  int32_t threads;                /* 0 = every hardware thread */
+  uint32_t chunk_size; /* points a chunk; 0 = LASzip's 50,000 */
+  int32_t threads;     /* 0 = every hardware thread */
 } xhd_laz_points;
 
 /* What a LAZ write did. kind: */
 #define XHD_LAZ_WRITE_OK 0
-#define XHD_LAZ_WRITE_OUT_OF_RANGE 1  /* point `point` has coordinate `value` (axis `axis`): not finite, or off the int32 grid */
-#define XHD_LAZ_WRITE_SYSTEM_ERROR 2  /* creating or writing the file failed with errno `error_number` */
+#define XHD_LAZ_WRITE_OUT_OF_RANGE \
+  1 /* point `point` has coordinate `value` (axis `axis`): not finite, or off the int32 grid */
+#define XHD_LAZ_WRITE_SYSTEM_ERROR 2 /* creating or writing the file failed with errno `error_number` */
 
 typedef struct xhd_laz_write_result {
-  int32_t kind;          /* XHD_LAZ_WRITE_*; on failure no file is left at path */
+  int32_t kind; /* XHD_LAZ_WRITE_*; on failure no file is left at path */
   int32_t error_number;
   uint64_t point;
   double value;
   int32_t axis;
-  uint32_t chunks;       /* chunks written */
-  uint64_t bytes;        /* the file's size */
-  double min[3];         /* the stored coordinates' bounds (integer * scale + offset), as in the header */
+  uint32_t chunks; /* chunks written */
+  uint64_t bytes;  /* the file's size */
+  double min[3];   /* the stored coordinates' bounds (integer * scale + offset), as in the header */
   double max[3];
 } xhd_laz_write_result;
 
@@ -478,8 +486,8 @@ typedef struct xhd_laz_write_result {
  * counts (legacy and, for LAS 1.4, 64-bit; by return) and bounds. Items: POINT10, then GPSTIME11 (formats 1,
  * 3), RGB12 (formats 2, 3), then one BYTE item of 8 * extra_count bytes when extra_count > 0.
  * Without XHD_CAP_FILE_READERS: XHD_ERROR_UNAVAILABLE. */
-XHD_API int32_t xhd_write_laz(const char* path, const uint8_t* header, uint64_t header_bytes, const xhd_laz_points* points,
-                              xhd_laz_write_result* result);
+XHD_API int32_t xhd_write_laz(const char* path, const uint8_t* header, uint64_t header_bytes,
+                              const xhd_laz_points* points, xhd_laz_write_result* result);
 
 /* ---- Mesh-mesh minimum and maximum distance (the gDist algorithm) ---- */
 
@@ -501,8 +509,8 @@ typedef struct xhd_distance_options {
 
 /* The pair of triangles realizing a distance, and its two points (on A, and on B as posed). */
 typedef struct xhd_distance_pair {
-  double distance;     /* exact, in double precision from the input's vertices (xyz or xyz64), B posed */
-  int64_t triangle_a;  /* XHD_NO_INDEX when not computed */
+  double distance;    /* exact, in double precision from the input's vertices (xyz or xyz64), B posed */
+  int64_t triangle_a; /* XHD_NO_INDEX when not computed */
   int64_t triangle_b;
   double point_a[3];
   double point_b[3];
@@ -581,10 +589,10 @@ typedef struct xhd_surface_compare_options {
   int32_t threads;    /* 0 = every hardware thread; on the CPU two directions run side by side on half each */
   int32_t device;     /* GPU ordinal for device backends; the CPU backend ignores it */
   int32_t reserved;
-  uint64_t samples;   /* samples per mesh; 0: max(1, round(density * area)) when density > 0, else
-                         max(vertex count, 100000) */
-  double density;     /* samples per unit area, used when samples is 0; 0 = not given */
-  uint64_t seed;      /* A's random stream is seeded with seed, B's with seed + 1 (src/sampling/random.ts) */
+  uint64_t samples; /* samples per mesh; 0: max(1, round(density * area)) when density > 0, else
+                       max(vertex count, 100000) */
+  double density;   /* samples per unit area, used when samples is 0; 0 = not given */
+  uint64_t seed;    /* A's random stream is seeded with seed, B's with seed + 1 (src/sampling/random.ts) */
 } xhd_surface_compare_options;
 
 /* Where a direction's query points came from (xhd_surface_direction.queries_from). */
@@ -594,24 +602,24 @@ typedef struct xhd_surface_compare_options {
 
 /* One direction: every query point of one input against the other input's surface. */
 typedef struct xhd_surface_direction {
-  double hd;              /* the largest distance */
+  double hd; /* the largest distance */
   double min;
-  double mean;            /* sum / samples, the distances summed in sample order */
-  double rms;             /* sqrt(e / samples) */
-  double e;               /* sum of the squared distances, in sample order */
-  uint64_t samples;       /* query points */
-  int64_t from_index;     /* the witness: the first query point of the largest distance */
-  int64_t to_index;       /* its nearest triangle of the other input (of a point cloud: the point), ties to the
-                             smallest index, as the brute reference finds it */
-  double from_point[3];   /* the witness query point */
-  double to_point[3];     /* its closest point on the other input */
-  int32_t queries_from;   /* XHD_QUERIES_* */
+  double mean;          /* sum / samples, the distances summed in sample order */
+  double rms;           /* sqrt(e / samples) */
+  double e;             /* sum of the squared distances, in sample order */
+  uint64_t samples;     /* query points */
+  int64_t from_index;   /* the witness: the first query point of the largest distance */
+  int64_t to_index;     /* its nearest triangle of the other input (of a point cloud: the point), ties to the
+                           smallest index, as the brute reference finds it */
+  double from_point[3]; /* the witness query point */
+  double to_point[3];   /* its closest point on the other input */
+  int32_t queries_from; /* XHD_QUERIES_* */
   int32_t reserved;
-  const float* queries;     /* XHD_QUERIES_SAMPLES of a float32 mesh: 3 * samples floats; else NULL */
-  const double* queries64;  /* XHD_QUERIES_SAMPLES of a double mesh: 3 * samples doubles; else NULL */
-  const double* distances;  /* each query point's distance, in query order */
-  double build_ms;            /* this direction's index build */
-  double query_ms;            /* this direction's searches */
+  const float* queries;    /* XHD_QUERIES_SAMPLES of a float32 mesh: 3 * samples floats; else NULL */
+  const double* queries64; /* XHD_QUERIES_SAMPLES of a double mesh: 3 * samples doubles; else NULL */
+  const double* distances; /* each query point's distance, in query order */
+  double build_ms;         /* this direction's index build */
+  double query_ms;         /* this direction's searches */
   double upload_ms;
   double download_ms;
   uint64_t triangle_tests;
@@ -624,12 +632,12 @@ typedef struct xhd_surface_compare_result {
   double sample_ms;         /* sampling both meshes (B's overlaps A's measuring where the directions overlap) */
   double build_ms;          /* wall times: sample_ms + build_ms + query_ms never exceed the call's wall time */
   double query_ms;
-  double upload_ms;         /* both directions' host -> device copies (0 on the CPU) */
+  double upload_ms; /* both directions' host -> device copies (0 on the CPU) */
   double download_ms;
   uint64_t peak_device_bytes;
-  int32_t device;           /* GPU ordinal used, or -1 on the CPU */
-  int32_t threads;          /* host threads used (the directions side by side had half each); 0 on a GPU */
-  double origin[3];         /* A -> B's float filters ran on coordinates minus this point (0 for float32 inputs) */
+  int32_t device;   /* GPU ordinal used, or -1 on the CPU */
+  int32_t threads;  /* host threads used (the directions side by side had half each); 0 on a GPU */
+  double origin[3]; /* A -> B's float filters ran on coordinates minus this point (0 for float32 inputs) */
 } xhd_surface_compare_result;
 
 /* Compares A and B surface to surface. Each input is a mesh, or a point cloud given as triangle_count = 0 and

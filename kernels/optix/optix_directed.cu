@@ -57,7 +57,8 @@ constexpr unsigned kBoxFlags = OPTIX_GEOMETRY_FLAG_DISABLE_ANYHIT;
 // buffers sized once (the primitive count does not change).
 class PointBoxes {
  public:
-  PointBoxes(DeviceMemory& memory, const OptixSession& session, const float4* points, uint32_t count, cudaStream_t stream)
+  PointBoxes(DeviceMemory& memory, const OptixSession& session, const float4* points, uint32_t count,
+             cudaStream_t stream)
       : session_(session), points_(points), count_(count), stream_(stream), boxes_(memory, count) {
     if (count_ == 0) return;
     box_buffer_ = reinterpret_cast<CUdeviceptr>(boxes_.get());
@@ -75,8 +76,9 @@ class PointBoxes {
     point_boxes_kernel<<<blocks_for(count_, 256), 256, 0, stream_>>>(points_, count_, h, boxes_.get());
     XHD_CUDA_LAUNCHED("point_boxes_kernel");
     OptixTraversableHandle handle = 0;
-    XHD_OPTIX(optixAccelBuild(session_.context, stream_, &options_, &input_, 1, reinterpret_cast<CUdeviceptr>(temp_.get()),
-                              temp_.size(), reinterpret_cast<CUdeviceptr>(output_.get()), output_.size(), &handle, nullptr, 0));
+    XHD_OPTIX(optixAccelBuild(session_.context, stream_, &options_, &input_, 1,
+                              reinterpret_cast<CUdeviceptr>(temp_.get()), temp_.size(),
+                              reinterpret_cast<CUdeviceptr>(output_.get()), output_.size(), &handle, nullptr, 0));
     return handle;
   }
 
@@ -114,8 +116,9 @@ float search_box_half_side(float r2, double upper) {
   // A computed squared distance c of an exact X has c >= X (1 - K) - A (filter_bounds.h), so c <= r2 means
   // X <= (r2 + A) / (1 - K); each axis' difference is at most sqrt(X). The 2^-10 on top covers the double
   // arithmetic here and any slack of the traversal's box test.
-  const double reach = std::isinf(r2) ? upper
-                                      : std::sqrt((static_cast<double>(r2) + FilterBounds::kAbsolute) / (1.0 - FilterBounds::kRelative));
+  const double reach =
+      std::isinf(r2) ? upper
+                     : std::sqrt((static_cast<double>(r2) + FilterBounds::kAbsolute) / (1.0 - FilterBounds::kRelative));
   const double h = reach * (1.0 + 1.0 / 1024.0) + 1e-30;
   float f = static_cast<float>(h);
   if (static_cast<double>(f) < h) f = std::nextafter(f, std::numeric_limits<float>::infinity());
@@ -184,8 +187,8 @@ DirectedStats run_directed_optix(DeviceMemory& memory, const DirectedRun& run, c
     if (f.bits[i] > 0) min_side = min_side > 0.0 ? std::min<double>(min_side, f.cell[i]) : f.cell[i];
   double r = std::max(directed_lower_bound(run.source_bounds, run.target->bounds), min_side);
   if (g.count == 0) r = upper;  // nothing to find: one unbounded pass offers every query
-  const double diagonal = std::sqrt(double(f.cell[0]) * f.cell[0] + double(f.cell[1]) * f.cell[1] +
-                                    double(f.cell[2]) * f.cell[2]);
+  const double diagonal =
+      std::sqrt(double(f.cell[0]) * f.cell[0] + double(f.cell[1]) * f.cell[1] + double(f.cell[2]) * f.cell[2]);
   const float kInf = std::numeric_limits<float>::infinity();
   auto radius2 = [&](double radius) { return radius >= upper ? kInf : static_cast<float>(radius * radius); };
 

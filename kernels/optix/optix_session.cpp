@@ -38,16 +38,21 @@ std::string version_text(int v) {
 void init_optix() {
   const OptixResult status = optixInit();
   if (status == OPTIX_SUCCESS) return;
-  const std::string headers = "OptiX " + version_text(OPTIX_VERSION) + " headers, ABI " + std::to_string(OPTIX_ABI_VERSION);
+  const std::string headers =
+      "OptiX " + version_text(OPTIX_VERSION) + " headers, ABI " + std::to_string(OPTIX_ABI_VERSION);
   switch (status) {
     case OPTIX_ERROR_LIBRARY_NOT_FOUND:
-      throw Unavailable("OptiX is not available: the NVIDIA driver's OptiX library (libnvoptix.so.1) was not found. "
-                        "Install the full NVIDIA driver (not only the CUDA toolkit); in a container, set "
-                        "NVIDIA_DRIVER_CAPABILITIES to include graphics (or all). The cuda backend still works");
+      throw Unavailable(
+          "OptiX is not available: the NVIDIA driver's OptiX library (libnvoptix.so.1) was not found. "
+          "Install the full NVIDIA driver (not only the CUDA toolkit); in a container, set "
+          "NVIDIA_DRIVER_CAPABILITIES to include graphics (or all). The cuda backend still works");
     case OPTIX_ERROR_UNSUPPORTED_ABI_VERSION:
-      throw Unavailable("OptiX is not available: the driver's OptiX does not support the ABI this library was built "
-                        "with (" + headers + "). Update the NVIDIA driver, or rebuild xhd with older OptiX headers "
-                        "(OPTIX_ROOT=<OptiX SDK> npm run build; driver 580 knows OptiX <= 9.0)");
+      throw Unavailable(
+          "OptiX is not available: the driver's OptiX does not support the ABI this library was built "
+          "with (" +
+          headers +
+          "). Update the NVIDIA driver, or rebuild xhd with older OptiX headers "
+          "(OPTIX_ROOT=<OptiX SDK> npm run build; driver 580 knows OptiX <= 9.0)");
     case OPTIX_ERROR_ENTRY_SYMBOL_NOT_FOUND:
     case OPTIX_ERROR_LIBRARY_UNLOAD_FAILURE:
       throw Unavailable("OptiX is not available: the driver's OptiX library could not be used (" +
@@ -63,7 +68,8 @@ std::string context_log;
 
 void log_callback(unsigned level, const char* tag, const char* message, void*) {
   std::lock_guard<std::mutex> lock(log_mutex);
-  if (context_log.size() < 4096) context_log += "[" + std::to_string(level) + "][" + (tag ? tag : "") + "] " + (message ? message : "") + "\n";
+  if (context_log.size() < 4096)
+    context_log += "[" + std::to_string(level) + "][" + (tag ? tag : "") + "] " + (message ? message : "") + "\n";
 }
 
 std::string take_context_log() {
@@ -138,7 +144,7 @@ class SessionBuilder {
     module_options.debugLevel = OPTIX_COMPILE_DEBUG_LEVEL_NONE;
     pipeline_options_.usesMotionBlur = 0;
     pipeline_options_.traversableGraphFlags = OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_GAS;
-    pipeline_options_.numPayloadValues = 5;   // search_programs.cu's payload words
+    pipeline_options_.numPayloadValues = 5;    // search_programs.cu's payload words
     pipeline_options_.numAttributeValues = 2;  // the minimum; the hit reported carries none
     pipeline_options_.exceptionFlags = OPTIX_EXCEPTION_FLAG_NONE;
     pipeline_options_.pipelineLaunchParamsVariableName = "params";
@@ -151,10 +157,10 @@ class SessionBuilder {
     if (status != OPTIX_SUCCESS) {
       module_ = nullptr;
       // The driver compiles the embedded PTX: a PTX newer than the driver knows is the likely cause.
-      throw Unavailable("OptiX could not compile xhd's search programs: " +
-                        optix_failure_text(status, "optixModuleCreate", log) +
-                        ". If the log names an unsupported PTX version, the CUDA toolkit that built xhd is newer than "
-                        "the driver: update the driver or rebuild with an older nvcc");
+      throw Unavailable(
+          "OptiX could not compile xhd's search programs: " + optix_failure_text(status, "optixModuleCreate", log) +
+          ". If the log names an unsupported PTX version, the CUDA toolkit that built xhd is newer than "
+          "the driver: update the driver or rebuild with an older nvcc");
     }
   }
 
@@ -194,8 +200,8 @@ class SessionBuilder {
     char log[2048];
     size_t log_size = sizeof(log);
     log[0] = '\0';
-    const OptixResult status = optixPipelineCreate(s_.context, &pipeline_options_, &link, groups_, 3, log, &log_size,
-                                                   &s_.pipeline);
+    const OptixResult status =
+        optixPipelineCreate(s_.context, &pipeline_options_, &link, groups_, 3, log, &log_size, &s_.pipeline);
     if (status != OPTIX_SUCCESS) {
       s_.pipeline = nullptr;
       throw OptixFailure(status, optix_failure_text(status, "optixPipelineCreate", log));

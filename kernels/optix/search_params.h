@@ -26,17 +26,17 @@ struct SearchParams {
   const float4* queries;          // Morton-ordered source points; w = original index (bits)
   uint32_t query_count;
   SearchLaunch launch;
-  uint32_t first;                 // this launch's rays are the queries (or worklist entries) first, first + 1, ...
-  uint32_t launch_count;          // rays of this launch
-  const uint32_t* worklist;       // kAgain: the query slots to resume
-  float* cmin;                    // per query slot: smallest computed squared distance so far
-  uint32_t* misses;               // query slots that need a wider radius (WL_Miss)
-  unsigned long long* counters;   // SearchCounter slots
-  unsigned long long* cmax;       // the direction's packed cmax (query_state.cuh)
-  float r2;                       // squared radius of this launch (+inf: the whole target set)
-  FilterBounds bounds;            // what cmax proves (filter_bounds.h)
+  uint32_t first;                // this launch's rays are the queries (or worklist entries) first, first + 1, ...
+  uint32_t launch_count;         // rays of this launch
+  const uint32_t* worklist;      // kAgain: the query slots to resume
+  float* cmin;                   // per query slot: smallest computed squared distance so far
+  uint32_t* misses;              // query slots that need a wider radius (WL_Miss)
+  unsigned long long* counters;  // SearchCounter slots
+  unsigned long long* cmax;      // the direction's packed cmax (query_state.cuh)
+  float r2;                      // squared radius of this launch (+inf: the whole target set)
+  FilterBounds bounds;           // what cmax proves (filter_bounds.h)
   SurvivorList survivors;
-  LooseGate loose;                // the loose targets, which the AABBs leave out
+  LooseGate loose;  // the loose targets, which the AABBs leave out
 };
 
 }  // namespace xhd

@@ -60,7 +60,8 @@ class BruteDistance final : public MeshDistanceEngine {
 
 }  // namespace
 
-std::unique_ptr<MeshDistanceEngine> make_brute_distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o) {
+std::unique_ptr<MeshDistanceEngine> make_brute_distance(const xhd_mesh& a, const xhd_mesh& b,
+                                                        const xhd_distance_options& o) {
   return std::make_unique<BruteDistance>(a, b, o);
 }
 

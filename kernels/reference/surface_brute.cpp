@@ -17,7 +17,8 @@ void surface_distance_brute(const SurfaceJob& job, xhd_surface_result& result) {
   parallel_blocks(job.points->count, 16, job.threads, [&](size_t begin, size_t end, int) {
     job.progress->check_cancel();
     for (size_t i = begin; i < end; ++i) {
-      const BruteNearest n = nearest_triangle_brute(vertices, mesh.triangles, mesh.triangle_count, truth_point(points, i));
+      const BruteNearest n =
+          nearest_triangle_brute(vertices, mesh.triangles, mesh.triangle_count, truth_point(points, i));
       store_surface_answer(job, i, n.best.d2, n.triangle, n.best.at.x, n.best.at.y, n.best.at.z);
     }
     job.progress->add(end - begin);

@@ -192,8 +192,8 @@ void check_points_compare(const Case& c, bool as_float) {
     CHECK_EQ(xhd_points_compare(&a, &b, &options, &outputs, &result, &progress), int32_t(XHD_OK));
     CHECK_EQ(progress.done, progress.total);
     CHECK_EQ(progress.total, a.count + b.count);
-    const bool same = same_direction(result.ab, reference.ab) && same_direction(result.ba, reference.ba) && da == d_ab &&
-                      ia == i_ab && db == d_ba && ib == i_ba;
+    const bool same = same_direction(result.ab, reference.ab) && same_direction(result.ba, reference.ba) &&
+                      da == d_ab && ia == i_ab && db == d_ba && ib == i_ba;
     if (!CHECK(same))
       std::fprintf(stderr, "  %s (%s, method %d, %d threads, cell %g): ab %.17g [%lld %lld] vs %.17g [%lld %lld]\n",
                    c.name.c_str(), as_float ? "float" : "double", run.method, run.threads, run.cell, result.ab.distance,
@@ -220,7 +220,8 @@ TEST(points_compare_matches_hausdorff_and_nearest) {
 
 TEST(points_compare_without_outputs_is_hausdorff) {
   xhd_test::Random rng(5);
-  const std::vector<double> pa = xhd_test::uniform_points(rng, 500, 0, 1), pb = xhd_test::uniform_points(rng, 400, 0.2, 1);
+  const std::vector<double> pa = xhd_test::uniform_points(rng, 500, 0, 1),
+                            pb = xhd_test::uniform_points(rng, 400, 0.2, 1);
   const xhd_points a{nullptr, pa.size() / 3, pa.data()}, b{nullptr, pb.size() / 3, pb.data()};
   const xhd_hausdorff_result plain = hausdorff(a, b, XHD_METHOD_GRID, 2, 0);
   xhd_hausdorff_options options{};

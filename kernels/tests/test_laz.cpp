@@ -63,7 +63,8 @@ std::vector<uint8_t> make_records(uint64_t count, uint32_t seed) {
     uint8_t* r = out.data() + i * kLength;
     x += static_cast<int32_t>(next_random(s) % 200) - 60;
     y += static_cast<int32_t>(next_random(s) % 30) - 15;
-    z = next_random(s) % 100 == 0 ? static_cast<int32_t>(next_random(s)) : z + static_cast<int32_t>(next_random(s) % 400) - 200;
+    z = next_random(s) % 100 == 0 ? static_cast<int32_t>(next_random(s))
+                                  : z + static_cast<int32_t>(next_random(s) % 400) - 200;
     if (k > n) {
       n = 1 + next_random(s) % 5;
       k = 1;
@@ -157,13 +158,13 @@ TEST(laz_round_trip) {
     for (int threads : {1, 3}) {
       // Chunks read whole, and a few bytes at a time (windows of one record, and of 50 bytes: below one).
       for (uint64_t piece : {uint64_t(0), uint64_t(kLength), uint64_t(50)}) {
-      const Decoded d = decode(file.path(), body.chunks, points, threads, kItems, kLength, piece);
-      CHECK_EQ(d.status, int32_t(XHD_OK));
-      CHECK_EQ(d.result.kind, XHD_LAZ_OK);
-      CHECK_EQ(d.result.kept, points);
-      CHECK(d.records == some);
-      const int32_t X = xhd::laz::load<int32_t>(some.data() + kLength * (points - 1));
-      CHECK_EQ(d.positions[3 * (points - 1)], X * 0.01 + 1000);
+        const Decoded d = decode(file.path(), body.chunks, points, threads, kItems, kLength, piece);
+        CHECK_EQ(d.status, int32_t(XHD_OK));
+        CHECK_EQ(d.result.kind, XHD_LAZ_OK);
+        CHECK_EQ(d.result.kept, points);
+        CHECK(d.records == some);
+        const int32_t X = xhd::laz::load<int32_t>(some.data() + kLength * (points - 1));
+        CHECK_EQ(d.positions[3 * (points - 1)], X * 0.01 + 1000);
       }
     }
   }
@@ -320,7 +321,9 @@ TEST(laz_write_then_read) {
   bool same = d.result.kind == XHD_LAZ_OK;
   for (uint64_t i = 0; same && i < count; ++i) {
     const uint8_t* r = d.records.data() + i * kLength;
-    for (int k = 0; k < 3; ++k) same = same && xhd::laz::load<int32_t>(r + 4 * k) == static_cast<int32_t>(std::round((xyz[3 * i + k] - 500000) / 0.01));
+    for (int k = 0; k < 3; ++k)
+      same = same &&
+             xhd::laz::load<int32_t>(r + 4 * k) == static_cast<int32_t>(std::round((xyz[3 * i + k] - 500000) / 0.01));
     same = same && r[15] == classes[i] && (r[14] & 7) == number[i] && ((r[14] >> 3) & 7) == returns[i];
     same = same && xhd::laz::load<double>(r + 20) == gps[i] && xhd::laz::load<uint16_t>(r + 30) == rgb[3 * i + 1];
     same = same && xhd::laz::load<double>(r + 34) == extra[i] && xhd::laz::load<uint16_t>(r + 12) == intensity[i];

@@ -28,9 +28,7 @@ constexpr unsigned kRunning = 0, kDiscarded = 1, kAtZero = 2;
 // The ray's interval is [0, kRayEnd]; the one hit ever reported (to stop the ray) lies strictly inside it.
 constexpr float kRayEnd = 1e-16f, kHitT = 0.5e-16f;
 
-__device__ __forceinline__ float refreshed_threshold() {
-  return threshold_of(load_cmax(params.cmax), params.bounds);
-}
+__device__ __forceinline__ float refreshed_threshold() { return threshold_of(load_cmax(params.cmax), params.bounds); }
 
 }  // namespace
 
