@@ -1,0 +1,91 @@
+// `xhd compare` on two point sets (or meshes' vertices with --vertices-only): the Hausdorff distance and, when
+// asked for, every point's nearest, in one native search on the backend chosen.
+import { type DirectedHausdorff } from '../ops/hausdorff.js';
+import { type Geometry } from '../io/geometry.js';
+import { type Progress } from '../core/progress.js';
+import { countOf } from '../core/counts.js';
+import { hasFaces } from '../ops/surface-compare.js';
+import { distanceStats } from '../metrics/distance-stats.js';
+import { pointsSearch } from '../ops/points-search.js';
+import type { PerPointDistances } from './per-point.js';
+import { exportSource } from './per-point.js';
+import { maskSpaceWarning, resultBase, timings, wantsStats, type CompareOptions, type CompareResult, type Witness } from './compare-result.js';
+
+function pointAt(g: Geometry, index: number): number[] {
+  const p = [g.positions[3 * index], g.positions[3 * index + 1], g.positions[3 * index + 2]];
+  return g.dims === 2 ? p.slice(0, 2) : p;
+}
+
+function witnessOf(d: DirectedHausdorff, from: Geometry, to: Geometry): Witness {
+  return { fromIndex: d.fromIndex, fromPoint: pointAt(from, d.fromIndex), toIndex: d.toIndex, toPoint: pointAt(to, d.toIndex) };
+}
+
+
+export async function comparePoints(pathA: string, pathB: string, a: Geometry, b: Geometry, options: CompareOptions,
+                                    bar: Progress, started: number, readMs: number): Promise<CompareResult> {
+  // One search: the Hausdorff distance and (when asked for) every point's nearest, on the backend chosen.
+  const measuresEveryPoint = wantsStats(options) || options.export !== undefined || options.keepDistances === true;
+  bar.phase(measuresEveryPoint ? 'hausdorff, every point' : 'hausdorff', 0, 1);
+  const result = await pointsSearch(a.positions, b.positions, {
+    method: options.method,
+    directed: options.directed,
+    backend: options.backend,
+    device: options.device,
+    threads: options.threads,
+    seed: options.seed,
+    signal: options.signal,
+    distances: measuresEveryPoint,
+    nearest: options.export !== undefined,
+    onProgress: (done, total) => bar.update(done, total),
+  }).finally(() => bar.finish()); // an error message must not land on the bar's line
+
+  const statsStarted = performance.now();
+  const nearest = result.perPoint;
+  const stats = nearest && wantsStats(options) ? distanceStats(nearest.ab.distances!, nearest.ba ? nearest.ba.distances! : null, options) : null;
+  const statsMs = stats ? performance.now() - statsStarted : 0;
+  const perPoint: PerPointDistances | null = nearest && (options.export || options.keepDistances) ? {
+    dims: a.dims,
+    nearestIs: 'point',
+    ab: { points: a.positions, distances: nearest.ab.distances!, nearest: nearest.ab.nearest },
+    ba: nearest.ba ? { points: b.positions, distances: nearest.ba.distances!, nearest: nearest.ba.nearest } : null,
+    sources: { a: exportSource(a), b: exportSource(b) },
+    targetPoints: b.positions,
+  } : null;
+
+  const notes: string[] = maskSpaceWarning(a, b);
+  for (const [name, g] of [['A', a], ['B', b]] as const) {
+    if (hasFaces(g)) {
+      notes.push(
+        `${name} is a mesh (${countOf(g.triangles!.length / 3, 'triangle')}): its ${countOf(g.count, 'vertex', 'vertices')} are compared as points (--vertices-only)`,
+      );
+    }
+    for (const n of g.notes) notes.push(`${name}: ${n}`);
+  }
+
+  return {
+    ...resultBase('points', pathA, a, pathB, b, options),
+    stats,
+    perPoint,
+    hd: result.hd,
+    hdAb: result.ab.distance,
+    hdBa: result.ba ? result.ba.distance : null,
+    witnessAb: witnessOf(result.ab, a, b),
+    witnessBa: result.ba ? witnessOf(result.ba, b, a) : null,
+    method: result.method,
+    backend: result.backend,
+    threads: result.threads,
+    device: result.device,
+    peakDeviceBytes: result.peakDeviceBytes,
+    queryChunks: result.queryChunks,
+    coordinateOrigin: result.coordinateOrigin,
+    timingsMs: timings(started, readMs, {
+      upload: result.uploadMs,
+      build: result.ab.buildMs + (result.ba?.buildMs ?? 0),
+      query: result.ab.queryMs + (result.ba?.queryMs ?? 0),
+      download: result.downloadMs,
+      stats: statsMs,
+    }),
+    notes,
+  };
+}
+
