@@ -5,9 +5,11 @@
 // scripts/device/optix-check.sh.
 // Usage: node scripts/device/optix-timing.mjs [--sizes 1000000,12500000] [--dir /tmp/xhd-optix-data]
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { writePly } from './ply-points.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const args = process.argv.slice(2);
@@ -15,26 +17,6 @@ const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name
 const sizes = option('--sizes', '1000000,12500000').split(',').map(Number);
 const dir = option('--dir', '/tmp/xhd-optix-data');
 mkdirSync(dir, { recursive: true });
-
-// A small deterministic generator (xorshift), so every run measures the same points.
-function writePly(path, n, seed, offset) {
-  if (existsSync(path)) return;
-  let s = seed >>> 0 || 1;
-  const next = () => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    return s / 4294967296;
-  };
-  const fd = openSync(path, 'w');
-  writeSync(fd, `ply\nformat binary_little_endian 1.0\nelement vertex ${n}\nproperty float x\nproperty float y\nproperty float z\nend_header\n`);
-  const chunk = 1 << 20;
-  for (let first = 0; first < n; first += chunk) {
-    const m = Math.min(chunk, n - first);
-    const xyz = new Float32Array(3 * m);
-    for (let i = 0; i < 3 * m; i++) xyz[i] = Math.fround(next()) + offset;
-    writeSync(fd, new Uint8Array(xyz.buffer));
-  }
-  closeSync(fd);
-}
 
 function compare(a, b, backend) {
   const r = spawnSync(process.execPath, [join(root, 'bin/xhd'), 'compare', a, b, '--backend', backend, '--json'],
@@ -47,8 +29,8 @@ let mismatches = 0;
 for (const n of sizes) {
   // B is A moved by 0.001: the same seed, so the overlap is the hard case (most queries settle late).
   const a = join(dir, `uniform-${n}-a.ply`), b = join(dir, `uniform-${n}-b.ply`);
-  writePly(a, n, 12345, 0);
-  writePly(b, n, 12345, 0.001);
+  writePly(a, n, 3, 12345, [0, 0, 0]);
+  writePly(b, n, 3, 12345, [0.001, 0.001, 0.001]);
   const answers = {};
   for (const backend of ['cuda', 'optix']) {
     let best = null;

@@ -5,9 +5,11 @@
 // Prints one line per run: time and HD, and the reference's A→B against xhd's hd_ab.
 // Usage: node scripts/device/reference-cases.mjs --reference PATH [--sizes ...] [--variants rt,hybrid,eb] [--dir D]
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { writePly } from './ply-points.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const args = process.argv.slice(2);
@@ -21,27 +23,6 @@ if (!reference || !existsSync(reference)) {
   process.exit(3);
 }
 mkdirSync(dir, { recursive: true });
-
-function writePly(path, n, dims, seed, shift) {
-  if (existsSync(path)) return;
-  let s = seed >>> 0 || 1;
-  const next = () => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    return s / 4294967296;
-  };
-  const fd = openSync(path, 'w');
-  writeSync(fd, `ply\nformat binary_little_endian 1.0\nelement vertex ${n}\nproperty float x\nproperty float y\nproperty float z\nend_header\n`);
-  const chunk = 1 << 20;
-  for (let first = 0; first < n; first += chunk) {
-    const m = Math.min(chunk, n - first);
-    const xyz = new Float32Array(3 * m);
-    for (let i = 0; i < m; i++) {
-      for (let k = 0; k < 3; k++) xyz[3 * i + k] = k < dims ? Math.fround(next()) + shift[k] : 0;
-    }
-    writeSync(fd, new Uint8Array(xyz.buffer));
-  }
-  closeSync(fd);
-}
 
 function runReference(a, b, dims, variant) {
   const json = join(dir, 'reference.json');
