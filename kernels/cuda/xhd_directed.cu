@@ -9,6 +9,7 @@
 #include "cuda_check.h"
 #include "launch.h"
 #include "phase_log.h"
+#include "search_radius.h"
 #include "xhd_search.cuh"
 
 namespace xhd {
@@ -340,30 +341,19 @@ DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cud
   warm_up(g, st, n, stream);
   log.mark("warm-up queries");
 
-  // The first radius: the MBR lower bound of the directed HD, and at least one cell's smallest side,
-  // so the first iteration looks at the query's own and adjacent cells.
-  const double upper = directed_upper_bound(run.source_bounds, run.target->bounds);
-  double min_side = 0.0;
-  for (int i = 0; i < 3; ++i)
-    if (f.bits[i] > 0) min_side = min_side > 0.0 ? std::min<double>(min_side, f.cell[i]) : f.cell[i];
-  double r = std::max(directed_lower_bound(run.source_bounds, run.target->bounds), min_side);
-  const double diagonal =
-      std::sqrt(double(f.cell[0]) * f.cell[0] + double(f.cell[1]) * f.cell[1] + double(f.cell[2]) * f.cell[2]);
-  const float kInf = std::numeric_limits<float>::infinity();
-  auto radius2 = [&](double radius) { return radius >= upper ? kInf : static_cast<float>(radius * radius); };
+  SearchRadius radius(run.source_bounds, run.target->bounds, f);
 
   uint32_t* in = list_a.get();
   uint32_t* out = list_b.get();
   uint32_t in_count = n;
-  float prev2 = -1.f;
   for (int iteration = 0;; ++iteration) {
     run.progress->check_cancel();
-    const float r2 = radius2(r);
+    const float r2 = radius.r2(), prev2 = radius.previous_r2();
     XHD_CUDA(cudaMemsetAsync(counters.get(), 0, kCounterSlots * sizeof(uint32_t), stream));
     st.worklist_in = in;
     st.worklist_miss = out;
     if (iteration == 0) {
-      step_kernel<<<blocks_for(n, kQueryThreads), kQueryThreads, 0, stream>>>(g, st, static_cast<float>(r), r2);
+      step_kernel<<<blocks_for(n, kQueryThreads), kQueryThreads, 0, stream>>>(g, st, static_cast<float>(radius.radius()), r2);
       XHD_CUDA_LAUNCHED("step_kernel");
       log.mark("iteration 1: grid stepping");
     } else {
@@ -384,18 +374,8 @@ DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cud
     const uint32_t missed = counts[kMissCount];
     run.progress->add(in_count - missed);
     if (missed == 0) break;
-    if (r2 == kInf) throw std::runtime_error("X-HD search left queries unresolved at an unbounded radius");
-    // Algorithm 6 (GetNextRadius): grow fast while few queries resolve, slowly while many do.
-    const double resolved = double(in_count - missed) / double(in_count);
-    double factor = 1.0;
-    for (double k : {8.0, 4.0, 2.0, 1.0})
-      if (resolved < 1.0 / k) {
-        factor = k;
-        break;
-      }
-    prev2 = r2;
-    r = std::min(r + factor * std::max(diagonal, 1e-30), upper);
-    if (!(radius2(r) > prev2)) r = upper;  // float radius stopped growing: finish unbounded
+    if (std::isinf(r2)) throw std::runtime_error("X-HD search left queries unresolved at an unbounded radius");
+    radius.grow(in_count, missed);
     std::swap(in, out);
     in_count = missed;
   }

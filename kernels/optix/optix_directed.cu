@@ -10,6 +10,7 @@
 
 #include "../cuda/cuda_check.h"
 #include "../cuda/launch.h"
+#include "../cuda/search_radius.h"
 #include "optix_check.h"
 #include "optix_session.h"
 #include "search_params.h"
@@ -179,26 +180,17 @@ DirectedStats run_directed_optix(DeviceMemory& memory, const DirectedRun& run, c
     return static_cast<uint32_t>(c[kSearchMisses]);
   };
 
-  // The first radius and its growth are the grid search's (xhd_directed.cu): the MBR lower bound of the
-  // directed HD, at least one cell's smallest side; then Algorithm 6 by the share of queries resolved.
-  const double upper = directed_upper_bound(run.source_bounds, run.target->bounds);
-  double min_side = 0.0;
-  for (int i = 0; i < 3; ++i)
-    if (f.bits[i] > 0) min_side = min_side > 0.0 ? std::min<double>(min_side, f.cell[i]) : f.cell[i];
-  double r = std::max(directed_lower_bound(run.source_bounds, run.target->bounds), min_side);
-  if (g.count == 0) r = upper;  // nothing to find: one unbounded pass offers every query
-  const double diagonal =
-      std::sqrt(double(f.cell[0]) * f.cell[0] + double(f.cell[1]) * f.cell[1] + double(f.cell[2]) * f.cell[2]);
-  const float kInf = std::numeric_limits<float>::infinity();
-  auto radius2 = [&](double radius) { return radius >= upper ? kInf : static_cast<float>(radius * radius); };
+  // The first radius and its growth are the grid search's (search_radius.h).
+  SearchRadius radius(run.source_bounds, run.target->bounds, f);
+  if (g.count == 0) radius.make_unbounded();  // nothing to find: one unbounded pass offers every query
 
   uint32_t* in = list_a.get();
   uint32_t* out = list_b.get();
   uint32_t in_count = n;
   for (int iteration = 0;; ++iteration) {
     run.progress->check_cancel();
-    const float r2 = radius2(r);
-    p.handle = boxes.build(search_box_half_side(r2, upper));
+    const float r2 = radius.r2();
+    p.handle = boxes.build(search_box_half_side(r2, radius.upper()));
     p.r2 = r2;
     p.misses = out;
     uint32_t missed = 0;
@@ -212,17 +204,8 @@ DirectedStats run_directed_optix(DeviceMemory& memory, const DirectedRun& run, c
     stats.iterations = iteration + 1;
     run.progress->add(in_count - missed);
     if (missed == 0) break;
-    if (r2 == kInf) throw std::runtime_error("OptiX X-HD search left queries unresolved at an unbounded radius");
-    const double resolved = double(in_count - missed) / double(in_count);
-    double factor = 1.0;
-    for (double k : {8.0, 4.0, 2.0, 1.0})
-      if (resolved < 1.0 / k) {
-        factor = k;
-        break;
-      }
-    const float prev2 = r2;
-    r = std::min(r + factor * std::max(diagonal, 1e-30), upper);
-    if (!(radius2(r) > prev2)) r = upper;
+    if (std::isinf(r2)) throw std::runtime_error("OptiX X-HD search left queries unresolved at an unbounded radius");
+    radius.grow(in_count, missed);
     std::swap(in, out);
     in_count = missed;
   }
