@@ -214,8 +214,9 @@ class GpuRun {
     }
     describe_grid(grid, out);
     const uint64_t queries = source_inside.count;
-    const uint64_t chunk =
-        std::max<uint64_t>(1, std::min<uint64_t>(queries, (memory_.budget() - memory_.in_use() - fixed) / per_query));
+    // Unsigned: what is left of the budget, 0 when the target and fixed parts already take it all (never wrapped).
+    const uint64_t room = memory_.budget() - std::min(memory_.budget(), memory_.in_use() + fixed);
+    const uint64_t chunk = std::max<uint64_t>(1, std::min<uint64_t>(queries, room / per_query));
     DeviceArray<unsigned long long> cmax = fresh_cmax();
     SurvivorSink sink(memory_, static_cast<uint32_t>(chunk), stream_.get());
     for (uint64_t first = 0; first < queries; first += chunk) {

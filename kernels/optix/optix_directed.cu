@@ -167,10 +167,10 @@ DirectedStats run_directed_optix(DeviceMemory& memory, const DirectedRun& run, c
     constexpr uint64_t kMaxRays = 1u << 30;
     for (uint64_t first = 0; first < count; first += kMaxRays) {
       p.first = static_cast<uint32_t>(first);
+      // From pageable memory the copy has taken p's bytes when it returns, so p may change for the next piece.
       XHD_CUDA(cudaMemcpyAsync(device_params.get(), &p, sizeof(p), cudaMemcpyHostToDevice, stream));
       XHD_OPTIX(optixLaunch(session.pipeline, stream, reinterpret_cast<CUdeviceptr>(device_params.get()), sizeof(p),
                             &session.sbt, static_cast<unsigned>(std::min<uint64_t>(kMaxRays, count - first)), 1, 1));
-      XHD_CUDA(cudaStreamSynchronize(stream));  // p (a host copy) is read before it changes
     }
     unsigned long long c[kSearchCounterSlots];
     XHD_CUDA(cudaMemcpyAsync(c, counters.get(), sizeof(c), cudaMemcpyDeviceToHost, stream));
