@@ -145,7 +145,7 @@ async function buildOptix() {
   const ptxArch = 'compute_75';
   const embedded = await embedPtx({
     root, nvcc: nvcc.cmd, source: join(root, 'kernels/optix/device/search_programs.cu'), outDir: join(objRoot, 'optix-ptx'),
-    args: ['-O3', '-std=c++17', '--fmad=false', `-arch=${ptxArch}`, `-code=${ptxArch}`, '-I', include, '-I', optixInclude],
+    args: ['-O3', '-std=c++17', '--fmad=false', `-arch=${ptxArch}`, `-code=${ptxArch}`, '-I', include, '-I', optixInclude], identity,
   });
   const shared = cudaSources().filter((f) => !f.endsWith('/backend_cuda.cu'));
   const own = [...sources('kernels/optix', '.cu'), ...sources('kernels/optix', '.cpp')];

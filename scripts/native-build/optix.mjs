@@ -41,16 +41,17 @@ function run(argv, cwd) {
   });
 }
 
-// Compiles `source` to PTX (when it, a header it reads, or the command changed) and writes the C++ source
+// Compiles `source` to PTX (when it, a header it reads, the command, or the compilers' and headers' versions
+// (`identity`, as every object's stamp carries) changed) and writes the C++ source
 // that embeds it as xhd::kSearchProgramsPtx (kernels/optix/programs_ptx.h). Returns that source's path.
-export async function embedPtx({ root, nvcc, source, args, outDir, log = console.log }) {
+export async function embedPtx({ root, nvcc, source, args, outDir, identity, log = console.log }) {
   mkdirSync(outDir, { recursive: true });
   const ptx = join(outDir, 'search_programs.ptx');
   const dep = join(outDir, 'search_programs.ptx.d');
   const stampFile = `${ptx}.cmd`;
   const embedded = join(outDir, 'search_programs_ptx.cpp');
   const argv = [nvcc, '-ptx', ...args, '-MD', '-MF', dep, source, '-o', ptx];
-  const stamp = `${JSON.stringify(argv)}\n`;
+  const stamp = `${JSON.stringify(argv)}\n${identity}\n`;
   const ptxTime = mtimeMs(ptx);
   const deps = readDepfile(dep);
   const stale = ptxTime === undefined || deps === null || !existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== stamp ||
