@@ -99,7 +99,12 @@ function drawDistribution(canvas: HTMLCanvasElement, values: number[]): void {
     ctx.fillText('no pair has this value', 10, 20);
     return;
   }
-  const lo = Math.min(...values), hi = Math.max(...values);
+  // A loop, not Math.min(...values): spreading one argument a pair overflows the stack past about 10^5 pairs.
+  let lo = Infinity, hi = -Infinity;
+  for (const v of values) {
+    lo = Math.min(lo, v);
+    hi = Math.max(hi, v);
+  }
   const bins = 20, counts = new Array<number>(bins).fill(0);
   for (const v of values) counts[hi > lo ? Math.min(bins - 1, Math.floor(((v - lo) / (hi - lo)) * bins)) : 0]++;
   const most = Math.max(...counts);

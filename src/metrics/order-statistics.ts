@@ -2,7 +2,7 @@
 // statistics the interpolation needs, in linear time, on a copy (the input stays in point order).
 
 /** The k-th smallest value (0-based) of `values`, which it reorders. Hoare partition around a median of three. */
-function select(values: Float64Array, k: number): number {
+export function select(values: Float64Array, k: number): number {
   let lo = 0, hi = values.length - 1;
   while (hi > lo) {
     const mid = (lo + hi) >>> 1;

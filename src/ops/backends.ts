@@ -133,14 +133,17 @@ function implementsReferenceMethods(name: BackendName): boolean {
   }
 }
 
-let cudaCount: { count: number; reason: string } | undefined;
+/** Each GPU library's own count (cuda and optix may differ: one may load where the other cannot start). */
+const gpuCounts = new Map<string, { count: number; reason: string }>();
 
 function cudaDevices(backend: NativeBackend): { count: number; reason: string } {
-  if (!cudaCount) {
+  let known = gpuCounts.get(backend.name);
+  if (!known) {
     const count = backend.deviceCount();
-    cudaCount = { count, reason: count > 0 ? '' : backend.lastError() || 'no CUDA GPU found' };
+    known = { count, reason: count > 0 ? '' : backend.lastError() || 'no CUDA GPU found' };
+    gpuCounts.set(backend.name, known);
   }
-  return cudaCount;
+  return known;
 }
 
 const optixOnDevice = new Map<number, OptixInfo>();

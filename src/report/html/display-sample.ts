@@ -2,6 +2,8 @@
 // should stay a few megabytes, so big inputs are thinned for display, but never their worst points: the
 // largest distances are what the reader opens the report for. The statistics and plots use every point.
 
+import { select } from '../../metrics/order-statistics.js';
+
 export interface DisplaySample {
   /** Indices of the points drawn, ascending. */
   indices: Uint32Array;
@@ -58,27 +60,7 @@ export function largestIndices(distances: Float64Array, count: number): number[]
   return chosen.sort((i, j) => distances[j] - distances[i] || i - j);
 }
 
-/** The k-th largest value (1-based) by quickselect on a copy. Distances here are never NaN (an empty input's
- *  policy values never reach a report's points). */
+/** The k-th largest value (1-based), by the statistics' selection (metrics/order-statistics.ts) on a copy. */
 function kthLargest(values: Float64Array, k: number): number {
-  const a = values.slice();
-  let lo = 0, hi = a.length - 1;
-  const target = a.length - k; // index of the k-th largest in ascending order
-  while (hi > lo) {
-    const pivot = a[(lo + hi) >>> 1];
-    let i = lo, j = hi;
-    while (i <= j) {
-      while (a[i] < pivot) i++;
-      while (a[j] > pivot) j--;
-      if (i <= j) {
-        const t = a[i];
-        a[i++] = a[j];
-        a[j--] = t;
-      }
-    }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else break;
-  }
-  return a[target];
+  return select(values.slice(), values.length - k);
 }
