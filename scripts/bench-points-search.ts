@@ -12,6 +12,7 @@ import { nearestDistances } from '../src/ops/nearest.js';
 import { pointsSearch } from '../src/ops/points-search.js';
 import { formatMs, gpuDescription, libraryVersion, publishReport, runLines } from './bench/report.js';
 import { makeDataset } from './datasets.js';
+import { median } from './bench/median.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -21,11 +22,6 @@ type Points = Float32Array | Float64Array;
 function survey(p: Float32Array): Float64Array {
   const offset = [500_000, 4_200_000, 100];
   return Float64Array.from(p, (v, i) => offset[i % 3] + 100 * v);
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((p, q) => p - q);
-  return s[Math.floor((s.length - 1) / 2)];
 }
 
 interface Timed {

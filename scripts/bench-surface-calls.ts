@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { readGeometry } from '../src/io/read.js';
 import { loadBackend, type NativeBackend } from '../src/native/library.js';
 import { compareSurfaces, type SurfaceCompareOptions } from '../src/ops/surface-compare.js';
+import { median } from './bench/median.js';
 
 function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
@@ -32,7 +33,6 @@ function countCalls(backend: NativeBackend, counts: Map<string, number>): void {
   }
 }
 
-const median = (v: number[]) => [...v].sort((x, y) => x - y)[Math.floor(v.length / 2)];
 
 const cases: [string, string, string, Partial<SurfaceCompareOptions>][] = [
   ['armadillo vs a copy, area (default count: 100,000 each)', 'armadillo.off', 'armadillo.off', {}],

@@ -10,6 +10,7 @@ import { maskToPoints } from '../../src/io/voxel-mask.js';
 import type { Outcome } from './methods.js';
 import type { MaskValues } from './masks-values.js';
 import type { MaskBackend, MaskSettings } from './masks-settings.js';
+import { median } from './median.js';
 import { ROOT } from './root.js';
 
 type Done = Extract<Outcome, { kind: 'done' }>;
@@ -40,11 +41,6 @@ export interface OursDone extends Done {
 }
 export type OursOutcome = OursDone | Exclude<Outcome, { kind: 'done' }>;
 
-export function median(xs: number[]): number {
-  const s = [...xs].sort((p, q) => p - q);
-  const n = s.length;
-  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
 
 function compareOptions(backend: MaskBackend, s: MaskSettings): CompareOptions {
   return {
