@@ -8,8 +8,8 @@
 // koffi (a native addon), laz-perf (WebAssembly read from its package) and puppeteer-core stay outside, loaded from
 // node_modules as before. Without esbuild (a development dependency) this says so in one line and bin/xhd
 // runs the modules.
-import { rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -34,7 +34,7 @@ try {
 
 // Chunks are named by their content: old ones must not pile up.
 rmSync(outdir, { recursive: true, force: true });
-await esbuild.build({
+const result = await esbuild.build({
   entryPoints: { main: entry },
   outdir,
   outExtension: { '.js': '.mjs' },
@@ -49,4 +49,13 @@ await esbuild.build({
   // Bundled CommonJS packages call require(); an ES module has none, so give it one.
   banner: { js: "import { createRequire as xhdCreateRequire } from 'node:module'; const require = xhdCreateRequire(import.meta.url);" },
   logLevel: 'warning',
+  metafile: true,
 });
+// Every compiled module the bundle was made from (paths relative to the bundle directory): bin/xhd runs the
+// bundle only while none of them is newer than it, so recompiling any one module (tsc -w included) without
+// re-bundling falls back to the modules instead of running stale code.
+const modules = Object.keys(result.metafile.inputs)
+  .map((input) => join(root, input))
+  .filter((path) => path.startsWith(join(root, 'dist', 'src')))
+  .map((path) => relative(outdir, path));
+writeFileSync(join(outdir, 'inputs.json'), JSON.stringify(modules));

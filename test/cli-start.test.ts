@@ -42,7 +42,8 @@ describe('the bundled CLI (scripts/bundle-cli.mjs)', () => {
   const cliDir = join(repoRoot, 'dist', 'src', 'cli');
   const bundleDir = join(repoRoot, 'dist', 'src', 'bundle');
   const bundle = join(bundleDir, 'main.mjs');
-  const fresh = () => existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(join(cliDir, 'main.js')).mtimeMs;
+  const fresh = () => existsSync(bundle) && existsSync(join(bundleDir, 'inputs.json')) &&
+    statSync(bundle).mtimeMs >= statSync(join(cliDir, 'main.js')).mtimeMs;
   const skip = fresh() ? false : 'no bundle as new as the compiled modules (npm test bundles; a bare tsc does not)';
 
   it('answers as the modules do: a surface compare, a usage error, a LAZ input', { skip }, () => {
@@ -85,6 +86,24 @@ describe('the bundled CLI (scripts/bundle-cli.mjs)', () => {
       }
     } finally {
       utimesSync(bundle, saved.atime, saved.mtime);
+    }
+  });
+
+  it('bin/xhd passes over a bundle older than any one module it was made from, not only main.js', { skip }, () => {
+    const inputs = JSON.parse(readFileSync(join(bundleDir, 'inputs.json'), 'utf8')) as string[];
+    const module = inputs.map((input) => join(bundleDir, input)).find((path) => path.endsWith(join('io', 'read.js')));
+    assert.ok(module, 'the bundle lists the reader module among its inputs');
+    const saved = statSync(module), original = readFileSync(bundle);
+    try {
+      // A bundle that would fail if it ran, and one module recompiled after it (as tsc -w does).
+      writeFileSync(bundle, 'throw new Error("stale bundle ran");\n');
+      utimesSync(module, saved.atime, new Date(statSync(bundle).mtimeMs + 60_000));
+      const version = runXhd(['--version']);
+      assert.equal(version.code, 0, version.stderr);
+      assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
+    } finally {
+      writeFileSync(bundle, original);
+      utimesSync(module, saved.atime, saved.mtime);
     }
   });
 });
