@@ -137,6 +137,33 @@ describe('xhd batch --report', () => {
     assert.deepEqual(data.summary, records[3].summary);
   });
 
+  it("--report-dir: each measured pair's own compare page, named by its line, linked from the batch page", () => {
+    writeFileSync(path('pairs.csv'), 'a,b,threshold\na.xyz,b.xyz,0.01\na.xyz,a.xyz,0.01\na.xyz,no-such.xyz,\n');
+    const pages = join(dir, 'pages', 'nested');
+    const report = path('batch-linked.html');
+    const r = runXhd(['batch', path('pairs.csv'), '--backend', 'cpu', '--report', report, '--report-dir', pages, '-q']);
+    assert.equal(r.code, 2, r.stderr);
+    const records = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(records.slice(0, 3).map((x) => x.report), [join(pages, 'pair-2.html'), join(pages, 'pair-3.html'), undefined]);
+    assert.deepEqual(readdirSync(pages).sort(), ['pair-2.html', 'pair-3.html'], 'no page for the failed pair, no partial file');
+    // Each page is the pair's compare report: the same HD as its JSON Lines record, both inputs drawn.
+    for (const record of records.slice(0, 2)) {
+      const page = reportData(record.report);
+      assert.equal(page.json.hd, record.hd);
+      assert.deepEqual(page.sets.map((s) => s.total), [3000, record.pair.b === 'a.xyz' ? 3000 : 2000]);
+    }
+    const rows = batchReportData(report).rows;
+    assert.deepEqual(rows.map((row) => row.report), ['pages/nested/pair-2.html', 'pages/nested/pair-3.html', null]);
+  });
+
+  it('--report-dir naming a file: exit 2 before any pair runs', () => {
+    const r = runXhd(['batch', path('pairs.csv'), '--report-dir', path('a.xyz')]);
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '', 'no pair ran');
+    assert.match(r.stderr, /a\.xyz: cannot write: is not a directory/);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+  });
+
   it('a report path in a missing directory: exit 2 before any pair runs', () => {
     const r = runXhd(['batch', path('pairs.csv'), '--report', join(dir, 'missing', 'b.html')]);
     assert.equal(r.code, 2);

@@ -117,7 +117,7 @@ suiteUnless(browserSkipReason(), 'the batch report in headless Chromium', () => 
     writeXyz(path('p.xyz'), uniform(500, 3, random));
     for (const [k, shift] of [[1, 0.3], [2, 0.05], [3, 0.6]]) writeXyz(path(`q${k}.xyz`), uniform(400, 3, random, shift));
     writeFileSync(path('pairs.csv'), 'a,b,threshold\np.xyz,q1.xyz,0.5\np.xyz,q2.xyz,0.5\np.xyz,q3.xyz,0.5\n');
-    const r = runXhd(['batch', path('pairs.csv'), '--backend', 'cpu', '--report', path('batch.html'), '-q']);
+    const r = runXhd(['batch', path('pairs.csv'), '--backend', 'cpu', '--report', path('batch.html'), '--report-dir', path('pair-pages'), '-q']);
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     browser = await launchBrowser();
     page = await browser.newPage();
@@ -144,6 +144,17 @@ suiteUnless(browserSkipReason(), 'the batch report in headless Chromium', () => 
     await page.click(`#pairs th:nth-child(${hdColumn + 1})`);
     assert.deepEqual(await hds(), byHd.map((v) => Number(v.toPrecision(6))).reverse());
     await page.screenshot({ path: path('batch-report.png'), fullPage: true });
+  });
+
+  it("opens a pair's own report (--report-dir) from its row's link, and that page draws the pair", async () => {
+    const row = batchReportData(path('batch.html')).rows[0];
+    const link = await page.$eval(`#pairs a[href="${row.report}"]`, (a) => (a as HTMLAnchorElement).href);
+    assert.equal(link, pathToFileURL(path(row.report!)).href);
+    await Promise.all([page.waitForNavigation(), page.click(`#pairs a[href="${row.report}"]`)]);
+    await page.waitForFunction('window.__xhd && (window.__xhd.ready || window.__xhd.error)', { timeout: 30_000 });
+    assert.equal(await page.evaluate('window.__xhd.error'), undefined);
+    assert.match(await page.$eval('#legend-hd', (e) => e.textContent ?? ''), /HD/);
+    assert.deepEqual(problems, []);
   });
 });
 

@@ -23,6 +23,7 @@ const COLUMNS: Column[] = [
   { key: 'limit', title: 'limit', numeric: true },
   { key: 'totalMs', title: 'ms', numeric: true },
   { key: 'error', title: 'error', numeric: false },
+  { key: 'report', title: 'report', numeric: false },
 ];
 
 const STATUS_COLOURS: Record<string, string> = { passed: '#7fd18b', exceeded: '#ff6b81', error: '#ffb74d', unchecked: '#98a0b0' };
@@ -50,6 +51,13 @@ function start(): void {
       for (const c of columns) {
         const v = r[c.key];
         const cell = tr.insertCell();
+        if (c.key === 'report' && typeof v === 'string') {
+          // The pair's own page (--report-dir), opened in place of this one.
+          const link = element('a', 'open');
+          link.href = v;
+          cell.append(link);
+          continue;
+        }
         cell.textContent = v === null ? '' : typeof v === 'number' && c.key !== 'line' ? short(v) : String(v);
         if (c.key === 'status') cell.style.color = STATUS_COLOURS[r.status] ?? '';
       }

@@ -75,8 +75,11 @@ export interface RunBatchOptions {
   signal?: AbortSignal;
   /** Called before each pair starts (index 0-based), and with index = pairs.length at the end. */
   onProgress?: (index: number, total: number) => void;
-  /** Called with each pair's outcome, in manifest order, as soon as it is known. */
-  onPair?: (pair: BatchPair, outcome: PairOutcome) => void;
+  /**
+   * Called with each pair's outcome, in manifest order, as soon as it is known; a returned promise (a pair's
+   * report being written) is awaited before the next pair starts, so one pair's data is held at a time.
+   */
+  onPair?: (pair: BatchPair, outcome: PairOutcome) => void | Promise<void>;
 }
 
 export async function runBatch(pairs: BatchPair[], options: RunBatchOptions): Promise<BatchSummary> {
@@ -103,7 +106,7 @@ export async function runBatch(pairs: BatchPair[], options: RunBatchOptions): Pr
       summary[outcome.status]++;
       if (outcome.result.labelInNeither) summary.labelInNeither++;
     }
-    options.onPair?.(pairs[i], outcome);
+    await options.onPair?.(pairs[i], outcome);
   }
   if (!summary.interrupted) options.onProgress?.(pairs.length, pairs.length);
   summary.exitCode = summary.interrupted ? new CancelledError(options.signal?.reason).exitCode : worstError > 0 ? worstError : summary.exceeded > 0 ? 1 : 0;

@@ -11,6 +11,7 @@ import { compareJson } from '../../report/compare-json.js';
 import { countOf, formatDistance, formatMs } from '../../report/format.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
 import { writeBatchReport } from '../../report/html/batch-html.js';
+import { prepareReportDir, writePairReport } from '../../report/html/pair-reports.js';
 import { checkViewerBuilt } from '../../report/html/viewer-bundle.js';
 import { checkWritable } from '../../report/output-file.js';
 import { withInterrupts } from './interrupts.js';
@@ -39,17 +40,24 @@ export function registerBatch(program: Command): void {
     .argument('<manifest>', 'pairs to compare: a .csv (columns a, b, optional threshold, metric) or a .jsonl file');
   addMeasureOptions(command)
     .option('--report <file.html>', 'also write a self-contained HTML page: every pair in a sortable table, the distribution of a metric')
+    .option('--report-dir <dir>', "also write each pair's own compare report page into this directory (pair-LINE.html, LINE its manifest line), linked from --report's table")
     .addHelpText('after', EXAMPLES)
-    .action(async (manifestPath: string, allFlags: MeasureFlags & { report?: string }) => {
-      const { report, ...flags } = allFlags;
+    .action(async (manifestPath: string, allFlags: MeasureFlags & { report?: string; reportDir?: string }) => {
+      const { report, reportDir, ...flags } = allFlags;
       const { quiet } = flags;
       if (report !== undefined) {
         checkViewerBuilt('batch');
         checkWritable(report); // before the pairs run, not after
       }
+      if (reportDir !== undefined) {
+        checkViewerBuilt('compare');
+        prepareReportDir(reportDir);
+      }
       const records: Record<string, unknown>[] = [];
       // The batch draws one bar over the pairs: a pair's own bar would fight it for the line.
-      const { failAbove, metric, progress: _pairBars, ...compare } = measureOptions(flags);
+      const { failAbove, metric, progress: _pairBars, ...measure } = measureOptions(flags);
+      // A pair's page draws every point's distance, so they are kept until it is written (one pair at a time).
+      const compare = { ...measure, keepDistances: reportDir !== undefined };
       // Everything is checked before the first pair runs: a bad manifest is one error line, nothing measured.
       const manifest = readManifest(manifestPath);
       const pairs = planBatch(manifest, { failAbove, metric: metric ?? 'hd', percentile: compare.percentile });
@@ -62,9 +70,11 @@ export function registerBatch(program: Command): void {
           compare,
           signal: (signal = aborted),
           onProgress: (done, total) => bar.update(done, total),
-          onPair: (pair, outcome) => {
+          onPair: async (pair, outcome) => {
             bar.finish(); // the bar's line, on a terminal, must not run into what is printed next
-            const record = pairJson(pair, outcome);
+            const page = reportDir !== undefined && outcome.status !== 'error'
+              ? await writePairReport(reportDir, pair.row.line, outcome.result, process.argv.slice(2), signal) : undefined;
+            const record = { ...pairJson(pair, outcome), ...(page !== undefined ? { report: page } : {}) };
             process.stdout.write(JSON.stringify(record) + '\n');
             if (report !== undefined) records.push(record);
             if (!quiet) {

@@ -78,6 +78,8 @@ export interface BatchRow {
   limit: number | null;
   totalMs: number | null;
   error: string | null;
+  /** The pair's own report page (--report-dir), as a link relative to the batch page; null without one. */
+  report: string | null;
 }
 
 export interface BatchReportData {
