@@ -18,7 +18,7 @@ try {
   process.exit(0);
 }
 
-// One bundle per report kind; the batch and distance pages have no 3D view, so no three.js.
+// One bundle per report kind; the batch page has no 3D view, so no three.js.
 await esbuild.build({
   entryPoints: [
     { in: join(root, 'viewer', 'compare.ts'), out: 'viewer.bundle' },

@@ -200,6 +200,36 @@ suiteUnless(browserSkipReason(), 'the distance --frames report in headless Chrom
     assert.equal(Number(shown?.[1]), Number(data.json.frames[5].min_distance.toPrecision(6)), 'frame 5 minimum, 6 significant digits');
     await page.screenshot({ path: path('distance-report.png'), fullPage: true });
   });
+
+  it("the 3D view: both meshes drawn, B placed by the picked frame's pose, the closest pair marked", async () => {
+    const data = JSON.parse(readFileSync(path('distance.html'), 'utf8').match(/id="xhd-data">([\s\S]*?)<\/script>/)![1]);
+    for (const frame of [5, 3]) {
+      await page.click(`#frames tbody tr:nth-child(${frame + 1})`);
+      const state = await page.evaluate(() => {
+        const view = (window as any).__xhd.view;
+        return { matrix: Array.from(view.b.matrix.elements as Float32Array), drawn: view.base.drawnPixels() };
+      });
+      const pose: number[] = data.scene.poses[frame];
+      // three.js keeps matrices column-major: element 4c + r is row r, column c.
+      for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) assert.ok(Math.abs(state.matrix[4 * c + r] - pose[4 * r + c]) < 1e-6, `frame ${frame} M[${r}][${c}]`);
+      // The translation, back in A's coordinates: B's box centre posed, the view's origin at A's box centre.
+      const centre = (k: number) => [0, 1, 2].map((a) => data.scene.meshes[k].box.min[a] + data.scene.meshes[k].box.step[a] * 65535 / 2);
+      const [ca, cb] = [centre(0), centre(1)];
+      for (let r = 0; r < 3; r++) {
+        const expected = pose[4 * r] * cb[0] + pose[4 * r + 1] * cb[1] + pose[4 * r + 2] * cb[2] + pose[4 * r + 3] - ca[r];
+        assert.ok(Math.abs(state.matrix[12 + r] - expected) < 1e-6, `frame ${frame} t[${r}]`);
+      }
+      assert.ok(state.drawn > 2000, `${state.drawn} pixels drawn`);
+    }
+    assert.match(await page.$eval('#shown', (e) => e.textContent ?? ''), /A: 12 of 12 triangles shown; B: 12 of 12 triangles shown/);
+    const before = await page.evaluate(() => (window as any).__xhd.view.base.drawnPixels());
+    await page.click('#toggle-b');
+    const without = await page.evaluate(() => (window as any).__xhd.view.base.drawnPixels());
+    assert.ok(without < before, `hiding B draws fewer pixels (${without} < ${before})`);
+    await page.click('#toggle-b');
+    assert.deepEqual(problems, []);
+    await page.screenshot({ path: path('distance-report-3d.png'), fullPage: true });
+  });
 });
 
 suiteUnless(browserSkipReason(), 'compare --snapshot in headless Chromium', () => {

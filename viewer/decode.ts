@@ -1,6 +1,6 @@
 // Unpacks the report's points (see src/report/html/pack-points.ts): base64, inflate with the browser's own
 // DecompressionStream, then 16-bit planes back to coordinates and distances.
-import type { CompareReportData, DecodedSet } from './report-data.js';
+import type { CompareReportData, DecodedMesh, DecodedSet, DistanceSceneData } from './report-data.js';
 
 const QUANT_STEPS = 65535;
 
@@ -34,5 +34,32 @@ export async function decodeSets(data: CompareReportData, centre: [number, numbe
       at += m;
     }
     return { positions, distances };
+  });
+}
+
+/**
+ * The distance report's meshes: each one's vertices relative to its own box centre (float32 keeps its precision
+ * near the view, and B is placed by the pose from there), and its triangles' vertex indices.
+ */
+export async function decodeMeshes(scene: DistanceSceneData): Promise<DecodedMesh[]> {
+  const bytes = await inflate(scene.packed);
+  let at = 0;
+  return scene.meshes.map((mesh) => {
+    const m = mesh.vertices;
+    const words = new Uint16Array(bytes.slice(at, at + 6 * m));
+    at += 6 * m;
+    const { min, step } = mesh.box;
+    const centre = [0, 1, 2].map((c) => min[c] + (step[c] * QUANT_STEPS) / 2) as [number, number, number];
+    const positions = new Float32Array(3 * m);
+    for (let c = 0; c < 3; c++) {
+      const offset = min[c] - centre[c];
+      for (let k = 0; k < m; k++) positions[3 * k + c] = offset + words[c * m + k] * step[c];
+    }
+    let indices: Uint32Array | null = null;
+    if (!mesh.pointCloud) {
+      indices = new Uint32Array(bytes.slice(at, at + 12 * mesh.shown));
+      at += 12 * mesh.shown;
+    }
+    return { positions, indices, centre };
   });
 }

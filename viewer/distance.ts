@@ -1,7 +1,11 @@
 // The distance report's page: the minimum (and maximum) distance and the query time of every frame plotted,
-// a frame table; a click on a row or a plot picks the frame whose pairs are listed. window.__xhd tells the
-// browser tests it is drawn and which frame is picked.
-import { element, short } from './format.js';
+// a frame table; a click on a row or a plot picks the frame whose pairs are listed and shown in the 3D view
+// (B posed as in that frame). window.__xhd tells the browser tests it is drawn, which frame is picked, and
+// holds the view.
+import { decodeMeshes } from './decode.js';
+import { count, element, short } from './format.js';
+import { createMeshScene, type MeshView } from './mesh-scene.js';
+import type { DistanceSceneData } from './report-data.js';
 import { flatten } from './tables.js';
 import { prepareCanvas } from './canvas.js';
 
@@ -37,14 +41,15 @@ interface DistanceReportData {
   generated: string;
   command: string[];
   json: DistanceJson;
+  scene: DistanceSceneData | null;
 }
 
-const hooks: { ready: boolean; error?: string; frame?: number } = { ready: false };
+const hooks: { ready: boolean; error?: string; frame?: number; view?: MeshView } = { ready: false };
 (window as unknown as { __xhd: typeof hooks }).__xhd = hooks;
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const MIN_COLOUR = '#4fc3f7', MAX_COLOUR = '#ffb74d', TIME_COLOUR = '#b39ddb', PICK_COLOUR = '#ff3b6b';
 
-function start(): void {
+async function start(): Promise<void> {
   const data = JSON.parse(byId('xhd-data').textContent!) as DistanceReportData;
   const json = data.json;
   // A single pose is one frame, so the page has one shape either way.
@@ -74,6 +79,9 @@ function start(): void {
     row.insertCell().textContent = v;
   }
 
+  if (!data.scene) byId('view-panel').hidden = true;
+  const view = data.scene ? await meshView(data.scene) : undefined;
+  hooks.view = view;
   const distancePlot = byId<HTMLCanvasElement>('distance-plot'), timePlot = byId<HTMLCanvasElement>('time-plot');
   let picked = s?.min_frame ?? s?.max_frame ?? 0;
   const draw = () => {
@@ -93,6 +101,7 @@ function start(): void {
     if (f.max_distance !== undefined) add('maximum', short(f.max_distance));
     if (f.max_pair) add('farthest pair', `A (${f.max_pair.a_point.map(short).join(', ')}); B (${f.max_pair.b_point.map(short).join(', ')})`);
     body.querySelectorAll('tr').forEach((tr, k) => (tr.style.background = k === frame ? '#353c4a' : ''));
+    view?.showFrame(frame, f.min_pair ?? null, f.max_pair ?? null, f.min_distance !== undefined ? `closest: ${short(f.min_distance)}` : '');
     draw();
   }
   for (const canvas of [distancePlot, timePlot]) {
@@ -104,6 +113,18 @@ function start(): void {
   new ResizeObserver(draw).observe(distancePlot);
   pick(picked);
   hooks.ready = true;
+}
+
+/** The 3D view and its controls; the count of triangles drawn under it. */
+async function meshView(scene: DistanceSceneData): Promise<MeshView> {
+  const meshes = await decodeMeshes(scene);
+  const view = createMeshScene(byId('view'), byId('witness-label'), scene, meshes);
+  byId<HTMLInputElement>('toggle-b').addEventListener('change', (e) => view.setBVisible((e.target as HTMLInputElement).checked));
+  byId<HTMLInputElement>('toggle-farthest').addEventListener('change', (e) => view.setFarthestVisible((e.target as HTMLInputElement).checked));
+  byId('reset-view').addEventListener('click', () => view.base.resetView());
+  byId('shown').textContent = scene.meshes.map((m) => `${m.name}: ${count(m.shown)} of ${count(m.total)} ${m.pointCloud ? 'points' : 'triangles'} shown`
+    + (m.shown < m.total ? ' (the pairs\' own always)' : '')).join('; ') + '; B as posed in the chosen frame';
+  return view;
 }
 
 const LEFT = 56, RIGHT = 12;
@@ -154,9 +175,7 @@ function plot(canvas: HTMLCanvasElement, frames: Frame[], series: [keyof Frame, 
   ctx.stroke();
 }
 
-try {
-  start();
-} catch (error) {
+start().catch((error: unknown) => {
   hooks.error = String(error);
   console.error(error);
-}
+});

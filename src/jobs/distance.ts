@@ -29,6 +29,8 @@ export interface DistanceOptions {
   /** A poses file: every frame is queried on the same context. */
   frames?: string;
   signal?: AbortSignal;
+  /** Keep both meshes and every frame's pose in the result (an HTML report draws them). */
+  keepMeshes?: boolean;
 }
 
 export interface DistanceResult {
@@ -54,6 +56,8 @@ export interface DistanceResult {
   /** query, upload and download are summed over the frames; upload and download are 0 on the CPU. */
   timingsMs: { read: number; build: number; query: number; upload: number; download: number; total: number };
   notes: string[];
+  /** With keepMeshes: the meshes as measured (a point cloud as one-point triangles) and each frame's pose of B. */
+  meshes: { a: DistanceMesh; b: DistanceMesh; poses: Pose[] } | null;
 }
 
 function summarize(path: string, g: Geometry): InputSummary {
@@ -155,6 +159,7 @@ export async function distanceFiles(pathA: string, pathB: string, options: Dista
       total: performance.now() - started,
     },
     notes,
+    meshes: options.keepMeshes ? { a: meshA, b: meshB, poses: poses.map((p) => p.pose) } : null,
   };
 }
 

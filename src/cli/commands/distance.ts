@@ -86,6 +86,7 @@ export function registerDistance(program: Command): void {
         const { report, ...options } = flags;
         const result = await distanceFiles(a, b, {
           ...options, min: min === true, max: max === true, pose: poseOf(flags), signal, progress: ProgressBar.factoryForStderr(flags.quiet),
+          keepMeshes: report !== undefined,
         });
         if (report !== undefined) await writeDistanceReport(report, result, process.argv.slice(2), signal);
         if (flags.json) {

@@ -52,15 +52,19 @@ export function quantizeDistances(distances: Float64Array, indices: Uint32Array,
   return out;
 }
 
-/** The planes one after another (little-endian, as every browser reads them), deflated and in base64. */
-export function packPlanes(planes: Uint16Array[]): string {
+/**
+ * The planes one after another (little-endian, as every browser reads them), deflated and in base64. The
+ * reader finds each plane by the counts beside the data, 16-bit coordinates or 32-bit triangle indices.
+ */
+export function packPlanes(planes: Array<Uint16Array | Uint32Array>): string {
   const bytes = planes.reduce((s, p) => s + p.byteLength, 0);
   const all = Buffer.allocUnsafe(bytes);
   let at = 0;
   for (const p of planes) {
     const b = Buffer.from(p.buffer, p.byteOffset, p.byteLength);
-    if (!isLittleEndian) for (let i = 0; i < p.length; i++) all.writeUInt16LE(p[i], at + 2 * i);
-    else b.copy(all, at);
+    if (isLittleEndian) b.copy(all, at);
+    else if (p instanceof Uint16Array) for (let i = 0; i < p.length; i++) all.writeUInt16LE(p[i], at + 2 * i);
+    else for (let i = 0; i < p.length; i++) all.writeUInt32LE(p[i], at + 4 * i);
     at += p.byteLength;
   }
   return deflateRawSync(all, { level: 6 }).toString('base64');

@@ -90,3 +90,31 @@ export interface BatchReportData {
   summary: Record<string, unknown>;
   rows: BatchRow[];
 }
+
+/** One mesh of a distance report's 3D view: which of its triangles are drawn, and their packing. */
+export interface SceneMeshData {
+  name: 'A' | 'B';
+  path: string;
+  /** The mesh's triangles (its points, for a point cloud) and how many of them are drawn. */
+  total: number;
+  shown: number;
+  /** A point cloud: drawn as points, its "triangles" being point ids. */
+  pointCloud: boolean;
+  /** Vertices in the packed data (those the drawn triangles use), and their packing box (pack-points.ts). */
+  vertices: number;
+  box: { min: [number, number, number]; step: [number, number, number] };
+}
+
+/**
+ * The distance report's 3D view: both meshes (B in its own coordinates, placed by each frame's pose) and the
+ * exact corners of every triangle that is some frame's closest or farthest pair, to highlight unrounded.
+ */
+export interface DistanceSceneData {
+  meshes: [SceneMeshData, SceneMeshData];
+  /** Base64 of the deflated planes: per mesh x, y, z (16-bit), then its triangles' vertex indices (32-bit, not for a point cloud). */
+  packed: string;
+  /** Each frame's pose of B, [M | t] row by row (12 numbers a frame). */
+  poses: number[][];
+  /** Triangle id → its corners (x, y, z three times; a point cloud's point once), per mesh, in its own coordinates. */
+  pairTriangles: { a: Record<string, number[]>; b: Record<string, number[]> };
+}
