@@ -3,7 +3,10 @@ import { Command, Option } from 'commander';
 
 import { EXIT_THRESHOLD, UsageError } from '../../core/errors.js';
 import { setExitStatus } from '../exit-status.js';
-import { compareFiles } from '../../jobs/compare.js';
+import { compareFiles, compareLabelFiles, wantsLabelVolumes } from '../../jobs/compare.js';
+import { renderLabelsJson } from '../../report/labels-json.js';
+import { renderLabelsCsv } from '../../report/labels-csv.js';
+import { renderLabelsText } from '../../report/labels-text.js';
 import { renderCompareCsv } from '../../report/compare-csv.js';
 import { renderCompareJson } from '../../report/compare-json.js';
 import { renderCompareText } from '../../report/compare-text.js';
@@ -85,10 +88,17 @@ export function registerCompare(program: Command): void {
         await checkHeadless('--snapshot');
       }
       if (!drawing && flags.reportRange !== undefined) throw new UsageError('--report-range applies to --report and --snapshot; give one of them too');
-      const result = await compareFiles(a, b, {
+      const options = {
         ...measureOptions(flags), heatmap: flags.heatmap, histogram: flags.histogram, export: flags.export,
         keepDistances: drawing, signal,
-      });
+      };
+      if (wantsLabelVolumes(options)) {
+        const labels = await compareLabelFiles(a, b, options);
+        const output = outputFormat(flags);
+        process.stdout.write(output === 'json' ? renderLabelsJson(labels) : output === 'csv' ? renderLabelsCsv(labels, flags.csvHeader) : renderLabelsText(labels, terminalChalk(process.stdout)));
+        return;
+      }
+      const result = await compareFiles(a, b, options);
       const surface = result.surface;
       // The files are part of the work the total times.
       const writeStarted = performance.now();
