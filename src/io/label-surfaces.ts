@@ -9,39 +9,46 @@ export interface SlotSurfaces {
   voxels: Float64Array;
 }
 
-function isSurface(slots: Uint16Array, n: number, s: number, i: number, j: number, k: number, dims: readonly number[]): boolean {
-  const [nx, ny, nz] = dims;
-  if (i === 0 || j === 0 || k === 0 || i === nx - 1 || j === ny - 1 || k === nz - 1) return true;
-  const row = nx, slice = nx * ny;
-  return slots[n - 1] !== s || slots[n + 1] !== s || slots[n - row] !== s || slots[n + row] !== s
-    || slots[n - slice] !== s || slots[n + slice] !== s;
-}
-
-/** One counting pass, one filling pass: each slot's surface voxels, and its voxel count. */
+/**
+ * One pass over the volume collects every surface voxel (in scan order) with its slot; a counting sort by slot
+ * then gives each slot its voxels, still ascending. The pass reads six neighbours only for foreground voxels
+ * away from the volume's faces (those on a face are surface voxels by the rule).
+ */
 export function slotSurfaces(slots: Uint16Array, dims: readonly [number, number, number], slotCount: number, region: 'surface' | 'all' = 'surface'): SlotSurfaces {
   const [nx, ny, nz] = dims;
-  const counts = new Int32Array(slotCount + 1);
+  const row = nx, slice = nx * ny;
   const voxels = new Float64Array(slotCount);
   const all = region === 'all';
-  for (let pass = 0; pass < 2; pass++) {
-    const filled = pass === 1 ? new Int32Array(slotCount + 1) : null;
-    const surface = pass === 1 ? Array.from({ length: slotCount }, (_, s) => new Int32Array(counts[s + 1])) : [];
-    let n = 0;
-    for (let k = 0; k < nz; k++) {
-      for (let j = 0; j < ny; j++) {
-        for (let i = 0; i < nx; i++, n++) {
-          const s = slots[n];
-          if (s === 0) continue;
-          if (pass === 0) voxels[s - 1]++;
-          if (!all && !isSurface(slots, n, s, i, j, k, dims)) continue;
-          if (pass === 0) counts[s]++;
-          else surface[s - 1][filled![s]++] = n;
+  let found = new Int32Array(1 << 16), count = 0;
+  let n = 0;
+  for (let k = 0; k < nz; k++) {
+    const kInside = k > 0 && k < nz - 1;
+    for (let j = 0; j < ny; j++) {
+      const rowInside = kInside && j > 0 && j < ny - 1;
+      for (let i = 0; i < nx; i++, n++) {
+        const s = slots[n];
+        if (s === 0) continue;
+        voxels[s - 1]++;
+        if (!all && rowInside && i > 0 && i < nx - 1 && slots[n - 1] === s && slots[n + 1] === s && slots[n - row] === s
+          && slots[n + row] === s && slots[n - slice] === s && slots[n + slice] === s) continue; // all six neighbours in the label
+        if (count === found.length) {
+          const grown = new Int32Array(found.length * 2);
+          grown.set(found);
+          found = grown;
         }
+        found[count++] = n;
       }
     }
-    if (pass === 1) return { surface, voxels };
   }
-  throw new Error('unreachable');
+  const starts = new Int32Array(slotCount + 1);
+  for (let p = 0; p < count; p++) starts[slots[found[p]]]++;
+  const surface = Array.from({ length: slotCount }, (_, s) => new Int32Array(starts[s + 1]));
+  const filled = new Int32Array(slotCount + 1);
+  for (let p = 0; p < count; p++) {
+    const v = found[p], s = slots[v];
+    surface[s - 1][filled[s]++] = v;
+  }
+  return { surface, voxels };
 }
 
 /**
