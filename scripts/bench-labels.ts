@@ -34,7 +34,7 @@ function parse(argv: string[]): Settings {
 
 interface Organ { centre: [number, number, number]; radii: [number, number, number] }
 
-/** Labelled ellipsoids ("organs") drawn in order, later ones over earlier ones, each within its own box. */
+/** Labelled ellipsoids ("organs") drawn in order, later (smaller) ones over earlier ones, each within its own box. */
 function draw(dims: [number, number, number], organs: Organ[]): Uint8Array {
   const [nx, ny, nz] = dims;
   const values = new Uint8Array(nx * ny * nz);
@@ -53,12 +53,14 @@ function makePair(s: Settings): { a: Uint8Array; b: Uint8Array; foreground: [num
   const organs: Organ[] = [];
   for (let l = 0; l < s.labels; l++) {
     // Sizes spread like organs and vessels: a few large, many small.
-    const size = 6 + 34 * rng.uniform() ** 2;
+    const size = 8 + 42 * rng.uniform() ** 2;
     organs.push({
       centre: s.dims.map((n) => n * (0.1 + 0.8 * rng.uniform())) as [number, number, number],
       radii: [0, 1, 2].map(() => size * (0.6 + 0.8 * rng.uniform())) as [number, number, number],
     });
   }
+  // Larger organs first, so that no label is drawn over entirely (every label is in both volumes).
+  organs.sort((x, y) => y.radii[0] * y.radii[1] * y.radii[2] - x.radii[0] * x.radii[1] * x.radii[2]);
   // B: each organ moved by up to ±1.5 voxels and scaled by ±5 %, a prediction's typical disagreement.
   const moved = organs.map((o) => ({
     centre: o.centre.map((v) => v + 3 * (rng.uniform() - 0.5)) as [number, number, number],

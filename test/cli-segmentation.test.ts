@@ -18,6 +18,11 @@ import { describe, it } from 'node:test';
 
 import { hasStackTrace, runXhd, scratchDir } from './cli-run.js';
 import { writeNifti } from './nifti-writer.js';
+import { probeBackend } from '../src/ops/backends.js';
+import { suiteUnless } from './skippable-suite.js';
+
+const cuda = probeBackend('cuda');
+const noGpu = cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`;
 
 type Vec3 = [number, number, number];
 const dir = scratchDir();
@@ -109,8 +114,8 @@ function close(actual: number, expected: number, what: string, rel = 1e-12): voi
   assert.ok(Math.abs(actual - expected) <= rel * Math.max(1, Math.abs(expected)), `${what}: ${actual} against ${expected}`);
 }
 
-function json(args: string[]): Record<string, any> {
-  const r = runXhd([...args, '--json', '--backend', 'cpu', '-q']);
+function json(args: string[], backend: 'cpu' | 'cuda' = 'cpu'): Record<string, any> {
+  const r = runXhd([...args, '--json', '--backend', backend, '-q']);
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout);
 }
@@ -418,5 +423,49 @@ describe('bad input', () => {
     const both = runXhd(['compare', mask, mask, '--labels', '1', '--label', '1', '-q']);
     assert.equal(both.code, 2);
     assert.match(both.stderr, /--label and --labels/);
+  });
+});
+
+suiteUnless(noGpu, 'every segmentation metric on the CUDA backend equals the CPU backend', () => {
+  // Every value of every label (and lesion) from the GPU's per-point search, bit for bit the CPU's: the one
+  // native search (xhd_points_compare) is exact on both backends, and the reductions run on the same values.
+  const dims: Vec3 = [40, 36, 24], spacing: Vec3 = [0.9, 1.1, 1.6];
+  const blob = (shift: number) => (i: number, j: number, k: number) => {
+    if (Math.hypot((i - 12 - shift) * 0.9, (j - 14) * 1.1, (k - 10) * 1.6) <= 8) return 1;
+    if (inBox([26 + shift, 4, 3], [34, 12 + shift, 14])(i, j, k)) return 2;
+    if (Math.hypot(i - 30, j - 28, k - 16 - shift) <= 4 || (shift === 0 && inBox([3, 30, 2], [5, 33, 4])(i, j, k))) return 3;
+    return 0;
+  };
+  const fileA = write('gpu-a', volume(dims, spacing, blob(0))), fileB = write('gpu-b', volume(dims, spacing, blob(1)));
+  const strip = (r: Record<string, any>) => {
+    const { backend: _b, threads: _t, device: _d, timings_ms: _m, notes: _n, ...rest } = r;
+    return rest;
+  };
+
+  it('--labels all with the voxel variants', () => {
+    const args = ['compare', fileA, fileB, '--labels', 'all', '--percentile', '95', '--nsd', '1,2', '--fscore', '1.5'];
+    const gpu = json(args, 'cuda');
+    assert.equal(gpu.backend, 'cuda');
+    assert.deepEqual(strip(gpu), strip(json(args, 'cpu')));
+  });
+
+  it('the surfel variants', () => {
+    const args = ['compare', fileA, fileB, '--labels', '1,2', '--percentile', '95', '--percentile-variant', 'surfel',
+      '--assd-variant', 'surfel', '--nsd', '1', '--nsd-variant', 'surfel'];
+    assert.deepEqual(strip(json(args, 'cuda')), strip(json(args, 'cpu')));
+  });
+
+  it('--components', () => {
+    const args = ['compare', fileA, fileB, '--components', '--percentile', '95', '--nsd', '1'];
+    const gpu = json(args, 'cuda');
+    assert.ok(gpu.labels.foreground.lesions.counts.false_positives >= 1, 'the case has a false positive');
+    assert.deepEqual(strip(gpu), strip(json(args, 'cpu')));
+  });
+
+  it('points mode NSD', () => {
+    const args = ['compare', fileA, fileB, '--label', '1', '--nsd', '1,2', '--fscore', '1'];
+    const gpu = json(args, 'cuda');
+    const cpu = json(args, 'cpu');
+    for (const key of ['hd', 'nsd_1', 'nsd_2', 'fscore_1', 'fscore_1_precision', 'fscore_1_recall']) assert.equal(gpu[key], cpu[key], key);
   });
 });

@@ -25,6 +25,7 @@ Examples:
   $ xhd batch pairs.csv > results.jsonl            every pair; exit 1 when a row's threshold is exceeded
   $ xhd batch pairs.jsonl --fail-above 1%          the limit for rows without a threshold of their own
   $ xhd batch pairs.csv --backend cpu | jq -c 'select(.status != "passed")'
+  $ xhd batch cases.csv --labels all --percentile 95 --summary-csv stats.csv   per label: mean, std, quartiles
 
 The manifest is a .csv whose first line names the columns a, b (paths), and optionally threshold (a distance,
 or a percentage such as 1%) and metric (hd, hd95, mean, rms, chamfer), or a .jsonl with one object a line:
@@ -61,6 +62,9 @@ export function registerBatch(program: Command): void {
       const { failAbove, metric, progress: _pairBars, ...compare } = measureOptions(flags);
       // Everything is checked before the first pair runs: a bad manifest is one error line, nothing measured.
       const manifest = readManifest(manifestPath);
+      if (wantsLabelVolumes(compare) && report !== undefined) {
+        throw new UsageError('the batch --report page draws one value per pair; with --labels or --components use --summary or --summary-csv');
+      }
       if (wantsLabelVolumes(compare) && (failAbove !== undefined || manifest.rows.some((r) => r.threshold))) {
         throw new UsageError('thresholds check one distance per pair; with --labels or --components a pair has one per label, so give no --fail-above or threshold column');
       }

@@ -45,6 +45,8 @@ Examples:
   $ xhd compare a.xyz b.xyz --percentile 95        HD95, ASSD, RMS and Chamfer beside the exact HD
   $ xhd compare scan.ply ref.ply --fail-above 1%   exit 1 when HD exceeds 1% of the bbox diagonal
   $ xhd compare a.nii.gz b.nii.gz --fail-above 2 --metric hd95   a CI check on HD95 (mm)
+  $ xhd compare pred.nii.gz gt.nii.gz --labels all --nsd 1,2 --json   every label: HD, NSD at 1 and 2 mm
+  $ xhd compare pred.nii.gz gt.nii.gz --components --percentile 95   lesion-wise HD95 (BraTS 2023 rule)
   $ xhd compare 2019.laz 2023.laz --classes 2 --returns last   two LiDAR epochs, ground only
   $ xhd compare site.e57 survey.las --scan 0 --export d.las   one E57 scan; distances as a LAS scalar field
   $ xhd compare scan.ply model.ply --report diff.html   one HTML page: 3D heatmap, worst regions, plots
