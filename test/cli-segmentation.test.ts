@@ -263,6 +263,20 @@ describe('--labels: every label in one run', () => {
     }
   });
 
+  it('gives the surfel variants per label as a single-label run does, and a text line per label', () => {
+    const surfel = ['--percentile', '95', '--percentile-variant', 'surfel', '--assd-variant', 'surfel', '--nsd', '1.5', '--nsd-variant', 'surfel'];
+    const all = json(['compare', fileA, fileB, '--labels', '4,20', ...surfel]);
+    for (const l of ['4', '20']) {
+      const single = json(['compare', fileA, fileB, '--label', l, ...surfel]);
+      for (const key of ['hd95', 'assd', 'surfel_mean_ab', 'surfel_mean_ba', 'nsd_1_5']) assert.equal(all.labels[l][key], single[key], `label ${l} ${key}`);
+      assert.deepEqual(all.labels[l].surfel_area, single.surfel_area);
+    }
+    const text = runXhd(['compare', fileA, fileB, '--labels', '1-3', '--nsd', '1.5', '--backend', 'cpu', '-q']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^3 labels compared$/m);
+    for (const l of [1, 2, 3]) assert.match(text.stdout, new RegExp(`label ${l} +hd [0-9.]+ .*nsd_1_5 [0-9.]+`));
+  });
+
   it('takes ranges and lists, and writes one CSV row per label', () => {
     assert.deepEqual(Object.keys(json(['compare', fileA, fileB, '--labels', '3-5,17']).labels), ['3', '4', '5', '17']);
     const csv = runXhd(['compare', fileA, fileB, '--labels', '1-20', '--nsd', '1.5', '--output', 'csv', '--csv-header', '--backend', 'cpu', '-q']);
@@ -412,6 +426,30 @@ describe('bad input', () => {
       assert.match(r.stderr, /--labels/);
       assert.ok(!hasStackTrace(r.stderr));
     }
+  });
+
+  it('refuses what measures one pair with --labels or --components, and lesions across two grids', () => {
+    for (const extra of [['--labels', '1', '--fail-above', '2'], ['--labels', 'all', '--export', join(dir, 'x.csv')], ['--components', '--report', join(dir, 'x.html')]]) {
+      const r = runXhd(['compare', mask, mask, ...extra, '-q']);
+      assert.equal(r.code, 2, `${extra.join(' ')}: ${r.stderr}`);
+      assert.ok(!hasStackTrace(r.stderr));
+    }
+    const other = write('bad-other-grid', volume([7, 6, 6], [1, 1, 1], (i, j, k) => (inBox([1, 1, 1], [3, 3, 3])(i, j, k) ? 1 : 0)));
+    const grids = runXhd(['compare', mask, other, '--components', '-q']);
+    assert.equal(grids.code, 2);
+    assert.match(grids.stderr, /share one grid/);
+    const manifest = join(dir, 'bad-pairs.csv');
+    writeFileSync(manifest, `a,b,threshold\n${mask},${mask},1\n`);
+    const batch = runXhd(['batch', manifest, '--labels', 'all', '-q']);
+    assert.equal(batch.code, 2);
+    assert.match(batch.stderr, /thresholds/);
+  });
+
+  it('names the file and label that --empty error finds empty', () => {
+    const empty = write('bad-empty', volume([6, 6, 6], [1, 1, 1], () => 0));
+    const r = runXhd(['compare', empty, mask, '--labels', '1', '--empty', 'error', '-q']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /bad-empty\.nii: label 1 has no voxels/);
   });
 
   it('refuses --labels on files that are not label volumes, and with --label', () => {
