@@ -38,6 +38,28 @@ export function parseFiniteNumber(value: string): number {
   return n;
 }
 
+/**
+ * Tolerances τ for --nsd / --fscore: a positive number, or several separated by commas; the option may be
+ * repeated, each occurrence adding to the list.
+ */
+export function parseTolerances(value: string, previous: number[] = []): number[] {
+  const taus = value.split(',').map((part) => {
+    const n = Number(part.trim());
+    if (part.trim() === '' || !Number.isFinite(n) || n <= 0) {
+      throw new InvalidArgumentError(`expected tolerances τ > 0 (a number, or several separated by commas), got '${value}'`);
+    }
+    return n;
+  });
+  return [...previous, ...taus];
+}
+
+/** A whole number ≥ 0 or a decimal ≥ 0 (a volume in mm³). */
+export function parseNonNegativeNumber(value: string): number {
+  const n = Number(value.trim());
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`expected a number ≥ 0, got '${value}'`);
+  return n;
+}
+
 /** A percentile from 0 to 100 (decimals allowed: 99.5). */
 export function parsePercentile(value: string): number {
   const n = Number(value.trim());

@@ -35,6 +35,8 @@ export interface Geometry {
     foregroundVoxels: number;
     /** With a --label the mask lacks: the labels it does have (nonzero values, ascending; at most 1000). */
     labelsPresent?: number[];
+    /** With MaskOptions.surfels: the surface elements (block centres) and their areas. */
+    surfels?: { positions: Float64Array; areas: Float64Array };
   };
   /** The coordinate reference system the file states (LAS/LAZ), where it states one. */
   crs?: Crs;
@@ -57,6 +59,8 @@ export interface MaskOptions {
   region?: 'surface' | 'all';
   /** Index coordinates (i, j, k) instead of millimetres through the affine. */
   voxelSpace?: boolean;
+  /** Also the mask's surface elements with their areas (Geometry.grid.surfels), for the surfel variants. */
+  surfels?: boolean;
 }
 
 export interface ReadOptions {

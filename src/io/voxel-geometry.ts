@@ -7,6 +7,8 @@ import { boundsAreExact, firstInexactCoordinate } from './build.js';
 import { computeBounds, markFinite, type Geometry, type MaskOptions } from './geometry.js';
 import { parseNifti } from './nifti.js';
 import { maskToPoints } from './voxel-mask.js';
+import { labelSlots } from './label-slots.js';
+import { slotSurfels } from './surfels.js';
 
 export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOptions): Geometry {
   const volume = parseNifti(bytes, name);
@@ -43,6 +45,7 @@ export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOpt
       affine: volume.affine,
       foregroundVoxels: points.foregroundVoxels,
       ...(options.label !== undefined && points.foregroundVoxels === 0 ? { labelsPresent: labelsIn(volume.values) } : {}),
+      ...(options.surfels ? { surfels: slotSurfels(labelSlots(volume.values, options.label === undefined ? 'nonzero' : [options.label]), volume.dims, 1, volume.affine, options.voxelSpace)[0] } : {}),
     },
   };
 }

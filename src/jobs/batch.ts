@@ -1,7 +1,7 @@
 // `xhd batch`: every pair of a manifest compared in turn, in this one process, so the native library (and the
 // GPU, with its memory pool) is loaded once. A pair that fails is an outcome like any other, not the end of
 // the run; only an interrupt (SIGINT, via the AbortSignal) stops it.
-import { compareFiles, type CompareOptions, type CompareResult } from './compare.js';
+import { compareFiles, compareLabelFiles, wantsLabelVolumes, type CompareOptions, type CompareResult, type LabelsResult } from './compare.js';
 import { CancelledError, EXIT_NATIVE, InputError, UsageError, XhdError } from '../core/errors.js';
 import { checkThresholdOptions, type ThresholdMetric, type ThresholdSpec } from './threshold.js';
 import type { Manifest, ManifestRow } from './batch-manifest.js';
@@ -23,7 +23,7 @@ export interface BatchPair {
 
 /** What became of one pair. `passed`/`exceeded`: measured against a limit; `unchecked`: measured, no limit. */
 export type PairOutcome =
-  | { status: 'passed' | 'exceeded' | 'unchecked'; result: CompareResult }
+  | { status: 'passed' | 'exceeded' | 'unchecked'; result: CompareResult | LabelsResult }
   | { status: 'error'; message: string; exitCode: number };
 
 export interface BatchSummary {
@@ -116,13 +116,15 @@ export async function runBatch(pairs: BatchPair[], options: RunBatchOptions): Pr
 
 async function runPair(pair: BatchPair, options: RunBatchOptions): Promise<PairOutcome | 'cancelled'> {
   try {
-    const result = await compareFiles(pair.row.pathA, pair.row.pathB, {
+    const compare: CompareOptions = {
       ...options.compare,
       failAbove: pair.failAbove,
       metric: pair.metric,
       labelInNeither: 'empty-policy',
       signal: options.signal,
-    });
+    };
+    if (wantsLabelVolumes(compare)) return { status: 'unchecked', result: await compareLabelFiles(pair.row.pathA, pair.row.pathB, compare) };
+    const result = await compareFiles(pair.row.pathA, pair.row.pathB, compare);
     const status = !result.threshold ? 'unchecked' : result.threshold.exceeded ? 'exceeded' : 'passed';
     return { status, result };
   } catch (error) {

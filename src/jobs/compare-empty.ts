@@ -3,6 +3,7 @@
 import { UsageError } from '../core/errors.js';
 import { uniformStats, type EmptyOutcome } from './empty-policy.js';
 import { boundsDiagonal, type Geometry } from '../io/geometry.js';
+import { uniformToleranceReport } from './surface-metrics.js';
 import { inputNotes, maskSpaceWarning, resultBase, timings, wantsStats, type CompareOptions, type CompareResult } from './compare-result.js';
 
 /** Whether both inputs are masks without the --label asked for. */
@@ -36,6 +37,7 @@ export function emptyResult(pathA: string, pathB: string, a: Geometry, b: Geomet
   return {
     ...resultBase('points', pathA, a, pathB, b, options),
     stats: wantsStats(options) ? uniformStats(v, a.count, options.directed ? null : b.count, options) : null,
+    tolerance: uniformToleranceReport(options, v),
     empty,
     labelInNeither: labelInNeither(a, b, options.mask?.label),
     hd: v,

@@ -9,7 +9,9 @@ import { distanceStats } from '../metrics/distance-stats.js';
 import { pointsSearch } from '../ops/points-search.js';
 import type { PerPointDistances } from './per-point.js';
 import { exportSource } from './per-point.js';
-import { maskSpaceWarning, resultBase, timings, wantsStats, type CompareOptions, type CompareResult, type Witness } from './compare-result.js';
+import { maskSpaceWarning, resultBase, timings, wantsPerPointDistances, wantsStats, type CompareOptions, type CompareResult, type Witness } from './compare-result.js';
+import { UsageError } from '../core/errors.js';
+import { surfelDistances, toleranceReport, wantsSurfelDistances } from './surface-metrics.js';
 
 function pointAt(g: Geometry, index: number): number[] {
   const p = [g.positions[3 * index], g.positions[3 * index + 1], g.positions[3 * index + 2]];
@@ -24,7 +26,11 @@ function witnessOf(d: DirectedHausdorff, from: Geometry, to: Geometry): Witness 
 export async function comparePoints(pathA: string, pathB: string, a: Geometry, b: Geometry, options: CompareOptions,
                                     bar: Progress, started: number, readMs: number): Promise<CompareResult> {
   // One search: the Hausdorff distance and (when asked for) every point's nearest, on the backend chosen.
-  const measuresEveryPoint = wantsStats(options) || options.export !== undefined || options.keepDistances === true;
+  const measuresEveryPoint = wantsPerPointDistances(options) || options.export !== undefined || options.keepDistances === true;
+  const surfelsA = a.grid?.surfels, surfelsB = b.grid?.surfels;
+  if (wantsSurfelDistances(options) && (!surfelsA || !surfelsB)) {
+    throw new UsageError('the surfel variants weigh the surface elements of voxel masks; give two NIfTI masks, or the voxel / max-of-directed / mean-of-means variants');
+  }
   bar.phase(measuresEveryPoint ? 'hausdorff, every point' : 'hausdorff', 0, 1);
   const result = await pointsSearch(a.positions, b.positions, {
     method: options.method,
@@ -41,8 +47,10 @@ export async function comparePoints(pathA: string, pathB: string, a: Geometry, b
 
   const statsStarted = performance.now();
   const nearest = result.perPoint;
-  const stats = nearest && wantsStats(options) ? distanceStats(nearest.ab.distances!, nearest.ba ? nearest.ba.distances! : null, options) : null;
-  const statsMs = stats ? performance.now() - statsStarted : 0;
+  const surfels = wantsSurfelDistances(options) ? await surfelDistances(surfelsA!, surfelsB!, options) : null;
+  const stats = nearest && wantsStats(options) ? distanceStats(nearest.ab.distances!, nearest.ba ? nearest.ba.distances! : null, options, surfels) : null;
+  const tolerance = nearest ? toleranceReport(options, nearest.ab.distances!, nearest.ba?.distances ?? new Float64Array(0), surfels) : null;
+  const statsMs = stats || tolerance ? performance.now() - statsStarted : 0;
   const perPoint: PerPointDistances | null = nearest && (options.export || options.keepDistances) ? {
     dims: a.dims,
     nearestIs: 'point',
@@ -65,6 +73,7 @@ export async function comparePoints(pathA: string, pathB: string, a: Geometry, b
   return {
     ...resultBase('points', pathA, a, pathB, b, options),
     stats,
+    tolerance,
     perPoint,
     hd: result.hd,
     hdAb: result.ab.distance,

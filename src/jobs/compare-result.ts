@@ -13,6 +13,10 @@ import { type DirectionStats } from '../ops/surface-compare.js';
 import type { SurfaceMethod } from '../ops/surface-distance.js';
 import { type AssdVariant, type DistanceStats, type PercentileVariant } from '../metrics/distance-stats.js';
 import type { PerPointDistances } from './per-point.js';
+import type { NsdVariant } from '../metrics/surface-tolerance.js';
+import type { Connectivity } from '../io/connected-components.js';
+import type { LabelSelection } from './label-selection.js';
+import type { ToleranceReport } from '../metrics/surface-tolerance.js';
 import { type RelativeBasis, type RelativeValues } from '../metrics/relative.js';
 import { type ThresholdMetric, type ThresholdSpec, type ThresholdVerdict } from './threshold.js';
 
@@ -49,6 +53,20 @@ export interface CompareOptions {
   percentile?: number;
   percentileVariant?: PercentileVariant;
   assdVariant?: AssdVariant;
+  /** --nsd, --fscore: the tolerances τ (same units as the coordinates: mm for masks). */
+  nsd?: number[];
+  fscore?: number[];
+  /** voxel (default): surface points count once; surfel: weighted by their surface element's area (masks). */
+  nsdVariant?: NsdVariant;
+  /** --labels: every asked label of two label masks, in one read and one surface extraction. */
+  labels?: LabelSelection;
+  /** --components: lesion-wise metrics per label (BraTS 2023 rule), with this connectivity (default 26). */
+  components?: boolean;
+  connectivity?: Connectivity;
+  /** --lesion-dilation: voxels the reference's lesions are dilated by before matching (default 0). */
+  lesionDilation?: number;
+  /** --lesion-min-volume: reference lesions of at most this volume (mm³) are left out (default 0). */
+  lesionMinVolume?: number;
   /** --fail-above: the limit, and the metric it applies to (default hd). */
   failAbove?: ThresholdSpec;
   metric?: ThresholdMetric;
@@ -112,6 +130,8 @@ export interface CompareResult {
   surface: SurfaceReport | null;
   /** Percentile HD and averages of the per-point distances, when asked for. */
   stats: DistanceStats | null;
+  /** NSD and F-score at each τ of --nsd / --fscore, when asked for. */
+  tolerance: ToleranceReport | null;
   /** The --fail-above verdict, when a threshold was given. */
   threshold: ThresholdVerdict | null;
   /** Set when an input had no points: every distance is then the policy's value. */
@@ -168,6 +188,7 @@ export function resultBase(mode: 'points' | 'surface', pathA: string, a: Geometr
     mode,
     surface: null,
     stats: null,
+    tolerance: null,
     threshold: null,
     empty: null,
     relative: null,
@@ -194,6 +215,11 @@ export function inputNotes(a: Geometry, b: Geometry): string[] {
 
 export function wantsStats(options: CompareOptions): boolean {
   return options.stats === true || options.percentile !== undefined;
+}
+
+/** Whether every point's distance is needed: for the statistics or for NSD / F-score. */
+export function wantsPerPointDistances(options: CompareOptions): boolean {
+  return wantsStats(options) || (options.nsd?.length ?? 0) + (options.fscore?.length ?? 0) > 0;
 }
 
 export /** Two masks in different physical spaces still have a distance, but the user likely wants to know. */

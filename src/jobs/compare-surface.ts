@@ -6,6 +6,7 @@ import { type Progress } from '../core/progress.js';
 import { compareSurfaces, type DirectionStats, type SurfaceOutcome } from '../ops/surface-compare.js';
 import { distanceStats } from '../metrics/distance-stats.js';
 import { exportSource } from './per-point.js';
+import { toleranceReport, wantsSurfelDistances } from './surface-metrics.js';
 import { inputNotes, resultBase, timings, wantsStats, type CompareOptions, type CompareResult, type Witness } from './compare-result.js';
 
 function surfaceWitness(d: DirectionStats): Witness {
@@ -15,6 +16,9 @@ function surfaceWitness(d: DirectionStats): Witness {
 export async function compareSurfaceFiles(pathA: string, pathB: string, a: Geometry, b: Geometry, options: CompareOptions,
                                    bar: Progress, started: number, readMs: number): Promise<CompareResult> {
   if (options.method === 'eb') throw new UsageError('the eb method compares point sets; meshes are compared surface to surface (use --vertices-only for eb on their vertices)');
+  if (wantsSurfelDistances(options)) {
+    throw new UsageError('the surfel variants weigh the surface elements of voxel masks; meshes are sampled by area already (use the voxel / max-of-directed / mean-of-means variants)');
+  }
   const sampling = options.sampling ?? 'area';
   const seed = options.seed ?? DEFAULT_SEED;
   let outcome: SurfaceOutcome;
@@ -41,6 +45,8 @@ export async function compareSurfaceFiles(pathA: string, pathB: string, a: Geome
   return {
     ...resultBase('surface', pathA, a, pathB, b, options),
     stats: wantsStats(options) ? distanceStats(outcome.distancesAb, outcome.distancesBa, options) : null,
+    // Samples are drawn by area, so each one counting once is already an area-weighted NSD.
+    tolerance: toleranceReport(options, outcome.distancesAb, outcome.distancesBa ?? new Float64Array(0), null),
     perPoint: options.export || options.keepDistances ? {
       dims: a.dims,
       nearestIs: 'none',

@@ -14,14 +14,17 @@ import type { CompareOptions, CompareResult } from './compare-result.js';
 import { emptyResult, refuseLabelInNeither } from './compare-empty.js';
 import { comparePoints } from './compare-points.js';
 import { compareSurfaceFiles } from './compare-surface.js';
+import { checkToleranceOptions, wantsSurfelDistances } from './surface-metrics.js';
 
 export type { CompareOptions, CompareResult, InputSummary, SurfaceReport, Witness } from './compare-result.js';
 export { wantsStats } from './compare-result.js';
 export { labelInNeither } from './compare-empty.js';
+export { compareLabelFiles, wantsLabelVolumes, type LabelsResult, type LabelResult } from './compare-labels.js';
 
 export async function compareFiles(pathA: string, pathB: string, given: CompareOptions): Promise<CompareResult> {
   const started = performance.now();
-  const options = withThresholdNeeds(given);
+  checkToleranceOptions(given);
+  const options = withSurfels(withThresholdNeeds(given));
   const result = await compareInputs(pathA, pathB, options, started);
   result.notes.push(...inapplicableOptionNotes(result, options), ...crsNotes(result.a, result.b));
   if (options.relative) {
@@ -48,6 +51,11 @@ function inapplicableOptionNotes(result: CompareResult, options: CompareOptions)
     notes.push(`--device ${options.device} applies to the CUDA backend; the CPU backend measured, so ignored`);
   }
   return notes;
+}
+
+/** The surfel variants ask the mask reader for each mask's surface elements as well. */
+function withSurfels(options: CompareOptions): CompareOptions {
+  return wantsSurfelDistances(options) ? { ...options, mask: { ...options.mask, surfels: true } } : options;
 }
 
 /** A threshold on a statistic asks for the statistics it is computed from. */

@@ -53,5 +53,6 @@ export function uniformStats(value: number, countA: number, countB: number | nul
     rms: value,
     chamferSqSum: value * value,
     chamferSqMean: value * value,
+    surfel: null,
   };
 }

@@ -3,13 +3,22 @@
 // definition, both are offered and the result names the one used.
 
 import { percentile } from './order-statistics.js';
+import { weightedMean, weightedPercentile } from './surfel-weighted.js';
 
-/** max-of-directed: the percentile of each direction, then the larger (MONAI). pooled: of both directions' distances together (medpy). */
-export const PERCENTILE_VARIANTS = ['max-of-directed', 'pooled'] as const;
+/**
+ * max-of-directed: the percentile of each direction, then the larger (MONAI). pooled: of both directions'
+ * distances together (medpy). surfel: each direction's area-weighted percentile over surface elements, then
+ * the larger (DeepMind's compute_robust_hausdorff; masks only).
+ */
+export const PERCENTILE_VARIANTS = ['max-of-directed', 'pooled', 'surfel'] as const;
 export type PercentileVariant = (typeof PERCENTILE_VARIANTS)[number];
 
-/** mean-of-means: (mean A→B + mean B→A) / 2. pooled: every distance of both directions averaged together. */
-export const ASSD_VARIANTS = ['mean-of-means', 'pooled'] as const;
+/**
+ * mean-of-means: (mean A→B + mean B→A) / 2. pooled: every distance of both directions averaged together.
+ * surfel: the mean of the two area-weighted directed means over surface elements (DeepMind's
+ * compute_average_surface_distance; masks only).
+ */
+export const ASSD_VARIANTS = ['mean-of-means', 'pooled', 'surfel'] as const;
 export type AssdVariant = (typeof ASSD_VARIANTS)[number];
 
 export interface DirectedStats {
@@ -37,6 +46,23 @@ export interface DistanceStats {
   /** Chamfer distance with squared distances: the two directions' sums added, and their means added (PyTorch3D's). */
   chamferSqSum: number;
   chamferSqMean: number;
+  /** With a surfel variant: the surface elements' area-weighted means, counts and total areas. */
+  surfel: SurfelStats | null;
+}
+
+export interface SurfelStats {
+  meanAb: number;
+  meanBa: number | null;
+  count: { a: number; b: number };
+  area: { a: number; b: number };
+}
+
+/** Each direction's distances measured from surface elements, and each element's area. */
+export interface SurfelDistances {
+  ab: Float64Array;
+  ba: Float64Array | null;
+  areasA: Float64Array;
+  areasB: Float64Array;
 }
 
 export interface StatsOptions {
@@ -57,27 +83,53 @@ function directed(distances: Float64Array, p: number | undefined): DirectedStats
   return { count: n, max, mean: sum / n, rms: Math.sqrt(sq / n), sqSum: sq, sqMean: sq / n, percentile: p === undefined ? null : percentile(p, distances) };
 }
 
-/** ab: each point of A's distance to B; ba: the reverse, or null for a directed comparison. */
-export function distanceStats(ab: Float64Array, ba: Float64Array | null, options: StatsOptions = {}): DistanceStats {
+/** Whether these options ask for distances measured from surface elements. */
+export function wantsSurfels(options: StatsOptions): boolean {
+  return (options.percentileVariant === 'surfel' && options.percentile !== undefined) || options.assdVariant === 'surfel';
+}
+
+/**
+ * ab: each point of A's distance to B; ba: the reverse, or null for a directed comparison. surfels: the
+ * same from surface elements, needed by (and only used for) the surfel variants.
+ */
+export function distanceStats(ab: Float64Array, ba: Float64Array | null, options: StatsOptions = {}, surfels: SurfelDistances | null = null): DistanceStats {
   const variant = options.percentileVariant ?? 'max-of-directed';
   const assdVariant = options.assdVariant ?? 'mean-of-means';
+  if (wantsSurfels(options) && !surfels) throw new Error('the surfel variants need distances measured from surface elements');
   const p = options.percentile;
   const sAb = directed(ab, variant === 'max-of-directed' ? p : undefined);
   const sBa = ba ? directed(ba, variant === 'max-of-directed' ? p : undefined) : null;
+  if (variant === 'surfel' && p !== undefined) {
+    sAb.percentile = weightedPercentile(p, surfels!.ab, surfels!.areasA);
+    if (sBa) sBa.percentile = weightedPercentile(p, surfels!.ba!, surfels!.areasB);
+  }
   let value: number | null = null;
   if (p !== undefined) value = variant === 'pooled' ? percentile(p, ab, ...(ba ? [ba] : [])) : Math.max(sAb.percentile!, sBa?.percentile ?? -Infinity);
   const n = sAb.count + (sBa?.count ?? 0);
   const sum = sAb.mean * sAb.count + (sBa ? sBa.mean * sBa.count : 0);
   const sqSum = sAb.sqSum + (sBa?.sqSum ?? 0);
+  const surfel = surfels ? surfelStats(surfels) : null;
   return {
     ab: sAb,
     ba: sBa,
     percentile: p === undefined ? null : { p, variant, value: value! },
-    assd: !sBa ? sAb.mean : assdVariant === 'pooled' ? sum / n : (sAb.mean + sBa.mean) / 2,
+    assd: assdVariant === 'surfel' ? (surfel!.meanBa === null ? surfel!.meanAb : (surfel!.meanAb + surfel!.meanBa) / 2)
+      : !sBa ? sAb.mean : assdVariant === 'pooled' ? sum / n : (sAb.mean + sBa.mean) / 2,
     assdVariant,
+    surfel,
     rms: Math.sqrt(sqSum / n),
     chamferSqSum: sqSum,
     chamferSqMean: sAb.sqMean + (sBa ? sBa.sqMean : 0),
+  };
+}
+
+function surfelStats(s: SurfelDistances): SurfelStats {
+  const total = (x: Float64Array) => x.reduce((sum, v) => sum + v, 0);
+  return {
+    meanAb: weightedMean(s.ab, s.areasA),
+    meanBa: s.ba ? weightedMean(s.ba, s.areasB) : null,
+    count: { a: s.areasA.length, b: s.areasB.length },
+    area: { a: total(s.areasA), b: total(s.areasB) },
   };
 }
 

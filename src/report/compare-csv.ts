@@ -5,6 +5,7 @@ import type { CompareResult } from '../jobs/compare.js';
 import { percentileKey } from '../metrics/distance-stats.js';
 import { relativeKey } from '../metrics/relative.js';
 import { statsJson } from './stats-json.js';
+import { toleranceJson } from './tolerance-json.js';
 
 const STATS_COLUMNS = ['mean_ab', 'mean_ba', 'assd', 'assd_variant', 'rms', 'chamfer_sq_mean', 'chamfer_sq_sum'];
 
@@ -24,6 +25,7 @@ function columns(r: CompareResult): [string, unknown][] {
     const stats = statsJson(r.stats);
     for (const key of STATS_COLUMNS) out.push([key, stats[key]]);
   }
+  for (const [key, value] of Object.entries(toleranceJson(r.tolerance))) out.push([key, value]);
   if (r.relative) {
     for (const [key, value] of Object.entries(r.relative.percent)) out.push([`${key}_${relativeKey(r.relative.basis)}`, value]);
   }
@@ -35,7 +37,8 @@ function columns(r: CompareResult): [string, unknown][] {
   return out;
 }
 
-function cell(value: unknown): string {
+/** One CSV cell: RFC 4180 quoting, NaN and infinities as nan, inf, -inf, nothing for null. */
+export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'number') return Number.isNaN(value) ? 'nan' : value === Infinity ? 'inf' : value === -Infinity ? '-inf' : String(value);
   const text = String(value);
@@ -44,6 +47,6 @@ function cell(value: unknown): string {
 
 export function renderCompareCsv(r: CompareResult, header: boolean): string {
   const cols = columns(r);
-  const line = cols.map(([, v]) => cell(v)).join(',') + '\n';
-  return header ? cols.map(([k]) => cell(k)).join(',') + '\n' + line : line;
+  const line = cols.map(([, v]) => csvCell(v)).join(',') + '\n';
+  return header ? cols.map(([k]) => csvCell(k)).join(',') + '\n' + line : line;
 }

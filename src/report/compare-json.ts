@@ -6,6 +6,7 @@ import { crsJson } from '../io/crs.js';
 import { XHD_VERSION } from '../core/version.js';
 import { relativeKey } from '../metrics/relative.js';
 import { statsJson } from './stats-json.js';
+import { toleranceJson } from './tolerance-json.js';
 
 export const COMPARE_JSON_SCHEMA_VERSION = 1;
 
@@ -81,6 +82,7 @@ export function compareJson(r: CompareResult) {
     mode: r.mode,
     ...surfaceJson(r),
     ...statsJson(r.stats),
+    ...toleranceJson(r.tolerance),
     directed: r.directed,
     witness_ab: witnessJson(r.witnessAb, 'a', 'b'),
     witness_ba: witnessJson(r.witnessBa, 'b', 'a'),

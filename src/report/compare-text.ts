@@ -6,6 +6,7 @@ import { crsLabel, crsUnits } from '../io/crs.js';
 import type { RelativeValues } from '../metrics/relative.js';
 import type { DirectionStats } from '../ops/surface-compare.js';
 import { statsLines } from './stats-text.js';
+import { toleranceLines } from './tolerance-text.js';
 import { countOf, formatBytes, formatCount, formatDistance, formatMs, formatPoint } from './format.js';
 
 function inputLine(label: string, s: InputSummary): string {
@@ -56,6 +57,7 @@ export function renderCompareText(r: CompareResult, c: ChalkInstance): string {
   }
   if (surface) lines.push(...surfaceLines(r, c));
   if (r.stats) lines.push(...statsLines(r.stats, c));
+  if (r.tolerance) lines.push(...toleranceLines(r.tolerance, c));
   if (r.relative) lines.push(relativeLine(r.relative, c));
   lines.push('', inputLine('A', r.a), inputLine('B', r.b));
   const t = r.timingsMs;

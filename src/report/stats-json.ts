@@ -35,5 +35,14 @@ export function statsJson(s: DistanceStats | null) {
     chamfer_sq_mean: s.chamferSqMean,
     distances_measured: { a: ab.count, b: ba ? ba.count : null },
   });
+  if (s.surfel) {
+    // The surfel variants' own measurements: area-weighted means and the surface elements behind them.
+    Object.assign(out, {
+      surfel_mean_ab: s.surfel.meanAb,
+      surfel_mean_ba: s.surfel.meanBa,
+      surfels: { a: s.surfel.count.a, b: s.surfel.count.b },
+      surfel_area: { a: s.surfel.area.a, b: s.surfel.area.b },
+    });
+  }
   return out;
 }

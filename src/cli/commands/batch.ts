@@ -8,6 +8,11 @@ import { CancelledError } from '../../core/errors.js';
 import { setExitStatus } from '../exit-status.js';
 import { ProgressBar } from '../progress-bar.js';
 import { compareJson } from '../../report/compare-json.js';
+import { labelsJson } from '../../report/labels-json.js';
+import { BatchSummaryCollector } from '../../jobs/batch-summary.js';
+import { wantsLabelVolumes } from '../../jobs/compare.js';
+import { batchSummaryJson, writeBatchSummaryCsv } from '../../report/batch-summary.js';
+import { UsageError } from '../../core/errors.js';
 import { countOf, formatDistance, formatMs } from '../../report/format.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
 import { writeBatchReport } from '../../report/html/batch-html.js';
@@ -21,6 +26,7 @@ Examples:
   $ xhd batch pairs.csv > results.jsonl            every pair; exit 1 when a row's threshold is exceeded
   $ xhd batch pairs.jsonl --fail-above 1%          the limit for rows without a threshold of their own
   $ xhd batch pairs.csv --backend cpu | jq -c 'select(.status != "passed")'
+  $ xhd batch cases.csv --labels all --percentile 95 --summary-csv stats.csv   per label: mean, std, quartiles
 
 The manifest is a .csv whose first line names the columns a, b (paths), and optionally threshold (a distance,
 or a percentage such as 1%) and metric (hd, hd95, mean, rms, chamfer), or a .jsonl with one object a line:
@@ -41,9 +47,11 @@ export function registerBatch(program: Command): void {
   addMeasureOptions(command)
     .option('--report <file.html>', 'also write a self-contained HTML page: every pair in a sortable table, the distribution of a metric')
     .option('--report-dir <dir>', "also write each pair's own compare report page into this directory (pair-LINE.html, LINE its manifest line), linked from --report's table")
+    .option('--summary', 'after the pairs, one more JSON Lines object: per label and metric n, n_empty, mean, std, median, q1, q3, min, max', false)
+    .option('--summary-csv <file>', 'write those statistics as CSV, one row per label and metric')
     .addHelpText('after', EXAMPLES)
-    .action(async (manifestPath: string, allFlags: MeasureFlags & { report?: string; reportDir?: string }) => {
-      const { report, reportDir, ...flags } = allFlags;
+    .action(async (manifestPath: string, allFlags: MeasureFlags & { report?: string; reportDir?: string; summary: boolean; summaryCsv?: string }) => {
+      const { report, reportDir, summary: wantsSummary, summaryCsv, ...flags } = allFlags;
       const { quiet } = flags;
       if (report !== undefined) {
         checkViewerBuilt('batch');
@@ -53,6 +61,8 @@ export function registerBatch(program: Command): void {
         checkViewerBuilt('compare');
         prepareReportDir(reportDir);
       }
+      if (summaryCsv !== undefined) checkWritable(summaryCsv);
+      const collector = wantsSummary || summaryCsv !== undefined ? new BatchSummaryCollector() : null;
       const records: Record<string, unknown>[] = [];
       // The batch draws one bar over the pairs: a pair's own bar would fight it for the line.
       const { failAbove, metric, progress: _pairBars, ...measure } = measureOptions(flags);
@@ -60,6 +70,12 @@ export function registerBatch(program: Command): void {
       const compare = { ...measure, keepDistances: reportDir !== undefined };
       // Everything is checked before the first pair runs: a bad manifest is one error line, nothing measured.
       const manifest = readManifest(manifestPath);
+      if (wantsLabelVolumes(compare) && (report !== undefined || reportDir !== undefined)) {
+        throw new UsageError('the batch --report page draws one value per pair, and a --report-dir page one label; with --labels or --components use --summary or --summary-csv');
+      }
+      if (wantsLabelVolumes(compare) && (failAbove !== undefined || manifest.rows.some((r) => r.threshold))) {
+        throw new UsageError('thresholds check one distance per pair; with --labels or --components a pair has one per label, so give no --fail-above or threshold column');
+      }
       const pairs = planBatch(manifest, { failAbove, metric: metric ?? 'hd', percentile: compare.percentile });
 
       const bar = ProgressBar.forStderr('batch', quiet);
@@ -72,7 +88,9 @@ export function registerBatch(program: Command): void {
           onProgress: (done, total) => bar.update(done, total),
           onPair: async (pair, outcome) => {
             bar.finish(); // the bar's line, on a terminal, must not run into what is printed next
-            const page = reportDir !== undefined && outcome.status !== 'error'
+            if (collector && outcome.status !== 'error') collector.add(outcome.result, compare.mask?.label);
+            // (--report-dir with --labels or --components was refused before the pairs ran.)
+            const page = reportDir !== undefined && outcome.status !== 'error' && outcome.result.mode !== 'labels'
               ? await writePairReport(reportDir, pair.row.line, outcome.result, process.argv.slice(2), signal) : undefined;
             const record = { ...pairJson(pair, outcome), ...(page !== undefined ? { report: page } : {}) };
             process.stdout.write(JSON.stringify(record) + '\n');
@@ -88,6 +106,11 @@ export function registerBatch(program: Command): void {
       }
       const totals = summaryJson(manifest.path, summary);
       process.stdout.write(JSON.stringify({ summary: totals }) + '\n');
+      if (collector) {
+        const statistics = collector.summary();
+        if (wantsSummary) process.stdout.write(JSON.stringify(batchSummaryJson(statistics, compare.empty ?? 'default (zero-or-diagonal for masks, error for other inputs)')) + '\n');
+        if (summaryCsv !== undefined) await writeBatchSummaryCsv(summaryCsv, statistics, signal);
+      }
       if (!quiet) process.stderr.write(summaryLine(summary) + '\n');
       if (summary.interrupted) throw new CancelledError(signal?.reason);
       if (report !== undefined) await writeBatchReport(report, records, totals, process.argv.slice(2), signal);
@@ -99,7 +122,7 @@ export function registerBatch(program: Command): void {
 function pairJson(pair: BatchPair, outcome: PairOutcome) {
   const head = { line: pair.row.line, status: outcome.status, pair: { a: pair.row.a, b: pair.row.b }, fields: pair.row.fields };
   if (outcome.status === 'error') return { ...head, error: { message: outcome.message, exit_code: outcome.exitCode } };
-  return { ...head, ...compareJson(outcome.result) };
+  return { ...head, ...(outcome.result.mode === 'labels' ? labelsJson(outcome.result) : compareJson(outcome.result)) };
 }
 
 function summaryJson(manifest: string, s: BatchSummary) {
@@ -122,7 +145,7 @@ function summaryJson(manifest: string, s: BatchSummary) {
 function pairStderrLine(manifest: string, pair: BatchPair, outcome: PairOutcome): string | undefined {
   const where = `${manifest}:${pair.row.line}`;
   if (outcome.status === 'error') return `xhd: ${where}: error: ${outcome.message}`;
-  const t = outcome.result.threshold;
+  const t = outcome.result.mode === 'labels' ? null : outcome.result.threshold;
   if (outcome.status !== 'exceeded' || !t) return undefined;
   return `xhd: ${where}: FAIL ${t.label} ${formatDistance(t.value)} > ${formatDistance(t.limit)} (threshold ${t.spec}): ${pair.row.a} vs ${pair.row.b}`;
 }

@@ -3,7 +3,10 @@ import { Command, Option } from 'commander';
 
 import { EXIT_THRESHOLD, UsageError } from '../../core/errors.js';
 import { setExitStatus } from '../exit-status.js';
-import { compareFiles } from '../../jobs/compare.js';
+import { compareFiles, compareLabelFiles, wantsLabelVolumes } from '../../jobs/compare.js';
+import { renderLabelsJson } from '../../report/labels-json.js';
+import { renderLabelsCsv } from '../../report/labels-csv.js';
+import { renderLabelsText } from '../../report/labels-text.js';
 import { renderCompareCsv } from '../../report/compare-csv.js';
 import { renderCompareJson } from '../../report/compare-json.js';
 import { renderCompareText } from '../../report/compare-text.js';
@@ -42,6 +45,8 @@ Examples:
   $ xhd compare a.xyz b.xyz --percentile 95        HD95, ASSD, RMS and Chamfer beside the exact HD
   $ xhd compare scan.ply ref.ply --fail-above 1%   exit 1 when HD exceeds 1% of the bbox diagonal
   $ xhd compare a.nii.gz b.nii.gz --fail-above 2 --metric hd95   a CI check on HD95 (mm)
+  $ xhd compare pred.nii.gz gt.nii.gz --labels all --nsd 1,2 --json   every label: HD, NSD at 1 and 2 mm
+  $ xhd compare pred.nii.gz gt.nii.gz --components --percentile 95   lesion-wise HD95 (BraTS 2023 rule)
   $ xhd compare 2019.laz 2023.laz --classes 2 --returns last   two LiDAR epochs, ground only
   $ xhd compare site.e57 survey.las --scan 0 --export d.las   one E57 scan; distances as a LAS scalar field
   $ xhd compare scan.ply model.ply --report diff.html   one HTML page: 3D heatmap, worst regions, plots
@@ -85,10 +90,17 @@ export function registerCompare(program: Command): void {
         await checkHeadless('--snapshot');
       }
       if (!drawing && flags.reportRange !== undefined) throw new UsageError('--report-range applies to --report and --snapshot; give one of them too');
-      const result = await compareFiles(a, b, {
+      const options = {
         ...measureOptions(flags), heatmap: flags.heatmap, histogram: flags.histogram, export: flags.export,
         keepDistances: drawing, signal,
-      });
+      };
+      if (wantsLabelVolumes(options)) {
+        const labels = await compareLabelFiles(a, b, options);
+        const output = outputFormat(flags);
+        process.stdout.write(output === 'json' ? renderLabelsJson(labels) : output === 'csv' ? renderLabelsCsv(labels, flags.csvHeader) : renderLabelsText(labels, terminalChalk(process.stdout)));
+        return;
+      }
+      const result = await compareFiles(a, b, options);
       const surface = result.surface;
       // The files are part of the work the total times.
       const writeStarted = performance.now();

@@ -1,7 +1,9 @@
 // The options that say what `compare` measures and how; `batch` takes the same ones for every pair.
 import { Command, Option } from 'commander';
 
-import { optionParser, parseColumns, parseFiniteNumber, parseIntegerOption, parsePercentile, parsePositiveNumber, FORMATS } from '../option-parsers.js';
+import { optionParser, parseColumns, parseFiniteNumber, parseIntegerOption, parseNonNegativeNumber, parsePercentile, parsePositiveNumber, parseTolerances, FORMATS } from '../option-parsers.js';
+import { NSD_VARIANTS } from '../../metrics/surface-tolerance.js';
+import { parseLabelSelection } from '../../jobs/label-selection.js';
 import { parseBbox, parseClasses, RETURNS_FILTERS } from '../../io/point-filters.js';
 import { pointFilters, type FilterFlags } from './filter-options.js';
 import { ProgressBar } from '../progress-bar.js';
@@ -14,7 +16,8 @@ import { SAMPLING_MODES } from '../../sampling/sample-mesh.js';
 import { parseThreshold, THRESHOLD_METRICS } from '../../jobs/threshold.js';
 
 /** The parsed measuring options, as commander hands them over. */
-export type MeasureFlags = Omit<CompareOptions, 'signal' | 'mask' | 'filters' | 'progress'> & { quiet: boolean; label?: number; region?: 'surface' | 'all'; voxelSpace: boolean } & FilterFlags;
+export type MeasureFlags = Omit<CompareOptions, 'signal' | 'mask' | 'filters' | 'progress' | 'connectivity'>
+  & { quiet: boolean; label?: number; region?: 'surface' | 'all'; voxelSpace: boolean; connectivity?: string } & FilterFlags;
 
 export function addMeasureOptions(command: Command): Command {
   return command
@@ -42,6 +45,14 @@ export function addMeasureOptions(command: Command): Command {
     .option('--percentile <p>', 'percentile Hausdorff distance, e.g. 95 for HD95 (implies --stats)', parsePercentile)
     .addOption(new Option('--percentile-variant <v>', "max-of-directed: each direction's percentile, the larger (MONAI); pooled: both directions together (medpy)").choices(PERCENTILE_VARIANTS).default('max-of-directed'))
     .addOption(new Option('--assd-variant <v>', 'mean-of-means: the two directed means averaged; pooled: all distances averaged').choices(ASSD_VARIANTS).default('mean-of-means'))
+    .option('--nsd <tau>', 'normalised surface distance (surface Dice) at tolerance tau (mm for masks); repeat or give a comma list for several', parseTolerances)
+    .option('--fscore <tau>', 'boundary F-score (with precision and recall) at tolerance tau; repeat or give a comma list for several', parseTolerances)
+    .addOption(new Option('--nsd-variant <v>', 'voxel: surface points count once (MONAI); surfel: weighted by surface-element area (DeepMind; masks)').choices(NSD_VARIANTS).default('voxel'))
+    .option('--labels <list>', 'label masks: compare every label of all, a list 1,2,3, or ranges 1-5, in one read (one result per label)', optionParser(parseLabelSelection))
+    .option('--components', "label masks: lesion-wise metrics per label (BraTS 2023 rule; B is the reference)", false)
+    .addOption(new Option('--connectivity <n>', '--components: 6, 18 or 26-connected components').choices(['6', '18', '26']).default('26'))
+    .option('--lesion-dilation <n>', "--components: dilate the reference's lesions by n voxels before matching (BraTS-GLI uses 3)", parseIntegerOption(0, 1000), 0)
+    .option('--lesion-min-volume <mm3>', '--components: leave out reference lesions of at most this volume (BraTS-GLI uses 50)', parseNonNegativeNumber, 0)
     .option('--fail-above <t>', 'exit 1 when the metric exceeds t: a distance, or a percentage of the bounding-box diagonal (2%)', optionParser(parseThreshold))
     .addOption(new Option('--metric <m>', 'what --fail-above checks (hd95 and the averages measure every point)').choices(THRESHOLD_METRICS).default('hd'))
     .addOption(new Option('--empty <policy>', 'an input without points: error, or every distance nan, inf, or zero-or-diagonal (both empty 0, one empty the volume or bbox diagonal); default zero-or-diagonal for masks, error otherwise').choices(EMPTY_POLICIES))
@@ -51,9 +62,9 @@ export function addMeasureOptions(command: Command): Command {
 
 /** CompareOptions from the parsed flags (the mask options gathered in one object). */
 export function measureOptions(flags: MeasureFlags): Omit<CompareOptions, 'signal'> {
-  const { label, region, voxelSpace, classes, returns, bbox, every, scan, quiet, ...rest } = flags;
+  const { label, region, voxelSpace, classes, returns, bbox, every, scan, quiet, connectivity, ...rest } = flags;
   return {
-    ...rest, mask: { label, region, voxelSpace }, filters: pointFilters({ classes, returns, bbox, every, scan }),
+    ...rest, connectivity: connectivity === undefined ? undefined : (Number(connectivity) as 6 | 18 | 26), mask: { label, region, voxelSpace }, filters: pointFilters({ classes, returns, bbox, every, scan }),
     progress: ProgressBar.factoryForStderr(quiet),
   };
 }
