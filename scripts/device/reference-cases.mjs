@@ -3,6 +3,10 @@
 // (B = A + 2 on x), as float32 binary PLY (2D: z = 0); each through the reference's hd_exec (--variant each,
 // its own repeats, its reported average) and through `xhd compare --backend cuda|optix --json` (best of two).
 // Prints one line per run: time and HD, and the reference's A→B against xhd's hd_ab.
+// The reference's PLY loader moves each file by its own smallest coordinates (its points minus their minimum,
+// per axis), so two files are compared as given only when both have the same minimum: every file here holds the
+// origin as its first point (ply-points.mjs, anchor), and B's other points are A's moved by the shift. Both tools
+// then measure the same two sets, and their HDs must agree (the reference in float32).
 // Usage: node scripts/device/reference-cases.mjs --reference PATH [--sizes ...] [--variants rt,hybrid,eb] [--dir D]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -16,6 +20,8 @@ const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const sizes = option('--sizes', '1000000,12500000,50000000').split(',').map(Number);
 const variants = option('--variants', 'rt,hybrid,eb').split(',');
+// eb (the reference's early-break baseline) takes minutes beyond a million points (133 s at 12.5M on the H100).
+const ebMax = Number(option('--eb-max', '1000000'));
 const dir = option('--dir', '/tmp/xhd-reference-data');
 const reference = option('--reference', null);
 if (!reference || !existsSync(reference)) {
@@ -46,17 +52,21 @@ function runXhd(a, b, backend) {
     if (!best || j.timings_ms.total < best.timings_ms.total) best = j;
   }
   const t = best.timings_ms;
-  return `query ${t.query.toFixed(1)} ms (build ${t.build.toFixed(1)}, total ${t.total.toFixed(1)}), hd_ab ${best.hd_ab}, hd_ba ${best.hd_ba}, hd ${best.hd}`;
+  const upload = t.upload ?? 0;
+  return `build + query ${(t.build + t.query).toFixed(1)} ms (upload ${upload.toFixed(1)}, build ${t.build.toFixed(1)}, query ${t.query.toFixed(1)}, process total ${t.total.toFixed(1)}), hd_ab ${best.hd_ab}, hd_ba ${best.hd_ba}, hd ${best.hd}`;
 }
 
 for (const n of sizes) {
   for (const dims of [3, 2]) {
     for (const [label, shift] of [['overlapping', [0.001, 0.001, 0.001]], ['disjoint', [2, 0, 0]]]) {
-      const a = join(dir, `${dims}d-${n}-a.ply`), b = join(dir, `${dims}d-${n}-${label}-b.ply`);
-      writePly(a, n, dims, 12345, [0, 0, 0]);
-      writePly(b, n, dims, 12345, shift.map((v, k) => (k < dims ? v : 0)));
+      const a = join(dir, `${dims}d-${n}-anchored-a.ply`), b = join(dir, `${dims}d-${n}-anchored-${label}-b.ply`);
+      writePly(a, n, dims, 12345, [0, 0, 0], true);
+      writePly(b, n, dims, 12345, shift.map((v, k) => (k < dims ? v : 0)), true);
       const name = `${n} ${dims}D ${label}`;
-      for (const variant of variants) console.log(`${name} | reference ${variant}: ${runReference(a, b, dims, variant)}`);
+      for (const variant of variants) {
+        if (variant === 'eb' && n > ebMax) console.log(`${name} | reference eb: skipped above --eb-max ${ebMax} points`);
+        else console.log(`${name} | reference ${variant}: ${runReference(a, b, dims, variant)}`);
+      }
       for (const backend of ['cuda', 'optix']) console.log(`${name} | xhd ${backend}: ${runXhd(a, b, backend)}`);
     }
   }
