@@ -79,13 +79,15 @@ export function scanRecords(count: number, format: number, options: ScanOptions 
     } else {
       r++;
     }
-    z += Math.floor(rand() * 61) - 30 - (r > 1 ? 150 : 0);
+    // The ground wanders; later returns of a pulse lie above it (canopy), each its own height.
+    if (r === 1) z += Math.floor(rand() * 61) - 30;
+    const height = r === 1 ? 0 : Math.floor(rand() * 2500);
     if (rand() < 0.05) cls = [1, 2, 3, 5, 6, 9, 17, 200][Math.floor(rand() * 8)];
     if (rand() < 0.01) flags = Math.floor(rand() * 64);
     if (rand() < 0.01) user = Math.floor(rand() * 256);
     view.setInt32(at, x + (r - 1) * 3, true);
     view.setInt32(at + 4, y, true);
-    view.setInt32(at + 8, z, true);
+    view.setInt32(at + 8, z + height, true);
     view.setUint16(at + 12, Math.floor(rand() * 4000) + (r === 1 ? 2000 : 0), true);
     // A few points break the pulse pattern (return numbers up and down), as real files have.
     const rn = rand() < 0.01 ? Math.floor(rand() * 16) : r;

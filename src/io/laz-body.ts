@@ -14,7 +14,10 @@ import { recordLayout } from './las-body.js';
 import { newTally, TALLY_LENGTH, type RecordFilter } from './las-records.js';
 import type { LidarSummary } from './las-summary.js';
 import type { LasVlr } from './las-vlrs.js';
-import { readLazLayout, type LazChunk } from './laz-chunks.js';
+import { readLazLayout, type LazChunk, type LazLayout } from './laz-chunks.js';
+import { findCopcInfo } from './copc-info.js';
+import { readCopcLayout } from './copc.js';
+import type { CopcSummary } from './copc-select.js';
 import { lazPerfWasm } from './laz-decoder.js';
 import { readLazNatively } from './laz-native.js';
 import { decodesV2 } from './laz-v2-chunk.js';
@@ -55,9 +58,19 @@ function nativeDecoder() {
   return wanted === undefined || wanted === '' || wanted === 'native' ? nativeReader() : undefined;
 }
 
-export function readLazBody(fd: number, file: string, fileSize: number, header: LasHeader, vlrs: LasVlr[], filter: RecordFilter | null, keepAttributes = false):
+export function readLazBody(fd: number, file: string, fileSize: number, fileHeader: LasHeader, vlrs: LasVlr[], filter: RecordFilter | null, keepAttributes = false):
+  { positions: Float64Array; kept: number; tally: Float64Array; laz: NonNullable<LidarSummary['laz']>; attributes?: Uint8Array; copc?: CopcSummary } {
+  // A COPC file's chunks are its hierarchy's nodes (those --bbox needs); they hold the points decoded.
+  const copcVlr = findCopcInfo(vlrs);
+  const copc = copcVlr ? readCopcLayout(fd, file, fileSize, fileHeader, vlrs, copcVlr, filter) : undefined;
+  const layout = copc ? copc.layout : readLazLayout(fd, file, fileSize, fileHeader, vlrs);
+  const header = copc ? { ...fileHeader, pointCount: copc.copc.pointsRead } : fileHeader;
+  const body = readLazChunks(file, header, layout, filter, keepAttributes);
+  return copc ? { ...body, copc: copc.copc } : body;
+}
+
+function readLazChunks(file: string, header: LasHeader, layout: LazLayout, filter: RecordFilter | null, keepAttributes: boolean):
   { positions: Float64Array; kept: number; tally: Float64Array; laz: NonNullable<LidarSummary['laz']>; attributes?: Uint8Array } {
-  const layout = readLazLayout(fd, file, fileSize, header, vlrs);
   const chunks = layout.chunks;
   const reader = nativeDecoder();
   const native = reader ? readLazNatively(reader, file, header, layout, filter, undefined, undefined, keepAttributes) : undefined;
