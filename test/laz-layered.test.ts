@@ -16,6 +16,7 @@ import { sharedData } from './helpers.js';
 import { lazPerfChunkRecords, lazPerfFileRecords, nativeRecords, openLaz } from './laz-decoders.js';
 import { chunkSizes, layeredLaz, layeredRecordLength, random, scanRecords, type LayeredFile } from './laz-layered-writer.js';
 import { errorOf, withEnv } from './reader-test-tools.js';
+import { lasBytes } from './las-writer.js';
 
 const dir = scratchDir();
 let serial = 0;
@@ -106,6 +107,29 @@ describe('layered LAZ (point formats 6-8): the native decoder and laz-perf', { s
         if (format === 8) rv.setUint16(to + 36, (las[from + 20] << 8) | las[from + 22], true);
       }
       checkDecoders(write(records, { format, chunks: [400, 665] }), records);
+    }
+  });
+});
+
+describe('LAZ with wave packets (point formats 4, 5, 9, 10)', () => {
+  it('is refused naming the file and the wave packet item, not misread', () => {
+    for (const [format, items] of [[9, [[10, 30, 3], [13, 29, 3]]], [4, [[6, 20, 2], [7, 8, 2], [9, 29, 2]]]] as const) {
+      const payload = new Uint8Array(34 + 6 * items.length);
+      const view = new DataView(payload.buffer);
+      view.setUint16(0, format === 9 ? 3 : 2, true);
+      view.setUint32(12, 50_000, true);
+      view.setUint16(32, items.length, true);
+      items.forEach(([type, size, version], i) => {
+        view.setUint16(34 + 6 * i, type, true);
+        view.setUint16(36 + 6 * i, size, true);
+        view.setUint16(38 + 6 * i, version, true);
+      });
+      const length = items.reduce((n, [, size]) => n + size, 0);
+      const bytes = lasBytes([], { minor: 4, format, formatByte: format | 0x80, recordLength: length, vlrs: [{ userId: 'laszip encoded', recordId: 22204, payload }] });
+      const path = join(dir, `waves${serial++}.laz`);
+      writeFileSync(path, bytes);
+      const error = errorOf(() => readGeometry(path));
+      assert.ok(error.startsWith(`${path} (byte ${375 + 54 + 34 + 6 * (items.length - 1)}): LAZ with wave packets (point format ${format}) is not supported`), error);
     }
   });
 });

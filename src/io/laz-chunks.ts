@@ -31,6 +31,8 @@ export interface LazLayout {
 
 const COMPRESSORS = ['none', 'pointwise', 'pointwise chunked', 'layered chunked'] as const;
 const VARIABLE_CHUNKS = 0xffffffff;
+/** LASzip's item types of wave packets (version 2 and layered). */
+const WAVEPACKET13 = 9, WAVEPACKET14 = 13;
 /** More points than LASzip can pack into a chunk's bytes (see readChunkTable). */
 export const MAX_POINTS_PER_BYTE = 1024;
 
@@ -72,6 +74,12 @@ function checkItems(file: string, vlr: LasVlr, view: DataView, header: LasHeader
   const list = Array.from({ length: items }, (_, i) => ({
     type: view.getUint16(34 + 6 * i, true), size: view.getUint16(36 + 6 * i, true), version: view.getUint16(38 + 6 * i, true),
   }));
+  // Wave packet items (point formats 4, 5, 9, 10): neither xhd's decoders nor laz-perf read them.
+  const waves = list.findIndex((item) => item.type === WAVEPACKET13 || item.type === WAVEPACKET14);
+  if (waves >= 0) {
+    throw new InputError(file, { byte: vlr.payloadOffset + 34 + 6 * waves },
+      `LAZ with wave packets (point format ${header.pointFormat.id}) is not supported: no decoder xhd has reads LASzip's wave packet items; decompress the file to LAS (laszip) to read it`);
+  }
   const bytes = list.reduce((sum, item) => sum + item.size, 0);
   if (bytes !== header.recordLength) {
     throw new InputError(file, { byte: 105 }, `point record length ${header.recordLength} disagrees with the ${bytes} bytes of the LASzip VLR's items`);
