@@ -5,7 +5,8 @@
 // 1 GiB take (LAS, LAZ and E57 always read from the file in pieces: no second column). LAZ files are written by
 // xhd's own LAZ writer (src/io/laz-write.ts: LASzip's 50,000-point chunks, generated scan-line points of
 // test/laz-points.ts) and timed with xhd's native decoder (all cores and one thread), its TypeScript
-// decoder, laz-perf's chunk decoder, and beside laz-perf's own whole-file decoder on one thread (the peer).
+// decoder, laz-perf's chunk decoder, and beside laz-perf's own whole-file decoder on one thread (the peer);
+// layered LAZ (point formats 6 and 7) by the CPU library's layered encoder (test/laz-layered-writer.ts).
 // Usage: scripts/bench-readers [--size-mb N] [--only LABEL,...] [--runs N]
 // (--size-mb 4500 --only OBJ --runs 1 reads a real text file over 4 GiB.)
 // XHD_NATIVE_READ=0 times the TypeScript readers alone (what xhd read with before the native readers).
@@ -20,6 +21,7 @@ import { lasBytes, writeRecord } from '../test/las-writer.js';
 import { e57File, type E57FieldSpec } from '../test/helpers/e57-writer.js';
 import { writeLaz } from '../src/io/laz-write.js';
 import { generateLidarPoints } from '../test/laz-points.js';
+import { chunkSizes, layeredLaz, scanRecords } from '../test/laz-layered-writer.js';
 
 const CHUNK_POINTS = 1 << 16;
 
@@ -208,6 +210,16 @@ function writeLazPoints(path: string, points: number, format: 1 | 3): void {
   }, { scale, offset, pointFormat: format });
 }
 
+/**
+ * A layered LAZ file (point format 6 or 7) of `points` made-up scan records (test/laz-layered-writer.ts: pulses
+ * of returns, scanner channels, classes, colours), in LASzip's 50,000-point chunks, by the CPU library's
+ * layered encoder.
+ */
+function writeLayeredPoints(path: string, points: number, format: 6 | 7): void {
+  const records = scanRecords(points, format, { seed: 5 });
+  writeFileSync(path, layeredLaz(records, { format, chunks: chunkSizes(points, 50_000), fixed: true }).bytes);
+}
+
 /** laz-perf alone: its LASZip reader over the whole file in WebAssembly memory, one thread; returns the points. */
 function lazPerfAlone(path: string): number {
   const require = createRequire(import.meta.url);
@@ -269,6 +281,8 @@ function main(): void {
   const lazPoints = Math.round((sizeMb * 1e6) / 30); // 5M points at the default 150 MB, as the LAS case
   const lazCase = (label: string, file: string, format: 1 | 3, env?: Record<string, string>, read?: (p: string) => number): Case =>
     ({ label, file, pieces: false, write: (p) => writeLazPoints(p, lazPoints, format), env, read });
+  const layeredCase = (label: string, file: string, format: 6 | 7, env?: Record<string, string>, read?: (p: string) => number): Case =>
+    ({ label, file, pieces: false, write: (p) => writeLayeredPoints(p, lazPoints, format), env, read });
   if (nativeReader()) {
     all.push(
       lazCase('LAZ point format 3, native decoder, all cores', 'points3.laz', 3),
@@ -279,6 +293,12 @@ function main(): void {
       lazCase('LAZ point format 1, native decoder, all cores', 'points1.laz', 1),
       lazCase('LAZ point format 1, native decoder, 1 thread', 'points1-1.laz', 1, { XHD_LAZ_THREADS: '1' }),
       lazCase('LAZ point format 1, peer: laz-perf LASZip alone, 1 thread', 'points1-peer.laz', 1, undefined, lazPerfAlone),
+      layeredCase('LAZ point format 6, native decoder, all cores', 'points6.laz', 6),
+      layeredCase('LAZ point format 6, native decoder, 1 thread', 'points6-1.laz', 6, { XHD_LAZ_THREADS: '1' }),
+      layeredCase('LAZ point format 6, laz-perf decoding, all cores', 'points6-wasm.laz', 6, { XHD_LAZ_DECODER: 'laz-perf' }),
+      layeredCase('LAZ point format 6, peer: laz-perf LASZip alone, 1 thread', 'points6-peer.laz', 6, undefined, lazPerfAlone),
+      layeredCase('LAZ point format 7, native decoder, all cores', 'points7.laz', 7),
+      layeredCase('LAZ point format 7, peer: laz-perf LASZip alone, 1 thread', 'points7-peer.laz', 7, undefined, lazPerfAlone),
     );
   } else {
     console.log('LAZ cases skipped: the LAZ writer needs the native CPU library');

@@ -35,6 +35,20 @@ suiteUnless(missing, 'LAZ', () => {
     return path;
   };
 
+  it("the native decoder hands back each kept point's class and returns (for an export) as the LAS twin's reader and the TypeScript decoder do", () => {
+    for (const name of TWINS) {
+      const options = { filters: { returns: 'first' as const }, lasAttributes: true };
+      const native = readGeometry(lidar(`${name}.las.laz`), options);
+      const typescript = withEnv({ XHD_LAZ_DECODER: 'typescript' }, () => readGeometry(lidar(`${name}.las.laz`), options));
+      const las = readGeometry(lidar(`${name}.las`), options);
+      assert.equal(native.lidar?.laz?.decoder, 'xhd native');
+      assert.equal(typescript.lidar?.laz?.decoder, 'xhd');
+      assert.ok(native.lasAttributes && native.lasAttributes.length === 2 * native.count && native.count > 0);
+      assert.deepEqual(Array.from(native.lasAttributes), Array.from(las.lasAttributes!));
+      assert.deepEqual(Array.from(native.lasAttributes), Array.from(typescript.lasAttributes!));
+    }
+  });
+
   for (const name of TWINS) {
     it(`${name}.las.laz decodes to exactly the points of ${name}.las`, () => {
       const las = readGeometry(lidar(`${name}.las`));

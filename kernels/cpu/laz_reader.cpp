@@ -1,7 +1,9 @@
-// xhd_read_laz: every chunk of a LAZ file (point formats 0-3) read and decoded on every core, each thread
-// taking the next chunk, reading it from the file itself (pread) and decoding it into raw records
-// (laz_chunk_decode.h), then scaling X, Y, Z and applying the filters exactly as src/io/las-records.ts
-// does, into the chunk's own slot of the positions. The kept points are packed at the end.
+// xhd_read_laz: every chunk of a LAZ file (point formats 0-3, and 6-8) read and decoded on every core, each
+// thread taking the next chunk, reading it from the file itself (pread) and decoding it into raw records
+// (laz_chunk_decode.h for LASzip's pointwise items, read a window at a time; laz_layered_decode.h for the
+// layered items, read whole), then scaling X, Y, Z and applying the filters exactly as
+// src/io/las-records.ts does, into the chunk's own slot of the positions. The kept points are packed at
+// the end.
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -9,12 +11,14 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "../abi/parallel.h"
 #include "../abi/status_guard.h"
 #include "laz_chunk_decode.h"
+#include "laz_layered_decode.h"
 #include "open_file.h"
 #include "xhd.h"
 
@@ -55,9 +59,19 @@ struct Chunk {
   uint64_t offset, bytes, points, first;
 };
 
-// Scales and filters `count` records as decodeLasRecords (src/io/las-records.ts) does for formats 0-5, adding
-// them to the chunk's own tally t; returns how many points were written to out.
-uint64_t scale_records(const uint8_t* records, uint64_t count, const xhd_laz_job& job, double* out, Tally& t) {
+// Where a record keeps its class and returns: formats 0-5 (3-bit returns in byte 14, the class in the low 5
+// bits of byte 15) or 6-10 (4-bit returns, the class in byte 16).
+struct Fields {
+  uint32_t class_byte, class_mask, return_mask, count_shift;
+};
+constexpr Fields kLegacyFields{15, 0x1f, 7, 3};
+constexpr Fields kExtendedFields{16, 0xff, 15, 4};
+
+// Scales and filters `count` records as decodeLasRecords (src/io/las-records.ts) does, adding them to the
+// chunk's own tally t; returns how many points were written to out (and, with attributes, each kept
+// point's class and returns, two bytes a point).
+uint64_t scale_records(const uint8_t* records, uint64_t count, const xhd_laz_job& job, const Fields& f, double* out,
+                       uint8_t* attributes, Tally& t) {
   const uint32_t length = job.record_length;
   const double sx = job.scale[0], sy = job.scale[1], sz = job.scale[2];
   const double ox = job.offset[0], oy = job.offset[1], oz = job.offset[2];
@@ -72,8 +86,9 @@ uint64_t scale_records(const uint8_t* records, uint64_t count, const xhd_laz_job
     const int32_t X = xhd::laz::load<int32_t>(p), Y = xhd::laz::load<int32_t>(p + 4),
                   Z = xhd::laz::load<int32_t>(p + 8);
     const uint32_t return_byte = p[14];
-    const uint32_t cls = p[15] & 0x1f;
-    const uint32_t return_number = return_byte & 7;
+    const uint32_t cls = p[f.class_byte] & f.class_mask;
+    const uint32_t return_number = return_byte & f.return_mask;
+    const uint32_t return_count = (return_byte >> f.count_shift) & f.return_mask;
     ++t.classes[cls];
     ++t.returns[return_number];
     rmin[0] = std::min(rmin[0], X);
@@ -87,13 +102,17 @@ uint64_t scale_records(const uint8_t* records, uint64_t count, const xhd_laz_job
     if (filtered) {
       if (classes != nullptr && classes[cls] == 0) continue;
       if (returns == 1 && return_number > 1) continue;
-      if (returns == 2 && return_number < ((return_byte >> 3) & 7)) continue;
+      if (returns == 2 && return_number < return_count) continue;
       if (box != nullptr && (x < box[0] || y < box[1] || z < box[2] || x > box[3] || y > box[4] || z > box[5]))
         continue;
     }
     out[3 * o] = x;
     out[3 * o + 1] = y;
     out[3 * o + 2] = z;
+    if (attributes != nullptr) {
+      attributes[2 * o] = static_cast<uint8_t>(cls);
+      attributes[2 * o + 1] = static_cast<uint8_t>(return_number | (return_count << 4));
+    }
     ++o;
     if (x < t.min[0]) t.min[0] = x;
     if (x > t.max[0]) t.max[0] = x;
@@ -195,7 +214,7 @@ std::vector<Chunk> checked_chunks(const xhd_laz_job& job) {
 }  // namespace
 
 extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job, double* positions, double* chunk_raw,
-                                        uint8_t* records, xhd_laz_result* result) {
+                                        uint8_t* records, uint8_t* attributes, xhd_laz_result* result) {
   return xhd::guarded([&] {
     if (path == nullptr || job == nullptr || result == nullptr || (positions == nullptr && job->point_count > 0) ||
         (job->chunks == nullptr && job->chunk_count > 0) || (job->items == nullptr && job->item_count > 0))
@@ -210,10 +229,12 @@ extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job
       items[i] = xhd::laz::Item{job->items[3 * i], job->items[3 * i + 1], job->items[3 * i + 2]};
       length += items[i].size;
     }
-    if (!xhd::laz::decodes_v2(items.data(), job->item_count) || length != job->record_length) {
+    const bool layered = xhd::laz::decodes_layered(items.data(), job->item_count);
+    if ((!layered && !xhd::laz::decodes_v2(items.data(), job->item_count)) || length != job->record_length) {
       result->kind = XHD_LAZ_UNSUPPORTED;
       return int32_t(XHD_OK);
     }
+    const Fields fields = layered ? kExtendedFields : kLegacyFields;
     const std::vector<Chunk> chunks = checked_chunks(*job);
     std::vector<uint64_t> kept(chunks.size(), 0);
     std::vector<Tally> tallies;
@@ -241,9 +262,18 @@ extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job
             Tally own;
             uint64_t kept_here = 0;
             try {
-              ChunkWindows windows(file, chunk, window, bytes);
+              ChunkWindows windows(file, chunk, layered ? chunk.bytes : window, bytes);
               const uint64_t first = windows.first();
-              xhd::laz::ChunkDecoder decoder(bytes.data(), first, chunk.points, items, job->record_length, &windows);
+              // Pointwise items decode from a window at a time; layered ones need the whole chunk (one window).
+              std::unique_ptr<xhd::laz::ChunkDecoder> pointwise;
+              std::unique_ptr<xhd::laz::LayeredChunkDecoder> layers;
+              if (layered) {
+                layers = std::make_unique<xhd::laz::LayeredChunkDecoder>(bytes.data(), first, chunk.points, items,
+                                                                         job->record_length);
+              } else {
+                pointwise = std::make_unique<xhd::laz::ChunkDecoder>(bytes.data(), first, chunk.points, items,
+                                                                     job->record_length, &windows);
+              }
               for (uint64_t done = 0; done < chunk.points;) {
                 const uint64_t n = std::min(kBatch, chunk.points - done);
                 uint8_t* out;
@@ -253,8 +283,11 @@ extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job
                   decoded.resize(kBatch * job->record_length);
                   out = decoded.data();
                 }
-                decoder.next(out, n);
-                kept_here += scale_records(out, n, *job, positions + 3 * (chunk.first + kept_here), own);
+                if (layers) layers->next(out, n);
+                else pointwise->next(out, n);
+                const uint64_t at = chunk.first + kept_here;
+                kept_here += scale_records(out, n, *job, fields, positions + 3 * at,
+                                           attributes != nullptr ? attributes + 2 * at : nullptr, own);
                 done += n;
               }
             } catch (const FileEnded& e) {
@@ -297,8 +330,10 @@ extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job
     // Each chunk's kept points start at its first point's slot; packed in order, they only move down.
     uint64_t at = 0;
     for (size_t c = 0; c < chunks.size(); ++c) {
-      if (at != chunks[c].first && kept[c] > 0)
+      if (at != chunks[c].first && kept[c] > 0) {
         std::memmove(positions + 3 * at, positions + 3 * chunks[c].first, 3 * kept[c] * sizeof(double));
+        if (attributes != nullptr) std::memmove(attributes + 2 * at, attributes + 2 * chunks[c].first, 2 * kept[c]);
+      }
       at += kept[c];
     }
     for (const Tally& t : tallies) total.merge(t);

@@ -32,8 +32,13 @@ XHD_API int32_t xhd_read_ply_vertices(const char*, const xhd_ply_vertex_layout*,
   return unavailable("xhd_read_ply_vertices", "XHD_CAP_FILE_READERS");
 }
 
-XHD_API int32_t xhd_read_laz(const char*, const xhd_laz_job*, double*, double*, uint8_t*, xhd_laz_result*) {
+XHD_API int32_t xhd_read_laz(const char*, const xhd_laz_job*, double*, double*, uint8_t*, uint8_t*, xhd_laz_result*) {
   return unavailable("xhd_read_laz", "XHD_CAP_FILE_READERS");
+}
+
+XHD_API int32_t xhd_compress_laz_chunk(const uint8_t*, uint64_t, const uint16_t*, uint32_t, uint32_t, uint8_t*,
+                                       uint64_t, uint64_t*) {
+  return unavailable("xhd_compress_laz_chunk", "XHD_CAP_FILE_READERS");
 }
 
 XHD_API int32_t xhd_write_laz(const char*, const uint8_t*, uint64_t, const xhd_laz_points*, xhd_laz_write_result*) {

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 14
+#define XHD_ABI_VERSION 15
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -165,7 +165,7 @@ XHD_API int32_t xhd_abi_version(void);
 
 /* Bits of xhd_capabilities(): the optional parts of this ABI a library implements. */
 #define XHD_CAP_NEAREST_POINTS (1ull << 0) /* xhd_nearest_points */
-#define XHD_CAP_FILE_READERS (1ull << 1)   /* xhd_read_file and xhd_read_ply_vertices */
+#define XHD_CAP_FILE_READERS (1ull << 1)   /* xhd_read_file, xhd_read_ply_vertices and the LAZ entries */
 #define XHD_CAP_DELIMITED_TEXT (1ull << 2) /* xhd_count_lines and xhd_parse_delimited */
 #define XHD_CAP_DEVICES                                                          \
   (1ull << 3) /* computes on devices (GPUs): xhd_device_count may be nonzero and \
@@ -388,9 +388,10 @@ typedef struct xhd_delimited_result {
 XHD_API int32_t xhd_parse_delimited(const uint8_t* text, uint64_t length, const xhd_delimited_layout* layout,
                                     double* xyz, uint64_t capacity, xhd_delimited_result* result);
 
-/* ---- LAZ (LASzip-compressed LAS) point data, point formats 0 to 3: the version-2 items POINT10, GPSTIME11,
- * RGB12 and BYTE (extra bytes). src/io/laz-chunks.ts reads and checks the chunk table; src/io/laz-*.ts
- * decodes the same records in TypeScript and stays the reference. ---- */
+/* ---- LAZ (LASzip-compressed LAS) point data: point formats 0 to 3 (the version-2 items POINT10, GPSTIME11,
+ * RGB12 and BYTE: extra bytes) and 6 to 8 (the layered version-3 items POINT14, RGB14, RGBNIR14 and BYTE14).
+ * src/io/laz-chunks.ts reads and checks the chunk table; src/io/laz-*.ts decodes formats 0-3 in TypeScript
+ * and stays their reference; laz-perf (WebAssembly) is the layered items' reference in the tests. ---- */
 
 /* A LAZ file's chunks and what to make of their records. */
 typedef struct xhd_laz_job {
@@ -416,16 +417,17 @@ typedef struct xhd_laz_job {
 #define XHD_LAZ_SHORT_CHUNK 2  /* chunk `chunk` (from `byte`) ran out of bytes before its points did */
 #define XHD_LAZ_DAMAGED 3      /* chunk `chunk` (from `byte`) holds data the format cannot hold */
 #define XHD_LAZ_SYSTEM_ERROR 4 /* open or read failed with errno `error_number` */
-#define XHD_LAZ_UNSUPPORTED 5  /* the items are not the version-2 items of formats 0-3: nothing was read */
+#define XHD_LAZ_UNSUPPORTED 5  /* the items are not those of formats 0-3 or 6-8 (9 and 10 carry wave packets) */
 
 typedef struct xhd_laz_result {
   int32_t kind; /* XHD_LAZ_*; on failure, the chunk is the lowest-numbered that failed */
   int32_t error_number;
   uint64_t chunk; /* 0-based */
   uint64_t byte;
-  uint64_t kept;              /* points the filters kept, packed in file order at the start of positions */
-  uint64_t class_counts[256]; /* every record decoded, by class (the low 5 bits of byte 15) */
-  uint64_t return_counts[16]; /* and by return number (the low 3 bits of byte 14) */
+  uint64_t kept; /* points the filters kept, packed in file order at the start of positions */
+  uint64_t
+      class_counts[256]; /* every record decoded, by class (formats 0-3: the low 5 bits of byte 15; 6-8: byte 16) */
+  uint64_t return_counts[16]; /* and by return number (the low 3 bits of byte 14; 6-8: the low 4 bits) */
   double raw_min[3];          /* every record's integer X, Y, Z: their bounds (+inf / -inf for none) */
   double raw_max[3];
   double min[3]; /* the kept points' coordinates: their bounds (+inf / -inf for none) */
@@ -437,10 +439,22 @@ typedef struct xhd_laz_result {
  * doubles; the kept points' x, y, z come packed in file order. chunk_raw (may be null): per chunk, the integer X, Y, Z
  * min then max of its records (6 a chunk), for the caller's check of damaged chunks against the header's bounds.
  * records (may be null): point_count * record_length bytes, receiving every decoded record (the tests compare them).
+ * attributes (may be null): room for 2 * point_count bytes; each kept point's class and returns (return number | number
+ * of returns << 4) come packed like the positions (an export that keeps them needs no other decoder).
  * Returns XHD_OK when the call ran, whatever the file held: result->kind says whether the points are complete. Without
  * XHD_CAP_FILE_READERS: XHD_ERROR_UNAVAILABLE. */
 XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job, double* positions, double* chunk_raw,
-                             uint8_t* records, xhd_laz_result* result);
+                             uint8_t* records, uint8_t* attributes, xhd_laz_result* result);
+
+/* Compresses `count` raw LAS records of point format 6 to 8 (record_length bytes each, laid out as `items`: type,
+ * size, version a item, POINT14 first, then RGB14 or RGBNIR14, then BYTE14, all version 3) as one layered LAZ chunk
+ * into out. *written receives the chunk's length; when that is more than capacity, nothing is written and the call
+ * returns XHD_ERROR_INVALID_ARGUMENT (call again with room for *written). Writers of LAZ and COPC files (tests,
+ * benchmarks) lay the chunks out and write the chunk table themselves. Without XHD_CAP_FILE_READERS:
+ * XHD_ERROR_UNAVAILABLE. */
+XHD_API int32_t xhd_compress_laz_chunk(const uint8_t* records, uint64_t count, const uint16_t* items,
+                                       uint32_t item_count, uint32_t record_length, uint8_t* out, uint64_t capacity,
+                                       uint64_t* written);
 
 /* Points to write as LAZ point format 0 to 3 (version-2 items), one entry a point in each array. Every
  * array but xyz may be null: its field is then 0 (return number and count: 1). */

@@ -141,7 +141,7 @@ Decoded decode(const char* path, const std::vector<uint64_t>& chunks, uint64_t p
   d.records.assign(points * length + 1, 0);
   d.positions.assign(3 * points + 1, 0);
   std::vector<double> chunk_raw(6 * job.chunk_count + 1);
-  d.status = xhd_read_laz(path, &job, d.positions.data(), chunk_raw.data(), d.records.data(), &d.result);
+  d.status = xhd_read_laz(path, &job, d.positions.data(), chunk_raw.data(), d.records.data(), nullptr, &d.result);
   d.records.resize(points * length);
   return d;
 }

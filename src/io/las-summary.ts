@@ -2,6 +2,7 @@
 // while they were decoded (every record in the file, whatever the filters kept).
 import { lasVersion, type LasHeader } from './las-header.js';
 import { TALLY_CLASSES, TALLY_RETURNS } from './las-tally.js';
+import type { CopcSummary } from './copc-select.js';
 
 export interface LidarSummary {
   version: string;
@@ -23,6 +24,8 @@ export interface LidarSummary {
   software: string;
   /** LAZ: the LASzip compressor, its chunk size (null for variable-sized chunks), the chunk count, and which decoder decoded them. */
   laz?: { compressor: string; chunkSize: number | null; chunks: number; decoder: 'xhd native' | 'xhd' | 'laz-perf' };
+  /** COPC: the octree (depth, nodes, points by level) and the nodes decoded. */
+  copc?: CopcSummary;
 }
 
 function nonzero(tally: Float64Array, from: number, length: number): Record<string, number> {
@@ -31,7 +34,7 @@ function nonzero(tally: Float64Array, from: number, length: number): Record<stri
   return counts;
 }
 
-export function lidarSummary(header: LasHeader, tally: Float64Array, laz?: LidarSummary['laz']): LidarSummary {
+export function lidarSummary(header: LasHeader, tally: Float64Array, laz?: LidarSummary['laz'], copc?: CopcSummary): LidarSummary {
   const summary: LidarSummary = {
     version: lasVersion(header),
     pointFormat: header.pointFormat.id,
@@ -48,5 +51,6 @@ export function lidarSummary(header: LasHeader, tally: Float64Array, laz?: Lidar
     software: header.software,
   };
   if (laz) summary.laz = laz;
+  if (copc) summary.copc = copc;
   return summary;
 }

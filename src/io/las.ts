@@ -1,6 +1,6 @@
 // LAS and LAZ files: the header and (E)VLRs (las-header.ts, las-vlrs.ts), the CRS they state (las-crs.ts),
-// then the points, from an uncompressed body (las-body.ts) or LAZ chunks (laz-body.ts), filtered while
-// decoded. Coordinates are the file's integers scaled in double: a Float64Array, which xhd is exact over.
+// then the points, from an uncompressed body (las-body.ts) or LAZ chunks (laz-body.ts; a COPC file's octree
+// nodes, copc.ts), filtered while decoded. Coordinates are the file's integers scaled in double: a Float64Array, which xhd is exact over.
 import { badCoordinate, boundsAreExact, finishGeometry, firstInexactCoordinate, plural } from './build.js';
 import { computeBounds, type Bounds, type Geometry, type ReadOptions } from './geometry.js';
 import { withOpenFile } from './input-file.js';
@@ -13,6 +13,8 @@ import { lidarSummary, type LidarSummary } from './las-summary.js';
 import { readLasVlrs, readVlrPayload, MAX_PAYLOAD, type LasVlr } from './las-vlrs.js';
 import { readLazBody } from './laz-body.js';
 import { filteredNote, hasFilters } from './point-filters.js';
+import type { CopcSummary } from './copc-select.js';
+import { formatCount } from '../core/counts.js';
 
 /** Reads a LAS or LAZ file of `size` bytes whose first bytes are `prefix`. */
 export function readLasFile(path: string, size: number, prefix: Uint8Array, options: ReadOptions): Geometry {
@@ -37,7 +39,7 @@ export function readLasFile(path: string, size: number, prefix: Uint8Array, opti
   });
 }
 
-type LasBody = { positions: Float64Array; kept: number; tally: Float64Array; laz?: LidarSummary['laz']; attributes?: Uint8Array };
+type LasBody = { positions: Float64Array; kept: number; tally: Float64Array; laz?: LidarSummary['laz']; attributes?: Uint8Array; copc?: CopcSummary };
 
 /** Keeps the first of every `every` points (and their attributes), in place; returns how many remain. */
 function thin(positions: Float64Array, count: number, every: number, attributes?: Uint8Array): number {
@@ -67,11 +69,15 @@ function lasGeometry(path: string, header: LasHeader, vlrs: LasVlr[], body: LasB
   const outside = outsideHeaderBounds(header, tally);
   if (outside) notes.push(outside);
   if (hasFilters(options.filters)) notes.push(filteredNote(kept, header.pointCount, options.filters));
+  const copc = body.copc;
+  if (copc && copc.nodesRead < copc.nodes) {
+    notes.push(`COPC: --bbox decoded ${plural(copc.nodesRead, 'node')} of ${formatCount(copc.nodes)} (${plural(copc.pointsRead, 'point')}); the counts by class and return are of those`);
+  }
   const skippedEvlrs = vlrs.filter((v) => isCrsRecord(v) && v.payloadLength > MAX_PAYLOAD);
   if (skippedEvlrs.length > 0) notes.push(`${plural(skippedEvlrs.length, 'CRS record')} over ${MAX_PAYLOAD / 1024 ** 2} MiB not read`);
   const geometry = finishGeometry({ positions, dims: 3, format: header.compressed ? 'laz' : 'las', notes, bounds: kept > 0 ? bounds : undefined });
   if (crs) geometry.crs = crs;
-  geometry.lidar = lidarSummary(header, tally, body.laz);
+  geometry.lidar = lidarSummary(header, tally, body.laz, body.copc);
   if (body.attributes) geometry.lasAttributes = body.attributes.length === 2 * kept ? body.attributes : body.attributes.slice(0, 2 * kept);
   return geometry;
 }

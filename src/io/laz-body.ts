@@ -1,8 +1,9 @@
 // A LAZ body: its chunks (laz-chunks.ts) decoded in parallel, each read from the file on its own: the file
-// is never held whole. Point formats 0-3 go to the CPU library in one call (laz-native.ts) where it loads;
-// otherwise the reading thread and worker threads decode them together (laz-work.ts: xhd's TypeScript
-// decoder, or laz-perf for the other formats), the reading thread waiting for the workers with
-// Atomics.wait, so that reading stays synchronous like every other reader's.
+// is never held whole. Point formats 0-3 and 6-8 go to the CPU library in one call (laz-native.ts) where it
+// loads; otherwise the reading thread and worker threads decode them together (laz-work.ts: xhd's
+// TypeScript decoder for formats 0-3, laz-perf for the others, formats 9 and 10 always), the reading
+// thread waiting for the workers with Atomics.wait, so that reading stays synchronous like every other
+// reader's.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
@@ -13,7 +14,10 @@ import { recordLayout } from './las-body.js';
 import { newTally, TALLY_LENGTH, type RecordFilter } from './las-records.js';
 import type { LidarSummary } from './las-summary.js';
 import type { LasVlr } from './las-vlrs.js';
-import { readLazLayout, type LazChunk } from './laz-chunks.js';
+import { readLazLayout, type LazChunk, type LazLayout } from './laz-chunks.js';
+import { findCopcInfo } from './copc-info.js';
+import { readCopcLayout } from './copc.js';
+import type { CopcSummary } from './copc-select.js';
 import { lazPerfWasm } from './laz-decoder.js';
 import { readLazNatively } from './laz-native.js';
 import { decodesV2 } from './laz-v2-chunk.js';
@@ -45,30 +49,40 @@ function sharedPositions(count: number, file: string): Float64Array {
 const shared = (bytes: number) => (bytes > 0 ? new SharedArrayBuffer(bytes) : new SharedArrayBuffer(8));
 
 /**
- * The decoder of formats 0-3 (LASzip's version-2 items): the native one where the CPU library loads, else
- * xhd's TypeScript one; XHD_LAZ_DECODER=typescript or laz-perf picks one of the others (tests, benchmarks).
- * A LAS export that keeps each point's classification and returns (keepAttributes) decodes in TypeScript:
- * the native decoder does not return them yet.
+ * The native decoder (formats 0-3 and 6-8) where the CPU library loads; XHD_LAZ_DECODER=typescript or
+ * laz-perf picks one of the others (tests, benchmarks). It hands back each point's class and returns too,
+ * for an export that keeps them (keepAttributes).
  */
 function nativeDecoder() {
   const wanted = process.env.XHD_LAZ_DECODER;
   return wanted === undefined || wanted === '' || wanted === 'native' ? nativeReader() : undefined;
 }
 
-export function readLazBody(fd: number, file: string, fileSize: number, header: LasHeader, vlrs: LasVlr[], filter: RecordFilter | null, keepAttributes = false):
+export function readLazBody(fd: number, file: string, fileSize: number, fileHeader: LasHeader, vlrs: LasVlr[], filter: RecordFilter | null, keepAttributes = false):
+  { positions: Float64Array; kept: number; tally: Float64Array; laz: NonNullable<LidarSummary['laz']>; attributes?: Uint8Array; copc?: CopcSummary } {
+  // A COPC file's chunks are its hierarchy's nodes (those --bbox needs); they hold the points decoded.
+  const copcVlr = findCopcInfo(vlrs);
+  const copc = copcVlr ? readCopcLayout(fd, file, fileSize, fileHeader, vlrs, copcVlr, filter) : undefined;
+  const layout = copc ? copc.layout : readLazLayout(fd, file, fileSize, fileHeader, vlrs);
+  const header = copc ? { ...fileHeader, pointCount: copc.copc.pointsRead } : fileHeader;
+  const body = readLazChunks(file, header, layout, filter, keepAttributes);
+  return copc ? { ...body, copc: copc.copc } : body;
+}
+
+function readLazChunks(file: string, header: LasHeader, layout: LazLayout, filter: RecordFilter | null, keepAttributes: boolean):
   { positions: Float64Array; kept: number; tally: Float64Array; laz: NonNullable<LidarSummary['laz']>; attributes?: Uint8Array } {
-  const layout = readLazLayout(fd, file, fileSize, header, vlrs);
   const chunks = layout.chunks;
-  const reader = decodesV2(layout.items) && !keepAttributes ? nativeDecoder() : undefined;
-  const native = reader ? readLazNatively(reader, file, header, layout, filter) : undefined;
+  const reader = nativeDecoder();
+  const native = reader ? readLazNatively(reader, file, header, layout, filter, undefined, undefined, keepAttributes) : undefined;
   if (native) {
     checkChunkBounds(file, header, chunks, native.chunkRaw);
-    return {
+    const body = {
       positions: native.positions,
       kept: native.kept,
       tally: native.tally,
-      laz: { compressor: layout.compressor, chunkSize: layout.chunkSize, chunks: chunks.length, decoder: 'xhd native' },
+      laz: { compressor: layout.compressor, chunkSize: layout.chunkSize, chunks: chunks.length, decoder: 'xhd native' as const },
     };
+    return native.attributes ? { ...body, attributes: native.attributes } : body;
   }
   const threads = decodingThreads(chunks.length, header.pointCount);
   // One thread writes straight into an ordinary array; threads together write into shared memory.

@@ -31,10 +31,20 @@ export interface LazLayout {
 
 const COMPRESSORS = ['none', 'pointwise', 'pointwise chunked', 'layered chunked'] as const;
 const VARIABLE_CHUNKS = 0xffffffff;
-const MAX_POINTS_PER_BYTE = 1024;
+/** LASzip's item types of wave packets (version 2 and layered). */
+const WAVEPACKET13 = 9, WAVEPACKET14 = 13;
+/** More points than LASzip can pack into a chunk's bytes (see readChunkTable). */
+export const MAX_POINTS_PER_BYTE = 1024;
 
 /** Reads the LASzip VLR and the chunk table of the LAZ file open as `fd`. */
 export function readLazLayout(fd: number, file: string, fileSize: number, header: LasHeader, vlrs: LasVlr[]): LazLayout {
+  const { compressor, chunkSize, items } = readLaszipVlr(fd, file, header, vlrs);
+  const chunks = readChunkTable(fd, file, fileSize, header, chunkSize);
+  return { compressor, chunkSize, chunks, tableOffsetAt: header.pointDataOffset, items };
+}
+
+/** The LASzip VLR: how the points are compressed (COPC files take their chunks from their hierarchy instead of the table). */
+export function readLaszipVlr(fd: number, file: string, header: LasHeader, vlrs: LasVlr[]): Pick<LazLayout, 'compressor' | 'chunkSize' | 'items'> {
   const vlr = vlrs.find((v) => v.userId === 'laszip encoded' && v.recordId === 22204);
   if (!vlr) throw new InputError(file, { byte: 104 }, 'the point format says compressed (LAZ), but there is no LASzip VLR describing the compression');
   if (vlr.payloadLength < 34) throw new InputError(file, { byte: vlr.payloadOffset }, `the LASzip VLR is ${vlr.payloadLength} bytes, too short (at least 34)`);
@@ -48,8 +58,7 @@ export function readLazLayout(fd: number, file: string, fileSize: number, header
   const chunkField = view.getUint32(12, true);
   const chunkSize = chunkField === VARIABLE_CHUNKS ? null : chunkField;
   if (chunkSize === 0) throw new InputError(file, { byte: vlr.payloadOffset + 12 }, 'the LASzip chunk size is 0');
-  const chunks = readChunkTable(fd, file, fileSize, header, chunkSize);
-  return { compressor, chunkSize, chunks, tableOffsetAt: header.pointDataOffset, items };
+  return { compressor, chunkSize, items };
 }
 
 /**
@@ -65,6 +74,12 @@ function checkItems(file: string, vlr: LasVlr, view: DataView, header: LasHeader
   const list = Array.from({ length: items }, (_, i) => ({
     type: view.getUint16(34 + 6 * i, true), size: view.getUint16(36 + 6 * i, true), version: view.getUint16(38 + 6 * i, true),
   }));
+  // Wave packet items (point formats 4, 5, 9, 10): neither xhd's decoders nor laz-perf read them.
+  const waves = list.findIndex((item) => item.type === WAVEPACKET13 || item.type === WAVEPACKET14);
+  if (waves >= 0) {
+    throw new InputError(file, { byte: vlr.payloadOffset + 34 + 6 * waves },
+      `LAZ with wave packets (point format ${header.pointFormat.id}) is not supported: no decoder xhd has reads LASzip's wave packet items; decompress the file to LAS (laszip) to read it`);
+  }
   const bytes = list.reduce((sum, item) => sum + item.size, 0);
   if (bytes !== header.recordLength) {
     throw new InputError(file, { byte: 105 }, `point record length ${header.recordLength} disagrees with the ${bytes} bytes of the LASzip VLR's items`);

@@ -1,7 +1,8 @@
-// A LAZ body of point formats 0 to 3 through the native decoder (kernels/cpu/laz_reader.cpp): one call reads
-// every chunk from the file and decodes it on every core, scaling X, Y, Z and applying the filters as
-// las-records.ts does, into the positions. laz-chunks.ts has read and checked the chunk table first; the
-// TypeScript decoder (laz-v2-chunk.ts) stays the reference, and takes the file where the library is missing.
+// A LAZ body of point formats 0 to 3 and 6 to 8 through the native decoder (kernels/cpu/laz_reader.cpp): one
+// call reads every chunk from the file and decodes it on every core, scaling X, Y, Z and applying the filters
+// as las-records.ts does, into the positions (and, when asked, each kept point's class and returns).
+// laz-chunks.ts has read and checked the chunk table first; the TypeScript decoder (laz-v2-chunk.ts) stays
+// the reference of formats 0-3, and takes those files where the library is missing (laz-perf the others).
 import { InputError, NativeError } from '../core/errors.js';
 import {
   XHD_LAZ_DAMAGED, XHD_LAZ_OK, XHD_LAZ_SHORT_CHUNK, XHD_LAZ_SYSTEM_ERROR, XHD_LAZ_TRUNCATED, XHD_LAZ_UNSUPPORTED, type RawLazResult,
@@ -20,6 +21,8 @@ export interface NativeLazBody {
   tally: Float64Array;
   /** Per chunk: its raw X, Y, Z min then max (before filters). */
   chunkRaw: Float64Array;
+  /** With keepAttributes: each kept point's class and returns (two bytes a point), packed like the positions. */
+  attributes?: Uint8Array;
 }
 
 /** The job's threads: XHD_LAZ_THREADS, else 0 (every core: the library's threads cost microseconds to start). */
@@ -53,13 +56,14 @@ export function nativeLazJob(header: LasHeader, layout: LazLayout, filter: Recor
  * them itself). `records`, when given (tests), receives every decoded record.
  */
 export function readLazNatively(reader: NativeReader, file: string, header: LasHeader, layout: LazLayout, filter: RecordFilter | null,
-  records?: Uint8Array, threadCount?: number): NativeLazBody | undefined {
+  records?: Uint8Array, threadCount?: number, keepAttributes = false): NativeLazBody | undefined {
   const chunks = layout.chunks;
   const job = nativeLazJob(header, layout, filter, threadCount);
   const positions = allocatePositions(header.pointCount, file);
   const chunkRaw = new Float64Array(Math.max(1, 6 * chunks.length));
+  const attributes = keepAttributes ? new Uint8Array(Math.max(1, 2 * header.pointCount)) : null;
   const result = {} as RawLazResult;
-  const status = reader.readLaz(file, job, positions, chunkRaw, records ?? null, result) as number;
+  const status = reader.readLaz(file, job, positions, chunkRaw, records ?? null, attributes, result) as number;
   if (status !== 0) throw new NativeError(`reading ${file}: ${reader.lastError()}`);
   if (result.kind === XHD_LAZ_UNSUPPORTED) return undefined;
   if (result.kind !== XHD_LAZ_OK) throw lazFailure(file, result, layout);
@@ -72,7 +76,8 @@ export function readLazNatively(reader: NativeReader, file: string, header: LasH
     tally[TALLY_MIN + k] = result.min[k];
     tally[TALLY_MAX + k] = result.max[k];
   }
-  return { positions, kept: Number(result.kept), tally, chunkRaw };
+  const kept = Number(result.kept);
+  return attributes ? { positions, kept, tally, chunkRaw, attributes: attributes.subarray(0, 2 * kept) } : { positions, kept, tally, chunkRaw };
 }
 
 /** The error a failed chunk makes: one line naming the file and the byte, as the TypeScript decoder's. */
@@ -86,7 +91,7 @@ function lazFailure(file: string, result: RawLazResult, layout: LazLayout): Erro
     case XHD_LAZ_SHORT_CHUNK:
       return new InputError(file, { byte }, `${which} cannot be decoded: the chunk's ${chunk?.bytes} bytes ran out before its ${chunk?.points} points did`);
     case XHD_LAZ_DAMAGED:
-      return new InputError(file, { byte }, `${which} cannot be decoded: GPS time sequence switches without end: the compressed data is damaged`);
+      return new InputError(file, { byte }, `${which} cannot be decoded: it holds what LASzip never writes (a point count other than the table's, or GPS time sequences switching without end): the compressed data is damaged`);
     case XHD_LAZ_SYSTEM_ERROR:
       return asInputError(file, systemError(result.error_number), 'a LAZ file');
     default:

@@ -6,7 +6,7 @@ import koffi from 'koffi';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 14;
+export const XHD_ABI_VERSION = 15;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -395,7 +395,10 @@ export const PROTOTYPES = {
     'int32_t xhd_read_ply_vertices(const char *path, const xhd_ply_vertex_layout *layout, void *xyz, _Out_ xhd_read_result *result)',
   readLaz:
     'int32_t xhd_read_laz(const char *path, const xhd_laz_job *job, double *positions, double *chunk_raw, uint8_t *records, ' +
-    '_Out_ xhd_laz_result *result)',
+    'uint8_t *attributes, _Out_ xhd_laz_result *result)',
+  compressLazChunk:
+    'int32_t xhd_compress_laz_chunk(const uint8_t *records, uint64_t count, const uint16_t *items, uint32_t item_count, ' +
+    'uint32_t record_length, uint8_t *out, uint64_t capacity, uint64_t *written)',
   writeLaz:
     'int32_t xhd_write_laz(const char *path, const uint8_t *header, uint64_t header_bytes, const xhd_laz_points *points, ' +
     '_Out_ xhd_laz_write_result *result)',

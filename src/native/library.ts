@@ -81,6 +81,7 @@ export interface NativeReaders {
   readPlyVertices: koffi.KoffiFunction;
   readLaz: koffi.KoffiFunction;
   writeLaz: koffi.KoffiFunction;
+  compressLazChunk: koffi.KoffiFunction;
   countLines: koffi.KoffiFunction;
   parseDelimited: koffi.KoffiFunction;
 }
@@ -197,6 +198,7 @@ export function loadBackend(name: BackendName): NativeBackend {
         readPlyVertices: lib.func(PROTOTYPES.readPlyVertices),
         readLaz: lib.func(PROTOTYPES.readLaz),
         writeLaz: lib.func(PROTOTYPES.writeLaz),
+        compressLazChunk: lib.func(PROTOTYPES.compressLazChunk),
         countLines: lib.func(PROTOTYPES.countLines),
         parseDelimited: lib.func(PROTOTYPES.parseDelimited),
       } : null,

@@ -33,6 +33,7 @@ function lidarJson(l: LidarSummary) {
     system_id: l.systemId,
     generating_software: l.software,
     laz: l.laz ? { compressor: l.laz.compressor, chunk_size: l.laz.chunkSize, chunks: l.laz.chunks, decoder: l.laz.decoder } : null,
+    copc: l.copc ? { depth: l.copc.depth, nodes: l.copc.nodes, points_by_level: l.copc.pointsByLevel, nodes_read: l.copc.nodesRead, points_read: l.copc.pointsRead } : null,
   };
 }
 
@@ -73,6 +74,11 @@ function lidarLines(l: LidarSummary): string[] {
     `  offset     ${triple(l.offset)}`,
   ];
   if (l.laz) lines.push(`  LAZ        ${l.laz.compressor} · ${l.laz.chunks} chunk${l.laz.chunks === 1 ? '' : 's'}${l.laz.chunkSize === null ? ' of varying size' : ` of ${formatCount(l.laz.chunkSize)} points`} · decoded by ${l.laz.decoder}`);
+  if (l.copc) {
+    const c = l.copc;
+    lines.push(`  COPC       octree of depth ${c.depth} · ${formatCount(c.nodes)} node${c.nodes === 1 ? '' : 's'}${c.nodesRead < c.nodes ? ` (${formatCount(c.nodesRead)} read for --bbox)` : ''}`);
+    lines.push(`  by level   ${c.pointsByLevel.map((n, level) => `${level}: ${formatCount(n)}`).join(' · ')}`);
+  }
   if (l.software || l.systemId) lines.push(`  software   ${[l.software, l.systemId].filter((s) => s !== '').join(' · ')}`);
   return lines;
 }
