@@ -79,6 +79,8 @@ export interface NativeBackend {
 export interface NativeReaders {
   readFile: koffi.KoffiFunction;
   readPlyVertices: koffi.KoffiFunction;
+  readLas: koffi.KoffiFunction;
+  readE57: koffi.KoffiFunction;
   readLaz: koffi.KoffiFunction;
   writeLaz: koffi.KoffiFunction;
   countLines: koffi.KoffiFunction;
@@ -195,6 +197,8 @@ export function loadBackend(name: BackendName): NativeBackend {
       readers: capabilities.fileReaders && capabilities.delimitedText ? {
         readFile: lib.func(PROTOTYPES.readFile),
         readPlyVertices: lib.func(PROTOTYPES.readPlyVertices),
+        readLas: lib.func(PROTOTYPES.readLas),
+        readE57: lib.func(PROTOTYPES.readE57),
         readLaz: lib.func(PROTOTYPES.readLaz),
         writeLaz: lib.func(PROTOTYPES.writeLaz),
         countLines: lib.func(PROTOTYPES.countLines),
