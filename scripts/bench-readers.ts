@@ -275,9 +275,17 @@ function main(): void {
   const pcdPoints = Math.round((sizeMb * 1e6) / 16);
   all.push({ label: 'PCD binary float32 x y z + rgb', file: 'points.pcd',
     write: (p) => writeFile(p, `VERSION 0.7\nFIELDS x y z rgb\nSIZE 4 4 4 4\nTYPE F F F U\nCOUNT 1 1 1 1\nWIDTH ${pcdPoints}\nHEIGHT 1\nPOINTS ${pcdPoints}\nDATA binary\n`, pcdPoints, binaryChunk(makeRandom(), 4)) });
-  all.push({ label: 'E57 float64 x y z', file: 'points-double.e57', pieces: false, write: (p) => writeE57(p, Math.round((sizeMb * 1e6) / 24.3), 'float64') });
-  all.push({ label: 'E57 ScaledInteger x y z + intensity', file: 'points-scaled.e57', pieces: false, write: (p) => writeE57(p, Math.round((sizeMb * 1e6) / 11), 'scaled') });
-  all.push({ label: 'LAS 1.4 point format 6', file: 'points.las', pieces: false, write: (p) => writeLas6(p, Math.round((sizeMb * 1e6) / 30)) });
+  // LAS and E57 go through the native readers on every core where the library is built; the rows after each
+  // time it on one thread and the TypeScript reader alone (what read them before).
+  const e57Double: Case = { label: 'E57 float64 x y z', file: 'points-double.e57', pieces: false, write: (p) => writeE57(p, Math.round((sizeMb * 1e6) / 24.3), 'float64') };
+  const e57Scaled: Case = { label: 'E57 ScaledInteger x y z + intensity', file: 'points-scaled.e57', pieces: false, write: (p) => writeE57(p, Math.round((sizeMb * 1e6) / 11), 'scaled') };
+  const las6: Case = { label: 'LAS 1.4 point format 6', file: 'points.las', pieces: false, write: (p) => writeLas6(p, Math.round((sizeMb * 1e6) / 30)) };
+  for (const [c, threads] of [[e57Double, 'XHD_E57_THREADS'], [e57Scaled, 'XHD_E57_THREADS'], [las6, 'XHD_LAS_THREADS']] as const) {
+    all.push(c);
+    if (!nativeReader()) continue;
+    all.push({ ...c, label: `${c.label}, 1 thread`, file: `1-${c.file}`, env: { [threads]: '1' } });
+    all.push({ ...c, label: `${c.label}, TypeScript reader`, file: `ts-${c.file}`, env: { XHD_NATIVE_READ: '0' } });
+  }
   const lazPoints = Math.round((sizeMb * 1e6) / 30); // 5M points at the default 150 MB, as the LAS case
   const lazCase = (label: string, file: string, format: 1 | 3, env?: Record<string, string>, read?: (p: string) => number): Case =>
     ({ label, file, pieces: false, write: (p) => writeLazPoints(p, lazPoints, format), env, read });

@@ -41,6 +41,14 @@ XHD_API int32_t xhd_compress_laz_chunk(const uint8_t*, uint64_t, const uint16_t*
   return unavailable("xhd_compress_laz_chunk", "XHD_CAP_FILE_READERS");
 }
 
+XHD_API int32_t xhd_read_las(const char*, const xhd_las_job*, double*, uint8_t*, xhd_las_result*) {
+  return unavailable("xhd_read_las", "XHD_CAP_FILE_READERS");
+}
+
+XHD_API int32_t xhd_read_e57(const char*, const xhd_e57_job*, double*, xhd_e57_result*) {
+  return unavailable("xhd_read_e57", "XHD_CAP_FILE_READERS");
+}
+
 XHD_API int32_t xhd_write_laz(const char*, const uint8_t*, uint64_t, const xhd_laz_points*, xhd_laz_write_result*) {
   return unavailable("xhd_write_laz", "XHD_CAP_FILE_READERS");
 }

@@ -165,7 +165,7 @@ XHD_API int32_t xhd_abi_version(void);
 
 /* Bits of xhd_capabilities(): the optional parts of this ABI a library implements. */
 #define XHD_CAP_NEAREST_POINTS (1ull << 0) /* xhd_nearest_points */
-#define XHD_CAP_FILE_READERS (1ull << 1)   /* xhd_read_file, xhd_read_ply_vertices and the LAZ entries */
+#define XHD_CAP_FILE_READERS (1ull << 1)   /* xhd_read_file, xhd_read_ply_vertices, the LAS, LAZ and E57 readers */
 #define XHD_CAP_DELIMITED_TEXT (1ull << 2) /* xhd_count_lines and xhd_parse_delimited */
 #define XHD_CAP_DEVICES                                                          \
   (1ull << 3) /* computes on devices (GPUs): xhd_device_count may be nonzero and \
@@ -387,6 +387,106 @@ typedef struct xhd_delimited_result {
  * gives. capacity: rows xyz has room for (at least xhd_count_lines of the text). */
 XHD_API int32_t xhd_parse_delimited(const uint8_t* text, uint64_t length, const xhd_delimited_layout* layout,
                                     double* xyz, uint64_t capacity, xhd_delimited_result* result);
+
+/* ---- LAS point records, uncompressed, point formats 0 to 10. src/io/las-header.ts reads and checks the header
+ * (and that the file holds the records it declares); src/io/las-records.ts decodes the same records in
+ * TypeScript and stays the reference. ---- */
+
+typedef struct xhd_las_job {
+  uint64_t body_offset;   /* byte offset of the first point record */
+  uint64_t point_count;   /* records: positions has room for 3 * point_count doubles */
+  uint64_t piece_bytes;   /* bytes a thread reads at a time (whole records, at least one); 0 = the default (1 MiB) */
+  uint64_t every;         /* keep the first of every `every` points the other filters keep; 0 or 1 keeps them all */
+  uint32_t record_length; /* bytes per record, extra bytes included */
+  int32_t extended;       /* 1 for formats 6-10 (4-bit returns in byte 14, the class in byte 16); 0 for 0-5 */
+  double scale[3];        /* x = X * scale + offset in double, unfused, as LAS readers compute it */
+  double offset[3];
+  const uint8_t* classes; /* 256 flags: keep the points of class c where classes[c] != 0; null keeps all */
+  const double* box;      /* keep points inside min x, y, z, max x, y, z (edges included); null keeps all */
+  int32_t returns;        /* 0: every return; 1: first returns (number <= 1); 2: last (number >= count) */
+  int32_t threads;        /* 0 = every hardware thread */
+} xhd_las_job;
+
+/* What a LAS read found. kind: */
+#define XHD_LAS_OK 0
+#define XHD_LAS_TRUNCATED 1    /* the file ended inside record `record`; `byte` is where its data ran out */
+#define XHD_LAS_SYSTEM_ERROR 2 /* open or read failed with errno `error_number` */
+
+typedef struct xhd_las_result {
+  int32_t kind; /* XHD_LAS_* */
+  int32_t error_number;
+  uint64_t record;
+  uint64_t byte;
+  uint64_t kept;              /* points kept (filters, then every), packed in file order at the start of positions */
+  uint64_t class_counts[256]; /* every record, by class */
+  uint64_t return_counts[16]; /* and by return number */
+  double raw_min[3];          /* every record's integer X, Y, Z: their bounds (+inf / -inf for none) */
+  double raw_max[3];
+  double min[3]; /* the kept points' bounds: in file order with `<` (the first of equal values stays) when */
+  double max[3]; /* every <= 1, else as Math.min / Math.max over the thinned points; +inf / -inf for none */
+} xhd_las_result;
+
+/* Reads the LAS point records of the file at `path` on `job->threads` threads, each reading its own pieces with
+ * positioned reads and decoding them in cache. attributes (may be null): 2 bytes a kept point, its class and
+ * (return number | number of returns << 4), packed as the positions. Returns XHD_OK when the call ran, whatever
+ * the file held: result->kind says whether the points are complete. Without XHD_CAP_FILE_READERS:
+ * XHD_ERROR_UNAVAILABLE. */
+XHD_API int32_t xhd_read_las(const char* path, const xhd_las_job* job, double* positions, uint8_t* attributes,
+                             xhd_las_result* result);
+
+/* ---- E57 (ASTM E2807) point data: one scan's binary section (a CompressedVector). src/io/e57*.ts reads the
+ * header, the XML and the section header, and stays the reference: it decodes the same records, and it is the
+ * one that names any problem (this reader only says that there is one). Offsets are logical: the bytes of
+ * the file's 1024-byte pages without their 4-byte CRCs. ---- */
+
+/* How a field's values are stored. */
+#define XHD_E57_INTEGER 0 /* raw bits + minimum */
+#define XHD_E57_SCALED 1  /* (raw bits + minimum) * scale + offset */
+#define XHD_E57_FLOAT32 2 /* IEEE single, 32 bits */
+#define XHD_E57_FLOAT64 3 /* IEEE double, 64 bits */
+
+/* Four slots of fields: 0, 1, 2 the coordinates, x, y, z (cartesian) or range, azimuth, elevation (spherical);
+ * 3 their invalid state (records where it is not 0 are skipped), or none (stream[3] = -1). */
+typedef struct xhd_e57_job {
+  uint64_t data_start;  /* logical offset of the section's first packet */
+  uint64_t section_end; /* logical offset of the section's end */
+  uint64_t records;     /* records the scan declares: positions has room for 3 * records doubles */
+  uint64_t piece_bytes; /* logical bytes read at a time (a window); 0 = the default (32 MiB) */
+  int64_t minimum[4];   /* integers: the raw minimum the stored bits count from */
+  double scale[4];      /* XHD_E57_SCALED: value = (raw + minimum) * scale + offset */
+  double offset[4];
+  int32_t kind[4];     /* XHD_E57_* */
+  int32_t bits[4];     /* bits a value takes in the field's bytestream (0 to 64; 32 and 64 for floats) */
+  int32_t stream[4];   /* the field's place among a data packet's bytestreams (-1: no such field) */
+  int32_t field_count; /* bytestreams a data packet holds: the prototype's fields */
+  int32_t spherical;   /* 1: the valid records' range, azimuth, elevation are written as they are (the caller
+                          converts them, with its own cos and sin); 0: x, y, z moved by the pose */
+  const double* pose;  /* cartesian: the rotation matrix row by row, then the translation (12 doubles), or null */
+  int32_t threads;     /* 0 = every hardware thread */
+  int32_t reserved;
+} xhd_e57_job;
+
+/* What an E57 read found. kind: */
+#define XHD_E57_OK 0
+/* XHD_E57_PROBLEM: a page fails its CRC, a packet is not as the format says, the section ends early, or a
+ * cartesian coordinate is not finite or beyond +-1e15; positions hold nothing to use. */
+#define XHD_E57_PROBLEM 1
+#define XHD_E57_SYSTEM_ERROR 2 /* open or read failed with errno `error_number` */
+
+typedef struct xhd_e57_result {
+  int32_t kind; /* XHD_E57_* */
+  int32_t error_number;
+  uint64_t kept;    /* valid records written, packed in file order at the start of positions */
+  uint64_t invalid; /* records skipped for their invalid state */
+  double min[3];    /* cartesian: the kept points' bounds, in file order with `<` (the first of equal values */
+  double max[3];    /* stays); +inf / -inf for none. Spherical: not set */
+} xhd_e57_result;
+
+/* Reads and decodes one scan's section of the E57 file at `path` on `job->threads` threads, a window of pages
+ * at a time: each page's CRC-32C checked, each data packet's bytestreams gathered by field, the records decoded
+ * in blocks. Returns XHD_OK when the call ran, whatever the file held: result->kind says whether the points are
+ * complete. Without XHD_CAP_FILE_READERS: XHD_ERROR_UNAVAILABLE. */
+XHD_API int32_t xhd_read_e57(const char* path, const xhd_e57_job* job, double* positions, xhd_e57_result* result);
 
 /* ---- LAZ (LASzip-compressed LAS) point data: point formats 0 to 3 (the version-2 items POINT10, GPSTIME11,
  * RGB12 and BYTE: extra bytes) and 6 to 8 (the layered version-3 items POINT14, RGB14, RGBNIR14 and BYTE14).

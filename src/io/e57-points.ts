@@ -51,7 +51,7 @@ export function openSection(pages: E57Pages, file: string, scan: E57Scan): E57Se
 }
 
 /** The rotation matrix (row by row) and translation of a pose, or null for none. */
-function poseTransform(scan: E57Scan): Float64Array | null {
+export function poseTransform(scan: E57Scan): Float64Array | null {
   if (!scan.pose) return null;
   const [w, x, y, z] = scan.pose.rotation;
   // 2 / |q|²: the matrix of q / |q|, so a quaternion written with a few digits still rotates rigidly.
@@ -144,7 +144,7 @@ export function decodeSection(pages: E57Pages, file: string, section: E57Section
  * max) around them; returns the index after the last point, or -(index + 1) of the first coordinate that is
  * not finite or beyond ±1e15, written there for the caller to name.
  */
-function writePoints(values: Float64Array[], count: number, spherical: boolean, m: Float64Array | null, out: Float64Array, o: number, box: Float64Array): number {
+export function writePoints(values: Float64Array[], count: number, spherical: boolean, m: Float64Array | null, out: Float64Array, o: number, box: Float64Array): number {
   const [a, b, c] = values;
   const state = values.length > 3 ? values[3] : null;
   // A pose without a rotation moves by its translation alone: the same doubles as the matrix, fewer steps.

@@ -1,18 +1,21 @@
 // E57 files (ASTM E2807): the header (e57-header.ts), the paged, CRC-checked layout (e57-pages.ts), the XML
 // section that describes the scans (e57-xml.ts, e57-scans.ts), and each scan's points (e57-points.ts). Every
 // scan is read by default, in the file's order, each moved by its pose into the file's frame; --scan N (from
-// 0) reads one. Read page run by page run from the file, never whole; coordinates are doubles.
+// 0) reads one. Read page run by page run from the file, never whole; coordinates are doubles. Each scan's
+// points are decoded on every core by the native reader (e57-native.ts) where the library is built.
 import { InputError, UsageError } from '../core/errors.js';
 import { plural } from './build.js';
 import { allocatePositions } from './allocate-positions.js';
 import { E57_HEADER_BYTES, parseE57Header } from './e57-header.js';
 import { E57Pages, PAGE_SIZE, physicalOffset } from './e57-pages.js';
+import { readSectionNatively } from './e57-native.js';
 import { decodeSection, openSection } from './e57-points.js';
 import { E57XmlError, e57Document, type E57Document, type E57Scan } from './e57-scans.js';
 import { parseXml, XmlSyntaxError } from './e57-xml.js';
 import { finishGeometry } from './build.js';
 import type { Bounds, Geometry, ReadOptions } from './geometry.js';
 import { withOpenFile } from './input-file.js';
+import { nativeReader } from './native-reader.js';
 
 /** The largest XML section read (real ones are kilobytes; a scan takes about 2 KiB of XML). */
 const MAX_XML = 256 * 1024 ** 2;
@@ -56,10 +59,12 @@ export function readE57File(path: string, size: number, options: ReadOptions): G
     const total = sections.reduce((sum, s) => sum + s.scan.records, 0);
     const positions = allocatePositions(total, path);
     const read = new Map<number, { points: number; invalid: number; bounds: Bounds | null }>();
+    const reader = nativeReader();
     let at = 0, invalid = 0;
     const bounds: Bounds = { min: [Infinity, Infinity, Infinity], max: [-Infinity, -Infinity, -Infinity] };
     for (const section of sections) {
-      const tally = decodeSection(pages, path, section, positions, at);
+      // Natively where the library is built; in TypeScript where it is not, or where it found a problem to name.
+      const tally = (reader ? readSectionNatively(reader, path, section, positions, at) : undefined) ?? decodeSection(pages, path, section, positions, at);
       read.set(section.scan.index, { points: tally.kept, invalid: tally.invalid, bounds: tally.bounds });
       if (tally.bounds) {
         for (let k = 0; k < 3; k++) {

@@ -1,6 +1,7 @@
 // LAS and LAZ files: the header and (E)VLRs (las-header.ts, las-vlrs.ts), the CRS they state (las-crs.ts),
-// then the points, from an uncompressed body (las-body.ts) or LAZ chunks (laz-body.ts; a COPC file's octree
-// nodes, copc.ts), filtered while decoded. Coordinates are the file's integers scaled in double: a Float64Array, which xhd is exact over.
+// then the points, from an uncompressed body (las-native.ts on every core where the library is built, else
+// las-body.ts) or LAZ chunks (laz-body.ts; a COPC file's octree nodes, copc.ts), filtered while decoded.
+// Coordinates are the file's integers scaled in double: a Float64Array, which xhd is exact over.
 import { badCoordinate, boundsAreExact, finishGeometry, firstInexactCoordinate, plural } from './build.js';
 import { computeBounds, type Bounds, type Geometry, type ReadOptions } from './geometry.js';
 import { withOpenFile } from './input-file.js';
@@ -8,10 +9,12 @@ import { allocatePositions } from './allocate-positions.js';
 import { isCrsRecord, lasCrs } from './las-crs.js';
 import { checkLasBodySize, parseLasHeader, type LasHeader } from './las-header.js';
 import { readLasBody } from './las-body.js';
+import { readLasNatively } from './las-native.js';
 import { newTally, recordFilter, TALLY_MAX, TALLY_MIN, TALLY_RAW_MAX, TALLY_RAW_MIN } from './las-records.js';
 import { lidarSummary, type LidarSummary } from './las-summary.js';
 import { readLasVlrs, readVlrPayload, MAX_PAYLOAD, type LasVlr } from './las-vlrs.js';
 import { readLazBody } from './laz-body.js';
+import { nativeReader } from './native-reader.js';
 import { filteredNote, hasFilters } from './point-filters.js';
 import type { CopcSummary } from './copc-select.js';
 import { formatCount } from '../core/counts.js';
@@ -30,16 +33,22 @@ export function readLasFile(path: string, size: number, prefix: Uint8Array, opti
       body = readLazBody(fd, path, size, header, vlrs, filter, options.lasAttributes === true);
     } else {
       checkLasBodySize(header, size, path);
-      const positions = allocatePositions(header.pointCount, path);
-      const tally = newTally();
-      const attributes = options.lasAttributes ? new Uint8Array(2 * header.pointCount) : undefined;
-      body = { positions, kept: readLasBody(fd, path, header, filter, positions, tally, attributes ?? null), tally, attributes };
+      const reader = nativeReader();
+      if (reader) {
+        body = readLasNatively(reader, path, header, filter, filters?.every ?? 1, options.lasAttributes === true);
+      } else {
+        const positions = allocatePositions(header.pointCount, path);
+        const tally = newTally();
+        const attributes = options.lasAttributes ? new Uint8Array(2 * header.pointCount) : undefined;
+        body = { positions, kept: readLasBody(fd, path, header, filter, positions, tally, attributes ?? null), tally, attributes };
+      }
     }
     return lasGeometry(path, header, vlrs, body, options, crs);
   });
 }
 
-type LasBody = { positions: Float64Array; kept: number; tally: Float64Array; laz?: LidarSummary['laz']; attributes?: Uint8Array; copc?: CopcSummary };
+/** The decoded body; `thinned` when --every is applied already (the native reader does), its bounds in the tally. */
+type LasBody = { positions: Float64Array; kept: number; tally: Float64Array; laz?: LidarSummary['laz']; attributes?: Uint8Array; copc?: CopcSummary; thinned?: boolean };
 
 /** Keeps the first of every `every` points (and their attributes), in place; returns how many remain. */
 function thin(positions: Float64Array, count: number, every: number, attributes?: Uint8Array): number {
@@ -54,10 +63,10 @@ function thin(positions: Float64Array, count: number, every: number, attributes?
 function lasGeometry(path: string, header: LasHeader, vlrs: LasVlr[], body: LasBody, options: ReadOptions, crs: ReturnType<typeof lasCrs>): Geometry {
   const { tally } = body;
   let kept = body.kept;
-  const every = options.filters?.every ?? 1;
-  if (every > 1) kept = thin(body.positions, kept, every, body.attributes);
+  const thinHere = (options.filters?.every ?? 1) > 1 && body.thinned !== true;
+  if (thinHere) kept = thin(body.positions, kept, options.filters!.every!, body.attributes);
   const positions = 3 * kept === body.positions.length ? body.positions : body.positions.slice(0, 3 * kept);
-  const bounds: Bounds = every > 1 ? computeBounds(positions)
+  const bounds: Bounds = thinHere ? computeBounds(positions)
     : { min: [tally[TALLY_MIN], tally[TALLY_MIN + 1], tally[TALLY_MIN + 2]], max: [tally[TALLY_MAX], tally[TALLY_MAX + 1], tally[TALLY_MAX + 2]] };
   if (kept > 0 && !boundsAreExact(bounds)) {
     const bad = firstInexactCoordinate(positions);

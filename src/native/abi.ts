@@ -205,6 +205,74 @@ export const DELIMITED_RESULT = declareStruct('xhd_delimited_result', {
   max: ['double', 3],
 });
 
+export const LAS_JOB = declareStruct('xhd_las_job', {
+  body_offset: 'uint64_t',
+  point_count: 'uint64_t',
+  piece_bytes: 'uint64_t',
+  every: 'uint64_t',
+  record_length: 'uint32_t',
+  extended: 'int32_t',
+  scale: ['double', 3],
+  offset: ['double', 3],
+  classes: 'const uint8_t *',
+  box: 'const double *',
+  returns: 'int32_t',
+  threads: 'int32_t',
+});
+export const LAS_RESULT = declareStruct('xhd_las_result', {
+  kind: 'int32_t',
+  error_number: 'int32_t',
+  record: 'uint64_t',
+  byte: 'uint64_t',
+  kept: 'uint64_t',
+  class_counts: ['uint64_t', 256],
+  return_counts: ['uint64_t', 16],
+  raw_min: ['double', 3],
+  raw_max: ['double', 3],
+  min: ['double', 3],
+  max: ['double', 3],
+});
+export const XHD_LAS_OK = 0;
+export const XHD_LAS_TRUNCATED = 1;
+export const XHD_LAS_SYSTEM_ERROR = 2;
+
+export type RawLasResult = Decoded<typeof LAS_RESULT>;
+
+export const E57_JOB = declareStruct('xhd_e57_job', {
+  data_start: 'uint64_t',
+  section_end: 'uint64_t',
+  records: 'uint64_t',
+  piece_bytes: 'uint64_t',
+  minimum: ['int64_t', 4],
+  scale: ['double', 4],
+  offset: ['double', 4],
+  kind: ['int32_t', 4],
+  bits: ['int32_t', 4],
+  stream: ['int32_t', 4],
+  field_count: 'int32_t',
+  spherical: 'int32_t',
+  pose: 'const double *',
+  threads: 'int32_t',
+  reserved: 'int32_t',
+});
+export const E57_RESULT = declareStruct('xhd_e57_result', {
+  kind: 'int32_t',
+  error_number: 'int32_t',
+  kept: 'uint64_t',
+  invalid: 'uint64_t',
+  min: ['double', 3],
+  max: ['double', 3],
+});
+export const XHD_E57_INTEGER = 0;
+export const XHD_E57_SCALED = 1;
+export const XHD_E57_FLOAT32 = 2;
+export const XHD_E57_FLOAT64 = 3;
+export const XHD_E57_OK = 0;
+export const XHD_E57_PROBLEM = 1;
+export const XHD_E57_SYSTEM_ERROR = 2;
+
+export type RawE57Result = Decoded<typeof E57_RESULT>;
+
 export const LAZ_JOB = declareStruct('xhd_laz_job', {
   chunks: 'const uint64_t *',
   chunk_count: 'uint64_t',
@@ -393,6 +461,9 @@ export const PROTOTYPES = {
     'int32_t xhd_read_file(const char *path, uint64_t offset, uint64_t length, int32_t threads, uint8_t *buffer, _Out_ xhd_file_read *result)',
   readPlyVertices:
     'int32_t xhd_read_ply_vertices(const char *path, const xhd_ply_vertex_layout *layout, void *xyz, _Out_ xhd_read_result *result)',
+  readLas:
+    'int32_t xhd_read_las(const char *path, const xhd_las_job *job, double *positions, uint8_t *attributes, _Out_ xhd_las_result *result)',
+  readE57: 'int32_t xhd_read_e57(const char *path, const xhd_e57_job *job, double *positions, _Out_ xhd_e57_result *result)',
   readLaz:
     'int32_t xhd_read_laz(const char *path, const xhd_laz_job *job, double *positions, double *chunk_raw, uint8_t *records, ' +
     'uint8_t *attributes, _Out_ xhd_laz_result *result)',

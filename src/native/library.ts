@@ -79,6 +79,8 @@ export interface NativeBackend {
 export interface NativeReaders {
   readFile: koffi.KoffiFunction;
   readPlyVertices: koffi.KoffiFunction;
+  readLas: koffi.KoffiFunction;
+  readE57: koffi.KoffiFunction;
   readLaz: koffi.KoffiFunction;
   writeLaz: koffi.KoffiFunction;
   compressLazChunk: koffi.KoffiFunction;
@@ -196,6 +198,8 @@ export function loadBackend(name: BackendName): NativeBackend {
       readers: capabilities.fileReaders && capabilities.delimitedText ? {
         readFile: lib.func(PROTOTYPES.readFile),
         readPlyVertices: lib.func(PROTOTYPES.readPlyVertices),
+        readLas: lib.func(PROTOTYPES.readLas),
+        readE57: lib.func(PROTOTYPES.readE57),
         readLaz: lib.func(PROTOTYPES.readLaz),
         writeLaz: lib.func(PROTOTYPES.writeLaz),
         compressLazChunk: lib.func(PROTOTYPES.compressLazChunk),
