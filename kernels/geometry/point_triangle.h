@@ -72,20 +72,25 @@ XHD_HD Dvec3 dcross_accurate(Dvec3 a, Dvec3 b) {
   return {det2(a.y, b.z, a.z, b.y), det2(a.z, b.x, a.x, b.z), det2(a.x, b.y, a.y, b.x)};
 }
 
-XHD_HD double dnorm1(Dvec3 v) { return fabs(v.x) + fabs(v.y) + fabs(v.z); }
-
-// Whether the plane projection X of the point lies strictly on the inner side of one edge, proven despite
-// rounding: w = p - (the edge's start), e the edge, n the accurate normal (edges taken in the order a, b, c,
-// so m = n x e points inward). The exact sign wanted is that of (w . m) with the exact normal and edge (p - X
-// is along n, so w . m = (X - start) . m). The computed value is within 9.9u |w| |m| of it: u |w||m| from w's
-// own rounding, 5.9u |w||m| from m (n within 2u |n| of the normal, e within u |e| of the edge, then the cross
-// product's rounding 2^0.5 * 2u |n||e|, and |m| = |n||e| since n is perpendicular to the edge) and 3u |w||m|
-// from the dot product. The margin 2^-49 |w|_1 |m|_1 >= 16u |w| |m| covers that and its own rounding, so a
-// value above it proves the side. A value below it means either side, with X within 59u |w| of the edge's
-// line (twice the margin, 1-norms within 3x of 2-norms).
-XHD_HD bool proven_inner_side(Dvec3 w, Dvec3 e, Dvec3 n) {
+// Which side of one edge's line the plane projection X of the point lies on, proven despite rounding: w = p -
+// (the edge's start), e the edge, n the accurate normal (edges taken in the order a, b, c, so m = n x e points
+// inward). The exact sign wanted is that of (w . m) with the exact normal and edge (p - X is along n, so
+// w . m = (X - start) . m). Componentwise, with c = |n| x |e| (c_x = |n_y||e_z| + |n_z||e_y|, ...: |m_k| <= c_k):
+// w's rounding moves the value by u sum |w_k||m_k|; m's, by sum |w_k| times (n's 2u + e's u + the cross
+// product's 2u) c_k; the dot product's, by 3u sum |w_k||m_k|. So it is within 9u sum |w_k| c_k of the exact
+// value, to first order, and the margin 2^-49 sum |w_k| c_k = 16u sum |w_k| c_k covers that and its own
+// rounding: a value beyond it proves the side (kInner: strictly inside; kOuter: strictly outside). Within it
+// either side is possible, and X lies within twice the margin over |m| = |n||e| of the edge's line: since
+// |c| <= 2^0.5 |n||e|, within 46u |w| (less where the rounding errors run along the edge, as for a needle:
+// long edges along an axis give tiny c_k across them).
+enum EdgeSide { kInner, kOuter, kUnsure };
+XHD_HD EdgeSide edge_side(Dvec3 w, Dvec3 e, Dvec3 n) {
   const Dvec3 m = dcross(n, e);
-  return ddot(w, m) > (1.0 / (1ull << 49)) * (dnorm1(w) * dnorm1(m));
+  const Dvec3 an = {fabs(n.x), fabs(n.y), fabs(n.z)}, ae = {fabs(e.x), fabs(e.y), fabs(e.z)};
+  const Dvec3 c = {an.y * ae.z + an.z * ae.y, an.z * ae.x + an.x * ae.z, an.x * ae.y + an.y * ae.x};
+  const double value = ddot(w, m);
+  const double margin = (1.0 / (1ull << 49)) * (fabs(w.x) * c.x + fabs(w.y) * c.y + fabs(w.z) * c.z);
+  return value > margin ? kInner : (value < -margin ? kOuter : kUnsure);
 }
 
 // Closest point of triangle (a, b, c) to p, as an offset from a. ap = p - a, ab = b - a, ac = c - a.
@@ -96,7 +101,7 @@ XHD_HD bool proven_inner_side(Dvec3 w, Dvec3 e, Dvec3 n) {
 //     diam), the corners by u diam, and the distance, 1-Lipschitz in both, by at most u D + 2u diam. From here
 //     on D is the distance from the rounded point P to the rounded triangle T' = (0, B, C), which holds every
 //     further bound (to first order: the higher terms are below 2^-90 D).
-//  1. Interior: taken only when all three sides are proven (proven_inner_side), so X is truly inside T' and
+//  1. Interior: taken only when all three sides are proven inner (edge_side), so X is truly inside T' and
 //     D = h, the distance to T's plane. Computed as s^2 / nn with s = P . n and nn = n . n: s is within 3u |P||n|
 //     of P . n, n's direction within 4u of the true normal's (so P . n / |n| within 4u |P| of h), and the square,
 //     the division and nn add 5u relative to the square, 2.6u to the distance: within 7.1u |P| + 2.7u h of h.
@@ -105,10 +110,13 @@ XHD_HD bool proven_inner_side(Dvec3 w, Dvec3 e, Dvec3 n) {
 //     w and edge e) is within 9.9u |w| + u |e| of its exact distance (its parameter within 7u |w| / |e|, the
 //     closest point within 7.1u |w| + u |e| of the true one, the difference and its square 2.7u of the
 //     distance), plus u |w| + u |e| for the rounding of w and e themselves (b's and c's offsets): with |w| <=
-//     |P| + diam <= D + 2 diam, within 11u D + 24.1u diam. The nearest edge is D itself when X is outside T'
-//     (or T' has no plane); when X is inside but not proven, X lies within delta = 59u (h + 2 diam) of an
-//     edge, whose distance sqrt(h^2 + delta^2) exceeds h by at most delta^2 / 2h < 2^-90 h when h >= diam,
-//     else by delta <= 177u diam.
+//     |P| + diam <= D + 2 diam, within 11u D + 24.1u diam. When one side is proven outer, X is truly outside
+//     T' and its nearest point Y is D away on an edge whose line X is not strictly inside of (p - Y lies in
+//     the normal cone at Y: an edge's outer side, or at a corner the outer side of one of its two edges), so
+//     the edges proven inner are skipped. Otherwise all three: the nearest is D when T' has no plane or X is
+//     outside; when X is inside, an unsure side puts X within delta = 46u (h + 2 diam) of its line, so within
+//     delta of T's boundary (the perpendicular to that line leaves T' before reaching it), at a distance
+//     sqrt(h^2 + delta^2), at most delta^2 / 2h < 2^-90 h above h when h >= diam, else delta <= 138u diam.
 // So every backend's value is this function's, and the searches' filters need to reach only 2^-49 D +
 // 2^-45 diam past a triangle (surface_bounds.h), where the plain evaluation (inside tests from cross products
 // of p - a, p - b, p - c, whose rounding grows with |p - a|^2) could be off by 2^-21 of the distance at 1e10.
@@ -116,17 +124,25 @@ XHD_HD SurfacePoint closest_on_triangle_local(Dvec3 ap, Dvec3 ab, Dvec3 ac) {
   const Dvec3 n = dcross_accurate(ab, ac);
   const Dvec3 bc = dsub(ac, ab), bp = dsub(ap, ab), cp = dsub(ap, ac);
   const Dvec3 ca = {-ac.x, -ac.y, -ac.z};
-  if ((n.x != 0.0 || n.y != 0.0 || n.z != 0.0) && proven_inner_side(ap, ab, n) && proven_inner_side(bp, bc, n) &&
-      proven_inner_side(cp, ca, n)) {
+  // No plane (repeated or collinear corners): the triangle is its three edges.
+  EdgeSide on_ab = kUnsure, on_bc = kUnsure, on_ca = kUnsure;
+  if (n.x != 0.0 || n.y != 0.0 || n.z != 0.0) {
+    on_ab = edge_side(ap, ab, n);
+    on_bc = edge_side(bp, bc, n);
+    on_ca = edge_side(cp, ca, n);
     const double s = ddot(ap, n), nn = ddot(n, n);
-    if (nn > 0.0) {             // (0 only when n's squares underflow: then the edges below)
+    if (on_ab == kInner && on_bc == kInner && on_ca == kInner && nn > 0.0) {  // (nn 0: n's squares underflow)
       const double h = s / nn;  // signed height over the plane, in units of n
       return {s * s / nn, {ap.x - h * n.x, ap.y - h * n.y, ap.z - h * n.z}};
     }
   }
-  // Outside, not proven inside, or no plane (repeated or collinear corners: the triangle is its edges).
-  return nearer(nearer(closest_on_segment_local(ap, ab), shifted(closest_on_segment_local(bp, bc), ab)),
-                shifted(closest_on_segment_local(cp, ca), ac));
+  // Proven outside one edge: the edges proven inner are skipped. Otherwise (unsure, or no plane) all three.
+  const bool outside = on_ab == kOuter || on_bc == kOuter || on_ca == kOuter;
+  SurfacePoint best{static_cast<double>(INFINITY), {0.0, 0.0, 0.0}};
+  if (!outside || on_ab != kInner) best = nearer(best, closest_on_segment_local(ap, ab));
+  if (!outside || on_bc != kInner) best = nearer(best, shifted(closest_on_segment_local(bp, bc), ab));
+  if (!outside || on_ca != kInner) best = nearer(best, shifted(closest_on_segment_local(cp, ca), ac));
+  return best;
 }
 
 // Closest point of segment [a, b] to p (a zero-length segment is the point a).

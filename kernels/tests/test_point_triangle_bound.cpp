@@ -81,6 +81,7 @@ void check_bound(Dvec3 p, Dvec3 a, Dvec3 b, Dvec3 c, const char* what) {
   constexpr double u = 0x1.0p-53;
   const xhd::SurfacePoint s = xhd::closest_on_triangle(p, a, b, c);
   const Quad truth = true_distance(p, a, b, c);
+  CHECK(std::isfinite(s.d2));
   const Quad computed = qsqrt(s.d2);
   const double diam = longest_edge(a, b, c);
   const double bound = 12.2 * u * static_cast<double>(truth) + 204.0 * u * diam;
@@ -159,8 +160,11 @@ void check_triangle(xhd_test::Random& rng, const Tri& t, double far) {
                     t.name);
     // Beyond a corner along the edge's line, far away, and slightly off it.
     const Dvec3 edge = xhd::dsub(w, v);
-    check_bound(add(w, scale(edge, far / size)), t.a, t.b, t.c, t.name);
-    check_bound(add(add(w, scale(edge, far / size)), scale(normal, 1e-6 * size)), t.a, t.b, t.c, t.name);
+    const double edge_length = std::sqrt(xhd::ddot(edge, edge));
+    if (edge_length > 0) {
+      check_bound(add(w, scale(edge, far / edge_length)), t.a, t.b, t.c, t.name);
+      check_bound(add(add(w, scale(edge, far / edge_length)), scale(normal, 1e-6 * size)), t.a, t.b, t.c, t.name);
+    }
   }
   // Random directions.
   for (int k = 0; k < 20; ++k) check_bound(add(t.a, scale(random_unit(rng), far)), t.a, t.b, t.c, t.name);
