@@ -119,7 +119,7 @@ XHD_HD EdgeSide edge_side(Dvec3 w, Dvec3 e, Dvec3 n) {
 //     sqrt(h^2 + delta^2), at most delta^2 / 2h < 2^-90 h above h when h >= diam, else delta <= 138u diam.
 // So every backend's value is this function's, and the searches' filters need to reach only 2^-49 D +
 // 2^-45 diam past a triangle (surface_bounds.h), where the plain evaluation (inside tests from cross products
-// of p - a, p - b, p - c, whose rounding grows with |p - a|^2) could be off by 2^-21 of the distance at 1e10.
+// of p - a, p - b, p - c, whose rounding grows with |p - a|^2) could be off by 2^-21 of the distance at 6.5e10.
 XHD_HD SurfacePoint closest_on_triangle_local(Dvec3 ap, Dvec3 ab, Dvec3 ac) {
   const Dvec3 n = dcross_accurate(ab, ac);
   const Dvec3 bc = dsub(ac, ab), bp = dsub(ap, ab), cp = dsub(ap, ac);
