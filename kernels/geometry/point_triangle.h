@@ -55,32 +55,94 @@ XHD_HD SurfacePoint shifted(SurfacePoint s, Dvec3 offset) {
   return {s.d2, {s.at.x + offset.x, s.at.y + offset.y, s.at.z + offset.z}};
 }
 
+// Kahan's 2x2 determinant x*y - z*w: the rounding of z*w is recovered exactly by a fused multiply-add, so
+// the result's relative error is at most 2u, u = 2^-53 (Jeannerod, Louvet and Muller, "Further analysis of
+// Kahan's algorithm for the accurate computation of 2x2 determinants", Math. Comp. 2013), and it is exactly
+// 0 when x*y == z*w. fma is IEEE's correctly rounded fused operation on the host and the GPU alike (explicit:
+// the build's -ffp-contract=off and --fmad=false forbid only implicit contraction), so both round the same.
+XHD_HD double det2(double x, double y, double z, double w) {
+  const double zw = z * w;
+  const double zw_error = fma(-z, w, zw);  // zw - z*w, exactly
+  return fma(x, y, -zw) + zw_error;
+}
+
+// The cross product with each component to 2u of itself (det2): unlike dcross, its direction stays within
+// 4u radians of the true normal however thin the triangle, and it is exactly zero only for collinear edges.
+XHD_HD Dvec3 dcross_accurate(Dvec3 a, Dvec3 b) {
+  return {det2(a.y, b.z, a.z, b.y), det2(a.z, b.x, a.x, b.z), det2(a.x, b.y, a.y, b.x)};
+}
+
+// Which side of one edge's line the plane projection X of the point lies on, proven despite rounding: w = p -
+// (the edge's start), e the edge, n the accurate normal (edges taken in the order a, b, c, so m = n x e points
+// inward). The exact sign wanted is that of (w . m) with the exact normal and edge (p - X is along n, so
+// w . m = (X - start) . m). Componentwise, with c = |n| x |e| (c_x = |n_y||e_z| + |n_z||e_y|, ...: |m_k| <= c_k):
+// w's rounding moves the value by u sum |w_k||m_k|; m's, by sum |w_k| times (n's 2u + e's u + the cross
+// product's 2u) c_k; the dot product's, by 3u sum |w_k||m_k|. So it is within 9u sum |w_k| c_k of the exact
+// value, to first order, and the margin 2^-49 sum |w_k| c_k = 16u sum |w_k| c_k covers that and its own
+// rounding: a value beyond it proves the side (kInner: strictly inside; kOuter: strictly outside). Within it
+// either side is possible, and X lies within twice the margin over |m| = |n||e| of the edge's line: since
+// |c| <= 2^0.5 |n||e|, within 46u |w| (less where the rounding errors run along the edge, as for a needle:
+// long edges along an axis give tiny c_k across them).
+enum EdgeSide { kInner, kOuter, kUnsure };
+XHD_HD EdgeSide edge_side(Dvec3 w, Dvec3 e, Dvec3 n) {
+  const Dvec3 m = dcross(n, e);
+  const Dvec3 an = {fabs(n.x), fabs(n.y), fabs(n.z)}, ae = {fabs(e.x), fabs(e.y), fabs(e.z)};
+  const Dvec3 c = {an.y * ae.z + an.z * ae.y, an.z * ae.x + an.x * ae.z, an.x * ae.y + an.y * ae.x};
+  const double value = ddot(w, m);
+  const double margin = (1.0 / (1ull << 49)) * (fabs(w.x) * c.x + fabs(w.y) * c.y + fabs(w.z) * c.z);
+  return value > margin ? kInner : (value < -margin ? kOuter : kUnsure);
+}
+
 // Closest point of triangle (a, b, c) to p, as an offset from a. ap = p - a, ab = b - a, ac = c - a.
+//
+// Error bound (u = 2^-53, D = the true distance from p to the triangle, diam = its longest edge; no underflow
+// or overflow in the products). The computed distance sqrt(d2) is within 12.2u D + 204u diam of D:
+//  0. The subtractions p - a, b - a, c - a round each by u of itself: the point moves by u |p - a| <= u (D +
+//     diam), the corners by u diam, and the distance, 1-Lipschitz in both, by at most u D + 2u diam. From here
+//     on D is the distance from the rounded point P to the rounded triangle T' = (0, B, C), which holds every
+//     further bound (to first order: the higher terms are below 2^-90 D).
+//  1. Interior: taken only when all three sides are proven inner (edge_side), so X is truly inside T' and
+//     D = h, the distance to T's plane. Computed as s^2 / nn with s = P . n and nn = n . n: s is within 3u |P||n|
+//     of P . n, n's direction within 4u of the true normal's (so P . n / |n| within 4u |P| of h), and the square,
+//     the division and nn add 5u relative to the square, 2.6u to the distance: within 7.1u |P| + 2.7u h of h.
+//     X inside means |P| <= h + diam: within 9.8u h + 7.1u diam.
+//  2. Otherwise the nearest of the three edges. Each segment (closest_on_segment_local with its start's offset
+//     w and edge e) is within 9.9u |w| + u |e| of its exact distance (its parameter within 7u |w| / |e|, the
+//     closest point within 7.1u |w| + u |e| of the true one, the difference and its square 2.7u of the
+//     distance), plus u |w| + u |e| for the rounding of w and e themselves (b's and c's offsets): with |w| <=
+//     |P| + diam <= D + 2 diam, within 11u D + 24.1u diam. When one side is proven outer, X is truly outside
+//     T' and its nearest point Y is D away on an edge whose line X is not strictly inside of (p - Y lies in
+//     the normal cone at Y: an edge's outer side, or at a corner the outer side of one of its two edges), so
+//     the edges proven inner are skipped. Otherwise all three: the nearest is D when T' has no plane or X is
+//     outside; when X is inside, an unsure side puts X within delta = 46u (h + 2 diam) of its line, so within
+//     delta of T's boundary (the perpendicular to that line leaves T' before reaching it), at a distance
+//     sqrt(h^2 + delta^2), at most delta^2 / 2h < 2^-90 h above h when h >= diam, else delta <= 138u diam.
+// So every backend's value is this function's, and the searches' filters need to reach only 2^-49 D +
+// 2^-45 diam past a triangle (surface_bounds.h), where the plain evaluation (inside tests from cross products
+// of p - a, p - b, p - c, whose rounding grows with |p - a|^2) could be off by 2^-21 of the distance at 6.5e10.
 XHD_HD SurfacePoint closest_on_triangle_local(Dvec3 ap, Dvec3 ab, Dvec3 ac) {
-  const Dvec3 n = dcross(ab, ac);
-  const double nn = ddot(n, n);
+  const Dvec3 n = dcross_accurate(ab, ac);
   const Dvec3 bc = dsub(ac, ab), bp = dsub(ap, ab), cp = dsub(ap, ac);
-  if (nn > 0.0) {
-    // p projects inside when it lies on the inner side of all three edges (seen along n).
-    const Dvec3 pa = {-ap.x, -ap.y, -ap.z}, pb = {-bp.x, -bp.y, -bp.z}, pc = {-cp.x, -cp.y, -cp.z};
-    const bool in_ab = ddot(dcross(pa, pb), n) >= 0.0;
-    const bool in_bc = ddot(dcross(pb, pc), n) >= 0.0;
-    const bool in_ca = ddot(dcross(pc, pa), n) >= 0.0;
-    if (in_ab && in_bc && in_ca) {
-      const double h = ddot(ap, n) / nn;  // signed height over the plane, in units of n
-      const Dvec3 q = {ap.x - h * n.x, ap.y - h * n.y, ap.z - h * n.z};
-      const Dvec3 d = dsub(ap, q);
-      return {ddot(d, d), q};
+  const Dvec3 ca = {-ac.x, -ac.y, -ac.z};
+  // No plane (repeated or collinear corners): the triangle is its three edges.
+  EdgeSide on_ab = kUnsure, on_bc = kUnsure, on_ca = kUnsure;
+  if (n.x != 0.0 || n.y != 0.0 || n.z != 0.0) {
+    on_ab = edge_side(ap, ab, n);
+    on_bc = edge_side(bp, bc, n);
+    on_ca = edge_side(cp, ca, n);
+    const double s = ddot(ap, n), nn = ddot(n, n);
+    if (on_ab == kInner && on_bc == kInner && on_ca == kInner && nn > 0.0) {  // (nn 0: n's squares underflow)
+      const double h = s / nn;  // signed height over the plane, in units of n
+      return {s * s / nn, {ap.x - h * n.x, ap.y - h * n.y, ap.z - h * n.z}};
     }
-    // Outside a convex polygon, the nearest boundary point lies on an edge whose inner side p misses.
-    SurfacePoint best{static_cast<double>(INFINITY), {0.0, 0.0, 0.0}};
-    if (!in_ab) best = nearer(best, closest_on_segment_local(ap, ab));
-    if (!in_bc) best = nearer(best, shifted(closest_on_segment_local(bp, bc), ab));
-    if (!in_ca) best = nearer(best, shifted(closest_on_segment_local(cp, {-ac.x, -ac.y, -ac.z}), ac));
-    return best;
   }
-  return nearer(nearer(closest_on_segment_local(ap, ab), shifted(closest_on_segment_local(bp, bc), ab)),
-                shifted(closest_on_segment_local(cp, {-ac.x, -ac.y, -ac.z}), ac));
+  // Proven outside one edge: the edges proven inner are skipped. Otherwise (unsure, or no plane) all three.
+  const bool outside = on_ab == kOuter || on_bc == kOuter || on_ca == kOuter;
+  SurfacePoint best{static_cast<double>(INFINITY), {0.0, 0.0, 0.0}};
+  if (!outside || on_ab != kInner) best = nearer(best, closest_on_segment_local(ap, ab));
+  if (!outside || on_bc != kInner) best = nearer(best, shifted(closest_on_segment_local(bp, bc), ab));
+  if (!outside || on_ca != kInner) best = nearer(best, shifted(closest_on_segment_local(cp, ca), ac));
+  return best;
 }
 
 // Closest point of segment [a, b] to p (a zero-length segment is the point a).
