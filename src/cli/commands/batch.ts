@@ -12,14 +12,20 @@ import { countOf, formatDistance, formatMs } from '../../report/format.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
 import { writeBatchReport } from '../../report/html/batch-html.js';
 import { checkViewerBuilt } from '../../report/html/viewer-bundle.js';
-import { checkWritable } from '../../report/output-file.js';
+import { checkWritable, writeOutputFile } from '../../report/output-file.js';
 import { withInterrupts } from './interrupts.js';
+import { addShardOptions, resolveShard, type ShardFlags } from './shard-options.js';
+import { dealtIndices } from '../../core/shard.js';
+import { UsageError } from '../../core/errors.js';
+import { answerOptions, contentIdentity, runId } from '../../jobs/shard-run.js';
+import type { BatchShardTag } from '../../report/batch-merge.js';
 
 const EXAMPLES = `
 Examples:
   $ xhd batch pairs.csv > results.jsonl            every pair; exit 1 when a row's threshold is exceeded
   $ xhd batch pairs.jsonl --fail-above 1%          the limit for rows without a threshold of their own
   $ xhd batch pairs.csv --backend cpu | jq -c 'select(.status != "passed")'
+  $ xhd batch pairs.csv --shard 2/4 --partial part-2.jsonl   every 4th pair from the 3rd; xhd merge part-*.jsonl
 
 The manifest is a .csv whose first line names the columns a, b (paths), and optionally threshold (a distance,
 or a percentage such as 1%) and metric (hd, hd95, mean, rms, chamfer), or a .jsonl with one object a line:
@@ -37,12 +43,16 @@ export function registerBatch(program: Command): void {
     .command('batch')
     .description('compare every pair listed in a CSV or JSON Lines manifest, one process and one loaded backend; JSON Lines on stdout')
     .argument('<manifest>', 'pairs to compare: a .csv (columns a, b, optional threshold, metric) or a .jsonl file');
-  addMeasureOptions(command)
+  addShardOptions(addMeasureOptions(command), 'every N-th pair of the manifest from the I-th')
     .option('--report <file.html>', 'also write a self-contained HTML page: every pair in a sortable table, the distribution of a metric')
     .addHelpText('after', EXAMPLES)
-    .action(async (manifestPath: string, allFlags: MeasureFlags & { report?: string }) => {
-      const { report, ...flags } = allFlags;
+    .action(async (manifestPath: string, allFlags: MeasureFlags & ShardFlags & { report?: string }) => {
+      const { report, shard: givenShard, partial, ...flags } = allFlags;
       const { quiet } = flags;
+      const shard = resolveShard(givenShard, 'batch');
+      if (shard && report !== undefined) throw new UsageError('--report draws the whole batch; a shard has only its own pairs: merge the shards first');
+      if (partial !== undefined && !shard) throw new UsageError('--partial writes one shard\'s output: give --shard I/N (or run in a job array)');
+      if (partial !== undefined) checkWritable(partial);
       if (report !== undefined) {
         checkViewerBuilt('batch');
         checkWritable(report); // before the pairs run, not after
@@ -51,8 +61,18 @@ export function registerBatch(program: Command): void {
       // The batch draws one bar over the pairs: a pair's own bar would fight it for the line.
       const { failAbove, metric, progress: _pairBars, ...compare } = measureOptions(flags);
       // Everything is checked before the first pair runs: a bad manifest is one error line, nothing measured.
+      // Every shard checks every row, so a bad manifest fails every shard alike.
       const manifest = readManifest(manifestPath);
-      const pairs = planBatch(manifest, { failAbove, metric: metric ?? 'hd', percentile: compare.percentile });
+      const planned = planBatch(manifest, { failAbove, metric: metric ?? 'hd', percentile: compare.percentile });
+      const pairs = shard ? dealtIndices(planned.length, shard).map((i) => planned[i]) : planned;
+      const tag: BatchShardTag | null = shard ? {
+        index: shard.index, count: shard.count, manifest_pairs: planned.length,
+        run_id: runId({ command: 'batch', manifest: contentIdentity(manifestPath), options: answerOptions({ ...compare, failAbove, metric }) }, shard.count),
+      } : null;
+      if (tag && !quiet) process.stderr.write(`xhd batch: shard ${tag.index} of ${tag.count}: ${pairs.length} of ${planned.length} pairs (run ${tag.run_id})\n`);
+      // With --partial the lines wait for the end and go to the file only when the shard finished.
+      const lines: string[] = [];
+      const emit = (text: string) => (partial !== undefined ? lines.push(text) : process.stdout.write(text));
 
       const bar = ProgressBar.forStderr('batch', quiet);
       let signal: AbortSignal | undefined;
@@ -64,8 +84,8 @@ export function registerBatch(program: Command): void {
           onProgress: (done, total) => bar.update(done, total),
           onPair: (pair, outcome) => {
             bar.finish(); // the bar's line, on a terminal, must not run into what is printed next
-            const record = pairJson(pair, outcome);
-            process.stdout.write(JSON.stringify(record) + '\n');
+            const record = tag ? { ...pairJson(pair, outcome), shard: tag } : pairJson(pair, outcome);
+            emit(JSON.stringify(record) + '\n');
             if (report !== undefined) records.push(record);
             if (!quiet) {
               const line = pairStderrLine(manifest.path, pair, outcome);
@@ -76,10 +96,15 @@ export function registerBatch(program: Command): void {
       } finally {
         bar.finish();
       }
-      const totals = summaryJson(manifest.path, summary);
-      process.stdout.write(JSON.stringify({ summary: totals }) + '\n');
+      const totals = tag ? { ...summaryJson(manifest.path, summary), shard: tag } : summaryJson(manifest.path, summary);
+      emit(JSON.stringify({ summary: totals }) + '\n');
       if (!quiet) process.stderr.write(summaryLine(summary) + '\n');
-      if (summary.interrupted) throw new CancelledError(signal?.reason);
+      if (summary.interrupted) throw new CancelledError(signal?.reason); // no --partial file: the shard did not finish
+      if (partial !== undefined) {
+        await writeOutputFile(partial, function* () {
+          for (const line of lines) yield Buffer.from(line, 'utf8');
+        }, signal);
+      }
       if (report !== undefined) await writeBatchReport(report, records, totals, process.argv.slice(2), signal);
       setExitStatus(summary.exitCode);
     });
