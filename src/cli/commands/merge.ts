@@ -14,6 +14,7 @@ import { renderCompareCsv } from '../../report/compare-csv.js';
 import { renderCompareJson } from '../../report/compare-json.js';
 import { renderCompareText } from '../../report/compare-text.js';
 import { terminalChalk } from '../terminal.js';
+import { countOf } from '../../core/counts.js';
 
 type MergeFlags = { json: boolean; output?: 'text' | 'json' | 'csv'; csvHeader: boolean; quiet: boolean };
 
@@ -85,7 +86,7 @@ export function registerMerge(program: Command): void {
       for (const pair of merged.pairs) process.stdout.write(JSON.stringify(pair) + '\n');
       process.stdout.write(JSON.stringify({ summary: merged.summary }) + '\n');
       const s = merged.summary as Record<string, number>;
-      if (!flags.quiet) process.stderr.write(`xhd merge: ${s.pairs} pairs from ${parts.length} shards: ${s.passed} passed, ${s.exceeded} exceeded, ${s.errors} errors\n`);
+      if (!flags.quiet) process.stderr.write(`xhd merge: ${countOf(s.pairs, "pair")} from ${parts.length} shards: ${s.passed} passed, ${s.exceeded} exceeded, ${countOf(s.errors, "error")}\n`);
       setExitStatus(s.exit_code);
     });
 }
