@@ -86,7 +86,7 @@ export function registerMerge(program: Command): void {
       for (const pair of merged.pairs) process.stdout.write(JSON.stringify(pair) + '\n');
       process.stdout.write(JSON.stringify({ summary: merged.summary }) + '\n');
       const s = merged.summary as Record<string, number>;
-      if (!flags.quiet) process.stderr.write(`xhd merge: ${countOf(s.pairs, "pair")} from ${parts.length} shards: ${s.passed} passed, ${s.exceeded} exceeded, ${countOf(s.errors, "error")}\n`);
+      if (!flags.quiet) process.stderr.write(`xhd merge: ${countOf(s.pairs, 'pair')} from ${parts.length} shards: ${s.passed} passed, ${s.exceeded} exceeded, ${countOf(s.errors, 'error')}\n`);
       setExitStatus(s.exit_code);
     });
 }
