@@ -9,6 +9,8 @@ import { describe, it } from 'node:test';
 import { fixture } from './helpers.js';
 import { hasStackTrace, runXhd, scratchDir, writeXyz, type RunResult } from './cli-run.js';
 import { rng, uniform } from './random-points.js';
+import { probeBackend } from '../src/ops/backends.js';
+import { suiteUnless } from './skippable-suite.js';
 
 const dir = scratchDir();
 const path = (name: string) => join(dir, name);
@@ -23,12 +25,12 @@ function answer(r: RunResult): Record<string, unknown> {
   return json;
 }
 
-/** Runs shards 0..n-1 into parts, returning their paths; every shard must succeed. */
-function runShards(a: string, b: string, n: number, args: string[], tag: string): string[] {
+/** Runs shards 0..n-1 into parts, returning their paths; every shard must succeed. backend(i): shard i's. */
+function runShards(a: string, b: string, n: number, args: string[], tag: string, backend: (i: number) => string = () => 'cpu'): string[] {
   const parts: string[] = [];
   for (let i = 0; i < n; i++) {
     const part = path(`${tag}-${i}.part`);
-    const r = runXhd(['compare', a, b, '--backend', 'cpu', '--quiet', '--shard', `${i}/${n}`, '--partial', part, ...args]);
+    const r = runXhd(['compare', a, b, '--backend', backend(i), '--quiet', '--shard', `${i}/${n}`, '--partial', part, ...args]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, '', 'a shard prints nothing on stdout: its answer is in its part');
     parts.push(part);
@@ -174,6 +176,30 @@ describe('xhd merge: refusals', () => {
     writeFileSync(garbled, bytes);
     refused(merge(parts[0], garbled, parts[2]), /garbled\.part \(byte 16\): the header is not valid JSON/);
     refused(merge(parts[0], path('nowhere.part'), parts[2]), /nowhere\.part: no such file/);
+    const huge = path('huge.part');
+    const lying = readFileSync(parts[1]);
+    lying.writeBigUInt64LE(1n << 50n, 8); // a header length of a petabyte: refused, not allocated
+    writeFileSync(huge, lying);
+    refused(merge(parts[0], huge, parts[2]), /huge\.part \(byte 8\): the header length 1125899906842624 is beyond any part's/);
     refused(merge(parts[0], ua), /ref-0\.part is a compare part but .*ua\.xyz is not/);
+  });
+});
+
+// The lead's GPU machine: shards on the CUDA backend, and shards on different backends in one run (the run id
+// leaves the backend out), merge into the CPU's unsharded answer, bit for bit.
+const cuda = probeBackend('cuda');
+suiteUnless(cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`, 'xhd merge of compare parts measured on a GPU', () => {
+  it('CUDA shards, and CPU and CUDA shards mixed, merge into the CPU\'s unsharded answer', () => {
+    const cases = [[ua, ub, ['--percentile', '95']], [ta, tb, ['--stats']], [sa, sb, ['--percentile', '99.5']]] as const;
+    for (const [n, [a, b, args]] of cases.entries()) {
+      const whole = answer(runXhd(['compare', a, b, '--backend', 'cpu', '--quiet', '--json', ...args]));
+      for (const [tag, backend] of [['gpu', () => 'cuda'], ['mixed', (i: number) => (i % 2 === 0 ? 'cuda' : 'cpu')]] as const) {
+        const parts = runShards(a, b, 3, [...args], `${tag}-${n}`, backend);
+        const merged = runXhd(['merge', ...parts, '--json']);
+        assert.equal(merged.code, 0, merged.stderr);
+        assert.deepEqual(answer(merged), whole, `${tag}: ${a} against ${b}`);
+        assert.match(JSON.parse(merged.stdout).backend, tag === 'gpu' ? /^cuda$/ : /cuda\+cpu|cpu\+cuda/);
+      }
+    }
   });
 });

@@ -3,6 +3,7 @@
 // among the largest (the unsharded run's rule, as each slice already applied it inside itself); the statistics
 // are computed from every slice's distances put back in query order, so the sums run in the same order and
 // the percentiles select from the same values: bit for bit the unsharded run's.
+import { UsageError } from '../core/errors.js';
 import { distanceStats } from '../metrics/distance-stats.js';
 import { finishResult } from './compare.js';
 import type { CompareResult, DirectionSlice, ShardPart, Witness } from './compare-result.js';
@@ -40,8 +41,25 @@ function sumOf(parts: LoadedComparePart[], f: (r: CompareResult) => number): num
   return parts.reduce((t, p) => t + f(p.result), 0);
 }
 
+/**
+ * What the run id cannot promise: the parts of one run read the same inputs (as many points, the same
+ * dimension, the same emptiness) and hold what the merge needs (distances when the statistics are asked for).
+ * Only a part written by hand or by another program fails this; each refusal names its file.
+ */
+function checkConsistent(parts: LoadedComparePart[]): void {
+  const base = parts[0];
+  const shape = (r: CompareResult) => JSON.stringify([r.a.points, r.a.dims, r.b.points, r.b.dims, r.directed, r.empty !== null, r.shardPart!.ab === null]);
+  for (const p of parts) {
+    if (shape(p.result) !== shape(base.result)) throw new UsageError(`${base.file} and ${p.file} describe different inputs (points, dimensions or directions), though their run ids agree`);
+    for (const s of [p.result.shardPart.ab, p.result.shardPart.ba]) {
+      if (s && base.result.shardPart.merge.stats && s.end > s.start && !s.distances) throw new UsageError(`${p.file} holds no distances, which the statistics asked for need`);
+    }
+  }
+}
+
 /** The merged result, from parts already checked to be every shard of one run (sorted here by shard). */
 export function mergeCompareParts(given: LoadedComparePart[]): CompareResult {
+  checkConsistent(given);
   const parts = [...given].sort((x, y) => x.result.shardPart.shard.index - y.result.shardPart.shard.index);
   const base = parts[0].result;
   const merge = base.shardPart.merge;

@@ -18,6 +18,8 @@ export const PART_MAGIC = 'XHDPART1';
 const FORMAT = 'xhd-compare-part';
 const FORMAT_VERSION = 1;
 const PREFIX_BYTES = 16;
+/** A header is a few kilobytes; a length beyond this is a damaged file, not a reason to allocate it. */
+const MAX_HEADER_BYTES = 64 << 20;
 
 function align8(n: number): number {
   return Math.ceil(n / 8) * 8;
@@ -110,6 +112,7 @@ export function readComparePart(file: string): LoadedComparePart {
     const prefix = Buffer.alloc(PREFIX_BYTES);
     if (readExactly(fd, prefix, 0) < PREFIX_BYTES || !looksLikeComparePart(prefix)) throw new InputError(file, { byte: 0 }, `not an xhd compare part (it does not start with ${PART_MAGIC})`);
     const headerBytes = Number(prefix.readBigUInt64LE(8));
+    if (headerBytes > MAX_HEADER_BYTES) throw new InputError(file, { byte: 8 }, `the header length ${headerBytes} is beyond any part's (at most ${MAX_HEADER_BYTES} bytes): a damaged file`);
     if (PREFIX_BYTES + headerBytes > size) throw new InputError(file, { byte: 8 }, `truncated: the header is ${headerBytes} bytes but the file is ${size}`);
     const json = Buffer.alloc(headerBytes);
     readExactly(fd, json, PREFIX_BYTES);
