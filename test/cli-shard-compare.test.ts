@@ -2,11 +2,12 @@
 // (HD, witnesses with ties to the smallest index, every statistic and percentile, relative values, verdict),
 // on several inputs; every refusal is one line, exit 2, and a failed shard leaves no file.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
-import { fixture } from './helpers.js';
+import { fixture, xhdBin } from './helpers.js';
 import { hasStackTrace, runXhd, scratchDir, writeXyz, type RunResult } from './cli-run.js';
 import { rng, uniform } from './random-points.js';
 import { probeBackend } from '../src/ops/backends.js';
@@ -143,6 +144,27 @@ describe('xhd compare --shard: refusals', () => {
     const r = shard(ua, fixture('bad-token.xyz'), '--shard', '1/2', '--partial', path('failed.part'));
     refused(r, /bad-token\.xyz:2: expected a number/);
     assert.equal(readdirSync(dir).length, before, 'nothing written');
+  });
+});
+
+describe('xhd compare --shard: a shard stopped by SIGTERM (a job scheduler\'s time limit)', () => {
+  it('exits 143 and leaves no part', async () => {
+    // brute force on one thread over 60,000 × 60,000 points: seconds of work on any machine
+    const big = path('big.xyz'), bigB = path('big-b.xyz');
+    writeXyz(big, uniform(60_000, 3, rng(7)));
+    writeXyz(bigB, uniform(60_000, 3, rng(8)));
+    const part = path('stopped.part');
+    const child = spawn(process.execPath, [xhdBin, 'compare', big, bigB, '--method', 'brute', '--threads', '1', '--quiet', '--shard', '0/2', '--partial', part]);
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.equal(child.exitCode, null, 'the shard finished before it could be stopped');
+    child.kill('SIGTERM');
+    assert.equal(await exited, 143, stderr);
+    assert.equal(stderr, 'xhd: terminated\n');
+    assert.ok(!existsSync(part), 'no part');
+    assert.deepEqual(readdirSync(dir).filter((f) => f.includes('stopped.part')), [], 'no temporary file either');
   });
 });
 
