@@ -149,16 +149,17 @@ describe('xhd compare --shard: refusals', () => {
 
 describe('xhd compare --shard: a shard stopped by SIGTERM (a job scheduler\'s time limit)', () => {
   it('exits 143 and leaves no part', async () => {
-    // brute force on one thread over 60,000 × 60,000 points: seconds of work on any machine
+    // brute force on one thread over 150,000 × 150,000 points (2.25 · 10^10 distances): many seconds on any machine;
+    // stopped after 4 s, when the process has long installed its handlers even on a loaded host
     const big = path('big.xyz'), bigB = path('big-b.xyz');
-    writeXyz(big, uniform(60_000, 3, rng(7)));
-    writeXyz(bigB, uniform(60_000, 3, rng(8)));
+    writeXyz(big, uniform(150_000, 3, rng(7)));
+    writeXyz(bigB, uniform(150_000, 3, rng(8)));
     const part = path('stopped.part');
     const child = spawn(process.execPath, [xhdBin, 'compare', big, bigB, '--method', 'brute', '--threads', '1', '--quiet', '--shard', '0/2', '--partial', part]);
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await new Promise((resolve) => setTimeout(resolve, 4000));
     assert.equal(child.exitCode, null, 'the shard finished before it could be stopped');
     child.kill('SIGTERM');
     assert.equal(await exited, 143, stderr);
