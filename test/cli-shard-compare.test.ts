@@ -12,6 +12,7 @@ import { hasStackTrace, runXhd, scratchDir, writeXyz, type RunResult } from './c
 import { rng, uniform } from './random-points.js';
 import { probeBackend } from '../src/ops/backends.js';
 import { suiteUnless } from './skippable-suite.js';
+import { writeNifti } from './nifti-writer.js';
 
 const dir = scratchDir();
 const path = (name: string) => join(dir, name);
@@ -92,6 +93,23 @@ describe('xhd merge of compare parts: the unsharded answer', () => {
     assertMergeIsWhole(small, ta, 5, ['--directed', '--stats'], 'small');
     assertMergeIsWhole(ua, ub, 2, ['--method', 'eb', '--percentile', '90'], 'eb');
     assertMergeIsWhole(ta, small, 3, ['--method', 'brute'], 'brute');
+  });
+  it('2D points, and NIfTI masks (their surface voxels in millimetres) with a label and HD95', () => {
+    const r2 = rng(5);
+    const plane = (n: number, dx: number) => Array.from({ length: n }, () => `${(r2() + dx).toFixed(5)},${r2().toFixed(5)}`);
+    const p2a = writeText('plane-a.csv', ['x,y', ...plane(700, 0)]), p2b = writeText('plane-b.csv', ['x,y', ...plane(500, 0.1)]);
+    const m = assertMergeIsWhole(p2a, p2b, 3, ['--stats'], 'plane');
+    assert.equal(m.witness_ab.a_point.length, 2);
+    const n = 20;
+    const blob = (cx: number, r: number, label: number) => {
+      const v = new Uint8Array(n * n * n);
+      for (let z = 0; z < n; z++) for (let y = 0; y < n; y++) for (let x = 0; x < n; x++) if ((x - cx) ** 2 + (y - 10) ** 2 + (z - 10) ** 2 <= r * r) v[x + n * (y + n * z)] = label;
+      return v;
+    };
+    writeNifti(path('mask-a.nii.gz'), { dims: [n, n, n], values: blob(9, 6, 2), spacing: [1.5, 1, 2], gzip: true });
+    writeNifti(path('mask-b.nii.gz'), { dims: [n, n, n], values: blob(11, 5, 2), spacing: [1.5, 1, 2], gzip: true });
+    const mask = assertMergeIsWhole(path('mask-a.nii.gz'), path('mask-b.nii.gz'), 4, ['--label', '2', '--percentile', '95'], 'mask');
+    assert.equal(mask.a.format, 'nifti');
   });
   it('an empty input: every part holds the policy\'s answer', () => {
     assertMergeIsWhole(fixture('empty.xyz'), ua, 2, ['--empty', 'zero-or-diagonal', '--stats'], 'empty');
