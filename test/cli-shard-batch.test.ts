@@ -150,14 +150,15 @@ describe('xhd batch --shard: refusals and no partial file', () => {
   });
   it('a shard stopped by SIGTERM (a job scheduler\'s time limit) leaves no file', async () => {
     const long = path('long.csv');
-    writeFileSync(long, 'a,b\n' + 'a.xyz,b.xyz\n'.repeat(400));
+    // 10,000 pairs for shard 0: tens of seconds even on a fast machine; stopped half a second in
+    writeFileSync(long, 'a,b\n' + 'a.xyz,b.xyz\n'.repeat(20_000));
     const out = path('long-0.jsonl');
     const child = spawn(process.execPath, [xhdBin, 'batch', long, '--backend', 'cpu', '--shard', '0/2', '--partial', out], { env: { ...process.env, ...clean } });
     let stderr = '';
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal === 'SIGTERM' ? 143 : null))));
     await new Promise<void>((resolve) => child.stderr.on('data', (d) => {
       stderr += String(d);
-      if (stderr.includes('200 of 400 pairs')) setTimeout(resolve, 500);
+      if (stderr.includes('10000 of 20000 pairs')) setTimeout(resolve, 500);
     }));
     child.kill('SIGTERM');
     assert.equal(await exited, 143, stderr);
