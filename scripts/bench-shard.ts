@@ -3,7 +3,10 @@
 // (`xhd batch --shard I/N --partial`, what the N tasks of a Slurm job array run), then `xhd merge`d; the
 // merged stream must equal the single process's. The shards run as local processes, so the figures exclude
 // a scheduler's queueing (Slurm's sbatch --wait polls every few seconds). Prints a markdown report.
-//   scripts/bench-shard [--pairs 1000] [--shards 4] [--threads 1] [--size 48] [--backend cpu|auto|cuda] [--out docs/file.md]
+//   scripts/bench-shard [--pairs 1000] [--shards 4] [--threads 1] [--size 48] [--backend cpu|auto|cuda] [--slurm] [--out docs/file.md]
+// --slurm also runs the shards as a real job array (sbatch --array --wait of examples/slurm-batch.sh) on a
+// one-node Slurm cluster started on localhost for the run (test/slurm-cluster.ts; needs slurm-wlm, munge, root);
+// that wall time includes Slurm's scheduling and sbatch --wait's polling (seconds).
 // --threads is each process's: the single process and every shard get the same, so the shards use
 // N times the cores; on a host with fewer than N · threads cores they compete for them.
 import { spawn, spawnSync } from 'node:child_process';
@@ -12,6 +15,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { writeNifti } from '../test/nifti-writer.js';
+import { LocalSlurm, slurmUnavailable } from '../test/slurm-cluster.js';
 import { rng } from '../test/random-points.js';
 import { formatMs, libraryVersion, publishReport, runLines } from './bench/report.js';
 import { ROOT } from './bench/root.js';
@@ -19,10 +23,10 @@ import { ROOT } from './bench/root.js';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const XHD = join(ROOT, 'bin', 'xhd');
 
-interface Settings { pairs: number; shards: number; threads: number; size: number; backend: string; out?: string; keep: boolean }
+interface Settings { pairs: number; shards: number; threads: number; size: number; backend: string; slurm: boolean; out?: string; keep: boolean }
 
 function parseSettings(argv: string[]): Settings {
-  const s: Settings = { pairs: 1000, shards: 4, threads: 1, size: 48, backend: 'cpu', keep: false };
+  const s: Settings = { pairs: 1000, shards: 4, threads: 1, size: 48, backend: 'cpu', slurm: false, keep: false };
   for (let i = 0; i < argv.length; i++) {
     const value = () => {
       if (i + 1 >= argv.length) throw new Error(`${argv[i]} needs a value`);
@@ -41,8 +45,9 @@ function parseSettings(argv: string[]): Settings {
       case '--backend': s.backend = value(); break;
       case '--out': s.out = value(); break;
       case '--keep': s.keep = true; break;
+      case '--slurm': s.slurm = true; break;
       case '--help':
-        process.stdout.write('scripts/bench-shard [--pairs 1000] [--shards 4] [--threads 1] [--size 48] [--backend cpu] [--out FILE] [--keep]\n');
+        process.stdout.write('scripts/bench-shard [--pairs 1000] [--shards 4] [--threads 1] [--size 48] [--backend cpu] [--slurm] [--out FILE] [--keep]\n');
         process.exit(0);
         break;
       default: throw new Error(`unknown option ${argv[i]}`);
@@ -125,6 +130,29 @@ function runShard(manifest: string, s: Settings, index: number, part: string): P
   });
 }
 
+/** The largest of the shards' own batch times (their summaries' total_ms): the work, without process starts. */
+function slowestShardMs(parts: string[]): number {
+  return Math.max(...parts.map((p) => JSON.parse(readFileSync(p, 'utf8').trim().split('\n').at(-1)!).summary.total_ms as number));
+}
+
+/** The shards as a Slurm job array on a local one-node cluster: wall ms of sbatch --wait, or why not. */
+async function runOnSlurm(manifest: string, s: Settings, dir: string): Promise<{ ms: number; parts: string[] } | { why: string }> {
+  const unavailable = slurmUnavailable();
+  if (unavailable) return { why: unavailable };
+  const cluster = await LocalSlurm.start();
+  try {
+    const out = join(dir, 'slurm-parts');
+    const started = performance.now();
+    const r = cluster.sbatch([`--array=0-${s.shards - 1}`, '--wait', `--cpus-per-task=${s.threads}`, `--output=${join(dir, 'slurm-%a.log')}`, `--chdir=${dir}`,
+      join(ROOT, 'examples', 'slurm-batch.sh'), manifest, out, '--backend', s.backend], { XHD: XHD });
+    const ms = performance.now() - started;
+    if (r.code !== 0) return { why: `sbatch failed (exit ${r.code}): ${r.stderr.trim()}` };
+    return { ms, parts: Array.from({ length: s.shards }, (_, i) => join(out, `batch-${i}.jsonl`)) };
+  } finally {
+    await cluster.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const s = parseSettings(process.argv.slice(2));
   const dir = mkdtempSync(join(tmpdir(), 'xhd-bench-shard-'));
@@ -158,6 +186,19 @@ async function main(): Promise<void> {
     const mergeMs = performance.now() - mergeStarted;
     const mergeCpu = childCpuSeconds() - shardsCpuBefore - shardsCpu;
     const identical = merged.status === one.status && answers(merged.stdout) === answers(one.stdout);
+    const slowest = slowestShardMs(parts);
+    let slurmRow = '';
+    if (s.slurm) {
+      log(`${s.shards} Slurm array tasks: sbatch --array=0-${s.shards - 1} --wait examples/slurm-batch.sh`);
+      const slurm = await runOnSlurm(manifest, s, dir);
+      if ('why' in slurm) slurmRow = `| ${s.shards} Slurm array tasks | skipped: ${slurm.why} | | |`;
+      else {
+        const m = spawnSync(process.execPath, [XHD, 'merge', ...slurm.parts, '--quiet'], { encoding: 'utf8', maxBuffer: 1 << 30 });
+        const same = m.status === one.status && answers(m.stdout) === answers(one.stdout);
+        slurmRow = `| ${s.shards} Slurm array tasks (sbatch --wait), merged ${same ? 'identical' : 'DIFFERENT'} | ${formatMs(slurm.ms)} | ${(oneMs / slurm.ms).toFixed(2)}× | (not measured) |`;
+        if (!same) process.exitCode = 1;
+      }
+    }
 
     const cores = availableParallelism();
     const report = [
@@ -173,6 +214,9 @@ async function main(): Promise<void> {
       `| 1 process | ${formatMs(oneMs)} | 1.00× | ${oneCpu.toFixed(2)} |`,
       `| ${s.shards} shards side by side | ${formatMs(shardsMs)} | ${(oneMs / shardsMs).toFixed(2)}× | ${shardsCpu.toFixed(2)} |`,
       `| ${s.shards} shards + xhd merge | ${formatMs(shardsMs + mergeMs)} | ${(oneMs / (shardsMs + mergeMs)).toFixed(2)}× | ${(shardsCpu + mergeCpu).toFixed(2)} |`,
+      ...(slurmRow ? [slurmRow] : []),
+      '',
+      `The slowest shard's own batch time (its summary's total_ms, without its process start): ${formatMs(slowest)} ms; the single process's: ${formatMs(JSON.parse(one.stdout.trim().split('\n').at(-1)!).summary.total_ms)} ms.`,
       '',
       `With ${s.shards} shards on ${s.shards} · ${s.threads} free cores the wall time would be about the largest shard's CPU time plus the merge; ` +
         `the CPU time the shards add over the single process (${(shardsCpu + mergeCpu - oneCpu).toFixed(2)} s) is ${s.shards - 1} more process starts and library loads, and the merge.`,
