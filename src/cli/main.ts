@@ -14,6 +14,7 @@ type Register = (program: Command) => void;
 const COMMANDS: Record<string, () => Promise<Register>> = {
   compare: async () => (await import('./commands/compare.js')).registerCompare,
   batch: async () => (await import('./commands/batch.js')).registerBatch,
+  merge: async () => (await import('./commands/merge.js')).registerMerge,
   distance: async () => (await import('./commands/distance.js')).registerDistance,
   info: async () => (await import('./commands/info.js')).registerInfo,
   doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
@@ -47,6 +48,7 @@ Examples:
   $ xhd compare a.ply b.ply            exact symmetric Hausdorff distance
   $ xhd compare a.ply b.ply --json     the same as one JSON object
   $ xhd batch pairs.csv                every pair listed in a manifest, one JSON line each
+  $ xhd merge parts/*.part --json      a sharded run's parts put together (see --shard)
   $ xhd distance a.off b.off --both    minimum and maximum distance between two meshes
   $ xhd distance a.off b.off --frames poses.csv   the same for every pose of B in a file
   $ xhd info scan.ply                  what xhd reads from a file

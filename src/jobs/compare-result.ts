@@ -19,6 +19,7 @@ import type { LabelSelection } from './label-selection.js';
 import type { ToleranceReport } from '../metrics/surface-tolerance.js';
 import { type RelativeBasis, type RelativeValues } from '../metrics/relative.js';
 import { type ThresholdMetric, type ThresholdSpec, type ThresholdVerdict } from './threshold.js';
+import type { Shard } from '../core/shard.js';
 
 export interface CompareOptions {
   method: Method;
@@ -85,6 +86,11 @@ export interface CompareOptions {
   keepDistances?: boolean;
   /** --classes, --returns, --bbox, --every: which of each input's points are compared. */
   filters?: PointFilters;
+  /**
+   * --shard I/N with --partial: measure only this shard's slice of each direction's queries (against the whole
+   * target) and return it as `shardPart`; the statistics, relative values and verdict wait for `xhd merge`.
+   */
+  shard?: Shard;
 }
 
 export interface InputSummary {
@@ -169,6 +175,8 @@ export interface CompareResult {
   /** stats: the statistics from the per-point distances (points mode; those distances are measured within the query). */
   timingsMs: { read: number; sample: number; upload: number; build: number; query: number; download: number; stats: number; total: number };
   notes: string[];
+  /** With options.shard: this shard's slices, their maxima and witnesses (and distances for the statistics). */
+  shardPart?: ShardPart;
 }
 
 
@@ -227,4 +235,39 @@ function maskSpaceWarning(a: Geometry, b: Geometry): string[] {
   if (!a.grid || !b.grid) return [];
   const difference = spaceDifference(a.grid, b.grid);
   return difference ? [`warning: the two masks do not occupy the same physical space: ${difference}`] : [];
+}
+
+// One shard of a sharded `xhd compare` measures a contiguous slice of each direction's query points, each
+// searched against the whole other set, so every distance in it is the exact one the unsharded run measures.
+// The part keeps the slice's maximum with its witness (ties already to the smallest index within the slice)
+// and, when the statistics are asked for, every distance of the slice in query order.
+
+export interface DirectionSlice {
+  /** The queries [start, end) of this direction that the shard measured (indices into the whole set). */
+  start: number;
+  end: number;
+  /** The slice's largest nearest distance and its witness (indices into the whole sets); null when empty. */
+  max: { distance: number; witness: Witness } | null;
+  /** Each query's nearest distance, in query order: kept only when statistics are asked for. */
+  distances: Float64Array | null;
+}
+
+/** The options `xhd merge` finishes the result with: the statistics, relative values and verdict. */
+export interface MergeOptions {
+  stats: boolean;
+  percentile?: number;
+  percentileVariant?: PercentileVariant;
+  assdVariant?: AssdVariant;
+  relative?: RelativeBasis;
+  failAbove?: ThresholdSpec;
+  metric?: ThresholdMetric;
+}
+
+export interface ShardPart {
+  shard: Shard;
+  /** null when an input was empty: nothing is searched, and every shard holds the whole (policy's) answer. */
+  ab: DirectionSlice | null;
+  /** null also with --directed. */
+  ba: DirectionSlice | null;
+  merge: MergeOptions;
 }

@@ -10,11 +10,12 @@ import { silentProgress } from '../core/progress.js';
 import { hasFaces } from '../ops/surface-compare.js';
 import { relativeValues } from '../metrics/relative.js';
 import { checkThresholdOptions, judge, metricNeeds } from './threshold.js';
-import type { CompareOptions, CompareResult } from './compare-result.js';
+import type { CompareOptions, CompareResult, MergeOptions } from './compare-result.js';
 import { emptyResult, refuseLabelInNeither } from './compare-empty.js';
 import { comparePoints } from './compare-points.js';
 import { compareSurfaceFiles } from './compare-surface.js';
 import { checkToleranceOptions, wantsSurfelDistances } from './surface-metrics.js';
+import { comparePointsShard } from './compare-points-shard.js';
 
 export type { CompareOptions, CompareResult, InputSummary, SurfaceReport, Witness } from './compare-result.js';
 export { wantsStats } from './compare-result.js';
@@ -27,6 +28,22 @@ export async function compareFiles(pathA: string, pathB: string, given: CompareO
   const options = withSurfels(withThresholdNeeds(given));
   const result = await compareInputs(pathA, pathB, options, started);
   result.notes.push(...inapplicableOptionNotes(result, options), ...crsNotes(result.a, result.b));
+  if (result.shardPart) {
+    // A shard's maxima are its slice's: what follows from the whole answer is for `xhd merge` to add.
+    result.shardPart.merge = mergeOptions(options);
+    return result;
+  }
+  return finishResult(result, mergeOptions(options));
+}
+
+/** What finishResult needs of the options: recorded in a shard's part so that `xhd merge` can finish alike. */
+function mergeOptions(options: CompareOptions): MergeOptions {
+  const { percentile, percentileVariant, assdVariant, relative, failAbove, metric } = options;
+  return { stats: options.stats === true || percentile !== undefined, percentile, percentileVariant, assdVariant, relative, failAbove, metric };
+}
+
+/** The relative values and the threshold verdict, which follow from the whole pair's answer. */
+export function finishResult(result: CompareResult, options: MergeOptions): CompareResult {
   if (options.relative) {
     const diagonal = options.relative === 'union' ? result.bboxDiagonal : result[options.relative].bboxDiagonal;
     result.relative = relativeValues(options.relative, diagonal, result);
@@ -93,11 +110,19 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
 
   refuseLabelInNeither(pathA, a, pathB, b, options);
   const empty = emptyOutcome(pathA, a, pathB, b, options.empty);
-  if (empty) return emptyResult(pathA, pathB, a, b, empty, options, started, readMs);
+  if (empty) {
+    const result = emptyResult(pathA, pathB, a, b, empty, options, started, readMs);
+    // Nothing to search: every shard's part holds the whole answer (the policy's value).
+    if (options.shard) result.shardPart = { shard: options.shard, ab: null, ba: null, merge: { stats: false } };
+    return result;
+  }
   if (a.dims !== b.dims) {
     throw new UsageError(`${pathA} is ${a.dims}D but ${pathB} is ${b.dims}D; compare point sets of the same dimension`);
   }
 
+  if (options.shard && !options.verticesOnly && (hasFaces(a) || hasFaces(b))) {
+    throw new UsageError(`--shard splits point sets; ${hasFaces(a) ? pathA : pathB} is a mesh, compared surface to surface: give --vertices-only to compare its vertices, or compare the meshes unsharded`);
+  }
   if (!options.verticesOnly && (hasFaces(a) || hasFaces(b))) return compareSurfaceFiles(pathA, pathB, a, b, options, bar, started, readMs);
   if (options.verticesOnly && (options.sampling !== undefined || options.samples !== undefined || options.density !== undefined)) {
     throw new UsageError('--sampling, --samples and --density sample surfaces; they do not apply with --vertices-only');
@@ -106,5 +131,6 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   if (perSample) {
     throw new UsageError(`${perSample} needs surface mode: per-point distances are measured when an input is a mesh (without --vertices-only)`);
   }
+  if (options.shard) return comparePointsShard(pathA, pathB, a, b, { ...options, shard: options.shard }, bar, started, readMs);
   return comparePoints(pathA, pathB, a, b, options, bar, started, readMs);
 }

@@ -18,8 +18,12 @@ import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-
 import { writeBatchReport } from '../../report/html/batch-html.js';
 import { prepareReportDir, writePairReport } from '../../report/html/pair-reports.js';
 import { checkViewerBuilt } from '../../report/html/viewer-bundle.js';
-import { checkWritable } from '../../report/output-file.js';
+import { checkWritable, writeOutputFile } from '../../report/output-file.js';
 import { withInterrupts } from './interrupts.js';
+import { addShardOptions, resolveShard, type ShardFlags } from './shard-options.js';
+import { dealtIndices } from '../../core/shard.js';
+import { answerOptions, contentIdentity, runId } from '../../jobs/shard-run.js';
+import type { BatchShardTag } from '../../report/batch-merge.js';
 
 const EXAMPLES = `
 Examples:
@@ -27,6 +31,7 @@ Examples:
   $ xhd batch pairs.jsonl --fail-above 1%          the limit for rows without a threshold of their own
   $ xhd batch pairs.csv --backend cpu | jq -c 'select(.status != "passed")'
   $ xhd batch cases.csv --labels all --percentile 95 --summary-csv stats.csv   per label: mean, std, quartiles
+  $ xhd batch pairs.csv --shard 2/4 --partial part-2.jsonl   every 4th pair from the 3rd; xhd merge part-*.jsonl
 
 The manifest is a .csv whose first line names the columns a, b (paths), and optionally threshold (a distance,
 or a percentage such as 1%) and metric (hd, hd95, mean, rms, chamfer), or a .jsonl with one object a line:
@@ -44,15 +49,20 @@ export function registerBatch(program: Command): void {
     .command('batch')
     .description('compare every pair listed in a CSV or JSON Lines manifest, one process and one loaded backend; JSON Lines on stdout')
     .argument('<manifest>', 'pairs to compare: a .csv (columns a, b, optional threshold, metric) or a .jsonl file');
-  addMeasureOptions(command)
+  addShardOptions(addMeasureOptions(command), 'every N-th pair of the manifest from the I-th')
     .option('--report <file.html>', 'also write a self-contained HTML page: every pair in a sortable table, the distribution of a metric')
     .option('--report-dir <dir>', "also write each pair's own compare report page into this directory (pair-LINE.html, LINE its manifest line), linked from --report's table")
     .option('--summary', 'after the pairs, one more JSON Lines object: per label and metric n, n_empty, mean, std, median, q1, q3, min, max', false)
     .option('--summary-csv <file>', 'write those statistics as CSV, one row per label and metric')
     .addHelpText('after', EXAMPLES)
-    .action(async (manifestPath: string, allFlags: MeasureFlags & { report?: string; reportDir?: string; summary: boolean; summaryCsv?: string }) => {
-      const { report, reportDir, summary: wantsSummary, summaryCsv, ...flags } = allFlags;
+    .action(async (manifestPath: string, allFlags: MeasureFlags & ShardFlags & { report?: string; reportDir?: string; summary: boolean; summaryCsv?: string }) => {
+      const { report, reportDir, summary: wantsSummary, summaryCsv, shard: givenShard, partial, ...flags } = allFlags;
       const { quiet } = flags;
+      const shard = resolveShard(givenShard, 'batch');
+      if (shard && report !== undefined) throw new UsageError('--report draws the whole batch; a shard has only its own pairs: merge the shards first');
+      if (shard && (wantsSummary || summaryCsv !== undefined)) throw new UsageError('--summary and --summary-csv describe the whole batch; a shard has only its own pairs');
+      if (partial !== undefined && !shard) throw new UsageError('--partial writes one shard\'s output: give --shard I/N (or run in a job array)');
+      if (partial !== undefined) checkWritable(partial);
       if (report !== undefined) {
         checkViewerBuilt('batch');
         checkWritable(report); // before the pairs run, not after
@@ -69,6 +79,7 @@ export function registerBatch(program: Command): void {
       // A pair's page draws every point's distance, so they are kept until it is written (one pair at a time).
       const compare = { ...measure, keepDistances: reportDir !== undefined };
       // Everything is checked before the first pair runs: a bad manifest is one error line, nothing measured.
+      // Every shard checks every row, so a bad manifest fails every shard alike.
       const manifest = readManifest(manifestPath);
       if (wantsLabelVolumes(compare) && (report !== undefined || reportDir !== undefined)) {
         throw new UsageError('the batch --report page draws one value per pair, and a --report-dir page one label; with --labels or --components use --summary or --summary-csv');
@@ -76,7 +87,16 @@ export function registerBatch(program: Command): void {
       if (wantsLabelVolumes(compare) && (failAbove !== undefined || manifest.rows.some((r) => r.threshold))) {
         throw new UsageError('thresholds check one distance per pair; with --labels or --components a pair has one per label, so give no --fail-above or threshold column');
       }
-      const pairs = planBatch(manifest, { failAbove, metric: metric ?? 'hd', percentile: compare.percentile });
+      const planned = planBatch(manifest, { failAbove, metric: metric ?? 'hd', percentile: compare.percentile });
+      const pairs = shard ? dealtIndices(planned.length, shard).map((i) => planned[i]) : planned;
+      const tag: BatchShardTag | null = shard ? {
+        index: shard.index, count: shard.count, manifest_pairs: planned.length,
+        run_id: runId({ command: 'batch', manifest: contentIdentity(manifestPath), options: answerOptions({ ...compare, failAbove, metric }) }, shard.count),
+      } : null;
+      if (tag && !quiet) process.stderr.write(`xhd batch: shard ${tag.index} of ${tag.count}: ${pairs.length} of ${planned.length} pairs (run ${tag.run_id})\n`);
+      // With --partial the lines wait for the end and go to the file only when the shard finished.
+      const lines: string[] = [];
+      const emit = (text: string) => (partial !== undefined ? lines.push(text) : process.stdout.write(text));
 
       const bar = ProgressBar.forStderr('batch', quiet);
       let signal: AbortSignal | undefined;
@@ -92,8 +112,8 @@ export function registerBatch(program: Command): void {
             // (--report-dir with --labels or --components was refused before the pairs ran.)
             const page = reportDir !== undefined && outcome.status !== 'error' && outcome.result.mode !== 'labels'
               ? await writePairReport(reportDir, pair.row.line, outcome.result, process.argv.slice(2), signal) : undefined;
-            const record = { ...pairJson(pair, outcome), ...(page !== undefined ? { report: page } : {}) };
-            process.stdout.write(JSON.stringify(record) + '\n');
+            const record = { ...pairJson(pair, outcome), ...(page !== undefined ? { report: page } : {}), ...(tag ? { shard: tag } : {}) };
+            emit(JSON.stringify(record) + '\n');
             if (report !== undefined) records.push(record);
             if (!quiet) {
               const line = pairStderrLine(manifest.path, pair, outcome);
@@ -104,15 +124,20 @@ export function registerBatch(program: Command): void {
       } finally {
         bar.finish();
       }
-      const totals = summaryJson(manifest.path, summary);
-      process.stdout.write(JSON.stringify({ summary: totals }) + '\n');
+      const totals = tag ? { ...summaryJson(manifest.path, summary), shard: tag } : summaryJson(manifest.path, summary);
+      emit(JSON.stringify({ summary: totals }) + '\n');
       if (collector) {
         const statistics = collector.summary();
-        if (wantsSummary) process.stdout.write(JSON.stringify(batchSummaryJson(statistics, compare.empty ?? 'default (zero-or-diagonal for masks, error for other inputs)')) + '\n');
+        if (wantsSummary) emit(JSON.stringify(batchSummaryJson(statistics, compare.empty ?? 'default (zero-or-diagonal for masks, error for other inputs)')) + '\n');
         if (summaryCsv !== undefined) await writeBatchSummaryCsv(summaryCsv, statistics, signal);
       }
       if (!quiet) process.stderr.write(summaryLine(summary) + '\n');
-      if (summary.interrupted) throw new CancelledError(signal?.reason);
+      if (summary.interrupted) throw new CancelledError(signal?.reason); // no --partial file: the shard did not finish
+      if (partial !== undefined) {
+        await writeOutputFile(partial, function* () {
+          for (const line of lines) yield Buffer.from(line, 'utf8');
+        }, signal);
+      }
       if (report !== undefined) await writeBatchReport(report, records, totals, process.argv.slice(2), signal);
       setExitStatus(summary.exitCode);
     });

@@ -25,8 +25,10 @@ import { optionParser, parseIntegerOption } from '../option-parsers.js';
 import { terminalChalk } from '../terminal.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
 import { withInterrupts } from './interrupts.js';
+import { addShardOptions, type ShardFlags } from './shard-options.js';
+import { comparePartOptions, writeShardPart } from './compare-partial.js';
 
-type CompareFlags = MeasureFlags & {
+type CompareFlags = MeasureFlags & ShardFlags & {
   json: boolean; output?: 'text' | 'json' | 'csv'; csvHeader: boolean; export?: string; heatmap?: string; histogram: boolean;
   report?: string; reportRange?: [number, number]; reportPoints: number; snapshot?: string;
 };
@@ -50,6 +52,7 @@ Examples:
   $ xhd compare 2019.laz 2023.laz --classes 2 --returns last   two LiDAR epochs, ground only
   $ xhd compare site.e57 survey.las --scan 0 --export d.las   one E57 scan; distances as a LAS scalar field
   $ xhd compare scan.ply model.ply --report diff.html   one HTML page: 3D heatmap, worst regions, plots
+  $ xhd compare a.laz b.laz --shard 1/4 --partial p1.part   shard 1's slice of each direction; xhd merge p*.part
 `;
 
 function outputFormat(flags: CompareFlags): 'text' | 'json' | 'csv' {
@@ -64,7 +67,7 @@ export function registerCompare(program: Command): void {
     .description('exact Hausdorff distance between two point sets, or between surfaces when an input is a mesh, on a GPU when present')
     .argument('<a>', 'first input (OFF, PLY, CSV/XYZ/TXT, STL, OBJ, NIfTI .nii/.nii.gz mask, LAS, LAZ, PCD, E57)')
     .argument('<b>', 'second input');
-  addMeasureOptions(command)
+  addShardOptions(addMeasureOptions(command), "a slice of each direction's points, against the whole other set (with --partial)")
     .option('--json', 'print one JSON object (and nothing else) on stdout (--output json)', false)
     .addOption(new Option('--output <format>', 'text, json (one object), or csv (one line; see --csv-header)').choices(['text', 'json', 'csv']))
     .option('--csv-header', 'with --output csv: print the column names first', false)
@@ -77,6 +80,12 @@ export function registerCompare(program: Command): void {
     .option('--snapshot <file.png>', "write the report's 3D view as a PNG picture, rendered in headless Chromium (with or without --report)")
     .addHelpText('after', EXAMPLES)
     .action(async (a: string, b: string, flags: CompareFlags) => withInterrupts(async (signal) => {
+      const shard = comparePartOptions(a, b, flags);
+      if (shard) {
+        const result = await compareFiles(a, b, { ...measureOptions(flags), shard, signal });
+        await writeShardPart(a, b, flags, result, signal);
+        return;
+      }
       if (flags.heatmap !== undefined) checkWritable(flags.heatmap); // before the work, not after it
       if (flags.export !== undefined) {
         exportFormat(flags.export);
