@@ -28,6 +28,7 @@ constexpr Named kStructs[] = {
     XHD_SIZE_OF(xhd_surface_result),
     XHD_SIZE_OF(xhd_nearest_result),
     XHD_SIZE_OF(xhd_per_point),
+    XHD_SIZE_OF(xhd_placement),
     XHD_SIZE_OF(xhd_laz_job),
     XHD_SIZE_OF(xhd_laz_result),
     XHD_SIZE_OF(xhd_laz_points),
@@ -137,6 +138,13 @@ constexpr Field kFields[] = {
     XHD_FIELD(xhd_per_point, nearest_ab),
     XHD_FIELD(xhd_per_point, distance_ba),
     XHD_FIELD(xhd_per_point, nearest_ba),
+    // xhd_placement
+    XHD_FIELD(xhd_placement, devices),
+    XHD_FIELD(xhd_placement, device_count),
+    XHD_FIELD(xhd_placement, reserved),
+    XHD_FIELD(xhd_placement, memory_limit),
+    XHD_FIELD(xhd_placement, target_tiles),
+    XHD_FIELD(xhd_placement, workers),
     // xhd_laz_job
     XHD_FIELD(xhd_laz_job, chunks),
     XHD_FIELD(xhd_laz_job, chunk_count),

@@ -44,6 +44,12 @@ function inapplicableOptionNotes(result: CompareResult, options: CompareOptions)
   if (options.columns !== undefined && !formats.some((f) => f === 'csv' || f === 'xyz')) {
     notes.push('--columns applies to CSV and XYZ text files; neither input is one, so ignored');
   }
+  const placed = options.devices !== undefined || options.memoryLimit !== undefined;
+  if (placed && result.mode === 'surface') {
+    notes.push('--devices and --memory-limit apply to point compares; the surface compare ran on one GPU');
+  } else if (options.devices !== undefined && result.backend === 'cpu') {
+    notes.push(`--devices applies to the CUDA backend; the CPU backend split the queries among ${result.placement?.workers ?? 1} groups of threads`);
+  }
   if (options.device !== undefined && result.backend === 'cpu') {
     notes.push(`--device ${options.device} applies to the CUDA backend; the CPU backend measured, so ignored`);
   }
