@@ -70,7 +70,7 @@ int32_t hausdorff_placed(const xhd_points* a, const xhd_points* b, const xhd_hau
     } else {
       xhd::gpu_hausdorff_split(*a, *b, *options, progress, *result, search_on, placement, report);
     }
-  } catch (const xhd::DeviceMemoryShort&) {
+  } catch (const xhd::OutOfMemory&) {  // DeviceMemoryShort, or a worker's, which work_split.h labels
     // A target too large for a worker's memory, or an allocation refused mid-run: the same answer from the
     // target in tiles, never a crash. A shortage there too is reported as such.
     progress.restart(((directions & XHD_DIRECTION_AB) ? a->count : 0) +
