@@ -25,6 +25,7 @@
 #include "../geometry/inside_cube.h"
 #include "../abi/parallel.h"
 #include "../abi/per_point.h"
+#include "../abi/tile_minima.h"
 #include "../geometry/point_frame.h"
 #include "../geometry/unique_points.h"
 #include "cost_model.h"
@@ -293,7 +294,7 @@ class PointsWorker {
     XHD_CUDA(cudaMemsetAsync(zero_words.get(), 0, 2 * sizeof(unsigned long long), stream_.get()));
     std::vector<double> tile_d2;
     std::vector<int64_t> tile_to;
-    for (uint32_t t = 0; t < work.plan.tiles; ++t) {
+    for (uint32_t t = 0; t < work.plan.tiles && !work.queue->abandoned(); ++t) {
       progress_.check_cancel();
       // The tile: inside positions [p0, p1), unique indices [lo, hi].
       const uint64_t p0 = t * work.plan.tile, p1 = std::min<uint64_t>(nt, p0 + work.plan.tile);
@@ -345,7 +346,8 @@ class PointsWorker {
       Piece piece;
       while (true) {
         if (tiled) {
-          if (owned >= pieces) break;
+          // Another worker's failure abandons the queue: stop here too, though these pieces are this worker's.
+          if (owned >= pieces || work.queue->abandoned()) break;
           piece.first = owned * work.piece;
           piece.count = std::min<uint64_t>(work.piece, queries - piece.first);
           owned += static_cast<uint64_t>(workers);
@@ -456,15 +458,8 @@ class PointsWorker {
       // targets keep the input's order, so that is the tie rule of one resident target).
       const int threads = std::max(1, host_threads_);
       parallel_blocks(span, 1 << 16, threads, [&](size_t begin, size_t end, int) {
-        for (size_t k = begin; k < end; ++k) {
-          const double d2 = tile_d2[k];
-          if (std::isnan(d2)) continue;
-          const size_t i = lo + k;
-          if (d2 < work.running_d2[i] || (d2 == work.running_d2[i] && tile_to[k] < work.running_to[i])) {
-            work.running_d2[i] = d2;
-            work.running_to[i] = tile_to[k];
-          }
-        }
+        merge_tile(end - begin, tile_d2.data() + begin, tile_to.data() + begin, work.running_d2.data() + lo + begin,
+                   work.running_to.data() + lo + begin);
       });
     }
     ++found.chunks;

@@ -2,7 +2,9 @@
 // xhd_points_compare_placed, which runs that split on groups of threads as the GPU backend runs it on
 // devices: every query is taken exactly once whatever the workers, a failure is named by its worker and
 // keeps its kind, and the answers (per-point values and witnesses) are those of one worker, bit for bit.
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -10,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "../abi/tile_minima.h"
 #include "../abi/work_split.h"
 #include "check.h"
 #include "random_points.h"
@@ -220,4 +223,69 @@ TEST(placed_compare_refuses_a_bad_placement) {
   progress.cancel = 1;
   CHECK_EQ(xhd_points_compare_placed(&a, &a, &options, &both, nullptr, &result, &progress),
            int32_t(XHD_ERROR_CANCELLED));
+}
+
+namespace {
+
+double squared_distance(const std::vector<double>& p, size_t i, const std::vector<double>& q, size_t j) {
+  const double dx = p[3 * i] - q[3 * j], dy = p[3 * i + 1] - q[3 * j + 1], dz = p[3 * i + 2] - q[3 * j + 2];
+  return dx * dx + dy * dy + dz * dz;
+}
+
+}  // namespace
+
+// The out-of-core rule (tile_minima.h) on the CPU: each tile's exact nearest (the brute reference over the
+// tile's points alone), merged in any order of the tiles, is the nearest over the whole target, ties to the
+// smallest input index included (the target repeats points across tiles).
+TEST(nearest_over_tiles_is_the_nearest_over_the_whole_target) {
+  xhd_test::Random rng(31);
+  std::vector<double> target = xhd_test::uniform_points(rng, 900, 0, 1);
+  const std::vector<double> queries = xhd_test::uniform_points(rng, 400, 0.1, 1);
+  // Copies of early points late in the target: equally near points in different tiles.
+  for (int k = 0; k < 60; ++k)
+    target.insert(target.end(), target.begin() + 3 * (7 * k), target.begin() + 3 * (7 * k) + 3);
+  const size_t nt = target.size() / 3, nq = queries.size() / 3;
+  const xhd_points q{nullptr, nq, queries.data()}, all{nullptr, nt, target.data()};
+  xhd_hausdorff_options options{};
+  options.method = XHD_METHOD_BRUTE;
+  options.threads = 2;
+  std::vector<double> want_d(nq);
+  std::vector<int64_t> want_i(nq);
+  xhd_nearest_result r{};
+  CHECK_EQ(xhd_nearest_points(&q, &all, &options, want_d.data(), want_i.data(), &r, nullptr), int32_t(XHD_OK));
+  for (const size_t tile : {size_t(100), size_t(333), nt}) {
+    for (const bool reversed : {false, true}) {
+      std::vector<double> running_d2(nq, INFINITY);
+      std::vector<int64_t> running_to(nq, XHD_NO_INDEX);
+      const size_t tiles = (nt + tile - 1) / tile;
+      for (size_t k = 0; k < tiles; ++k) {
+        const size_t t = reversed ? tiles - 1 - k : k;
+        const size_t first = t * tile, count = std::min(tile, nt - first);
+        const xhd_points part{nullptr, count, target.data() + 3 * first};
+        std::vector<double> d(nq);
+        std::vector<int64_t> at(nq);
+        CHECK_EQ(xhd_nearest_points(&q, &part, &options, d.data(), at.data(), &r, nullptr), int32_t(XHD_OK));
+        std::vector<double> d2(nq);
+        std::vector<int64_t> to(nq);
+        for (size_t i = 0; i < nq; ++i) {
+          to[i] = static_cast<int64_t>(first) + at[i];
+          d2[i] = squared_distance(queries, i, target, static_cast<size_t>(to[i]));
+        }
+        if (k == 0) d2[3] = NAN;  // a query this tile did not measure changes nothing
+        xhd::merge_tile(nq, d2.data(), to.data(), running_d2.data(), running_to.data());
+      }
+      // Query 3 missed one tile (NaN above): the others must be the whole target's nearest exactly.
+      bool same = true;
+      for (size_t i = 0; i < nq; ++i)
+        if (i != 3) same = same && running_to[i] == want_i[i] && std::sqrt(running_d2[i]) == want_d[i];
+      CHECK(same);
+    }
+  }
+  double d2 = INFINITY;
+  int64_t to = XHD_NO_INDEX;
+  CHECK(xhd::offer_tile_nearest(4.0, 9, d2, to));
+  CHECK(!xhd::offer_tile_nearest(4.0, 12, d2, to));  // a tie goes to the smaller index
+  CHECK(xhd::offer_tile_nearest(4.0, 2, d2, to));
+  CHECK(!xhd::offer_tile_nearest(NAN, 0, d2, to));
+  CHECK_EQ(to, int64_t(2));
 }

@@ -47,8 +47,9 @@ function inapplicableOptionNotes(result: CompareResult, options: CompareOptions)
   const placed = options.devices !== undefined || options.memoryLimit !== undefined;
   if (placed && result.mode === 'surface') {
     notes.push('--devices and --memory-limit apply to point compares; the surface compare ran on one GPU');
-  } else if (options.devices !== undefined && result.backend === 'cpu') {
-    notes.push(`--devices applies to the CUDA backend; the CPU backend split the queries among ${result.placement?.workers ?? 1} groups of threads`);
+  } else if (result.backend === 'cpu') {
+    if (options.devices !== undefined) notes.push(`--devices applies to the CUDA backend; the CPU backend split the queries among ${result.placement?.workers ?? 1} groups of threads`);
+    if (options.memoryLimit !== undefined) notes.push('--memory-limit applies to GPU memory; the CPU backend measured, so ignored');
   }
   if (options.device !== undefined && result.backend === 'cpu') {
     notes.push(`--device ${options.device} applies to the CUDA backend; the CPU backend measured, so ignored`);
