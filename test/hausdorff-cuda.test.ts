@@ -221,7 +221,8 @@ suiteUnless(skip, 'CUDA memory handling', () => {
     assert.equal(whole.queryChunks, 1);
   });
 
-  it('a target that does not fit gives a clear error naming the memory needed', async () => {
+  it('a budget too small even for one tile of the target gives a clear error naming the memory needed', async () => {
+    // A target that does not fit is searched in tiles (placement-cuda.test.ts); under 4 MiB not even a tile fits.
     const r = rng(31);
     process.env.XHD_CUDA_MEMORY_LIMIT = String(4 << 20);
     try {

@@ -18,6 +18,16 @@ class Progress {
   void set_total(uint64_t total) const {
     if (p_) __atomic_store_n(&p_->total, total, __ATOMIC_RELAXED);
   }
+  // The work begins again from nothing (a second attempt after the first ran short of memory).
+  void restart(uint64_t total) const {
+    if (!p_) return;
+    __atomic_store_n(&p_->done, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&p_->total, total, __ATOMIC_RELAXED);
+  }
+  // More work than set_total said (e.g. a target searched in tiles measures each query once per tile).
+  void add_to_total(uint64_t more) const {
+    if (p_) __atomic_fetch_add(&p_->total, more, __ATOMIC_RELAXED);
+  }
   void add(uint64_t n) const {
     if (p_) __atomic_fetch_add(&p_->done, n, __ATOMIC_RELAXED);
   }

@@ -32,6 +32,7 @@ constexpr Named kStructs[] = {
     XHD_SIZE_OF(xhd_las_result),
     XHD_SIZE_OF(xhd_e57_job),
     XHD_SIZE_OF(xhd_e57_result),
+    XHD_SIZE_OF(xhd_placement),
     XHD_SIZE_OF(xhd_laz_job),
     XHD_SIZE_OF(xhd_laz_result),
     XHD_SIZE_OF(xhd_laz_points),
@@ -189,6 +190,13 @@ constexpr Field kFields[] = {
     XHD_FIELD(xhd_e57_result, invalid),
     XHD_FIELD(xhd_e57_result, min),
     XHD_FIELD(xhd_e57_result, max),
+    // xhd_placement
+    XHD_FIELD(xhd_placement, devices),
+    XHD_FIELD(xhd_placement, device_count),
+    XHD_FIELD(xhd_placement, reserved),
+    XHD_FIELD(xhd_placement, memory_limit),
+    XHD_FIELD(xhd_placement, target_tiles),
+    XHD_FIELD(xhd_placement, workers),
     // xhd_laz_job
     XHD_FIELD(xhd_laz_job, chunks),
     XHD_FIELD(xhd_laz_job, chunk_count),

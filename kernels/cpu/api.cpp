@@ -2,6 +2,7 @@
 // status code plus a last-error message, since nothing may unwind into the FFI caller.
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "directed.h"
 #include "../abi/distance_context.h"
@@ -14,6 +15,7 @@
 #include "nearest_points.h"
 #include "points_compare.h"
 #include "../abi/per_point.h"
+#include "../abi/work_split.h"
 #include "surface_distance.h"
 #include "xhd.h"
 
@@ -66,7 +68,38 @@ int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausd
   xhd::PointFrame frame;
   xhd::frame_points(*a, b, threads, frame);
   for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
-  xhd::cpu_points_compare(frame, *options, *per_point, threads, progress, *result);
+  xhd::cpu_points_compare(frame, *options, *per_point, threads, 1, progress, *result);
+  return XHD_OK;
+}
+
+// Several workers: each direction's grid queries split among groups of threads (work_split.h), every point
+// measured as xhd_points_compare measures it with outputs, whose witnesses are xhd_hausdorff's. One worker
+// (or none listed) is xhd_points_compare itself. The ordinals and the memory limit are the devices'.
+int32_t points_compare_placed(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                              xhd_placement* placement, const xhd_per_point* per_point, xhd_hausdorff_result* result,
+                              xhd_progress* progress_slot) {
+  const std::vector<int> devices = xhd::placement_devices(placement, options != nullptr ? options->device : 0);
+  const int workers = static_cast<int>(devices.size());
+  if (workers <= 1 || (options != nullptr && options->method == XHD_METHOD_BRUTE)) {
+    const int32_t status = points_compare(a, b, options, per_point, result, progress_slot);
+    if (placement != nullptr) {
+      placement->workers = 1;
+      placement->target_tiles = 1;
+    }
+    return status;
+  }
+  xhd::check_hausdorff_call(a, b, options, result);
+  const xhd_per_point none{};
+  const xhd_per_point& outputs = per_point != nullptr ? *per_point : none;
+  xhd::check_per_point(outputs, options->directions);
+  const xhd::Progress progress(progress_slot);
+  const int threads = xhd::resolve_thread_count(options->threads);
+  xhd::PointFrame frame;
+  xhd::frame_points(*a, b, threads, frame);
+  for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
+  xhd::cpu_points_compare(frame, *options, outputs, threads, workers, progress, *result);
+  placement->workers = static_cast<uint32_t>(workers);
+  placement->target_tiles = 1;
   return XHD_OK;
 }
 
@@ -160,6 +193,13 @@ XHD_API int32_t xhd_points_compare(const xhd_points* a, const xhd_points* b, con
                                    const xhd_per_point* per_point, xhd_hausdorff_result* result,
                                    xhd_progress* progress) {
   return xhd::guarded([&] { return points_compare(a, b, options, per_point, result, progress); });
+}
+
+XHD_API int32_t xhd_points_compare_placed(const xhd_points* a, const xhd_points* b,
+                                          const xhd_hausdorff_options* options, xhd_placement* placement,
+                                          const xhd_per_point* per_point, xhd_hausdorff_result* result,
+                                          xhd_progress* progress) {
+  return xhd::guarded([&] { return points_compare_placed(a, b, options, placement, per_point, result, progress); });
 }
 
 XHD_API int32_t xhd_nearest_points(const xhd_points* queries, const xhd_points* targets,

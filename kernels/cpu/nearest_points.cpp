@@ -16,6 +16,14 @@ namespace xhd {
 PerPointWitness nearest_through_grid(const PointFrame& frame, const FramedSet& queries, const FramedSet& targets,
                                      const PointGrid& grid, int threads, const Progress& progress, double* distance,
                                      int64_t* nearest, uint64_t* evals_out) {
+  return nearest_through_grid(frame, queries, targets, grid, 0, queries.count, threads, progress, distance, nearest,
+                              evals_out);
+}
+
+PerPointWitness nearest_through_grid(const PointFrame& frame, const FramedSet& queries, const FramedSet& targets,
+                                     const PointGrid& grid, size_t first, size_t last, int threads,
+                                     const Progress& progress, double* distance, int64_t* nearest,
+                                     uint64_t* evals_out) {
   // Loose targets (far outliers) are not in the grid: checked in double where they may be nearer (loose_points.h).
   const LooseContext loose = LooseContext::of(frame, targets);
   // Below every squared distance, so no query is ever settled early: with 0, a target point equal to the
@@ -25,9 +33,9 @@ PerPointWitness nearest_through_grid(const PointFrame& frame, const FramedSet& q
   std::vector<PerPointWitness> witness(threads);
   std::vector<ExactSearch> exact(threads, ExactSearch{queries, targets, *loose.tight});
   std::vector<ExactSearch> exact_loose(threads, ExactSearch{queries, targets, *loose.any_pair});
-  parallel_blocks(queries.count, 1024, threads, [&](size_t begin, size_t end, int tid) {
+  parallel_blocks(last - first, 1024, threads, [&](size_t begin, size_t end, int tid) {
     progress.check_cancel();
-    for (size_t i = begin; i < end; ++i) {
+    for (size_t i = first + begin; i < first + end; ++i) {
       GridQuery q;
       for (int k = 0; k < 3; ++k) q.p[k] = queries.xyz[3 * i + k];
       query_nearest(grid, nothing_pruned, q);

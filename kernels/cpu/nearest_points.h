@@ -38,6 +38,11 @@ PerPointWitness nearest_through_grid(const PointFrame& frame, const FramedSet& q
                                      const PointGrid& grid, int threads, const Progress& progress, double* distance,
                                      int64_t* nearest, uint64_t* evals);
 
+// The same for the queries [first, last) alone (the others' outputs untouched), the witness over them.
+PerPointWitness nearest_through_grid(const PointFrame& frame, const FramedSet& queries, const FramedSet& targets,
+                                     const PointGrid& grid, size_t first, size_t last, int threads,
+                                     const Progress& progress, double* distance, int64_t* nearest, uint64_t* evals);
+
 // The reference: every pair in double precision, ties to the smallest target index.
 void nearest_points_brute(const NearestJob& job, xhd_nearest_result& result);
 

@@ -14,6 +14,7 @@
 #include "cuda_check.h"
 #include "device_session.h"
 #include "hausdorff_gpu.h"
+#include "placement.h"
 #include "points_gpu.h"
 #include "../abi/per_point.h"
 #include "mesh_distance_gpu.h"
@@ -31,22 +32,59 @@ void use_device(int device) {
   XHD_CUDA(cudaSetDevice(device));
 }
 
-int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
-                  xhd_hausdorff_result* result, xhd_progress* progress_slot) {
+xhd::DirectedSearch search_on(int device) { return xhd::backend_directed_search(device); }
+
+// Every point measured with its nearest kept over tiles of the target (points_gpu.h), the witnesses alone:
+// those of xhd_hausdorff (per_point.h's rule). Where a resident target does not fit.
+void hausdorff_in_tiles(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                        xhd_hausdorff_result* result, const xhd::Progress& progress, const xhd::Placement& placement,
+                        xhd::PlacementReport& report) {
+  xhd::check_hausdorff_call(a, b, options, result);  // clears what a failed attempt left
+  const xhd_per_point none{};
+  xhd::gpu_points_compare(*a, *b, *options, none, progress, *result, placement, report);
+}
+
+int32_t hausdorff_placed(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                         xhd_hausdorff_result* result, xhd_progress* progress_slot, const xhd::Placement& placement,
+                         xhd::PlacementReport& report) {
   xhd::check_hausdorff_call(a, b, options, result);
   if (options->method == XHD_METHOD_BRUTE)
     throw xhd::InvalidArgument("the brute method is the CPU reference implementation; use the CPU backend");
-  use_device(options->device);
+  xhd::check_devices(placement);
+  use_device(placement.devices[0]);
   const xhd::Progress progress(progress_slot);
   const int directions = options->directions;
   progress.set_total(((directions & XHD_DIRECTION_AB) ? a->count : 0) +
                      ((directions & XHD_DIRECTION_BA) ? b->count : 0));
-  // The X-HD search is what the libraries built from these sources differ in (backend_identity.h); EB and the
-  // rest are the CUDA backend's in every one of them.
-  xhd::DirectedSearch search = xhd::grid_search();
-  if (options->method != XHD_METHOD_EB) search = xhd::backend_directed_search(options->device);
-  xhd::gpu_hausdorff(*a, *b, *options, progress, *result, search);
+  const bool alone = placement.devices.size() == 1 && placement.memory_limit == 0;
+  try {
+    if (alone) {
+      // The X-HD search is what the libraries built from these sources differ in (backend_identity.h); EB and
+      // the rest are the CUDA backend's in every one of them.
+      xhd::DirectedSearch search = xhd::grid_search();
+      if (options->method != XHD_METHOD_EB) search = xhd::backend_directed_search(options->device);
+      xhd::gpu_hausdorff(*a, *b, *options, progress, *result, search);
+    } else if (options->method == XHD_METHOD_EB) {
+      // EB has no split of its own: every point measured, which gives its answers (xhd.h).
+      hausdorff_in_tiles(a, b, options, result, progress, placement, report);
+    } else {
+      xhd::gpu_hausdorff_split(*a, *b, *options, progress, *result, search_on, placement, report);
+    }
+  } catch (const xhd::OutOfMemory&) {  // DeviceMemoryShort, or a worker's, which work_split.h labels
+    // A target too large for a worker's memory, or an allocation refused mid-run: the same answer from the
+    // target in tiles, never a crash. A shortage there too is reported as such.
+    progress.restart(((directions & XHD_DIRECTION_AB) ? a->count : 0) +
+                     ((directions & XHD_DIRECTION_BA) ? b->count : 0));
+    hausdorff_in_tiles(a, b, options, result, progress, placement, report);
+  }
   return XHD_OK;
+}
+
+int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                  xhd_hausdorff_result* result, xhd_progress* progress_slot) {
+  if (options == nullptr) throw xhd::InvalidArgument("options and result must not be null");
+  xhd::PlacementReport report;
+  return hausdorff_placed(a, b, options, result, progress_slot, xhd::Placement{{options->device}, 0}, report);
 }
 
 // Without per-point outputs, xhd_hausdorff itself; with them, every point measured on the device (points_gpu.h).
@@ -59,7 +97,36 @@ int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausd
     throw xhd::InvalidArgument("the brute method is the CPU reference implementation; use the CPU backend");
   use_device(options->device);
   const xhd::Progress progress(progress_slot);
-  xhd::gpu_points_compare(*a, *b, *options, *per_point, progress, *result);
+  xhd::PlacementReport report;
+  xhd::gpu_points_compare(*a, *b, *options, *per_point, progress, *result, xhd::Placement{{options->device}, 0},
+                          report);
+  return XHD_OK;
+}
+
+// On the placement's workers (work_split.h), the memory limit bounding each.
+int32_t points_compare_placed(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                              xhd_placement* placement, const xhd_per_point* per_point, xhd_hausdorff_result* result,
+                              xhd_progress* progress_slot) {
+  if (options == nullptr || result == nullptr) throw xhd::InvalidArgument("options and result must not be null");
+  const xhd::Placement where{xhd::placement_devices(placement, options->device),
+                             placement != nullptr ? placement->memory_limit : 0};
+  xhd::PlacementReport report;
+  if (!xhd::wants_per_point(per_point)) {
+    hausdorff_placed(a, b, options, result, progress_slot, where, report);
+  } else {
+    xhd::check_hausdorff_call(a, b, options, result);
+    xhd::check_per_point(*per_point, options->directions);
+    if (options->method == XHD_METHOD_BRUTE)
+      throw xhd::InvalidArgument("the brute method is the CPU reference implementation; use the CPU backend");
+    xhd::check_devices(where);
+    use_device(where.devices[0]);
+    const xhd::Progress progress(progress_slot);
+    xhd::gpu_points_compare(*a, *b, *options, *per_point, progress, *result, where, report);
+  }
+  if (placement != nullptr) {
+    placement->target_tiles = report.target_tiles;
+    placement->workers = report.workers;
+  }
   return XHD_OK;
 }
 
@@ -150,6 +217,13 @@ XHD_API int32_t xhd_points_compare(const xhd_points* a, const xhd_points* b, con
                                    const xhd_per_point* per_point, xhd_hausdorff_result* result,
                                    xhd_progress* progress) {
   return xhd::guarded([&] { return points_compare(a, b, options, per_point, result, progress); });
+}
+
+XHD_API int32_t xhd_points_compare_placed(const xhd_points* a, const xhd_points* b,
+                                          const xhd_hausdorff_options* options, xhd_placement* placement,
+                                          const xhd_per_point* per_point, xhd_hausdorff_result* result,
+                                          xhd_progress* progress) {
+  return xhd::guarded([&] { return points_compare_placed(a, b, options, placement, per_point, result, progress); });
 }
 
 XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_mesh* mesh,

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "placement.h"
+
 namespace xhd {
 
 int usable_device_count() {
@@ -44,6 +46,38 @@ uint64_t device_memory_budget(int device) {
     if (asked > 0 && asked < budget) budget = asked;
   }
   return budget;
+}
+
+}  // namespace xhd
+
+namespace xhd {
+
+void check_devices(const Placement& placement) {
+  const int count = usable_device_count();
+  for (const int d : placement.devices)
+    if (d < 0 || d >= count)
+      throw InvalidArgument("device " + std::to_string(d) + " does not exist (" + std::to_string(count) +
+                            " CUDA device" + (count == 1 ? "" : "s") + " found)");
+}
+
+std::vector<uint64_t> worker_budgets(const Placement& placement) {
+  std::vector<uint64_t> budgets;
+  for (const int d : placement.devices) {
+    int sharing = 0;
+    for (const int other : placement.devices) sharing += other == d ? 1 : 0;
+    XHD_CUDA(cudaSetDevice(d));
+    uint64_t budget = device_memory_budget(d) / static_cast<uint64_t>(sharing);
+    if (placement.memory_limit > 0 && placement.memory_limit < budget) budget = placement.memory_limit;
+    budgets.push_back(budget);
+  }
+  return budgets;
+}
+
+std::vector<std::string> worker_labels(const Placement& placement) {
+  std::vector<std::string> labels;
+  const int workers = static_cast<int>(placement.devices.size());
+  for (int w = 0; w < workers; ++w) labels.push_back(worker_label(placement.devices[w], w, workers));
+  return labels;
 }
 
 }  // namespace xhd

@@ -366,8 +366,14 @@ void refine_in_double(DeviceMemory& memory, const RefineInput& in, std::vector<u
   for (const uint2& s : survivors)
     if (float_of(s.y) > threshold) open.push_back(s);
   // Each query offers itself at most once, so no source index repeats; ties are broken below.
-  const size_t loose_sources = in.loose_left_out ? in.source->loose.size() : 0;
-  if (open.empty() && loose_sources == 0) throw std::logic_error("the float search left no survivor");
+  const size_t loose_sources = in.loose_left_out && in.settle_loose_sources ? in.source->loose.size() : 0;
+  if (open.empty() && loose_sources == 0) {
+    if (!in.may_be_empty) throw std::logic_error("the float search left no survivor");
+    out.from_index = out.to_index = XHD_NO_INDEX;
+    out.distance = 0.0;
+    out.exact_checks = 0;
+    return;
+  }
   out.exact_checks = open.size() + loose_sources;
 
   // Through the grid where there is one: on the device in double when the float copies are the truth or
@@ -379,8 +385,10 @@ void refine_in_double(DeviceMemory& memory, const RefineInput& in, std::vector<u
   for (size_t s = 0; s < open.size(); ++s) settled[s] = {open[s].x, best[s].dist2, best[s].target};
   if (in.loose_left_out) {
     offer_loose_targets(*in.frame, *in.source, *in.target, settled, in.threads);
-    const std::vector<SourceNearest> loose = settle_loose_sources(*in.frame, *in.source, *in.target, in.threads);
-    settled.insert(settled.end(), loose.begin(), loose.end());
+    if (in.settle_loose_sources) {
+      const std::vector<SourceNearest> loose = settle_loose_sources(*in.frame, *in.source, *in.target, in.threads);
+      settled.insert(settled.end(), loose.begin(), loose.end());
+    }
   }
   size_t winner = 0;  // the largest nearest distance; among ties, the smallest source index
   for (size_t s = 1; s < settled.size(); ++s)

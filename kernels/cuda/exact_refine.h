@@ -50,6 +50,11 @@ struct RefineInput {
   const DeviceGrid* grid;       // the target's grid (X-HD), or null (EB): then every target is scanned
   int threads;                  // host threads for the double-precision evaluations
   bool loose_left_out = false;  // the float search saw no loose point (X-HD); EB sees them all
+  // One worker's share of a direction split among several (work_split.h): its survivors may all fall below
+  // a bound another worker proved (then out.from_index is XHD_NO_INDEX), and only one worker settles the
+  // loose sources.
+  bool may_be_empty = false;
+  bool settle_loose_sources = true;
 };
 
 // Fills out.distance, from_index, to_index and exact_checks from the survivors and the final cmax word, with

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,8 @@
 #include "loose_device.h"
 #include "staged_upload.h"
 #include "xhd_directed.h"
+#include "../abi/work_split.h"
+#include "placement.h"
 
 namespace xhd {
 namespace {
@@ -62,10 +65,23 @@ void describe_grid(const DeviceGrid& g, xhd_directed& out) {
   out.cell_size = side;
 }
 
+// One direction's queries shared among workers (work_split.h): pieces of the inside source positions and
+// the running cmax word, which any worker's query may raise for all.
+struct DirectionShare {
+  PieceQueue* queue;
+  SharedWord* cmax;
+  bool settles_loose_sources;  // one worker settles the loose sources, which no piece holds
+  int worker;                  // this worker's number (its failures are named by it)
+};
+
 class GpuRun {
  public:
   GpuRun(const PointFrame& frame, int host_threads, const xhd_hausdorff_options& o, const Progress& progress,
          xhd_hausdorff_result& result, DirectedSearch search)
+      : GpuRun(frame, host_threads, o, progress, result, search, device_memory_budget(o.device)) {}
+
+  GpuRun(const PointFrame& frame, int host_threads, const xhd_hausdorff_options& o, const Progress& progress,
+         xhd_hausdorff_result& result, DirectedSearch search, uint64_t budget)
       : search_(search),
         frame_(frame),
         a_{frame.a.xyz, frame.a.count, nullptr},
@@ -76,8 +92,25 @@ class GpuRun {
         options_(o),
         progress_(progress),
         result_(result),
-        memory_(device_memory_budget(o.device), stream_.get()) {
-    cost_ = measure_cost_model(memory_, o.device, stream_.get());
+        memory_(budget, stream_.get()) {
+    // Measured once per device within what is free: a small memory limit bounds the search, not this table.
+    DeviceMemory probe(device_memory_budget(o.device), stream_.get());
+    cost_ = measure_cost_model(probe, o.device, stream_.get());
+  }
+
+  // This worker's share of one direction (X-HD): the target's grid resident on its device, the pieces it
+  // takes from share's queue in chunks, each put in Morton order by a grid of its own, the cmax word
+  // exchanged with the other workers between chunks; its survivors settled in double. out holds the best of
+  // its pieces (from_index XHD_NO_INDEX when every one of its queries was set aside by another's bound).
+  void run_share(const FramedSet& source, const FramedSet& target, bool a_to_b, const DirectionShare& share,
+                 xhd_directed& out) {
+    const InsideCube& source_inside = a_to_b ? inside_a_ : inside_b_;
+    const InsideCube& target_inside = a_to_b ? inside_b_ : inside_a_;
+    run_grid_chunked(source, source_inside, target, target_inside, out, &share);
+    result_.upload_ms = timings_.upload;
+    result_.download_ms = timings_.download;
+    result_.peak_device_bytes = memory_.peak();
+    result_.device = options_.device;
   }
 
   void run() {
@@ -139,12 +172,14 @@ class GpuRun {
   // Settles the direction's survivors in double (exact_refine.h), after its last run's drain.
   // With a grid (X-HD), the float search ran with the tight bounds and without the loose points.
   void finish_timed(const FramedSet& source, const FramedSet& target, const float4* targets, uint32_t count,
-                    const DeviceGrid* grid, SurvivorSink& sink, xhd_directed& out) {
+                    const DeviceGrid* grid, SurvivorSink& sink, xhd_directed& out, bool may_be_empty = false,
+                    bool settle_loose_sources = true) {
     const auto start = std::chrono::steady_clock::now();
     const bool inside_only = grid != nullptr;
-    const RefineInput in{&frame_,    &source, &target, inside_only ? &frame_.tight : &frame_.bounds,
-                         targets,    count,   grid,    host_threads_,
-                         inside_only};
+    RefineInput in{&frame_, &source,       &target,    inside_only ? &frame_.tight : &frame_.bounds, targets, count,
+                   grid,    host_threads_, inside_only};
+    in.may_be_empty = may_be_empty;
+    in.settle_loose_sources = settle_loose_sources;
     refine_in_double(memory_, in, sink.kept(), sink.last_word(), stream_.get(), out);
     out.exact_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     out.query_ms += out.exact_ms;
@@ -195,7 +230,7 @@ class GpuRun {
   // The source does not fit beside the target: the target's grid stays resident and the source comes
   // in chunks, each put in Morton order by a grid of its own.
   void run_grid_chunked(const FramedSet& source, const InsideCube& source_inside, const FramedSet& target,
-                        const InsideCube& target_inside, xhd_directed& out) {
+                        const InsideCube& target_inside, xhd_directed& out, const DirectionShare* share = nullptr) {
     const uint32_t nt = static_cast<uint32_t>(target_inside.count);
     const uint64_t target_bytes = resident_set_bytes(nt);
     const uint64_t per_query =
@@ -216,23 +251,47 @@ class GpuRun {
     const uint64_t queries = source_inside.count;
     // Unsigned: what is left of the budget, 0 when the target and fixed parts already take it all (never wrapped).
     const uint64_t room = memory_.budget() - std::min(memory_.budget(), memory_.in_use() + fixed);
-    const uint64_t chunk = std::max<uint64_t>(1, std::min<uint64_t>(queries, room / per_query));
+    uint64_t chunk = std::max<uint64_t>(1, std::min<uint64_t>(queries, room / per_query));
+    if (share != nullptr) chunk = std::min<uint64_t>(chunk, share->queue->piece());
     DeviceArray<unsigned long long> cmax = fresh_cmax();
     SurvivorSink sink(memory_, static_cast<uint32_t>(chunk), stream_.get());
-    for (uint64_t first = 0; first < queries; first += chunk) {
-      const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(chunk, queries - first));
-      DeviceGrid order;
-      {
-        DeviceArray<float> raw = upload(memory_, source_inside.xyz, first, n, stream_.get(), timings_);
-        order = survey_and_build(raw.get(), n, static_cast<uint32_t>(first), source, 0.0, build_ms);
+    // Alone: every query from the first on. Shared: the pieces this worker takes.
+    PieceQueue alone(queries, queries);
+    PieceQueue& pieces = share != nullptr ? *share->queue : alone;
+    Piece piece;
+    while (pieces.next(piece)) {
+      for (uint64_t first = piece.first; first < piece.first + piece.count; first += chunk) {
+        progress_.check_cancel();
+        const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(chunk, piece.first + piece.count - first));
+        DeviceGrid order;
+        {
+          DeviceArray<float> raw = upload(memory_, source_inside.xyz, first, n, stream_.get(), timings_);
+          order = survey_and_build(raw.get(), n, static_cast<uint32_t>(first), source, 0.0, build_ms);
+        }
+        if (share != nullptr) take_shared_cmax(*share->cmax, sink.last_word(), cmax.get());
+        query(grid, target, order.points.get(), n, order.bounds, cmax.get(), sink, out);
+        if (share != nullptr) share->cmax->raise(sink.last_word());
+        ++chunks_;
       }
-      query(grid, target, order.points.get(), n, order.bounds, cmax.get(), sink, out);
-      ++chunks_;
+      if (share != nullptr) injected_fault(share->worker);
     }
     result_.query_chunks = std::max(result_.query_chunks, chunks_);
     chunks_ = 0;
     out.build_ms = build_ms;
-    finish_timed(source, target, grid.points.get(), nt, &grid, sink, out);
+    if (share == nullptr) {
+      finish_timed(source, target, grid.points.get(), nt, &grid, sink, out);
+    } else {
+      finish_timed(source, target, grid.points.get(), nt, &grid, sink, out, true, share->settles_loose_sources);
+    }
+  }
+
+  // Raises the device's cmax word to the largest any worker has published, when that is larger than the
+  // word this worker last saw (a bound proven by another worker's query of the same direction).
+  void take_shared_cmax(SharedWord& shared, unsigned long long mine, unsigned long long* device_cmax) {
+    const unsigned long long best = shared.get();
+    if (best <= mine) return;
+    XHD_CUDA(cudaMemcpyAsync(device_cmax, &best, sizeof(best), cudaMemcpyHostToDevice, stream_.get()));
+    XHD_CUDA(cudaStreamSynchronize(stream_.get()));  // `best` is on this stack frame
   }
 
   void run_eb() {
@@ -304,6 +363,77 @@ void gpu_hausdorff(const xhd_points& a, const xhd_points& b, const xhd_hausdorff
                      ((options.directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
   GpuRun run(frame, host_threads, options, progress, result, search);
   run.run();
+  report_input_indices(frame, result);
+}
+
+// The best of the workers' witnesses of one direction by per_point.h's rule, their squared distances
+// evaluated again by exact_dist2 over the truth (the formula the refinement used), in the frame's indices.
+static void merge_worker_witness(const FramedSet& source, const FramedSet& target, const xhd_directed& part,
+                                 PerPointWitness& best) {
+  if (part.from_index == XHD_NO_INDEX) return;
+  const double d2 =
+      exact_dist2(source.truth, static_cast<size_t>(part.from_index), target.truth, static_cast<size_t>(part.to_index));
+  best.offer(d2, part.from_index, part.to_index);
+}
+
+void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
+                         const Progress& progress, xhd_hausdorff_result& result, DirectedSearch (*search_for)(int),
+                         const Placement& placement, PlacementReport& report) {
+  const int host_threads = resolve_thread_count(options.threads);
+  PointFrame frame;
+  frame_points(a, &b, host_threads, frame);
+  for (int k = 0; k < 3; ++k) result.origin[k] = frame.origin[k];
+  drop_duplicates(frame, host_threads);
+  const int directions = options.directions;
+  progress.set_total(((directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
+                     ((directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
+  const int workers = static_cast<int>(placement.devices.size());
+  const std::vector<uint64_t> budgets = worker_budgets(placement);
+  const std::vector<std::string> labels = worker_labels(placement);
+  const uint64_t inside_a = frame.a.count - frame.a.loose.size(), inside_b = frame.b.count - frame.b.loose.size();
+  PieceQueue queue_ab(inside_a, piece_size(inside_a, workers, UINT64_MAX));
+  PieceQueue queue_ba(inside_b, piece_size(inside_b, workers, UINT64_MAX));
+  SharedWord cmax_ab, cmax_ba;
+  std::vector<xhd_hausdorff_result> parts(workers);
+  std::vector<xhd_directed> found_ab(workers), found_ba(workers);
+  // Each worker does its share of A -> B, then of B -> A (a worker done with the first starts the second while
+  // the others finish), on its own device, stream and copy of each target's grid.
+  run_workers(
+      labels,
+      [&](int w) {
+        const int device = placement.devices[w];
+        XHD_CUDA(cudaSetDevice(device));
+        xhd_hausdorff_options mine = options;
+        mine.device = device;
+        parts[w] = xhd_hausdorff_result{};
+        GpuRun run(frame, std::max(1, host_threads / workers), mine, progress, parts[w], search_for(device),
+                   budgets[w]);
+        if (directions & XHD_DIRECTION_AB)
+          run.run_share(frame.a, frame.b, true, DirectionShare{&queue_ab, &cmax_ab, w == 0, w}, found_ab[w]);
+        if (directions & XHD_DIRECTION_BA)
+          run.run_share(frame.b, frame.a, false, DirectionShare{&queue_ba, &cmax_ba, w == 0, w}, found_ba[w]);
+      },
+      [&] {
+        queue_ab.abandon();
+        queue_ba.abandon();
+      });
+
+  PerPointWitness best_ab, best_ba;
+  for (int w = 0; w < workers; ++w) {
+    merge_worker_witness(frame.a, frame.b, found_ab[w], best_ab);
+    merge_worker_witness(frame.b, frame.a, found_ba[w], best_ba);
+    add_worker_counters(result.ab, found_ab[w]);
+    add_worker_counters(result.ba, found_ba[w]);
+    result.upload_ms = std::max(result.upload_ms, parts[w].upload_ms);
+    result.download_ms = std::max(result.download_ms, parts[w].download_ms);
+    result.peak_device_bytes = std::max(result.peak_device_bytes, parts[w].peak_device_bytes);
+    result.query_chunks = std::max(result.query_chunks, parts[w].query_chunks);
+  }
+  if (directions & XHD_DIRECTION_AB) best_ab.write(result.ab);
+  if (directions & XHD_DIRECTION_BA) best_ba.write(result.ba);
+  result.device = placement.devices[0];
+  report.workers = static_cast<uint32_t>(workers);
+  report.target_tiles = 1;
   report_input_indices(frame, result);
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../abi/progress.h"
+#include "placement.h"
 #include "xhd.h"
 #include "xhd_directed.h"
 
@@ -22,5 +23,14 @@ DirectedSearch grid_search();
 
 void gpu_hausdorff(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
                    const Progress& progress, xhd_hausdorff_result& result, DirectedSearch search);
+
+// X-HD on several workers (placement.h): each direction's inside source points in pieces that the workers
+// take from one queue, each worker with the target's grid resident on its device, the cmax bound exchanged
+// between chunks; each worker's survivors settled in double, the best of the workers' witnesses the answer,
+// the one gpu_hausdorff gives. search_for(device) is the float search on that device. Throws
+// DeviceMemoryShort when a target does not fit a worker (the caller falls back to tiles, points_gpu.h).
+void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
+                         const Progress& progress, xhd_hausdorff_result& result, DirectedSearch (*search_for)(int),
+                         const Placement& placement, PlacementReport& report);
 
 }  // namespace xhd

@@ -18,12 +18,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "../geometry/inside_cube.h"
 #include "../abi/parallel.h"
 #include "../abi/per_point.h"
+#include "../abi/tile_minima.h"
 #include "../geometry/point_frame.h"
 #include "../geometry/unique_points.h"
 #include "cost_model.h"
@@ -34,6 +36,7 @@
 #include "launch.h"
 #include "loose_device.h"
 #include "loose_refine.h"
+#include "placement.h"
 #include "refine_on_host.h"
 #include "staged_upload.h"
 #include "xhd_search.cuh"
@@ -63,11 +66,14 @@ struct NearestArgs {
   uint32_t query_count;
   uint32_t first_source;         // outputs and the source truth start at this source index
   const double* source_truth;    // 3 doubles per source index from first_source; null: the floats are the truth
-  const double* target_truth;    // 3 doubles per unique target index; null: the floats are the truth
-  const uint32_t* target_input;  // unique target index -> input index; null: the same
+  const double* target_truth;    // 3 doubles per unique target index from target_first; null: the floats are the truth
+  const uint32_t* target_input;  // unique target index (from target_first) -> input index; null: the same
+  uint32_t target_first;         // the first unique target index of the tile the grid holds (0: all of them)
   const double* loose_xyz;       // the loose targets' truth, 3 doubles each
   const uint32_t* loose_index;   // their unique target indices
-  uint32_t loose_count;
+  const uint32_t* loose_input;   // their input indices
+  uint32_t loose_count;          // 0 in every target tile but the first: each target is offered once
+  bool squared;                  // tiles: distance takes the squared distance, and unsettled queries NaN
   LooseGate gate;
   FilterBounds bounds;        // the frame's tight bounds: the grids hold points inside the cube only
   double* distance;           // per source index from first_source (null: not wanted)
@@ -101,18 +107,20 @@ __global__ void __launch_bounds__(kThreads) nearest_kernel(NearestArgs a) {
     const double z = a.source_truth ? a.source_truth[3ull * rel + 2] : q.p[2];
     double best = INFINITY;
     uint32_t index = 0xffffffffu;
+    uint32_t to = 0xffffffffu;  // index's input index
     bool settled = q.cmin < __int_as_float(0x7f800000);
     if (settled) {
       float reach = a.bounds.reach(a.bounds.upper(q.cmin));
       const auto visit = [&](const float4& t) {
         const uint32_t id = __float_as_uint(t.w);
-        const double* tt = a.target_truth ? a.target_truth + 3ull * id : nullptr;
+        const double* tt = a.target_truth ? a.target_truth + 3ull * (id - a.target_first) : nullptr;
         const double dx = x - (tt ? tt[0] : t.x), dy = y - (tt ? tt[1] : t.y), dz = z - (tt ? tt[2] : t.z);
         const double d2 = dx * dx + dy * dy + dz * dz;
         ++evals;
         if (d2 < best || (d2 == best && id < index)) {
           best = d2;
           index = id;
+          to = a.target_input ? a.target_input[id - a.target_first] : id;
           reach = a.bounds.reach(sqrt(best));
         }
       };
@@ -129,16 +137,18 @@ __global__ void __launch_bounds__(kThreads) nearest_kernel(NearestArgs a) {
         if (d2 < best || (d2 == best && id < index)) {
           best = d2;
           index = id;
+          to = a.loose_input[k];
         }
       }
     }
     if (settled) {
-      const uint32_t to = a.target_input ? a.target_input[index] : index;
-      if (a.distance) a.distance[rel] = sqrt(best);  // IEEE square root, as std::sqrt on the host
+      // IEEE square root, as std::sqrt on the host; tiles keep the square, which the tiles' minimum compares.
+      if (a.distance) a.distance[rel] = a.squared ? best : sqrt(best);
       if (a.nearest) a.nearest[rel] = to;
       mine = DeviceWitness{best, q.source_index, to};
     } else {
       a.wide[atomicAdd(a.wide_count, 1u)] = q.source_index;
+      if (a.squared && a.distance) a.distance[rel] = __longlong_as_double(0x7ff8000000000000ll);  // NaN: none
     }
   }
   __shared__ DeviceWitness best_of[kThreads];
@@ -178,6 +188,7 @@ uint64_t resident_set_bytes(uint64_t n) { return 12 * n + grid_build_bytes(n, ma
 // their counts and starts, nodes), its truth in double, the two outputs, its share of the block witnesses.
 constexpr uint64_t kPerQueryBytes = 12 + 16 + 8 + 4 * 8 + 24 * 4 + 24 + 16 + 8;
 constexpr uint64_t kFixedBytes = (4ull << 20) + (1u << 20);
+constexpr uint64_t kLeastChunk = 1024;  // queries a chunk holds at least beside the target
 
 std::string gib(uint64_t bytes) {
   char text[32];
@@ -189,147 +200,409 @@ double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-class PointsRun {
+// Device bytes of a target tile of n inside points spanning `span` unique indices.
+uint64_t tile_bytes(uint64_t n, uint64_t span, bool exact_floats, bool renamed) {
+  return resident_set_bytes(n) + (exact_floats ? 0 : 24 * span) + (renamed ? 4 * span : 0);
+}
+
+// How one direction's target is cut: tiles of `tile` inside points each (the last shorter), as many as
+// needed for the smallest worker budget to hold a tile beside the fixed part and a chunk of queries. One
+// tile: the whole target resident, as before out-of-core existed.
+struct TilePlan {
+  uint64_t tile = 0;
+  uint32_t tiles = 1;
+};
+
+TilePlan plan_tiles(const FramedSet& target, uint64_t inside, bool exact_floats, uint64_t budget) {
+  const bool renamed = !target.input_index.empty();
+  const uint64_t floor = kFixedBytes + kLeastChunk * kPerQueryBytes;
+  TilePlan plan;
+  plan.tile = std::max<uint64_t>(inside, 1);
+  if (tile_bytes(plan.tile, target.count, exact_floats, renamed) + floor <= budget) return plan;
+  // Tiles take at most half of what is left beside the fixed part, so that query chunks stay large; a tile's
+  // span of unique indices is about its share of them (loose points are few).
+  const uint64_t room = budget > floor ? (budget - floor) / 2 : 0;
+  while (plan.tile > kLeastChunk) {
+    const uint64_t span = std::min<uint64_t>(target.count, plan.tile + target.loose.size());
+    if (tile_bytes(plan.tile, span, exact_floats, renamed) <= room) break;
+    plan.tile = (plan.tile + 1) / 2;
+  }
+  const uint64_t span = std::min<uint64_t>(target.count, plan.tile + target.loose.size());
+  if (tile_bytes(plan.tile, span, exact_floats, renamed) > room)
+    throw DeviceMemoryShort("a tile of the target needs about " +
+                            gib(tile_bytes(plan.tile, span, exact_floats, renamed) + floor) + " of GPU memory; " +
+                            gib(budget) + " is available (raise --memory-limit)");
+  plan.tiles = static_cast<uint32_t>((inside + plan.tile - 1) / plan.tile);
+  return plan;
+}
+
+// One direction as its workers share it: the host-side inputs (read only), the queues, the per-query
+// running minima over the tiles (tiled runs), and what each worker found.
+struct DirectionWork {
+  const PointFrame* frame;
+  const FramedSet* source;
+  const FramedSet* target;  // the unique targets
+  const InsideCube* source_inside;
+  const InsideCube* target_inside;
+  std::vector<double> loose_xyz;      // the loose targets' truth
+  std::vector<uint32_t> loose_input;  // and their input indices
+  PerPointOut out;
+  TilePlan plan;
+  uint64_t piece = 0;                 // queries a piece holds
+  std::unique_ptr<PieceQueue> queue;  // one tile: pieces taken by whichever worker is free
+  // Tiles: each query's nearest so far (squared distance, input index), written by the one worker that owns
+  // its piece (piece k belongs to worker k mod workers), so no two workers touch one query.
+  std::vector<double> running_d2;
+  std::vector<int64_t> running_to;
+};
+
+struct WorkerFound {
+  PerPointWitness witness;     // over the queries settled on the device (untiled runs)
+  std::vector<uint32_t> wide;  // source indices the device could not finish, for the host
+  uint64_t evals = 0;
+  double build_ms = 0, query_ms = 0, upload_ms = 0, download_ms = 0;
+  uint64_t peak = 0;
+  uint32_t chunks = 0;
+  uint32_t grid_dims[3] = {0, 0, 0};
+  float cell_size = 0.f;
+};
+
+// One worker's share of one direction on its device: its own stream, budget and copy of the target tile.
+class PointsWorker {
  public:
-  PointsRun(const PointFrame& frame, int host_threads, const xhd_hausdorff_options& options, const Progress& progress,
-            xhd_hausdorff_result& result)
-      : frame_(frame),
-        host_threads_(host_threads),
+  PointsWorker(int device, uint64_t budget, const xhd_hausdorff_options& options, int host_threads,
+               const Progress& progress)
+      : device_(device),
         options_(options),
+        host_threads_(host_threads),
         progress_(progress),
-        result_(result),
-        memory_(device_memory_budget(options.device), stream_.get()) {
-    cost_ = measure_cost_model(memory_, options.device, stream_.get());
+        memory_(budget, stream_.get()) {
+    // The cost probe is not the compare's data: it is measured once per device within what is free, so that a
+    // small --memory-limit bounds the search and not this one-time table.
+    DeviceMemory probe(device_memory_budget(device), stream_.get());
+    cost_ = measure_cost_model(probe, device, stream_.get());
   }
 
-  void direction(const FramedSet& source, const FramedSet& target_set, PerPointOut out, xhd_directed& result) {
-    const FramedSet target = unique_targets(target_set, host_threads_);
-    const bool exact_floats = frame_.tight.copies_exact;
-    double build_ms = 0, query_ms = 0;
-
-    // The target: its grid, its truth in double, its input indices, its loose points.
-    const InsideCube target_inside(target);
-    const uint32_t nt = static_cast<uint32_t>(target_inside.count);
-    const uint64_t target_bytes = resident_set_bytes(nt) + (exact_floats ? 0 : 24ull * target.count) +
-                                  (target.input_index.empty() ? 0 : 4ull * target.count);
-    if (target_bytes + kFixedBytes + 1024 * kPerQueryBytes > memory_.budget())
-      throw DeviceMemoryShort("the target set of " + std::to_string(target.count) + " points needs about " +
-                              gib(target_bytes + kFixedBytes + 1024 * kPerQueryBytes) + " of GPU memory; " +
-                              gib(memory_.budget()) + " is available");
-    DeviceGrid grid;
-    {
-      DeviceArray<float> raw = upload_floats(target_inside.xyz, 0, nt);
-      grid = survey_and_build(raw.get(), nt, 0, target, build_ms);
-    }
-    describe(grid, result);
-    DeviceArray<double> target_truth;
-    if (!exact_floats) target_truth = upload_truth(target.truth, 0, target.count);
-    DeviceArray<uint32_t> target_input;
-    if (!target.input_index.empty()) target_input = upload_array(target.input_index.data(), target.count);
-    std::vector<double> loose_xyz(3 * target.loose.size());
-    for (size_t k = 0; k < target.loose.size(); ++k)
-      for (int c = 0; c < 3; ++c) loose_xyz[3 * k + c] = target.truth.coord(target.loose[k], c);
-    DeviceArray<double> device_loose_xyz = upload_array(loose_xyz.data(), loose_xyz.size());
-    DeviceArray<uint32_t> device_loose_index = upload_array(target.loose.data(), target.loose.size());
-
+  void run(DirectionWork& work, int worker, int workers, WorkerFound& found) {
+    const FramedSet& target = *work.target;
+    const bool exact_floats = work.frame->tight.copies_exact;
+    const bool tiled = work.plan.tiles > 1;
+    const uint64_t nt = work.target_inside->count;
+    const uint64_t queries = work.source_inside->count;
+    const uint64_t pieces = (queries + work.piece - 1) / work.piece;
     DeviceArray<unsigned long long> zero_words(memory_, 2);  // cmax (never raised) and the evals counter
     XHD_CUDA(cudaMemsetAsync(zero_words.get(), 0, 2 * sizeof(unsigned long long), stream_.get()));
-    NearestArgs args{};
-    args.target = grid.view();
-    args.st.cmax = zero_words.get();
-    args.st.bounds = frame_.tight;
-    args.st.loose = loose_gate(frame_, target);
-    args.target_truth = target_truth.get();
-    args.target_input = target_input.get();
-    args.loose_xyz = device_loose_xyz.get();
-    args.loose_index = device_loose_index.get();
-    args.loose_count = static_cast<uint32_t>(target.loose.size());
-    args.gate = args.st.loose;
-    args.bounds = frame_.tight;
-    args.evals = zero_words.get() + 1;
-
-    // The source's inside points in chunks of what fits beside the target.
-    const InsideCube source_inside(source);
-    const uint64_t queries = source_inside.count;
-    const uint64_t room = memory_.budget() - std::min(memory_.budget(), memory_.in_use() + kFixedBytes);
-    const uint64_t chunk = std::max<uint64_t>(1, std::min<uint64_t>(queries, room / kPerQueryBytes));
-    PerPointWitness witness;
-    std::vector<uint32_t> wide;
-    uint32_t chunks = 0;
-    for (uint64_t first = 0; first < queries; first += chunk) {
+    std::vector<double> tile_d2;
+    std::vector<int64_t> tile_to;
+    for (uint32_t t = 0; t < work.plan.tiles && !work.queue->abandoned(); ++t) {
       progress_.check_cancel();
-      const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(chunk, queries - first));
-      const uint32_t lo =
-          original_index(source.loose.data(), static_cast<uint32_t>(source.loose.size()), static_cast<uint32_t>(first));
-      const uint32_t hi = original_index(source.loose.data(), static_cast<uint32_t>(source.loose.size()),
-                                         static_cast<uint32_t>(first + n - 1));
-      const uint64_t span = static_cast<uint64_t>(hi) - lo + 1;
-      DeviceGrid order;
+      // The tile: inside positions [p0, p1), unique indices [lo, hi].
+      const uint64_t p0 = t * work.plan.tile, p1 = std::min<uint64_t>(nt, p0 + work.plan.tile);
+      const uint32_t n_tile = static_cast<uint32_t>(p1 - p0);
+      const uint32_t lo = n_tile == 0 ? 0 : original_index(target.loose.data(), loose_count(target), p0);
+      const uint32_t hi = n_tile == 0 ? 0 : original_index(target.loose.data(), loose_count(target), p1 - 1);
+      const uint64_t span = n_tile == 0 ? 0 : static_cast<uint64_t>(hi) - lo + 1;
+      DeviceGrid grid;
       {
-        DeviceArray<float> raw = upload_floats(source_inside.xyz, first, n);
-        order = survey_and_build(raw.get(), n, static_cast<uint32_t>(first), source, build_ms);
+        DeviceArray<float> raw = upload_floats(work.target_inside->xyz, p0, n_tile, found);
+        grid = survey_and_build(raw.get(), n_tile, static_cast<uint32_t>(p0), target, found.build_ms);
       }
-      DeviceArray<double> source_truth;
-      if (!exact_floats) source_truth = upload_truth(source.truth, lo, span);
-      DeviceArray<double> distance;
-      DeviceArray<int64_t> nearest;
-      if (out.distance != nullptr) distance = DeviceArray<double>(memory_, span);
-      if (out.nearest != nullptr) nearest = DeviceArray<int64_t>(memory_, span);
-      const unsigned blocks = blocks_for(n, kThreads);
-      DeviceArray<DeviceWitness> block_best(memory_, blocks);
-      DeviceArray<uint32_t> wide_list(memory_, static_cast<size_t>(n) + 1);  // [0]: the count
-      XHD_CUDA(cudaMemsetAsync(wide_list.get(), 0, sizeof(uint32_t), stream_.get()));
-      args.queries = order.points.get();
-      args.query_count = n;
-      args.first_source = lo;
-      args.source_truth = source_truth.get();
-      args.distance = distance.get();
-      args.nearest = nearest.get();
-      args.block_best = block_best.get();
-      args.wide_count = wide_list.get();
-      args.wide = wide_list.get() + 1;
-      EventTimer timer(stream_.get());
-      timer.start();
-      nearest_kernel<<<blocks, kThreads, 0, stream_.get()>>>(args);
-      XHD_CUDA_LAUNCHED("nearest_kernel");
-      reduce_witness_kernel<<<1, kReduceThreads, 0, stream_.get()>>>(block_best.get(), blocks);
-      XHD_CUDA_LAUNCHED("reduce_witness_kernel");
-      query_ms += timer.stop();
+      if (t == 0) describe(grid, found);
+      DeviceArray<double> target_truth;
+      if (!exact_floats) target_truth = upload_truth(target.truth, lo, span, found);
+      DeviceArray<uint32_t> target_input;
+      if (!target.input_index.empty()) target_input = upload_array(target.input_index.data() + lo, span, found);
+      // The loose targets go with the first tile alone: each target is offered to each query once.
+      const bool loose_here = t == 0;
+      DeviceArray<double> loose_xyz =
+          upload_array(work.loose_xyz.data(), loose_here ? work.loose_xyz.size() : 0, found);
+      DeviceArray<uint32_t> loose_index =
+          upload_array(target.loose.data(), loose_here ? target.loose.size() : 0, found);
+      DeviceArray<uint32_t> loose_input =
+          upload_array(work.loose_input.data(), loose_here ? work.loose_input.size() : 0, found);
 
-      const auto download_start = std::chrono::steady_clock::now();
-      DeviceWitness chunk_best{};
-      uint32_t wide_count = 0;
-      XHD_CUDA(
-          cudaMemcpyAsync(&chunk_best, block_best.get(), sizeof(chunk_best), cudaMemcpyDeviceToHost, stream_.get()));
-      XHD_CUDA(
-          cudaMemcpyAsync(&wide_count, wide_list.get(), sizeof(wide_count), cudaMemcpyDeviceToHost, stream_.get()));
-      // Loose sources inside [lo, hi] receive what the device left there; they are written again below.
-      if (out.distance != nullptr)
-        XHD_CUDA(cudaMemcpyAsync(out.distance + lo, distance.get(), span * sizeof(double), cudaMemcpyDeviceToHost,
-                                 stream_.get()));
-      if (out.nearest != nullptr)
-        XHD_CUDA(cudaMemcpyAsync(out.nearest + lo, nearest.get(), span * sizeof(int64_t), cudaMemcpyDeviceToHost,
-                                 stream_.get()));
-      XHD_CUDA(cudaStreamSynchronize(stream_.get()));
-      if (wide_count > 0) {
-        const size_t at = wide.size();
-        wide.resize(at + wide_count);
-        XHD_CUDA(
-            cudaMemcpy(wide.data() + at, wide_list.get() + 1, wide_count * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+      NearestArgs args{};
+      args.target = grid.view();
+      args.st.cmax = zero_words.get();
+      args.st.bounds = work.frame->tight;
+      args.st.loose = loose_gate(*work.frame, target);
+      args.target_truth = target_truth.get();
+      args.target_input = target_input.get();
+      args.target_first = lo;
+      args.loose_xyz = loose_xyz.get();
+      args.loose_index = loose_index.get();
+      args.loose_input = loose_input.get();
+      args.loose_count = loose_here ? static_cast<uint32_t>(target.loose.size()) : 0;
+      args.squared = tiled;
+      args.gate = args.st.loose;
+      args.bounds = work.frame->tight;
+      args.evals = zero_words.get() + 1;
+
+      // The queries beside the tile in chunks of what fits, one piece at a time: any free worker's when the
+      // target is whole, this worker's own pieces when it is tiled (their running minima are its alone).
+      const uint64_t room = memory_.budget() - std::min(memory_.budget(), memory_.in_use() + kFixedBytes);
+      const uint64_t chunk = std::max<uint64_t>(1, std::min<uint64_t>(work.piece, room / kPerQueryBytes));
+      uint64_t owned = static_cast<uint64_t>(worker);
+      Piece piece;
+      while (true) {
+        if (tiled) {
+          // Another worker's failure abandons the queue: stop here too, though these pieces are this worker's.
+          if (owned >= pieces || work.queue->abandoned()) break;
+          piece.first = owned * work.piece;
+          piece.count = std::min<uint64_t>(work.piece, queries - piece.first);
+          owned += static_cast<uint64_t>(workers);
+        } else if (!work.queue->next(piece)) {
+          break;
+        }
+        for (uint64_t first = piece.first; first < piece.first + piece.count; first += chunk) {
+          progress_.check_cancel();
+          const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(chunk, piece.first + piece.count - first));
+          run_chunk(work, args, first, n, tiled, tile_d2, tile_to, found);
+          progress_.add(n);
+        }
+        if (workers > 1) injected_fault(worker);
       }
-      timings_download_ += ms_since(download_start);
-      if (chunk_best.from != 0xffffffffu) witness.offer(chunk_best.dist2, chunk_best.from, chunk_best.to);
-      progress_.add(n);
-      ++chunks;
     }
     unsigned long long evals = 0;
     XHD_CUDA(cudaMemcpyAsync(&evals, zero_words.get() + 1, sizeof(evals), cudaMemcpyDeviceToHost, stream_.get()));
     XHD_CUDA(cudaStreamSynchronize(stream_.get()));
-    result.distance_evals = evals;
-    result_.query_chunks = std::max(result_.query_chunks, chunks);
+    found.evals += evals;
+    found.peak = std::max<uint64_t>(found.peak, memory_.peak());
+  }
 
-    // On the host: the queries the device could not finish, and the loose sources (never in the float search).
+ private:
+  static uint32_t loose_count(const FramedSet& set) { return static_cast<uint32_t>(set.loose.size()); }
+
+  // Inside source positions [first, first + n): their Morton grid, the search, and the downloads.
+  void run_chunk(DirectionWork& work, NearestArgs& args, uint64_t first, uint32_t n, bool tiled,
+                 std::vector<double>& tile_d2, std::vector<int64_t>& tile_to, WorkerFound& found) {
+    const FramedSet& source = *work.source;
+    const bool exact_floats = work.frame->tight.copies_exact;
+    const uint32_t lo = original_index(source.loose.data(), loose_count(source), static_cast<uint32_t>(first));
+    const uint32_t hi = original_index(source.loose.data(), loose_count(source), static_cast<uint32_t>(first + n - 1));
+    const uint64_t span = static_cast<uint64_t>(hi) - lo + 1;
+    DeviceGrid order;
+    {
+      DeviceArray<float> raw = upload_floats(work.source_inside->xyz, first, n, found);
+      order = survey_and_build(raw.get(), n, static_cast<uint32_t>(first), source, found.build_ms);
+    }
+    DeviceArray<double> source_truth;
+    if (!exact_floats) source_truth = upload_truth(source.truth, lo, span, found);
+    // Tiles always need both (the squared distance and the nearest, for the minimum over the tiles).
+    const bool want_distance = tiled || work.out.distance != nullptr;
+    const bool want_nearest = tiled || work.out.nearest != nullptr;
+    DeviceArray<double> distance;
+    DeviceArray<int64_t> nearest;
+    if (want_distance) distance = DeviceArray<double>(memory_, span);
+    if (want_nearest) nearest = DeviceArray<int64_t>(memory_, span);
+    // Loose sources in the span are never searched: NaN (all bits set) tells the tiles' merge to skip them.
+    if (tiled) XHD_CUDA(cudaMemsetAsync(distance.get(), 0xff, span * sizeof(double), stream_.get()));
+    const unsigned blocks = blocks_for(n, kThreads);
+    DeviceArray<DeviceWitness> block_best(memory_, blocks);
+    DeviceArray<uint32_t> wide_list(memory_, static_cast<size_t>(n) + 1);  // [0]: the count
+    XHD_CUDA(cudaMemsetAsync(wide_list.get(), 0, sizeof(uint32_t), stream_.get()));
+    args.queries = order.points.get();
+    args.query_count = n;
+    args.first_source = lo;
+    args.source_truth = source_truth.get();
+    args.distance = distance.get();
+    args.nearest = nearest.get();
+    args.block_best = block_best.get();
+    args.wide_count = wide_list.get();
+    args.wide = wide_list.get() + 1;
+    EventTimer timer(stream_.get());
+    timer.start();
+    nearest_kernel<<<blocks, kThreads, 0, stream_.get()>>>(args);
+    XHD_CUDA_LAUNCHED("nearest_kernel");
+    if (!tiled) {
+      reduce_witness_kernel<<<1, kReduceThreads, 0, stream_.get()>>>(block_best.get(), blocks);
+      XHD_CUDA_LAUNCHED("reduce_witness_kernel");
+    }
+    found.query_ms += timer.stop();
+
+    const auto download_start = std::chrono::steady_clock::now();
+    DeviceWitness chunk_best{-1.0, 0xffffffffu, 0xffffffffu};
+    uint32_t wide_count = 0;
+    if (!tiled)
+      XHD_CUDA(
+          cudaMemcpyAsync(&chunk_best, block_best.get(), sizeof(chunk_best), cudaMemcpyDeviceToHost, stream_.get()));
+    XHD_CUDA(cudaMemcpyAsync(&wide_count, wide_list.get(), sizeof(wide_count), cudaMemcpyDeviceToHost, stream_.get()));
+    // Untiled: straight into the caller's arrays. Loose sources and unfinished queries inside [lo, hi] receive
+    // what the device left there; they are written again on the host after every worker is done.
+    // Tiled: into this worker's buffers, for the running minima below.
+    double* distance_to = work.out.distance != nullptr ? work.out.distance + lo : nullptr;
+    int64_t* nearest_to = work.out.nearest != nullptr ? work.out.nearest + lo : nullptr;
+    if (tiled) {
+      tile_d2.resize(span);
+      tile_to.resize(span);
+      distance_to = tile_d2.data();
+      nearest_to = tile_to.data();
+    }
+    if (distance_to != nullptr)
+      XHD_CUDA(
+          cudaMemcpyAsync(distance_to, distance.get(), span * sizeof(double), cudaMemcpyDeviceToHost, stream_.get()));
+    if (nearest_to != nullptr)
+      XHD_CUDA(
+          cudaMemcpyAsync(nearest_to, nearest.get(), span * sizeof(int64_t), cudaMemcpyDeviceToHost, stream_.get()));
+    XHD_CUDA(cudaStreamSynchronize(stream_.get()));
+    if (wide_count > 0) {
+      const size_t at = found.wide.size();
+      found.wide.resize(at + wide_count);
+      XHD_CUDA(cudaMemcpy(found.wide.data() + at, wide_list.get() + 1, wide_count * sizeof(uint32_t),
+                          cudaMemcpyDeviceToHost));
+    }
+    found.download_ms += ms_since(download_start);
+    if (!tiled && chunk_best.from != 0xffffffffu) found.witness.offer(chunk_best.dist2, chunk_best.from, chunk_best.to);
+    if (tiled) {
+      // The running minimum: the smaller squared distance, ties to the smaller input index (the unique
+      // targets keep the input's order, so that is the tie rule of one resident target).
+      const int threads = std::max(1, host_threads_);
+      parallel_blocks(span, 1 << 16, threads, [&](size_t begin, size_t end, int) {
+        merge_tile(end - begin, tile_d2.data() + begin, tile_to.data() + begin, work.running_d2.data() + lo + begin,
+                   work.running_to.data() + lo + begin);
+      });
+    }
+    ++found.chunks;
+  }
+
+  DeviceArray<float> upload_floats(const float* xyz, uint64_t first, uint32_t count, WorkerFound& found) {
+    const auto start = std::chrono::steady_clock::now();
+    DeviceArray<float> raw(memory_, 3ull * count);
+    if (count > 0) copy_to_device(raw.get(), xyz + 3 * first, 12ull * count, stream_.get());
+    found.upload_ms += ms_since(start);
+    return raw;
+  }
+
+  // Points [first, first + count) of a set's truth in double (a float32 truth widened on the host).
+  DeviceArray<double> upload_truth(const PointTruth& truth, uint64_t first, uint64_t count, WorkerFound& found) {
+    if (truth.f64 != nullptr) return upload_array(truth.f64 + 3 * first, 3 * count, found);
+    std::vector<double> widened(3 * count);
+    parallel_blocks(count, 1 << 16, host_threads_, [&](size_t begin, size_t end, int) {
+      for (size_t i = begin; i < end; ++i)
+        for (int c = 0; c < 3; ++c) widened[3 * i + c] = truth.f32[3 * (first + i) + c];
+    });
+    return upload_array(widened.data(), widened.size(), found);  // copy_to_device has read it all on return
+  }
+
+  template <class T>
+  DeviceArray<T> upload_array(const T* host, size_t count, WorkerFound& found) {
+    if (count == 0) return DeviceArray<T>();
+    const auto start = std::chrono::steady_clock::now();
+    DeviceArray<T> out(memory_, count);
+    copy_to_device(out.get(), host, count * sizeof(T), stream_.get());
+    found.upload_ms += ms_since(start);
+    return out;
+  }
+
+  // A set's inside points (from position base of its inside copy) in a grid named by the set's indices.
+  DeviceGrid survey_and_build(const float* raw, uint32_t n, uint32_t base, const FramedSet& set, double& ms) {
+    EventTimer timer(stream_.get());
+    timer.start();
+    const GridInput input = survey_points(memory_, raw, n, base, stream_.get());
+    DeviceGrid g = build_device_grid(memory_, input, GridPlan{cost_.ratio(), 0.0, options_.cell_size}, stream_.get());
+    restore_original_indices(memory_, g, set.loose, stream_.get());
+    ms += timer.stop();
+    return g;
+  }
+
+  static void describe(const DeviceGrid& g, WorkerFound& out) {
+    float side = 0.f;
+    for (int i = 0; i < 3; ++i) {
+      out.grid_dims[i] = 1u << g.frame.bits[i];
+      if (g.frame.bits[i] > 0) side = std::max(side, g.frame.cell[i]);
+    }
+    out.cell_size = side;
+  }
+
+  int device_;
+  const xhd_hausdorff_options& options_;
+  int host_threads_;
+  const Progress& progress_;
+  Stream stream_;
+  DeviceMemory memory_;
+  CostModel cost_{};
+};
+
+// Runs one direction on every worker and settles on the host what the devices left: the queries they could
+// not finish and the loose sources; then the outputs and the witness, the same whatever the workers.
+class PointsRun {
+ public:
+  PointsRun(const PointFrame& frame, int host_threads, const xhd_hausdorff_options& options, const Progress& progress,
+            const Placement& placement, xhd_hausdorff_result& result, PlacementReport& report)
+      : frame_(frame),
+        host_threads_(host_threads),
+        options_(options),
+        progress_(progress),
+        placement_(placement),
+        budgets_(worker_budgets(placement)),
+        labels_(worker_labels(placement)),
+        result_(result),
+        report_(report) {}
+
+  void direction(const FramedSet& source, const FramedSet& target_set, PerPointOut out, xhd_directed& result) {
+    const int workers = static_cast<int>(placement_.devices.size());
+    const FramedSet target = unique_targets(target_set, host_threads_);
+    const InsideCube target_inside(target);
+    const InsideCube source_inside(source);
+    DirectionWork work;
+    work.frame = &frame_;
+    work.source = &source;
+    work.target = &target;
+    work.source_inside = &source_inside;
+    work.target_inside = &target_inside;
+    work.out = out;
+    for (size_t k = 0; k < target.loose.size(); ++k) {
+      for (int c = 0; c < 3; ++c) work.loose_xyz.push_back(target.truth.coord(target.loose[k], c));
+      work.loose_input.push_back(static_cast<uint32_t>(target.input_of(target.loose[k])));
+    }
+    const uint64_t least_budget = *std::min_element(budgets_.begin(), budgets_.end());
+    work.plan = plan_tiles(target, target_inside.count, frame_.tight.copies_exact, least_budget);
+    report_.target_tiles = std::max(report_.target_tiles, work.plan.tiles);
+    const uint64_t queries = source_inside.count;
+    // Pieces: all the queries for one worker (chunked by its memory, as before the split), else about eight
+    // a worker.
+    work.piece = piece_size(queries, workers, UINT64_MAX);
+    work.queue = std::make_unique<PieceQueue>(queries, work.piece);
+    if (work.plan.tiles > 1) {
+      work.running_d2.assign(source.count, INFINITY);
+      work.running_to.assign(source.count, XHD_NO_INDEX);
+      // Each tile measures every query once more: the bar counts query-tiles.
+      progress_.add_to_total(queries * (work.plan.tiles - 1));
+    }
+
+    std::vector<WorkerFound> found(workers);
+    run_workers(
+        labels_,
+        [&](int w) {
+          XHD_CUDA(cudaSetDevice(placement_.devices[w]));
+          PointsWorker worker(placement_.devices[w], budgets_[w], options_, workers > 1 ? 1 : host_threads_, progress_);
+          worker.run(work, w, workers, found[w]);
+        },
+        [&] { work.queue->abandon(); });
+
+    // What every worker found, then the host's part.
     const auto host_start = std::chrono::steady_clock::now();
+    PerPointWitness witness;
+    std::vector<uint32_t> wide;
+    xhd_directed counters{};
+    for (const WorkerFound& f : found) {
+      witness.merge(f.witness);
+      wide.insert(wide.end(), f.wide.begin(), f.wide.end());
+      counters.build_ms = std::max(counters.build_ms, f.build_ms);
+      counters.query_ms = std::max(counters.query_ms, f.query_ms);
+      counters.distance_evals += f.evals;
+      upload_ms_ = std::max(upload_ms_, f.upload_ms);
+      download_ms_ = std::max(download_ms_, f.download_ms);
+      peak_ = std::max(peak_, f.peak);
+      chunks_ = std::max(chunks_, f.chunks);
+    }
+    for (int k = 0; k < 3; ++k) result.grid_dims[k] = found[0].grid_dims[k];
+    result.cell_size = found[0].cell_size;
+    // A query may be left unfinished by several tiles: settled once.
+    std::sort(wide.begin(), wide.end());
+    wide.erase(std::unique(wide.begin(), wide.end()), wide.end());
+    if (work.plan.tiles > 1) take_running_minima(work, source, wide, witness);
+
     std::vector<SourceNearest> settled;
     if (!wide.empty()) {
       std::vector<double> dist2(wide.size());
@@ -346,86 +619,64 @@ class PointsRun {
       witness.offer(s.dist2, s.source, to);
     }
     progress_.add(source.loose.size());
-    query_ms += ms_since(host_start);
+    const double host_ms = ms_since(host_start);
 
     witness.write(result);
-    result.build_ms = build_ms;
-    result.query_ms = result.exact_ms = query_ms;
+    result.build_ms = counters.build_ms;
+    result.query_ms = result.exact_ms = counters.query_ms + host_ms;
+    result.distance_evals = counters.distance_evals;
     result.exact_checks = source.count;
   }
 
   void finish() {
-    result_.upload_ms = timings_upload_;
-    result_.download_ms = timings_download_;
-    result_.peak_device_bytes = memory_.peak();
-    result_.device = options_.device;
+    result_.upload_ms = upload_ms_;
+    result_.download_ms = download_ms_;
+    result_.peak_device_bytes = peak_;
+    result_.device = placement_.devices[0];
+    result_.query_chunks = chunks_;
+    report_.workers = static_cast<uint32_t>(placement_.devices.size());
   }
 
  private:
-  DeviceArray<float> upload_floats(const float* xyz, uint64_t first, uint32_t count) {
-    const auto start = std::chrono::steady_clock::now();
-    DeviceArray<float> raw(memory_, 3ull * count);
-    copy_to_device(raw.get(), xyz + 3 * first, 12ull * count, stream_.get());
-    timings_upload_ += ms_since(start);
-    return raw;
-  }
-
-  // Points [first, first + count) of a set's truth in double (a float32 truth widened on the host).
-  DeviceArray<double> upload_truth(const PointTruth& truth, uint64_t first, uint64_t count) {
-    if (truth.f64 != nullptr) return upload_array(truth.f64 + 3 * first, 3 * count);
-    std::vector<double> widened(3 * count);
-    parallel_blocks(count, 1 << 16, host_threads_, [&](size_t begin, size_t end, int) {
-      for (size_t i = begin; i < end; ++i)
-        for (int c = 0; c < 3; ++c) widened[3 * i + c] = truth.f32[3 * (first + i) + c];
+  // Tiled: every query the devices finished in every tile takes its running minimum; its outputs and the
+  // witness from it. The unfinished (wide) and the loose sources are settled after, on the host.
+  void take_running_minima(const DirectionWork& work, const FramedSet& source, const std::vector<uint32_t>& wide,
+                           PerPointWitness& witness) const {
+    std::vector<unsigned char> later(source.count, 0);
+    for (const uint32_t i : wide) later[i] = 1;
+    for (const uint32_t i : source.loose) later[i] = 1;
+    std::vector<PerPointWitness> best(host_threads_);
+    parallel_blocks(source.count, 1 << 16, host_threads_, [&](size_t begin, size_t end, int tid) {
+      for (size_t i = begin; i < end; ++i) {
+        if (later[i]) continue;
+        const double d2 = work.running_d2[i];
+        if (work.out.distance != nullptr) work.out.distance[i] = std::sqrt(d2);
+        if (work.out.nearest != nullptr) work.out.nearest[i] = work.running_to[i];
+        best[tid].offer(d2, static_cast<int64_t>(i), work.running_to[i]);
+      }
     });
-    return upload_array(widened.data(), widened.size());  // copy_to_device has read it all on return
-  }
-
-  template <class T>
-  DeviceArray<T> upload_array(const T* host, size_t count) {
-    if (count == 0) return DeviceArray<T>();
-    const auto start = std::chrono::steady_clock::now();
-    DeviceArray<T> out(memory_, count);
-    copy_to_device(out.get(), host, count * sizeof(T), stream_.get());
-    timings_upload_ += ms_since(start);
-    return out;
-  }
-
-  // A set's inside points (from position base of its inside copy) in a grid named by the set's indices.
-  DeviceGrid survey_and_build(const float* raw, uint32_t n, uint32_t base, const FramedSet& set, double& ms) {
-    EventTimer timer(stream_.get());
-    timer.start();
-    const GridInput input = survey_points(memory_, raw, n, base, stream_.get());
-    DeviceGrid g = build_device_grid(memory_, input, GridPlan{cost_.ratio(), 0.0, options_.cell_size}, stream_.get());
-    restore_original_indices(memory_, g, set.loose, stream_.get());
-    ms += timer.stop();
-    return g;
-  }
-
-  static void describe(const DeviceGrid& g, xhd_directed& out) {
-    float side = 0.f;
-    for (int i = 0; i < 3; ++i) {
-      out.grid_dims[i] = 1u << g.frame.bits[i];
-      if (g.frame.bits[i] > 0) side = std::max(side, g.frame.cell[i]);
-    }
-    out.cell_size = side;
+    for (const PerPointWitness& w : best) witness.merge(w);
   }
 
   const PointFrame& frame_;
   int host_threads_;
   const xhd_hausdorff_options& options_;
   const Progress& progress_;
+  const Placement& placement_;
+  std::vector<uint64_t> budgets_;
+  std::vector<std::string> labels_;
   xhd_hausdorff_result& result_;
-  Stream stream_;
-  DeviceMemory memory_;
-  CostModel cost_{};
-  double timings_upload_ = 0, timings_download_ = 0;
+  PlacementReport& report_;
+  double upload_ms_ = 0, download_ms_ = 0;
+  uint64_t peak_ = 0;
+  uint32_t chunks_ = 0;
 };
 
 }  // namespace
 
 void gpu_points_compare(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
-                        const xhd_per_point& per_point, const Progress& progress, xhd_hausdorff_result& result) {
+                        const xhd_per_point& per_point, const Progress& progress, xhd_hausdorff_result& result,
+                        const Placement& placement, PlacementReport& report) {
   const int host_threads = resolve_thread_count(options.threads);
   PointFrame frame;
   frame_points(a, &b, host_threads, frame);
@@ -433,7 +684,7 @@ void gpu_points_compare(const xhd_points& a, const xhd_points& b, const xhd_haus
   const int directions = options.directions;
   progress.set_total(((directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
                      ((directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
-  PointsRun run(frame, host_threads, options, progress, result);
+  PointsRun run(frame, host_threads, options, progress, placement, result, report);
   if (directions & XHD_DIRECTION_AB) run.direction(frame.a, frame.b, per_point_ab(per_point), result.ab);
   if (directions & XHD_DIRECTION_BA) run.direction(frame.b, frame.a, per_point_ba(per_point), result.ba);
   run.finish();

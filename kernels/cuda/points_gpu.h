@@ -4,13 +4,18 @@
 #pragma once
 
 #include "../abi/progress.h"
+#include "placement.h"
 #include "xhd.h"
 
 namespace xhd {
 
 // options as checked by check_hausdorff_call (grid or eb: both measure every point through the grid),
-// per_point by check_per_point; the device is current.
+// per_point by check_per_point (all null: only the witnesses). Runs on the placement's workers (one host
+// thread each, each making its device current), each direction's queries split among them (work_split.h);
+// a target larger than the smallest worker budget is searched in tiles, each query keeping its nearest over
+// them. The answers do not depend on the workers or the tiles.
 void gpu_points_compare(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
-                        const xhd_per_point& per_point, const Progress& progress, xhd_hausdorff_result& result);
+                        const xhd_per_point& per_point, const Progress& progress, xhd_hausdorff_result& result,
+                        const Placement& placement, PlacementReport& report);
 
 }  // namespace xhd

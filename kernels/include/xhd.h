@@ -275,6 +275,30 @@ XHD_API int32_t xhd_points_compare(const xhd_points* a, const xhd_points* b, con
                                    const xhd_per_point* per_point, xhd_hausdorff_result* result,
                                    xhd_progress* progress);
 
+/* Where xhd_points_compare_placed runs: one worker per entry of devices (GPU ordinals on device backends; an
+ * ordinal may repeat, which runs two workers on one device), each with its own stream and its own copy of the
+ * target's index, taking pieces of each direction's queries from a shared counter; the answers are those of
+ * one worker bit for bit. The CPU backend runs device_count groups of threads the same way (the ordinals
+ * are not used there): the split and the merge, testable without a GPU. memory_limit caps the device
+ * memory each worker uses (bytes; 0 = what is free): a target that does not fit is searched in tiles, each
+ * query keeping its nearest over the tiles, exactly (device backends; the CPU backend ignores it). */
+typedef struct xhd_placement {
+  const int32_t* devices; /* device_count ordinals; NULL with device_count 0: options->device alone */
+  uint32_t device_count;
+  uint32_t reserved;
+  uint64_t memory_limit;
+  uint32_t target_tiles; /* out: the most tiles a direction's target was searched in (1 when it fitted) */
+  uint32_t workers;      /* out: workers that ran */
+} xhd_placement;
+
+/* xhd_points_compare on the workers of placement (NULL: exactly xhd_points_compare). A worker that fails
+ * stops the others and fails the call with xhd_last_error() naming its device; the outputs are then not
+ * to be read. Without per-point outputs the Hausdorff distances and witnesses are those of xhd_hausdorff. */
+XHD_API int32_t xhd_points_compare_placed(const xhd_points* a, const xhd_points* b,
+                                          const xhd_hausdorff_options* options, xhd_placement* placement,
+                                          const xhd_per_point* per_point, xhd_hausdorff_result* result,
+                                          xhd_progress* progress);
+
 /* Total area of the mesh: each triangle's area in double precision from its vertices as given, summed in
  * triangle order. Runs on the host in every backend. */
 XHD_API int32_t xhd_surface_area(const xhd_mesh* mesh, double* area);

@@ -76,3 +76,26 @@ export function parseColumns(value: string): string[] {
   }
   return columns;
 }
+
+/** --devices: `all`, or GPU ordinals separated by commas (an ordinal may repeat: two workers on one device). */
+export function parseDevices(value: string): number[] | 'all' {
+  const text = value.trim();
+  if (text === 'all') return 'all';
+  const parts = text.split(',').map((p) => p.trim());
+  if (parts.some((p) => !/^\d+$/.test(p))) throw new InvalidArgumentError(`expected 'all' or device ordinals such as 0,1,2, got '${value}'`);
+  const ordinals = parts.map(Number);
+  if (ordinals.some((d) => d > 1024)) throw new InvalidArgumentError(`expected device ordinals from 0 to 1024, got '${value}'`);
+  if (ordinals.length > 1024) throw new InvalidArgumentError(`expected at most 1024 devices, got ${ordinals.length}`);
+  return ordinals;
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 };
+
+/** A size in bytes: a whole number, or a number with K, M, G or T (powers of 1024; KiB/KB and B accepted). */
+export function parseByteSize(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?$/i.exec(value.trim());
+  if (!m) throw new InvalidArgumentError(`expected a size such as 512M or 2G, got '${value}'`);
+  const bytes = Math.floor(Number(m[1]) * SIZE_UNITS[m[2].toLowerCase()]);
+  if (!Number.isSafeInteger(bytes) || bytes < 1) throw new InvalidArgumentError(`expected a size of at least 1 byte, got '${value}'`);
+  return bytes;
+}

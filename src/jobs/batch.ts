@@ -5,6 +5,8 @@ import { compareFiles, compareLabelFiles, wantsLabelVolumes, type CompareOptions
 import { CancelledError, EXIT_NATIVE, InputError, UsageError, XhdError } from '../core/errors.js';
 import { checkThresholdOptions, type ThresholdMetric, type ThresholdSpec } from './threshold.js';
 import type { Manifest, ManifestRow } from './batch-manifest.js';
+import { batchLanes } from '../ops/placement.js';
+import { resolveRun } from '../ops/run-settings.js';
 
 /** The command's --fail-above and --metric: what a row without its own threshold or metric gets. */
 export interface BatchDefaults {
@@ -77,37 +79,71 @@ export interface RunBatchOptions {
   onProgress?: (index: number, total: number) => void;
   /**
    * Called with each pair's outcome, in manifest order, as soon as it is known; a returned promise (a pair's
-   * report being written) is awaited before the next pair starts, so one pair's data is held at a time.
+   * report being written) is awaited before its lane's next pair starts, so a lane holds one pair's data at a time.
    */
   onPair?: (pair: BatchPair, outcome: PairOutcome) => void | Promise<void>;
+}
+
+/**
+ * The GPUs of --devices, one lane each, when there are several: each pair runs whole on one GPU (a batch's
+ * pairs are many and small, so spreading pairs scales where splitting each one would not), the next pair going
+ * to the first lane free. Null: one lane, every pair on the device given.
+ */
+function laneDevices(options: RunBatchOptions): number[] | null {
+  const { devices } = options.compare;
+  if (devices === undefined) return null;
+  const run = resolveRun({ backend: options.compare.backend, device: options.compare.device ?? (Array.isArray(devices) ? devices[0] : undefined), threads: options.compare.threads }, options.compare.method);
+  return batchLanes(run.backend, devices);
 }
 
 export async function runBatch(pairs: BatchPair[], options: RunBatchOptions): Promise<BatchSummary> {
   const started = performance.now();
   const summary: BatchSummary = { pairs: pairs.length, passed: 0, exceeded: 0, unchecked: 0, errors: 0, notRun: 0, labelInNeither: 0, interrupted: false, exitCode: 0, totalMs: 0 };
   let worstError = 0;
-  for (let i = 0; i < pairs.length; i++) {
-    if (options.signal?.aborted) {
-      summary.interrupted = true;
-      summary.notRun = pairs.length - i;
-      break;
+  const lanes = laneDevices(options) ?? [null];
+  // Outcomes are reported in manifest order: one that finishes early waits for those before it.
+  const outcomes: Array<PairOutcome | 'cancelled' | undefined> = new Array(pairs.length);
+  let reported = 0;
+  // One report at a time (onPair may be async: a pair's report page being written), chained so that each
+  // lane waits for its pair's turn, and a pair's data is let go once reported.
+  let reporting = Promise.resolve();
+  const report = () => (reporting = reporting.then(drain));
+  const drain = async () => {
+    while (reported < pairs.length && outcomes[reported] !== undefined && !summary.interrupted) {
+      const outcome = outcomes[reported]!;
+      if (outcome === 'cancelled') {
+        summary.interrupted = true;
+        break;
+      }
+      if (outcome.status === 'error') {
+        summary.errors++;
+        worstError = Math.max(worstError, outcome.exitCode);
+      } else {
+        summary[outcome.status]++;
+        if (outcome.result.labelInNeither) summary.labelInNeither++;
+      }
+      outcomes[reported] = undefined; // reported: its result (and any distances it kept) can go
+      await options.onPair?.(pairs[reported], outcome);
+      reported++;
     }
-    options.onProgress?.(i, pairs.length);
-    const outcome = await runPair(pairs[i], options);
-    if (outcome === 'cancelled') {
-      summary.interrupted = true;
-      summary.notRun = pairs.length - i;
-      break;
+  };
+  let next = 0;
+  const lane = async (device: number | null) => {
+    const own = device === null ? options : { ...options, compare: { ...options.compare, device, devices: undefined } };
+    while (next < pairs.length && !summary.interrupted) {
+      if (options.signal?.aborted) {
+        summary.interrupted = true;
+        break;
+      }
+      const i = next++;
+      options.onProgress?.(i, pairs.length);
+      outcomes[i] = await runPair(pairs[i], own);
+      await report();
     }
-    if (outcome.status === 'error') {
-      summary.errors++;
-      worstError = Math.max(worstError, outcome.exitCode);
-    } else {
-      summary[outcome.status]++;
-      if (outcome.result.labelInNeither) summary.labelInNeither++;
-    }
-    await options.onPair?.(pairs[i], outcome);
-  }
+  };
+  await Promise.all(lanes.map(lane));
+  await report();
+  if (summary.interrupted) summary.notRun = pairs.length - reported;
   if (!summary.interrupted) options.onProgress?.(pairs.length, pairs.length);
   summary.exitCode = summary.interrupted ? new CancelledError(options.signal?.reason).exitCode : worstError > 0 ? worstError : summary.exceeded > 0 ? 1 : 0;
   summary.totalMs = performance.now() - started;

@@ -37,6 +37,8 @@ export async function comparePoints(pathA: string, pathB: string, a: Geometry, b
     directed: options.directed,
     backend: options.backend,
     device: options.device,
+    devices: options.devices,
+    memoryLimit: options.memoryLimit,
     threads: options.threads,
     seed: options.seed,
     signal: options.signal,
@@ -86,6 +88,7 @@ export async function comparePoints(pathA: string, pathB: string, a: Geometry, b
     device: result.device,
     peakDeviceBytes: result.peakDeviceBytes,
     queryChunks: result.queryChunks,
+    placement: options.devices !== undefined || options.memoryLimit !== undefined ? result.placement : null,
     coordinateOrigin: result.coordinateOrigin,
     timingsMs: timings(started, readMs, {
       upload: result.uploadMs,

@@ -26,6 +26,10 @@ export interface CompareOptions {
   directed: boolean;
   backend: BackendChoice;
   device?: number;
+  /** Point compares on the CUDA backend: the GPUs sharing the queries ('all', or ordinals; repeats allowed). */
+  devices?: number[] | 'all';
+  /** Bytes of device memory each GPU worker may use; a target that does not fit is searched in tiles. */
+  memoryLimit?: number;
   threads?: number;
   seed?: number;
   /** Reports how far the work has got (the command line draws a bar); default: nothing. */
@@ -163,6 +167,8 @@ export interface CompareResult {
   device: DeviceInfo | null;
   peakDeviceBytes: number;
   queryChunks: number;
+  /** With --devices or --memory-limit: the workers' devices and the most tiles a target was cut into. */
+  placement?: { devices: number[]; workers: number; targetTiles: number; memoryLimit: number } | null;
   directed: boolean;
   bboxDiagonal: number;
   /**

@@ -64,6 +64,13 @@ function inapplicableOptionNotes(result: CompareResult, options: CompareOptions)
   if (options.columns !== undefined && !formats.some((f) => f === 'csv' || f === 'xyz')) {
     notes.push('--columns applies to CSV and XYZ text files; neither input is one, so ignored');
   }
+  const placed = options.devices !== undefined || options.memoryLimit !== undefined;
+  if (placed && result.mode === 'surface') {
+    notes.push('--devices and --memory-limit apply to point compares; the surface compare ran on one GPU');
+  } else if (result.backend === 'cpu') {
+    if (options.devices !== undefined) notes.push(`--devices applies to the CUDA backend; the CPU backend split the queries among ${result.placement?.workers ?? 1} groups of threads`);
+    if (options.memoryLimit !== undefined) notes.push('--memory-limit applies to GPU memory; the CPU backend measured, so ignored');
+  }
   if (options.device !== undefined && result.backend === 'cpu') {
     notes.push(`--device ${options.device} applies to the CUDA backend; the CPU backend measured, so ignored`);
   }

@@ -138,6 +138,17 @@ export const PER_POINT = declareStruct('xhd_per_point', {
   nearest_ba: 'void *',
 });
 
+// xhd_points_compare_placed's workers: GPU ordinals (repeats allowed), each worker's memory limit, and what
+// the run did (src/ops/points-search.ts).
+export const PLACEMENT = declareStruct('xhd_placement', {
+  devices: 'const int32_t *',
+  device_count: 'uint32_t',
+  reserved: 'uint32_t',
+  memory_limit: 'uint64_t',
+  target_tiles: 'uint32_t',
+  workers: 'uint32_t',
+});
+
 export const SURFACE_METHOD_CODES = { bvh: 0, brute: 1, grid: 2 } as const;
 
 export const DISTANCE_OPTIONS = declareStruct('xhd_distance_options', { which: 'int32_t', method: 'int32_t', threads: 'int32_t', device: 'int32_t' });
@@ -450,6 +461,10 @@ export const PROTOTYPES = {
   pointsCompare:
     'int32_t xhd_points_compare(const xhd_points *a, const xhd_points *b, const xhd_hausdorff_options *options, ' +
     'const xhd_per_point *per_point, _Out_ xhd_hausdorff_result *result, xhd_progress *progress)',
+  pointsComparePlaced:
+    'int32_t xhd_points_compare_placed(const xhd_points *a, const xhd_points *b, const xhd_hausdorff_options *options, ' +
+    '_Inout_ xhd_placement *placement, const xhd_per_point *per_point, _Out_ xhd_hausdorff_result *result, ' +
+    'xhd_progress *progress)',
   nearestPoints:
     'int32_t xhd_nearest_points(const xhd_points *queries, const xhd_points *targets, const xhd_hausdorff_options *options, ' +
     'double *distance, int64_t *nearest, _Out_ xhd_nearest_result *result, xhd_progress *progress)',

@@ -59,6 +59,8 @@ export interface NativeBackend {
   hausdorff: koffi.KoffiFunction;
   /** The Hausdorff distance and, when asked, every point's nearest in one search (xhd_points_compare). */
   pointsCompare: koffi.KoffiFunction;
+  /** The same on several workers (GPUs; CPU thread groups) with a memory limit (xhd_points_compare_placed). */
+  pointsComparePlaced: koffi.KoffiFunction;
   pointSurfaceDistance: koffi.KoffiFunction;
   /** Every point's nearest neighbour; null where the library does not implement it (capabilities.nearestPoints). */
   nearestPoints: koffi.KoffiFunction | null;
@@ -185,6 +187,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       optixInfo: name === 'optix' ? lib.func(PROTOTYPES.optixInfo) : null,
       hausdorff: lib.func(PROTOTYPES.hausdorff),
       pointsCompare: lib.func(PROTOTYPES.pointsCompare),
+      pointsComparePlaced: lib.func(PROTOTYPES.pointsComparePlaced),
       pointSurfaceDistance: lib.func(PROTOTYPES.pointSurfaceDistance),
       nearestPoints: capabilities.nearestPoints ? lib.func(PROTOTYPES.nearestPoints) : null,
       surfaceArea: lib.func(PROTOTYPES.surfaceArea),

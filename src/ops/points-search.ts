@@ -5,12 +5,20 @@ import koffi from 'koffi';
 import { hausdorffResult, prepareHausdorff, type HausdorffOptions, type HausdorffResult } from './hausdorff.js';
 import { pointsArg, type RawHausdorffResult } from '../native/abi.js';
 import { callNative } from '../native/call.js';
+import { placementArg, resolvePlacement, type Placement } from './placement.js';
 
 export interface PointsSearchOptions extends HausdorffOptions {
   /** Measure every point: its exact distance to the nearest point of the other set, each direction computed. */
   distances?: boolean;
   /** Also each point's nearest index in the other set, ties to the smallest (8 bytes a point more). */
   nearest?: boolean;
+  /**
+   * Workers: GPU ordinals, one worker each (an ordinal twice runs two workers on that device), or 'all' for
+   * every GPU; on the CPU backend each entry is a group of threads. The answers do not depend on it.
+   */
+  devices?: number[] | 'all';
+  /** Bytes of device memory each worker may use; a target that does not fit is searched in tiles. */
+  memoryLimit?: number;
 }
 
 export interface PerPointNearest {
@@ -23,6 +31,8 @@ export interface PerPointNearest {
 export interface PointsSearchResult extends HausdorffResult {
   /** Every point's nearest, per direction (ba null when directed); null when nothing per point was asked for. */
   perPoint: { ab: PerPointNearest; ba: PerPointNearest | null } | null;
+  /** The workers it ran on (devices or CPU thread groups) and the most tiles a target was cut into. */
+  placement: Placement;
 }
 
 /** Native room for one output array: the library writes there, and it is copied into a typed array after. */
@@ -51,7 +61,9 @@ class NativeOutput {
  */
 export async function pointsSearch(a: Float32Array | Float64Array, b: Float32Array | Float64Array,
                                    options: PointsSearchOptions = {}): Promise<PointsSearchResult> {
-  const call = prepareHausdorff(a, b, options);
+  const devices = options.devices === 'all' || options.devices === undefined ? options.devices : [...options.devices];
+  const call = prepareHausdorff(a, b, { ...options, device: options.device ?? (Array.isArray(devices) ? devices[0] : undefined) });
+  const placement = resolvePlacement(call.backend, devices, options.memoryLimit);
   const wants = options.distances === true || options.nearest === true;
   const na = a.length / 3, nb = b.length / 3;
   const outputs: Array<NativeOutput | null> = [
@@ -68,15 +80,24 @@ export async function pointsSearch(a: Float32Array | Float64Array, b: Float32Arr
       distance_ba: outputs[2]?.address ?? null,
       nearest_ba: outputs[3]?.address ?? null,
     } : null;
-    await callNative(call.backend, call.backend.pointsCompare, [pointsArg(a), pointsArg(b), call.nativeOptions, perPointArg, raw],
-      { onProgress: options.onProgress, signal: options.signal, refusal: 'the points cannot be compared' });
+    const refusal = { onProgress: options.onProgress, signal: options.signal, refusal: 'the points cannot be compared' };
+    const where = placement ? placementArg(placement) : null;
+    if (where) {
+      await callNative(call.backend, call.backend.pointsComparePlaced,
+        [pointsArg(a), pointsArg(b), call.nativeOptions, where, perPointArg, raw], refusal);
+    } else {
+      await callNative(call.backend, call.backend.pointsCompare, [pointsArg(a), pointsArg(b), call.nativeOptions, perPointArg, raw], refusal);
+    }
     const doubles = (o: NativeOutput | null) => (o ? o.copyOut((buffer) => new Float64Array(buffer)) : null);
     const indices = (o: NativeOutput | null) => (o ? o.copyOut((buffer) => new BigInt64Array(buffer)) : null);
     const perPoint = wants ? {
       ab: { distances: doubles(outputs[0]), nearest: indices(outputs[1]) },
       ba: call.directed ? null : { distances: doubles(outputs[2]), nearest: indices(outputs[3]) },
     } : null;
-    return { ...hausdorffResult(call, raw), perPoint };
+    const ran: Placement = where
+      ? { devices: placement!.devices, memoryLimit: placement!.memoryLimit, workers: where.workers, targetTiles: where.target_tiles }
+      : { devices: [call.device], memoryLimit: 0, workers: 1, targetTiles: 1 };
+    return { ...hausdorffResult(call, raw), perPoint, placement: ran };
   } finally {
     for (const o of outputs) o?.free();
   }

@@ -65,6 +65,10 @@ export function renderCompareText(r: CompareResult, c: ChalkInstance): string {
     lines.push(`  nothing measured: an input is empty · time read ${formatMs(t.read)} · total ${formatMs(t.total)}`);
   } else if (r.device) {
     lines.push(`  method ${r.method} · backend ${r.backend} · GPU ${r.device.ordinal} ${r.device.name} · peak ${formatBytes(r.peakDeviceBytes)}`);
+    if (r.placement) {
+      const tiles = r.placement.targetTiles > 1 ? ` · target in ${r.placement.targetTiles} tiles` : '';
+      lines.push(`  workers ${r.placement.workers} on GPUs ${r.placement.devices.join(',')}${tiles}`);
+    }
     lines.push(
       `  time   read ${formatMs(t.read)}${surface ? ` · sample ${formatMs(t.sample)}` : ''} · upload ${formatMs(t.upload)} · build ${formatMs(t.build)} · query ${formatMs(t.query)} · ` +
         `download ${formatMs(t.download)} · total ${formatMs(t.total)}`,

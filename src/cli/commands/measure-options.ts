@@ -1,7 +1,7 @@
 // The options that say what `compare` measures and how; `batch` takes the same ones for every pair.
 import { Command, Option } from 'commander';
 
-import { optionParser, parseColumns, parseFiniteNumber, parseIntegerOption, parseNonNegativeNumber, parsePercentile, parsePositiveNumber, parseTolerances, FORMATS } from '../option-parsers.js';
+import { optionParser, parseByteSize, parseColumns, parseDevices, parseFiniteNumber, parseIntegerOption, parseNonNegativeNumber, parsePercentile, parsePositiveNumber, parseTolerances, FORMATS } from '../option-parsers.js';
 import { NSD_VARIANTS } from '../../metrics/surface-tolerance.js';
 import { parseLabelSelection } from '../../jobs/label-selection.js';
 import { parseBbox, parseClasses, RETURNS_FILTERS } from '../../io/point-filters.js';
@@ -25,6 +25,8 @@ export function addMeasureOptions(command: Command): Command {
     .option('-d, --directed', 'only the directed distance A → B', false)
     .addOption(new Option('--backend <backend>', 'compute backend').choices(BACKEND_CHOICES).default('auto'))
     .option('--device <n>', 'GPU ordinal for the CUDA backend (see xhd doctor)', parseIntegerOption(0, 1024))
+    .option('--devices <list>', "CUDA backend, point compares: 'all' GPUs or ordinals 0,1,… sharing each direction's queries (an ordinal twice: two workers on it); same answers as one GPU", parseDevices)
+    .option('--memory-limit <size>', 'device memory each GPU worker may use, e.g. 512M or 8G (default: what is free); a larger target is searched in tiles, exactly', parseByteSize)
     .option('-t, --threads <n>', 'CPU worker threads (default: all cores)', parseIntegerOption(1, 4096))
     .option('--seed <n>', 'seed of shuffles and samples (results do not depend on it)', parseIntegerOption(0))
     .addOption(new Option('--format <format>', 'read both inputs as this format; with - (standard input) as an input, that input alone').choices(FORMATS))

@@ -1,0 +1,175 @@
+// Multi-GPU benchmark (issue "Measure multi-GPU scaling"): one overlapping 3D compare of 12.5M points a side and
+// one large one (200M by default, --large 1000000000 for the 1B target), each on every worker list asked for
+// (--devices lists: one GPU, two, all; on a one-GPU machine `0,0` runs two workers on it), and a batch of
+// 1,000 mask pairs spread over the same lists. Every answer is checked against the first list's (witnesses
+// included): ✗ marks a difference. Prints a markdown report for docs/benchmarks.md.
+//   scripts/bench-multi-gpu [--lists '0;0,1;all'] [--sizes 12500000] [--large 200000000] [--runs 3]
+//                           [--batch-pairs 1000] [--distinct-masks 40] [--mask-scale 0.3] [--memory-limit 0]
+//                           [--out docs/file.md]
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { cudaDevice, probeBackend } from '../src/ops/backends.js';
+import { pointsSearch, type PointsSearchResult } from '../src/ops/points-search.js';
+import { gpuDescription, libraryVersion, publishReport, runLines } from './bench/report.js';
+import { makeMaskPair, writeMask } from './bench/masks-shapes.js';
+import { ROOT } from './bench/root.js';
+import { overlapping } from './datasets.js';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+interface Settings {
+  lists: Array<number[] | 'all'>;
+  sizes: number[];
+  large: number;
+  runs: number;
+  batchPairs: number;
+  distinctMasks: number;
+  maskScale: number;
+  memoryLimit: number;
+  out?: string;
+}
+
+function parseList(text: string): number[] | 'all' {
+  return text === 'all' ? 'all' : text.split(',').map(Number);
+}
+
+function parseSettings(argv: string[]): Settings {
+  const s: Settings = { lists: [[0], [0, 0], 'all'], sizes: [12_500_000], large: 200_000_000, runs: 3, batchPairs: 1000, distinctMasks: 40, maskScale: 0.3, memoryLimit: 0 };
+  for (let i = 0; i < argv.length; i++) {
+    const next = () => argv[++i] ?? '';
+    switch (argv[i]) {
+      case '--lists': s.lists = next().split(';').map(parseList); break;
+      case '--sizes': s.sizes = next().split(',').map(Number); break;
+      case '--large': s.large = Number(next()); break;
+      case '--runs': s.runs = Number(next()); break;
+      case '--batch-pairs': s.batchPairs = Number(next()); break;
+      case '--distinct-masks': s.distinctMasks = Number(next()); break;
+      case '--mask-scale': s.maskScale = Number(next()); break;
+      case '--memory-limit': s.memoryLimit = Number(next()); break;
+      case '--out': s.out = next(); break;
+      default: throw new Error(`unknown argument ${argv[i]}`);
+    }
+  }
+  return s;
+}
+
+const listName = (l: number[] | 'all') => (l === 'all' ? 'all' : l.join(','));
+
+function answerOf(r: PointsSearchResult): string {
+  return JSON.stringify([r.ab.distance, r.ab.fromIndex, r.ab.toIndex, r.ba?.distance, r.ba?.fromIndex, r.ba?.toIndex]);
+}
+
+interface CompareRow {
+  list: string;
+  workers: number;
+  wallMs: number;
+  computeMs: number;
+  tiles: number;
+  same: boolean;
+  hd: number;
+}
+
+/** One compare on each list: best wall time of `runs` (the native call: frame, uploads, both directions). */
+async function compareRows(n: number, s: Settings): Promise<CompareRow[]> {
+  log(`generating the overlapping pair of ${n.toLocaleString('en-US')} points a side`);
+  const { a, b } = overlapping(n, 20260707);
+  const rows: CompareRow[] = [];
+  let reference: string | null = null;
+  for (const list of s.lists) {
+    let best: CompareRow | null = null;
+    for (let run = 0; run < s.runs; run++) {
+      const started = performance.now();
+      const r = await pointsSearch(a, b, { backend: 'cuda', devices: list, memoryLimit: s.memoryLimit || undefined });
+      const wallMs = performance.now() - started;
+      const answer = answerOf(r);
+      reference ??= answer;
+      const row = { list: listName(list), workers: r.placement.workers, wallMs, computeMs: r.ab.buildMs + r.ab.queryMs + r.ba!.buildMs + r.ba!.queryMs,
+        tiles: r.placement.targetTiles, same: answer === reference, hd: r.hd };
+      if (!best || row.wallMs < best.wallMs) best = row;
+      log(`  ${n} on ${row.list}: ${wallMs.toFixed(0)} ms wall, ${row.computeMs.toFixed(0)} ms build+query, HD ${r.hd}${row.same ? '' : ' ✗ differs'}`);
+    }
+    rows.push(best!);
+  }
+  return rows;
+}
+
+interface BatchRow {
+  list: string;
+  wallMs: number;
+  same: boolean;
+  errors: number;
+}
+
+/** The batch of `batchPairs` mask pairs (cycling over `distinctMasks` distinct ones) on each list, wall time of the CLI. */
+function batchRows(s: Settings, dir: string): BatchRow[] {
+  const lines = ['a,b'];
+  const files: Array<[string, string]> = [];
+  for (let k = 0; k < s.distinctMasks; k++) {
+    const pair = makeMaskPair(1000 + k, s.maskScale);
+    const fa = join(dir, `m${k}-a.nii.gz`), fb = join(dir, `m${k}-b.nii.gz`);
+    writeMask(fa, 'iso', pair.dims, pair.a);
+    writeMask(fb, 'iso', pair.dims, pair.b);
+    files.push([fa, fb]);
+  }
+  for (let k = 0; k < s.batchPairs; k++) lines.push(files[k % files.length].join(','));
+  const manifest = join(dir, 'pairs.csv');
+  writeFileSync(manifest, lines.join('\n') + '\n');
+  const rows: BatchRow[] = [];
+  let reference: string | null = null;
+  for (const list of s.lists) {
+    const args = [join(ROOT, 'bin', 'xhd'), 'batch', manifest, '--backend', 'cuda', '--quiet', '--percentile', '95', '--devices', listName(list)];
+    const started = performance.now();
+    const run = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const wallMs = performance.now() - started;
+    const records = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const summary = records.pop().summary;
+    const answers = JSON.stringify(records.map((o) => [o.line, o.status, o.hd, o.hd95, o.witness_ab, o.witness_ba]));
+    reference ??= answers;
+    rows.push({ list: listName(list), wallMs, same: answers === reference, errors: summary.errors });
+    log(`  batch on ${listName(list)}: ${(wallMs / 1000).toFixed(1)} s, ${summary.errors} errors${answers === reference ? '' : ' ✗ differs'}`);
+  }
+  return rows;
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const s = parseSettings(argv);
+  const cuda = probeBackend('cuda');
+  if (!cuda.available) throw new Error(`no usable CUDA GPU: ${cuda.reason}`);
+  const report: string[] = ['# Multi-GPU benchmark: --devices', '', ...runLines('scripts/bench-multi-gpu', argv),
+    `- GPU 0: ${gpuDescription(cudaDevice(0))}; GPUs seen: ${cuda.devices?.length ?? '?'}`,
+    `- Native library: build/libxhd_cuda.so from ${libraryVersion()}`,
+    '- Compare: overlapping 3D pairs (scripts/datasets.ts), float32, no per-point outputs; wall = the native call',
+    '  (framing, uploads, both directions), best of the runs; build+query = the library\'s own times (the slowest worker\'s).',
+    '- Speed-up: against the first list. ✗: an answer (HD, witnesses) differs from the first list\'s.', ''];
+  for (const n of [...s.sizes, ...(s.large > 0 ? [s.large] : [])]) {
+    const rows = await compareRows(n, s);
+    report.push(`## ${n.toLocaleString('en-US')} × ${n.toLocaleString('en-US')} points, overlapping 3D`, '',
+      '| devices | workers | wall ms | build+query ms | speed-up (wall) | target tiles | HD | same answer |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |');
+    for (const r of rows) {
+      report.push(`| ${r.list} | ${r.workers} | ${r.wallMs.toFixed(0)} | ${r.computeMs.toFixed(0)} | ${(rows[0].wallMs / r.wallMs).toFixed(2)}× | ${r.tiles} | ${r.hd.toPrecision(9)} | ${r.same ? '✓' : '✗'} |`);
+    }
+    report.push('');
+  }
+  if (s.batchPairs > 0) {
+    const dir = mkdtempSync(join(tmpdir(), 'xhd-bench-multi-'));
+    try {
+      const rows = batchRows(s, dir);
+      report.push(`## Batch of ${s.batchPairs} mask pairs (HD, HD95; ${s.distinctMasks} distinct pairs at scale ${s.maskScale} of 240×240×155)`, '',
+        '| devices | wall s | speed-up | errors | same answers |', '| --- | ---: | ---: | ---: | :---: |');
+      for (const r of rows) report.push(`| ${r.list} | ${(r.wallMs / 1000).toFixed(1)} | ${(rows[0].wallMs / r.wallMs).toFixed(2)}× | ${r.errors} | ${r.same ? '✓' : '✗'} |`);
+      report.push('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  publishReport(report.join('\n') + '\n', s.out, log);
+}
+
+main().catch((err) => {
+  log(err instanceof Error ? err.message : String(err));
+  process.exitCode = 1;
+});

@@ -1,0 +1,155 @@
+// --devices and --memory-limit on the CUDA backend: a compare split among workers, and a target searched in
+// tiles, give one GPU's answers bit for bit (witnesses, every point's distance and nearest), which are the
+// CPU's. On a one-GPU machine a device listed twice (0,0) runs two workers on it, which exercises the split
+// and the merge; on a multi-GPU host set XHD_TEST_DEVICES=all (or a list) to run the same checks across
+// GPUs. Skips where no CUDA GPU is usable.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { it } from 'node:test';
+
+import { probeBackend } from '../src/ops/backends.js';
+import { pointsSearch, type PointsSearchResult } from '../src/ops/points-search.js';
+import { clustered, rng, uniform, withCopiesOf } from './random-points.js';
+import { utmShiftedTile } from './exact-cases.js';
+import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
+import { suiteUnless } from './skippable-suite.js';
+
+const cuda = probeBackend('cuda');
+const skip = cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`;
+
+/** Worker lists to compare with one GPU: two and three workers on device 0, and any list the machine asks for. */
+function workerLists(): Array<number[] | 'all'> {
+  const lists: Array<number[] | 'all'> = [[0, 0], [0, 0, 0]];
+  const asked = process.env.XHD_TEST_DEVICES;
+  if (asked === 'all') lists.push('all');
+  else if (asked) lists.push(asked.split(',').map(Number));
+  return lists;
+}
+
+function answer(r: PointsSearchResult) {
+  return [r.ab.distance, r.ab.fromIndex, r.ab.toIndex, r.ba?.distance, r.ba?.fromIndex, r.ba?.toIndex];
+}
+
+/** A cloud whose points repeat one point many times (ties) and whose last point is far away (a loose point). */
+function awkward(n: number, seed: number): Float32Array {
+  const p = withCopiesOf(clustered(n, 3, rng(seed)), [0.5, 0.5, 0.5], 200, 10);
+  p.set([1e7, -3, 7], p.length - 3);
+  return p;
+}
+
+const inputs: Array<[string, Float32Array | Float64Array, Float32Array | Float64Array]> = [
+  ['float32, overlapping', uniform(300_000, 3, rng(81)), uniform(250_000, 3, rng(82), 0.1)],
+  ['float32, ties and a far outlier', awkward(200_000, 83), awkward(150_000, 84)],
+  ['doubles at survey coordinates', ...utmShiftedTile(200_000, 85)],
+];
+
+suiteUnless(skip, 'CUDA --devices: the answers of one GPU', () => {
+  for (const [label, a, b] of inputs) {
+    for (const method of ['grid', 'eb'] as const) {
+      it(`${label}, ${method}: witnesses without per-point outputs`, async () => {
+        const one = await pointsSearch(a, b, { backend: 'cuda', method });
+        for (const devices of workerLists()) {
+          const many = await pointsSearch(a, b, { backend: 'cuda', method, devices });
+          assert.ok(many.placement.workers >= 1);
+          assert.deepEqual(answer(many), answer(one), `${label} ${method} on ${devices}`);
+        }
+      });
+    }
+    it(`${label}: every point's distance and nearest`, async () => {
+      const one = await pointsSearch(a, b, { backend: 'cuda', distances: true, nearest: true });
+      const cpu = await pointsSearch(a, b, { backend: 'cpu', distances: true, nearest: true });
+      assert.deepEqual(answer(one), answer(cpu));
+      for (const devices of workerLists()) {
+        const many = await pointsSearch(a, b, { backend: 'cuda', distances: true, nearest: true, devices });
+        assert.deepEqual(answer(many), answer(one), `${label} on ${devices}`);
+        assert.deepEqual(many.perPoint, one.perPoint, `${label} on ${devices}: per point`);
+      }
+    });
+  }
+});
+
+suiteUnless(skip, 'CUDA --memory-limit: a target in tiles, exactly', () => {
+  for (const [label, a, b] of inputs) {
+    it(`${label}: a 24 MiB limit cuts the target into tiles and changes nothing`, async () => {
+      const cpu = await pointsSearch(a, b, { backend: 'cpu', distances: true, nearest: true });
+      for (const devices of [undefined, [0, 0]]) {
+        const tiled = await pointsSearch(a, b, { backend: 'cuda', distances: true, nearest: true, memoryLimit: 24 << 20, devices });
+        assert.ok(tiled.placement.targetTiles > 2, `expected several tiles, got ${tiled.placement.targetTiles}`);
+        assert.ok(tiled.peakDeviceBytes <= 24 << 20, `peak ${tiled.peakDeviceBytes} over the limit`);
+        assert.deepEqual(answer(tiled), answer(cpu), `${label} on ${devices ?? 'one worker'}`);
+        assert.deepEqual(tiled.perPoint, cpu.perPoint, `${label}: per point`);
+      }
+    });
+    it(`${label}: the Hausdorff search falls back to tiles when the target does not fit`, async () => {
+      const whole = await pointsSearch(a, b, { backend: 'cuda' });
+      for (const devices of [undefined, [0, 0]]) {
+        const tiled = await pointsSearch(a, b, { backend: 'cuda', memoryLimit: 16 << 20, devices });
+        assert.ok(tiled.placement.targetTiles > 1, `expected tiles, got ${tiled.placement.targetTiles}`);
+        assert.deepEqual(answer(tiled), answer(whole), `${label} on ${devices ?? 'one worker'}`);
+      }
+    });
+  }
+
+  it('a limit too small even for one tile is a clear error naming the memory needed', async () => {
+    const a = uniform(10_000, 3, rng(86));
+    await assert.rejects(pointsSearch(a, a, { backend: 'cuda', memoryLimit: 1 << 20 }),
+      (err: unknown) => err instanceof Error && /needs about [\d.]+ GiB of GPU memory/.test(err.message));
+  });
+});
+
+suiteUnless(skip, 'CUDA --devices on the command line', () => {
+  const dir = scratchDir();
+  const pa = join(dir, 'a.xyz'), pb = join(dir, 'b.xyz');
+  writeXyz(pa, uniform(200_000, 3, rng(87)));
+  writeXyz(pb, uniform(150_000, 3, rng(88), 0.2));
+
+  it('--devices 0,0 and --memory-limit give the JSON of one GPU', () => {
+    const one = runXhd(['compare', pa, pb, '--backend', 'cuda', '--json', '--stats']);
+    assert.equal(one.code, 0, one.stderr);
+    for (const extra of [['--devices', '0,0'], ['--memory-limit', '24M'], ['--devices', '0,0', '--memory-limit', '24M']]) {
+      const split = runXhd(['compare', pa, pb, '--backend', 'cuda', '--json', '--stats', ...extra]);
+      assert.equal(split.code, 0, split.stderr);
+      const o = JSON.parse(one.stdout), s = JSON.parse(split.stdout);
+      for (const key of ['hd', 'hd_ab', 'hd_ba', 'witness_ab', 'witness_ba', 'mean_ab', 'mean_ba', 'hd95']) assert.deepEqual(s[key], o[key], `${extra.join(' ')}: ${key}`);
+    }
+  });
+
+  it('a device that does not exist is exit 2 naming it', () => {
+    const run = runXhd(['compare', pa, pb, '--backend', 'cuda', '--devices', '0,63', '--quiet']);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /device 63 does not exist/);
+  });
+
+  it('a worker that fails mid-run fails the run (exit 3) naming its device, with nothing on stdout', () => {
+    for (const perPoint of [[], ['--stats']]) {
+      const run = runXhd(['compare', pa, pb, '--backend', 'cuda', '--json', '--devices', '0,0', ...perPoint], { XHD_TEST_FAIL_WORKER: '1' });
+      assert.equal(run.code, 3, run.stderr);
+      assert.match(run.stderr, /device 0 \(worker 2 of 2\) failed: fault injected/);
+      assert.equal(run.stdout, '');
+      assert.ok(!hasStackTrace(run.stderr));
+    }
+  });
+
+  it('a batch spread over --devices 0,0 gives the outcomes of one GPU, in manifest order', () => {
+    const lines = ['a,b'];
+    for (let k = 0; k < 12; k++) {
+      const p = join(dir, `p${k}.xyz`);
+      writeXyz(p, uniform(5_000 + 1000 * k, 3, rng(90 + k), 0.01 * k));
+      lines.push(`${k % 2 ? pa : p},${p}`);
+    }
+    const manifest = join(dir, 'pairs.csv');
+    writeFileSync(manifest, lines.join('\n') + '\n');
+    const one = runXhd(['batch', manifest, '--backend', 'cuda', '--quiet']);
+    const spread = runXhd(['batch', manifest, '--backend', 'cuda', '--quiet', '--devices', '0,0']);
+    assert.equal(one.code, 0, one.stderr);
+    assert.equal(spread.code, 0, spread.stderr);
+    // Each record's line, pair, status and answers, and the summary's counts (not the times).
+    const strip = (text: string) => text.trim().split('\n').map((l) => {
+      const o = JSON.parse(l);
+      if (o.summary) return JSON.stringify({ pairs: o.summary.pairs, passed: o.summary.passed, unchecked: o.summary.unchecked, errors: o.summary.errors });
+      return JSON.stringify({ line: o.line, pair: o.pair, status: o.status, hd: o.hd, witness_ab: o.witness_ab, witness_ba: o.witness_ba });
+    });
+    assert.deepEqual(strip(spread.stdout), strip(one.stdout));
+  });
+});
