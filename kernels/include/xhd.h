@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 14
+#define XHD_ABI_VERSION 15
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -655,6 +655,58 @@ XHD_API int32_t xhd_surface_compare(const xhd_mesh* a, const xhd_mesh* b, const 
 /* Frees the query points and distances of a result of xhd_surface_compare and sets their pointers to NULL
  * (NULL, or a result already freed, is ignored). */
 XHD_API void xhd_surface_compare_free(xhd_surface_compare_result* result);
+
+/* ---- Voxel masks: a segmentation's voxels as points, on every core (CPU library) or on the GPU ---- */
+
+/* How xhd_voxel_mask.values is stored. 64-bit integers and scaled values are passed as XHD_VOXEL_F64. */
+typedef enum xhd_voxel_type {
+  XHD_VOXEL_U8 = 0,
+  XHD_VOXEL_I8 = 1,
+  XHD_VOXEL_U16 = 2,
+  XHD_VOXEL_I16 = 3,
+  XHD_VOXEL_U32 = 4,
+  XHD_VOXEL_I32 = 5,
+  XHD_VOXEL_F32 = 6,
+  XHD_VOXEL_F64 = 7
+} xhd_voxel_type;
+
+/* A label volume and which of its voxels become points. Host memory, read-only. */
+typedef struct xhd_voxel_mask {
+  const void* values;  /* dims[0]·dims[1]·dims[2] values of value_type, i fastest, then j, then k; finite */
+  int32_t value_type;  /* xhd_voxel_type */
+  int32_t use_label;   /* 0: the foreground is every nonzero voxel; 1: the voxels whose value (as a double) == label */
+  uint64_t dims[3];
+  double label;
+  double affine[12];   /* row-major 3x4: voxel centre (i, j, k) -> x = a[0]*i + a[1]*j + a[2]*k + a[3], ... */
+  int32_t surface;     /* 1: only foreground voxels with a 6-connected background neighbour (outside the grid counts
+                          as background); 0: every foreground voxel */
+  int32_t threads;     /* worker threads (CPU library); 0 = every hardware thread */
+  int32_t device;      /* GPU ordinal (device libraries); the CPU library ignores it */
+  int32_t reserved;
+} xhd_voxel_mask;
+
+/* What xhd_mask_points found. xyz is the library's memory: release it with xhd_mask_points_free. */
+typedef struct xhd_mask_points_result {
+  double* xyz;                /* count points, x,y,z interleaved, in increasing linear voxel index; NULL when none */
+  uint64_t count;             /* points (surface or foreground voxels) */
+  uint64_t foreground;        /* foreground voxels in the whole volume */
+  double upload_ms;           /* host -> device copy of the values (device libraries; 0 on the CPU) */
+  double compute_ms;          /* the selection and the coordinates */
+  double download_ms;         /* device -> host copy of the points */
+  uint64_t peak_device_bytes; /* 0 on the CPU */
+  int32_t device;             /* GPU ordinal used, or -1 on the CPU */
+  int32_t threads;            /* host threads used (CPU library), else 1 */
+} xhd_mask_points_result;
+
+/* The centres of the mask's foreground voxels (or of its surface voxels) through the affine, in double, each
+ * coordinate computed as (a[0]*i + (a[1]*j + a[2]*k)) + a[3] (the linear part first, the translation last, no
+ * fused multiply-add): the points of the TypeScript reference (src/io/voxel-mask.ts maskToPoints) bit for bit, in
+ * the same order, on every library. Returns an xhd_status; on failure xhd_last_error() says why and result->xyz is
+ * NULL. */
+XHD_API int32_t xhd_mask_points(const xhd_voxel_mask* mask, xhd_mask_points_result* result);
+
+/* Releases result->xyz (NULL allowed) and sets it to NULL. */
+XHD_API void xhd_mask_points_free(xhd_mask_points_result* result);
 
 #ifdef __cplusplus
 }
