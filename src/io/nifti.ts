@@ -11,8 +11,13 @@ export type NiftiDatatypeName =
 /** Voxel values, i fastest, then j, then k. 64-bit integers and scaled values come as Float64Array. */
 export type VoxelValues = Uint8Array | Int8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
 
+/** Where a volume's voxel-to-millimetre affine came from: a NIfTI form, or the NRRD or MetaImage fields. */
+export type VolumeAffineSource = AffineSource | 'space directions' | 'spacings' | 'TransformMatrix';
+
+/** A label volume as every reader gives it (NIfTI, NRRD, MetaImage), in NIfTI's RAS+ millimetres. */
 export interface VoxelVolume {
-  version: 1 | 2;
+  /** The NIfTI version; absent for the other formats. */
+  version?: 1 | 2;
   /** [nx, ny, nz]; a 2D file has nz = 1. */
   dims: [number, number, number];
   /** nx·ny·nz values, scl_slope/scl_inter already applied. May share memory with the bytes that were parsed. */
@@ -23,7 +28,7 @@ export interface VoxelVolume {
   scaling: { slope: number; inter: number } | null;
   /** Row-major 3×4: voxel centre (i, j, k) → millimetres, x = a[0]·i + a[1]·j + a[2]·k + a[3], and so on. */
   affine: Float64Array;
-  affineSource: AffineSource;
+  affineSource: VolumeAffineSource;
   /** Millimetres between neighbouring voxel centres along i, j, k (the lengths of the affine's columns). */
   spacing: [number, number, number];
   /** What the reader chose that the user should know (a singular sform replaced by the qform). */
@@ -164,7 +169,7 @@ function checkDataSize(header: NiftiHeader, datatype: Datatype, dataBytes: numbe
   }
 }
 
-function describeBytes(count: number): string {
+export function describeBytes(count: number): string {
   const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
   let value = count, unit = -1;
   while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit++; }
@@ -192,7 +197,7 @@ function decodeVoxels(data: Uint8Array, header: NiftiHeader, datatype: Datatype)
 }
 
 /** Reverses the bytes of every `width`-byte element in place (`bytes` starts a fresh, aligned buffer). */
-function reverseEach(bytes: Uint8Array, width: number): void {
+export function reverseEach(bytes: Uint8Array, width: number): void {
   // Whole-word shifts for 2 and 4 bytes are several times faster than moving single bytes.
   if (width === 2) {
     const words = new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);

@@ -57,7 +57,7 @@ export function registerCompare(program: Command): void {
   const command = program
     .command('compare')
     .description('exact Hausdorff distance between two point sets, or between surfaces when an input is a mesh, on a GPU when present')
-    .argument('<a>', 'first input (OFF, PLY, CSV/XYZ/TXT, STL, OBJ, NIfTI .nii/.nii.gz mask, LAS, LAZ, PCD, E57)')
+    .argument('<a>', 'first input (OFF, PLY, CSV/XYZ/TXT, STL, OBJ, NIfTI/NRRD/MetaImage mask, LAS, LAZ, PCD, E57)')
     .argument('<b>', 'second input');
   addMeasureOptions(command)
     .option('--json', 'print one JSON object (and nothing else) on stdout (--output json)', false)
