@@ -133,10 +133,26 @@ export function isGzip(bytes: Uint8Array): boolean {
   return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 }
 
+/** Deflate's largest compression ratio (258-byte matches coded in about 2 bits): no stream inflates more than this. */
+const DEFLATE_MAX_RATIO = 1032;
+
+/**
+ * How much zlib should inflate into at once: the whole output when the gzip trailer's size (ISIZE, the size mod
+ * 2^32) says how much that is, so the stream inflates into one buffer: a 9 MB mask in 2.5 ms instead of 20 ms in
+ * zlib's default 16 KiB chunks, gathered and copied after. Bounded by what the compressed bytes can inflate to and
+ * by the caller's cap, so a lying trailer cannot cause a large allocation.
+ */
+export function inflateChunkSize(compressed: Uint8Array, maxOutputBytes: number, expected?: number): number {
+  const trailer = compressed.length >= 18 && isGzip(compressed)
+    ? new DataView(compressed.buffer, compressed.byteOffset + compressed.length - 4, 4).getUint32(0, true) : undefined;
+  const wanted = (expected ?? trailer ?? 0) + 1;
+  return Math.max(64 * 1024, Math.min(wanted, maxOutputBytes + 1, DEFLATE_MAX_RATIO * compressed.length + 1024));
+}
+
 /** gunzip with a cap on the output, so a small file cannot expand into an allocation that exhausts memory. */
 export function gunzipNifti(bytes: Uint8Array, name: string, maxOutputBytes = MAX_NIFTI_BYTES): Uint8Array {
   try {
-    return gunzipSync(bytes, { maxOutputLength: maxOutputBytes });
+    return gunzipSync(bytes, { maxOutputLength: maxOutputBytes, chunkSize: inflateChunkSize(bytes, maxOutputBytes) });
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     if (code === 'ERR_BUFFER_TOO_LARGE') {

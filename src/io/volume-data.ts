@@ -4,7 +4,7 @@
 import { constants as zlibConstants, gunzipSync, inflateSync } from 'node:zlib';
 
 import { InputError } from '../core/errors.js';
-import { describeBytes, isGzip, MAX_NIFTI_BYTES, reverseEach, type NiftiDatatypeName, type VoxelValues } from './nifti.js';
+import { describeBytes, inflateChunkSize, isGzip, MAX_NIFTI_BYTES, reverseEach, type NiftiDatatypeName, type VoxelValues } from './nifti.js';
 
 /** Bytes of one value of each type. */
 export const TYPE_BYTES: Record<NiftiDatatypeName, 1 | 2 | 4 | 8> = {
@@ -42,7 +42,7 @@ export function inflateExactly(compressed: Uint8Array, expected: number, dataFil
   const gzip = isGzip(compressed);
   let out: Uint8Array;
   try {
-    const options = { maxOutputLength: Math.max(expected + 1, 1), finishFlush: zlibConstants.Z_FINISH };
+    const options = { maxOutputLength: expected + 1, finishFlush: zlibConstants.Z_FINISH, chunkSize: inflateChunkSize(compressed, expected + 1, expected) };
     out = gzip ? gunzipSync(compressed, options) : inflateSync(compressed, options);
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
