@@ -15,6 +15,9 @@ import { parseNifti } from '../src/io/nifti.js';
 import { maskToPointsInTs } from '../src/io/voxel-mask.js';
 import { cudaDevice, probeBackend } from '../src/ops/backends.js';
 import { maskPointsOn } from '../src/ops/mask-points.js';
+import { distanceStats } from '../src/metrics/distance-stats.js';
+import { nativeDistanceStats } from '../src/ops/distance-stats-native.js';
+import { pointsSearch } from '../src/ops/points-search.js';
 import { formatMs, gpuDescription, libraryVersion, publishReport, runLines } from './bench/report.js';
 import { ROOT } from './bench/root.js';
 import { makeMaskPair, writeMask } from './bench/masks-shapes.js';
@@ -138,6 +141,35 @@ async function main(): Promise<void> {
       const s = stats(ms);
       lines.push(`| ${name} | ${formatMs(s.best)} | ${formatMs(s.median)} |`);
       log(`${name}: best ${formatMs(s.best)} ms`);
+    }
+    // The statistics of `--percentile 95` (max-of-directed HD95, ASSD, RMS, Chamfer) over the pair's per-point distances.
+    const search = await pointsSearch(reference[0].positions, reference[1].positions, { backend: 'cpu', distances: true });
+    const ab = search.perPoint!.ab.distances!, ba = search.perPoint!.ba!.distances!;
+    lines.push('', `## Statistics of the per-point distances (${ab.length} + ${ba.length}), in-process, ms`, '',
+      '| where | best | median | of which upload (GPU) |', '| --- | ---: | ---: | ---: |');
+    const want = JSON.stringify(distanceStats(ab, ba, { percentile: 95 }));
+    const statRuns: Array<[string, () => Promise<number>]> = [
+      ['TypeScript (src/metrics)', async () => { distanceStats(ab, ba, { percentile: 95 }); return 0; }],
+      ['CPU library, every core', async () => check((await nativeDistanceStats(ab, ba, { percentile: 95 }, { backend: 'cpu' })))],
+    ];
+    function check(r: { stats: unknown; uploadMs: number }): number {
+      assert.equal(JSON.stringify(r.stats), want, 'the TypeScript statistics bit for bit');
+      return r.uploadMs;
+    }
+    if (cuda.available && backends.includes('cuda')) {
+      statRuns.push(['CUDA library, on the device', async () => check(await nativeDistanceStats(ab, ba, { percentile: 95 }, { backend: 'cuda', device: 0 }))]);
+    }
+    for (const [name, run] of statRuns) {
+      await run();
+      const ms: number[] = [], upload: number[] = [];
+      for (let r = 0; r < runs; r++) {
+        const t0 = performance.now();
+        upload.push(await run());
+        ms.push(performance.now() - t0);
+      }
+      const s = stats(ms);
+      lines.push(`| ${name} | ${formatMs(s.best)} | ${formatMs(s.median)} | ${name.startsWith('CUDA') ? formatMs(stats(upload).median) : ''} |`);
+      log(`statistics, ${name}: best ${formatMs(s.best)} ms`);
     }
     publishReport(lines.join('\n') + '\n', out, log);
   } finally {

@@ -363,6 +363,30 @@ export const MASK_POINTS_RESULT = declareStruct('xhd_mask_points_result', {
   device: 'int32_t',
   threads: 'int32_t',
 });
+// Statistics of per-point distances (xhd_distance_stats): see that section of kernels/include/xhd.h.
+export const DISTANCE_STATS_OPTIONS = declareStruct('xhd_distance_stats_options', {
+  percentile: 'double',
+  has_percentile: 'int32_t',
+  pooled: 'int32_t',
+  threads: 'int32_t',
+  device: 'int32_t',
+});
+export const DIRECTED_STATS = declareStruct('xhd_directed_stats', {
+  count: 'uint64_t',
+  max: 'double',
+  sum: 'double',
+  sq_sum: 'double',
+  percentile: 'double',
+});
+export const DISTANCE_STATS_RESULT = declareStruct('xhd_distance_stats_result', {
+  ab: DIRECTED_STATS,
+  ba: DIRECTED_STATS,
+  pooled_percentile: 'double',
+  upload_ms: 'double',
+  compute_ms: 'double',
+  device: 'int32_t',
+  threads: 'int32_t',
+});
 /** xhd_voxel_type: how xhd_voxel_mask.values is stored. */
 export const VOXEL_TYPES = { uint8: 0, int8: 1, uint16: 2, int16: 3, uint32: 4, int32: 5, float32: 6, float64: 7 } as const;
 
@@ -382,6 +406,7 @@ export type RawSurfaceDirection = Decoded<typeof SURFACE_DIRECTION>;
 export type RawSurfaceCompareResult = Decoded<typeof SURFACE_COMPARE_RESULT>;
 /** A decoded xhd_mask_points_result; xyz is the library's memory until xhd_mask_points_free. */
 export type RawMaskPointsResult = Decoded<typeof MASK_POINTS_RESULT>;
+export type RawDistanceStatsResult = Decoded<typeof DISTANCE_STATS_RESULT>;
 
 export const PROTOTYPES = {
   abiVersion: 'int32_t xhd_abi_version(void)',
@@ -438,4 +463,7 @@ export const PROTOTYPES = {
   surfaceCompareFree: 'void xhd_surface_compare_free(xhd_surface_compare_result *result)',
   maskPoints: 'int32_t xhd_mask_points(const xhd_voxel_mask *mask, xhd_mask_points_result *result)',
   maskPointsFree: 'void xhd_mask_points_free(xhd_mask_points_result *result)',
+  distanceStats:
+    'int32_t xhd_distance_stats(const double *ab, uint64_t n_ab, const double *ba, uint64_t n_ba, ' +
+    'const xhd_distance_stats_options *options, _Out_ xhd_distance_stats_result *result)',
 } as const;

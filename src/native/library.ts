@@ -70,6 +70,8 @@ export interface NativeBackend {
   /** A voxel mask's points (xhd_mask_points: every core on the CPU, a kernel on a GPU) and their release. */
   maskPoints: koffi.KoffiFunction;
   maskPointsFree: koffi.KoffiFunction;
+  /** The statistics of per-point distances (xhd_distance_stats: every core on the CPU, the device on a GPU). */
+  distanceStats: koffi.KoffiFunction;
   distanceContextCreate: koffi.KoffiFunction;
   distanceQuery: koffi.KoffiFunction;
   distanceQueryMany: koffi.KoffiFunction;
@@ -193,6 +195,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       surfaceCompareFree: lib.func(PROTOTYPES.surfaceCompareFree),
       maskPoints: lib.func(PROTOTYPES.maskPoints),
       maskPointsFree: lib.func(PROTOTYPES.maskPointsFree),
+      distanceStats: lib.func(PROTOTYPES.distanceStats),
       distanceContextCreate: lib.func(PROTOTYPES.distanceContextCreate),
       distanceQuery: lib.func(PROTOTYPES.distanceQuery),
       distanceQueryMany: lib.func(PROTOTYPES.distanceQueryMany),
