@@ -101,9 +101,11 @@ describe('xhd_mask_points on the CPU library: the TypeScript reference bit for b
     assert.equal(exact.count, 64 - 8, 'label fround(0.1): the surface of a 4³ cube');
   });
 
-  it('refuses a grid that does not match its values array only through the dims it is given (checked here by size)', () => {
-    assert.throws(() => maskPointsOn('cpu', { values: new Uint8Array(8), dims: [0, 2, 2], affine: awkwardAffine(1), surface: true }),
+  it('refuses a zero dimension, values that do not fill the grid, and a non-finite affine', () => {
+    assert.throws(() => maskPointsOn('cpu', { values: new Uint8Array(0), dims: [0, 2, 2], affine: awkwardAffine(1), surface: true }),
       /dimension must be at least 1/);
+    assert.throws(() => maskPointsOn('cpu', { values: new Uint8Array(7), dims: [2, 2, 2], affine: awkwardAffine(1), surface: true }),
+      /holds 7 values, its 2×2×2 grid needs 8/);
     assert.throws(() => maskPointsOn('cpu', { values: new Uint8Array(8), dims: [2, 2, 2], affine: Float64Array.of(NaN, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0), surface: true }),
       /affine must be finite/);
   });

@@ -56,6 +56,11 @@ function voxelType(values: MaskValues): number {
 
 /** One synchronous call (the readers are synchronous); the library's memory is released before returning. */
 export function nativeMaskPoints(library: MaskPointsLibrary, request: NativeMaskRequest): NativeMaskPoints {
+  // The library reads dims[0]·dims[1]·dims[2] values: an array of another length would be read past its end.
+  const [nx, ny, nz] = request.dims;
+  if (request.values.length !== nx * ny * nz) {
+    throw new UsageError(`the mask holds ${request.values.length} values, its ${nx}×${ny}×${nz} grid needs ${nx * ny * nz}`);
+  }
   const mask = {
     values: request.values,
     value_type: voxelType(request.values),
