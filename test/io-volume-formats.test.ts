@@ -12,7 +12,7 @@ import { compareFiles, type CompareOptions } from '../src/jobs/compare.js';
 import { readGeometry } from '../src/io/read.js';
 import { hasStackTrace, runXhd, scratchDir } from './cli-run.js';
 import { writeNifti } from './nifti-writer.js';
-import { writeMetaImage, writeNrrd, type TestVolume } from './volume-writers.js';
+import { volumeBytes, writeMetaImage, writeNrrd, type TestVolume } from './volume-writers.js';
 
 type Vec3 = [number, number, number];
 const dir = scratchDir();
@@ -131,6 +131,25 @@ describe('NRRD and MetaImage masks give the NIfTI file\'s points and metrics', (
       }
     });
   }
+
+  it('NRRD line skip and byte skip (raw, -1 for the last bytes, and of the decompressed bytes for gzip)', () => {
+    const v: TestVolume = { dims: DIMS, values: blobs(DIMS, 4), type: 'int16', axes: CASES[0].axes, origin: CASES[0].origin };
+    const plain = readGeometry(writeNrrd(join(dir, 'skip-none'), v, {}));
+    const raw = volumeBytes(v, true);
+    const prefix = Buffer.from('a text line\nanother one\n');
+    const variants: Array<[string, Parameters<typeof writeNrrd>[2]]> = [
+      ['byte skip 16', { detached: true, byteSkip: 16, data: Buffer.concat([Buffer.alloc(16, 7), raw]) }],
+      ['byte skip -1', { detached: true, byteSkip: -1, data: Buffer.concat([Buffer.alloc(33, 1), raw]) }],
+      ['line skip 2', { detached: true, fields: { 'line skip': 'line skip: 2' }, data: Buffer.concat([prefix, raw]) }],
+      ['line skip 2 and byte skip 3', { detached: true, byteSkip: 3, fields: { 'line skip': 'line skip: 2' }, data: Buffer.concat([prefix, Buffer.alloc(3), raw]) }],
+      ['gzip, byte skip 5 of the decompressed bytes', { gzip: true, byteSkip: 5, data: gzipSync(Buffer.concat([Buffer.alloc(5), raw])) }],
+    ];
+    for (const [label, variant] of variants) {
+      const got = readGeometry(writeNrrd(join(dir, `skip-${label.replace(/\W+/g, '-')}`), v, variant));
+      assert.equal(got.count, plain.count, label);
+      assert.ok(sameBits(got.positions, plain.positions), `${label}: the same points`);
+    }
+  });
 
   it('xhd info reads them, and the format is detected from the contents without an extension', () => {
     const v: TestVolume = { dims: DIMS, values: blobs(DIMS, 3), type: 'int16', axes: CASES[0].axes, origin: CASES[0].origin };
