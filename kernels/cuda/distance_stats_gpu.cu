@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -123,7 +124,8 @@ class GpuStats {
     DeviceArray<DeviceSums> device_sums(memory_, 1);
     XHD_CUDA(cudaMemsetAsync(device_sums.get(), 0, sizeof(DeviceSums), stream_.get()));
     const unsigned long long none = ~0ull;
-    XHD_CUDA(cudaMemcpyAsync(&device_sums.get()->first_bad, &none, sizeof none, cudaMemcpyHostToDevice, stream_.get()));
+    char* first_bad = reinterpret_cast<char*>(device_sums.get()) + offsetof(DeviceSums, first_bad);  // a device address
+    XHD_CUDA(cudaMemcpyAsync(first_bad, &none, sizeof none, cudaMemcpyHostToDevice, stream_.get()));
     const unsigned blocks = std::min<unsigned>(blocks_for(n, kThreads), kMaxBlocks);
     sum_distances<<<blocks, kThreads, 0, stream_.get()>>>(d, n, device_sums.get());
     XHD_CUDA_LAUNCHED("sum_distances");
