@@ -48,6 +48,11 @@ constexpr Named kStructs[] = {
     XHD_SIZE_OF(xhd_surface_compare_options),
     XHD_SIZE_OF(xhd_surface_direction),
     XHD_SIZE_OF(xhd_surface_compare_result),
+    XHD_SIZE_OF(xhd_voxel_mask),
+    XHD_SIZE_OF(xhd_mask_points_result),
+    XHD_SIZE_OF(xhd_distance_stats_options),
+    XHD_SIZE_OF(xhd_directed_stats),
+    XHD_SIZE_OF(xhd_distance_stats_result),
 };
 
 struct Field {
@@ -352,6 +357,47 @@ constexpr Field kFields[] = {
     XHD_FIELD(xhd_surface_compare_result, device),
     XHD_FIELD(xhd_surface_compare_result, threads),
     XHD_FIELD(xhd_surface_compare_result, origin),
+    // xhd_voxel_mask
+    XHD_FIELD(xhd_voxel_mask, values),
+    XHD_FIELD(xhd_voxel_mask, value_type),
+    XHD_FIELD(xhd_voxel_mask, use_label),
+    XHD_FIELD(xhd_voxel_mask, dims),
+    XHD_FIELD(xhd_voxel_mask, label),
+    XHD_FIELD(xhd_voxel_mask, affine),
+    XHD_FIELD(xhd_voxel_mask, surface),
+    XHD_FIELD(xhd_voxel_mask, threads),
+    XHD_FIELD(xhd_voxel_mask, device),
+    XHD_FIELD(xhd_voxel_mask, reserved),
+    // xhd_mask_points_result
+    XHD_FIELD(xhd_mask_points_result, xyz),
+    XHD_FIELD(xhd_mask_points_result, count),
+    XHD_FIELD(xhd_mask_points_result, foreground),
+    XHD_FIELD(xhd_mask_points_result, upload_ms),
+    XHD_FIELD(xhd_mask_points_result, compute_ms),
+    XHD_FIELD(xhd_mask_points_result, download_ms),
+    XHD_FIELD(xhd_mask_points_result, peak_device_bytes),
+    XHD_FIELD(xhd_mask_points_result, device),
+    XHD_FIELD(xhd_mask_points_result, threads),
+    // xhd_distance_stats_options
+    XHD_FIELD(xhd_distance_stats_options, percentile),
+    XHD_FIELD(xhd_distance_stats_options, has_percentile),
+    XHD_FIELD(xhd_distance_stats_options, pooled),
+    XHD_FIELD(xhd_distance_stats_options, threads),
+    XHD_FIELD(xhd_distance_stats_options, device),
+    // xhd_directed_stats
+    XHD_FIELD(xhd_directed_stats, count),
+    XHD_FIELD(xhd_directed_stats, max),
+    XHD_FIELD(xhd_directed_stats, sum),
+    XHD_FIELD(xhd_directed_stats, sq_sum),
+    XHD_FIELD(xhd_directed_stats, percentile),
+    // xhd_distance_stats_result
+    XHD_FIELD(xhd_distance_stats_result, ab),
+    XHD_FIELD(xhd_distance_stats_result, ba),
+    XHD_FIELD(xhd_distance_stats_result, pooled_percentile),
+    XHD_FIELD(xhd_distance_stats_result, upload_ms),
+    XHD_FIELD(xhd_distance_stats_result, compute_ms),
+    XHD_FIELD(xhd_distance_stats_result, device),
+    XHD_FIELD(xhd_distance_stats_result, threads),
 };
 
 constexpr bool same(const char* a, const char* b) {

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 15
+#define XHD_ABI_VERSION 16
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -793,6 +793,95 @@ XHD_API int32_t xhd_surface_compare(const xhd_mesh* a, const xhd_mesh* b, const 
 /* Frees the query points and distances of a result of xhd_surface_compare and sets their pointers to NULL
  * (NULL, or a result already freed, is ignored). */
 XHD_API void xhd_surface_compare_free(xhd_surface_compare_result* result);
+
+/* ---- Voxel masks: a segmentation's voxels as points, on every core (CPU library) or on the GPU ---- */
+
+/* How xhd_voxel_mask.values is stored. 64-bit integers and scaled values are passed as XHD_VOXEL_F64. */
+typedef enum xhd_voxel_type {
+  XHD_VOXEL_U8 = 0,
+  XHD_VOXEL_I8 = 1,
+  XHD_VOXEL_U16 = 2,
+  XHD_VOXEL_I16 = 3,
+  XHD_VOXEL_U32 = 4,
+  XHD_VOXEL_I32 = 5,
+  XHD_VOXEL_F32 = 6,
+  XHD_VOXEL_F64 = 7
+} xhd_voxel_type;
+
+/* A label volume and which of its voxels become points. Host memory, read-only. */
+typedef struct xhd_voxel_mask {
+  const void* values; /* dims[0]·dims[1]·dims[2] values of value_type, i fastest, then j, then k; finite */
+  int32_t value_type; /* xhd_voxel_type */
+  int32_t use_label;  /* 0: the foreground is every nonzero voxel; 1: the voxels whose value (as a double) == label */
+  uint64_t dims[3];
+  double label;
+  double affine[12]; /* row-major 3x4: voxel centre (i, j, k) -> x = a[0]*i + a[1]*j + a[2]*k + a[3], ... */
+  int32_t surface;   /* 1: only foreground voxels with a 6-connected background neighbour (outside the grid counts
+                        as background); 0: every foreground voxel */
+  int32_t threads;   /* worker threads (CPU library); 0 = every hardware thread */
+  int32_t device;    /* GPU ordinal (device libraries); the CPU library ignores it */
+  int32_t reserved;
+} xhd_voxel_mask;
+
+/* What xhd_mask_points found. xyz is the library's memory: release it with xhd_mask_points_free. */
+typedef struct xhd_mask_points_result {
+  double* xyz;                /* count points, x,y,z interleaved, in increasing linear voxel index; NULL when none */
+  uint64_t count;             /* points (surface or foreground voxels) */
+  uint64_t foreground;        /* foreground voxels in the whole volume */
+  double upload_ms;           /* host -> device copy of the values (device libraries; 0 on the CPU) */
+  double compute_ms;          /* the selection and the coordinates */
+  double download_ms;         /* device -> host copy of the points */
+  uint64_t peak_device_bytes; /* 0 on the CPU */
+  int32_t device;             /* GPU ordinal used, or -1 on the CPU */
+  int32_t threads;            /* host threads used (CPU library), else 1 */
+} xhd_mask_points_result;
+
+/* The centres of the mask's foreground voxels (or of its surface voxels) through the affine, in double, each
+ * coordinate computed as (a[0]*i + (a[1]*j + a[2]*k)) + a[3] (the linear part first, the translation last, no
+ * fused multiply-add): the points of the TypeScript reference (src/io/voxel-mask.ts maskToPoints) bit for bit, in
+ * the same order, on every library. Returns an xhd_status; on failure xhd_last_error() says why and result->xyz is
+ * NULL. */
+XHD_API int32_t xhd_mask_points(const xhd_voxel_mask* mask, xhd_mask_points_result* result);
+
+/* Releases result->xyz (NULL allowed) and sets it to NULL. */
+XHD_API void xhd_mask_points_free(xhd_mask_points_result* result);
+
+/* ---- Statistics of per-point distances: on every core (CPU library) or on the GPU (device libraries) ---- */
+
+typedef struct xhd_distance_stats_options {
+  double percentile; /* 0..100: the percentile asked for (linear interpolation between closest ranks, NumPy's
+                        default: rank h = (n - 1)·p/100); ignored when has_percentile is 0 */
+  int32_t has_percentile;
+  int32_t pooled;  /* 1: also the percentile of both directions' distances together */
+  int32_t threads; /* worker threads (CPU library); 0 = every hardware thread */
+  int32_t device;  /* GPU ordinal (device libraries); the CPU library ignores it */
+} xhd_distance_stats_options;
+
+/* One direction's distances summed up. The sums are exact, rounded once to the nearest double (ties to even), so
+ * they do not depend on the order of the additions: every library and src/metrics/exact-sum.ts give the same bits. */
+typedef struct xhd_directed_stats {
+  uint64_t count;
+  double max;        /* -inf when count is 0 */
+  double sum;        /* of the distances */
+  double sq_sum;     /* of each distance's square rounded to a double */
+  double percentile; /* of this direction's distances (NaN when none was asked for or count is 0) */
+} xhd_directed_stats;
+
+typedef struct xhd_distance_stats_result {
+  xhd_directed_stats ab;
+  xhd_directed_stats ba;
+  double pooled_percentile; /* of both directions together (NaN when not asked for) */
+  double upload_ms;         /* host -> device copy of the distances (device libraries; 0 on the CPU) */
+  double compute_ms;
+  int32_t device;  /* GPU ordinal used, or -1 on the CPU */
+  int32_t threads; /* host threads used (CPU library), else 1 */
+} xhd_distance_stats_result;
+
+/* The statistics of per-point distances ab (n_ab of them) and ba (n_ba; ba may be NULL when n_ba is 0): each
+ * direction's count, max, exact sums and percentile, and the pooled percentile. Distances must be finite and >= 0.
+ * Returns an xhd_status; on failure xhd_last_error() says why. */
+XHD_API int32_t xhd_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba,
+                                   const xhd_distance_stats_options* options, xhd_distance_stats_result* result);
 
 #ifdef __cplusplus
 }

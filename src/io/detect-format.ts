@@ -3,6 +3,8 @@ import { extname } from 'node:path';
 import type { FileFormat } from './geometry.js';
 import { looksLikeE57 } from './e57-header.js';
 import { looksLikeLas } from './las-header.js';
+import { looksLikeMetaImage } from './metaimage.js';
+import { looksLikeNrrd } from './nrrd.js';
 import { looksLikeOff } from './off.js';
 import { looksLikePcd } from './pcd-header.js';
 import { hasBinaryStlSize, looksLikeAsciiStl } from './stl.js';
@@ -17,6 +19,10 @@ const EXTENSIONS: Record<string, FileFormat> = {
   '.txt': 'xyz',
   '.pts': 'xyz',
   '.nii': 'nifti',
+  '.nrrd': 'nrrd',
+  '.nhdr': 'nrrd',
+  '.mha': 'metaimage',
+  '.mhd': 'metaimage',
   '.las': 'las',
   '.laz': 'laz',
   '.pcd': 'pcd',
@@ -51,6 +57,8 @@ export function sniffFormat(bytes: Uint8Array, size = bytes.length): FileFormat 
   if (looksLikeLas(bytes)) return bytes.length > 104 && (bytes[104] & 0x80) !== 0 ? 'laz' : 'las';
   if (looksLikeE57(bytes)) return 'e57';
   if (looksLikePcd(bytes)) return 'pcd'; // before the binary test: a binary PCD body follows its text header
+  if (looksLikeNrrd(bytes)) return 'nrrd'; // NRRD and MetaImage likewise: a text header, then binary voxels
+  if (looksLikeMetaImage(bytes)) return 'metaimage';
   const head = new TextDecoder('latin1').decode(bytes.subarray(0, 5));
   if (head.startsWith('ply\n') || head.startsWith('ply\r')) return 'ply'; // LF, CRLF or CR line ends
   if (hasBinaryStlSize(bytes, size)) return 'stl';

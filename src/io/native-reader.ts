@@ -7,6 +7,10 @@ import { loadBackend, type NativeBackend, type NativeReaders } from '../native/l
 
 export interface NativeReader extends NativeReaders {
   lastError: () => string;
+  /** A voxel mask's points on every core (xhd_mask_points), the library's name and the release of its memory. */
+  maskPoints: NativeBackend['maskPoints'];
+  maskPointsFree: NativeBackend['maskPointsFree'];
+  name: string;
 }
 
 let loaded: NativeReader | null | undefined;
@@ -20,7 +24,9 @@ export function nativeReader(): NativeReader | undefined {
     } catch {
       backend = undefined;
     }
-    loaded = backend?.readers ? { ...backend.readers, lastError: backend.lastError } : null;
+    loaded = backend?.readers
+      ? { ...backend.readers, lastError: backend.lastError, maskPoints: backend.maskPoints, maskPointsFree: backend.maskPointsFree, name: backend.name }
+      : null;
   }
   return loaded ?? undefined;
 }

@@ -11,8 +11,13 @@ export type NiftiDatatypeName =
 /** Voxel values, i fastest, then j, then k. 64-bit integers and scaled values come as Float64Array. */
 export type VoxelValues = Uint8Array | Int8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
 
+/** Where a volume's voxel-to-millimetre affine came from: a NIfTI form, or the NRRD or MetaImage fields. */
+export type VolumeAffineSource = AffineSource | 'space directions' | 'spacings' | 'TransformMatrix';
+
+/** A label volume as every reader gives it (NIfTI, NRRD, MetaImage), in NIfTI's RAS+ millimetres. */
 export interface VoxelVolume {
-  version: 1 | 2;
+  /** The NIfTI version; absent for the other formats. */
+  version?: 1 | 2;
   /** [nx, ny, nz]; a 2D file has nz = 1. */
   dims: [number, number, number];
   /** nx·ny·nz values, scl_slope/scl_inter already applied. May share memory with the bytes that were parsed. */
@@ -23,7 +28,7 @@ export interface VoxelVolume {
   scaling: { slope: number; inter: number } | null;
   /** Row-major 3×4: voxel centre (i, j, k) → millimetres, x = a[0]·i + a[1]·j + a[2]·k + a[3], and so on. */
   affine: Float64Array;
-  affineSource: AffineSource;
+  affineSource: VolumeAffineSource;
   /** Millimetres between neighbouring voxel centres along i, j, k (the lengths of the affine's columns). */
   spacing: [number, number, number];
   /** What the reader chose that the user should know (a singular sform replaced by the qform). */
@@ -128,10 +133,26 @@ export function isGzip(bytes: Uint8Array): boolean {
   return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 }
 
+/** Deflate's largest compression ratio (258-byte matches coded in about 2 bits): no stream inflates more than this. */
+const DEFLATE_MAX_RATIO = 1032;
+
+/**
+ * How much zlib should inflate into at once: the whole output when the gzip trailer's size (ISIZE, the size mod
+ * 2^32) says how much that is, so the stream inflates into one buffer: a 9 MB mask in 2.5 ms instead of 20 ms in
+ * zlib's default 16 KiB chunks, gathered and copied after. Bounded by what the compressed bytes can inflate to and
+ * by the caller's cap, so a lying trailer cannot cause a large allocation.
+ */
+export function inflateChunkSize(compressed: Uint8Array, maxOutputBytes: number, expected?: number): number {
+  const trailer = compressed.length >= 18 && isGzip(compressed)
+    ? new DataView(compressed.buffer, compressed.byteOffset + compressed.length - 4, 4).getUint32(0, true) : undefined;
+  const wanted = (expected ?? trailer ?? 0) + 1;
+  return Math.max(64 * 1024, Math.min(wanted, maxOutputBytes + 1, DEFLATE_MAX_RATIO * compressed.length + 1024));
+}
+
 /** gunzip with a cap on the output, so a small file cannot expand into an allocation that exhausts memory. */
 export function gunzipNifti(bytes: Uint8Array, name: string, maxOutputBytes = MAX_NIFTI_BYTES): Uint8Array {
   try {
-    return gunzipSync(bytes, { maxOutputLength: maxOutputBytes });
+    return gunzipSync(bytes, { maxOutputLength: maxOutputBytes, chunkSize: inflateChunkSize(bytes, maxOutputBytes) });
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     if (code === 'ERR_BUFFER_TOO_LARGE') {
@@ -164,7 +185,7 @@ function checkDataSize(header: NiftiHeader, datatype: Datatype, dataBytes: numbe
   }
 }
 
-function describeBytes(count: number): string {
+export function describeBytes(count: number): string {
   const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
   let value = count, unit = -1;
   while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit++; }
@@ -192,7 +213,7 @@ function decodeVoxels(data: Uint8Array, header: NiftiHeader, datatype: Datatype)
 }
 
 /** Reverses the bytes of every `width`-byte element in place (`bytes` starts a fresh, aligned buffer). */
-function reverseEach(bytes: Uint8Array, width: number): void {
+export function reverseEach(bytes: Uint8Array, width: number): void {
   // Whole-word shifts for 2 and 4 bytes are several times faster than moving single bytes.
   if (width === 2) {
     const words = new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);

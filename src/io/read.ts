@@ -13,7 +13,7 @@ import { filterGeometry } from './point-filters.js';
 import { nativeReader } from './native-reader.js';
 import { formatFromExtension, sniffFormat } from './detect-format.js';
 import { readMeshInPieces } from './mesh-pieces.js';
-import type { FileFormat, Geometry, ReadOptions } from './geometry.js';
+import { isVolumeFormat, type FileFormat, type Geometry, type ReadOptions } from './geometry.js';
 import { parseObj } from './obj.js';
 import { parseOff } from './off.js';
 import { parsePcd } from './pcd.js';
@@ -87,7 +87,7 @@ function readInPieces(path: string, options: ReadOptions): Geometry | undefined 
   if (!required && !nativeReader()) return undefined;
   const named = options.format ?? formatFromExtension(path);
   // Below the limit only binary PLY gains from pieces: no need to look inside anything else.
-  if (named !== undefined && named !== 'ply' && !(required && named !== 'nifti')) return undefined;
+  if (named !== undefined && named !== 'ply' && !(required && !isVolumeFormat(named))) return undefined;
   const prefix = readPrefix(path, Math.min(size, PREFIX_BYTES));
   const format = named ?? sniffFormat(prefix, size);
   if (format === 'ply') return readPlyInPieces(path, size, prefix, required);
@@ -133,7 +133,7 @@ function readStandardInput(format: FileFormat | undefined): Uint8Array {
 export function parseGeometry(bytes: Uint8Array, name: string, options: ReadOptions = {}): Geometry {
   const format = options.format ?? formatFromExtension(name) ?? sniffFormat(bytes);
   if (!format) {
-    throw new InputError(name, {}, 'unrecognised file format (expected OFF, PLY, STL, OBJ, CSV, XYZ, NIfTI, LAS, LAZ, PCD or E57); name it with --format');
+    throw new InputError(name, {}, 'unrecognised file format (expected OFF, PLY, STL, OBJ, CSV, XYZ, NIfTI, NRRD, MetaImage, LAS, LAZ, PCD or E57); name it with --format');
   }
   return parseAs(format, bytes, name, options);
 }
@@ -153,7 +153,9 @@ function parseAs(format: FileFormat, bytes: Uint8Array, name: string, options: R
     case 'obj': return parseObj(withoutBom(bytes), name);
     case 'csv':
     case 'xyz': return parseDelimited(withoutBom(bytes), name, format, options);
-    case 'nifti': return parseVoxelMask(bytes, name, options.mask ?? {});
+    case 'nifti':
+    case 'nrrd':
+    case 'metaimage': return parseVoxelMask(bytes, name, options.mask ?? {}, format);
     case 'pcd': return parsePcd(bytes, name);
     case 'las':
     case 'laz':

@@ -1,17 +1,17 @@
-// A NIfTI voxel mask as the points every comparison works on: its surface voxels (by default) or all of
+// A voxel mask (NIfTI, NRRD or MetaImage) as the points every comparison works on: its surface voxels (by default) or all of
 // its voxels, in millimetres through the file's affine (computed and kept in double), with its grid kept
 // for the same-space check.
 import { formatCount } from '../core/counts.js';
 import { InputError } from '../core/errors.js';
 import { boundsAreExact, firstInexactCoordinate } from './build.js';
 import { computeBounds, markFinite, type Geometry, type MaskOptions } from './geometry.js';
-import { parseNifti } from './nifti.js';
+import { parseVolume } from './voxel-volume.js';
 import { maskToPoints } from './voxel-mask.js';
 import { labelSlots } from './label-slots.js';
 import { slotSurfels } from './surfels.js';
 
-export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOptions): Geometry {
-  const volume = parseNifti(bytes, name);
+export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOptions, format: 'nifti' | 'nrrd' | 'metaimage' = 'nifti'): Geometry {
+  const volume = parseVolume(format, bytes, name);
   const region = options.region ?? 'surface';
   const points = maskToPoints(volume, { label: options.label, region, voxelSpace: options.voxelSpace });
   const which = options.label === undefined ? 'nonzero voxels' : `voxels labelled ${options.label}`;
@@ -33,7 +33,7 @@ export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOpt
     count: points.count,
     dims: 3,
     bounds,
-    format: 'nifti',
+    format,
     notes: [
       `mask of ${formatCount(points.foregroundVoxels)} ${which} in a ${nx}×${ny}×${nz} grid; ` +
         `${region === 'surface' ? 'its surface voxels' : 'all of them'} compared, ` +

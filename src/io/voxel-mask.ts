@@ -1,6 +1,8 @@
 // Turns a voxel mask into points (its surface voxels or all of them), and compares the physical space
 // two volumes occupy, so that masks on different grids are not silently compared.
 import { UsageError } from '../core/errors.js';
+import { nativeMaskPoints } from '../native/mask-points.js';
+import { nativeReader } from './native-reader.js';
 import type { VoxelVolume } from './nifti.js';
 
 export interface MaskOptions {
@@ -25,14 +27,37 @@ export interface MaskPoints {
 
 const VOXEL_INDEX_AFFINE = Float64Array.of(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0);
 
-/** The centres of the mask's foreground voxels (or of its surface voxels), in millimetres or voxel indices. */
+/**
+ * The centres of the mask's foreground voxels (or of its surface voxels), in millimetres or voxel indices: by
+ * the CPU library on every core where it is loaded (XHD_NATIVE_READ=0 turns it off), else by maskToPointsInTs;
+ * the same doubles in the same order either way.
+ */
 export function maskToPoints(volume: VoxelVolume, options: MaskOptions): MaskPoints {
+  checkMaskOptions(options);
+  const native = nativeReader();
+  if (!native) return maskToPointsInTs(volume, options);
+  const points = nativeMaskPoints(native, {
+    values: volume.values,
+    dims: volume.dims,
+    label: options.label,
+    affine: options.voxelSpace ? VOXEL_INDEX_AFFINE : volume.affine,
+    surface: options.region === 'surface',
+  });
+  return { positions: points.positions, count: points.count, foregroundVoxels: points.foregroundVoxels };
+}
+
+function checkMaskOptions(options: MaskOptions): void {
   if (options.region !== 'surface' && options.region !== 'all') {
     throw new UsageError(`unknown mask region '${String(options.region)}' (expected surface or all)`);
   }
   if (options.label !== undefined && !Number.isFinite(options.label)) {
     throw new UsageError(`mask label must be a finite number, got ${options.label}`);
   }
+}
+
+/** maskToPoints in TypeScript alone: the reference the native libraries are tested against, bit for bit. */
+export function maskToPointsInTs(volume: VoxelVolume, options: MaskOptions): MaskPoints {
+  checkMaskOptions(options);
   const { mask, foreground } = foregroundMask(volume, options.label);
   const [nx, ny, nz] = volume.dims;
   const m = options.voxelSpace ? VOXEL_INDEX_AFFINE : volume.affine;

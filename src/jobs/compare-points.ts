@@ -5,7 +5,7 @@ import { type Geometry } from '../io/geometry.js';
 import { type Progress } from '../core/progress.js';
 import { countOf } from '../core/counts.js';
 import { hasFaces } from '../ops/surface-compare.js';
-import { distanceStats } from '../metrics/distance-stats.js';
+import { nativeDistanceStats } from '../ops/distance-stats-native.js';
 import { pointsSearch } from '../ops/points-search.js';
 import type { PerPointDistances } from './per-point.js';
 import { exportSource } from './per-point.js';
@@ -50,7 +50,11 @@ export async function comparePoints(pathA: string, pathB: string, a: Geometry, b
   const statsStarted = performance.now();
   const nearest = result.perPoint;
   const surfels = wantsSurfelDistances(options) ? await surfelDistances(surfelsA!, surfelsB!, options) : null;
-  const stats = nearest && wantsStats(options) ? distanceStats(nearest.ab.distances!, nearest.ba ? nearest.ba.distances! : null, options, surfels) : null;
+  // The statistics where the distances were measured: the CPU library on every core, or the GPU (the same bits).
+  const stats = nearest && wantsStats(options)
+    ? (await nativeDistanceStats(nearest.ab.distances!, nearest.ba ? nearest.ba.distances! : null, options,
+      { backend: result.backend, device: result.device?.ordinal, threads: options.threads }, surfels)).stats
+    : null;
   const tolerance = nearest ? toleranceReport(options, nearest.ab.distances!, nearest.ba?.distances ?? new Float64Array(0), surfels) : null;
   const statsMs = stats || tolerance ? performance.now() - statsStarted : 0;
   const perPoint: PerPointDistances | null = nearest && (options.export || options.keepDistances) ? {

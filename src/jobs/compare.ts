@@ -3,7 +3,7 @@
 import { UsageError } from '../core/errors.js';
 import { emptyOutcome } from './empty-policy.js';
 import { warmUpCuda } from '../ops/backends.js';
-import { type Geometry } from '../io/geometry.js';
+import { isVolumeFormat, type Geometry } from '../io/geometry.js';
 import { crsNotes } from '../io/crs.js';
 import { readGeometry, STDIN_NAME } from '../io/read.js';
 import { silentProgress } from '../core/progress.js';
@@ -57,9 +57,9 @@ function inapplicableOptionNotes(result: CompareResult, options: CompareOptions)
   const formats = [result.a.format, result.b.format];
   const notes: string[] = [];
   const mask = options.mask ?? {};
-  if (!formats.includes('nifti')) {
+  if (!formats.some(isVolumeFormat)) {
     const given = [mask.label !== undefined && '--label', mask.region !== undefined && '--region', mask.voxelSpace && '--voxel-space'].filter(Boolean);
-    if (given.length > 0) notes.push(`${given.join(', ')} appl${given.length === 1 ? 'ies' : 'y'} to NIfTI masks; neither input is one, so ignored`);
+    if (given.length > 0) notes.push(`${given.join(', ')} appl${given.length === 1 ? 'ies' : 'y'} to voxel masks (NIfTI, NRRD, MetaImage); neither input is one, so ignored`);
   }
   if (options.columns !== undefined && !formats.some((f) => f === 'csv' || f === 'xyz')) {
     notes.push('--columns applies to CSV and XYZ text files; neither input is one, so ignored');

@@ -2,6 +2,7 @@
 // being those from every point of one set to its nearest point of the other. Where tools disagree on a
 // definition, both are offered and the result names the one used.
 
+import { exactSum, exactSumOfSquares } from './exact-sum.js';
 import { percentile } from './order-statistics.js';
 import { weightedMean, weightedPercentile } from './surfel-weighted.js';
 
@@ -71,16 +72,40 @@ export interface StatsOptions {
   assdVariant?: AssdVariant;
 }
 
-function directed(distances: Float64Array, p: number | undefined): DirectedStats {
-  let max = -Infinity, sum = 0, sq = 0;
-  for (let i = 0; i < distances.length; i++) {
-    const d = distances[i];
-    if (d > max) max = d;
-    sum += d;
-    sq += d * d;
-  }
-  const n = distances.length;
-  return { count: n, max, mean: sum / n, rms: Math.sqrt(sq / n), sqSum: sq, sqMean: sq / n, percentile: p === undefined ? null : percentile(p, distances) };
+/**
+ * One direction's distances summed up, from which its statistics follow: the maximum, the exact sums of the
+ * distances and of their squares (each rounded once, src/metrics/exact-sum.ts) and the percentile when asked for.
+ * The native libraries' xhd_distance_stats returns the same numbers bit for bit.
+ */
+export interface DirectedSums {
+  count: number;
+  max: number;
+  sum: number;
+  sqSum: number;
+  percentile: number | null;
+}
+
+/** What statsFromSums needs: each direction's sums and, for the pooled variant, the pooled percentile. */
+export interface StatsSums {
+  ab: DirectedSums;
+  ba: DirectedSums | null;
+  pooledPercentile: number | null;
+}
+
+export function directedSums(distances: Float64Array, p: number | undefined): DirectedSums {
+  let max = -Infinity;
+  for (let i = 0; i < distances.length; i++) if (distances[i] > max) max = distances[i];
+  return {
+    count: distances.length, max, sum: exactSum(distances), sqSum: exactSumOfSquares(distances),
+    percentile: p === undefined ? null : percentile(p, distances),
+  };
+}
+
+/** The percentiles a request needs: each direction's (max-of-directed) or the pooled one. */
+export function percentilesWanted(options: StatsOptions): { directed: number | undefined; pooled: number | undefined } {
+  const variant = options.percentileVariant ?? 'max-of-directed';
+  const p = options.percentile;
+  return { directed: variant === 'max-of-directed' ? p : undefined, pooled: variant === 'pooled' ? p : undefined };
 }
 
 /** Whether these options ask for distances measured from surface elements. */
@@ -93,20 +118,38 @@ export function wantsSurfels(options: StatsOptions): boolean {
  * same from surface elements, needed by (and only used for) the surfel variants.
  */
 export function distanceStats(ab: Float64Array, ba: Float64Array | null, options: StatsOptions = {}, surfels: SurfelDistances | null = null): DistanceStats {
+  const wanted = percentilesWanted(options);
+  return statsFromSums({
+    ab: directedSums(ab, wanted.directed),
+    ba: ba ? directedSums(ba, wanted.directed) : null,
+    pooledPercentile: wanted.pooled === undefined ? null : percentile(wanted.pooled, ab, ...(ba ? [ba] : [])),
+  }, options, surfels);
+}
+
+function directedFromSums(s: DirectedSums): DirectedStats {
+  const n = s.count;
+  return { count: n, max: s.max, mean: s.sum / n, rms: Math.sqrt(s.sqSum / n), sqSum: s.sqSum, sqMean: s.sqSum / n, percentile: s.percentile };
+}
+
+/**
+ * The statistics from each direction's sums, whichever computed them (TypeScript or a native library); the
+ * surfel variants' percentiles and means from the surface elements' distances (TypeScript).
+ */
+export function statsFromSums(sums: StatsSums, options: StatsOptions = {}, surfels: SurfelDistances | null = null): DistanceStats {
   const variant = options.percentileVariant ?? 'max-of-directed';
   const assdVariant = options.assdVariant ?? 'mean-of-means';
   if (wantsSurfels(options) && !surfels) throw new Error('the surfel variants need distances measured from surface elements');
   const p = options.percentile;
-  const sAb = directed(ab, variant === 'max-of-directed' ? p : undefined);
-  const sBa = ba ? directed(ba, variant === 'max-of-directed' ? p : undefined) : null;
+  const sAb = directedFromSums(sums.ab);
+  const sBa = sums.ba ? directedFromSums(sums.ba) : null;
   if (variant === 'surfel' && p !== undefined) {
     sAb.percentile = weightedPercentile(p, surfels!.ab, surfels!.areasA);
     if (sBa) sBa.percentile = weightedPercentile(p, surfels!.ba!, surfels!.areasB);
   }
   let value: number | null = null;
-  if (p !== undefined) value = variant === 'pooled' ? percentile(p, ab, ...(ba ? [ba] : [])) : Math.max(sAb.percentile!, sBa?.percentile ?? -Infinity);
+  if (p !== undefined) value = variant === 'pooled' ? sums.pooledPercentile! : Math.max(sAb.percentile!, sBa?.percentile ?? -Infinity);
   const n = sAb.count + (sBa?.count ?? 0);
-  const sum = sAb.mean * sAb.count + (sBa ? sBa.mean * sBa.count : 0);
+  const sum = sums.ab.sum + (sums.ba?.sum ?? 0);
   const sqSum = sAb.sqSum + (sBa?.sqSum ?? 0);
   const surfel = surfels ? surfelStats(surfels) : null;
   return {

@@ -6,7 +6,7 @@ import koffi from 'koffi';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 15;
+export const XHD_ABI_VERSION = 16;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -418,6 +418,57 @@ export const QUERIES_SAMPLES = 0;
 export const QUERIES_POINTS = 1;
 export const QUERIES_NO_AREA = 2;
 
+// Voxel masks as points (xhd_mask_points): see that section of kernels/include/xhd.h.
+export const VOXEL_MASK = declareStruct('xhd_voxel_mask', {
+  values: 'const void *',
+  value_type: 'int32_t',
+  use_label: 'int32_t',
+  dims: ['uint64_t', 3],
+  label: 'double',
+  affine: ['double', 12],
+  surface: 'int32_t',
+  threads: 'int32_t',
+  device: 'int32_t',
+  reserved: 'int32_t',
+});
+export const MASK_POINTS_RESULT = declareStruct('xhd_mask_points_result', {
+  xyz: 'double *',
+  count: 'uint64_t',
+  foreground: 'uint64_t',
+  upload_ms: 'double',
+  compute_ms: 'double',
+  download_ms: 'double',
+  peak_device_bytes: 'uint64_t',
+  device: 'int32_t',
+  threads: 'int32_t',
+});
+// Statistics of per-point distances (xhd_distance_stats): see that section of kernels/include/xhd.h.
+export const DISTANCE_STATS_OPTIONS = declareStruct('xhd_distance_stats_options', {
+  percentile: 'double',
+  has_percentile: 'int32_t',
+  pooled: 'int32_t',
+  threads: 'int32_t',
+  device: 'int32_t',
+});
+export const DIRECTED_STATS = declareStruct('xhd_directed_stats', {
+  count: 'uint64_t',
+  max: 'double',
+  sum: 'double',
+  sq_sum: 'double',
+  percentile: 'double',
+});
+export const DISTANCE_STATS_RESULT = declareStruct('xhd_distance_stats_result', {
+  ab: DIRECTED_STATS,
+  ba: DIRECTED_STATS,
+  pooled_percentile: 'double',
+  upload_ms: 'double',
+  compute_ms: 'double',
+  device: 'int32_t',
+  threads: 'int32_t',
+});
+/** xhd_voxel_type: how xhd_voxel_mask.values is stored. */
+export const VOXEL_TYPES = { uint8: 0, int8: 1, uint16: 2, int16: 3, uint32: 4, int32: 5, float32: 6, float64: 7 } as const;
+
 // What the code reads results through: each the decoded type of its declaration above.
 export type RawDirected = Decoded<typeof DIRECTED>;
 export type RawHausdorffResult = Decoded<typeof HAUSDORFF_RESULT>;
@@ -432,6 +483,9 @@ export type RawDelimitedResult = Decoded<typeof DELIMITED_RESULT>;
 /** A decoded xhd_surface_direction; its three pointers are the library's memory (null where none). */
 export type RawSurfaceDirection = Decoded<typeof SURFACE_DIRECTION>;
 export type RawSurfaceCompareResult = Decoded<typeof SURFACE_COMPARE_RESULT>;
+/** A decoded xhd_mask_points_result; xyz is the library's memory until xhd_mask_points_free. */
+export type RawMaskPointsResult = Decoded<typeof MASK_POINTS_RESULT>;
+export type RawDistanceStatsResult = Decoded<typeof DISTANCE_STATS_RESULT>;
 
 export const PROTOTYPES = {
   abiVersion: 'int32_t xhd_abi_version(void)',
@@ -496,4 +550,9 @@ export const PROTOTYPES = {
     'int32_t xhd_surface_compare(const xhd_mesh *a, const xhd_mesh *b, const xhd_surface_compare_options *options, ' +
     'xhd_surface_compare_result *result, xhd_progress *progress)',
   surfaceCompareFree: 'void xhd_surface_compare_free(xhd_surface_compare_result *result)',
+  maskPoints: 'int32_t xhd_mask_points(const xhd_voxel_mask *mask, xhd_mask_points_result *result)',
+  maskPointsFree: 'void xhd_mask_points_free(xhd_mask_points_result *result)',
+  distanceStats:
+    'int32_t xhd_distance_stats(const double *ab, uint64_t n_ab, const double *ba, uint64_t n_ba, ' +
+    'const xhd_distance_stats_options *options, _Out_ xhd_distance_stats_result *result)',
 } as const;

@@ -69,6 +69,11 @@ export interface NativeBackend {
   /** All of a surface compare in one call (xhd_surface_compare), and the release of what it returns. */
   surfaceCompare: koffi.KoffiFunction;
   surfaceCompareFree: koffi.KoffiFunction;
+  /** A voxel mask's points (xhd_mask_points: every core on the CPU, a kernel on a GPU) and their release. */
+  maskPoints: koffi.KoffiFunction;
+  maskPointsFree: koffi.KoffiFunction;
+  /** The statistics of per-point distances (xhd_distance_stats: every core on the CPU, the device on a GPU). */
+  distanceStats: koffi.KoffiFunction;
   distanceContextCreate: koffi.KoffiFunction;
   distanceQuery: koffi.KoffiFunction;
   distanceQueryMany: koffi.KoffiFunction;
@@ -194,6 +199,9 @@ export function loadBackend(name: BackendName): NativeBackend {
       sampleSurface: lib.func(PROTOTYPES.sampleSurface),
       surfaceCompare: lib.func(PROTOTYPES.surfaceCompare),
       surfaceCompareFree: lib.func(PROTOTYPES.surfaceCompareFree),
+      maskPoints: lib.func(PROTOTYPES.maskPoints),
+      maskPointsFree: lib.func(PROTOTYPES.maskPointsFree),
+      distanceStats: lib.func(PROTOTYPES.distanceStats),
       distanceContextCreate: lib.func(PROTOTYPES.distanceContextCreate),
       distanceQuery: lib.func(PROTOTYPES.distanceQuery),
       distanceQueryMany: lib.func(PROTOTYPES.distanceQueryMany),

@@ -1,0 +1,192 @@
+// xhd_distance_stats of the device libraries (CUDA, OptiX): the distances go up once, each block adds its share into
+// an exact accumulator in shared memory (kernels/geometry/exact_sum.h: order-free, so the sums are the CPU library's
+// bits) and then into one in global memory, which comes back to be rounded once; the maxima by an atomic maximum
+// on the values' bit patterns (nonnegative doubles order as their bits do); the order statistics of each percentile
+// from CUB's radix sort of a copy. The percentile's interpolation is the host's (kernels/geometry/distance_stats.cpp).
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "../abi/status_guard.h"
+#include "../geometry/distance_stats.h"
+#include "../geometry/exact_sum.h"
+#include "cuda_check.h"
+#include "device_memory.h"
+#include "device_session.h"
+#include "launch.h"
+#include "xhd.h"
+
+namespace xhd {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr unsigned kMaxBlocks = 1024;  // with the grid-stride loop, at most 2^31 additions a shared limb gets per call
+
+// One direction's device accumulators: sum and sum of squares (kSumDigits limbs each), the max's bits, and the
+// smallest index of a distance that is negative or not finite (UINT64_MAX: none).
+struct DeviceSums {
+  unsigned long long sum[kSumDigits];
+  unsigned long long sq[kSumDigits];
+  unsigned long long max_bits;
+  unsigned long long first_bad;
+};
+
+__device__ void add_term(unsigned long long* limbs, double v) {
+  SumTerm t;
+  if (!exact_sum_term(v, t)) return;
+  atomicAdd(&limbs[t.digit], static_cast<unsigned long long>(t.part[0]));
+  atomicAdd(&limbs[t.digit + 1], static_cast<unsigned long long>(t.part[1]));
+  if (t.part[2] != 0) atomicAdd(&limbs[t.digit + 2], static_cast<unsigned long long>(t.part[2]));
+}
+
+__global__ void sum_distances(const double* d, uint64_t n, DeviceSums* out) {
+  __shared__ unsigned long long sum[kSumDigits], sq[kSumDigits];
+  __shared__ unsigned long long block_max;
+  for (int i = threadIdx.x; i < kSumDigits; i += blockDim.x) sum[i] = sq[i] = 0;
+  if (threadIdx.x == 0) block_max = 0;
+  __syncthreads();
+  unsigned long long thread_max = 0;
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const double v = d[i];
+    if (!(v >= 0.0 && v <= 1.7976931348623157e308)) {
+      atomicMin(&out->first_bad, static_cast<unsigned long long>(i));
+      continue;
+    }
+    add_term(sum, v);
+    add_term(sq, v * v);
+    const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(v));
+    if (bits > thread_max) thread_max = bits;
+  }
+  atomicMax(&block_max, thread_max);
+  __syncthreads();
+  // Carry each shared limb's high half on (one thread: 68 steps), then add the block's digits into the global ones.
+  if (threadIdx.x == 0) {
+    unsigned long long* both[2] = {sum, sq};
+    for (unsigned long long* limbs : both) {
+      unsigned long long carry = 0;
+      for (int i = 0; i < kSumDigits; ++i) {
+        const unsigned long long v = limbs[i] + carry;
+        limbs[i] = v & kDigitMask;
+        carry = v >> 32;
+      }
+    }
+    atomicMax(&out->max_bits, block_max);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kSumDigits; i += blockDim.x) {
+    if (sum[i] != 0) atomicAdd(&out->sum[i], sum[i]);
+    if (sq[i] != 0) atomicAdd(&out->sq[i], sq[i]);
+  }
+}
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+class GpuStats {
+ public:
+  explicit GpuStats(int device) : memory_(device_memory_budget(device), stream_.get()) {}
+
+  void run(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba, const xhd_distance_stats_options& options,
+           xhd_distance_stats_result& result) {
+    const uint64_t n = n_ab + n_ba;
+    if (n >= (uint64_t(1) << 40)) throw InvalidArgument("more than 2^40 distances; use the CPU library");
+    auto started = std::chrono::steady_clock::now();
+    DeviceArray<double> all(memory_, std::max<uint64_t>(n, 1));
+    if (n_ab > 0)
+      XHD_CUDA(cudaMemcpyAsync(all.get(), ab, n_ab * sizeof(double), cudaMemcpyHostToDevice, stream_.get()));
+    if (n_ba > 0)
+      XHD_CUDA(cudaMemcpyAsync(all.get() + n_ab, ba, n_ba * sizeof(double), cudaMemcpyHostToDevice, stream_.get()));
+    XHD_CUDA(cudaStreamSynchronize(stream_.get()));
+    result.upload_ms = ms_since(started);
+
+    started = std::chrono::steady_clock::now();
+    sums(all.get(), n_ab, result.ab);
+    sums(all.get() + n_ab, n_ba, result.ba);
+    if (options.has_percentile != 0) {
+      const double p = options.percentile;
+      if (n_ab > 0) result.ab.percentile = percentile(all.get(), n_ab, p);
+      if (n_ba > 0) result.ba.percentile = percentile(all.get() + n_ab, n_ba, p);
+      if (options.pooled != 0 && n > 0) result.pooled_percentile = percentile(all.get(), n, p);
+    }
+    result.compute_ms = ms_since(started);
+  }
+
+ private:
+  void sums(const double* d, uint64_t n, xhd_directed_stats& out) {
+    if (n == 0) return;
+    DeviceArray<DeviceSums> device_sums(memory_, 1);
+    XHD_CUDA(cudaMemsetAsync(device_sums.get(), 0, sizeof(DeviceSums), stream_.get()));
+    const unsigned long long none = ~0ull;
+    char* first_bad = reinterpret_cast<char*>(device_sums.get()) + offsetof(DeviceSums, first_bad);  // a device address
+    XHD_CUDA(cudaMemcpyAsync(first_bad, &none, sizeof none, cudaMemcpyHostToDevice, stream_.get()));
+    const unsigned blocks = std::min<unsigned>(blocks_for(n, kThreads), kMaxBlocks);
+    sum_distances<<<blocks, kThreads, 0, stream_.get()>>>(d, n, device_sums.get());
+    XHD_CUDA_LAUNCHED("sum_distances");
+    DeviceSums host;
+    XHD_CUDA(cudaMemcpyAsync(&host, device_sums.get(), sizeof host, cudaMemcpyDeviceToHost, stream_.get()));
+    XHD_CUDA(cudaStreamSynchronize(stream_.get()));
+    if (host.first_bad != none)
+      throw InvalidArgument("distance " + std::to_string(host.first_bad) + " is negative or not finite");
+    ExactSum sum, sq;
+    for (int i = 0; i < kSumDigits; ++i) {
+      sum.limb[i] = host.sum[i];
+      sq.limb[i] = host.sq[i];
+    }
+    out.sum = exact_sum_round(sum);
+    out.sq_sum = exact_sum_round(sq);
+    double max = 0;
+    static_assert(sizeof max == sizeof host.max_bits, "double and its bits");
+    std::memcpy(&max, &host.max_bits, sizeof max);
+    out.max = max;
+  }
+
+  // The p-th percentile of d[0, n) from a sorted copy's two order statistics.
+  double percentile(const double* d, uint64_t n, double p) {
+    if (n > static_cast<uint64_t>(std::numeric_limits<int>::max()))
+      throw InvalidArgument("more than 2^31 - 1 distances in one percentile; use the CPU library");
+    const PercentileRank rank = percentile_rank(n, p);
+    DeviceArray<double> sorted(memory_, n);
+    size_t scratch_bytes = 0;
+    const int items = static_cast<int>(n);
+    XHD_CUDA(cub::DeviceRadixSort::SortKeys(nullptr, scratch_bytes, d, sorted.get(), items, 0, 64, stream_.get()));
+    DeviceArray<uint8_t> scratch(memory_, std::max<size_t>(scratch_bytes, 1));
+    XHD_CUDA(
+        cub::DeviceRadixSort::SortKeys(scratch.get(), scratch_bytes, d, sorted.get(), items, 0, 64, stream_.get()));
+    double pair[2] = {0, 0};
+    const uint64_t count = rank.k + 1 < n ? 2 : 1;
+    XHD_CUDA(
+        cudaMemcpyAsync(pair, sorted.get() + rank.k, count * sizeof(double), cudaMemcpyDeviceToHost, stream_.get()));
+    XHD_CUDA(cudaStreamSynchronize(stream_.get()));
+    return interpolate_percentile(rank, n, pair[0], count == 2 ? pair[1] : pair[0]);
+  }
+
+  Stream stream_;
+  DeviceMemory memory_;
+};
+
+}  // namespace
+}  // namespace xhd
+
+extern "C" XHD_API int32_t xhd_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba,
+                                              const xhd_distance_stats_options* options,
+                                              xhd_distance_stats_result* result) {
+  return xhd::guarded([&] {
+    xhd::check_distance_stats(ab, n_ab, ba, n_ba, options, result);
+    const int count = xhd::usable_device_count();
+    if (options->device < 0 || options->device >= count)
+      throw xhd::InvalidArgument("device " + std::to_string(options->device) + " does not exist (" +
+                                 std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") + " found)");
+    XHD_CUDA(cudaSetDevice(options->device));
+    result->device = options->device;
+    result->threads = 1;
+    xhd::GpuStats(options->device).run(ab, n_ab, ba, n_ba, *options, *result);
+    return int32_t(XHD_OK);
+  });
+}

@@ -1,0 +1,115 @@
+// The host half of xhd_distance_stats: checks, the percentile's arithmetic, and the CPU library's statistics: each
+// thread sums a block of distances into an exact accumulator (kernels/geometry/exact_sum.h), the accumulators are
+// merged and rounded once, so the sums are the same bits on any number of threads and on the GPU; the order
+// statistics come from a selection on a copy (std::nth_element), which finds the same values as any other method.
+#include "distance_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "../abi/parallel.h"
+#include "../abi/validate.h"
+#include "exact_sum.h"
+
+namespace xhd {
+
+void check_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba,
+                          const xhd_distance_stats_options* options, xhd_distance_stats_result* result) {
+  if (options == nullptr || result == nullptr) throw InvalidArgument("options and result must not be null");
+  if ((ab == nullptr && n_ab > 0) || (ba == nullptr && n_ba > 0)) throw InvalidArgument("distances must not be null");
+  if (options->has_percentile != 0 && !(options->percentile >= 0.0 && options->percentile <= 100.0))
+    throw InvalidArgument("the percentile must lie in [0, 100]");
+  if (options->threads < 0) throw InvalidArgument("threads must be >= 0");
+  *result = xhd_distance_stats_result{};
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (xhd_directed_stats* d : {&result->ab, &result->ba}) {
+    d->max = -std::numeric_limits<double>::infinity();
+    d->percentile = nan;
+  }
+  result->ab.count = n_ab;
+  result->ba.count = n_ba;
+  result->pooled_percentile = nan;
+  result->device = -1;
+}
+
+PercentileRank percentile_rank(uint64_t n, double p) {
+  const double h = (static_cast<double>(n - 1) * p) / 100.0;
+  const double k = std::floor(h);
+  return {static_cast<uint64_t>(k), h - k};
+}
+
+double interpolate_percentile(const PercentileRank& rank, uint64_t n, double kth, double next) {
+  if (rank.fraction == 0.0 || rank.k + 1 >= n) return kth;
+  return kth + rank.fraction * (next - kth);
+}
+
+namespace {
+
+constexpr size_t kSumBlock = size_t(1) << 16;  // distances a thread sums before taking the next block
+
+// Max, exact sum and exact sum of squares of one array, on `threads` threads; refuses a negative or non-finite value.
+void sum_up(const double* d, uint64_t n, int threads, xhd_directed_stats& out) {
+  std::mutex merge_mutex;
+  ExactSum sum, sq;
+  exact_sum_clear(sum);
+  exact_sum_clear(sq);
+  double max = -std::numeric_limits<double>::infinity();
+  parallel_blocks(n, kSumBlock, threads, [&](size_t begin, size_t end, int) {
+    ExactSum block_sum, block_sq;  // at most 2^16 additions a limb: far below the 2^31 an accumulator takes
+    exact_sum_clear(block_sum);
+    exact_sum_clear(block_sq);
+    double block_max = -std::numeric_limits<double>::infinity();
+    for (size_t i = begin; i < end; ++i) {
+      const double v = d[i];
+      if (!(v >= 0.0 && v <= std::numeric_limits<double>::max()))
+        throw InvalidArgument("distance " + std::to_string(i) + " is negative or not finite");
+      exact_sum_add(block_sum, v);
+      exact_sum_add(block_sq, v * v);
+      block_max = std::max(block_max, v);
+    }
+    exact_sum_normalize(block_sum);  // each limb below 2^32 again: the merged total stays far from overflow
+    exact_sum_normalize(block_sq);
+    std::lock_guard<std::mutex> lock(merge_mutex);
+    exact_sum_merge(sum, block_sum);
+    exact_sum_merge(sq, block_sq);
+    max = std::max(max, block_max);
+  });
+  out.max = max;
+  out.sum = exact_sum_round(sum);
+  out.sq_sum = exact_sum_round(sq);
+}
+
+// The percentile of the values (copied: the caller's order stays).
+double percentile_of(std::vector<double> values, double p) {
+  const uint64_t n = values.size();
+  if (n == 0) return std::numeric_limits<double>::quiet_NaN();
+  const PercentileRank rank = percentile_rank(n, p);
+  std::nth_element(values.begin(), values.begin() + rank.k, values.end());
+  const double kth = values[rank.k];
+  double next = kth;
+  if (rank.k + 1 < n) next = *std::min_element(values.begin() + rank.k + 1, values.end());
+  return interpolate_percentile(rank, n, kth, next);
+}
+
+}  // namespace
+
+void host_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba,
+                         const xhd_distance_stats_options& options, int threads, xhd_distance_stats_result& result) {
+  sum_up(ab, n_ab, threads, result.ab);
+  sum_up(ba, n_ba, threads, result.ba);
+  if (options.has_percentile == 0) return;
+  const double p = options.percentile;
+  if (n_ab > 0) result.ab.percentile = percentile_of(std::vector<double>(ab, ab + n_ab), p);
+  if (n_ba > 0) result.ba.percentile = percentile_of(std::vector<double>(ba, ba + n_ba), p);
+  if (options.pooled != 0) {
+    std::vector<double> both(ab, ab + n_ab);
+    both.insert(both.end(), ba, ba + n_ba);
+    result.pooled_percentile = percentile_of(std::move(both), p);
+  }
+}
+
+}  // namespace xhd

@@ -1,0 +1,12 @@
+// The label-volume readers behind one call: each gives the same VoxelVolume (values, grid, RAS+ affine).
+import { parseMetaImage } from './metaimage.js';
+import { parseNifti, type VoxelVolume } from './nifti.js';
+import { parseNrrd } from './nrrd.js';
+
+export function parseVolume(format: 'nifti' | 'nrrd' | 'metaimage', bytes: Uint8Array, name: string): VoxelVolume {
+  switch (format) {
+    case 'nifti': return parseNifti(bytes, name);
+    case 'nrrd': return parseNrrd(bytes, name);
+    case 'metaimage': return parseMetaImage(bytes, name);
+  }
+}

@@ -1,0 +1,107 @@
+// xhd_mask_points: a voxel mask's points (its surface voxels, or every foreground voxel) computed by a native
+// library, the CPU one on every core or a GPU one, read back into a Float64Array. The TypeScript reference
+// (src/io/voxel-mask.ts) gives the same doubles in the same order.
+import koffi from 'koffi';
+
+import { NativeError, UsageError } from '../core/errors.js';
+import { STATUS_NAMES, VOXEL_TYPES, XHD_ERROR_INVALID_ARGUMENT, XHD_OK, type RawMaskPointsResult } from './abi.js';
+
+/** The two entry points and the last-error slot of the library that computes. */
+export interface MaskPointsLibrary {
+  name: string;
+  maskPoints: koffi.KoffiFunction;
+  maskPointsFree: koffi.KoffiFunction;
+  lastError: () => string;
+}
+
+export type MaskValues = Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
+
+export interface NativeMaskRequest {
+  /** nx·ny·nz finite values, i fastest. */
+  values: MaskValues;
+  dims: readonly [number, number, number];
+  /** Foreground: value === label; without it every nonzero value. */
+  label?: number;
+  /** Row-major 3×4 voxel-to-millimetre affine. */
+  affine: Float64Array;
+  surface: boolean;
+  /** Host threads (CPU library); 0 = every core. */
+  threads?: number;
+  /** GPU ordinal (device libraries). */
+  device?: number;
+}
+
+export interface NativeMaskPoints {
+  positions: Float64Array;
+  count: number;
+  foregroundVoxels: number;
+  uploadMs: number;
+  computeMs: number;
+  downloadMs: number;
+  peakDeviceBytes: number;
+  device: number;
+  threads: number;
+}
+
+function voxelType(values: MaskValues): number {
+  if (values instanceof Uint8Array) return VOXEL_TYPES.uint8;
+  if (values instanceof Int8Array) return VOXEL_TYPES.int8;
+  if (values instanceof Uint16Array) return VOXEL_TYPES.uint16;
+  if (values instanceof Int16Array) return VOXEL_TYPES.int16;
+  if (values instanceof Uint32Array) return VOXEL_TYPES.uint32;
+  if (values instanceof Int32Array) return VOXEL_TYPES.int32;
+  if (values instanceof Float32Array) return VOXEL_TYPES.float32;
+  return VOXEL_TYPES.float64;
+}
+
+/** One synchronous call (the readers are synchronous); the library's memory is released before returning. */
+export function nativeMaskPoints(library: MaskPointsLibrary, request: NativeMaskRequest): NativeMaskPoints {
+  // The library reads dims[0]·dims[1]·dims[2] values: an array of another length would be read past its end.
+  const [nx, ny, nz] = request.dims;
+  if (request.values.length !== nx * ny * nz) {
+    throw new UsageError(`the mask holds ${request.values.length} values, its ${nx}×${ny}×${nz} grid needs ${nx * ny * nz}`);
+  }
+  const mask = {
+    values: request.values,
+    value_type: voxelType(request.values),
+    use_label: request.label === undefined ? 0 : 1,
+    dims: [...request.dims],
+    label: request.label ?? 0,
+    affine: Array.from(request.affine),
+    surface: request.surface ? 1 : 0,
+    threads: request.threads ?? 0,
+    device: request.device ?? 0,
+    reserved: 0,
+  };
+  // The result lives in memory of its own so that the same struct, pointer and all, goes back to be freed.
+  const slot = koffi.alloc('xhd_mask_points_result', 1);
+  try {
+    const status = library.maskPoints(mask, slot) as number;
+    if (status !== XHD_OK) {
+      const why = library.lastError();
+      if (status === XHD_ERROR_INVALID_ARGUMENT) throw new UsageError(`the mask cannot be turned into points: ${why}`);
+      throw new NativeError(`${library.name} backend: ${STATUS_NAMES[status] ?? `status ${status}`}: ${why}`);
+    }
+    try {
+      const raw = koffi.decode(slot, 'xhd_mask_points_result') as RawMaskPointsResult;
+      const count = Number(raw.count);
+      // Copied into memory of our own: the library's is freed next.
+      const positions = count > 0 ? new Float64Array(koffi.view(raw.xyz, 24 * count)).slice() : new Float64Array(0);
+      return {
+        positions,
+        count,
+        foregroundVoxels: Number(raw.foreground),
+        uploadMs: raw.upload_ms,
+        computeMs: raw.compute_ms,
+        downloadMs: raw.download_ms,
+        peakDeviceBytes: Number(raw.peak_device_bytes),
+        device: raw.device,
+        threads: raw.threads,
+      };
+    } finally {
+      library.maskPointsFree(slot);
+    }
+  } finally {
+    koffi.free(slot);
+  }
+}
