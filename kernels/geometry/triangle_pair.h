@@ -96,18 +96,37 @@ XHD_HD PairPoints triangle_pair_min(const Corners3& a, const Corners3& b) {
   return best;
 }
 
-// How far b lies beyond a's plane (0 if it touches or straddles it, or a has no plane), squared.
+// How far apart a and b lie along a's computed normal n (0 if their extents along it overlap, or a has no
+// normal), squared. Any direction separates two convex sets by at most their distance, so this is a lower
+// bound for whatever n the rounding produced, provided both triangles' extents along n are measured: for
+// corners collinear up to rounding, n is rounding noise and not perpendicular to a's edges, so a's own
+// corners do not share one height along it (taking them as all at height 0 overstated the gap many times
+// over). The heights are dot products of differences, each within a few ulps of |difference| |n|: the
+// callers' pruning slack (1e-12 of the coordinates) covers that.
+//
+// A triangle thinner than 2^-30 of its edges (|n| below 2^-30 |e1| |e2|) counts as having no normal: its
+// computed normal is then mostly rounding, and so is segment_crosses_triangle's plane test, which can
+// report such a sliver crossed (distance 0) where its true distance is not 0. The bound must stay below
+// what triangle_pair_min computes, the value every backend and the reference report, so it gives 0 there.
 XHD_HD double plane_separation2(const Corners3& a, const Corners3& b) {
-  const Dvec3 n = dcross(dsub(a.v[1], a.v[0]), dsub(a.v[2], a.v[0]));
+  const Dvec3 e1 = dsub(a.v[1], a.v[0]), e2 = dsub(a.v[2], a.v[0]);
+  const Dvec3 n = dcross(e1, e2);
   const double nn = ddot(n, n);
-  if (!(nn > 0.0)) return 0.0;
-  double lo = ddot(dsub(b.v[0], a.v[0]), n), hi = lo;
+  constexpr double kThin2 = 0x1p-60;  // (2^-30)^2
+  if (!(nn > kThin2 * ddot(e1, e1) * ddot(e2, e2))) return 0.0;
+  double a_lo = 0.0, a_hi = 0.0;  // a.v[0] is at height 0
+  for (int k = 1; k < 3; ++k) {
+    const double h = ddot(dsub(a.v[k], a.v[0]), n);
+    a_lo = h < a_lo ? h : a_lo;
+    a_hi = h > a_hi ? h : a_hi;
+  }
+  double b_lo = ddot(dsub(b.v[0], a.v[0]), n), b_hi = b_lo;
   for (int k = 1; k < 3; ++k) {
     const double h = ddot(dsub(b.v[k], a.v[0]), n);
-    lo = h < lo ? h : lo;
-    hi = h > hi ? h : hi;
+    b_lo = h < b_lo ? h : b_lo;
+    b_hi = h > b_hi ? h : b_hi;
   }
-  const double gap = lo > 0.0 ? lo : (hi < 0.0 ? -hi : 0.0);
+  const double gap = b_lo > a_hi ? b_lo - a_hi : (a_lo > b_hi ? a_lo - b_hi : 0.0);
   return gap * gap / nn;
 }
 
