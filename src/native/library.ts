@@ -67,6 +67,10 @@ export interface NativeBackend {
   /** All of a surface compare in one call (xhd_surface_compare), and the release of what it returns. */
   surfaceCompare: koffi.KoffiFunction;
   surfaceCompareFree: koffi.KoffiFunction;
+  /** The spatial join (xhd_join), reading its pairs out and freeing them. */
+  join: koffi.KoffiFunction;
+  joinRead: koffi.KoffiFunction;
+  joinFree: koffi.KoffiFunction;
   distanceContextCreate: koffi.KoffiFunction;
   distanceQuery: koffi.KoffiFunction;
   distanceQueryMany: koffi.KoffiFunction;
@@ -188,6 +192,9 @@ export function loadBackend(name: BackendName): NativeBackend {
       sampleSurface: lib.func(PROTOTYPES.sampleSurface),
       surfaceCompare: lib.func(PROTOTYPES.surfaceCompare),
       surfaceCompareFree: lib.func(PROTOTYPES.surfaceCompareFree),
+      join: lib.func(PROTOTYPES.join),
+      joinRead: lib.func(PROTOTYPES.joinRead),
+      joinFree: lib.func(PROTOTYPES.joinFree),
       distanceContextCreate: lib.func(PROTOTYPES.distanceContextCreate),
       distanceQuery: lib.func(PROTOTYPES.distanceQuery),
       distanceQueryMany: lib.func(PROTOTYPES.distanceQueryMany),
