@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   compare: async () => (await import('./commands/compare.js')).registerCompare,
   batch: async () => (await import('./commands/batch.js')).registerBatch,
   distance: async () => (await import('./commands/distance.js')).registerDistance,
+  join: async () => (await import('./commands/join.js')).registerJoin,
   info: async () => (await import('./commands/info.js')).registerInfo,
   doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
 };
