@@ -1,6 +1,9 @@
 // xhd_join on the CPU: the shared filter (geometry/join.cpp) with the object pairs refined on worker threads,
 // each pair's group pairs nearest first; or, as method brute, every triangle pair (the reference).
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <queue>
 #include <cstring>
 
 #include "../abi/elapsed.h"
@@ -15,13 +18,48 @@ class HostRefiner : public xhd::JoinRefiner {
   explicit HostRefiner(int threads) : threads_(threads) {}
 
   void refine(const xhd::GroupedSet& a, const xhd::GroupedSet& b, const std::vector<xhd::PairWork>& pairs,
-              std::vector<xhd::GroupPair>& groups, double slack, std::vector<xhd::Candidate>& best,
+              std::vector<xhd::GroupPair>& groups, double slack, uint32_t knn, std::vector<xhd::Candidate>& best,
               xhd::JoinCounters& counters) override {
     std::vector<uint64_t> tested(static_cast<size_t>(threads_), 0);
-    xhd::parallel_blocks(pairs.size(), 8, threads_, [&](size_t begin, size_t end, int tid) {
-      for (size_t i = begin; i < end; ++i)
-        best[i] = xhd::refine_pair_on_host(a, b, pairs[i], groups.data() + pairs[i].first, slack, tested[tid]);
-    });
+    if (knn == 0) {
+      xhd::parallel_blocks(pairs.size(), 8, threads_, [&](size_t begin, size_t end, int tid) {
+        for (size_t i = begin; i < end; ++i)
+          best[i] = xhd::refine_pair_on_host(a, b, pairs[i], groups.data() + pairs[i].first, slack, tested[tid]);
+      });
+    } else {
+      // k-NN: each object of A's pairs nearest first, each refined only as far as the k-th smallest distance
+      // found so far; a pair whose lower bound passes it cannot be among the k nearest and is left empty.
+      std::vector<size_t> runs;
+      for (size_t i = 0; i < pairs.size(); ++i)
+        if (i == 0 || pairs[i].a != pairs[i - 1].a) runs.push_back(i);
+      runs.push_back(pairs.size());
+      xhd::parallel_blocks(runs.size() - 1, 1, threads_, [&](size_t begin, size_t end, int tid) {
+        for (size_t r = begin; r < end; ++r) {
+          std::vector<size_t> order;
+          for (size_t i = runs[r]; i < runs[r + 1]; ++i) order.push_back(i);
+          std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+            return pairs[x].lower != pairs[y].lower ? pairs[x].lower < pairs[y].lower : x < y;
+          });
+          std::priority_queue<double> nearest;  // the k smallest distances found, largest on top
+          for (size_t i : order) {
+            best[i] = xhd::empty_candidate<false>();
+            const double kth = nearest.size() == knn ? nearest.top() : static_cast<double>(INFINITY);
+            if (pairs[i].lower > kth + slack) continue;
+            xhd::PairWork w = pairs[i];
+            w.limit = std::min(w.limit, kth);
+            best[i] = xhd::refine_pair_on_host(a, b, w, groups.data() + w.first, slack, tested[tid]);
+            const double d = std::sqrt(best[i].d2);
+            if (!(d <= w.threshold)) continue;
+            if (nearest.size() < knn) {
+              nearest.push(d);
+            } else if (d < nearest.top()) {
+              nearest.pop();
+              nearest.push(d);
+            }
+          }
+        }
+      });
+    }
     for (uint64_t n : tested) counters.triangle_pairs += n;
   }
 

@@ -160,7 +160,10 @@ void candidate_groups(const GroupedSet& A, const GroupedSet& B, uint64_t a, uint
   for (size_t i = first; i < groups.size(); ++i)
     if (groups[i].gap <= limit + slack) groups[kept++] = groups[i];
   groups.resize(kept);
-  if (kept > first) pairs.push_back({a, b, t, limit, first, kept - first});
+  if (kept == first) return;
+  double lower = INFINITY;
+  for (size_t i = first; i < kept; ++i) lower = std::min(lower, groups[i].gap);
+  pairs.push_back({a, b, t, limit, lower, first, kept - first});
 }
 
 // Whether found pair (a, b) with candidate c is reported under threshold t.
@@ -196,23 +199,39 @@ Candidate refine_pair_on_host(const GroupedSet& A, const GroupedSet& B, const Pa
   });
   Candidate best = empty_candidate<false>();
   const uint64_t a_first = A.set.object_faces[w.a], b_first = B.set.object_faces[w.b];
+  std::vector<uint64_t> near_a, near_b;
+  std::vector<Corners3> corners_b;
   for (uint64_t i = 0; i < w.count; ++i) {
     const GroupPair& g = groups[i];
-    if (g.gap > std::min(w.limit, std::sqrt(best.d2)) + slack) break;
-    for (uint64_t sa = A.group_begin[g.ga]; sa < A.group_begin[g.ga + 1]; ++sa) {
+    double reach = std::min(w.limit, std::sqrt(best.d2)) + slack;
+    if (g.gap > reach) break;
+    // The triangles of each group whose boxes come within reach of the other group's box, then pairs of
+    // them whose boxes do: box gaps cost a few operations, an exact triangle pair a few hundred.
+    near_a.clear();
+    near_b.clear();
+    corners_b.clear();
+    for (uint64_t s = A.group_begin[g.ga]; s < A.group_begin[g.ga + 1]; ++s)
+      if (box_gap(A.slot_box[s], B.group_box[g.gb]) <= reach) near_a.push_back(s);
+    for (uint64_t s = B.group_begin[g.gb]; s < B.group_begin[g.gb + 1]; ++s)
+      if (box_gap(B.slot_box[s], A.group_box[g.ga]) <= reach) {
+        near_b.push_back(s);
+        corners_b.push_back(B.set.corners(B.order[s]));
+      }
+    for (uint64_t sa : near_a) {
       const uint64_t ta = A.order[sa];
       const Corners3 ca = A.set.corners(ta);
-      for (uint64_t sb = B.group_begin[g.gb]; sb < B.group_begin[g.gb + 1]; ++sb) {
-        const uint64_t tb = B.order[sb];
-        const Corners3 cb = B.set.corners(tb);
-        const double reach = std::min(w.limit, std::sqrt(best.d2)) + slack;
+      for (size_t j = 0; j < near_b.size(); ++j) {
+        const uint64_t sb = near_b[j];
+        reach = std::min(w.limit, std::sqrt(best.d2)) + slack;
+        if (box_gap(A.slot_box[sa], B.slot_box[sb]) > reach) continue;
+        const Corners3& cb = corners_b[j];
         if (triangle_pair_lower2(ca, cb) > reach * reach) continue;
         ++triangle_pairs;
         Candidate c;
         c.at = triangle_pair_min(ca, cb);
         c.d2 = c.at.d2;
         c.ta = static_cast<uint32_t>(ta - a_first);
-        c.tb = static_cast<uint32_t>(tb - b_first);
+        c.tb = static_cast<uint32_t>(B.order[sb] - b_first);
         if (better_candidate<false>(c, best)) best = c;
       }
     }
@@ -280,7 +299,7 @@ void run_join(const xhd_join_set* a, const xhd_join_set* b, const xhd_join_optio
     times.filter_ms += elapsed_ms(start);
     start = std::chrono::steady_clock::now();
     std::vector<Candidate> best(work.size());
-    refiner.refine(A, B, work, groups, slack, best, counters);
+    refiner.refine(A, B, work, groups, slack, predicate == XHD_JOIN_KNN ? options->k : 0, best, counters);
     times.refine_ms += elapsed_ms(start);
     assemble(work, best, predicate, options->k, found);
     progress.add(c1 - c0);
@@ -319,7 +338,7 @@ void brute_join(const xhd_join_set* a, const xhd_join_set* b, const xhd_join_opt
             if (better_candidate<false>(c, best)) best = c;
             ++tested[tid];
           }
-        work_of[oa].push_back({oa, ob, t, t, 0, 0});
+        work_of[oa].push_back({oa, ob, t, t, 0.0, 0, 0});
         best_of[oa].push_back(best);
       }
       progress.add(1);

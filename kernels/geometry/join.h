@@ -30,6 +30,7 @@ struct PairWork {
   uint64_t a, b;
   double threshold;  // T
   double limit;      // min(T, U): nothing farther than limit + slack can be the answer
+  double lower;      // the smallest gap of its group pairs: a lower bound of the pair's distance
   uint64_t first, count;
 };
 
@@ -38,12 +39,14 @@ struct JoinCounters {
 };
 
 // A backend's exact refinement: best[i] receives the smallest exact candidate of pairs[i] over its group
-// pairs (ta, tb: triangle indices within their objects), or an empty candidate when it has none.
+// pairs (ta, tb: triangle indices within their objects), or an empty candidate when it has none. For k-NN
+// (knn > 0) a refiner may instead leave best[i] empty, or give any value above the k-th smallest distance
+// of pairs[i].a's pairs, for a pair that it proves cannot be among the k nearest (pairs are in order of a).
 class JoinRefiner {
  public:
   virtual ~JoinRefiner() = default;
   virtual void refine(const GroupedSet& a, const GroupedSet& b, const std::vector<PairWork>& pairs,
-                      std::vector<GroupPair>& groups, double slack, std::vector<Candidate>& best,
+                      std::vector<GroupPair>& groups, double slack, uint32_t knn, std::vector<Candidate>& best,
                       JoinCounters& counters) = 0;
 };
 

@@ -139,6 +139,7 @@ void group_join_set(const xhd_join_set& in, const char* name, uint32_t group_siz
     for (size_t i = 0; i < ends[o].size(); ++i) out.group_begin[g0 + i + 1] = in.object_faces[o] + ends[o][i];
   }
   out.group_box.assign(groups, empty_box());
+  out.slot_box.assign(triangles, empty_box());
   out.group_anchor.resize(groups);
   // Anchors: the vertex nearest the box's centre (ties to the first seen), of each group and each object.
   parallel_blocks(objects, 16, threads, [&](size_t begin, size_t end, int) {
@@ -148,8 +149,15 @@ void group_join_set(const xhd_join_set& in, const char* name, uint32_t group_siz
       double o_best = INFINITY;
       for (uint64_t g = out.object_group[o]; g < out.object_group[o + 1]; ++g) {
         DBox box = empty_box();
-        for (uint64_t i = out.group_begin[g]; i < out.group_begin[g + 1]; ++i)
-          for (const Dvec3& p : v.corners(out.order[i]).v) grow(box, p);
+        for (uint64_t i = out.group_begin[g]; i < out.group_begin[g + 1]; ++i) {
+          DBox t = empty_box();
+          for (const Dvec3& p : v.corners(out.order[i]).v) grow(t, p);
+          out.slot_box[i] = t;
+          for (int k = 0; k < 3; ++k) {
+            box.lo[k] = std::min(box.lo[k], t.lo[k]);
+            box.hi[k] = std::max(box.hi[k], t.hi[k]);
+          }
+        }
         out.group_box[g] = box;
         const Dvec3 gc = {(box.lo[0] + box.hi[0]) / 2, (box.lo[1] + box.hi[1]) / 2, (box.lo[2] + box.hi[2]) / 2};
         double g_best = INFINITY;

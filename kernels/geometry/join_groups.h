@@ -58,6 +58,7 @@ struct GroupedSet {
   std::vector<uint64_t> object_group;  // object o's groups are [object_group[o], object_group[o + 1])
   std::vector<DBox> group_box;
   std::vector<Dvec3> group_anchor;
+  std::vector<DBox> slot_box;  // each triangle's box, by its slot in order
   std::vector<DBox> object_box;
   std::vector<Dvec3> object_anchor;
   double largest_coordinate = 0.0;  // over the set's triangles' corners
