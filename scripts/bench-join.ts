@@ -97,19 +97,24 @@ async function main(): Promise<void> {
   const s = parseSettings(process.argv.slice(2));
   const vessel = readShape(join(s.meshes, '3dpipe-vessel.off'));
   const nucleus = readShape(join(s.meshes, '3dpipe-nucleus.off'));
-  const V = vessels(vessel, s.vessels);
-  const N = nuclei(nucleus, s.nuclei, V.min, V.max, 1);
-  const cad = cadParts(s.cad, 2);
+  const V = vessels(vessel, Math.max(1, s.vessels));
+  const N = nuclei(nucleus, Math.max(1, s.nuclei), V.min, V.max, 1);
+  const cad = cadParts(Math.max(1, s.cad), 2);
   const gpu = s.sides.includes('cuda') ? probeBackend('cuda') : { available: false, reason: 'not asked for' };
   const fcl = s.sides.includes('fcl') ? prepareFclJoin(log) : { error: 'not asked for' };
 
-  const workloads: { name: string; a: JoinObjects; b: JoinObjects | null; predicate: JoinPredicate; fcl: boolean }[] = [
-    { name: `NV within ${s.within}`, a: V.objects, b: N, predicate: { kind: 'within', distance: s.within }, fcl: true },
-    { name: 'NV intersects', a: V.objects, b: N, predicate: { kind: 'intersects' }, fcl: false },
-    { name: `NV ${s.knn}-NN (nuclei of each vessel)`, a: V.objects, b: N, predicate: { kind: 'knn', k: s.knn }, fcl: false },
-    { name: 'CAD self-join within 0.5', a: cad, b: null, predicate: { kind: 'within', distance: 0.5 }, fcl: true },
-    { name: 'CAD self-join intersects', a: cad, b: null, predicate: { kind: 'intersects' }, fcl: false },
-  ];
+  const workloads: { name: string; a: JoinObjects; b: JoinObjects | null; predicate: JoinPredicate; fcl: boolean }[] = [];
+  if (s.vessels > 0 && s.nuclei > 0) {
+    workloads.push(
+      { name: `NV within ${s.within}`, a: V.objects, b: N, predicate: { kind: 'within', distance: s.within }, fcl: true },
+      { name: 'NV intersects', a: V.objects, b: N, predicate: { kind: 'intersects' }, fcl: false },
+      { name: `NV ${s.knn}-NN (nuclei of each vessel)`, a: V.objects, b: N, predicate: { kind: 'knn', k: s.knn }, fcl: false });
+  }
+  if (s.cad > 0) {
+    workloads.push(
+      { name: 'CAD self-join within 0.5', a: cad, b: null, predicate: { kind: 'within', distance: 0.5 }, fcl: true },
+      { name: 'CAD self-join intersects', a: cad, b: null, predicate: { kind: 'intersects' }, fcl: false });
+  }
 
   const rows: string[] = [];
   for (const w of workloads) {
