@@ -5,6 +5,7 @@
 // a zero area.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "../geometry/point_triangle.h"
@@ -121,9 +122,8 @@ TEST(triangle_pair_min_matches_sampling) {
 // gap (0.034 against a true 0.0039 in one draw): a pruning bound above the truth can cut the winning pair.
 // Here a is made collinear in several ways (a point on the segment, a relative offset of 1e-15 .. 1e-9,
 // far from the origin) and b placed nearby at random; the bound must never exceed the exact distance
-// beyond the rounding of its own dot products. Half the draws pair a with a shifted copy of itself: for two
-// slivers triangle_pair_min's plane test can report a crossing (0) where the segments are skew, and the bound
-// must stay under that computed value too (the reference reports it), so slivers get no plane bound.
+// beyond the rounding of its own dot products. Half the draws pair a with a shifted copy of itself (two
+// slivers: see triangle_pair_slivers_do_not_cross_by_rounding).
 TEST(triangle_pair_lower_bound_near_collinear) {
   xhd_test::Random rng(31);
   int separated = 0;
@@ -150,6 +150,23 @@ TEST(triangle_pair_lower_bound_near_collinear) {
     if (lower2 > 0.0) ++separated;
   }
   CHECK(separated > 1000);  // the bound still separates many pairs: it has not become 0 everywhere
+}
+
+// Two slivers (corners collinear to 1e-15 of their size), each a translate of the other, are skew segments
+// 0.144 apart; the plane test on their rounding-noise normals once reported them crossing (distance 0).
+TEST(triangle_pair_slivers_do_not_cross_by_rounding) {
+  const xhd::Corners3 a{{{-0.81738529318499786, 0.62816846151398265, -0.67229644430902291},
+                         {0.041713310797702352, -0.14979141066828827, 0.99972018722989064},
+                         {-0.66570063469920604, 0.49080986614371952, -0.3770808886536095}}};
+  const xhd::Corners3 b{{{-0.76286646465786134, 0.67905524274435103, -0.88024462413830329},
+                         {0.096232139324838817, -0.098904629437919833, 0.79177200740061027},
+                         {-0.61118180617206952, 0.54169664737408796, -0.58502906848288982}}};
+  for (const auto& [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
+    const xhd::PairPoints r = xhd::triangle_pair_min(x, y);
+    CHECK(!r.crossing);
+    CHECK_NEAR(std::sqrt(r.d2), 0.1442263133831124, 1e-9);
+    CHECK(xhd::triangle_pair_lower2(x, y) <= r.d2);
+  }
 }
 
 TEST(triangle_pair_crossing_and_max) {
