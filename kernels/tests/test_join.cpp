@@ -94,14 +94,17 @@ Pairs join(const xhd_join_set& a, const xhd_join_set& b, xhd_join_options o) {
   return p;
 }
 
+// The same bits (memcmp), not merely equal values: 0.0 and -0.0 or two NaNs would differ.
+bool same_bits(const std::vector<double>& x, const std::vector<double>& y) {
+  return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
+}
+
 void expect_same(const Pairs& x, const Pairs& y) {
   CHECK(x.objects == y.objects);
   CHECK(x.triangles == y.triangles);
   CHECK(x.intersecting == y.intersecting);
-  CHECK(std::memcmp(x.distance.data(), y.distance.data(), x.distance.size() * sizeof(double)) == 0 &&
-        x.distance.size() == y.distance.size());
-  CHECK(x.points.size() == y.points.size() &&
-        std::memcmp(x.points.data(), y.points.data(), x.points.size() * sizeof(double)) == 0);
+  CHECK(same_bits(x.distance, y.distance));
+  CHECK(same_bits(x.points, y.points));
 }
 
 // A scene of blobs: clusters of crossing and nested blobs, exact copies (equal distances), and far ones.
