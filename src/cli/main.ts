@@ -50,6 +50,7 @@ Examples:
   $ xhd batch pairs.csv                every pair listed in a manifest, one JSON line each
   $ xhd distance a.off b.off --both    minimum and maximum distance between two meshes
   $ xhd distance a.off b.off --frames poses.csv   the same for every pose of B in a file
+  $ xhd join vessels/ nuclei/ --within 50   object pairs of two collections within 50, exact distances
   $ xhd info scan.ply                  what xhd reads from a file
   $ xhd doctor                         backends and GPUs available here`,
     );
