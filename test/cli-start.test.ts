@@ -9,7 +9,7 @@ import { commandsFor } from '../src/cli/main.js';
 import { runXhd } from './cli-run.js';
 import { fixture, repoRoot, sharedData } from './helpers.js';
 
-const ALL = ['compare', 'batch', 'merge', 'distance', 'info', 'doctor'];
+const ALL = ['compare', 'batch', 'merge', 'distance', 'join', 'info', 'doctor'];
 
 describe('which command modules the CLI loads', () => {
   it('the command named, even after options or before its own', () => {

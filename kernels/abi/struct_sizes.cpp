@@ -53,6 +53,9 @@ constexpr Named kStructs[] = {
     XHD_SIZE_OF(xhd_distance_stats_options),
     XHD_SIZE_OF(xhd_directed_stats),
     XHD_SIZE_OF(xhd_distance_stats_result),
+    XHD_SIZE_OF(xhd_join_set),
+    XHD_SIZE_OF(xhd_join_options),
+    XHD_SIZE_OF(xhd_join_result),
 };
 
 struct Field {
@@ -398,6 +401,37 @@ constexpr Field kFields[] = {
     XHD_FIELD(xhd_distance_stats_result, compute_ms),
     XHD_FIELD(xhd_distance_stats_result, device),
     XHD_FIELD(xhd_distance_stats_result, threads),
+    // xhd_join_set
+    XHD_FIELD(xhd_join_set, xyz),
+    XHD_FIELD(xhd_join_set, xyz64),
+    XHD_FIELD(xhd_join_set, vertex_count),
+    XHD_FIELD(xhd_join_set, triangles),
+    XHD_FIELD(xhd_join_set, object_faces),
+    XHD_FIELD(xhd_join_set, object_count),
+    // xhd_join_options
+    XHD_FIELD(xhd_join_options, predicate),
+    XHD_FIELD(xhd_join_options, method),
+    XHD_FIELD(xhd_join_options, threads),
+    XHD_FIELD(xhd_join_options, device),
+    XHD_FIELD(xhd_join_options, distance),
+    XHD_FIELD(xhd_join_options, k),
+    XHD_FIELD(xhd_join_options, self_join),
+    XHD_FIELD(xhd_join_options, group_size),
+    XHD_FIELD(xhd_join_options, reserved),
+    // xhd_join_result
+    XHD_FIELD(xhd_join_result, pair_count),
+    XHD_FIELD(xhd_join_result, object_pairs),
+    XHD_FIELD(xhd_join_result, group_pairs),
+    XHD_FIELD(xhd_join_result, triangle_pairs),
+    XHD_FIELD(xhd_join_result, build_ms),
+    XHD_FIELD(xhd_join_result, filter_ms),
+    XHD_FIELD(xhd_join_result, refine_ms),
+    XHD_FIELD(xhd_join_result, upload_ms),
+    XHD_FIELD(xhd_join_result, download_ms),
+    XHD_FIELD(xhd_join_result, peak_device_bytes),
+    XHD_FIELD(xhd_join_result, device),
+    XHD_FIELD(xhd_join_result, threads),
+    XHD_FIELD(xhd_join_result, pairs),
 };
 
 constexpr bool same(const char* a, const char* b) {

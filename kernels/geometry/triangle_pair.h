@@ -54,9 +54,20 @@ XHD_HD PairPoints closest_segments(Dvec3 p0, Dvec3 p1, Dvec3 q0, Dvec3 q1) {
 // Whether segment [p, q] crosses the triangle's interior or boundary with its endpoints strictly on
 // opposite sides of the plane; *at receives the crossing point. A degenerate triangle has no plane:
 // whatever crosses it is found by the segment tests instead.
+// A triangle thinner than 2^-30 of its edges (|n| <= 2^-30 |e1| |e2|) counts as having no plane here too: its
+// computed normal is then mostly rounding, the side tests along it can be wrong, and two such slivers that
+// are skew segments 0.14 apart were reported crossing (distance 0). Its edges are within its width (below
+// 2^-30 of its edges) of every point of it, so the segment tests find its distance to that accuracy instead.
+constexpr double kThinTriangle2 = 0x1p-60;  // (2^-30)^2
+
+XHD_HD bool has_reliable_plane(const Dvec3& e1, const Dvec3& e2, const Dvec3& n) {
+  return ddot(n, n) > kThinTriangle2 * ddot(e1, e1) * ddot(e2, e2);
+}
+
 XHD_HD bool segment_crosses_triangle(Dvec3 p, Dvec3 q, const Corners3& t, Dvec3* at) {
-  const Dvec3 n = dcross(dsub(t.v[1], t.v[0]), dsub(t.v[2], t.v[0]));
-  if (!(ddot(n, n) > 0.0)) return false;
+  const Dvec3 e1 = dsub(t.v[1], t.v[0]), e2 = dsub(t.v[2], t.v[0]);
+  const Dvec3 n = dcross(e1, e2);
+  if (!has_reliable_plane(e1, e2, n)) return false;
   const double hp = ddot(dsub(p, t.v[0]), n), hq = ddot(dsub(q, t.v[0]), n);
   if (!((hp > 0.0 && hq < 0.0) || (hp < 0.0 && hq > 0.0))) return false;
   // The line pq passes inside when it turns the same way around all three edges.
@@ -96,18 +107,34 @@ XHD_HD PairPoints triangle_pair_min(const Corners3& a, const Corners3& b) {
   return best;
 }
 
-// How far b lies beyond a's plane (0 if it touches or straddles it, or a has no plane), squared.
+// How far apart a and b lie along a's computed normal n (0 if their extents along it overlap, or a has no
+// normal), squared. Any direction separates two convex sets by at most their distance, so this is a lower
+// bound for whatever n the rounding produced, provided both triangles' extents along n are measured: for
+// corners collinear up to rounding, n is rounding noise and not perpendicular to a's edges, so a's own
+// corners do not share one height along it (taking them as all at height 0 overstated the gap many times
+// over). The heights are dot products of differences, each within a few ulps of |difference| |n|: the
+// callers' pruning slack (1e-12 of the coordinates) covers that.
+//
+// A triangle thinner than 2^-30 of its edges has no normal here, as in segment_crosses_triangle: its computed
+// normal is mostly rounding.
 XHD_HD double plane_separation2(const Corners3& a, const Corners3& b) {
-  const Dvec3 n = dcross(dsub(a.v[1], a.v[0]), dsub(a.v[2], a.v[0]));
+  const Dvec3 e1 = dsub(a.v[1], a.v[0]), e2 = dsub(a.v[2], a.v[0]);
+  const Dvec3 n = dcross(e1, e2);
   const double nn = ddot(n, n);
-  if (!(nn > 0.0)) return 0.0;
-  double lo = ddot(dsub(b.v[0], a.v[0]), n), hi = lo;
+  if (!has_reliable_plane(e1, e2, n)) return 0.0;
+  double a_lo = 0.0, a_hi = 0.0;  // a.v[0] is at height 0
+  for (int k = 1; k < 3; ++k) {
+    const double h = ddot(dsub(a.v[k], a.v[0]), n);
+    a_lo = h < a_lo ? h : a_lo;
+    a_hi = h > a_hi ? h : a_hi;
+  }
+  double b_lo = ddot(dsub(b.v[0], a.v[0]), n), b_hi = b_lo;
   for (int k = 1; k < 3; ++k) {
     const double h = ddot(dsub(b.v[k], a.v[0]), n);
-    lo = h < lo ? h : lo;
-    hi = h > hi ? h : hi;
+    b_lo = h < b_lo ? h : b_lo;
+    b_hi = h > b_hi ? h : b_hi;
   }
-  const double gap = lo > 0.0 ? lo : (hi < 0.0 ? -hi : 0.0);
+  const double gap = b_lo > a_hi ? b_lo - a_hi : (a_lo > b_hi ? a_lo - b_hi : 0.0);
   return gap * gap / nn;
 }
 

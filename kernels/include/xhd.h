@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 16
+#define XHD_ABI_VERSION 17
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -882,6 +882,77 @@ typedef struct xhd_distance_stats_result {
  * Returns an xhd_status; on failure xhd_last_error() says why. */
 XHD_API int32_t xhd_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba,
                                    const xhd_distance_stats_options* options, xhd_distance_stats_result* result);
+/* ---- Spatial join over collections of meshes (`xhd join`, after 3DPipe): every object of A against every
+ * object of B, one call. Objects are surfaces: their distance is the smallest exact triangle-pair distance
+ * (triangle_pair.h, in double over the input's coordinates), ties to the smallest triangle of the object of A,
+ * then of B, as xhd_distance reports it. Object boxes in a tree filter the object pairs; each object's facets
+ * are grouped (groups of up to group_size nearby triangles) and group boxes' lower bounds against the pair's
+ * upper bound (distances between vertices) prune object pairs and group pairs; survivors are refined
+ * exactly (on the CPU, or the GPU in the CUDA library), with the same answers on every backend. ---- */
+
+#define XHD_JOIN_INTERSECTS 0 /* pairs whose surfaces share a point: distance 0 */
+#define XHD_JOIN_WITHIN 1     /* pairs at distance <= options.distance */
+#define XHD_JOIN_KNN 2        /* for each object of A, its k nearest of B, ties to the smaller index of B */
+
+typedef enum xhd_join_method {
+  XHD_JOIN_FILTERED = 0, /* the filter and refinement above */
+  XHD_JOIN_BRUTE = 1     /* reference: every triangle pair of every object pair (XHD_CAP_REFERENCE_METHODS) */
+} xhd_join_method;
+
+/* A collection of objects: one vertex array (xyz, or xyz64 for double inputs) and one triangle array whose
+ * indices point into it; object i is the triangles [object_faces[i], object_faces[i + 1]) (object_count + 1
+ * offsets, counted in triangles, starting at 0). Every object needs at least one triangle. */
+typedef struct xhd_join_set {
+  const float* xyz;
+  const double* xyz64;
+  uint64_t vertex_count;
+  const uint32_t* triangles;
+  const uint64_t* object_faces;
+  uint64_t object_count;
+} xhd_join_set;
+
+typedef struct xhd_join_options {
+  int32_t predicate;   /* XHD_JOIN_INTERSECTS, XHD_JOIN_WITHIN or XHD_JOIN_KNN */
+  int32_t method;      /* xhd_join_method */
+  int32_t threads;     /* 0 = every hardware thread (host work on the CUDA backend) */
+  int32_t device;      /* GPU ordinal (CUDA library) */
+  double distance;     /* XHD_JOIN_WITHIN: D >= 0 */
+  uint32_t k;          /* XHD_JOIN_KNN: k >= 1 */
+  int32_t self_join;   /* 1: b is ignored and A is joined with itself, each unordered pair once (k-NN: never an
+                          object with itself) */
+  uint32_t group_size; /* triangles per facet group, 0 = the default (32) */
+  uint32_t reserved;
+} xhd_join_options;
+
+/* The outcome; pairs are read with xhd_join_read and freed with xhd_join_free. Pairs are ordered by the object
+ * of A, then (k-NN) by distance, then by the object of B. In a self-join a < b, except for k-NN. */
+typedef struct xhd_join_result {
+  uint64_t pair_count;
+  uint64_t object_pairs;   /* object pairs the box filter kept */
+  uint64_t group_pairs;    /* facet-group pairs refined */
+  uint64_t triangle_pairs; /* exact triangle-pair distances computed */
+  double build_ms;         /* facet groups and the object tree */
+  double filter_ms;        /* object and group bounds */
+  double refine_ms;        /* exact refinement (with the GPU's copies) */
+  double upload_ms;        /* host -> device (0 on the CPU) */
+  double download_ms;
+  uint64_t peak_device_bytes;
+  int32_t device;  /* GPU ordinal, -1 on the CPU */
+  int32_t threads; /* host threads used */
+  void* pairs;     /* owned by the library */
+} xhd_join_result;
+
+XHD_API int32_t xhd_join(const xhd_join_set* a, const xhd_join_set* b, const xhd_join_options* options,
+                         xhd_join_result* result, xhd_progress* progress);
+
+/* Copies pairs [first, first + count) of a result, column by column: objects (2 a pair: a, b), distance,
+ * triangles (2 a pair, each the triangle's index within its object), points (6 a pair: on a, on b),
+ * intersecting (1 when the pair shares a point). Any column may be NULL. */
+XHD_API int32_t xhd_join_read(const xhd_join_result* result, uint64_t first, uint64_t count, uint64_t* objects,
+                              double* distance, int64_t* triangles, double* points, int32_t* intersecting);
+
+/* Frees the pairs of a result (NULL, or a result already freed, is ignored). */
+XHD_API void xhd_join_free(xhd_join_result* result);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   batch: async () => (await import('./commands/batch.js')).registerBatch,
   merge: async () => (await import('./commands/merge.js')).registerMerge,
   distance: async () => (await import('./commands/distance.js')).registerDistance,
+  join: async () => (await import('./commands/join.js')).registerJoin,
   info: async () => (await import('./commands/info.js')).registerInfo,
   doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
 };
@@ -51,6 +52,7 @@ Examples:
   $ xhd merge parts/*.part --json      a sharded run's parts put together (see --shard)
   $ xhd distance a.off b.off --both    minimum and maximum distance between two meshes
   $ xhd distance a.off b.off --frames poses.csv   the same for every pose of B in a file
+  $ xhd join vessels/ nuclei/ --within 50   object pairs of two collections within 50, exact distances
   $ xhd info scan.ply                  what xhd reads from a file
   $ xhd doctor                         backends and GPUs available here`,
     );

@@ -6,7 +6,7 @@ import koffi from 'koffi';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 16;
+export const XHD_ABI_VERSION = 17;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -413,6 +413,44 @@ export const SURFACE_COMPARE_RESULT = declareStruct('xhd_surface_compare_result'
   origin: ['double', 3],
 });
 
+// The spatial join (xhd_join): a collection is one vertex array, one triangle array and object offsets.
+export const JOIN_SET = declareStruct('xhd_join_set', {
+  xyz: 'const float *',
+  xyz64: 'const double *',
+  vertex_count: 'uint64_t',
+  triangles: 'const uint32_t *',
+  object_faces: 'const uint64_t *',
+  object_count: 'uint64_t',
+});
+export const JOIN_OPTIONS = declareStruct('xhd_join_options', {
+  predicate: 'int32_t',
+  method: 'int32_t',
+  threads: 'int32_t',
+  device: 'int32_t',
+  distance: 'double',
+  k: 'uint32_t',
+  self_join: 'int32_t',
+  group_size: 'uint32_t',
+  reserved: 'uint32_t',
+});
+export const JOIN_RESULT = declareStruct('xhd_join_result', {
+  pair_count: 'uint64_t',
+  object_pairs: 'uint64_t',
+  group_pairs: 'uint64_t',
+  triangle_pairs: 'uint64_t',
+  build_ms: 'double',
+  filter_ms: 'double',
+  refine_ms: 'double',
+  upload_ms: 'double',
+  download_ms: 'double',
+  peak_device_bytes: 'uint64_t',
+  device: 'int32_t',
+  threads: 'int32_t',
+  pairs: 'void *',
+});
+export const JOIN_PREDICATE_CODES = { intersects: 0, within: 1, knn: 2 } as const;
+export const JOIN_METHOD_CODES = { filtered: 0, brute: 1 } as const;
+
 export const SAMPLING_CODES = { area: 0, vertices: 1, 'vertices+edges+faces': 2 } as const;
 export const QUERIES_SAMPLES = 0;
 export const QUERIES_POINTS = 1;
@@ -486,6 +524,7 @@ export type RawSurfaceCompareResult = Decoded<typeof SURFACE_COMPARE_RESULT>;
 /** A decoded xhd_mask_points_result; xyz is the library's memory until xhd_mask_points_free. */
 export type RawMaskPointsResult = Decoded<typeof MASK_POINTS_RESULT>;
 export type RawDistanceStatsResult = Decoded<typeof DISTANCE_STATS_RESULT>;
+export type RawJoinResult = Decoded<typeof JOIN_RESULT>;
 
 export const PROTOTYPES = {
   abiVersion: 'int32_t xhd_abi_version(void)',
@@ -555,4 +594,11 @@ export const PROTOTYPES = {
   distanceStats:
     'int32_t xhd_distance_stats(const double *ab, uint64_t n_ab, const double *ba, uint64_t n_ba, ' +
     'const xhd_distance_stats_options *options, _Out_ xhd_distance_stats_result *result)',
+  join:
+    'int32_t xhd_join(const xhd_join_set *a, const xhd_join_set *b, const xhd_join_options *options, ' +
+    'xhd_join_result *result, xhd_progress *progress)',
+  joinRead:
+    'int32_t xhd_join_read(const xhd_join_result *result, uint64_t first, uint64_t count, uint64_t *objects, ' +
+    'double *distance, int64_t *triangles, double *points, int32_t *intersecting)',
+  joinFree: 'void xhd_join_free(xhd_join_result *result)',
 } as const;

@@ -74,6 +74,10 @@ export interface NativeBackend {
   maskPointsFree: koffi.KoffiFunction;
   /** The statistics of per-point distances (xhd_distance_stats: every core on the CPU, the device on a GPU). */
   distanceStats: koffi.KoffiFunction;
+  /** The spatial join (xhd_join), reading its pairs out and freeing them. */
+  join: koffi.KoffiFunction;
+  joinRead: koffi.KoffiFunction;
+  joinFree: koffi.KoffiFunction;
   distanceContextCreate: koffi.KoffiFunction;
   distanceQuery: koffi.KoffiFunction;
   distanceQueryMany: koffi.KoffiFunction;
@@ -202,6 +206,9 @@ export function loadBackend(name: BackendName): NativeBackend {
       maskPoints: lib.func(PROTOTYPES.maskPoints),
       maskPointsFree: lib.func(PROTOTYPES.maskPointsFree),
       distanceStats: lib.func(PROTOTYPES.distanceStats),
+      join: lib.func(PROTOTYPES.join),
+      joinRead: lib.func(PROTOTYPES.joinRead),
+      joinFree: lib.func(PROTOTYPES.joinFree),
       distanceContextCreate: lib.func(PROTOTYPES.distanceContextCreate),
       distanceQuery: lib.func(PROTOTYPES.distanceQuery),
       distanceQueryMany: lib.func(PROTOTYPES.distanceQueryMany),

@@ -1,0 +1,371 @@
+// The spatial join shared by every backend (join.h): checks, the object tree, the per-object thresholds and
+// candidate group pairs, chunk by chunk, and the assembly of the refiners' answers into the reported pairs.
+#include "join.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <queue>
+#include <string>
+
+#include "../abi/elapsed.h"
+#include "../abi/parallel.h"
+#include "../abi/validate.h"
+
+namespace xhd {
+
+namespace {
+
+// Objects of A handled per chunk: their candidate group pairs are held at once, then refined and dropped.
+constexpr uint64_t kChunkObjects = 2048;
+
+void check_join_call(const xhd_join_set* a, const xhd_join_set* b, const xhd_join_options* o) {
+  if (a == nullptr || o == nullptr) throw InvalidArgument("a and options must not be null");
+  if (o->self_join == 0 && b == nullptr) throw InvalidArgument("b must not be null unless self_join is set");
+  if (o->predicate != XHD_JOIN_INTERSECTS && o->predicate != XHD_JOIN_WITHIN && o->predicate != XHD_JOIN_KNN)
+    throw InvalidArgument("unknown join predicate " + std::to_string(o->predicate));
+  if (o->method != XHD_JOIN_FILTERED && o->method != XHD_JOIN_BRUTE)
+    throw InvalidArgument("unknown join method " + std::to_string(o->method));
+  if (o->threads < 0) throw InvalidArgument("threads must be >= 0");
+  if (o->predicate == XHD_JOIN_WITHIN && !(o->distance >= 0.0 && std::isfinite(o->distance)))
+    throw InvalidArgument("the within distance must be a finite number >= 0");
+  if (o->predicate == XHD_JOIN_KNN && o->k == 0) throw InvalidArgument("k must be >= 1");
+}
+
+// A binary tree over B's object boxes, leaves of up to 4 objects.
+class ObjectTree {
+ public:
+  explicit ObjectTree(const std::vector<DBox>& boxes) : boxes_(boxes), ids_(boxes.size()) {
+    for (size_t i = 0; i < ids_.size(); ++i) ids_[i] = i;
+    nodes_.resize(1);
+    build(0, 0, ids_.size());
+  }
+
+  // Calls visit(b) for every object whose box lies within r of q.
+  template <class Visit>
+  void within(const DBox& q, double r, Visit visit) const {
+    std::vector<uint32_t> stack{0};
+    while (!stack.empty()) {
+      const Node& n = nodes_[stack.back()];
+      stack.pop_back();
+      if (!(box_gap(q, n.box) <= r)) continue;
+      if (n.left == 0) {
+        for (size_t i = n.begin; i < n.end; ++i)
+          if (box_gap(q, boxes_[ids_[i]]) <= r) visit(ids_[i]);
+      } else {
+        stack.push_back(n.left);
+        stack.push_back(n.left + 1);
+      }
+    }
+  }
+
+  // The k-th smallest of upper(b) over the objects b that skip(b) leaves (infinity when fewer than k), found
+  // best first: nodes whose box gap to q passes the k-th upper bound so far (plus slack) cannot lower it.
+  template <class Upper, class Skip>
+  double kth_upper(const DBox& q, uint32_t k, double slack, Upper upper, Skip skip) const {
+    using Entry = std::pair<double, uint32_t>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> open;
+    std::priority_queue<double> kept;  // the k smallest upper bounds, largest on top
+    open.push({box_gap(q, nodes_[0].box), 0});
+    while (!open.empty()) {
+      const Entry e = open.top();
+      open.pop();
+      if (kept.size() == k && e.first > kept.top() + slack) break;
+      const Node& n = nodes_[e.second];
+      if (n.left == 0) {
+        for (size_t i = n.begin; i < n.end; ++i) {
+          if (skip(ids_[i])) continue;
+          const double u = upper(ids_[i]);
+          if (kept.size() < k) {
+            kept.push(u);
+          } else if (u < kept.top()) {
+            kept.pop();
+            kept.push(u);
+          }
+        }
+      } else {
+        open.push({box_gap(q, nodes_[n.left].box), n.left});
+        open.push({box_gap(q, nodes_[n.left + 1].box), n.left + 1});
+      }
+    }
+    return kept.size() == k ? kept.top() : static_cast<double>(INFINITY);
+  }
+
+ private:
+  struct Node {
+    DBox box;
+    uint32_t left;  // children at left and left + 1; 0 for a leaf
+    size_t begin, end;
+  };
+
+  // Fills node `at` over ids_[begin, end); children go side by side at the end of nodes_.
+  void build(uint32_t at, size_t begin, size_t end) {
+    DBox box = boxes_[ids_[begin]];
+    for (size_t i = begin + 1; i < end; ++i)
+      for (int k = 0; k < 3; ++k) {
+        box.lo[k] = std::min(box.lo[k], boxes_[ids_[i]].lo[k]);
+        box.hi[k] = std::max(box.hi[k], boxes_[ids_[i]].hi[k]);
+      }
+    nodes_[at] = {box, 0, begin, end};
+    if (end - begin <= 4) return;
+    int axis = 0;
+    for (int k = 1; k < 3; ++k)
+      if (box.hi[k] - box.lo[k] > box.hi[axis] - box.lo[axis]) axis = k;
+    const size_t mid = begin + (end - begin) / 2;
+    auto centre = [&](size_t id) { return boxes_[id].lo[axis] + boxes_[id].hi[axis]; };
+    std::nth_element(ids_.begin() + begin, ids_.begin() + mid, ids_.begin() + end,
+                     [&](size_t x, size_t y) { return centre(x) != centre(y) ? centre(x) < centre(y) : x < y; });
+    const uint32_t left = static_cast<uint32_t>(nodes_.size());
+    nodes_.resize(nodes_.size() + 2);
+    nodes_[at].left = left;
+    build(left, begin, mid);
+    build(left + 1, mid, end);
+  }
+
+  const std::vector<DBox>& boxes_;
+  std::vector<size_t> ids_;
+  std::vector<Node> nodes_;
+};
+
+// Which object pairs a self-join considers: each unordered pair once for intersects and within, every other
+// object for k-NN.
+bool skipped_pair(bool self, int32_t predicate, uint64_t a, uint64_t b) {
+  if (!self) return false;
+  return predicate == XHD_JOIN_KNN ? a == b : b <= a;
+}
+
+// The candidate group pairs of objects a and b under threshold t: appended to groups, with the pair's work.
+void candidate_groups(const GroupedSet& A, const GroupedSet& B, uint64_t a, uint64_t b, double t, double slack,
+                      std::vector<GroupPair>& groups, std::vector<PairWork>& pairs, std::vector<uint64_t>& near_a,
+                      std::vector<uint64_t>& near_b) {
+  const double reach = t + slack;
+  near_a.clear();
+  near_b.clear();
+  for (uint64_t g = A.object_group[a]; g < A.object_group[a + 1]; ++g)
+    if (box_gap(A.group_box[g], B.object_box[b]) <= reach) near_a.push_back(g);
+  for (uint64_t g = B.object_group[b]; g < B.object_group[b + 1]; ++g)
+    if (box_gap(B.group_box[g], A.object_box[a]) <= reach) near_b.push_back(g);
+  if (near_a.empty() || near_b.empty()) return;
+  double upper = point_distance(A.object_anchor[a], B.object_anchor[b]);
+  const size_t first = groups.size();
+  for (uint64_t ga : near_a)
+    for (uint64_t gb : near_b) {
+      const double gap = box_gap(A.group_box[ga], B.group_box[gb]);
+      if (!(gap <= reach)) continue;
+      upper = std::min(upper, point_distance(A.group_anchor[ga], B.group_anchor[gb]));
+      groups.push_back({gap, ga, gb});
+    }
+  const double limit = std::min(t, upper);
+  size_t kept = first;
+  for (size_t i = first; i < groups.size(); ++i)
+    if (groups[i].gap <= limit + slack) groups[kept++] = groups[i];
+  groups.resize(kept);
+  if (kept == first) return;
+  double lower = INFINITY;
+  for (size_t i = first; i < kept; ++i) lower = std::min(lower, groups[i].gap);
+  pairs.push_back({a, b, t, limit, lower, first, kept - first});
+}
+
+// Whether found pair (a, b) with candidate c is reported under threshold t.
+bool accepted(const Candidate& c, double t) { return c.ta != 0xffffffffu && std::sqrt(c.d2) <= t; }
+
+// Appends the accepted pairs of one chunk in the order xhd.h states (work is in order of a).
+void assemble(const std::vector<PairWork>& work, const std::vector<Candidate>& best, int32_t predicate, uint32_t k,
+              std::vector<JoinFound>& found) {
+  size_t i = 0;
+  while (i < work.size()) {
+    size_t j = i;
+    while (j < work.size() && work[j].a == work[i].a) ++j;
+    const size_t start = found.size();
+    for (size_t p = i; p < j; ++p)
+      if (accepted(best[p], work[p].threshold)) found.push_back({work[p].a, work[p].b, best[p]});
+    if (predicate == XHD_JOIN_KNN) {
+      std::sort(found.begin() + start, found.end(),
+                [](const JoinFound& x, const JoinFound& y) { return x.c.d2 != y.c.d2 ? x.c.d2 < y.c.d2 : x.b < y.b; });
+      if (found.size() - start > k) found.resize(start + k);
+    } else {
+      std::sort(found.begin() + start, found.end(), [](const JoinFound& x, const JoinFound& y) { return x.b < y.b; });
+    }
+    i = j;
+  }
+}
+
+}  // namespace
+
+Candidate refine_pair_on_host(const GroupedSet& A, const GroupedSet& B, const PairWork& w, GroupPair* groups,
+                              double slack, uint64_t& triangle_pairs) {
+  std::sort(groups, groups + w.count, [](const GroupPair& x, const GroupPair& y) {
+    return x.gap != y.gap ? x.gap < y.gap : (x.ga != y.ga ? x.ga < y.ga : x.gb < y.gb);
+  });
+  Candidate best = empty_candidate<false>();
+  const uint64_t a_first = A.set.object_faces[w.a], b_first = B.set.object_faces[w.b];
+  std::vector<uint64_t> near_a, near_b;
+  std::vector<Corners3> corners_b;
+  for (uint64_t i = 0; i < w.count; ++i) {
+    const GroupPair& g = groups[i];
+    double reach = std::min(w.limit, std::sqrt(best.d2)) + slack;
+    if (g.gap > reach) break;
+    // The triangles of each group whose boxes come within reach of the other group's box, then pairs of
+    // them whose boxes do: box gaps cost a few operations, an exact triangle pair a few hundred.
+    near_a.clear();
+    near_b.clear();
+    corners_b.clear();
+    for (uint64_t s = A.group_begin[g.ga]; s < A.group_begin[g.ga + 1]; ++s)
+      if (box_gap(A.slot_box[s], B.group_box[g.gb]) <= reach) near_a.push_back(s);
+    for (uint64_t s = B.group_begin[g.gb]; s < B.group_begin[g.gb + 1]; ++s)
+      if (box_gap(B.slot_box[s], A.group_box[g.ga]) <= reach) {
+        near_b.push_back(s);
+        corners_b.push_back(B.set.corners(B.order[s]));
+      }
+    for (uint64_t sa : near_a) {
+      const uint64_t ta = A.order[sa];
+      const Corners3 ca = A.set.corners(ta);
+      for (size_t j = 0; j < near_b.size(); ++j) {
+        const uint64_t sb = near_b[j];
+        reach = std::min(w.limit, std::sqrt(best.d2)) + slack;
+        if (box_gap(A.slot_box[sa], B.slot_box[sb]) > reach) continue;
+        const Corners3& cb = corners_b[j];
+        if (triangle_pair_lower2(ca, cb) > reach * reach) continue;
+        ++triangle_pairs;
+        Candidate c;
+        c.at = triangle_pair_min(ca, cb);
+        c.d2 = c.at.d2;
+        c.ta = static_cast<uint32_t>(ta - a_first);
+        c.tb = static_cast<uint32_t>(B.order[sb] - b_first);
+        if (better_candidate<false>(c, best)) best = c;
+      }
+    }
+  }
+  return best;
+}
+
+void run_join(const xhd_join_set* a, const xhd_join_set* b, const xhd_join_options* options, JoinRefiner& refiner,
+              const Progress& progress, std::vector<JoinFound>& found, JoinCounters& counters, JoinTimes& times) {
+  check_join_call(a, b, options);
+  const int threads = resolve_thread_count(options->threads);
+  const bool self = options->self_join != 0;
+  auto start = std::chrono::steady_clock::now();
+  GroupedSet A, Bown;
+  group_join_set(*a, "A", options->group_size, threads, A);
+  if (!self) group_join_set(*b, "B", options->group_size, threads, Bown);
+  const GroupedSet& B = self ? A : Bown;
+  const ObjectTree tree(B.object_box);
+  const double slack = pruning_slack(std::max(A.largest_coordinate, B.largest_coordinate));
+  times.build_ms = elapsed_ms(start);
+  progress.set_total(A.set.objects);
+
+  const int32_t predicate = options->predicate;
+  for (uint64_t c0 = 0; c0 < A.set.objects; c0 += kChunkObjects) {
+    progress.check_cancel();
+    const uint64_t c1 = std::min(A.set.objects, c0 + kChunkObjects);
+    start = std::chrono::steady_clock::now();
+    std::vector<std::vector<GroupPair>> groups_of(c1 - c0);
+    std::vector<std::vector<PairWork>> work_of(c1 - c0);
+    std::vector<uint64_t> object_pairs(static_cast<size_t>(threads), 0);
+    parallel_blocks(c1 - c0, 4, threads, [&](size_t begin, size_t end, int tid) {
+      std::vector<uint64_t> near_a, near_b, candidates;
+      for (size_t i = begin; i < end; ++i) {
+        const uint64_t oa = c0 + i;
+        const DBox& q = A.object_box[oa];
+        double t = predicate == XHD_JOIN_WITHIN ? options->distance : 0.0;
+        if (predicate == XHD_JOIN_KNN)
+          t = tree.kth_upper(
+              q, options->k, slack,
+              [&](uint64_t ob) { return point_distance(A.object_anchor[oa], B.object_anchor[ob]); },
+              [&](uint64_t ob) { return skipped_pair(self, predicate, oa, ob); });
+        candidates.clear();
+        tree.within(q, t + slack, [&](uint64_t ob) {
+          if (!skipped_pair(self, predicate, oa, ob)) candidates.push_back(ob);
+        });
+        std::sort(candidates.begin(), candidates.end());
+        object_pairs[tid] += candidates.size();
+        for (uint64_t ob : candidates)
+          candidate_groups(A, B, oa, ob, t, slack, groups_of[i], work_of[i], near_a, near_b);
+      }
+    });
+    std::vector<GroupPair> groups;
+    std::vector<PairWork> work;
+    for (size_t i = 0; i < groups_of.size(); ++i) {
+      const uint64_t shift = groups.size();
+      for (PairWork w : work_of[i]) {
+        w.first += shift;
+        work.push_back(w);
+      }
+      groups.insert(groups.end(), groups_of[i].begin(), groups_of[i].end());
+      std::vector<GroupPair>().swap(groups_of[i]);
+    }
+    for (uint64_t n : object_pairs) counters.object_pairs += n;
+    counters.group_pairs += groups.size();
+    times.filter_ms += elapsed_ms(start);
+    start = std::chrono::steady_clock::now();
+    std::vector<Candidate> best(work.size());
+    refiner.refine(A, B, work, groups, slack, predicate == XHD_JOIN_KNN ? options->k : 0, best, counters);
+    times.refine_ms += elapsed_ms(start);
+    assemble(work, best, predicate, options->k, found);
+    progress.add(c1 - c0);
+  }
+}
+
+void brute_join(const xhd_join_set* a, const xhd_join_set* b, const xhd_join_options* options, const Progress& progress,
+                std::vector<JoinFound>& found, JoinCounters& counters) {
+  check_join_call(a, b, options);
+  const int threads = resolve_thread_count(options->threads);
+  const bool self = options->self_join != 0;
+  GroupedSet A, Bown;
+  group_join_set(*a, "A", options->group_size, threads, A);
+  if (!self) group_join_set(*b, "B", options->group_size, threads, Bown);
+  const GroupedSet& B = self ? A : Bown;
+  const double t =
+      options->predicate == XHD_JOIN_WITHIN ? options->distance : (options->predicate == XHD_JOIN_KNN ? INFINITY : 0.0);
+  progress.set_total(A.set.objects);
+  std::vector<std::vector<PairWork>> work_of(A.set.objects);
+  std::vector<std::vector<Candidate>> best_of(A.set.objects);
+  std::vector<uint64_t> tested(static_cast<size_t>(threads), 0);
+  parallel_blocks(A.set.objects, 1, threads, [&](size_t begin, size_t end, int tid) {
+    for (size_t oa = begin; oa < end; ++oa) {
+      progress.check_cancel();
+      for (uint64_t ob = 0; ob < B.set.objects; ++ob) {
+        if (skipped_pair(self, options->predicate, oa, ob)) continue;
+        Candidate best = empty_candidate<false>();
+        const uint64_t a0 = A.set.object_faces[oa], b0 = B.set.object_faces[ob];
+        for (uint64_t ta = a0; ta < A.set.object_faces[oa + 1]; ++ta)
+          for (uint64_t tb = b0; tb < B.set.object_faces[ob + 1]; ++tb) {
+            Candidate c;
+            c.at = triangle_pair_min(A.set.corners(ta), B.set.corners(tb));
+            c.d2 = c.at.d2;
+            c.ta = static_cast<uint32_t>(ta - a0);
+            c.tb = static_cast<uint32_t>(tb - b0);
+            if (better_candidate<false>(c, best)) best = c;
+            ++tested[tid];
+          }
+        work_of[oa].push_back({oa, ob, t, t, 0.0, 0, 0});
+        best_of[oa].push_back(best);
+      }
+      progress.add(1);
+    }
+  });
+  std::vector<PairWork> work;
+  std::vector<Candidate> best;
+  for (uint64_t oa = 0; oa < A.set.objects; ++oa) {
+    work.insert(work.end(), work_of[oa].begin(), work_of[oa].end());
+    best.insert(best.end(), best_of[oa].begin(), best_of[oa].end());
+  }
+  counters.object_pairs = work.size();
+  for (uint64_t n : tested) counters.triangle_pairs += n;
+  assemble(work, best, options->predicate, options->k, found);
+}
+
+void fill_join_result(std::vector<JoinFound>&& found, const JoinCounters& counters, const JoinTimes& times,
+                      xhd_join_result& result) {
+  auto* out = new JoinOutput{std::move(found)};
+  result.pair_count = out->found.size();
+  result.object_pairs = counters.object_pairs;
+  result.group_pairs = counters.group_pairs;
+  result.triangle_pairs = counters.triangle_pairs;
+  result.build_ms = times.build_ms;
+  result.filter_ms = times.filter_ms;
+  result.refine_ms = times.refine_ms;
+  result.pairs = out;
+}
+
+}  // namespace xhd

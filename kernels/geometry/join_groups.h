@@ -1,0 +1,72 @@
+// The join's view of a collection (xhd_join_set): its objects' triangles in double over the input's own
+// coordinates, grouped per object into facet groups of nearby triangles (3DPipe's "voxels"), each group and
+// object with its box and an anchor (one of its vertices). Boxes give lower bounds of distances, anchors upper
+// bounds: the distance between two vertices is a distance between two points of the surfaces.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "triangle_pair.h"
+#include "xhd.h"
+
+namespace xhd {
+
+struct DBox {
+  double lo[3], hi[3];
+};
+
+// The smallest distance between two boxes (0 when they overlap), in double.
+inline double box_gap(const DBox& a, const DBox& b) {
+  double s = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double d = a.lo[k] > b.hi[k] ? a.lo[k] - b.hi[k] : (b.lo[k] > a.hi[k] ? b.lo[k] - a.hi[k] : 0.0);
+    s += d * d;
+  }
+  return std::sqrt(s);
+}
+
+inline double point_distance(const Dvec3& p, const Dvec3& q) {
+  const Dvec3 d = dsub(p, q);
+  return std::sqrt(ddot(d, d));
+}
+
+// A checked xhd_join_set, read in place.
+struct JoinSetView {
+  const float* f32 = nullptr;
+  const double* f64 = nullptr;
+  const uint32_t* triangles = nullptr;
+  const uint64_t* object_faces = nullptr;
+  uint64_t objects = 0;
+
+  Dvec3 vertex(uint32_t i) const {
+    if (f64 != nullptr) return {f64[3ull * i], f64[3ull * i + 1], f64[3ull * i + 2]};
+    return dload(f32 + 3ull * i);
+  }
+  // Triangle t of the whole set (object_faces[o] + local index).
+  Corners3 corners(uint64_t t) const {
+    Corners3 c;
+    for (int k = 0; k < 3; ++k) c.v[k] = vertex(triangles[3 * t + k]);
+    return c;
+  }
+};
+
+struct GroupedSet {
+  JoinSetView set;
+  std::vector<uint64_t> order;         // the set's triangles, each object's run permuted so groups are contiguous
+  std::vector<uint64_t> group_begin;   // group g is order[group_begin[g], group_begin[g + 1])
+  std::vector<uint64_t> object_group;  // object o's groups are [object_group[o], object_group[o + 1])
+  std::vector<DBox> group_box;
+  std::vector<Dvec3> group_anchor;
+  std::vector<DBox> slot_box;  // each triangle's box, by its slot in order
+  std::vector<DBox> object_box;
+  std::vector<Dvec3> object_anchor;
+  double largest_coordinate = 0.0;  // over the set's triangles' corners
+};
+
+// Checks the set (offsets, indices, coordinates; an object without triangles is refused by its index) and
+// groups it: each object's triangles are split at the median centroid along the longest side of their
+// centroids' box until a run holds at most group_size. Threads work on objects side by side.
+void group_join_set(const xhd_join_set& in, const char* name, uint32_t group_size, int threads, GroupedSet& out);
+
+}  // namespace xhd

@@ -1,0 +1,159 @@
+// A join collection (`xhd join A B`): many objects, each a triangle mesh, with an id each, laid out as the
+// library takes them: one vertex array, one triangle array, object offsets. Sources:
+//   - a directory: every mesh file in it (.off .ply .obj .stl), one object each, id = file name without extension;
+//   - a manifest (.csv, .jsonl): one mesh file a line, id = its id column, else its path as written;
+//   - one mesh file: its connected components (`name#0`, `name#1`, … in order of their first face), or with
+//     objects 'groups' its OBJ `o`/`g` groups (`name#group`).
+// Objects are ordered by id (code-unit order), so that ties broken by index are ties broken by id.
+import { readdirSync, statSync } from 'node:fs';
+import { basename, dirname, extname, isAbsolute, join as joinPath } from 'node:path';
+
+import { InputError, UsageError } from '../core/errors.js';
+import type { Coordinates } from './geometry.js';
+import { readGeometry } from './read.js';
+import { isManifestPath, readManifest } from './join-manifest.js';
+import { connectedComponents } from './mesh-components.js';
+import { objGroupOfTriangles } from './obj-groups.js';
+import type { Geometry } from './geometry.js';
+
+export type ObjectSplit = 'components' | 'groups';
+
+export interface CollectionObject {
+  id: string;
+  /** Where it came from: a file, or a manifest line. */
+  source: string;
+  triangles: number;
+}
+
+export interface JoinCollection {
+  path: string;
+  kind: 'directory' | 'manifest' | 'file';
+  objects: CollectionObject[];
+  positions: Coordinates;
+  /** Vertex-index triples into positions, object after object. */
+  triangles: Uint32Array;
+  /** objects.length + 1 offsets into the triangles, counted in triangles. */
+  objectFaces: BigUint64Array;
+  vertexCount: number;
+}
+
+const MESH_EXTENSIONS = new Set(['.off', '.ply', '.obj', '.stl']);
+
+interface Part {
+  id: string;
+  source: string;
+  geometry: Geometry;
+  /** The triangles of geometry that make this object (null: all of them). */
+  faces: Uint32Array | null;
+  /** Where to name a problem with this part: the manifest line, else its file. */
+  blame: () => InputError;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function hasFaces(g: Geometry): boolean {
+  return g.triangles !== undefined && g.triangles.length > 0;
+}
+
+function directoryParts(dir: string): Part[] {
+  const names = readdirSync(dir).filter((n) => MESH_EXTENSIONS.has(extname(n).toLowerCase())).sort();
+  if (names.length === 0) throw new InputError(dir, {}, 'the directory holds no mesh files (.off, .ply, .obj, .stl)');
+  const seen = new Map<string, string>();
+  return names.map((name) => {
+    const id = basename(name, extname(name));
+    const other = seen.get(id);
+    if (other !== undefined) throw new InputError(joinPath(dir, name), {}, `its id '${id}' repeats that of ${joinPath(dir, other)}`);
+    seen.set(id, name);
+    const path = joinPath(dir, name);
+    const geometry = readGeometry(path);
+    return { id, source: path, geometry, faces: null, blame: () => new InputError(path, {}, 'has no faces: a join object must be a triangle mesh') };
+  });
+}
+
+function manifestParts(manifest: string): Part[] {
+  const entries = readManifest(manifest);
+  const base = dirname(manifest);
+  const seen = new Map<string, number>();
+  return entries.map((e) => {
+    const id = e.id ?? e.path;
+    const before = seen.get(id);
+    if (before !== undefined) throw new InputError(manifest, { line: e.line }, `id '${id}' repeats line ${before}`);
+    seen.set(id, e.line);
+    const path = isAbsolute(e.path) ? e.path : joinPath(base, e.path);
+    if (!exists(path)) throw new InputError(manifest, { line: e.line }, `${e.path}: no such file`);
+    const geometry = readGeometry(path);
+    return {
+      id, source: `${manifest}:${e.line}`, geometry, faces: null,
+      blame: () => new InputError(manifest, { line: e.line }, `${e.path} has no faces: a join object must be a triangle mesh`),
+    };
+  });
+}
+
+function fileParts(path: string, split: ObjectSplit): Part[] {
+  const geometry = readGeometry(path);
+  if (!hasFaces(geometry)) throw new InputError(path, {}, 'has no faces: a join collection file must be a triangle mesh');
+  const name = basename(path, extname(path));
+  const blame = () => new InputError(path, {}, 'has an object without faces');
+  if (split === 'components') {
+    return connectedComponents(geometry.triangles!, geometry.count).map((faces, k) => ({ id: `${name}#${k}`, source: path, geometry, faces, blame }));
+  }
+  if (geometry.format !== 'obj') throw new UsageError(`--objects groups reads OBJ o/g groups; ${path} is ${geometry.format.toUpperCase()} (use --objects components)`);
+  const groups = objGroupOfTriangles(path, geometry.triangles!.length / 3);
+  return groups.map((g) => ({ id: `${name}#${g.name}`, source: path, geometry, faces: g.triangles, blame }));
+}
+
+/** Reads a collection; every problem is an InputError (exit 2) naming the file and, for manifests, the line. */
+export function readJoinCollection(path: string, split: ObjectSplit = 'components'): JoinCollection {
+  if (!isDirectory(path) && !exists(path)) throw new InputError(path, {}, 'no such file or directory');
+  const kind = isDirectory(path) ? 'directory' : isManifestPath(path) ? 'manifest' : 'file';
+  const parts = kind === 'directory' ? directoryParts(path) : kind === 'manifest' ? manifestParts(path) : fileParts(path, split);
+  for (const p of parts) if (!hasFaces(p.geometry) || (p.faces !== null && p.faces.length === 0)) throw p.blame();
+  parts.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+
+  // One vertex array: each distinct geometry once (components share theirs), float32 only if all are.
+  const geometries = [...new Set(parts.map((p) => p.geometry))];
+  const allFloat = geometries.every((g) => g.positions instanceof Float32Array);
+  const vertexCount = geometries.reduce((n, g) => n + g.count, 0);
+  const positions = allFloat ? new Float32Array(3 * vertexCount) : new Float64Array(3 * vertexCount);
+  const offsetOf = new Map<Geometry, number>();
+  let at = 0;
+  for (const g of geometries) {
+    positions.set(g.positions, 3 * at);
+    offsetOf.set(g, at);
+    at += g.count;
+  }
+  const triangleCount = parts.reduce((n, p) => n + (p.faces === null ? p.geometry.triangles!.length / 3 : p.faces.length), 0);
+  const triangles = new Uint32Array(3 * triangleCount);
+  const objectFaces = new BigUint64Array(parts.length + 1);
+  let t = 0;
+  parts.forEach((p, i) => {
+    const shift = offsetOf.get(p.geometry)!;
+    const src = p.geometry.triangles!;
+    const faces = p.faces ?? null;
+    const n = faces === null ? src.length / 3 : faces.length;
+    for (let k = 0; k < n; k++) {
+      const f = faces === null ? k : faces[k];
+      triangles[3 * t] = src[3 * f] + shift;
+      triangles[3 * t + 1] = src[3 * f + 1] + shift;
+      triangles[3 * t + 2] = src[3 * f + 2] + shift;
+      t++;
+    }
+    objectFaces[i + 1] = BigInt(t);
+  });
+  const objects = parts.map((p) => ({ id: p.id, source: p.source, triangles: p.faces === null ? p.geometry.triangles!.length / 3 : p.faces.length }));
+  return { path, kind, objects, positions, triangles, objectFaces, vertexCount };
+}
