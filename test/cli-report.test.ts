@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 
 import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
@@ -80,6 +81,39 @@ describe('xhd compare --report', () => {
     assert.equal(json.hd, 2);
     assert.equal(data.json.a.format, 'nifti');
     assert.deepEqual(data.sets.map((s) => s.total), [json.a.points, json.b.points]);
+    // The slice view: every surface voxel of each mask, with its distance, on the masks' grid.
+    const slices = data.slices!;
+    assert.deepEqual(slices.dims, [N, N, N]);
+    assert.deepEqual(slices.spacing, [2, 2, 2]);
+    assert.deepEqual(slices.sets.map((s) => [s.name, s.count, s.distanceScale]), [['A', json.a.points, json.hd_ab], ['B', json.b.points, json.hd_ba]]);
+    const bytes = inflateRawSync(Buffer.from(slices.packed, 'base64'));
+    const steps = new Uint32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + 4 * slices.sets[0].count));
+    let voxel = 0;
+    const voxelsA = Array.from(steps, (step) => (voxel += step));
+    // A's surface voxels are its block's: 4x4x4 at i 1..4 minus the 2x2x2 inside.
+    const expected: number[] = [];
+    for (let k = 2; k <= 5; k++) for (let j = 2; j <= 5; j++) for (let i = 1; i <= 4; i++) {
+      if (!(i > 1 && i < 4 && j > 2 && j < 5 && k > 2 && k < 5)) expected.push(i + N * (j + N * k));
+    }
+    assert.deepEqual(voxelsA, expected);
+    // It opens at the voxel of the largest distance: an A voxel at i = 1, which is 2 mm (one voxel) from B.
+    assert.equal(slices.start[0], 1);
+  });
+
+  it('masks on different grids: no slice view, and a note says why', () => {
+    const v = new Uint8Array(6 * 6 * 6).fill(0);
+    v[2 + 6 * (2 + 6 * 2)] = 1;
+    writeNifti(path('g1.nii'), { dims: [6, 6, 6], values: v, spacing: [1, 1, 1] });
+    writeNifti(path('g2.nii'), { dims: [6, 6, 6], values: v, spacing: [1.5, 1.5, 1.5] });
+    const r = runXhd(['compare', path('g1.nii'), path('g2.nii'), '--backend', 'cpu', '-q', '--report', path('grids.html')]);
+    assert.equal(r.code, 0, r.stderr);
+    const data = reportData(path('grids.html'));
+    assert.equal(data.slices, null);
+    assert.match(data.notes.join(' '), /different grids: no slice view/);
+  });
+
+  it('point sets: no slice view', () => {
+    assert.equal(reportData(path('points.html')).slices, null);
   });
 
   it('an empty input: the page says there is nothing to draw', () => {

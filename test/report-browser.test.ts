@@ -15,6 +15,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { browserSkipReason, launchBrowser } from './browser.js';
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { fixture } from './helpers.js';
+import { writeNifti } from './nifti-writer.js';
 import { rng, uniform } from './random-points.js';
 import { batchReportData, reportData } from './report-page.js';
 import { suiteUnless } from './skippable-suite.js';
@@ -229,6 +230,77 @@ suiteUnless(browserSkipReason(), 'the distance --frames report in headless Chrom
     await page.click('#toggle-b');
     assert.deepEqual(problems, []);
     await page.screenshot({ path: path('distance-report-3d.png'), fullPage: true });
+  });
+});
+
+suiteUnless(browserSkipReason(), 'the mask report\'s slices in headless Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+
+  before(async () => {
+    // Two balls on one 24³ grid of 1.5 mm voxels, B's moved 2 voxels along i.
+    const N = 24;
+    const ball = (ci: number) => {
+      const v = new Uint8Array(N * N * N);
+      for (let k = 0; k < N; k++) for (let j = 0; j < N; j++) for (let i = 0; i < N; i++) {
+        if ((i - ci) ** 2 + (j - 12) ** 2 + (k - 12) ** 2 <= 36) v[i + N * (j + N * k)] = 1;
+      }
+      return v;
+    };
+    writeNifti(path('ball-a.nii'), { dims: [N, N, N], values: ball(11), spacing: [1.5, 1.5, 1.5] });
+    writeNifti(path('ball-b.nii'), { dims: [N, N, N], values: ball(13), spacing: [1.5, 1.5, 1.5] });
+    const r = runXhd(['compare', path('ball-a.nii'), path('ball-b.nii'), '--backend', 'cpu', '-q', '--report', path('masks.html')]);
+    assert.equal(r.code, 0, r.stderr);
+    browser = await launchBrowser();
+    page = await browser.newPage();
+    await page.setViewport({ width: 1200, height: 1400 });
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warn') problems.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${(e as Error).message}`));
+    await page.goto(pathToFileURL(path('masks.html')).href);
+    await page.waitForFunction('window.__xhd && (window.__xhd.ready || window.__xhd.error)', { timeout: 30_000 });
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('draws three slices at the worst voxel, and the slider and the mouse wheel scroll them', async () => {
+    assert.deepEqual(problems, []);
+    assert.equal(await page.$eval('#slices-panel', (e) => (e as HTMLElement).hidden), false);
+    const start = reportData(path('masks.html')).slices!.start;
+    const state = () => page.evaluate(() => {
+      const slices = (window as any).__xhd.slices;
+      return { position: slices.position() as number[], drawn: [0, 1, 2].map((axis) => slices.drawnPixels(axis) as number) };
+    });
+    const first = await state();
+    assert.deepEqual(first.position, start);
+    for (const n of first.drawn) assert.ok(n > 20, `${first.drawn}: each slice through the balls shows their surface voxels`);
+    // The wheel over the axial slice (k) moves it by one; the slider sets it.
+    const axial = await page.$('#slices canvas[data-axis="2"]');
+    await axial!.hover();
+    await page.mouse.wheel({ deltaY: 100 });
+    await page.waitForFunction((k: number) => (window as any).__xhd.slices.position()[2] === k, { timeout: 5_000 }, Math.min(23, start[2] + 1));
+    await page.$eval('#slices figure:nth-child(3) input[type=range]', (e) => {
+      (e as HTMLInputElement).value = '0';
+      e.dispatchEvent(new Event('input'));
+    });
+    const moved = await state();
+    assert.equal(moved.position[2], 0);
+    assert.equal(moved.drawn[2], 0, 'slice k = 0 lies outside both balls: nothing drawn');
+    // The direction toggle recolours the slices (B coloured, A grey) without moving them.
+    await page.$eval('#slices figure:nth-child(3) input[type=range]', (e) => {
+      (e as HTMLInputElement).value = '12';
+      e.dispatchEvent(new Event('input'));
+    });
+    const before = await page.$eval('#slices canvas[data-axis="2"]', (c) => (c as HTMLCanvasElement).toDataURL());
+    await page.click('#toggle-direction');
+    const after = await page.$eval('#slices canvas[data-axis="2"]', (c) => (c as HTMLCanvasElement).toDataURL());
+    assert.notEqual(after, before);
+    assert.deepEqual(problems, []);
+    await page.screenshot({ path: path('mask-report.png'), fullPage: true });
   });
 });
 

@@ -5,12 +5,15 @@ import { count, element, short } from './format.js';
 import { DIRECTION_COLOURS, drawCdf, drawHistogram } from './plots.js';
 import type { CompareReportData } from './report-data.js';
 import { createScene, type SceneView } from './scene.js';
+import { createSliceView, type SliceView } from './slices.js';
 import { fillNumbers, fillRun } from './tables.js';
 
 interface TestHooks {
   ready: boolean;
   error?: string;
   view?: SceneView;
+  /** The masks' slice view, when the report has one. */
+  slices?: SliceView;
   /** Renders `frames` frames turning the camera a little each time; resolves to frames per second. */
   benchmark?: (frames: number) => Promise<number>;
 }
@@ -40,6 +43,10 @@ async function start(): Promise<void> {
 
   const view = createScene(byId('view'), byId('witness-label'), sets, data.colourTable, radius);
   hooks.view = view;
+  if (data.slices) {
+    byId('slices-panel').hidden = false;
+    hooks.slices = await createSliceView(byId('slices'), data.slices, data.colourTable);
+  }
   const toView = (p: number[]) => [p[0] - centre[0], p[1] - centre[1], (p[2] ?? 0) - centre[2]];
   let active = 0;
   const range = data.range;
@@ -49,6 +56,7 @@ async function start(): Promise<void> {
     active = k;
     const d = data.directions[k];
     view.showColoured(d.set, range);
+    hooks.slices?.colour(d.set, range);
     view.setWitness(d.witness && toView(d.witness.from), d.witness && toView(d.witness.to), d.witness ? `HD witness ${d.label}: ${short(d.witness.distance)}` : '');
     byId('colouring').textContent = `${data.sets[d.set].name} coloured by distance to ${data.sets[1 - d.set]?.name ?? 'the other'} (${d.label})`;
     const toggle = byId<HTMLButtonElement>('toggle-direction');

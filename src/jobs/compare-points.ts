@@ -63,6 +63,7 @@ export async function comparePoints(pathA: string, pathB: string, a: Geometry, b
     ab: { points: a.positions, distances: nearest.ab.distances!, nearest: nearest.ab.nearest },
     ba: nearest.ba ? { points: b.positions, distances: nearest.ba.distances!, nearest: nearest.ba.nearest } : null,
     sources: { a: exportSource(a), b: exportSource(b) },
+    ...(a.grid && b.grid ? { grids: { a: { dims: a.grid.dims, affine: a.grid.affine }, b: { dims: b.grid.dims, affine: b.grid.affine } } } : {}),
     targetPoints: b.positions,
   } : null;
 

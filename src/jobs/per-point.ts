@@ -22,6 +22,14 @@ export interface PerPointDistances {
   targetPoints?: Coordinates;
   /** What the inputs give a LiDAR export (a LAS input's scale and offset, a CRS). */
   sources?: { a?: ExportSource; b?: ExportSource };
+  /** Two voxel masks: each one's grid (its points are voxel centres through the affine), for a report's slices. */
+  grids?: { a: VoxelGrid; b: VoxelGrid };
+}
+
+/** A voxel mask's grid: its size and its affine (row-major 3x4, voxel (i, j, k) to x, y, z). */
+export interface VoxelGrid {
+  dims: [number, number, number];
+  affine: Float64Array;
 }
 
 /** What an input contributes to a LiDAR export. */

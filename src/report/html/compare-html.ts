@@ -38,6 +38,10 @@ export function compareHtml(data: CompareReportData, viewerScript: string): stri
     <h2 id="regions-title" style="margin-top: 14px">Worst regions</h2>
     <ol id="regions"></ol>
   </section>
+  <section class="wide" id="slices-panel" hidden>
+    <h2>Slices <span style="font-weight: normal; font-size: 12px; color: var(--muted)">(both masks' surface voxels: the coloured one by its distance, the other grey; scroll a slice with the slider or the mouse wheel)</span></h2>
+    <div id="slices"></div>
+  </section>
   <div class="plots">
     <section><h2>Histogram <label style="font-weight: normal; font-size: 12px"><input id="log-counts" type="checkbox"> log counts</label> <span id="plot-legend"></span></h2><canvas id="histogram"></canvas></section>
     <section><h2>Cumulative distribution</h2><canvas id="cdf"></canvas></section>

@@ -9,6 +9,7 @@ import { summarizeDistances } from './distance-summary.js';
 import { packBox, packPlanes, quantizeDistances, quantizePoints } from './pack-points.js';
 import { perceptualTable } from './perceptual-colour-map.js';
 import { worstRegions } from './worst-regions.js';
+import { maskSlices } from './mask-slices.js';
 import type { CompareReportData as PageData, DirectionData, SetData } from './page-data.js';
 
 export type { DirectionData, SetData } from './page-data.js';
@@ -80,6 +81,8 @@ export function compareReportData(r: CompareResult, options: ReportOptions = {})
     });
   });
 
+  const sliceView = per ? maskSlices(per) : { slices: null };
+  if (sliceView.note) notes.push(sliceView.note);
   return {
     kind: 'compare',
     version: XHD_VERSION,
@@ -94,6 +97,7 @@ export function compareReportData(r: CompareResult, options: ReportOptions = {})
     directions,
     packed: packPlanes(planes),
     notes,
+    slices: sliceView.slices,
   };
 }
 

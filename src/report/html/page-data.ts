@@ -62,6 +62,23 @@ export interface CompareReportData<Json = Record<string, unknown> & { hd: number
   /** Base64 of the deflated planes: per set x, y, z, then its distances where it has them. */
   packed: string;
   notes: string[];
+  /** Two masks on one grid: the slice view's data (mask-slices.ts); null otherwise. */
+  slices: SliceData | null;
+}
+
+/**
+ * The slice view of two masks on one grid: every point of each set as its voxel, by linear index (i fastest),
+ * with its distance. packed: base64 of the deflated planes, per set its voxel indices as increments from the
+ * previous one (32-bit; the first from 0), then its distances as 16-bit fractions of its distanceScale.
+ */
+export interface SliceData {
+  dims: [number, number, number];
+  /** Each axis's voxel size (the affine's column lengths), for the slices' aspect. */
+  spacing: [number, number, number];
+  sets: Array<{ name: 'A' | 'B'; count: number; distanceScale: number }>;
+  packed: string;
+  /** The voxel (i, j, k) the slices open at: that of the largest distance (the HD's witness). */
+  start: [number, number, number];
 }
 
 /** One pair as the table shows it; metrics null where the pair has none (an error, or not asked for). */

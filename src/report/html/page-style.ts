@@ -34,5 +34,10 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margi
 dt { color: var(--muted); }
 dd { margin: 0; word-break: break-all; }
 .numbers { max-height: 420px; overflow: auto; }
+#slices { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 12px; }
+#slices figure { margin: 0; }
+#slices canvas { width: 100%; image-rendering: pixelated; background: #15171c; border-radius: 4px; display: block; }
+#slices figcaption { display: flex; gap: 8px; align-items: center; color: var(--muted); font-size: 12px; margin-top: 4px; }
+#slices input[type=range] { flex: 1; }
 @media (max-width: 900px) { main, .plots { grid-template-columns: 1fr; } }
 `;
