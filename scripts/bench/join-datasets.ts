@@ -4,6 +4,7 @@
 // plates, blocks and bolts on a jittered grid, where neighbours touch, cross or lie a hair apart.
 import { readGeometry } from '../../src/io/read.js';
 import type { JoinObjects } from '../../src/ops/join.js';
+import { rng } from '../../test/random-points.js';
 
 export interface Shape {
   positions: Float64Array;
@@ -18,17 +19,6 @@ export function readShape(path: string): Shape {
   return { positions: Float64Array.from(g.positions), triangles: g.triangles, min: [...g.bounds.min], max: [...g.bounds.max] };
 }
 
-/** A seeded generator (mulberry32): the same collections on every machine. */
-export function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Copies of shapes, each moved by its offset, as one collection (object i = copy i). */
 function collection(copies: { shape: Shape; offset: number[]; scale?: number[] }[]): JoinObjects {
@@ -65,7 +55,7 @@ export function vessels(vessel: Shape, count: number): { objects: JoinObjects; m
 
 /** Nuclei spread uniformly over [min, max] (their boxes' corners), seeded. */
 export function nuclei(nucleus: Shape, count: number, min: number[], max: number[], seed: number): JoinObjects {
-  const random = seeded(seed);
+  const random = rng(seed); // mulberry32: the same collections on every machine
   const size = nucleus.max.map((hi, k) => hi - nucleus.min[k]);
   const copies = [];
   for (let i = 0; i < count; i++) {
@@ -104,7 +94,7 @@ function box(n: number): Shape {
 
 /** The CAD-like assembly: count parts on a jittered grid of pitch 10; plates, blocks and bolts of random size. */
 export function cadParts(count: number, seed: number): JoinObjects {
-  const random = seeded(seed);
+  const random = rng(seed); // mulberry32: the same collections on every machine
   const side = Math.ceil(Math.cbrt(count));
   const shapes = [box(8), box(4), box(2)];
   const copies = [];

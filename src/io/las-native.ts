@@ -7,7 +7,8 @@ import { XHD_LAS_OK, XHD_LAS_SYSTEM_ERROR, XHD_LAS_TRUNCATED, type RawLasResult 
 import { allocatePositions } from './allocate-positions.js';
 import { asInputError, systemError } from './input-file.js';
 import type { LasHeader } from './las-header.js';
-import { newTally, TALLY_CLASSES, TALLY_MAX, TALLY_MIN, TALLY_RAW_MAX, TALLY_RAW_MIN, TALLY_RETURNS, type RecordFilter } from './las-records.js';
+import type { RecordFilter } from './las-records.js';
+import { tallyFromNative } from './las-tally.js';
 import { nativePieceBytes, type NativeReader } from './native-reader.js';
 
 export interface NativeLasBody {
@@ -62,14 +63,6 @@ export function readLasNatively(reader: NativeReader, file: string, header: LasH
     default:
       throw new NativeError(`reading ${file}: unknown LAS result kind ${result.kind}`);
   }
-  const tally = newTally();
-  for (let c = 0; c < 256; c++) tally[TALLY_CLASSES + c] = Number(result.class_counts[c]);
-  for (let r = 0; r < 16; r++) tally[TALLY_RETURNS + r] = Number(result.return_counts[r]);
-  for (let k = 0; k < 3; k++) {
-    tally[TALLY_RAW_MIN + k] = result.raw_min[k];
-    tally[TALLY_RAW_MAX + k] = result.raw_max[k];
-    tally[TALLY_MIN + k] = result.min[k];
-    tally[TALLY_MAX + k] = result.max[k];
-  }
+  const tally = tallyFromNative(result);
   return { positions, kept: Number(result.kept), tally, attributes, thinned: true };
 }

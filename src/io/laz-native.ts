@@ -10,7 +10,8 @@ import {
 import { allocatePositions } from './allocate-positions.js';
 import { asInputError, systemError } from './input-file.js';
 import type { LasHeader } from './las-header.js';
-import { newTally, TALLY_CLASSES, TALLY_MAX, TALLY_MIN, TALLY_RAW_MAX, TALLY_RAW_MIN, TALLY_RETURNS, type RecordFilter } from './las-records.js';
+import type { RecordFilter } from './las-records.js';
+import { tallyFromNative } from './las-tally.js';
 import type { LazLayout } from './laz-chunks.js';
 import { nativePieceBytes, type NativeReader } from './native-reader.js';
 
@@ -67,15 +68,7 @@ export function readLazNatively(reader: NativeReader, file: string, header: LasH
   if (status !== 0) throw new NativeError(`reading ${file}: ${reader.lastError()}`);
   if (result.kind === XHD_LAZ_UNSUPPORTED) return undefined;
   if (result.kind !== XHD_LAZ_OK) throw lazFailure(file, result, layout);
-  const tally = newTally();
-  for (let c = 0; c < 256; c++) tally[TALLY_CLASSES + c] = Number(result.class_counts[c]);
-  for (let r = 0; r < 16; r++) tally[TALLY_RETURNS + r] = Number(result.return_counts[r]);
-  for (let k = 0; k < 3; k++) {
-    tally[TALLY_RAW_MIN + k] = result.raw_min[k];
-    tally[TALLY_RAW_MAX + k] = result.raw_max[k];
-    tally[TALLY_MIN + k] = result.min[k];
-    tally[TALLY_MAX + k] = result.max[k];
-  }
+  const tally = tallyFromNative(result);
   const kept = Number(result.kept);
   return attributes ? { positions, kept, tally, chunkRaw, attributes: attributes.subarray(0, 2 * kept) } : { positions, kept, tally, chunkRaw };
 }
