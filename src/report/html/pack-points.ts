@@ -4,7 +4,7 @@
 // which deflate compresses better than interleaved records; then the whole deflated once. The page
 // inflates it with the browser's DecompressionStream: no library, no network. Exact values (witnesses,
 // worst regions, statistics) travel in the JSON beside it, unrounded.
-import { deflateRawSync } from 'node:zlib';
+import { constants as zlibConstants, deflateRawSync } from 'node:zlib';
 
 import type { Coordinates } from '../../core/coordinates.js';
 
@@ -67,7 +67,10 @@ export function packPlanes(planes: Array<Uint16Array | Uint32Array>): string {
     else for (let i = 0; i < p.length; i++) all.writeUInt32LE(p[i], at + 4 * i);
     at += p.byteLength;
   }
-  return deflateRawSync(all, { level: 6 }).toString('base64');
+  // Run-length and Huffman coding only (no searching for longer repeats): the planes' bytes repeat little
+  // beyond runs (a 1M-point report's 8 MB of planes deflate by 1% at any level, the low bytes being noise),
+  // and this codes them 4 times faster than deflate's default level for the same size.
+  return deflateRawSync(all, { level: 1, strategy: zlibConstants.Z_RLE }).toString('base64');
 }
 
 const isLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
