@@ -17,10 +17,10 @@ struct Centroid {
 // where the f12 layout puts its children's boundary, along the longest side of its centroids' box. Every
 // subtree is then a compact set of triangles. (A Morton order, cut at the fixed f12 boundaries, puts
 // far-apart triangles in one node wherever the curve jumps, and those nodes' boxes stay large.)
-std::vector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triangles, const F12Shape& s, int threads,
-                                        const Progress& progress) {
+UninitLargeVector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triangles, const F12Shape& s,
+                                              int threads, const Progress& progress) {
   const uint64_t count = s.triangles;
-  std::vector<Centroid> c(count);
+  UninitLargeVector<Centroid> c(count);  // every entry written below
   parallel_blocks(count, 65536, threads, [&](size_t begin, size_t end, int) {
     for (size_t t = begin; t < end; ++t) {
       for (int i = 0; i < 3; ++i)
@@ -51,8 +51,10 @@ std::vector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triang
       }
     });
   }
-  std::vector<uint32_t> order(count);
-  for (uint64_t k = 0; k < count; ++k) order[k] = c[k].triangle;
+  UninitLargeVector<uint32_t> order(count);
+  parallel_blocks(count, 65536, threads, [&](size_t begin, size_t end, int) {
+    for (size_t k = begin; k < end; ++k) order[k] = c[k].triangle;
+  });
   return order;
 }
 
@@ -62,21 +64,25 @@ F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t cou
                        const Progress& progress) {
   F12Mesh m;
   m.shape = f12_shape(static_cast<uint32_t>(count));
-  const std::vector<uint32_t> sorted = triangle_kd_order(xyz, triangles, m.shape, threads, progress);
-  m.triangle.assign(sorted.begin(), sorted.end());
-  m.corners.resize(9 * count);
-  for (uint64_t s = 0; s < count; ++s)
-    for (int k = 0; k < 3; ++k)
-      for (int i = 0; i < 3; ++i) m.corners[9 * s + 3 * k + i] = xyz[3ull * triangles[3ull * sorted[s] + k] + i];
+  const UninitLargeVector<uint32_t> sorted = triangle_kd_order(xyz, triangles, m.shape, threads, progress);
+  m.triangle.resize(count);
+  m.corners.resize(9 * count);  // left unwritten: the threads below touch its pages first
+  parallel_blocks(count, 65536, threads, [&](size_t begin, size_t end, int) {
+    for (size_t s = begin; s < end; ++s) {
+      m.triangle[s] = sorted[s];
+      for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < 3; ++i) m.corners[9 * s + 3 * k + i] = xyz[3ull * triangles[3ull * sorted[s] + k] + i];
+    }
+  });
   return m;
 }
 
-LargeVector<Box> f12_boxes(const F12Mesh& mesh, int threads) {
+UninitLargeVector<Box> f12_boxes(const F12Mesh& mesh, int threads) {
   constexpr size_t kBlock = 16384;
   const F12Shape& s = mesh.shape;
   const uint64_t leaves = 1ull << s.depth, first_leaf = leaves - 1;
   const float* corners = mesh.corners.data();
-  LargeVector<Box> boxes(f12_node_count(s));
+  UninitLargeVector<Box> boxes(f12_node_count(s));
   parallel_blocks(leaves, kBlock, threads, [&](size_t begin, size_t end, int) {
     for (size_t i = begin; i < end; ++i) {
       Box box;
