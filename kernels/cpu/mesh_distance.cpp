@@ -481,6 +481,38 @@ class Search {
   std::atomic<int> active_{0};  // workers with pairs, or following one down
 };
 
+// Every triangle pair at distance 0 (XHD_DISTANCE_CONTACTS): down from the roots through every node pair
+// whose boxes come within the pruning slack of touching (the cut the minimum's search makes once its bound
+// is 0, so no pair at distance 0 is missed), and every triangle pair of two such leaves measured exactly.
+Contacts find_contacts(const Tree& a, const PosedB& b, double slack, uint64_t& box_pairs, uint64_t& triangle_pairs) {
+  const Tree& tb = b.tree();
+  const double limit = slack * slack;
+  Contacts out;
+  std::vector<std::pair<uint32_t, uint32_t>> stack{{0u, 0u}};
+  while (!stack.empty()) {
+    const auto [na, nb] = stack.back();
+    stack.pop_back();
+    ++box_pairs;
+    if (centred_gap2(centred(a.boxes[na]), b.moved(nb)) > limit) continue;
+    const bool leaf_a = a.leaf(na), leaf_b = tb.leaf(nb);
+    if (leaf_a && leaf_b) {
+      const uint64_t ia = na - ((1ull << a.depth()) - 1), ib = nb - ((1ull << tb.depth()) - 1);
+      for (uint32_t sb = f12_leaf_first(tb.mesh.shape, ib); sb < f12_leaf_first(tb.mesh.shape, ib + 1); ++sb) {
+        const Corners3 cb = b.slot(sb);
+        for (uint32_t sa = f12_leaf_first(a.mesh.shape, ia); sa < f12_leaf_first(a.mesh.shape, ia + 1); ++sa) {
+          const Corners3 ca = a.slot(sa);
+          ++triangle_pairs;
+          if (triangle_pair_min(ca, cb).d2 == 0.0) out.add(ca, cb);
+        }
+      }
+      continue;
+    }
+    for (uint32_t ca = leaf_a ? na : 2 * na + 1; ca <= (leaf_a ? na : 2 * na + 2); ++ca)
+      for (uint32_t cb = leaf_b ? nb : 2 * nb + 1; cb <= (leaf_b ? nb : 2 * nb + 2); ++cb) stack.push_back({ca, cb});
+  }
+  return out;
+}
+
 // What each step of a build counts on the progress bar, per triangle of its mesh: roughly its share of the
 // time (1M triangles, CPU time: ordering 0.2 s, boxes 0.05 s, points 0.6 s, oriented boxes and reaches 1.3 s).
 constexpr uint64_t kOrderWeight = 2, kBoxesWeight = 1, kPointsWeight = 6, kShapesWeight = 6;
@@ -530,6 +562,8 @@ class F12Distance final : public MeshDistanceEngine {
     const double slack = pruning_slack(truth_scale) + a_.frame.copy_error + frame.displacement;
     if (which_ & XHD_DISTANCE_MIN)
       write_pair(Search<false>(a_, b, threads_, slack).run(last_min_, r.box_pairs, r.triangle_pairs), r.min);
+    if (which_ & XHD_DISTANCE_CONTACTS)
+      (r.min.distance == 0.0 ? find_contacts(a_, b, slack, r.box_pairs, r.triangle_pairs) : Contacts{}).write(r);
     if (which_ & XHD_DISTANCE_MAX)
       write_pair(Search<true>(a_, b, threads_, slack).run(last_max_, r.box_pairs, r.triangle_pairs), r.max);
     r.query_ms = elapsed_ms(start);
