@@ -3,6 +3,7 @@
 // top levels then split each node's scan among the threads), and every node's centre, extents and reaches
 // are what their definition gives from its corners (recomputed here by a plain scan). Then the answers: the
 // hierarchy against every triangle pair on meshes large enough for split scans and point blocks.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -188,4 +189,91 @@ TEST(f12_parallel_build_answers_match_brute) {
   xhd_distance_context_destroy(brute);
   xhd_distance_context_destroy(one);
   xhd_distance_context_destroy(three);
+}
+
+namespace {
+
+// The kd order's definition, one node at a time on one thread: the centroids' box, its longest side, and a
+// full sort of the node's run by (coordinate, triangle). Each leaf's set of triangles must come out the same.
+std::vector<std::vector<uint32_t>> reference_leaves(const std::vector<float>& xyz, const std::vector<uint32_t>& tri) {
+  const uint64_t n = tri.size() / 3;
+  const xhd::F12Shape s = xhd::f12_shape(static_cast<uint32_t>(n));
+  struct C {
+    float at[3];
+    uint32_t t;
+  };
+  std::vector<C> c(n);
+  for (uint64_t t = 0; t < n; ++t) {
+    for (int i = 0; i < 3; ++i)
+      c[t].at[i] = (xyz[3ull * tri[3 * t] + i] + xyz[3ull * tri[3 * t + 1] + i] + xyz[3ull * tri[3 * t + 2] + i]) / 3.f;
+    c[t].t = static_cast<uint32_t>(t);
+  }
+  for (uint32_t level = 0; level < s.depth; ++level) {
+    const uint32_t shift = s.depth - level;
+    for (uint64_t i = 0; i < (1ull << level); ++i) {
+      const uint64_t first = xhd::f12_leaf_first(s, i << shift), last = xhd::f12_leaf_first(s, (i + 1) << shift);
+      float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+      for (uint64_t k = first; k < last; ++k)
+        for (int j = 0; j < 3; ++j) lo[j] = std::fmin(lo[j], c[k].at[j]), hi[j] = std::fmax(hi[j], c[k].at[j]);
+      int axis = 0;
+      for (int j = 1; j < 3; ++j)
+        if (hi[j] - lo[j] > hi[axis] - lo[axis]) axis = j;
+      std::sort(c.begin() + first, c.begin() + last, [axis](const C& x, const C& y) {
+        return x.at[axis] < y.at[axis] || (x.at[axis] == y.at[axis] && x.t < y.t);
+      });
+    }
+  }
+  std::vector<std::vector<uint32_t>> leaves(1ull << s.depth);
+  for (uint64_t leaf = 0; leaf < leaves.size(); ++leaf) {
+    for (uint64_t k = xhd::f12_leaf_first(s, leaf); k < xhd::f12_leaf_first(s, leaf + 1); ++k)
+      leaves[leaf].push_back(c[k].t);
+    std::sort(leaves[leaf].begin(), leaves[leaf].end());
+  }
+  return leaves;
+}
+
+// About 150k triangles (above the size split on every thread) with corners on a coarse integer grid: many
+// centroids tie on the split axis (ties go by index), and some coordinates are -0 (equal to +0).
+xhd_test::Mesh grid_soup(uint64_t n, uint64_t seed) {
+  xhd_test::Random rng(seed);
+  xhd_test::Mesh m{"grid soup", {}, {}};
+  for (uint64_t v = 0; v < 3 * n; ++v) {
+    for (int k = 0; k < 3; ++k) {
+      const double x = double(rng.below(9)) - 4.0;
+      m.xyz.push_back(x == 0.0 && rng.below(2) == 0 ? -0.0 : x);
+    }
+    m.triangles.push_back(static_cast<uint32_t>(v));
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST(f12_kd_order_same_leaves_on_any_threads) {
+  for (const xhd_test::Mesh& m : {grid_soup(150000, 11), xhd_test::sphere(300, 250, 1.0, 0.5), soup(3000, 5)}) {
+    const std::vector<float> xyz = xhd_test::to_float(m.xyz);
+    const std::vector<std::vector<uint32_t>> expected = reference_leaves(xyz, m.triangles);
+    std::vector<uint32_t> first_order;
+    for (int threads : {1, 2, 5}) {
+      const xhd::F12Mesh mesh =
+          xhd::build_f12_mesh(xyz.data(), m.triangles.data(), m.triangles.size() / 3, threads, xhd::Progress(nullptr));
+      const xhd::F12Shape& s = mesh.shape;
+      bool same = true, permutation = true;
+      std::vector<bool> seen(m.triangles.size() / 3, false);
+      for (uint64_t leaf = 0; leaf < expected.size(); ++leaf) {
+        std::vector<uint32_t> got;
+        for (uint64_t k = xhd::f12_leaf_first(s, leaf); k < xhd::f12_leaf_first(s, leaf + 1); ++k) {
+          got.push_back(mesh.triangle[k]);
+          permutation = permutation && !seen[mesh.triangle[k]];
+          seen[mesh.triangle[k]] = true;
+        }
+        same = same && got == expected[leaf];  // in index order within the leaf
+      }
+      CHECK(permutation);
+      CHECK(same);
+      const std::vector<uint32_t> order(mesh.triangle.begin(), mesh.triangle.end());
+      if (first_order.empty()) first_order = order;
+      CHECK(order == first_order);
+    }
+  }
 }
