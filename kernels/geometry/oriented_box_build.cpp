@@ -267,12 +267,13 @@ void build_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, int threa
   const Dvec3 origin = dload(corners);
   threads = std::max(threads, 1);
   // Moments of one level at a time, leaves first.
-  LargeVector<Moments> below(1ull << s.depth), here;
+  // Two buffers for the whole build, swapped level by level (fresh ones per level were faulted in again each time);
+  // a parent's entry is assigned from its children before anything is added to it.
+  LargeVector<Moments> below(1ull << s.depth), here(s.depth > 0 ? 1ull << (s.depth - 1) : 1);
   for (uint32_t level = s.depth + 1; level-- > 0;) {
     progress.check_cancel();
     const uint64_t count = 1ull << level;
     const uint32_t shift = s.depth - level;
-    if (level < s.depth) here = LargeVector<Moments>(count);
     LargeVector<Moments>& moments = level == s.depth ? below : here;
     // Few nodes with many vertices: one node at a time, its vertices in parts on every thread.
     const uint64_t parts = count >= static_cast<uint64_t>(2 * threads)
