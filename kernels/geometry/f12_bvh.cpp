@@ -20,6 +20,7 @@ struct Centroid {
 // decides, so the order depends on the mesh alone.
 constexpr uint64_t kSharedSplit = 1 << 17;
 constexpr uint64_t kSplitBlock = 1 << 15;  // the shared split's blocks (fixed: the partition is stable)
+constexpr int kRadixBits = 11;             // the median's key found this many bits at a time
 
 // The split's order as one 64-bit key: the coordinate's bits ordered as the floats are (-0 as +0, which
 // compare equal), then the triangle index, as the comparator below breaks ties.
@@ -40,7 +41,7 @@ int longest_axis(const float lo[3], const float hi[3]) {
 }
 
 // Splits the run [first, last) of a large node at middle on every thread: the centroids' box, the key of
-// rank middle - first found 16 bits at a time from per-thread histograms, then a stable partition through
+// rank middle - first found 11 bits at a time from per-thread histograms, then a stable partition through
 // `spare` (same size as c) around that key. The halves hold exactly what std::nth_element would put there.
 void shared_split(UninitLargeVector<Centroid>& c, UninitLargeVector<Centroid>& spare, uint64_t first, uint64_t last,
                   uint64_t middle, int threads) {
@@ -59,28 +60,33 @@ void shared_split(UninitLargeVector<Centroid>& c, UninitLargeVector<Centroid>& s
     for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], box[6 * b + j]), hi[j] = std::max(hi[j], box[6 * b + 3 + j]);
   const int axis = longest_axis(lo, hi);
 
-  const int workers = std::max(threads, 1);
-  std::vector<uint64_t> histogram(static_cast<size_t>(workers) << 16);
+  // 11 bits a pass (6 passes): per-thread histograms of 2,048 counts, which cost nothing to clear; 16-bit
+  // ones were 512 KiB a thread to clear per pass, per node.
+  const int workers = static_cast<int>(std::min<uint64_t>(std::max(threads, 1), blocks));
+  std::vector<uint64_t> histogram(static_cast<size_t>(workers) << kRadixBits);
   uint64_t rank = middle - first, pivot = 0;
-  for (int shift = 48; shift >= 0; shift -= 16) {
-    const uint64_t fixed = shift == 48 ? 0 : ~0ull << (shift + 16);  // the bits already chosen
+  for (int high = 64; high > 0;) {
+    const int width = std::min(kRadixBits, high), shift = high - width;
+    const uint64_t fixed = high == 64 ? 0 : ~0ull << high;  // the bits already chosen
+    const uint64_t digit = (1ull << width) - 1;
     std::fill(histogram.begin(), histogram.end(), 0);
     parallel_blocks(blocks, 1, workers, [&](size_t begin, size_t end, int tid) {
-      uint64_t* h = &histogram[static_cast<size_t>(tid) << 16];
+      uint64_t* h = &histogram[static_cast<size_t>(tid) << kRadixBits];
       for (uint64_t k = first + begin * kSplitBlock; k < std::min(last, first + end * kSplitBlock); ++k) {
         const uint64_t key = split_key(c[k], axis);
-        if ((key & fixed) == pivot) ++h[(key >> shift) & 0xffff];
+        if ((key & fixed) == pivot) ++h[(key >> shift) & digit];
       }
     });
     for (uint64_t bucket = 0;; ++bucket) {
       uint64_t in = 0;
-      for (int t = 0; t < workers; ++t) in += histogram[(static_cast<size_t>(t) << 16) + bucket];
+      for (int t = 0; t < workers; ++t) in += histogram[(static_cast<size_t>(t) << kRadixBits) + bucket];
       if (rank < in) {
         pivot |= bucket << shift;
         break;
       }
       rank -= in;
     }
+    high = shift;
   }
 
   // Stable partition: each block's smaller keys, then the pivot, then its larger ones, in block order.
