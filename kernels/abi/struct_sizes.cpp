@@ -316,6 +316,9 @@ constexpr Field kFields[] = {
     XHD_FIELD(xhd_distance_result, peak_device_bytes),
     XHD_FIELD(xhd_distance_result, device),
     XHD_FIELD(xhd_distance_result, iterations),
+    XHD_FIELD(xhd_distance_result, contact_pairs),
+    XHD_FIELD(xhd_distance_result, contact_min),
+    XHD_FIELD(xhd_distance_result, contact_max),
     // xhd_surface_compare_options
     XHD_FIELD(xhd_surface_compare_options, method),
     XHD_FIELD(xhd_surface_compare_options, directions),

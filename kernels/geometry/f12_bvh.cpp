@@ -1,6 +1,8 @@
 #include "f12_bvh.h"
 
 #include <algorithm>
+#include <array>
+#include <vector>
 
 #include "../abi/parallel.h"
 #include "../abi/progress.h"
@@ -13,14 +15,112 @@ struct Centroid {
   uint32_t triangle;
 };
 
+// Nodes of at least this many triangles are split on every thread (a radix selection of the median and a
+// stable partition), smaller ones on one thread each (std::nth_element). A size, never a thread count,
+// decides, so the order depends on the mesh alone.
+constexpr uint64_t kSharedSplit = 1 << 17;
+constexpr uint64_t kSplitBlock = 1 << 15;  // the shared split's blocks (fixed: the partition is stable)
+constexpr int kRadixBits = 11;             // the median's key found this many bits at a time
+
+// The split's order as one 64-bit key: the coordinate's bits ordered as the floats are (-0 as +0, which
+// compare equal), then the triangle index, as the comparator below breaks ties.
+uint64_t split_key(const Centroid& c, int axis) {
+  float v = c.at[axis];
+  if (v == 0.0f) v = 0.0f;
+  uint32_t u;
+  __builtin_memcpy(&u, &v, sizeof u);
+  u = (u & 0x80000000u) != 0 ? ~u : (u | 0x80000000u);
+  return (static_cast<uint64_t>(u) << 32) | c.triangle;
+}
+
+int longest_axis(const float lo[3], const float hi[3]) {
+  int axis = 0;
+  for (int j = 1; j < 3; ++j)
+    if (hi[j] - lo[j] > hi[axis] - lo[axis]) axis = j;
+  return axis;
+}
+
+// Splits the run [first, last) of a large node at middle on every thread: the centroids' box, the key of
+// rank middle - first found 11 bits at a time from per-thread histograms, then a stable partition through
+// `spare` (same size as c) around that key. The halves hold exactly what std::nth_element would put there.
+void shared_split(UninitLargeVector<Centroid>& c, UninitLargeVector<Centroid>& spare, uint64_t first, uint64_t last,
+                  uint64_t middle, int threads) {
+  const uint64_t n = last - first, blocks = (n + kSplitBlock - 1) / kSplitBlock;
+  std::vector<float> box(6 * blocks);
+  parallel_blocks(blocks, 1, threads, [&](size_t begin, size_t end, int) {
+    for (size_t b = begin; b < end; ++b) {
+      float* lo = &box[6 * b];
+      for (int j = 0; j < 3; ++j) lo[j] = INFINITY, lo[3 + j] = -INFINITY;
+      for (uint64_t k = first + b * kSplitBlock; k < std::min(last, first + (b + 1) * kSplitBlock); ++k)
+        for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], c[k].at[j]), lo[3 + j] = std::max(lo[3 + j], c[k].at[j]);
+    }
+  });
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (uint64_t b = 0; b < blocks; ++b)
+    for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], box[6 * b + j]), hi[j] = std::max(hi[j], box[6 * b + 3 + j]);
+  const int axis = longest_axis(lo, hi);
+
+  // 11 bits a pass (6 passes): per-thread histograms of 2,048 counts, which cost nothing to clear; 16-bit
+  // ones were 512 KiB a thread to clear per pass, per node.
+  const int workers = static_cast<int>(std::min<uint64_t>(std::max(threads, 1), blocks));
+  std::vector<uint64_t> histogram(static_cast<size_t>(workers) << kRadixBits);
+  uint64_t rank = middle - first, pivot = 0;
+  for (int high = 64; high > 0;) {
+    const int width = std::min(kRadixBits, high), shift = high - width;
+    const uint64_t fixed = high == 64 ? 0 : ~0ull << high;  // the bits already chosen
+    const uint64_t digit = (1ull << width) - 1;
+    std::fill(histogram.begin(), histogram.end(), 0);
+    parallel_blocks(blocks, 1, workers, [&](size_t begin, size_t end, int tid) {
+      uint64_t* h = &histogram[static_cast<size_t>(tid) << kRadixBits];
+      for (uint64_t k = first + begin * kSplitBlock; k < std::min(last, first + end * kSplitBlock); ++k) {
+        const uint64_t key = split_key(c[k], axis);
+        if ((key & fixed) == pivot) ++h[(key >> shift) & digit];
+      }
+    });
+    for (uint64_t bucket = 0;; ++bucket) {
+      uint64_t in = 0;
+      for (int t = 0; t < workers; ++t) in += histogram[(static_cast<size_t>(t) << kRadixBits) + bucket];
+      if (rank < in) {
+        pivot |= bucket << shift;
+        break;
+      }
+      rank -= in;
+    }
+    high = shift;
+  }
+
+  // Stable partition: each block's smaller keys, then the pivot, then its larger ones, in block order.
+  std::vector<uint64_t> smaller(blocks + 1, 0), larger(blocks + 1, 0);
+  parallel_blocks(blocks, 1, threads, [&](size_t begin, size_t end, int) {
+    for (size_t b = begin; b < end; ++b)
+      for (uint64_t k = first + b * kSplitBlock; k < std::min(last, first + (b + 1) * kSplitBlock); ++k) {
+        const uint64_t key = split_key(c[k], axis);
+        smaller[b + 1] += key < pivot;
+        larger[b + 1] += key > pivot;
+      }
+  });
+  for (uint64_t b = 0; b < blocks; ++b) smaller[b + 1] += smaller[b], larger[b + 1] += larger[b];
+  parallel_blocks(blocks, 1, threads, [&](size_t begin, size_t end, int) {
+    for (size_t b = begin; b < end; ++b) {
+      uint64_t below = first + smaller[b], above = middle + 1 + larger[b];
+      for (uint64_t k = first + b * kSplitBlock; k < std::min(last, first + (b + 1) * kSplitBlock); ++k) {
+        const uint64_t key = split_key(c[k], axis);
+        spare[key < pivot ? below++ : (key > pivot ? above++ : middle)] = c[k];
+      }
+    }
+  });
+  std::copy(spare.begin() + first, spare.begin() + last, c.begin() + first);
+}
+
 // The triangles in the order of a kd-tree with the f12 tree's shape: every node's run of slots is split
 // where the f12 layout puts its children's boundary, along the longest side of its centroids' box. Every
 // subtree is then a compact set of triangles. (A Morton order, cut at the fixed f12 boundaries, puts
-// far-apart triangles in one node wherever the curve jumps, and those nodes' boxes stay large.)
-std::vector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triangles, const F12Shape& s, int threads,
-                                        const Progress& progress) {
+// far-apart triangles in one node wherever the curve jumps, and those nodes' boxes stay large.) Each leaf's
+// triangles (1 or 2) come in index order, so the order is the same whichever way the splits ran.
+UninitLargeVector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triangles, const F12Shape& s,
+                                              int threads, const Progress& progress) {
   const uint64_t count = s.triangles;
-  std::vector<Centroid> c(count);
+  UninitLargeVector<Centroid> c(count);  // every entry written below
   parallel_blocks(count, 65536, threads, [&](size_t begin, size_t end, int) {
     for (size_t t = begin; t < end; ++t) {
       for (int i = 0; i < 3; ++i)
@@ -30,19 +130,28 @@ std::vector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triang
       c[t].triangle = static_cast<uint32_t>(t);
     }
   });
+  UninitLargeVector<Centroid> spare(count >= kSharedSplit ? count : 0);
   for (uint32_t level = 0; level < s.depth; ++level) {
     progress.check_cancel();  // each level partitions every triangle: at most a few hundred ms at millions
     const uint32_t shift = s.depth - level;
+    auto run = [&](size_t i) {
+      return std::array<uint64_t, 3>{f12_leaf_first(s, i << shift), f12_leaf_first(s, (2 * i + 1) << (shift - 1)),
+                                     f12_leaf_first(s, (i + 1) << shift)};
+    };
+    if (count >> level >= kSharedSplit) {
+      for (uint64_t i = 0; i < (1ull << level); ++i) {
+        const auto [first, middle, last] = run(i);
+        shared_split(c, spare, first, last, middle, threads);
+      }
+      continue;
+    }
     parallel_blocks(1ull << level, std::max<uint64_t>(1, 65536 >> shift), threads, [&](size_t begin, size_t end, int) {
       for (size_t i = begin; i < end; ++i) {
-        const uint64_t first = f12_leaf_first(s, i << shift), last = f12_leaf_first(s, (i + 1) << shift);
-        const uint64_t middle = f12_leaf_first(s, (2 * i + 1) << (shift - 1));
+        const auto [first, middle, last] = run(i);
         float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
         for (uint64_t k = first; k < last; ++k)
           for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], c[k].at[j]), hi[j] = std::max(hi[j], c[k].at[j]);
-        int axis = 0;
-        for (int j = 1; j < 3; ++j)
-          if (hi[j] - lo[j] > hi[axis] - lo[axis]) axis = j;
+        const int axis = longest_axis(lo, hi);
         // Ties go by triangle index, so the order is the same on every platform.
         std::nth_element(c.begin() + first, c.begin() + middle, c.begin() + last,
                          [axis](const Centroid& x, const Centroid& y) {
@@ -51,8 +160,15 @@ std::vector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triang
       }
     });
   }
-  std::vector<uint32_t> order(count);
-  for (uint64_t k = 0; k < count; ++k) order[k] = c[k].triangle;
+  UninitLargeVector<uint32_t> order(count);
+  const uint64_t leaves = 1ull << s.depth;
+  parallel_blocks(leaves, 65536, threads, [&](size_t begin, size_t end, int) {
+    for (size_t leaf = begin; leaf < end; ++leaf) {
+      const uint64_t first = f12_leaf_first(s, leaf), last = f12_leaf_first(s, leaf + 1);
+      for (uint64_t k = first; k < last; ++k) order[k] = c[k].triangle;
+      if (last - first == 2 && order[first] > order[first + 1]) std::swap(order[first], order[first + 1]);
+    }
+  });
   return order;
 }
 
@@ -62,21 +178,25 @@ F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t cou
                        const Progress& progress) {
   F12Mesh m;
   m.shape = f12_shape(static_cast<uint32_t>(count));
-  const std::vector<uint32_t> sorted = triangle_kd_order(xyz, triangles, m.shape, threads, progress);
-  m.triangle.assign(sorted.begin(), sorted.end());
-  m.corners.resize(9 * count);
-  for (uint64_t s = 0; s < count; ++s)
-    for (int k = 0; k < 3; ++k)
-      for (int i = 0; i < 3; ++i) m.corners[9 * s + 3 * k + i] = xyz[3ull * triangles[3ull * sorted[s] + k] + i];
+  const UninitLargeVector<uint32_t> sorted = triangle_kd_order(xyz, triangles, m.shape, threads, progress);
+  m.triangle.resize(count);
+  m.corners.resize(9 * count);  // left unwritten: the threads below touch its pages first
+  parallel_blocks(count, 65536, threads, [&](size_t begin, size_t end, int) {
+    for (size_t s = begin; s < end; ++s) {
+      m.triangle[s] = sorted[s];
+      for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < 3; ++i) m.corners[9 * s + 3 * k + i] = xyz[3ull * triangles[3ull * sorted[s] + k] + i];
+    }
+  });
   return m;
 }
 
-LargeVector<Box> f12_boxes(const F12Mesh& mesh, int threads) {
+UninitLargeVector<Box> f12_boxes(const F12Mesh& mesh, int threads) {
   constexpr size_t kBlock = 16384;
   const F12Shape& s = mesh.shape;
   const uint64_t leaves = 1ull << s.depth, first_leaf = leaves - 1;
   const float* corners = mesh.corners.data();
-  LargeVector<Box> boxes(f12_node_count(s));
+  UninitLargeVector<Box> boxes(f12_node_count(s));
   parallel_blocks(leaves, kBlock, threads, [&](size_t begin, size_t end, int) {
     for (size_t i = begin; i < end; ++i) {
       Box box;

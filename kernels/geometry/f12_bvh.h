@@ -163,8 +163,8 @@ XHD_HD Corners3 posed_corners(const double* m, const double* c) {
 // A mesh in f12 order: the original index of each sorted slot, and its three corners (9 floats).
 struct F12Mesh {
   F12Shape shape{1, 0};
-  LargeVector<uint32_t> triangle;  // original triangle index per sorted slot
-  LargeVector<float> corners;      // as given (A) or the source of every pose (B)
+  UninitLargeVector<uint32_t> triangle;  // original triangle index per sorted slot
+  UninitLargeVector<float> corners;      // as given (A) or the source of every pose (B)
 };
 
 // Orders the triangles as a kd-tree of the f12 shape (the paper sorts by Morton code; see f12_bvh.cpp).
@@ -173,6 +173,6 @@ F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t tri
                        const Progress& progress);
 
 // The tight box of every node, leaves first (from their corners), then level by level up.
-LargeVector<Box> f12_boxes(const F12Mesh& mesh, int threads);
+UninitLargeVector<Box> f12_boxes(const F12Mesh& mesh, int threads);
 
 }  // namespace xhd

@@ -75,12 +75,49 @@ inline void reset_distance_result(xhd_distance_result& r) {
   std::memset(&r, 0, sizeof(r));
   r.min.triangle_a = r.min.triangle_b = r.max.triangle_a = r.max.triangle_b = XHD_NO_INDEX;
   r.device = -1;
+  for (int k = 0; k < 3; ++k) r.contact_min[k] = r.contact_max[k] = std::nan("");
 }
+
+// The contact facts of XHD_DISTANCE_CONTACTS, gathered pair by pair (in any order: a count and a union of
+// boxes, so every backend and thread split gives the same bits).
+struct Contacts {
+  uint64_t pairs = 0;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+
+  // A pair at distance 0: the overlap of its triangles' boxes (never empty: they share a point) joins the union.
+  XHD_HD void add(const Corners3& a, const Corners3& b) {
+    ++pairs;
+    for (int k = 0; k < 3; ++k) {
+      double alo = dget(a.v[0], k), ahi = alo, blo = dget(b.v[0], k), bhi = blo;
+      for (int i = 1; i < 3; ++i) {
+        const double x = dget(a.v[i], k), y = dget(b.v[i], k);
+        alo = x < alo ? x : alo, ahi = x > ahi ? x : ahi, blo = y < blo ? y : blo, bhi = y > bhi ? y : bhi;
+      }
+      // + 0.0: a -0 corner counts as +0, so the union's bits do not depend on the order pairs come in.
+      const double from = (alo > blo ? alo : blo) + 0.0, to = (ahi < bhi ? ahi : bhi) + 0.0;
+      lo[k] = from < lo[k] ? from : lo[k];
+      hi[k] = to > hi[k] ? to : hi[k];
+    }
+  }
+  void merge(const Contacts& o) {
+    pairs += o.pairs;
+    for (int k = 0; k < 3; ++k) lo[k] = std::fmin(lo[k], o.lo[k]), hi[k] = std::fmax(hi[k], o.hi[k]);
+  }
+  void write(xhd_distance_result& r) const {
+    r.contact_pairs = pairs;
+    for (int k = 0; k < 3; ++k) {
+      r.contact_min[k] = pairs > 0 ? lo[k] : std::nan("");
+      r.contact_max[k] = pairs > 0 ? hi[k] : std::nan("");
+    }
+  }
+};
 
 inline void check_distance_call(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options) {
   if (options == nullptr) throw InvalidArgument("options must not be null");
-  if ((options->which & (XHD_DISTANCE_MIN | XHD_DISTANCE_MAX)) == 0 || (options->which & ~3) != 0)
-    throw InvalidArgument("which must be XHD_DISTANCE_MIN, XHD_DISTANCE_MAX or both");
+  if ((options->which & (XHD_DISTANCE_MIN | XHD_DISTANCE_MAX)) == 0 || (options->which & ~7) != 0)
+    throw InvalidArgument("which must be XHD_DISTANCE_MIN, XHD_DISTANCE_MAX or both (and XHD_DISTANCE_CONTACTS)");
+  if ((options->which & XHD_DISTANCE_CONTACTS) != 0 && (options->which & XHD_DISTANCE_MIN) == 0)
+    throw InvalidArgument("XHD_DISTANCE_CONTACTS needs XHD_DISTANCE_MIN");
   if (options->method != XHD_DISTANCE_BVH && options->method != XHD_DISTANCE_BRUTE)
     throw InvalidArgument("unknown distance method " + std::to_string(options->method));
   if (options->threads < 0) throw InvalidArgument("threads must be >= 0");

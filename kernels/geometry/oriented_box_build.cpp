@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "../abi/parallel.h"
 #include "../abi/progress.h"
@@ -99,69 +100,128 @@ void principal_box_axes(const Moments& m, OrientedBox& box) {
     set_axes({1, 0, 0}, {0, 1, 0}, box);
 }
 
-// Centre and extents from the interval [lo_j, hi_j] the node covers along each axis, measured from o.
-template <typename Interval>
-void set_extent(const Dvec3& o, OrientedBox& box, const Interval& interval) {
-  double lo[3], hi[3];
-  interval(o, lo, hi);
-  Dvec3 c = o;
-  for (int j = 0; j < 3; ++j) {
-    const double mid = 0.5 * (lo[j] + hi[j]);
-    c = {c.x + mid * box.u[j][0], c.y + mid * box.u[j][1], c.z + mid * box.u[j][2]};
-  }
-  box.c[0] = static_cast<float>(c.x), box.c[1] = static_cast<float>(c.y), box.c[2] = static_cast<float>(c.z);
-  // Measured again about the rounded centre, then rounded up, with room for the double arithmetic.
-  interval(fvec(box.c), lo, hi);
-  for (int j = 0; j < 3; ++j) {
-    const double e = larger(-lo[j], hi[j]);
-    box.e[j] = std::nextafter(static_cast<float>(e * (1.0 + 1e-12)), INFINITY);
-  }
-}
+// How many threads share one node's scans: a level with fewer nodes than threads splits each node's
+// vertices into parts (their extremes merge exactly), so the top levels use every core too.
+constexpr uint64_t kVerticesPerPart = 1 << 15;
 
-// The node's vertices' interval along each axis: exact.
-void vertex_extent(const float* v, uint64_t count, OrientedBox& box) {
-  set_extent(dload(v), box, [&](const Dvec3& o, double* lo, double* hi) {
-    for (int j = 0; j < 3; ++j) lo[j] = INFINITY, hi[j] = -INFINITY;
-    for (uint64_t k = 0; k < count; ++k) {
-      const Dvec3 p = dsub(dload(v + 3 * k), o);
-      for (int j = 0; j < 3; ++j) {
-        const double h = ddot(fvec(box.u[j]), p);
-        lo[j] = smaller(lo[j], h);
-        hi[j] = larger(hi[j], h);
-      }
+// The vertices a node's scans read: its slots' corners, or, for the nodes of the levels that have them, the
+// distinct points of NodeVertexBlocks (the same set without repeats, so the same extremes, about a sixth of
+// the corners on a closed mesh); a node above those levels reads its descendants' blocks on that level.
+class NodeVertices {
+ public:
+  NodeVertices(const F12Mesh& mesh, const NodeVertexBlocks* blocks)
+      : mesh_(mesh), blocks_(blocks != nullptr && blocks->first_level <= mesh.shape.depth ? blocks : nullptr) {}
+
+  // Roughly how many vertices a node of the level holds (to size its parts).
+  uint64_t per_node(uint32_t level) const { return (3ull * mesh_.shape.triangles) >> level; }
+
+  // Calls f(x, y, z) for every vertex of part `part` of `parts` of node i of the level.
+  template <typename F>
+  void scan(uint32_t level, uint64_t i, uint64_t part, uint64_t parts, F&& f) const {
+    if (blocks_ == nullptr) return corners(level, i, part, parts, f);
+    const uint32_t top = blocks_->first_level;
+    if (level >= top) {
+      const uint64_t node = f12_node(level, i);
+      const uint32_t n = blocks_->padded[node - ((1ull << top) - 1)];
+      if (n >= 3 * triangles(level, i)) return corners(level, i, part, parts, f);  // small nodes: padding
+      const float* xs = blocks_->pool + blocks_->offset[node - ((1ull << top) - 1)];
+      for (uint64_t k = n * part / parts; k < n * (part + 1) / parts; ++k) f(xs[k], xs[n + k], xs[2 * n + k]);
+      return;
     }
-  });
-}
+    const uint64_t roots = 1ull << (top - level), first = i * roots;
+    for (uint64_t r = first + roots * part / parts; r < first + roots * (part + 1) / parts; ++r) scan(top, r, 0, 1, f);
+  }
 
-// The reaches of a node's vertices along the 26 directions of its oriented box's axes, from the box's
-// centre, rounded up. The 13 directions whose first non-zero sign is + give the other 13 as their minima.
-DopReaches vertex_reaches(const float* v, uint64_t count, const OrientedBox& box) {
-  constexpr int kHalf = 13;
-  int dirs[kHalf][3], n = 0;
-  for (int s0 = -1; s0 <= 1; ++s0)
-    for (int s1 = -1; s1 <= 1; ++s1)
-      for (int s2 = -1; s2 <= 1; ++s2)
-        if (s0 > 0 || (s0 == 0 && (s1 > 0 || (s1 == 0 && s2 > 0))))
-          dirs[n][0] = s0, dirs[n][1] = s1, dirs[n][2] = s2, ++n;
-  const Dvec3 c = fvec(box.c);
-  const Dvec3 u[3] = {fvec(box.u[0]), fvec(box.u[1]), fvec(box.u[2])};
-  double hi[kHalf], lo[kHalf];
-  for (int k = 0; k < kHalf; ++k) hi[k] = -INFINITY, lo[k] = INFINITY;
-  for (uint64_t i = 0; i < count; ++i) {
-    const Dvec3 p = dsub(dload(v + 3 * i), c);
+ private:
+  uint64_t triangles(uint32_t level, uint64_t i) const {
+    const uint32_t shift = mesh_.shape.depth - level;
+    return f12_leaf_first(mesh_.shape, (i + 1) << shift) - f12_leaf_first(mesh_.shape, i << shift);
+  }
+
+  template <typename F>
+  void corners(uint32_t level, uint64_t i, uint64_t part, uint64_t parts, F&& f) const {
+    const uint32_t shift = mesh_.shape.depth - level;
+    const uint64_t first = 3ull * f12_leaf_first(mesh_.shape, i << shift);
+    const uint64_t last = 3ull * f12_leaf_first(mesh_.shape, (i + 1) << shift);
+    const float* c = mesh_.corners.data();
+    for (uint64_t v = first + (last - first) * part / parts; v < first + (last - first) * (part + 1) / parts; ++v)
+      f(c[3 * v], c[3 * v + 1], c[3 * v + 2]);
+  }
+
+  const F12Mesh& mesh_;
+  const NodeVertexBlocks* blocks_;
+};
+
+// The 13 directions s0·u0 + s1·u1 + s2·u2 whose first non-zero sign is +; the other 13 are their negatives.
+// Constant, so the scans' products by them unroll (each is still a product by -1, 0 or 1 in double).
+constexpr int kHalfDirections[13][3] = {{0, 0, 1},  {0, 1, -1}, {0, 1, 0},  {0, 1, 1}, {1, -1, -1},
+                                        {1, -1, 0}, {1, -1, 1}, {1, 0, -1}, {1, 0, 0}, {1, 0, 1},
+                                        {1, 1, -1}, {1, 1, 0},  {1, 1, 1}};
+
+// The least and largest projections of a node's vertices on three axes (and on the 13 DOP directions built
+// from them, when kReaches), each vertex measured from an origin o as ddot(u_j, v - o).
+template <bool kReaches>
+struct Projections {
+  static constexpr int kHalf = 13;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  double dir_lo[kReaches ? kHalf : 1], dir_hi[kReaches ? kHalf : 1];
+
+  Projections() {
+    for (double& x : dir_lo) x = INFINITY;
+    for (double& x : dir_hi) x = -INFINITY;
+  }
+  void add(const Dvec3& p, const Dvec3 (&u)[3]) {
     const double q[3] = {ddot(u[0], p), ddot(u[1], p), ddot(u[2], p)};
-    for (int k = 0; k < kHalf; ++k) {
-      const double h = dirs[k][0] * q[0] + dirs[k][1] * q[1] + dirs[k][2] * q[2];
-      hi[k] = larger(hi[k], h);
-      lo[k] = smaller(lo[k], h);
-    }
+    for (int j = 0; j < 3; ++j) lo[j] = smaller(lo[j], q[j]), hi[j] = larger(hi[j], q[j]);
+    if (kReaches)
+      for (int k = 0; k < kHalf; ++k) {
+        const double h = kHalfDirections[k][0] * q[0] + kHalfDirections[k][1] * q[1] + kHalfDirections[k][2] * q[2];
+        dir_hi[k] = larger(dir_hi[k], h);
+        dir_lo[k] = smaller(dir_lo[k], h);
+      }
   }
+  // Merged in vertex order (a part's extremes after the earlier parts'), as one scan would keep them.
+  void merge(const Projections& o) {
+    for (int j = 0; j < 3; ++j) lo[j] = smaller(lo[j], o.lo[j]), hi[j] = larger(hi[j], o.hi[j]);
+    if (kReaches)
+      for (int k = 0; k < kHalf; ++k)
+        dir_hi[k] = larger(dir_hi[k], o.dir_hi[k]), dir_lo[k] = smaller(dir_lo[k], o.dir_lo[k]);
+  }
+};
+
+// A node's projections from o along its box's axes: scanned in `parts` parts on `threads` threads (parts > 1
+// only where the caller runs one node at a time).
+template <bool kReaches>
+Projections<kReaches> project(const NodeVertices& vertices, uint32_t level, uint64_t i, const OrientedBox& box,
+                              const Dvec3& o, uint64_t parts, int threads) {
+  const Dvec3 u[3] = {fvec(box.u[0]), fvec(box.u[1]), fvec(box.u[2])};
+  auto part_of = [&](uint64_t part) {
+    Projections<kReaches> p;
+    vertices.scan(level, i, part, parts, [&](float x, float y, float z) {
+      const float v[3] = {x, y, z};
+      p.add(dsub(dload(v), o), u);
+    });
+    return p;
+  };
+  if (parts == 1) return part_of(0);
+  std::vector<Projections<kReaches>> each(parts);
+  parallel_blocks(parts, 1, threads, [&](size_t begin, size_t end, int) {
+    for (size_t k = begin; k < end; ++k) each[k] = part_of(k);
+  });
+  for (uint64_t k = 1; k < parts; ++k) each[0].merge(each[k]);
+  return each[0];
+}
+
+// The reaches along the 26 directions from the box's centre, rounded up, from the 13 directions' extremes
+// (the other 13 are their minima negated).
+DopReaches reaches_from(const Projections<true>& p) {
   double reach[kDopSlots] = {};
-  for (int k = 0; k < kHalf; ++k) {
-    const int* s = dirs[k];
-    const double room = 1e-12 * (std::fabs(hi[k]) + std::fabs(lo[k]));  // for the double arithmetic above
-    reach[dop_slot(s[0], s[1], s[2])] = hi[k] + room;
-    reach[dop_slot(-s[0], -s[1], -s[2])] = -lo[k] + room;
+  for (int k = 0; k < Projections<true>::kHalf; ++k) {
+    const int* s = kHalfDirections[k];
+    const double hi = p.dir_hi[k], lo = p.dir_lo[k];
+    const double room = 1e-12 * (std::fabs(hi) + std::fabs(lo));  // for the double arithmetic above
+    reach[dop_slot(s[0], s[1], s[2])] = hi + room;
+    reach[dop_slot(-s[0], -s[1], -s[2])] = -lo + room;
   }
   double radius2 = 0.0;
   for (int j = 0; j < 3; ++j) {
@@ -177,61 +237,89 @@ DopReaches vertex_reaches(const float* v, uint64_t count, const OrientedBox& box
   return out;
 }
 
-}  // namespace
+// One node's box (axes already set from its moments) and reaches: the vertices' interval along each axis
+// measured from the node's first corner o gives the centre, rounded to float; measured again about that
+// centre, it gives the extents (rounded up, with room for the double arithmetic) and the DOP's reaches.
+template <bool kReaches>
+void finish_node(const NodeVertices& vertices, uint32_t level, uint64_t i, const Dvec3& o, uint64_t parts, int threads,
+                 OrientedBox& box, DopReaches* reaches) {
+  const Projections<false> first = project<false>(vertices, level, i, box, o, parts, threads);
+  Dvec3 c = o;
+  for (int j = 0; j < 3; ++j) {
+    const double mid = 0.5 * (first.lo[j] + first.hi[j]);
+    c = {c.x + mid * box.u[j][0], c.y + mid * box.u[j][1], c.z + mid * box.u[j][2]};
+  }
+  box.c[0] = static_cast<float>(c.x), box.c[1] = static_cast<float>(c.y), box.c[2] = static_cast<float>(c.z);
+  const Projections<kReaches> about = project<kReaches>(vertices, level, i, box, fvec(box.c), parts, threads);
+  for (int j = 0; j < 3; ++j) {
+    const double e = larger(-about.lo[j], about.hi[j]);
+    box.e[j] = std::nextafter(static_cast<float>(e * (1.0 + 1e-12)), INFINITY);
+  }
+  if constexpr (kReaches) *reaches = reaches_from(about);
+}
 
-LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads, const Progress& progress) {
+template <bool kReaches>
+void build_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, int threads, const Progress& progress,
+                  const OrientedShapeSink& sink) {
   const F12Shape& s = mesh.shape;
-  LargeVector<OrientedBox> boxes(f12_node_count(s));
+  const NodeVertices vertices(mesh, blocks);
   const float* corners = mesh.corners.data();
   const Dvec3 origin = dload(corners);
+  threads = std::max(threads, 1);
   // Moments of one level at a time, leaves first.
-  LargeVector<Moments> below(1ull << s.depth), here;
+  // Two buffers for the whole build, swapped level by level (fresh ones per level were faulted in again each time);
+  // a parent's entry is assigned from its children before anything is added to it.
+  LargeVector<Moments> below(1ull << s.depth), here(s.depth > 0 ? 1ull << (s.depth - 1) : 1);
   for (uint32_t level = s.depth + 1; level-- > 0;) {
     progress.check_cancel();
     const uint64_t count = 1ull << level;
     const uint32_t shift = s.depth - level;
-    if (level < s.depth) here = LargeVector<Moments>(count);
     LargeVector<Moments>& moments = level == s.depth ? below : here;
-    parallel_blocks(count, std::max<uint64_t>(1, 4096 >> shift), threads, [&](size_t begin, size_t end, int) {
-      for (size_t i = begin; i < end; ++i) {
-        const uint32_t first = f12_leaf_first(s, static_cast<uint64_t>(i) << shift);
-        const uint32_t last = f12_leaf_first(s, static_cast<uint64_t>(i + 1) << shift);
-        Moments& m = moments[i];
-        if (level == s.depth) {
-          for (uint64_t v = 3ull * first; v < 3ull * last; ++v) m.add(dsub(dload(corners + 3 * v), origin));
-        } else {
-          m = below[2 * i];
-          m.add(below[2 * i + 1]);
-        }
-        OrientedBox& box = boxes[f12_node(level, i)];
-        principal_box_axes(m, box);
-        // Exact extents at every level (children's boxes would be cheaper, but measured 1.2–3x more pairs).
-        vertex_extent(corners + 9ull * first, 3ull * (last - first), box);
+    // Few nodes with many vertices: one node at a time, its vertices in parts on every thread.
+    const uint64_t parts = count >= static_cast<uint64_t>(2 * threads)
+                               ? 1
+                               : std::max<uint64_t>(1, std::min<uint64_t>(4 * threads / count,
+                                                                          vertices.per_node(level) / kVerticesPerPart));
+    auto node = [&](uint64_t i, int node_threads) {
+      const uint32_t first = f12_leaf_first(s, i << shift), last = f12_leaf_first(s, (i + 1) << shift);
+      Moments& m = moments[i];
+      if (level == s.depth) {
+        for (uint64_t v = 3ull * first; v < 3ull * last; ++v) m.add(dsub(dload(corners + 3 * v), origin));
+      } else {
+        m = below[2 * i];
+        m.add(below[2 * i + 1]);
       }
-    });
+      OrientedBox box;
+      principal_box_axes(m, box);
+      // Exact extents at every level (children's boxes would be cheaper, but measured 1.2–3x more pairs).
+      DopReaches reaches;
+      finish_node<kReaches>(vertices, level, i, dload(corners + 9ull * first), parts, node_threads, box, &reaches);
+      sink.put(f12_node(level, i), box, reaches);
+    };
+    if (parts == 1) {
+      parallel_blocks(count, std::max<uint64_t>(1, 4096 >> shift), threads, [&](size_t begin, size_t end, int) {
+        for (size_t i = begin; i < end; ++i) node(i, 1);
+      });
+    } else {
+      for (uint64_t i = 0; i < count; ++i) node(i, threads);
+    }
     if (level < s.depth) below.swap(here);
   }
-  return boxes;
 }
 
-LargeVector<DopReaches> build_dop_reaches(const F12Mesh& mesh, const LargeVector<OrientedBox>& boxes, int threads,
-                                          const Progress& progress) {
-  const F12Shape& s = mesh.shape;
-  LargeVector<DopReaches> reaches(f12_node_count(s));
-  const float* corners = mesh.corners.data();
-  for (uint32_t level = 0; level <= s.depth; ++level) {
-    progress.check_cancel();
-    const uint32_t shift = s.depth - level;
-    parallel_blocks(1ull << level, std::max<uint64_t>(1, 4096 >> shift), threads, [&](size_t begin, size_t end, int) {
-      for (size_t i = begin; i < end; ++i) {
-        const uint32_t first = f12_leaf_first(s, static_cast<uint64_t>(i) << shift);
-        const uint32_t last = f12_leaf_first(s, static_cast<uint64_t>(i + 1) << shift);
-        const uint64_t node = f12_node(level, i);
-        reaches[node] = vertex_reaches(corners + 9ull * first, 3ull * (last - first), boxes[node]);
-      }
-    });
-  }
-  return reaches;
+}  // namespace
+
+void build_oriented_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, bool with_reaches, int threads,
+                           const Progress& progress, const OrientedShapeSink& sink) {
+  if (with_reaches) build_shapes<true>(mesh, blocks, threads, progress, sink);
+  else build_shapes<false>(mesh, blocks, threads, progress, sink);
+}
+
+LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads, const Progress& progress) {
+  LargeVector<OrientedBox> boxes(f12_node_count(mesh.shape));
+  build_oriented_shapes(mesh, nullptr, false, threads, progress,
+                        OrientedShapeSink{boxes.data(), sizeof(OrientedBox), nullptr, 0});
+  return boxes;
 }
 
 }  // namespace xhd

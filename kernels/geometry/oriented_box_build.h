@@ -2,6 +2,9 @@
 // frame, built once.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 #include "f12_bvh.h"
 #include "../abi/large_buffer.h"
 #include "oriented_box.h"
@@ -11,15 +14,42 @@ namespace xhd {
 
 class Progress;
 
-// Both builds go level by level, every level over every vertex, and honour the caller's cancel between
-// levels (throwing Cancelled).
+// A node's distinct vertices, in blocks (x's, then y's, then z's, padded with repeats of a point) for the
+// nodes of first_level and every level below: node k of those (counted from first_level's first) has
+// padded[k] values of each coordinate from pool + offset[k]. The scans then read each vertex once instead of
+// once per triangle around it. Any other node reads its descendants' blocks on first_level.
+struct NodeVertexBlocks {
+  uint32_t first_level = UINT32_MAX;  // UINT32_MAX: none, every node reads its corners
+  const uint32_t* offset = nullptr;
+  const uint32_t* padded = nullptr;
+  const float* pool = nullptr;
+};
 
-// Axes from the covariance of the node's vertices, extents exact from those vertices.
+// Where the build puts node k's box and reaches: at box + k * box_stride bytes (and reaches + k *
+// reaches_stride where reaches is not null), so callers can build into their own records.
+struct OrientedShapeSink {
+  void* box;
+  size_t box_stride;
+  void* reaches;
+  size_t reaches_stride;
+
+  void put(uint64_t node, const OrientedBox& b, const DopReaches& r) const {
+    *reinterpret_cast<OrientedBox*>(static_cast<char*>(box) + node * box_stride) = b;
+    if (reaches != nullptr) *reinterpret_cast<DopReaches*>(static_cast<char*>(reaches) + node * reaches_stride) = r;
+  }
+};
+
+// Every node's oriented box: axes from the covariance of its vertices (every corner of its triangles), centre
+// and extents exact from its vertices; with_reaches: also its reaches along the 26 directions of its box's
+// axes (rounded up). blocks (may be null) only change where the vertices are read, never the result: the
+// extremes of a set are those of its distinct members. Level by level, leaves first; a level with fewer nodes
+// than threads splits each node's vertices among the threads. Honours the caller's cancel between levels
+// (throwing Cancelled).
+void build_oriented_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, bool with_reaches, int threads,
+                           const Progress& progress, const OrientedShapeSink& sink);
+
+// The boxes alone, from the corners.
 LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads, const Progress& progress);
-
-// Every node's reaches along the 26 directions of its box's axes (rounded up), for the same mesh's boxes.
-LargeVector<DopReaches> build_dop_reaches(const F12Mesh& mesh, const LargeVector<OrientedBox>& boxes, int threads,
-                                          const Progress& progress);
 
 // Whether the pose's 3x3 part is orthogonal (to 1e-9), so oriented boxes move with it as boxes.
 bool is_rigid(const double* pose);

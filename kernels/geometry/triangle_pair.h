@@ -21,6 +21,8 @@ struct PairPoints {
   bool crossing;  // the triangles share a point: they cross or touch (minimum only)
 };
 
+XHD_HD double larger_abs(double m, double x) { return (x < 0.0 ? -x : x) > m ? (x < 0.0 ? -x : x) : m; }
+
 XHD_HD double clamp_unit(double x) { return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }
 
 // Closest points of segments [p0, p1] and [q0, q1]; a zero-length segment is its point.
@@ -64,12 +66,20 @@ XHD_HD bool has_reliable_plane(const Dvec3& e1, const Dvec3& e2, const Dvec3& n)
   return ddot(n, n) > kThinTriangle2 * ddot(e1, e1) * ddot(e2, e2);
 }
 
+// An endpoint's side counts only where its height above the plane exceeds the rounding of that height
+// (a few ulps of |p - v0| |e1| |e2|; 1e-13 of it leaves a wide margin): a segment lying in the plane, or
+// grazing it, has heights of rounding noise, often of opposite signs, and every turn of the line test below
+// is then noise too, so a segment lying in the plane of a triangle 4 units away was taken for a crossing
+// (distance 0). Such segments are left to the point and segment tests, which measure them.
 XHD_HD bool segment_crosses_triangle(Dvec3 p, Dvec3 q, const Corners3& t, Dvec3* at) {
   const Dvec3 e1 = dsub(t.v[1], t.v[0]), e2 = dsub(t.v[2], t.v[0]);
   const Dvec3 n = dcross(e1, e2);
   if (!has_reliable_plane(e1, e2, n)) return false;
-  const double hp = ddot(dsub(p, t.v[0]), n), hq = ddot(dsub(q, t.v[0]), n);
+  const Dvec3 dp = dsub(p, t.v[0]), dq = dsub(q, t.v[0]);
+  const double hp = ddot(dp, n), hq = ddot(dq, n);
   if (!((hp > 0.0 && hq < 0.0) || (hp < 0.0 && hq > 0.0))) return false;
+  const double noise2 = 1e-26 * ddot(e1, e1) * ddot(e2, e2);  // (1e-13 |e1| |e2|)^2
+  if (!(hp * hp > noise2 * ddot(dp, dp)) || !(hq * hq > noise2 * ddot(dq, dq))) return false;
   // The line pq passes inside when it turns the same way around all three edges.
   const Dvec3 pq = dsub(q, p);
   const double s0 = ddot(pq, dcross(dsub(t.v[0], p), dsub(t.v[1], p)));
@@ -78,7 +88,15 @@ XHD_HD bool segment_crosses_triangle(Dvec3 p, Dvec3 q, const Corners3& t, Dvec3*
   if (!((s0 >= 0.0 && s1 >= 0.0 && s2 >= 0.0) || (s0 <= 0.0 && s1 <= 0.0 && s2 <= 0.0))) return false;
   const double u = hp / (hp - hq);
   *at = {p.x + u * pq.x, p.y + u * pq.y, p.z + u * pq.z};
-  return true;
+  // The turns are noise too where the line nearly holds an edge of the triangle (its corners within rounding
+  // of the line): a segment far along that line passed. A crossing stands only where its point lies within
+  // 1e-12 of the coordinates' magnitude of the triangle (as the searches' pruning slack), so a wrong one
+  // could hide a distance of at most that; otherwise the point and segment tests measure the pair.
+  double scale = 0.0;
+  for (const Dvec3& v : {p, q, t.v[0], t.v[1], t.v[2]})
+    for (int k = 0; k < 3; ++k) scale = larger_abs(scale, dget(v, k));
+  const double room = 1e-12 * scale;
+  return closest_on_triangle(*at, t.v[0], t.v[1], t.v[2]).d2 <= room * room;
 }
 
 XHD_HD void keep_nearer(PairPoints& best, const PairPoints& candidate) {

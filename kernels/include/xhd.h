@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 17
+#define XHD_ABI_VERSION 18
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -632,6 +632,10 @@ XHD_API int32_t xhd_write_laz(const char* path, const uint8_t* header, uint64_t 
 /* Bits of xhd_distance_options.which. */
 #define XHD_DISTANCE_MIN 1 /* separation: the smallest distance between a point of A and a point of B */
 #define XHD_DISTANCE_MAX 2 /* spanning: the largest such distance */
+/* With XHD_DISTANCE_MIN: when the minimum is 0, also every triangle pair at distance 0 (crossing or
+ * touching), counted, and a box holding every point the meshes share (xhd_distance_result.contact_*).
+ * CPU backend (bvh and brute methods); the CUDA backend refuses it. */
+#define XHD_DISTANCE_CONTACTS 4
 
 typedef enum xhd_distance_method {
   XHD_DISTANCE_BVH = 0,  /* f12 bounding volume hierarchies: BVTT front expansion (GPU), best-first (CPU) */
@@ -667,6 +671,13 @@ typedef struct xhd_distance_result {
   uint64_t peak_device_bytes; /* most device memory the context has held (0 on the CPU) */
   int32_t device;             /* GPU ordinal used, or -1 on the CPU */
   uint32_t iterations;        /* front expansions (GPU) or 0 */
+  /* XHD_DISTANCE_CONTACTS: the triangle pairs (A, B posed) whose exact distance is 0, all of them (0 when the
+   * minimum is above 0 or contacts were not asked for), and the union over those pairs of the overlap of the
+   * two triangles' axis-aligned boxes: every point the two meshes share lies in it (an outer bound of the
+   * intersection, exact: from the input's corners, B posed as for the distances). NaN when no pair. */
+  uint64_t contact_pairs;
+  double contact_min[3];
+  double contact_max[3];
 } xhd_distance_result;
 
 /* Both meshes' hierarchies (and on a GPU their device copies), built once and queried for many poses of B.

@@ -25,16 +25,19 @@ class BruteDistance final : public MeshDistanceEngine {
     // The same poses as the searches refuse: theirs run on float copies of B as posed.
     for (double x : posed)
       if (!(std::fabs(x) < 3e38)) throw InvalidArgument("the pose moves B's vertices beyond the float range");
-    if (which_ & XHD_DISTANCE_MIN) write_pair(all_pairs<false>(posed, r), r.min);
-    if (which_ & XHD_DISTANCE_MAX) write_pair(all_pairs<true>(posed, r), r.max);
+    Contacts contacts;
+    if (which_ & XHD_DISTANCE_MIN) write_pair(all_pairs<false>(posed, r, contacts), r.min);
+    if (which_ & XHD_DISTANCE_MAX) write_pair(all_pairs<true>(posed, r, contacts), r.max);
+    if (which_ & XHD_DISTANCE_CONTACTS) contacts.write(r);
     r.query_ms = elapsed_ms(start);
   }
 
  private:
   template <bool kMax>
-  Candidate all_pairs(const std::vector<double>& posed, xhd_distance_result& r) const {
+  Candidate all_pairs(const std::vector<double>& posed, xhd_distance_result& r, Contacts& contacts) const {
     const size_t na = a_.triangle_count(), nb = b_.triangle_count();
     std::vector<Candidate> best(threads_, empty_candidate<kMax>());
+    std::vector<Contacts> touching(threads_);  // the minimum's pairs at distance 0
     parallel_blocks(na, 16, threads_, [&](size_t begin, size_t end, int tid) {
       for (size_t ta = begin; ta < end; ++ta) {
         const Corners3 a = a_.corners(ta);
@@ -43,6 +46,7 @@ class BruteDistance final : public MeshDistanceEngine {
           const PairPoints p = kMax ? triangle_pair_max(a, b) : triangle_pair_min(a, b);
           const Candidate c{p.d2, static_cast<uint32_t>(ta), static_cast<uint32_t>(tb), p};
           if (better_candidate<kMax>(c, best[tid])) best[tid] = c;
+          if (!kMax && p.d2 == 0.0) touching[tid].add(a, b);
         }
       }
     });
@@ -50,6 +54,7 @@ class BruteDistance final : public MeshDistanceEngine {
     for (const Candidate& c : best)
       if (better_candidate<kMax>(c, winner)) winner = c;
     r.triangle_pairs += static_cast<uint64_t>(na) * nb;
+    for (const Contacts& t : touching) contacts.merge(t);
     return winner;
   }
 

@@ -189,6 +189,50 @@ TEST(triangle_pair_crossing_and_max) {
   }
 }
 
+TEST(triangle_pair_edge_in_the_other_plane_far_away) {
+  // Found by the contacts' test (two copies of a bumpy sphere, B moved 4 along x): A's edge lies in B's plane
+  // (B's plane holds the x direction, and A's edge is B's translated along x), 4 units from B. Its heights
+  // above B's plane are rounding noise of opposite signs and the line test's turns are noise too: the pair
+  // was reported as crossing, distance 0. Then a family of the same shape: B's edge on the line of A's edge,
+  // far along it, B's third corner anywhere (before the fix 44 of these 4,000 orderings came out below the boxes' gap).
+  const xhd::Corners3 a{{{-0.18481006737182534, -1.0481099751681571, 6.516827890103867e-17},
+                         {-0.17780237507277122, -1.0083673772350565, -0.23370375886851813},
+                         {-0.45445845771509741, -0.78714513869194003, -0.2074543547097655}}};
+  const xhd::Corners3 b{{{3.8151899326281749, -1.0481099751681571, 6.516827890103867e-17},
+                         {4.1848100673718251, -1.0481099751681571, 6.5168278901038658e-17},
+                         {3.8221976249272287, -1.0083673772350565, -0.23370375886851813}}};
+  const xhd::PairPoints r = xhd::triangle_pair_min(a, b);
+  CHECK(!r.crossing);
+  CHECK(r.d2 >= 3.99 * 3.99);  // A's corners lie at x <= -0.17, B's at x >= 3.81
+  xhd_test::Random rng(29);
+  long false_zero = 0;
+  for (int k = 0; k < 2000; ++k) {
+    // Proper triangles only: near-collinear ones have a flaw of their own in closest_on_triangle (a point far
+    // along their line measured as near), which this fix leaves alone.
+    const xhd::Corners3 t = random_triangle(rng, 0);
+    const Dvec3 d = xhd::dsub(t.v[1], t.v[0]);
+    const double from = rng.uniform(2, 50), to = from + rng.uniform(0.1, 3);
+    const Dvec3 c{rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)};
+    const xhd::Corners3 far{{{t.v[0].x + from * d.x, t.v[0].y + from * d.y, t.v[0].z + from * d.z},
+                             {t.v[0].x + to * d.x, t.v[0].y + to * d.y, t.v[0].z + to * d.z},
+                             {t.v[1].x + from * d.x + c.x, t.v[1].y + from * d.y + c.y, t.v[1].z + from * d.z + c.z}}};
+    // A lower bound of the true distance: the gap between the two triangles' boxes.
+    double gap2 = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+      double alo = INFINITY, ahi = -INFINITY, blo = INFINITY, bhi = -INFINITY;
+      for (int i = 0; i < 3; ++i) {
+        alo = std::min(alo, xhd::dget(t.v[i], axis)), ahi = std::max(ahi, xhd::dget(t.v[i], axis));
+        blo = std::min(blo, xhd::dget(far.v[i], axis)), bhi = std::max(bhi, xhd::dget(far.v[i], axis));
+      }
+      const double g = std::max({blo - ahi, alo - bhi, 0.0});
+      gap2 += g * g;
+    }
+    for (const xhd::PairPoints& p : {xhd::triangle_pair_min(t, far), xhd::triangle_pair_min(far, t)})
+      if (!(p.d2 >= gap2 * (1 - 1e-12))) ++false_zero;
+  }
+  CHECK_EQ(false_zero, 0L);
+}
+
 TEST(segment_pairs_degenerate) {
   // Parallel, collinear and zero-length segments: closest_segments must not divide by zero.
   const xhd::PairPoints parallel = xhd::closest_segments({0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0});

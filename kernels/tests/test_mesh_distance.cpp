@@ -60,3 +60,102 @@ TEST(mesh_distance_bvh_matches_brute) {
     xhd_distance_context_destroy(brute);
   }
 }
+
+namespace {
+
+xhd_distance_context* create_contacts(const xhd_mesh& a, const xhd_mesh& b, int method, int threads) {
+  xhd_distance_options options{};
+  options.which = XHD_DISTANCE_MIN | XHD_DISTANCE_CONTACTS;
+  options.method = method;
+  options.threads = threads;
+  xhd_distance_context* context = nullptr;
+  if (!CHECK_EQ(xhd_distance_context_create(&a, &b, &options, &context, nullptr, nullptr), int32_t(XHD_OK)))
+    std::fprintf(stderr, "  %s\n", xhd_last_error());
+  return context;
+}
+
+bool same_contacts(const xhd_distance_result& x, const xhd_distance_result& y) {
+  bool same = x.contact_pairs == y.contact_pairs;
+  for (int k = 0; k < 3; ++k)
+    same = same &&
+           (x.contact_min[k] == y.contact_min[k] || (std::isnan(x.contact_min[k]) && std::isnan(y.contact_min[k]))) &&
+           (x.contact_max[k] == y.contact_max[k] || (std::isnan(x.contact_max[k]) && std::isnan(y.contact_max[k])));
+  return same;
+}
+
+}  // namespace
+
+TEST(mesh_distance_contacts_one_crossing) {
+  // A flat triangle in z = 0 and a standing one through it: one pair, bounded by the overlap of their boxes,
+  // [0.5, 1] x [0.2, 0.5] x [0, 0]. Moved 3 up: none, and NaN bounds.
+  const std::vector<double> a{0, 0, 0, 2, 0, 0, 0, 2, 0}, b{0.5, 0.5, -1, 0.5, 0.5, 1, 1.0, 0.2, 1};
+  const std::vector<uint32_t> t{0, 1, 2};
+  const xhd_mesh ma{nullptr, 3, t.data(), 1, a.data()}, mb{nullptr, 3, t.data(), 1, b.data()};
+  for (int method : {XHD_DISTANCE_BVH, XHD_DISTANCE_BRUTE}) {
+    xhd_distance_context* c = create_contacts(ma, mb, method, 1);
+    if (c == nullptr) return;
+    xhd_distance_result r{};
+    CHECK_EQ(xhd_distance_query(c, nullptr, &r, nullptr), int32_t(XHD_OK));
+    CHECK_EQ(r.min.distance, 0.0);
+    CHECK_EQ(r.contact_pairs, uint64_t(1));
+    const double lo[3] = {0.5, 0.2, 0.0}, hi[3] = {1.0, 0.5, 0.0};
+    for (int k = 0; k < 3; ++k) CHECK_EQ(r.contact_min[k], lo[k]), CHECK_EQ(r.contact_max[k], hi[k]);
+    const double up[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3};
+    CHECK_EQ(xhd_distance_query(c, up, &r, nullptr), int32_t(XHD_OK));
+    CHECK(r.min.distance > 0.0);
+    CHECK_EQ(r.contact_pairs, uint64_t(0));
+    for (int k = 0; k < 3; ++k) CHECK(std::isnan(r.contact_min[k]) && std::isnan(r.contact_max[k]));
+    xhd_distance_context_destroy(c);
+  }
+}
+
+TEST(mesh_distance_contacts_match_brute) {
+  // Crossing spheres (a ring of pairs), a sphere against itself (every pair of triangles sharing a point,
+  // neighbours included), and poses that turn and move B through them; float and double inputs.
+  const xhd_test::Mesh a = xhd_test::sphere(14, 18, 1.0, 0.0), b = xhd_test::sphere(12, 15, 0.7, 0.6);
+  const std::vector<float> a32(a.xyz.begin(), a.xyz.end()), b32(b.xyz.begin(), b.xyz.end());
+  const double c = std::cos(0.4), s = std::sin(0.4);
+  const std::vector<std::vector<double>> poses{{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0},
+                                               {c, -s, 0, 0.1, s, c, 0, -0.2, 0, 0, 1, 0.3},
+                                               {1, 0, 0, 4, 0, 1, 0, 0, 0, 0, 1, 0}};
+  const xhd_mesh a64{nullptr, a.xyz.size() / 3, a.triangles.data(), a.triangles.size() / 3, a.xyz.data()};
+  const xhd_mesh af{a32.data(), a32.size() / 3, a.triangles.data(), a.triangles.size() / 3, nullptr};
+  const xhd_mesh bf{b32.data(), b32.size() / 3, b.triangles.data(), b.triangles.size() / 3, nullptr};
+  const xhd_mesh b64{nullptr, b.xyz.size() / 3, b.triangles.data(), b.triangles.size() / 3, b.xyz.data()};
+  const std::vector<std::pair<xhd_mesh, xhd_mesh>> cases{{af, bf}, {a64, b64}, {af, af}, {a64, a64}};
+  uint64_t touching_cases = 0;
+  for (const auto& [ma, mb] : cases) {
+    xhd_distance_context* brute = create_contacts(ma, mb, XHD_DISTANCE_BRUTE, 2);
+    xhd_distance_context* one = create_contacts(ma, mb, XHD_DISTANCE_BVH, 1);
+    xhd_distance_context* three = create_contacts(ma, mb, XHD_DISTANCE_BVH, 3);
+    if (brute == nullptr || one == nullptr || three == nullptr) return;
+    for (const std::vector<double>& pose : poses) {
+      xhd_distance_result r[3]{};
+      xhd_distance_context* each[3] = {brute, one, three};
+      for (int j = 0; j < 3; ++j) CHECK_EQ(xhd_distance_query(each[j], pose.data(), &r[j], nullptr), int32_t(XHD_OK));
+      CHECK(same_contacts(r[0], r[1]));
+      CHECK(same_contacts(r[0], r[2]));
+      CHECK_EQ(r[1].min.distance, r[0].min.distance);
+      CHECK((r[0].contact_pairs > 0) == (r[0].min.distance == 0.0));
+      touching_cases += r[0].contact_pairs > 0;
+    }
+    xhd_distance_context_destroy(brute);
+    xhd_distance_context_destroy(one);
+    xhd_distance_context_destroy(three);
+  }
+  CHECK(touching_cases >= 6);  // the crossing and coincident poses did touch
+}
+
+TEST(mesh_distance_contacts_need_the_minimum) {
+  const xhd_test::Mesh a = xhd_test::sphere(4, 5, 1.0, 0.0);
+  const xhd_mesh m{nullptr, a.xyz.size() / 3, a.triangles.data(), a.triangles.size() / 3, a.xyz.data()};
+  xhd_distance_options options{};
+  options.which = XHD_DISTANCE_MAX | XHD_DISTANCE_CONTACTS;
+  xhd_distance_context* context = nullptr;
+  CHECK_EQ(xhd_distance_context_create(&m, &m, &options, &context, nullptr, nullptr),
+           int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  CHECK(context == nullptr);
+  options.which = 8 | XHD_DISTANCE_MIN;
+  CHECK_EQ(xhd_distance_context_create(&m, &m, &options, &context, nullptr, nullptr),
+           int32_t(XHD_ERROR_INVALID_ARGUMENT));
+}

@@ -6,7 +6,7 @@ import { InputError } from '../core/errors.js';
 import { summarizeFrames, type FrameOutcome, type FramesSummary } from './frame-summary.js';
 import { boundsDiagonal, type FileFormat, type Geometry } from '../io/geometry.js';
 import { readGeometry } from '../io/read.js';
-import { IDENTITY_POSE, MeshDistance, type DistanceMesh, type DistanceMethod, type DistancePair, type Pose } from '../ops/mesh-distance.js';
+import { IDENTITY_POSE, MeshDistance, type DistanceContacts, type DistanceMesh, type DistanceMethod, type DistancePair, type Pose } from '../ops/mesh-distance.js';
 import { readPoseFile, type PoseFrame } from '../io/pose-file.js';
 import { silentProgress, type Progress, type ProgressFactory } from '../core/progress.js';
 import { formatCount } from '../core/counts.js';
@@ -16,6 +16,8 @@ import { pointsAsMesh } from '../ops/surface-distance.js';
 export interface DistanceOptions {
   min: boolean;
   max: boolean;
+  /** With the minimum: when it is 0, every triangle pair at distance 0, counted and bounded (CPU backend). */
+  contacts?: boolean;
   method: DistanceMethod;
   backend: BackendChoice;
   device?: number;
@@ -38,6 +40,8 @@ export interface DistanceResult {
   /** The single pose's answers; with --frames, the extremes over the frames (from summary.min/max's frame). */
   min: DistancePair | null;
   max: DistancePair | null;
+  /** The single pose's contacts (asked for with contacts), else null; with --frames each frame has its own. */
+  contacts: DistanceContacts | null;
   /** The pose of B (single-pose runs), else null. */
   pose: Pose | null;
   /** Every frame's answers (--frames), else null. */
@@ -117,7 +121,7 @@ export async function distanceFiles(pathA: string, pathB: string, options: Dista
   let context: MeshDistance;
   try {
     context = await MeshDistance.create(meshA, meshB, {
-      min: options.min, max: options.max, method: options.method, backend: options.backend, device: options.device, threads: options.threads,
+      min: options.min, max: options.max, contacts: options.contacts, method: options.method, backend: options.backend, device: options.device, threads: options.threads,
       signal: options.signal, onProgress: (done, total) => buildBar.update(done, total),
     });
   } finally {
@@ -138,6 +142,7 @@ export async function distanceFiles(pathA: string, pathB: string, options: Dista
     which: { min: options.min, max: options.max },
     min: summary.min ? frames[summary.min.frame].min : null,
     max: summary.max ? frames[summary.max.frame].max : null,
+    contacts: single ? frames[0].contacts ?? null : null,
     pose: single ? poses[0].pose : null,
     frames: single ? null : frames,
     framesPath: single ? null : options.frames!,
@@ -167,7 +172,7 @@ export async function distanceFiles(pathA: string, pathB: string, options: Dista
  * Frames per native call. A call costs tens of microseconds beyond its queries, more than a small mesh's
  * query, so frames go in batches; the bar and Ctrl-C do not wait for a batch to end (the call reports each
  * frame done and stops before the next once cancelled), so the size only bounds the results buffer
- * (4,096 × 216 bytes) and leaves the per-call cost at well under 0.1 µs a frame.
+ * (4,096 × 272 bytes) and leaves the per-call cost at well under 0.1 µs a frame.
  */
 export const FRAMES_PER_CALL = 4096;
 
@@ -186,7 +191,7 @@ async function queryFrames(context: MeshDistance, poses: PoseFrame[], signal: Ab
     for (let k = 0; k < count; k++) {
       const i = first + k, q = answers[k];
       frames.push({
-        frame: i, line: poses[i].line, min: q.min, max: q.max,
+        frame: i, line: poses[i].line, min: q.min, max: q.max, ...(q.contacts ? { contacts: q.contacts } : {}),
         queryMs: q.queryMs, uploadMs: q.uploadMs, downloadMs: q.downloadMs, boxPairs: q.boxPairs, trianglePairs: q.trianglePairs,
       });
     }

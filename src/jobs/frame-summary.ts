@@ -1,5 +1,5 @@
 // The summary of a --frames run: how long the queries took, and the extremes of the distances over the frames.
-import type { DistancePair } from '../ops/mesh-distance.js';
+import type { DistanceContacts, DistancePair } from '../ops/mesh-distance.js';
 
 export interface FrameOutcome {
   /** 0-based position among the frames. */
@@ -8,6 +8,8 @@ export interface FrameOutcome {
   line: number;
   min: DistancePair | null;
   max: DistancePair | null;
+  /** With contacts asked for: the frame's triangle pairs at distance 0, counted and bounded. */
+  contacts?: DistanceContacts | null;
   queryMs: number;
   uploadMs: number;
   downloadMs: number;

@@ -6,7 +6,7 @@ import koffi from 'koffi';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 17;
+export const XHD_ABI_VERSION = 18;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -172,11 +172,16 @@ export const DISTANCE_RESULT = declareStruct('xhd_distance_result', {
   peak_device_bytes: 'uint64_t',
   device: 'int32_t',
   iterations: 'uint32_t',
+  contact_pairs: 'uint64_t',
+  contact_min: ['double', 3],
+  contact_max: ['double', 3],
 });
 koffi.opaque('xhd_distance_context');
 
 export const DISTANCE_MIN = 1;
 export const DISTANCE_MAX = 2;
+/** With DISTANCE_MIN: every triangle pair at distance 0, counted and bounded (CPU backend). */
+export const DISTANCE_CONTACTS = 4;
 export const DISTANCE_METHOD_CODES = { bvh: 0, brute: 1 } as const;
 
 // Reading input files (XHD_CAP_FILE_READERS, XHD_CAP_DELIMITED_TEXT): see "Reading input files" in kernels/include/xhd.h.

@@ -17,8 +17,20 @@ export interface DistancePair {
   intersecting: boolean;
 }
 
+/**
+ * When the minimum is 0 and contacts were asked for: every triangle pair at distance 0 (crossing or touching),
+ * counted, and a box holding every point the meshes share (the union over those pairs of the overlap of the
+ * two triangles' axis-aligned boxes, B as posed; null when no pair is at distance 0).
+ */
+export interface DistanceContacts {
+  pairs: number;
+  bounds: { min: [number, number, number]; max: [number, number, number] } | null;
+}
+
 export interface DistanceQuery {
   min: DistancePair | null;
+  /** Only when asked for (MeshDistanceOptions.contacts), else null. */
+  contacts: DistanceContacts | null;
   max: DistancePair | null;
   queryMs: number;
   uploadMs: number;
@@ -50,7 +62,13 @@ function measure() {
     },
     queryMs: at('query_ms'), uploadMs: at('upload_ms'), downloadMs: at('download_ms'),
     boxPairs: at('box_pairs'), trianglePairs: at('triangle_pairs'), iterations: at('iterations'),
+    contactPairs: at('contact_pairs'), contactMin: at('contact_min'), contactMax: at('contact_max'),
   };
+}
+
+/** The contact facts from the record's count and box (NaN corners when no pair touches). */
+export function contactsOf(pairs: number, min: [number, number, number], max: [number, number, number]): DistanceContacts {
+  return { pairs, bounds: pairs > 0 ? { min, max } : null };
 }
 
 export class DistanceResults {
@@ -66,10 +84,13 @@ export class DistanceResults {
   }
 
   /** Record i as DistanceQuery; min and max only where they were asked for (the library leaves the others empty). */
-  query(i: number, which: { min: boolean; max: boolean }): DistanceQuery {
+  query(i: number, which: { min: boolean; max: boolean; contacts?: boolean }): DistanceQuery {
     const base = i * this.l.size, v = this.view, l = this.l;
+    const triple = (offset: number): [number, number, number] =>
+      [v.getFloat64(base + offset, LE), v.getFloat64(base + offset + 8, LE), v.getFloat64(base + offset + 16, LE)];
     return {
       min: which.min ? this.pair(base + l.min) : null,
+      contacts: which.contacts ? contactsOf(this.int64(base + l.contactPairs), triple(l.contactMin), triple(l.contactMax)) : null,
       max: which.max ? this.pair(base + l.max) : null,
       queryMs: v.getFloat64(base + l.queryMs, LE),
       uploadMs: v.getFloat64(base + l.uploadMs, LE),

@@ -7,9 +7,9 @@ import { NativeError, UsageError } from '../core/errors.js';
 import { cudaDevice, type BackendChoice, type DeviceInfo } from './backends.js';
 import { resolveRun } from './run-settings.js';
 import type { Coordinates } from '../io/geometry.js';
-import { DISTANCE_MAX, DISTANCE_METHOD_CODES, DISTANCE_MIN, meshArg, type RawDistancePair, type RawDistanceResult } from '../native/abi.js';
+import { DISTANCE_CONTACTS, DISTANCE_MAX, DISTANCE_METHOD_CODES, DISTANCE_MIN, meshArg, type RawDistancePair, type RawDistanceResult } from '../native/abi.js';
 import { callNative } from '../native/call.js';
-import { DistanceResults, type DistancePair, type DistanceQuery } from '../native/distance-results.js';
+import { contactsOf, DistanceResults, type DistancePair, type DistanceQuery } from '../native/distance-results.js';
 import { IDENTITY_POSE, type Pose } from '../core/pose.js';
 import type { BackendName, NativeBackend } from '../native/library.js';
 
@@ -20,6 +20,11 @@ export interface MeshDistanceOptions {
   /** Which distances every query measures (default: the minimum only). */
   min?: boolean;
   max?: boolean;
+  /**
+   * With the minimum: when it is 0, every triangle pair at distance 0 counted and bounded (DistanceContacts).
+   * Computed by the CPU backend only: backend auto then picks the CPU, cuda is refused.
+   */
+  contacts?: boolean;
   /** bvh (default): f12 hierarchies; brute: every triangle pair, the double-precision reference (CPU). */
   method?: DistanceMethod;
   backend?: BackendChoice;
@@ -51,7 +56,7 @@ export interface DistanceMesh {
 
 // The result types are declared beside the code that decodes them (native/) and the pose with the pose
 // parsers (core/); re-exported here, where callers of this operation look for them.
-export type { DistancePair, DistanceQuery } from '../native/distance-results.js';
+export type { DistanceContacts, DistancePair, DistanceQuery } from '../native/distance-results.js';
 export { IDENTITY_POSE, type Pose } from '../core/pose.js';
 
 function pair(raw: RawDistancePair): DistancePair {
@@ -65,6 +70,8 @@ function pair(raw: RawDistancePair): DistancePair {
     intersecting: raw.intersecting !== 0,
   };
 }
+
+const triple = (v: number[]): [number, number, number] => [v[0], v[1], v[2]];
 
 function checkMesh(mesh: DistanceMesh, name: string): void {
   expectPoints(mesh.positions, `${name} positions`);
@@ -85,7 +92,7 @@ export class MeshDistance {
   private constructor(
     private readonly native: NativeBackend,
     private context: unknown,
-    readonly which: { min: boolean; max: boolean },
+    readonly which: { min: boolean; max: boolean; contacts: boolean },
     /** Building both hierarchies (and uploading them), in milliseconds. */
     readonly buildMs: number,
     readonly threads: number,
@@ -109,8 +116,14 @@ export class MeshDistance {
     const max = options.max ?? false;
     if (!min && !max) throw new UsageError('ask for the minimum distance, the maximum, or both');
     const method = expectOneOf(options.method ?? 'bvh', DISTANCE_METHODS, 'method');
-    const { backend: native, threads, device } = resolveRun(options, method === 'brute' ? 'brute' : 'grid');
-    const which = (min ? DISTANCE_MIN : 0) | (max ? DISTANCE_MAX : 0);
+    const contacts = options.contacts ?? false;
+    if (contacts && !min) throw new UsageError('contacts come with the minimum distance: ask for it too');
+    if (contacts && options.backend !== undefined && options.backend !== 'auto' && options.backend !== 'cpu') {
+      throw new UsageError(`contacts are computed by the CPU backend only (asked for ${options.backend})`);
+    }
+    const runOptions = contacts ? { ...options, backend: 'cpu' as const } : options;
+    const { backend: native, threads, device } = resolveRun(runOptions, method === 'brute' ? 'brute' : 'grid');
+    const which = (min ? DISTANCE_MIN : 0) | (max ? DISTANCE_MAX : 0) | (contacts ? DISTANCE_CONTACTS : 0);
     const out: unknown[] = [null];
     const buildMs = new Float64Array(1);
     // A cancelled or failed build frees what it built and returns no context: nothing to close here.
@@ -120,7 +133,7 @@ export class MeshDistance {
     if (out[0] === null) throw new NativeError(`${native.name} backend: no distance context was returned`);
     MeshDistance.live++;
     const onGpu = native.name !== 'cpu';
-    return new MeshDistance(native, out[0], { min, max }, buildMs[0], onGpu ? 0 : threads, onGpu ? cudaDevice(device) : null);
+    return new MeshDistance(native, out[0], { min, max, contacts }, buildMs[0], onGpu ? 0 : threads, onGpu ? cudaDevice(device) : null);
   }
 
   /** The distances between A and B posed by pose (default: as given). */
@@ -136,6 +149,7 @@ export class MeshDistance {
     await run;
     return {
       min: this.which.min ? pair(raw.min) : null,
+      contacts: this.which.contacts ? contactsOf(Number(raw.contact_pairs), triple(raw.contact_min), triple(raw.contact_max)) : null,
       max: this.which.max ? pair(raw.max) : null,
       queryMs: raw.query_ms,
       uploadMs: raw.upload_ms,

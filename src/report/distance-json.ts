@@ -2,7 +2,7 @@
 // later versions add keys beside these and never rename them. Keys of a distance not asked for are absent.
 import type { DistanceResult } from '../jobs/distance.js';
 import type { FrameOutcome, FramesSummary } from '../jobs/frame-summary.js';
-import type { DistancePair, Pose } from '../ops/mesh-distance.js';
+import type { DistanceContacts, DistancePair, Pose } from '../ops/mesh-distance.js';
 import { XHD_VERSION } from '../core/version.js';
 import { deviceJson, inputJson } from './compare-json.js';
 
@@ -23,13 +23,18 @@ function distancesJson(min: DistancePair | null, max: DistancePair | null) {
   };
 }
 
+/** contacts: intersecting_pairs (triangle pairs at distance 0) and bounds ({min, max} corners, or null). */
+function contactsJson(c: DistanceContacts) {
+  return { intersecting_pairs: c.pairs, bounds: c.bounds ? { min: c.bounds.min, max: c.bounds.max } : null };
+}
+
 function poseRows(pose: Pose): number[][] {
   return [0, 4, 8].map((row) => Array.from(pose.subarray(row, row + 4)));
 }
 
 function frameJson(f: FrameOutcome) {
   const { min_pair, max_pair, ...distances } = distancesJson(f.min, f.max);
-  return { frame: f.frame, line: f.line, ...distances, query_ms: f.queryMs, min_pair, max_pair };
+  return { frame: f.frame, line: f.line, ...distances, query_ms: f.queryMs, min_pair, max_pair, ...(f.contacts ? { contacts: contactsJson(f.contacts) } : {}) };
 }
 
 function summaryJson(s: FramesSummary) {
@@ -46,6 +51,7 @@ export function distanceJson(r: DistanceResult) {
     schema_version: DISTANCE_JSON_SCHEMA_VERSION,
     xhd_version: XHD_VERSION,
     ...distancesJson(r.min, r.max),
+    ...(r.contacts ? { contacts: contactsJson(r.contacts) } : {}),
     ...(r.pose ? { pose_b: poseRows(r.pose) } : {}),
     ...(r.frames ? { frames_file: r.framesPath, frames: r.frames.map(frameJson), frames_summary: summaryJson(r.summary!) } : {}),
     a: inputJson(r.a),

@@ -6,7 +6,7 @@ import type { ChalkInstance } from 'chalk';
 import type { InputSummary } from '../jobs/compare.js';
 import type { DistanceResult } from '../jobs/distance.js';
 import type { FrameOutcome } from '../jobs/frame-summary.js';
-import type { DistancePair, Pose } from '../ops/mesh-distance.js';
+import type { DistanceContacts, DistancePair, Pose } from '../ops/mesh-distance.js';
 import { isIdentityPose } from '../core/pose.js';
 import { countOf, formatCount, formatDistance, formatMs, formatPoint, formatSignificant } from './format.js';
 
@@ -22,6 +22,13 @@ function distanceLine(label: string, p: DistancePair, r: DistanceResult, c: Chal
   const tags = [frame !== undefined ? `frame ${frame}` : '', p.intersecting ? 'intersecting' : ''].filter(Boolean).join(', ');
   const value = formatDistance(p.distance) + (tags ? ` (${tags})` : '');
   return `${c.bold(label.padEnd(24))} ${c.bold.cyan(value.padEnd(Math.max(16, value.length + 1)))} ${c.dim(pairText(p, r))}`;
+}
+
+function contactsLine(k: DistanceContacts, c: ChalkInstance): string {
+  const what = k.bounds
+    ? `${countOf(k.pairs, 'intersecting triangle pair')}, all within ${formatPoint(k.bounds.min)} – ${formatPoint(k.bounds.max)}`
+    : 'no intersecting triangle pair';
+  return `${c.bold('Contacts'.padEnd(24))} ${what}`;
 }
 
 function inputLine(label: string, s: InputSummary): string {
@@ -60,6 +67,7 @@ export function renderDistanceText(r: DistanceResult, c: ChalkInstance): string 
     lines.push(`${c.bold(`${formatCount(s.frames)} frame${s.frames === 1 ? '' : 's'}`)}   query mean ${formatMs(q.mean)} · p50 ${formatMs(q.p50)} · p95 ${formatMs(q.p95)} · max ${formatMs(q.max)}`);
   }
   if (r.min) lines.push(distanceLine('Minimum distance', r.min, r, c, s?.min?.frame));
+  if (r.contacts) lines.push(contactsLine(r.contacts, c));
   if (r.max) lines.push(distanceLine('Maximum distance', r.max, r, c, s?.max?.frame));
   lines.push('', inputLine('A', r.a), inputLine('B', r.b));
   if (r.pose && !isIdentityPose(r.pose)) lines.push(poseLine(r.pose));

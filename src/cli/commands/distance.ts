@@ -57,6 +57,7 @@ export function registerDistance(program: Command): void {
     .option('--min', 'the minimum distance (the default)')
     .option('--max', 'the maximum distance')
     .option('--both', 'the minimum and the maximum distance')
+    .option('--contacts', 'when the meshes intersect, count every intersecting triangle pair and bound where they meet (CPU backend)')
     .addOption(new Option('-m, --method <method>', 'algorithm').choices(DISTANCE_METHODS).default('bvh'))
     .option('--json', 'print one JSON object (and nothing else) on stdout', false)
     .addOption(new Option('--backend <backend>', 'compute backend').choices(BACKEND_CHOICES).default('auto'))

@@ -1,0 +1,279 @@
+// The f12 hierarchy's parallel build: the oriented boxes and DOP reaches are the same bits whether a node's
+// vertices are read as its corners or as its distinct points (node_points.h), on one thread or several (the
+// top levels then split each node's scan among the threads), and every node's centre, extents and reaches
+// are what their definition gives from its corners (recomputed here by a plain scan). Then the answers: the
+// hierarchy against every triangle pair on meshes large enough for split scans and point blocks.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "../abi/progress.h"
+#include "../cpu/node_points.h"
+#include "../geometry/f12_bvh.h"
+#include "../geometry/oriented_box_build.h"
+#include "check.h"
+#include "meshes.h"
+#include "random_points.h"
+#include "xhd.h"
+
+namespace {
+
+using xhd::DopReaches;
+using xhd::OrientedBox;
+
+struct Shapes {
+  std::vector<OrientedBox> boxes;
+  std::vector<DopReaches> reaches;
+};
+
+Shapes build(const xhd::F12Mesh& mesh, const xhd::NodeVertexBlocks* blocks, int threads) {
+  const xhd::Progress none(nullptr);
+  Shapes s;
+  s.boxes.resize(xhd::f12_node_count(mesh.shape));
+  s.reaches.resize(s.boxes.size());
+  xhd::build_oriented_shapes(
+      mesh, blocks, true, threads, none,
+      xhd::OrientedShapeSink{s.boxes.data(), sizeof(OrientedBox), s.reaches.data(), sizeof(DopReaches)});
+  return s;
+}
+
+bool same_box(const OrientedBox& x, const OrientedBox& y) {
+  bool same = true;
+  for (int j = 0; j < 3; ++j) {
+    same = same && x.c[j] == y.c[j] && x.e[j] == y.e[j];
+    for (int k = 0; k < 3; ++k) same = same && x.u[j][k] == y.u[j][k];
+  }
+  return same;
+}
+
+bool same_reaches(const DopReaches& x, const DopReaches& y) {
+  return x.r == y.r && std::memcmp(x.h, y.h, sizeof(x.h)) == 0;
+}
+
+// Node `node`'s box and reaches against their definition over its corners: the centre from the corners'
+// interval along the axes measured from the node's first corner, the extents and reaches about that centre.
+void check_definition(const xhd::F12Mesh& mesh, uint64_t node, const OrientedBox& box, const DopReaches& reaches) {
+  const xhd::F12Shape& s = mesh.shape;
+  const uint32_t level = xhd::f12_level(node), shift = s.depth - level;
+  const uint64_t i = node - ((1ull << level) - 1);
+  const uint64_t first = 3ull * xhd::f12_leaf_first(s, i << shift),
+                 last = 3ull * xhd::f12_leaf_first(s, (i + 1) << shift);
+  const float* c = mesh.corners.data();
+  auto interval = [&](const double o[3], double lo[3], double hi[3]) {
+    for (int j = 0; j < 3; ++j) lo[j] = INFINITY, hi[j] = -INFINITY;
+    for (uint64_t v = first; v < last; ++v)
+      for (int j = 0; j < 3; ++j) {
+        const double p[3] = {c[3 * v] - o[0], c[3 * v + 1] - o[1], c[3 * v + 2] - o[2]};
+        const double h = double(box.u[j][0]) * p[0] + double(box.u[j][1]) * p[1] + double(box.u[j][2]) * p[2];
+        lo[j] = std::fmin(lo[j], h), hi[j] = std::fmax(hi[j], h);
+      }
+  };
+  double o[3] = {c[3 * first], c[3 * first + 1], c[3 * first + 2]}, lo[3], hi[3];
+  interval(o, lo, hi);
+  double centre[3] = {o[0], o[1], o[2]};
+  for (int j = 0; j < 3; ++j)
+    for (int k = 0; k < 3; ++k) centre[k] += 0.5 * (lo[j] + hi[j]) * box.u[j][k];
+  for (int k = 0; k < 3; ++k) CHECK_EQ(box.c[k], static_cast<float>(centre[k]));
+  const double at[3] = {box.c[0], box.c[1], box.c[2]};
+  interval(at, lo, hi);
+  for (int j = 0; j < 3; ++j)
+    CHECK_EQ(box.e[j], std::nextafter(static_cast<float>(std::fmax(-lo[j], hi[j]) * (1.0 + 1e-12)), INFINITY));
+  // Every corner lies within its reach along each of the 26 directions (in the stored units, rounded up).
+  const double unit = xhd::dop_unit(reaches.r);
+  bool within = true;
+  for (uint64_t v = first; v < last; ++v) {
+    double q[3];
+    for (int j = 0; j < 3; ++j)
+      q[j] = double(box.u[j][0]) * (c[3 * v] - at[0]) + double(box.u[j][1]) * (c[3 * v + 1] - at[1]) +
+             double(box.u[j][2]) * (c[3 * v + 2] - at[2]);
+    for (int s0 = -1; s0 <= 1; ++s0)
+      for (int s1 = -1; s1 <= 1; ++s1)
+        for (int s2 = -1; s2 <= 1; ++s2) {
+          if (s0 == 0 && s1 == 0 && s2 == 0) continue;
+          const double h = s0 * q[0] + s1 * q[1] + s2 * q[2];
+          const uint16_t stored = reaches.h[xhd::dop_slot(s0, s1, s2)];
+          within = within && (stored == 65535 || h <= stored * unit * (1 + 1e-9));
+        }
+  }
+  CHECK(within);
+}
+
+xhd::F12Mesh f12_of(const std::vector<float>& xyz, const std::vector<uint32_t>& triangles) {
+  return xhd::build_f12_mesh(xyz.data(), triangles.data(), triangles.size() / 3, 2, xhd::Progress(nullptr));
+}
+
+// A soup of n small random triangles in the unit cube: no shared vertices.
+xhd_test::Mesh soup(uint64_t n, uint64_t seed) {
+  xhd_test::Random rng(seed);
+  xhd_test::Mesh m{"soup", {}, {}};
+  for (uint64_t t = 0; t < n; ++t) {
+    const double x = rng.uniform(0, 1), y = rng.uniform(0, 1), z = rng.uniform(0, 1);
+    for (int k = 0; k < 3; ++k) {
+      m.xyz.insert(m.xyz.end(), {x + rng.uniform(0, 0.02), y + rng.uniform(0, 0.02), z + rng.uniform(0, 0.02)});
+      m.triangles.push_back(static_cast<uint32_t>(3 * t + k));
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST(f12_shapes_same_from_points_and_threads) {
+  // A closed sphere large enough that the top levels split their scans (nodes of over 2 x 32k vertices), a
+  // small one (every node within the point levels), a soup (no repeated vertices), and tiny meshes.
+  const std::vector<xhd_test::Mesh> meshes{
+      xhd_test::sphere(120, 160, 1.0, 0.0), xhd_test::sphere(7, 9, 2.0, 1.0), soup(5000, 7), soup(1, 3), soup(3, 4),
+      xhd_test::sphere(2, 3, 1.0, 0.0)};
+  for (const xhd_test::Mesh& m : meshes) {
+    const std::vector<float> xyz = xhd_test::to_float(m.xyz);
+    const xhd::F12Mesh mesh = f12_of(xyz, m.triangles);
+    const Shapes reference = build(mesh, nullptr, 1);
+    const xhd::NodePoints points = xhd::build_node_points(mesh, 256, 2, xhd::Progress(nullptr));
+    const xhd::NodeVertexBlocks blocks{points.first_level, points.offset.data(), points.padded.data(),
+                                       points.pool.data()};
+    for (int threads : {1, 3, 8})
+      for (const xhd::NodeVertexBlocks* b : {static_cast<const xhd::NodeVertexBlocks*>(nullptr), &blocks}) {
+        const Shapes other = build(mesh, b, threads);
+        bool boxes = true, reaches = true;
+        for (size_t k = 0; k < reference.boxes.size(); ++k) {
+          boxes = boxes && same_box(reference.boxes[k], other.boxes[k]);
+          reaches = reaches && same_reaches(reference.reaches[k], other.reaches[k]);
+        }
+        CHECK(boxes);
+        CHECK(reaches);
+      }
+    // The definition, on a sample of nodes of every level (all of them for the small meshes).
+    const uint64_t nodes = reference.boxes.size(), step = nodes > 4000 ? nodes / 997 : 1;
+    for (uint64_t node = 0; node < nodes; node += step)
+      check_definition(mesh, node, reference.boxes[node], reference.reaches[node]);
+    check_definition(mesh, 0, reference.boxes[0], reference.reaches[0]);
+  }
+}
+
+TEST(f12_parallel_build_answers_match_brute) {
+  // Two bumpy spheres of about 2,000 triangles (node points on several levels), B turned and moved through
+  // crossing, touching-close and apart, the hierarchy on 1 and 3 threads against every pair.
+  const xhd_test::Mesh a = xhd_test::sphere(30, 36, 1.0, 0.0), b = xhd_test::sphere(28, 34, 0.6, 0.3);
+  const std::vector<float> a32 = xhd_test::to_float(a.xyz), b32 = xhd_test::to_float(b.xyz);
+  const xhd_mesh ma{a32.data(), a32.size() / 3, a.triangles.data(), a.triangles.size() / 3, nullptr};
+  const xhd_mesh mb{b32.data(), b32.size() / 3, b.triangles.data(), b.triangles.size() / 3, nullptr};
+  auto create = [&](int method, int threads) {
+    xhd_distance_options o{};
+    o.which = XHD_DISTANCE_MIN | XHD_DISTANCE_MAX;
+    o.method = method;
+    o.threads = threads;
+    xhd_distance_context* c = nullptr;
+    CHECK_EQ(xhd_distance_context_create(&ma, &mb, &o, &c, nullptr, nullptr), int32_t(XHD_OK));
+    return c;
+  };
+  xhd_distance_context* brute = create(XHD_DISTANCE_BRUTE, 2);
+  xhd_distance_context* one = create(XHD_DISTANCE_BVH, 1);
+  xhd_distance_context* three = create(XHD_DISTANCE_BVH, 3);
+  if (brute == nullptr || one == nullptr || three == nullptr) return;
+  for (int k = 0; k < 6; ++k) {
+    const double t = 0.7 * k, c = std::cos(t), s = std::sin(t);
+    const double pose[12] = {c, -s, 0, 0.45 * k, s, c, 0, -0.1 * k, 0, 0, 1, 0.05 * k};
+    xhd_distance_result r[3]{};
+    xhd_distance_context* each[3] = {brute, one, three};
+    for (int j = 0; j < 3; ++j) CHECK_EQ(xhd_distance_query(each[j], pose, &r[j], nullptr), int32_t(XHD_OK));
+    for (int j = 1; j < 3; ++j) {
+      CHECK_EQ(r[j].min.distance, r[0].min.distance);
+      CHECK_EQ(r[j].min.triangle_a, r[0].min.triangle_a);
+      CHECK_EQ(r[j].min.triangle_b, r[0].min.triangle_b);
+      CHECK_EQ(r[j].max.distance, r[0].max.distance);
+      CHECK_EQ(r[j].max.triangle_a, r[0].max.triangle_a);
+      CHECK_EQ(r[j].max.triangle_b, r[0].max.triangle_b);
+    }
+  }
+  xhd_distance_context_destroy(brute);
+  xhd_distance_context_destroy(one);
+  xhd_distance_context_destroy(three);
+}
+
+namespace {
+
+// The kd order's definition, one node at a time on one thread: the centroids' box, its longest side, and a
+// full sort of the node's run by (coordinate, triangle). Each leaf's set of triangles must come out the same.
+std::vector<std::vector<uint32_t>> reference_leaves(const std::vector<float>& xyz, const std::vector<uint32_t>& tri) {
+  const uint64_t n = tri.size() / 3;
+  const xhd::F12Shape s = xhd::f12_shape(static_cast<uint32_t>(n));
+  struct C {
+    float at[3];
+    uint32_t t;
+  };
+  std::vector<C> c(n);
+  for (uint64_t t = 0; t < n; ++t) {
+    for (int i = 0; i < 3; ++i)
+      c[t].at[i] = (xyz[3ull * tri[3 * t] + i] + xyz[3ull * tri[3 * t + 1] + i] + xyz[3ull * tri[3 * t + 2] + i]) / 3.f;
+    c[t].t = static_cast<uint32_t>(t);
+  }
+  for (uint32_t level = 0; level < s.depth; ++level) {
+    const uint32_t shift = s.depth - level;
+    for (uint64_t i = 0; i < (1ull << level); ++i) {
+      const uint64_t first = xhd::f12_leaf_first(s, i << shift), last = xhd::f12_leaf_first(s, (i + 1) << shift);
+      float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+      for (uint64_t k = first; k < last; ++k)
+        for (int j = 0; j < 3; ++j) lo[j] = std::fmin(lo[j], c[k].at[j]), hi[j] = std::fmax(hi[j], c[k].at[j]);
+      int axis = 0;
+      for (int j = 1; j < 3; ++j)
+        if (hi[j] - lo[j] > hi[axis] - lo[axis]) axis = j;
+      std::sort(c.begin() + first, c.begin() + last, [axis](const C& x, const C& y) {
+        return x.at[axis] < y.at[axis] || (x.at[axis] == y.at[axis] && x.t < y.t);
+      });
+    }
+  }
+  std::vector<std::vector<uint32_t>> leaves(1ull << s.depth);
+  for (uint64_t leaf = 0; leaf < leaves.size(); ++leaf) {
+    for (uint64_t k = xhd::f12_leaf_first(s, leaf); k < xhd::f12_leaf_first(s, leaf + 1); ++k)
+      leaves[leaf].push_back(c[k].t);
+    std::sort(leaves[leaf].begin(), leaves[leaf].end());
+  }
+  return leaves;
+}
+
+// About 150k triangles (above the size split on every thread) with corners on a coarse integer grid: many
+// centroids tie on the split axis (ties go by index), and some coordinates are -0 (equal to +0).
+xhd_test::Mesh grid_soup(uint64_t n, uint64_t seed) {
+  xhd_test::Random rng(seed);
+  xhd_test::Mesh m{"grid soup", {}, {}};
+  for (uint64_t v = 0; v < 3 * n; ++v) {
+    for (int k = 0; k < 3; ++k) {
+      const double x = double(rng.below(9)) - 4.0;
+      m.xyz.push_back(x == 0.0 && rng.below(2) == 0 ? -0.0 : x);
+    }
+    m.triangles.push_back(static_cast<uint32_t>(v));
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST(f12_kd_order_same_leaves_on_any_threads) {
+  for (const xhd_test::Mesh& m : {grid_soup(150000, 11), xhd_test::sphere(300, 250, 1.0, 0.5), soup(3000, 5)}) {
+    const std::vector<float> xyz = xhd_test::to_float(m.xyz);
+    const std::vector<std::vector<uint32_t>> expected = reference_leaves(xyz, m.triangles);
+    std::vector<uint32_t> first_order;
+    for (int threads : {1, 2, 5}) {
+      const xhd::F12Mesh mesh =
+          xhd::build_f12_mesh(xyz.data(), m.triangles.data(), m.triangles.size() / 3, threads, xhd::Progress(nullptr));
+      const xhd::F12Shape& s = mesh.shape;
+      bool same = true, permutation = true;
+      std::vector<bool> seen(m.triangles.size() / 3, false);
+      for (uint64_t leaf = 0; leaf < expected.size(); ++leaf) {
+        std::vector<uint32_t> got;
+        for (uint64_t k = xhd::f12_leaf_first(s, leaf); k < xhd::f12_leaf_first(s, leaf + 1); ++k) {
+          got.push_back(mesh.triangle[k]);
+          permutation = permutation && !seen[mesh.triangle[k]];
+          seen[mesh.triangle[k]] = true;
+        }
+        same = same && got == expected[leaf];  // in index order within the leaf
+      }
+      CHECK(permutation);
+      CHECK(same);
+      const std::vector<uint32_t> order(mesh.triangle.begin(), mesh.triangle.end());
+      if (first_order.empty()) first_order = order;
+      CHECK(order == first_order);
+    }
+  }
+}
