@@ -6,6 +6,8 @@
 // fixed order and keeps the first of equal candidates, so every backend returns the same points.
 #pragma once
 
+#include <initializer_list>
+
 #include "point_triangle.h"
 
 namespace xhd {

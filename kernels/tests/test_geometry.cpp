@@ -207,9 +207,9 @@ TEST(triangle_pair_edge_in_the_other_plane_far_away) {
   xhd_test::Random rng(29);
   long false_zero = 0;
   for (int k = 0; k < 2000; ++k) {
-    // Proper triangles only: near-collinear ones have a flaw of their own in closest_on_triangle (a point far
-    // along their line measured as near), which this fix leaves alone.
-    const xhd::Corners3 t = random_triangle(rng, 0);
+    // Every shape, the collinear and near-collinear ones included: a point far along a needle's line must not
+    // be measured as near (closest_on_triangle's proven edge sides; the corner tests below check it alone).
+    const xhd::Corners3 t = random_triangle(rng, k);
     const Dvec3 d = xhd::dsub(t.v[1], t.v[0]);
     const double from = rng.uniform(2, 50), to = from + rng.uniform(0.1, 3);
     const Dvec3 c{rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)};
@@ -229,6 +229,8 @@ TEST(triangle_pair_edge_in_the_other_plane_far_away) {
     }
     for (const xhd::PairPoints& p : {xhd::triangle_pair_min(t, far), xhd::triangle_pair_min(far, t)})
       if (!(p.d2 >= gap2 * (1 - 1e-12))) ++false_zero;
+    for (const Dvec3& corner : far.v)
+      if (!(xhd::closest_on_triangle(corner, t.v[0], t.v[1], t.v[2]).d2 >= gap2 * (1 - 1e-12))) ++false_zero;
   }
   CHECK_EQ(false_zero, 0L);
 }
