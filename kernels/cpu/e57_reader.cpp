@@ -24,6 +24,7 @@
 
 #include "../abi/parallel.h"
 #include "../abi/status_guard.h"
+#include "kept_bounds.h"
 #include "open_file.h"
 #include "prefault.h"
 #include "xhd.h"
@@ -217,13 +218,7 @@ void decode_block(const std::vector<Stream>& streams, int state_slot, bool spher
       }
       out[3 * o] = x, out[3 * o + 1] = y, out[3 * o + 2] = z;
       ++o;
-      // As the TypeScript loop: `if (x < min)`, so of equal values (-0, +0) the first stays.
-      if (x < lo[0]) lo[0] = x;
-      if (x > hi[0]) hi[0] = x;
-      if (y < lo[1]) lo[1] = y;
-      if (y > hi[1]) hi[1] = y;
-      if (z < lo[2]) lo[2] = z;
-      if (z > hi[2]) hi[2] = z;
+      xhd::widen_first_kept(lo, hi, x, y, z);
     }
   }
   block.kept = o;

@@ -18,6 +18,7 @@
 #include "../abi/parallel.h"
 #include "../abi/status_guard.h"
 #include "laz_chunk_decode.h"
+#include "las_records.h"
 #include "laz_layered_decode.h"
 #include "open_file.h"
 #include "xhd.h"
@@ -32,25 +33,20 @@ constexpr uint64_t kBatch = 4096;
 // come in one read; a chunk of a whole file's points needs no buffer of its size.
 constexpr uint64_t kWindowBytes = uint64_t(1) << 20;
 
-// Math.min and Math.max (no NaN occurs here: every value comes from an int32): -0 is below +0.
-double js_min(double a, double b) { return a < b ? a : b < a ? b : std::signbit(a) ? a : b; }
-double js_max(double a, double b) { return a > b ? a : b > a ? b : std::signbit(a) ? b : a; }
+using xhd::js_max;
+using xhd::js_min;
 
+// A chunk's or a thread's records: their counts and the kept points' bounds.
 struct Tally {
-  uint64_t classes[256] = {};
-  uint64_t returns[16] = {};
-  double raw_min[3] = {kInf, kInf, kInf}, raw_max[3] = {-kInf, -kInf, -kInf};
-  double min[3] = {kInf, kInf, kInf}, max[3] = {-kInf, -kInf, -kInf};
+  xhd::las::RecordCounts counts;
+  xhd::las::KeptBounds kept;
 
   void merge(const Tally& o) {
-    for (int i = 0; i < 256; ++i) classes[i] += o.classes[i];
-    for (int i = 0; i < 16; ++i) returns[i] += o.returns[i];
+    counts.merge(o.counts);
     for (int k = 0; k < 3; ++k) {
       // As mergeTally (src/io/las-records.ts) folds the chunks' tallies.
-      raw_min[k] = js_min(raw_min[k], o.raw_min[k]);
-      raw_max[k] = js_max(raw_max[k], o.raw_max[k]);
-      min[k] = js_min(min[k], o.min[k]);
-      max[k] = js_max(max[k], o.max[k]);
+      kept.min[k] = js_min(kept.min[k], o.kept.min[k]);
+      kept.max[k] = js_max(kept.max[k], o.kept.max[k]);
     }
   }
 };
@@ -58,75 +54,6 @@ struct Tally {
 struct Chunk {
   uint64_t offset, bytes, points, first;
 };
-
-// Where a record keeps its class and returns: formats 0-5 (3-bit returns in byte 14, the class in the low 5
-// bits of byte 15) or 6-10 (4-bit returns, the class in byte 16).
-struct Fields {
-  uint32_t class_byte, class_mask, return_mask, count_shift;
-};
-constexpr Fields kLegacyFields{15, 0x1f, 7, 3};
-constexpr Fields kExtendedFields{16, 0xff, 15, 4};
-
-// Scales and filters `count` records as decodeLasRecords (src/io/las-records.ts) does, adding them to the
-// chunk's own tally t; returns how many points were written to out (and, with attributes, each kept
-// point's class and returns, two bytes a point).
-uint64_t scale_records(const uint8_t* records, uint64_t count, const xhd_laz_job& job, const Fields& f, double* out,
-                       uint8_t* attributes, Tally& t) {
-  const uint32_t length = job.record_length;
-  const double sx = job.scale[0], sy = job.scale[1], sz = job.scale[2];
-  const double ox = job.offset[0], oy = job.offset[1], oz = job.offset[2];
-  const uint8_t* classes = job.classes;
-  const double* box = job.box;
-  const int32_t returns = job.returns;
-  const bool filtered = classes != nullptr || box != nullptr || returns != 0;
-  int32_t rmin[3] = {INT32_MAX, INT32_MAX, INT32_MAX}, rmax[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
-  uint64_t o = 0;
-  const uint8_t* p = records;
-  for (uint64_t r = 0; r < count; ++r, p += length) {
-    const int32_t X = xhd::laz::load<int32_t>(p), Y = xhd::laz::load<int32_t>(p + 4),
-                  Z = xhd::laz::load<int32_t>(p + 8);
-    const uint32_t return_byte = p[14];
-    const uint32_t cls = p[f.class_byte] & f.class_mask;
-    const uint32_t return_number = return_byte & f.return_mask;
-    const uint32_t return_count = (return_byte >> f.count_shift) & f.return_mask;
-    ++t.classes[cls];
-    ++t.returns[return_number];
-    rmin[0] = std::min(rmin[0], X);
-    rmax[0] = std::max(rmax[0], X);
-    rmin[1] = std::min(rmin[1], Y);
-    rmax[1] = std::max(rmax[1], Y);
-    rmin[2] = std::min(rmin[2], Z);
-    rmax[2] = std::max(rmax[2], Z);
-    // Two operations on purpose, built without contraction: the product rounded to double, then the sum.
-    const double x = X * sx + ox, y = Y * sy + oy, z = Z * sz + oz;
-    if (filtered) {
-      if (classes != nullptr && classes[cls] == 0) continue;
-      if (returns == 1 && return_number > 1) continue;
-      if (returns == 2 && return_number < return_count) continue;
-      if (box != nullptr && (x < box[0] || y < box[1] || z < box[2] || x > box[3] || y > box[4] || z > box[5]))
-        continue;
-    }
-    out[3 * o] = x;
-    out[3 * o + 1] = y;
-    out[3 * o + 2] = z;
-    if (attributes != nullptr) {
-      attributes[2 * o] = static_cast<uint8_t>(cls);
-      attributes[2 * o + 1] = static_cast<uint8_t>(return_number | (return_count << 4));
-    }
-    ++o;
-    if (x < t.min[0]) t.min[0] = x;
-    if (x > t.max[0]) t.max[0] = x;
-    if (y < t.min[1]) t.min[1] = y;
-    if (y > t.max[1]) t.max[1] = y;
-    if (z < t.min[2]) t.min[2] = z;
-    if (z > t.max[2]) t.max[2] = z;
-  }
-  for (int k = 0; k < 3 && count > 0; ++k) {
-    t.raw_min[k] = std::min(t.raw_min[k], double(rmin[k]));
-    t.raw_max[k] = std::max(t.raw_max[k], double(rmax[k]));
-  }
-  return o;
-}
 
 // The file ended inside a chunk, at `byte`.
 struct FileEnded {
@@ -234,7 +161,13 @@ extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job
       result->kind = XHD_LAZ_UNSUPPORTED;
       return int32_t(XHD_OK);
     }
-    const Fields fields = layered ? kExtendedFields : kLegacyFields;
+    // Layered items are formats 6-8 (extended records), pointwise ones 0-3.
+    xhd::las::RecordJob record_job;
+    record_job.length = job->record_length;
+    for (int k = 0; k < 3; ++k) record_job.scale[k] = job->scale[k], record_job.offset[k] = job->offset[k];
+    record_job.classes = job->classes;
+    record_job.box = job->box;
+    record_job.returns = job->returns;
     const std::vector<Chunk> chunks = checked_chunks(*job);
     std::vector<uint64_t> kept(chunks.size(), 0);
     std::vector<Tally> tallies;
@@ -286,8 +219,14 @@ extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job
                 if (layers) layers->next(out, n);
                 else pointwise->next(out, n);
                 const uint64_t at = chunk.first + kept_here;
-                kept_here += scale_records(out, n, *job, fields, positions + 3 * at,
-                                           attributes != nullptr ? attributes + 2 * at : nullptr, own);
+                double* to = positions + 3 * at;
+                uint8_t* attributes_to = attributes != nullptr ? attributes + 2 * at : nullptr;
+                if (layered)
+                  kept_here +=
+                      xhd::las::decode_records<true>(out, n, record_job, to, attributes_to, own.counts, own.kept);
+                else
+                  kept_here +=
+                      xhd::las::decode_records<false>(out, n, record_job, to, attributes_to, own.counts, own.kept);
                 done += n;
               }
             } catch (const FileEnded& e) {
@@ -305,8 +244,11 @@ extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job
             }
             kept[c] = kept_here;
             if (chunk_raw != nullptr) {
-              std::copy(own.raw_min, own.raw_min + 3, chunk_raw + 6 * c);
-              std::copy(own.raw_max, own.raw_max + 3, chunk_raw + 6 * c + 3);
+              // A chunk holds at least one point (checked_chunks), so its raw bounds are set.
+              for (int k = 0; k < 3; ++k) {
+                chunk_raw[6 * c + k] = double(own.counts.raw_min[k]);
+                chunk_raw[6 * c + 3 + k] = double(own.counts.raw_max[k]);
+              }
             }
             tally.merge(own);
           }
@@ -338,13 +280,13 @@ extern "C" XHD_API int32_t xhd_read_laz(const char* path, const xhd_laz_job* job
     }
     for (const Tally& t : tallies) total.merge(t);
     result->kept = at;
-    std::copy(total.classes, total.classes + 256, result->class_counts);
-    std::copy(total.returns, total.returns + 16, result->return_counts);
+    std::copy(total.counts.classes, total.counts.classes + 256, result->class_counts);
+    std::copy(total.counts.returns, total.counts.returns + 16, result->return_counts);
     for (int k = 0; k < 3; ++k) {
-      result->raw_min[k] = total.raw_min[k];
-      result->raw_max[k] = total.raw_max[k];
-      result->min[k] = total.min[k];
-      result->max[k] = total.max[k];
+      result->raw_min[k] = total.counts.any ? double(total.counts.raw_min[k]) : kInf;
+      result->raw_max[k] = total.counts.any ? double(total.counts.raw_max[k]) : -kInf;
+      result->min[k] = total.kept.min[k];
+      result->max[k] = total.kept.max[k];
     }
     return int32_t(XHD_OK);
   });
