@@ -9,6 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { NativeError, OutputError } from '../core/errors.js';
 import { XHD_LAZ_WRITE_OK, XHD_LAZ_WRITE_OUT_OF_RANGE, type RawLazWriteResult } from '../native/abi.js';
 import { systemError } from './input-file.js';
+import { extraBytesDescriptor, extraBytesVlr, fixedText, LAS_DOUBLE, vlrBytes } from './las-vlr.js';
 import { nativeReader, type NativeReader } from './native-reader.js';
 
 /** An extra-bytes dimension of type double (LAS data type 10), one value a point. */
@@ -73,23 +74,8 @@ export interface LazWritten {
 const RECORD_LENGTHS = [20, 28, 26, 34];
 const ITEM_POINT10 = 6, ITEM_GPSTIME11 = 7, ITEM_RGB12 = 8, ITEM_BYTE = 0;
 
-function ascii(bytes: Uint8Array, at: number, length: number, text: string): void {
-  bytes.set(new TextEncoder().encode(text).subarray(0, length), at);
-}
-
-function vlrBytes(v: LazVlr): Uint8Array {
-  const out = new Uint8Array(54 + v.payload.length);
-  const view = new DataView(out.buffer);
-  ascii(out, 2, 16, v.userId);
-  view.setUint16(18, v.recordId, true);
-  view.setUint16(20, v.payload.length, true);
-  ascii(out, 22, 32, v.description ?? '');
-  out.set(v.payload, 54);
-  return out;
-}
-
 /** The LASzip VLR: chunked compression, fixed-size chunks, the items of the record. */
-function laszipVlr(items: [number, number][], chunkSize: number): LazVlr {
+function laszipVlr(items: [number, number][], chunkSize: number): Uint8Array {
   const payload = new Uint8Array(34 + 6 * items.length);
   const view = new DataView(payload.buffer);
   view.setUint16(0, 2, true); // compressor: pointwise chunked
@@ -107,20 +93,12 @@ function laszipVlr(items: [number, number][], chunkSize: number): LazVlr {
     view.setUint16(36 + 6 * i, size, true);
     view.setUint16(38 + 6 * i, 2, true);
   });
-  return { userId: 'laszip encoded', recordId: 22204, description: 'by xhd', payload };
+  return vlrBytes('laszip encoded', 22204, 'by xhd', payload);
 }
 
-/** The extra-bytes VLR (LASF_Spec 4): one 192-byte descriptor a dimension, each a double. */
-function extraBytesVlr(dims: LazExtraDimension[]): LazVlr {
-  const payload = new Uint8Array(192 * dims.length);
-  dims.forEach((d, i) => {
-    const at = 192 * i;
-    payload[at + 2] = 10; // data type: double
-    payload[at + 3] = 0; // options: no no-data, min, max, scale or offset
-    ascii(payload, at + 4, 32, d.name);
-    ascii(payload, at + 160, 32, d.description ?? '');
-  });
-  return { userId: 'LASF_Spec', recordId: 4, description: 'extra bytes', payload };
+/** The extra-bytes VLR (LASF_Spec 4): one descriptor a dimension, each a double. */
+function extraDimensionsVlr(dims: LazExtraDimension[]): Uint8Array {
+  return extraBytesVlr(dims.map((d) => extraBytesDescriptor(d.name, LAS_DOUBLE, d.description ?? '')), 'extra bytes');
 }
 
 function defaultOffset(xyz: Float64Array): [number, number, number] {
@@ -138,25 +116,24 @@ function defaultOffset(xyz: Float64Array): [number, number, number] {
 function headerBytes(points: LazPoints, format: number, options: LazWriteOptions, scale: number[], offset: number[], recordLength: number, items: [number, number][]): Uint8Array {
   const minor = options.minor ?? 2;
   const size = minor >= 4 ? 375 : 227;
-  const vlrs = [laszipVlr(items, options.chunkSize ?? 50_000)];
-  if (points.extra && points.extra.length > 0) vlrs.push(extraBytesVlr(points.extra));
-  vlrs.push(...(options.vlrs ?? []));
-  const encoded = vlrs.map(vlrBytes);
+  const encoded = [laszipVlr(items, options.chunkSize ?? 50_000)];
+  if (points.extra && points.extra.length > 0) encoded.push(extraDimensionsVlr(points.extra));
+  for (const v of options.vlrs ?? []) encoded.push(vlrBytes(v.userId, v.recordId, v.description ?? '', v.payload));
   const total = size + encoded.reduce((s, v) => s + v.length, 0);
   const out = new Uint8Array(total);
   const view = new DataView(out.buffer);
-  ascii(out, 0, 4, 'LASF');
+  fixedText(out, 0, 4, 'LASF');
   view.setUint16(6, options.globalEncoding ?? 0, true);
   out[24] = 1;
   out[25] = minor;
-  ascii(out, 26, 32, options.systemId ?? 'xhd');
-  ascii(out, 58, 32, options.software ?? 'xhd');
+  fixedText(out, 26, 32, options.systemId ?? 'xhd');
+  fixedText(out, 58, 32, options.software ?? 'xhd');
   const now = new Date();
   view.setUint16(90, Math.floor((now.getTime() - Date.UTC(now.getUTCFullYear(), 0, 1)) / 86_400_000) + 1, true);
   view.setUint16(92, now.getUTCFullYear(), true);
   view.setUint16(94, size, true);
   view.setUint32(96, total, true);
-  view.setUint32(100, vlrs.length, true);
+  view.setUint32(100, encoded.length, true);
   out[104] = format | 0x80; // the compression bit: LAS readers that do not decompress refuse the file
   view.setUint16(105, recordLength, true);
   scale.forEach((s, k) => view.setFloat64(131 + 8 * k, s, true));

@@ -10,6 +10,7 @@
 import type { PerPointDistances } from '../jobs/per-point.js';
 import { distanceRange, exportBounds, exportDirections, rowCount, type ExportSource } from './export-rows.js';
 import { XHD_VERSION } from '../core/version.js';
+import { extraBytesDescriptor, extraBytesVlr, fixedText, LAS_DOUBLE, LAS_INT64, LAS_UCHAR, vlrBytes } from '../io/las-vlr.js';
 
 export interface LasTransform {
   scale: [number, number, number];
@@ -18,7 +19,6 @@ export interface LasTransform {
 
 const INT32_MAX = 2 ** 31 - 1;
 const HEADER_SIZE = 375;
-const VLR_HEADER = 54;
 const POINT_FORMAT = 6;
 const BASE_RECORD = 30;
 /** distance float64, nearest_index int64, direction uint8. */
@@ -75,46 +75,6 @@ export function chooseTransform(d: PerPointDistances, sources: { a?: ExportSourc
   return { transform, rounding: roundingError(d, transform), from: 'chosen' };
 }
 
-function text(bytes: Uint8Array, at: number, length: number, value: string): void {
-  bytes.set(new TextEncoder().encode(value).subarray(0, length), at);
-}
-
-/** One VLR: its 54-byte header and payload. */
-function vlr(userId: string, recordId: number, description: string, payload: Uint8Array): Uint8Array {
-  const bytes = new Uint8Array(VLR_HEADER + payload.length);
-  const view = new DataView(bytes.buffer);
-  text(bytes, 2, 16, userId);
-  view.setUint16(18, recordId, true);
-  view.setUint16(20, payload.length, true);
-  text(bytes, 22, 32, description);
-  bytes.set(payload, VLR_HEADER);
-  return bytes;
-}
-
-/** LAS 1.4's extra-bytes descriptor (192 bytes): data_type, options, name, no_data / min / max, description. */
-export function extraBytesDescriptor(name: string, dataType: number, description: string, extra: { noData?: bigint; min?: number; max?: number } = {}): Uint8Array {
-  const bytes = new Uint8Array(192);
-  const view = new DataView(bytes.buffer);
-  bytes[2] = dataType;
-  let options = 0;
-  if (extra.noData !== undefined) {
-    options |= 1;
-    view.setBigInt64(40, extra.noData, true);
-  }
-  if (extra.min !== undefined && extra.max !== undefined) {
-    options |= 2 | 4;
-    view.setFloat64(64, extra.min, true);
-    view.setFloat64(88, extra.max, true);
-  }
-  bytes[3] = options;
-  text(bytes, 4, 32, name);
-  text(bytes, 160, 32, description);
-  return bytes;
-}
-
-/** LAS extra-bytes data types used here. */
-export const LAS_UCHAR = 1, LAS_INT64 = 8, LAS_DOUBLE = 10;
-
 export interface LasExport {
   choice: TransformChoice;
   count: number;
@@ -136,11 +96,9 @@ export function lasExport(d: PerPointDistances, sources: { a?: ExportSource; b?:
     extraBytesDescriptor('nearest_index', LAS_INT64, 'xhd: nearest point there, or -1', { noData: -1n }),
     extraBytesDescriptor('direction', LAS_UCHAR, 'xhd: 0 A to B, 1 B to A'),
   ];
-  const payload = new Uint8Array(192 * descriptors.length);
-  descriptors.forEach((b, i) => payload.set(b, 192 * i));
-  const vlrs = [vlr('LASF_Spec', 4, 'xhd per-point distances', payload)];
+  const vlrs = [extraBytesVlr(descriptors, 'xhd per-point distances')];
   const crs = sources.a?.crs;
-  if (crs?.wkt) vlrs.push(vlr('LASF_Projection', 2112, 'OGC WKT (from input A)', new TextEncoder().encode(`${crs.wkt}\0`)));
+  if (crs?.wkt) vlrs.push(vlrBytes('LASF_Projection', 2112, 'OGC WKT (from input A)', new TextEncoder().encode(`${crs.wkt}\0`)));
   else if (crs) notes.push('A\'s CRS is not written to the LAS export: it came as GeoTIFF keys, and point format 6 takes WKT only');
   if (choice.from === 'chosen') {
     notes.push(choice.rounding === 0
@@ -169,20 +127,20 @@ export function lasExport(d: PerPointDistances, sources: { a?: ExportSource; b?:
     notes,
     header(more: Uint8Array[] = []) {
       const all = [...vlrs, ...more];
-      const vlrBytes = all.reduce((s, v) => s + v.length, 0);
-      const bytes = new Uint8Array(HEADER_SIZE + vlrBytes);
+      const vlrLength = all.reduce((s, v) => s + v.length, 0);
+      const bytes = new Uint8Array(HEADER_SIZE + vlrLength);
       const view = new DataView(bytes.buffer);
-      text(bytes, 0, 4, 'LASF');
+      fixedText(bytes, 0, 4, 'LASF');
       view.setUint16(6, 16, true); // global encoding bit 4: the CRS, if any, is WKT (required with formats 6-10)
       bytes[24] = 1;
       bytes[25] = 4;
-      text(bytes, 26, 32, 'xhd compare --export');
-      text(bytes, 58, 32, `xhd ${XHD_VERSION}`);
+      fixedText(bytes, 26, 32, 'xhd compare --export');
+      fixedText(bytes, 58, 32, `xhd ${XHD_VERSION}`);
       const now = new Date();
       view.setUint16(90, Math.floor((Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - Date.UTC(now.getUTCFullYear(), 0, 1)) / 86_400_000) + 1, true);
       view.setUint16(92, now.getUTCFullYear(), true);
       view.setUint16(94, HEADER_SIZE, true);
-      view.setUint32(96, HEADER_SIZE + vlrBytes, true);
+      view.setUint32(96, HEADER_SIZE + vlrLength, true);
       view.setUint32(100, all.length, true);
       bytes[104] = POINT_FORMAT;
       view.setUint16(105, LAS_EXPORT_RECORD, true);
