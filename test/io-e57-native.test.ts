@@ -13,6 +13,7 @@ import { nativeReader } from '../src/io/native-reader.js';
 import { readGeometry } from '../src/io/read.js';
 import { scratchDir } from './cli-run.js';
 import { e57File, fixPageCrc, PAGE, type E57FieldSpec, type E57ScanSpec } from './helpers/e57-writer.js';
+import { seededInts } from './random-points.js';
 import { outcome, withEnv, type Outcome } from './reader-test-tools.js';
 import { suiteUnless } from './skippable-suite.js';
 
@@ -24,20 +25,10 @@ function write(bytes: Uint8Array): string {
   return path;
 }
 
-/** Deterministic integers in [0, n) (n up to 2^32). */
-function ints(count: number, n: number, seed: number): number[] {
-  let s = seed >>> 0 || 1;
-  return Array.from({ length: count }, () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) % n;
-  });
-}
 
 /** Random raw integers of `bits` bits (up to 64), as bigints. */
 function randomBits(count: number, bits: number, seed: number): bigint[] {
-  const low = ints(count, 2 ** 32, seed), high = ints(count, 2 ** 32, seed + 1);
+  const low = seededInts(count, 2 ** 32, seed), high = seededInts(count, 2 ** 32, seed + 1);
   return low.map((l, i) => ((BigInt(high[i]) << 32n) | BigInt(l)) & ((1n << BigInt(bits)) - 1n));
 }
 
@@ -95,9 +86,9 @@ const axes = (prefix: 'cartesian' | 'spherical') => (prefix === 'cartesian' ? ['
 
 function floatScan(n: number, kind: 'float32' | 'float64', seed: number, extra: Partial<E57ScanSpec> = {}): E57ScanSpec {
   const fields: E57FieldSpec[] = axes('cartesian').map((name, k) => ({
-    name, kind, values: ints(n, 1_000_000, seed + k).map((v) => [500000, 4200000, 10][k] + (v - 500_000) / 1024 - (v % 7 === 0 ? 0.1 : 0)),
+    name, kind, values: seededInts(n, 1_000_000, seed + k).map((v) => [500000, 4200000, 10][k] + (v - 500_000) / 1024 - (v % 7 === 0 ? 0.1 : 0)),
   }));
-  fields.splice(1, 0, { name: 'intensity', kind: 'integer', minimum: 0n, maximum: 4095n, values: ints(n, 4096, seed + 9) });
+  fields.splice(1, 0, { name: 'intensity', kind: 'integer', minimum: 0n, maximum: 4095n, values: seededInts(n, 4096, seed + 9) });
   return { fields, packetRecords: 211, ...extra };
 }
 
@@ -141,11 +132,11 @@ suiteUnless(nativeReader() ? false : 'the CPU library is not built', 'native E57
   it('narrow ScaledIntegers that straddle bytes and packets, with invalid states and fields stepped over', () => {
     const n = 5000;
     const fields: E57FieldSpec[] = [
-      { name: 'cartesianX', kind: 'scaled', minimum: 5_000_000_000n, maximum: 5_001_000_000n, scale: 0.0001, values: ints(n, 1_000_000, 3).map((v) => 5_000_000_000 + v) },
-      { name: 'colorRed', kind: 'integer', minimum: 0n, maximum: 255n, values: ints(n, 256, 4) },
-      { name: 'cartesianY', kind: 'scaled', minimum: 42_000_000_000n, maximum: 42_003_000_000n, scale: 0.0001, values: ints(n, 3_000_000, 5).map((v) => 42_000_000_000 + v) },
-      { name: 'cartesianZ', kind: 'scaled', minimum: -(2n ** 20n), maximum: 2n ** 20n, scale: 0.001, offset: -0, values: ints(n, 2 ** 21, 6).map((v) => v - 2 ** 20) },
-      { name: 'cartesianInvalidState', kind: 'integer', minimum: 0n, maximum: 2n, values: ints(n, 3, 7).map((v, i) => (i % 5 === 0 ? v : 0)) },
+      { name: 'cartesianX', kind: 'scaled', minimum: 5_000_000_000n, maximum: 5_001_000_000n, scale: 0.0001, values: seededInts(n, 1_000_000, 3).map((v) => 5_000_000_000 + v) },
+      { name: 'colorRed', kind: 'integer', minimum: 0n, maximum: 255n, values: seededInts(n, 256, 4) },
+      { name: 'cartesianY', kind: 'scaled', minimum: 42_000_000_000n, maximum: 42_003_000_000n, scale: 0.0001, values: seededInts(n, 3_000_000, 5).map((v) => 42_000_000_000 + v) },
+      { name: 'cartesianZ', kind: 'scaled', minimum: -(2n ** 20n), maximum: 2n ** 20n, scale: 0.001, offset: -0, values: seededInts(n, 2 ** 21, 6).map((v) => v - 2 ** 20) },
+      { name: 'cartesianInvalidState', kind: 'integer', minimum: 0n, maximum: 2n, values: seededInts(n, 3, 7).map((v, i) => (i % 5 === 0 ? v : 0)) },
     ];
     for (const pose of POSES) compare(write(e57File([{ fields, packetRecords: 333, skewed: true, ...(pose ? { pose } : {}) }]).bytes), `pose ${JSON.stringify(pose)}`);
   });
@@ -160,10 +151,10 @@ suiteUnless(nativeReader() ? false : 'the CPU library is not built', 'native E57
     const n = 1500;
     for (const pose of POSES) {
       const fields: E57FieldSpec[] = [
-        { name: 'sphericalRange', kind: 'float64', values: ints(n, 100000, 1).map((v) => 1 + v / 997) },
-        { name: 'sphericalAzimuth', kind: 'float32', values: ints(n, 100000, 2).map((v) => -Math.PI + v * 6.2e-5) },
-        { name: 'sphericalElevation', kind: 'scaled', minimum: -160000n, maximum: 160000n, scale: 1e-5, values: ints(n, 320001, 3).map((v) => v - 160000) },
-        { name: 'sphericalInvalidState', kind: 'integer', minimum: 0n, maximum: 2n, values: ints(n, 3, 4).map((v, i) => (i % 4 === 0 ? v : 0)) },
+        { name: 'sphericalRange', kind: 'float64', values: seededInts(n, 100000, 1).map((v) => 1 + v / 997) },
+        { name: 'sphericalAzimuth', kind: 'float32', values: seededInts(n, 100000, 2).map((v) => -Math.PI + v * 6.2e-5) },
+        { name: 'sphericalElevation', kind: 'scaled', minimum: -160000n, maximum: 160000n, scale: 1e-5, values: seededInts(n, 320001, 3).map((v) => v - 160000) },
+        { name: 'sphericalInvalidState', kind: 'integer', minimum: 0n, maximum: 2n, values: seededInts(n, 3, 4).map((v, i) => (i % 4 === 0 ? v : 0)) },
       ];
       compare(write(e57File([{ fields, packetRecords: 177, ...(pose ? { pose } : {}) }]).bytes), `spherical, pose ${JSON.stringify(pose)}`);
     }
@@ -172,7 +163,7 @@ suiteUnless(nativeReader() ? false : 'the CPU library is not built', 'native E57
   it('damaged files: a byte changed anywhere in the data (with its page CRC fixed or not) ends the same way', () => {
     const f = e57File([floatScan(700, 'float64', 5, { packetRecords: 97, pose: POSES[3] }), floatScan(300, 'float32', 6, { extraPackets: true })]);
     const [start, end] = [f.scans[0].sectionPhysical, f.xmlPhysical];
-    const spots = ints(60, end - start, 99).map((v) => start + v);
+    const spots = seededInts(60, end - start, 99).map((v) => start + v);
     spots.forEach((at, i) => {
       const bytes = f.bytes.slice();
       bytes[at] ^= 1 << (i % 8);

@@ -11,6 +11,7 @@ import { crc32c } from '../src/io/e57-crc.js';
 import { readGeometry } from '../src/io/read.js';
 import { hasStackTrace, runXhd, scratchDir } from './cli-run.js';
 import { e57File, fixPageCrc, PAGE, type E57FieldSpec, type E57ScanSpec } from './helpers/e57-writer.js';
+import { seededInts } from './random-points.js';
 import { errorOf } from './reader-test-tools.js';
 
 const dir = scratchDir();
@@ -21,29 +22,19 @@ function write(bytes: Uint8Array, ext = 'e57'): string {
   return path;
 }
 
-/** Deterministic integers in [0, n). */
-function ints(count: number, n: number, seed: number): number[] {
-  let s = seed >>> 0 || 1;
-  return Array.from({ length: count }, () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) % n;
-  });
-}
 
 /** A UTM-sized cartesian scan in 0.1 mm ScaledIntegers of odd widths (values straddle bytes and packets). */
 function utmScan(count: number, seed: number, extra: Partial<E57ScanSpec> = {}): { spec: E57ScanSpec; raw: number[][] } {
-  const rx = ints(count, 1_000_000, seed).map((v) => 5_000_000_000 + v); // x from 500000 m, 0.1 mm steps
-  const ry = ints(count, 3_000_000, seed + 1).map((v) => 42_000_000_000 + v);
-  const rz = ints(count, 70_000, seed + 2).map((v) => 1_000 + v);
+  const rx = seededInts(count, 1_000_000, seed).map((v) => 5_000_000_000 + v); // x from 500000 m, 0.1 mm steps
+  const ry = seededInts(count, 3_000_000, seed + 1).map((v) => 42_000_000_000 + v);
+  const rz = seededInts(count, 70_000, seed + 2).map((v) => 1_000 + v);
   const spec: E57ScanSpec = {
     fields: [
       { name: 'cartesianX', kind: 'scaled', minimum: 5_000_000_000n, maximum: 5_001_000_000n, scale: 0.0001, offset: 0, values: rx },
-      { name: 'intensity', kind: 'integer', minimum: 0n, maximum: 2047n, values: ints(count, 2048, seed + 3) },
+      { name: 'intensity', kind: 'integer', minimum: 0n, maximum: 2047n, values: seededInts(count, 2048, seed + 3) },
       { name: 'cartesianY', kind: 'scaled', minimum: 42_000_000_000n, maximum: 42_003_000_000n, scale: 0.0001, values: ry },
       { name: 'cartesianZ', kind: 'scaled', minimum: 0n, maximum: 99_999n, scale: 0.0001, offset: 12.5, values: rz },
-      { name: 'colorRed', kind: 'integer', minimum: 0n, maximum: 255n, values: ints(count, 256, seed + 4) },
+      { name: 'colorRed', kind: 'integer', minimum: 0n, maximum: 255n, values: seededInts(count, 256, seed + 4) },
     ],
     packetRecords: 333,
     ...extra,
@@ -59,7 +50,7 @@ function scaled(raw: number, scale: number, offset: number): number {
 describe('E57 layout', () => {
   it('CRC-32C is the Castagnoli CRC (the standard check value of "123456789")', () => {
     assert.equal(crc32c(new TextEncoder().encode('123456789')), 0xe3069283);
-    const bytes = Uint8Array.from(ints(1100, 256, 99));
+    const bytes = Uint8Array.from(seededInts(1100, 256, 99));
     // Any start and end, aligned (the word loop) or not (the byte loop), against a bit-at-a-time CRC.
     for (const [start, end] of [[0, 1100], [4, 1024], [3, 997], [8, 9], [5, 5]]) {
       let bitwise = 0xffffffff;
@@ -149,15 +140,15 @@ describe('E57 scans', () => {
 
   it('invalid points are skipped and counted; index and empty packets, skewed bytestreams and 64-bit integers read', () => {
     const n = 1200;
-    const state = ints(n, 3, 5); // 0 valid, 1 direction only, 2 invalid
-    const xs = ints(n, 1 << 20, 8).map((v) => v - 500_000);
+    const state = seededInts(n, 3, 5); // 0 valid, 1 direction only, 2 invalid
+    const xs = seededInts(n, 1 << 20, 8).map((v) => v - 500_000);
     const spec: E57ScanSpec = {
       extraPackets: true,
       skewed: true,
       packetRecords: 250,
       fields: [
         { name: 'cartesianX', kind: 'integer', values: xs }, // the default int64 range: 64-bit values
-        { name: 'cartesianY', kind: 'integer', minimum: -3n, maximum: 4n, values: ints(n, 8, 9).map((v) => v - 3) }, // 3 bits
+        { name: 'cartesianY', kind: 'integer', minimum: -3n, maximum: 4n, values: seededInts(n, 8, 9).map((v) => v - 3) }, // 3 bits
         { name: 'cartesianZ', kind: 'integer', minimum: 7n, maximum: 7n, values: Array(n).fill(7) }, // 0 bits: a constant
         { name: 'cartesianInvalidState', kind: 'integer', minimum: 0n, maximum: 2n, values: state },
       ],
@@ -174,13 +165,13 @@ describe('E57 scans', () => {
 
   it('integers of 29, 32 and 40 bits (values read from a fifth byte, and in two halves), with negative minimums', () => {
     const n = 700;
-    const wide = ints(n, 1 << 20, 71).map((hi, i) => hi * 2 ** 20 + ints(n, 1 << 20, 72)[i]); // up to 2^40
+    const wide = seededInts(n, 1 << 20, 71).map((hi, i) => hi * 2 ** 20 + seededInts(n, 1 << 20, 72)[i]); // up to 2^40
     const spec: E57ScanSpec = {
       packetRecords: 97,
       fields: [
-        { name: 'cartesianX', kind: 'scaled', minimum: -(2n ** 28n), maximum: 2n ** 28n - 1n, scale: 0.001, offset: 500000, values: ints(n, 2 ** 29, 73).map((v) => v - 2 ** 28) },
+        { name: 'cartesianX', kind: 'scaled', minimum: -(2n ** 28n), maximum: 2n ** 28n - 1n, scale: 0.001, offset: 500000, values: seededInts(n, 2 ** 29, 73).map((v) => v - 2 ** 28) },
         { name: 'cartesianY', kind: 'integer', minimum: -5n, maximum: 2n ** 40n - 6n, values: wide.map((v) => v - 5) },
-        { name: 'cartesianZ', kind: 'scaled', minimum: 0n, maximum: 2n ** 32n - 1n, scale: 0.5, offset: -1, values: ints(n, 2 ** 32 - 1, 74) },
+        { name: 'cartesianZ', kind: 'scaled', minimum: 0n, maximum: 2n ** 32n - 1n, scale: 0.5, offset: -1, values: seededInts(n, 2 ** 32 - 1, 74) },
       ],
     };
     const g = readGeometry(write(e57File([spec]).bytes));

@@ -13,6 +13,17 @@ export function rng(seed: number): () => number {
   };
 }
 
+/** Deterministic integers in [0, n) (n up to 2^32): xorshift32 from `seed`, the same list for the same seed. */
+export function seededInts(count: number, n: number, seed: number): number[] {
+  let s = seed >>> 0 || 1;
+  return Array.from({ length: count }, () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) % n;
+  });
+}
+
 export type Dims = 2 | 3;
 
 export function uniform(n: number, dims: Dims, random: () => number, offset = 0, scale = 1): Float32Array {
