@@ -35,60 +35,71 @@ export function readGeometry(path: string, options: ReadOptions = {}): Geometry 
 
 function readUnfiltered(path: string, options: ReadOptions): Geometry {
   if (path === STDIN_NAME) return parseGeometry(readStandardInput(options.format), 'standard input', options);
-  return readLidar(path, options) ?? readE57(path, options) ?? readInPieces(path, options) ?? parseGeometry(readInputFile(path, 'a geometry file'), path, options);
-}
-
-/** A LAS or LAZ file (by its name, --format, or its 'LASF' signature), read in pieces from the file; else undefined. */
-function readLidar(path: string, options: ReadOptions): Geometry | undefined {
-  const named = options.format ?? formatFromExtension(path);
-  if (named !== undefined && named !== 'las' && named !== 'laz') return undefined;
-  const size = fileSize(path);
-  if (size === undefined) return undefined; // not a readable file: readInputFile says why
-  let prefix: Uint8Array;
-  try {
-    prefix = readPrefix(path, Math.min(size, LAS_HEADER_PROBE));
-  } catch (error) {
-    throw asInputError(path, error, 'a geometry file');
-  }
-  if (named === undefined && !looksLikeLas(prefix)) return undefined;
-  return readLasFile(path, size, prefix, options);
-}
-
-/** An E57 file (by its name, --format, or its 'ASTM-E57' signature), read page by page from the file; else undefined. */
-function readE57(path: string, options: ReadOptions): Geometry | undefined {
-  const named = options.format ?? formatFromExtension(path);
-  if (named !== undefined && named !== 'e57') return undefined;
-  const size = fileSize(path);
-  if (size === undefined) return undefined; // not a readable file: readInputFile says why
-  if (named === undefined) {
-    let prefix: Uint8Array;
-    try {
-      prefix = readPrefix(path, Math.min(size, 8));
-    } catch (error) {
-      throw asInputError(path, error, 'a geometry file');
-    }
-    if (!looksLikeE57(prefix)) return undefined;
-  }
-  return readE57File(path, size, options);
+  const probe = probeFile(path);
+  const read = probe && (readLidar(path, probe, options) ?? readE57(path, probe, options) ?? readInPieces(path, probe, options));
+  return read ?? parseGeometry(readInputFile(path, 'a geometry file'), path, options);
 }
 
 /** How much of a file is read to find its format and PLY header. */
 const PREFIX_BYTES = 1 << 20;
+
+/** A file's size and first bytes, which the readers below look at to choose their path: stat and read once. */
+interface FileProbe {
+  size: number;
+  /** The first min(size, length) bytes (length at most PREFIX_BYTES). */
+  prefix(length: number): Uint8Array;
+}
+
+/** Undefined when the path is not a readable file: readInputFile then says why. */
+function probeFile(path: string): FileProbe | undefined {
+  const size = fileSize(path);
+  if (size === undefined) return undefined;
+  let head: Uint8Array | undefined;
+  return {
+    size,
+    prefix(length: number): Uint8Array {
+      if (head === undefined) {
+        try {
+          head = readPrefix(path, Math.min(size, PREFIX_BYTES));
+        } catch (error) {
+          throw asInputError(path, error, 'a geometry file');
+        }
+      }
+      return head.subarray(0, Math.min(head.length, length));
+    },
+  };
+}
+
+/** A LAS or LAZ file (by its name, --format, or its 'LASF' signature), read in pieces from the file; else undefined. */
+function readLidar(path: string, probe: FileProbe, options: ReadOptions): Geometry | undefined {
+  const named = options.format ?? formatFromExtension(path);
+  if (named !== undefined && named !== 'las' && named !== 'laz') return undefined;
+  const prefix = probe.prefix(LAS_HEADER_PROBE);
+  if (named === undefined && !looksLikeLas(prefix)) return undefined;
+  return readLasFile(path, probe.size, prefix, options);
+}
+
+/** An E57 file (by its name, --format, or its 'ASTM-E57' signature), read page by page from the file; else undefined. */
+function readE57(path: string, probe: FileProbe, options: ReadOptions): Geometry | undefined {
+  const named = options.format ?? formatFromExtension(path);
+  if (named !== undefined && named !== 'e57') return undefined;
+  if (named === undefined && !looksLikeE57(probe.prefix(8))) return undefined;
+  return readE57File(path, probe.size, options);
+}
 
 /**
  * A file read straight from disk in pieces, never whole: over WHOLE_FILE_LIMIT, every format but NIfTI
  * (PLY by ply.ts, CSV / XYZ by delimited-pieces.ts, OFF / OBJ / STL by mesh-pieces.ts); below it, binary
  * PLY point clouds when the native reader is there. Undefined for anything else, which is read whole.
  */
-function readInPieces(path: string, options: ReadOptions): Geometry | undefined {
-  const size = fileSize(path);
-  if (size === undefined) return undefined;
+function readInPieces(path: string, probe: FileProbe, options: ReadOptions): Geometry | undefined {
+  const size = probe.size;
   const required = size > WHOLE_FILE_LIMIT || piecesForced();
   if (!required && !nativeReader()) return undefined;
   const named = options.format ?? formatFromExtension(path);
   // Below the limit only binary PLY gains from pieces: no need to look inside anything else.
   if (named !== undefined && named !== 'ply' && !(required && !isVolumeFormat(named))) return undefined;
-  const prefix = readPrefix(path, Math.min(size, PREFIX_BYTES));
+  const prefix = probe.prefix(PREFIX_BYTES);
   const format = named ?? sniffFormat(prefix, size);
   if (format === 'ply') return readPlyInPieces(path, size, prefix, required);
   if (!required) return undefined;
