@@ -29,13 +29,17 @@ export function parsePcd(bytes: Uint8Array, file: string): Geometry {
   const float32 = axes.every((a) => a !== undefined && a.type === 'F' && a.size === 4);
   const positions: Coordinates = float32 ? new Float32Array(3 * header.points) : new Float64Array(3 * header.points);
   let kept = 0, skipped = 0;
-  // Stores point `p` unless a coordinate is NaN; `where` locates it for errors.
-  const take: Take = (p, x, y, z, where) => {
+  // Stores point `p` unless a coordinate is NaN; `at` locates it for errors: its line in an ascii body, else a
+  // byte offset. Nothing is allocated a point.
+  const where = (at: number) => (header.data === 'ascii' ? { line: at } : { byte: at });
+  const take: Take = (p, x, y, z, at) => {
     if (Number.isNaN(x) || Number.isNaN(y) || Number.isNaN(z)) {
       skipped++;
       return;
     }
-    for (const v of [x, y, z]) if (!isExactCoordinate(v)) throw badCoordinate(file, where(), v, p);
+    if (!isExactCoordinate(x)) throw badCoordinate(file, where(at), x, p);
+    if (!isExactCoordinate(y)) throw badCoordinate(file, where(at), y, p);
+    if (!isExactCoordinate(z)) throw badCoordinate(file, where(at), z, p);
     positions[3 * kept] = x;
     positions[3 * kept + 1] = y;
     positions[3 * kept + 2] = z;
@@ -65,7 +69,8 @@ function checkDeclaredSize(header: PcdHeader, size: number, file: string): void 
   }
 }
 
-type Take = (p: number, x: number, y: number, z: number, where: () => { line: number } | { byte: number }) => void;
+/** Point p's coordinates, and where it is: its line (ascii) or byte offset (binary bodies). */
+type Take = (p: number, x: number, y: number, z: number, at: number) => void;
 type Axes = [PcdField, PcdField, PcdField | undefined];
 
 /** A reader of one field's value at a byte offset, chosen once (not a switch a value). */
@@ -73,6 +78,15 @@ function getter(view: DataView, f: PcdField | undefined): (at: number) => number
   if (!f) return () => 0;
   if (f.type === 'F') return f.size === 4 ? (at) => view.getFloat32(at, true) : (at) => view.getFloat64(at, true);
   return (at) => readValue(view, at, f);
+}
+
+/** One coordinate of an ascii point: its field's word as a number ('nan' in any case is NaN), 0 for a missing z. */
+function asciiValue(words: string[], axis: PcdField | undefined, file: string, line: number, p: number): number {
+  if (!axis) return 0;
+  const word = words[axis.column];
+  const v = /^[+-]?nan$/i.test(word) ? NaN : Number(word);
+  if (word === '' || (Number.isNaN(v) && !/nan/i.test(word))) throw new InputError(file, { line }, `'${word}' is not a number (field ${axis.name} of point ${p})`);
+  return v;
 }
 
 function readAscii(bytes: Uint8Array, header: PcdHeader, file: string, axes: Axes, take: Take): void {
@@ -91,15 +105,7 @@ function readAscii(bytes: Uint8Array, header: PcdHeader, file: string, axes: Axe
     if (words.length !== header.valuesPerPoint) {
       throw new InputError(file, { line: lineNo }, `point ${p} has ${words.length} values, the fields declare ${header.valuesPerPoint}`);
     }
-    const value = (axis: PcdField | undefined): number => {
-      if (!axis) return 0;
-      const word = words[axis.column];
-      const v = /^[+-]?nan$/i.test(word) ? NaN : Number(word);
-      if (word === '' || (Number.isNaN(v) && !/nan/i.test(word))) throw new InputError(file, { line: lineNo }, `'${word}' is not a number (field ${axis.name} of point ${p})`);
-      return v;
-    };
-    const where = lineNo;
-    take(p, value(axes[0]), value(axes[1]), value(axes[2]), () => ({ line: where }));
+    take(p, asciiValue(words, axes[0], file, lineNo, p), asciiValue(words, axes[1], file, lineNo, p), asciiValue(words, axes[2], file, lineNo, p), lineNo);
     p++;
   }
   if (p < header.points) throw new InputError(file, { line: lineNo }, `file is truncated: ${p} points of the ${header.points} POINTS declares`);
@@ -114,8 +120,7 @@ function readBinary(bytes: Uint8Array, header: PcdHeader, file: string, axes: Ax
   const [gx, gy, gz] = axes.map((a) => getter(view, a));
   const [ox, oy, oz] = axes.map((a) => a?.offset ?? 0);
   for (let p = 0, at = header.dataStart; p < header.points; p++, at += header.recordSize) {
-    const base = at;
-    take(p, gx(base + ox), gy(base + oy), gz(base + oz), () => ({ byte: base }));
+    take(p, gx(at + ox), gy(at + oy), gz(at + oz), at);
   }
 }
 
@@ -148,5 +153,5 @@ function readCompressed(bytes: Uint8Array, header: PcdHeader, file: string, axes
   const [gx, gy, gz] = axes.map((a) => getter(columns, a));
   const [sx, sy, sz] = axes.map((a) => (a ? fieldStart.get(a)! : 0));
   const [wx, wy, wz] = axes.map((a) => (a ? a.size * a.count : 0));
-  for (let p = 0; p < header.points; p++) take(p, gx(sx + p * wx), gy(sy + p * wy), gz(sz + p * wz), () => ({ byte: start + 8 }));
+  for (let p = 0; p < header.points; p++) take(p, gx(sx + p * wx), gy(sy + p * wy), gz(sz + p * wz), start + 8);
 }
