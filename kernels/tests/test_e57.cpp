@@ -14,28 +14,10 @@
 #include <vector>
 
 #include "check.h"
+#include "temp_file.h"
 #include "xhd.h"
 
 namespace {
-
-class E57File {
- public:
-  explicit E57File(const std::vector<uint8_t>& bytes) {
-    const char* dir = std::getenv("TMPDIR");
-    path_ = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/xhd-e57-test-XXXXXX";
-    const int fd = mkstemp(path_.data());
-    CHECK(fd >= 0);
-    if (fd >= 0) {
-      CHECK_EQ(write(fd, bytes.data(), bytes.size()), ssize_t(bytes.size()));
-      close(fd);
-    }
-  }
-  ~E57File() { unlink(path_.c_str()); }
-  const char* path() const { return path_.c_str(); }
-
- private:
-  std::string path_;
-};
 
 uint32_t crc32c_bitwise(const uint8_t* p, size_t n) {
   uint32_t crc = 0xffffffffu;
@@ -157,7 +139,7 @@ xhd_e57_job job_for(const Section& s) {
 
 TEST(e57_section_good) {
   const Section s = make_section();
-  const E57File file(paged(s.logical));
+  const xhd_test::TempFile file(paged(s.logical));
   std::vector<double> want;
   for (int i = 0; i < kRecords; ++i)
     if (s.state[i] == 0) want.insert(want.end(), {s.x[i] + 10, s.y[i] - 20, s.z[i] + 0.5});  // translated below
@@ -196,24 +178,24 @@ TEST(e57_section_problems) {
   {  // one data byte changed, its page's CRC not
     std::vector<uint8_t> bad = bytes;
     bad[5 * 1024 + 17] ^= 4;
-    const E57File file(bad);
+    const xhd_test::TempFile file(bad);
     CHECK_EQ(xhd_read_e57(file.path(), &job, xyz.data(), &result), int32_t(XHD_OK));
     CHECK_EQ(result.kind, XHD_E57_PROBLEM);
   }
   {  // the file cut short
-    const E57File file(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 4 * 1024));
+    const xhd_test::TempFile file(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 4 * 1024));
     CHECK_EQ(xhd_read_e57(file.path(), &job, xyz.data(), &result), int32_t(XHD_OK));
     CHECK_EQ(result.kind, XHD_E57_PROBLEM);
   }
   {  // the first packet claims 5 bytestreams
     std::vector<uint8_t> logical = s.logical;
     logical[kDataStart + 4] = 5;
-    const E57File file(paged(logical));
+    const xhd_test::TempFile file(paged(logical));
     CHECK_EQ(xhd_read_e57(file.path(), &job, xyz.data(), &result), int32_t(XHD_OK));
     CHECK_EQ(result.kind, XHD_E57_PROBLEM);
   }
   {  // more records than the packets hold: the section ends first
-    const E57File file(bytes);
+    const xhd_test::TempFile file(bytes);
     xhd_e57_job more = job;
     more.records = kRecords + 1;
     std::vector<double> room(3 * (kRecords + 1));

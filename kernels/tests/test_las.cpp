@@ -12,28 +12,10 @@
 #include <vector>
 
 #include "check.h"
+#include "temp_file.h"
 #include "xhd.h"
 
 namespace {
-
-class LasFile {
- public:
-  explicit LasFile(const std::string& bytes) {
-    const char* dir = std::getenv("TMPDIR");
-    path_ = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/xhd-las-test-XXXXXX";
-    const int fd = mkstemp(path_.data());
-    CHECK(fd >= 0);
-    if (fd >= 0) {
-      CHECK_EQ(write(fd, bytes.data(), bytes.size()), ssize_t(bytes.size()));
-      close(fd);
-    }
-  }
-  ~LasFile() { unlink(path_.c_str()); }
-  const char* path() const { return path_.c_str(); }
-
- private:
-  std::string path_;
-};
 
 struct Record {
   int32_t X, Y, Z;
@@ -111,7 +93,7 @@ std::vector<double> expected(const std::vector<Record>& rs, const xhd_las_job& j
   return out;
 }
 
-void check_read(const std::vector<Record>& rs, const LasFile& file, xhd_las_job job) {
+void check_read(const std::vector<Record>& rs, const xhd_test::TempFile& file, xhd_las_job job) {
   std::vector<uint8_t> want_attributes;
   const std::vector<double> want = expected(rs, job, want_attributes);
   for (int threads : {1, 3}) {
@@ -145,7 +127,7 @@ TEST(las_records_both_layouts) {
   const std::vector<Record> rs = some_records(500);
   for (bool extended : {false, true}) {
     const uint32_t length = extended ? 30 + 7 : 28 + 5;  // formats 6 and 1, with extra bytes
-    const LasFile file(records_file(rs, length, extended));
+    const xhd_test::TempFile file(records_file(rs, length, extended));
     xhd_las_job job = job_for(rs.size(), length, extended);
     check_read(rs, file, job);
     uint8_t classes[256] = {};
@@ -167,7 +149,7 @@ TEST(las_records_both_layouts) {
 TEST(las_records_bad_files) {
   const std::vector<Record> rs = some_records(40);
   const std::string bytes = records_file(rs, 28, false);
-  const LasFile short_file(bytes.substr(0, bytes.size() - 30));  // ends 2 bytes into record 38
+  const xhd_test::TempFile short_file(bytes.substr(0, bytes.size() - 30));  // ends 2 bytes into record 38
   std::vector<double> xyz(3 * 40);
   xhd_las_result result{};
   xhd_las_job job = job_for(40, 28, false);

@@ -17,37 +17,12 @@
 #include "../cpu/laz_chunk_encode.h"
 #include "../cpu/laz_decoder.h"
 #include "check.h"
+#include "temp_file.h"
 #include "xhd.h"
 
 namespace {
 
 using xhd::laz::Item;
-
-class LazTempFile {
- public:
-  explicit LazTempFile(const std::vector<uint8_t>& bytes) {
-    const char* dir = std::getenv("TMPDIR");
-    path_ = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/xhd-laz-test-XXXXXX";
-    const int fd = mkstemp(path_.data());
-    CHECK(fd >= 0);
-    if (fd >= 0) {
-      CHECK_EQ(write(fd, bytes.data(), bytes.size()), ssize_t(bytes.size()));
-      close(fd);
-    }
-  }
-  ~LazTempFile() { unlink(path_.c_str()); }
-  const char* path() const { return path_.c_str(); }
-
- private:
-  std::string path_;
-};
-
-uint32_t next_random(uint32_t& s) {
-  s ^= s << 13;
-  s ^= s >> 17;
-  s ^= s << 5;
-  return s;
-}
 
 // Format 3 records with 8 extra bytes: a scan line's coordinates, returns, classes, times, colours.
 const std::vector<Item> kItems = {{6, 20, 2}, {7, 8, 2}, {8, 6, 2}, {0, 8, 2}};
@@ -61,32 +36,32 @@ std::vector<uint8_t> make_records(uint64_t count, uint32_t seed) {
   uint32_t n = 1, k = 1;
   for (uint64_t i = 0; i < count; ++i) {
     uint8_t* r = out.data() + i * kLength;
-    x += static_cast<int32_t>(next_random(s) % 200) - 60;
-    y += static_cast<int32_t>(next_random(s) % 30) - 15;
-    z = next_random(s) % 100 == 0 ? static_cast<int32_t>(next_random(s))
-                                  : z + static_cast<int32_t>(next_random(s) % 400) - 200;
+    x += static_cast<int32_t>(xhd_test::xorshift32(s) % 200) - 60;
+    y += static_cast<int32_t>(xhd_test::xorshift32(s) % 30) - 15;
+    z = xhd_test::xorshift32(s) % 100 == 0 ? static_cast<int32_t>(xhd_test::xorshift32(s))
+                                           : z + static_cast<int32_t>(xhd_test::xorshift32(s) % 400) - 200;
     if (k > n) {
-      n = 1 + next_random(s) % 5;
+      n = 1 + xhd_test::xorshift32(s) % 5;
       k = 1;
     }
     xhd::laz::store<int32_t>(r, x);
     xhd::laz::store<int32_t>(r + 4, y);
     xhd::laz::store<int32_t>(r + 8, z);
-    xhd::laz::store<uint16_t>(r + 12, static_cast<uint16_t>(next_random(s)));
-    r[14] = static_cast<uint8_t>(k++ | (n << 3) | (next_random(s) % 8 == 0 ? 0x40 : 0));
-    r[15] = static_cast<uint8_t>(next_random(s) % 7);
-    r[16] = static_cast<uint8_t>(next_random(s) % 3);
-    r[17] = static_cast<uint8_t>(next_random(s) % 2);
-    xhd::laz::store<uint16_t>(r + 18, static_cast<uint16_t>(next_random(s) % 3));
-    const uint32_t step = next_random(s) % 1000;
+    xhd::laz::store<uint16_t>(r + 12, static_cast<uint16_t>(xhd_test::xorshift32(s)));
+    r[14] = static_cast<uint8_t>(k++ | (n << 3) | (xhd_test::xorshift32(s) % 8 == 0 ? 0x40 : 0));
+    r[15] = static_cast<uint8_t>(xhd_test::xorshift32(s) % 7);
+    r[16] = static_cast<uint8_t>(xhd_test::xorshift32(s) % 3);
+    r[17] = static_cast<uint8_t>(xhd_test::xorshift32(s) % 2);
+    xhd::laz::store<uint16_t>(r + 18, static_cast<uint16_t>(xhd_test::xorshift32(s) % 3));
+    const uint32_t step = xhd_test::xorshift32(s) % 1000;
     t = step < 100 ? t : step < 120 ? t - 0.25 : step < 121 ? t + 1e9 : t + 0.0001;
     xhd::laz::store<double>(r + 20, t);
-    const uint16_t red = static_cast<uint16_t>(next_random(s));
-    const bool grey = next_random(s) % 3 == 0;
+    const uint16_t red = static_cast<uint16_t>(xhd_test::xorshift32(s));
+    const bool grey = xhd_test::xorshift32(s) % 3 == 0;
     xhd::laz::store<uint16_t>(r + 28, red);
-    xhd::laz::store<uint16_t>(r + 30, grey ? red : static_cast<uint16_t>(next_random(s)));
-    xhd::laz::store<uint16_t>(r + 32, grey ? red : static_cast<uint16_t>(red + next_random(s) % 100));
-    xhd::laz::store<double>(r + 34, (next_random(s) % 1000) / 7.0);
+    xhd::laz::store<uint16_t>(r + 30, grey ? red : static_cast<uint16_t>(xhd_test::xorshift32(s)));
+    xhd::laz::store<uint16_t>(r + 32, grey ? red : static_cast<uint16_t>(red + xhd_test::xorshift32(s) % 100));
+    xhd::laz::store<double>(r + 34, (xhd_test::xorshift32(s) % 1000) / 7.0);
   }
   return out;
 }
@@ -154,7 +129,7 @@ TEST(laz_round_trip) {
     const uint64_t points = chunk_size == 1 ? 40 : 7001;
     const std::vector<uint8_t> some(records.begin(), records.begin() + points * kLength);
     const LazBody body = encode_body(some, chunk_size, 100);
-    const LazTempFile file(body.file);
+    const xhd_test::TempFile file(body.file);
     for (int threads : {1, 3}) {
       // Chunks read whole, and a few bytes at a time (windows of one record, and of 50 bytes: below one).
       for (uint64_t piece : {uint64_t(0), uint64_t(kLength), uint64_t(50)}) {
@@ -176,7 +151,7 @@ TEST(laz_bad_input) {
   {
     // The file cut inside its last chunk: the chunk runs past the file's end, which is named.
     std::vector<uint8_t> cut(body.file.begin(), body.file.end() - 10);
-    const LazTempFile file(cut);
+    const xhd_test::TempFile file(cut);
     for (uint64_t piece : {uint64_t(0), uint64_t(100)}) {
       const Decoded d = decode(file.path(), body.chunks, 3000, 2, kItems, kLength, piece);
       CHECK_EQ(d.result.kind, XHD_LAZ_TRUNCATED);
@@ -184,7 +159,7 @@ TEST(laz_bad_input) {
       CHECK_EQ(d.result.byte, uint64_t(cut.size()));
     }
   }
-  const LazTempFile file(body.file);
+  const xhd_test::TempFile file(body.file);
   {
     // A chunk said to be shorter than it is: its bytes run out before its points.
     std::vector<uint64_t> chunks = body.chunks;
@@ -232,10 +207,11 @@ TEST(laz_damaged_bytes) {
   uint32_t s = 77;
   for (int trial = 0; trial < 60; ++trial) {
     std::vector<uint8_t> damaged = body.file;
-    const uint32_t run = 1 + next_random(s) % 64;
-    const uint64_t at = 16 + next_random(s) % (damaged.size() - 16 - run);
-    for (uint32_t i = 0; i < run; ++i) damaged[at + i] = static_cast<uint8_t>(trial % 2 == 0 ? next_random(s) : 0xff);
-    const LazTempFile file(damaged);
+    const uint32_t run = 1 + xhd_test::xorshift32(s) % 64;
+    const uint64_t at = 16 + xhd_test::xorshift32(s) % (damaged.size() - 16 - run);
+    for (uint32_t i = 0; i < run; ++i)
+      damaged[at + i] = static_cast<uint8_t>(trial % 2 == 0 ? xhd_test::xorshift32(s) : 0xff);
+    const xhd_test::TempFile file(damaged);
     const Decoded one = decode(file.path(), body.chunks, 4000, 1);
     const Decoded three = decode(file.path(), body.chunks, 4000, 3);
     CHECK_EQ(one.status, int32_t(XHD_OK));
@@ -254,13 +230,13 @@ TEST(laz_write_then_read) {
   std::vector<uint16_t> rgb(3 * count), intensity(count);
   uint32_t s = 3;
   for (uint64_t i = 0; i < count; ++i) {
-    for (int k = 0; k < 3; ++k) xyz[3 * i + k] = 500000 + (next_random(s) % 100000) * 0.01;
-    classes[i] = static_cast<uint8_t>(next_random(s) % 10);
-    returns[i] = static_cast<uint8_t>(1 + next_random(s) % 3);
-    number[i] = static_cast<uint8_t>(1 + next_random(s) % returns[i]);
+    for (int k = 0; k < 3; ++k) xyz[3 * i + k] = 500000 + (xhd_test::xorshift32(s) % 100000) * 0.01;
+    classes[i] = static_cast<uint8_t>(xhd_test::xorshift32(s) % 10);
+    returns[i] = static_cast<uint8_t>(1 + xhd_test::xorshift32(s) % 3);
+    number[i] = static_cast<uint8_t>(1 + xhd_test::xorshift32(s) % returns[i]);
     gps[i] = 1000 + i * 0.5;
-    for (int c = 0; c < 3; ++c) rgb[3 * i + c] = static_cast<uint16_t>(next_random(s));
-    intensity[i] = static_cast<uint16_t>(next_random(s));
+    for (int c = 0; c < 3; ++c) rgb[3 * i + c] = static_cast<uint16_t>(xhd_test::xorshift32(s));
+    intensity[i] = static_cast<uint16_t>(xhd_test::xorshift32(s));
     extra[i] = i / 3.0;
   }
   // A LAS 1.2 header with nothing but the fields the writer needs; the VLRs are not read back here.
@@ -288,7 +264,7 @@ TEST(laz_write_then_read) {
   }
   p.chunk_size = 1000;
   p.threads = 2;
-  const LazTempFile placeholder({});
+  const xhd_test::TempFile placeholder(std::vector<uint8_t>{});
   const std::string path = std::string(placeholder.path()) + ".laz";
   xhd_laz_write_result w{};
   CHECK_EQ(xhd_write_laz(path.c_str(), header.data(), header.size(), &p, &w), int32_t(XHD_OK));

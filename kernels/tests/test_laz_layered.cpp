@@ -14,35 +14,10 @@
 
 #include "../cpu/laz_item_common.h"
 #include "check.h"
+#include "temp_file.h"
 #include "xhd.h"
 
 namespace {
-
-class TempFile {
- public:
-  explicit TempFile(const std::vector<uint8_t>& bytes) {
-    const char* dir = std::getenv("TMPDIR");
-    path_ = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/xhd-layered-test-XXXXXX";
-    const int fd = mkstemp(path_.data());
-    CHECK(fd >= 0);
-    if (fd >= 0) {
-      CHECK_EQ(write(fd, bytes.data(), bytes.size()), ssize_t(bytes.size()));
-      close(fd);
-    }
-  }
-  ~TempFile() { unlink(path_.c_str()); }
-  const char* path() const { return path_.c_str(); }
-
- private:
-  std::string path_;
-};
-
-uint32_t next(uint32_t& s) {
-  s ^= s << 13;
-  s ^= s >> 17;
-  s ^= s << 5;
-  return s;
-}
 
 // Format 8 with 3 extra bytes: POINT14, RGBNIR14, BYTE14.
 const std::vector<uint16_t> kItems = {10, 30, 3, 12, 8, 3, 14, 3, 3};
@@ -58,33 +33,34 @@ std::vector<uint8_t> make_records(uint64_t count, uint32_t seed, uint32_t noise_
   uint32_t n = 1, r = 1, channel = 0;
   for (uint64_t i = 0; i < count; ++i) {
     uint8_t* p = out.data() + i * kLength;
-    if (next(s) % 100 < noise_percent) {
-      for (uint32_t b = 0; b < kLength; ++b) p[b] = static_cast<uint8_t>(next(s));
+    if (xhd_test::xorshift32(s) % 100 < noise_percent) {
+      for (uint32_t b = 0; b < kLength; ++b) p[b] = static_cast<uint8_t>(xhd_test::xorshift32(s));
       continue;
     }
     if (r >= n) {
-      n = 1 + next(s) % 5;
+      n = 1 + xhd_test::xorshift32(s) % 5;
       r = 1;
-      t += next(s) % 50 == 0 ? 1e6 : 1e-5;
-      if (next(s) % 30 == 0) channel = next(s) % 4;
+      t += xhd_test::xorshift32(s) % 50 == 0 ? 1e6 : 1e-5;
+      if (xhd_test::xorshift32(s) % 30 == 0) channel = xhd_test::xorshift32(s) % 4;
     } else {
       ++r;
     }
-    x += static_cast<int32_t>(next(s) % 200) - 60;
-    y += static_cast<int32_t>(next(s) % 30) - 15;
-    z += static_cast<int32_t>(next(s) % 400) - 200;
+    x += static_cast<int32_t>(xhd_test::xorshift32(s) % 200) - 60;
+    y += static_cast<int32_t>(xhd_test::xorshift32(s) % 30) - 15;
+    z += static_cast<int32_t>(xhd_test::xorshift32(s) % 400) - 200;
     xhd::laz::store<int32_t>(p, x);
     xhd::laz::store<int32_t>(p + 4, y);
     xhd::laz::store<int32_t>(p + 8, z);
-    xhd::laz::store<uint16_t>(p + 12, static_cast<uint16_t>(next(s) % 3000));
+    xhd::laz::store<uint16_t>(p + 12, static_cast<uint16_t>(xhd_test::xorshift32(s) % 3000));
     p[14] = static_cast<uint8_t>(r | (n << 4));
-    p[15] = static_cast<uint8_t>((channel << 4) | (next(s) % 20 == 0 ? 0x41 : 0));
-    p[16] = static_cast<uint8_t>(next(s) % 10 == 0 ? next(s) % 20 : 2);
-    p[17] = static_cast<uint8_t>(next(s) % 50 == 0 ? next(s) : 0);
-    xhd::laz::store<int16_t>(p + 18, static_cast<int16_t>(static_cast<int32_t>(next(s) % 5) - 2));
-    xhd::laz::store<uint16_t>(p + 20, static_cast<uint16_t>(7 + (next(s) % 100 == 0)));
+    p[15] = static_cast<uint8_t>((channel << 4) | (xhd_test::xorshift32(s) % 20 == 0 ? 0x41 : 0));
+    p[16] = static_cast<uint8_t>(xhd_test::xorshift32(s) % 10 == 0 ? xhd_test::xorshift32(s) % 20 : 2);
+    p[17] = static_cast<uint8_t>(xhd_test::xorshift32(s) % 50 == 0 ? xhd_test::xorshift32(s) : 0);
+    xhd::laz::store<int16_t>(p + 18, static_cast<int16_t>(static_cast<int32_t>(xhd_test::xorshift32(s) % 5) - 2));
+    xhd::laz::store<uint16_t>(p + 20, static_cast<uint16_t>(7 + (xhd_test::xorshift32(s) % 100 == 0)));
     xhd::laz::store<double>(p + 22, t);
-    for (uint32_t b = 30; b < kLength; ++b) p[b] = static_cast<uint8_t>(next(s) % 4 == 0 ? next(s) : b);
+    for (uint32_t b = 30; b < kLength; ++b)
+      p[b] = static_cast<uint8_t>(xhd_test::xorshift32(s) % 4 == 0 ? xhd_test::xorshift32(s) : b);
   }
   return out;
 }
@@ -151,7 +127,7 @@ TEST(laz_layered_round_trip) {
   for (uint32_t noise : {0u, 3u, 100u}) {
     const std::vector<uint8_t> records = make_records(5000, 11 + noise, noise);
     const Body body = encode(records, 1200);
-    const TempFile file(body.file);
+    const xhd_test::TempFile file(body.file);
     for (int threads : {1, 3}) {
       const Decoded d = decode(file.path(), body, threads);
       CHECK_EQ(d.status, int32_t(XHD_OK));
@@ -182,13 +158,14 @@ TEST(laz_layered_damaged) {
     std::vector<uint8_t> damaged = body.file;
     if (trial % 4 == 3) {
       // The file cut short inside a chunk.
-      damaged.resize(32 + next(s) % (damaged.size() - 32));
+      damaged.resize(32 + xhd_test::xorshift32(s) % (damaged.size() - 32));
     } else {
-      const uint32_t run = 1 + next(s) % 32;
-      const uint64_t at = 32 + next(s) % (damaged.size() - 32 - run);
-      for (uint32_t i = 0; i < run; ++i) damaged[at + i] = static_cast<uint8_t>(trial % 2 == 0 ? next(s) : 0xff);
+      const uint32_t run = 1 + xhd_test::xorshift32(s) % 32;
+      const uint64_t at = 32 + xhd_test::xorshift32(s) % (damaged.size() - 32 - run);
+      for (uint32_t i = 0; i < run; ++i)
+        damaged[at + i] = static_cast<uint8_t>(trial % 2 == 0 ? xhd_test::xorshift32(s) : 0xff);
     }
-    const TempFile file(damaged);
+    const xhd_test::TempFile file(damaged);
     const Decoded one = decode(file.path(), body, 1);
     const Decoded three = decode(file.path(), body, 3);
     CHECK_EQ(one.status, int32_t(XHD_OK));

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "check.h"
+#include "temp_file.h"
 #include "random_points.h"
 #include "xhd.h"
 
@@ -47,26 +48,6 @@ Parsed parse(const std::string& text, std::vector<int8_t> slots, bool comma, uin
 Parsed parse_xyz(const std::string& text, uint64_t piece_bytes = 0, int threads = 2) {
   return parse(text, {0, 1, 2}, true, piece_bytes, threads);
 }
-
-// A file of the given bytes in the temporary directory, removed when done.
-class TempFile {
- public:
-  explicit TempFile(const std::string& bytes) {
-    const char* dir = std::getenv("TMPDIR");
-    path_ = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/xhd-native-test-XXXXXX";
-    const int fd = mkstemp(path_.data());
-    if (fd >= 0) {
-      CHECK_EQ(write(fd, bytes.data(), bytes.size()), ssize_t(bytes.size()));
-      close(fd);
-    }
-    CHECK(fd >= 0);
-  }
-  ~TempFile() { unlink(path_.c_str()); }
-  const char* path() const { return path_.c_str(); }
-
- private:
-  std::string path_;
-};
 
 template <class T>
 void append(std::string& bytes, T value, bool swap = false) {
@@ -222,7 +203,7 @@ TEST(ply_vertices_good_files) {
       expected.push_back(float(i) * 0.5f - float(k));
       append(packed, expected.back());
     }
-  const TempFile packed_file(packed);
+  const xhd_test::TempFile packed_file(packed);
   xhd_ply_vertex_layout l = layout_of(12, 150, 12, {0, 4, 8}, {XHD_FLOAT32, XHD_FLOAT32, XHD_FLOAT32}, XHD_FLOAT32);
   l.piece_bytes = 12 * 7 + 5;
   l.threads = 3;
@@ -244,7 +225,7 @@ TEST(ply_vertices_good_files) {
     append<double>(mixed, i * 0.125, true);
     append<uint8_t>(mixed, 0);
   }
-  const TempFile mixed_file(mixed);
+  const xhd_test::TempFile mixed_file(mixed);
   l = layout_of(0, 40, 16, {4, 6, 7}, {XHD_INT16, XHD_UINT8, XHD_FLOAT64}, XHD_FLOAT64);
   l.swap_bytes = 1;
   std::vector<double> xyz(3 * 40);
@@ -265,7 +246,7 @@ TEST(ply_vertices_bad_files) {
   std::string bytes;
   for (int i = 0; i < 100; ++i)
     for (int k = 0; k < 3; ++k) append<double>(bytes, i == 37 && k == 1 ? NAN : i == 61 ? 2e15 : i + k);
-  const TempFile file(bytes);
+  const xhd_test::TempFile file(bytes);
   std::vector<double> xyz(3 * 101);
   xhd_read_result result{};
   xhd_ply_vertex_layout l = layout_of(0, 100, 24, {0, 8, 16}, {XHD_FLOAT64, XHD_FLOAT64, XHD_FLOAT64}, XHD_FLOAT64);
@@ -277,7 +258,7 @@ TEST(ply_vertices_bad_files) {
   CHECK_EQ(result.byte, uint64_t(37 * 24));
   CHECK(std::isnan(result.value));
   // Past the end: the file ends inside record 100 (here, before it starts).
-  const TempFile short_file(bytes.substr(0, 24 * 30 + 10));
+  const xhd_test::TempFile short_file(bytes.substr(0, 24 * 30 + 10));
   l.count = 31;
   CHECK_EQ(xhd_read_ply_vertices(short_file.path(), &l, xyz.data(), &result), int32_t(XHD_OK));
   CHECK_EQ(result.kind, XHD_READ_TRUNCATED);
@@ -308,7 +289,7 @@ TEST(ply_vertices_bad_files) {
 TEST(read_file_ranges) {
   std::string bytes(10000, '\0');
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = char(i * 7);
-  const TempFile file(bytes);
+  const xhd_test::TempFile file(bytes);
   std::vector<uint8_t> buffer(20000, 0xff);
   xhd_file_read result{};
   CHECK_EQ(xhd_read_file(file.path(), 100, 5000, 3, buffer.data(), &result), int32_t(XHD_OK));
