@@ -7,6 +7,7 @@
 
 #include "../cpu/parallel_sort_by_key.h"  // header only, host code: built into both libraries
 #include "../abi/parallel.h"
+#include "point_subset.h"
 
 namespace xhd {
 namespace {
@@ -104,65 +105,14 @@ bool sample_has_duplicates(const PointTruth& t) {
   return false;
 }
 
-// The set's loose points (point_frame.h) named by their positions in the compacted set; a dropped copy
-// leaves the list (its first copy, also loose, stays). One pass over keep up to the last loose point.
-static void remap_loose(FramedSet& set, const UninitLargeVector<uint8_t>& keep) {
-  if (set.loose.empty()) return;
-  std::vector<uint32_t> kept;
-  size_t position = 0, i = 0;
-  for (uint32_t l : set.loose) {
-    for (; i < l; ++i) position += keep[i];
-    if (keep[l]) kept.push_back(static_cast<uint32_t>(position));
-  }
-  set.loose.swap(kept);
-}
-
 bool drop_duplicates(FramedSet& set, int threads) {
   const size_t n = set.count;
   if (n < 2 || !sample_has_duplicates(set.truth)) return false;
   UninitLargeVector<uint8_t> keep;
   mark_first_copies(set.truth, threads, keep);
-
-  // Compaction in input order: each block's firsts go after those of the blocks before it.
-  const size_t blocks = (n + kGrain - 1) / kGrain;
-  std::vector<size_t> first(blocks + 1, 0);
-  parallel_blocks(n, kGrain, threads, [&](size_t begin, size_t end, int) {
-    size_t kept = 0;
-    for (size_t i = begin; i < end; ++i) kept += keep[i];
-    first[begin / kGrain + 1] = kept;
-  });
-  for (size_t b = 0; b < blocks; ++b) first[b + 1] += first[b];
-  const size_t unique = first[blocks];
-  if (unique == n) return false;
-
-  // Float32 inputs used in place are their own float copies: one compacted array serves as both.
-  const PointTruth t = set.truth;
-  const bool floats_are_truth = t.f32 != nullptr && set.xyz == t.f32;
-  UninitLargeVector<uint32_t> index(unique);
-  UninitLargeVector<float> xyz(floats_are_truth ? 0 : 3 * unique), truth32(t.f32 != nullptr ? 3 * unique : 0);
-  UninitLargeVector<double> truth64(t.f64 != nullptr ? 3 * unique : 0);
-  parallel_blocks(n, kGrain, threads, [&](size_t begin, size_t end, int) {
-    size_t u = first[begin / kGrain];
-    for (size_t i = begin; i < end; ++i) {
-      if (!keep[i]) continue;
-      index[u] = static_cast<uint32_t>(set.input_of(static_cast<int64_t>(i)));  // composes with an earlier drop
-      for (int k = 0; k < 3; ++k) {
-        if (!floats_are_truth) xyz[3 * u + k] = set.xyz[3 * i + k];
-        if (t.f32 != nullptr) truth32[3 * u + k] = t.f32[3 * i + k];
-        else truth64[3 * u + k] = t.f64[3 * i + k];
-      }
-      ++u;
-    }
-  });
-  remap_loose(set, keep);
-  set.owned = std::move(xyz);
-  set.owned_truth32 = std::move(truth32);
-  set.owned_truth64 = std::move(truth64);
-  set.input_index = std::move(index);
-  set.truth = PointTruth{t.f32 != nullptr ? set.owned_truth32.data() : nullptr,
-                         t.f64 != nullptr ? set.owned_truth64.data() : nullptr, unique};
-  set.xyz = floats_are_truth ? set.owned_truth32.data() : set.owned.data();
-  set.count = unique;
+  FramedSet unique = pick_points(set, keep.data(), PickedIndex::kInput, threads);
+  if (unique.count == n) return false;
+  set = std::move(unique);
   return true;
 }
 

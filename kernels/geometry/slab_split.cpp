@@ -1,0 +1,173 @@
+#include "slab_split.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "../abi/parallel.h"
+#include "point_subset.h"
+
+namespace xhd {
+namespace {
+
+constexpr size_t kSample = size_t(1) << 15;  // points sampled a set for the plan and the guesses
+constexpr size_t kGrain = size_t(1) << 16;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// Every step-th point of the set, about kSample of them (all of a small set).
+template <typename Visit>
+void for_sample(const FramedSet& set, Visit&& visit) {
+  const size_t n = set.count, samples = std::min(n, kSample);
+  for (size_t s = 0; s < samples; ++s) visit(s * n / samples);
+}
+
+struct SampleBox {
+  double min[3] = {kInfinity, kInfinity, kInfinity};
+  double max[3] = {-kInfinity, -kInfinity, -kInfinity};
+  bool empty() const { return !(min[0] <= max[0]); }
+};
+
+SampleBox sample_box(const FramedSet& set) {
+  SampleBox box;
+  for_sample(set, [&](size_t i) {
+    for (int k = 0; k < 3; ++k) {
+      const double v = set.truth.coord(i, k);
+      box.min[k] = std::min(box.min[k], v);
+      box.max[k] = std::max(box.max[k], v);
+    }
+  });
+  return box;
+}
+
+// Distance between the intervals [a0, a1] and [b0, b1] (0 when they meet).
+double interval_gap(double a0, double a1, double b0, double b1) { return std::max({0.0, b0 - a1, a0 - b1}); }
+
+// The halo's edges of slab w, as slab_part and halo_gap both compute them.
+double lower_edge(const SlabPlan& plan, int w, double halo) { return plan.lo(w) - halo; }
+double upper_edge(const SlabPlan& plan, int w, double halo) { return plan.hi(w) + halo; }
+
+}  // namespace
+
+double SlabPlan::lo(int w) const { return w == 0 ? -kInfinity : cuts[w - 1]; }
+double SlabPlan::hi(int w) const { return w == slabs() - 1 ? kInfinity : cuts[w]; }
+
+SlabPlan plan_slabs(const PointFrame& frame, int workers) {
+  SlabPlan plan;
+  if (workers < 2) return plan;
+  SampleBox box = sample_box(frame.a);
+  const SampleBox b = sample_box(frame.b);
+  for (int k = 0; k < 3; ++k) {
+    box.min[k] = std::min(box.min[k], b.min[k]);
+    box.max[k] = std::max(box.max[k], b.max[k]);
+  }
+  if (box.empty()) return plan;
+  for (int k = 1; k < 3; ++k)
+    if (box.max[k] - box.min[k] > box.max[plan.axis] - box.min[plan.axis]) plan.axis = k;
+  plan.extent = box.max[plan.axis] - box.min[plan.axis];
+  if (!(plan.extent > 0)) return plan;
+  std::vector<double> values;
+  for (const FramedSet* set : {&frame.a, &frame.b})
+    for_sample(*set, [&](size_t i) { values.push_back(set->truth.coord(i, plan.axis)); });
+  std::sort(values.begin(), values.end());
+  for (int w = 1; w < workers; ++w) plan.cuts.push_back(values[values.size() * w / workers]);
+  return plan;
+}
+
+double halo_guess(const FramedSet& source, const FramedSet& target) {
+  const SampleBox s = sample_box(source), t = sample_box(target);
+  if (s.empty() || t.empty()) return 0.0;
+  double lower = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    double across = 0.0;  // the face's distance to the target's box along the other axes
+    for (int j = 0; j < 3; ++j)
+      if (j != k) across += std::pow(interval_gap(s.min[j], s.max[j], t.min[j], t.max[j]), 2);
+    for (const double face : {s.min[k], s.max[k]})
+      lower = std::max(lower, std::sqrt(std::pow(interval_gap(face, face, t.min[k], t.max[k]), 2) + across));
+  }
+  double volume = 1.0, largest = 0.0;
+  for (int k = 0; k < 3; ++k) largest = std::max(largest, t.max[k] - t.min[k]);
+  int dims = 0;
+  for (int k = 0; k < 3; ++k) {
+    const double side = t.max[k] - t.min[k];
+    if (side > 1e-9 * largest) {
+      volume *= side;
+      ++dims;
+    }
+  }
+  const double spacing = dims == 0 ? 0.0 : std::pow(volume / static_cast<double>(target.count), 1.0 / dims);
+  return std::max(2.0 * lower, 4.0 * spacing);
+}
+
+double part_share(const FramedSet& set, const SlabPlan& plan, int w, double halo) {
+  const double lo = lower_edge(plan, w, halo), hi = upper_edge(plan, w, halo);
+  size_t inside = 0, all = 0;
+  for_sample(set, [&](size_t i) {
+    const double x = set.truth.coord(i, plan.axis);
+    inside += x >= lo && x <= hi;
+    ++all;
+  });
+  return all == 0 ? 0.0 : static_cast<double>(inside) / static_cast<double>(all);
+}
+
+SlabPart slab_part(const FramedSet& set, const SlabPlan& plan, int w, double halo, int threads) {
+  const double lo = plan.lo(w), hi = plan.hi(w);
+  const double edge_lo = lower_edge(plan, w, halo), edge_hi = upper_edge(plan, w, halo);
+  UninitLargeVector<uint8_t> keep(set.count);
+  parallel_blocks(set.count, kGrain, threads, [&](size_t begin, size_t end, int) {
+    for (size_t i = begin; i < end; ++i) {
+      const double x = set.truth.coord(i, plan.axis);
+      keep[i] = x >= edge_lo && x <= edge_hi;
+    }
+  });
+  SlabPart part;
+  part.set = pick_points(set, keep.data(), PickedIndex::kParent, threads);
+  keep = UninitLargeVector<uint8_t>();
+  const size_t n = part.set.count;
+  part.in_slab.resize(n);
+  const int workers = std::max(1, threads);
+  std::vector<Box> boxes(workers, Box{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}});
+  std::vector<uint64_t> counts(workers, 0);
+  parallel_blocks(n, kGrain, workers, [&](size_t begin, size_t end, int tid) {
+    Box& box = boxes[tid];
+    for (size_t i = begin; i < end; ++i) {
+      const double x = part.set.truth.coord(i, plan.axis);
+      const bool mine = x >= lo && x < hi;
+      part.in_slab[i] = mine;
+      if (!mine) continue;
+      ++counts[tid];
+      for (int k = 0; k < 3; ++k) {
+        box.min[k] = std::min(box.min[k], part.set.xyz[3 * i + k]);
+        box.max[k] = std::max(box.max[k], part.set.xyz[3 * i + k]);
+      }
+    }
+  });
+  part.slab_box = boxes[0];
+  for (int t = 0; t < workers; ++t) {
+    part.slab_count += counts[t];
+    for (int k = 0; k < 3; ++k) {
+      part.slab_box.min[k] = std::min(part.slab_box.min[k], boxes[t].min[k]);
+      part.slab_box.max[k] = std::max(part.slab_box.max[k], boxes[t].max[k]);
+    }
+  }
+  return part;
+}
+
+double halo_gap(const SlabPlan& plan, double halo) {
+  // fl(a - b) is within half an ulp of a - b: shrunk by 2^-50 it is below it.
+  const double shrink = 1.0 - std::ldexp(1.0, -50);
+  double gap = kInfinity;
+  for (int w = 0; w < plan.slabs(); ++w) {
+    if (std::isfinite(plan.lo(w))) gap = std::min(gap, (plan.lo(w) - lower_edge(plan, w, halo)) * shrink);
+    if (std::isfinite(plan.hi(w))) gap = std::min(gap, (upper_edge(plan, w, halo) - plan.hi(w)) * shrink);
+  }
+  return gap;
+}
+
+bool halo_settles(double largest_dist2, double gap) {
+  if (std::isinf(gap)) return true;
+  // A target beyond the halo is more than gap away in x; exact_dist2 of it rounds (differences, squares,
+  // two sums) by less than 6 units of 2^-53, far inside the 2^-40 margin: it is larger than largest_dist2.
+  return largest_dist2 < gap * gap * (1.0 - std::ldexp(1.0, -40));
+}
+
+}  // namespace xhd
