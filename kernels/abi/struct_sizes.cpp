@@ -201,7 +201,7 @@ constexpr Field kFields[] = {
     // xhd_placement
     XHD_FIELD(xhd_placement, devices),
     XHD_FIELD(xhd_placement, device_count),
-    XHD_FIELD(xhd_placement, reserved),
+    XHD_FIELD(xhd_placement, spatial_directions),
     XHD_FIELD(xhd_placement, memory_limit),
     XHD_FIELD(xhd_placement, target_tiles),
     XHD_FIELD(xhd_placement, workers),

@@ -176,10 +176,10 @@ void run_workers(const std::vector<std::string>& labels, Body&& body, Stop&& sto
 // with a count, a negative ordinal and more than 1024 workers; clears its outputs.
 inline std::vector<int> placement_devices(xhd_placement* placement, int device) {
   if (placement == nullptr || placement->device_count == 0) {
-    if (placement != nullptr) placement->target_tiles = placement->workers = 0;
+    if (placement != nullptr) placement->target_tiles = placement->workers = placement->spatial_directions = 0;
     return {device};
   }
-  placement->target_tiles = placement->workers = 0;
+  placement->target_tiles = placement->workers = placement->spatial_directions = 0;
   if (placement->devices == nullptr) throw InvalidArgument("placement: devices must not be null when device_count > 0");
   if (placement->device_count > 1024) throw InvalidArgument("placement: at most 1024 workers");
   std::vector<int> devices(placement->devices, placement->devices + placement->device_count);

@@ -126,6 +126,7 @@ int32_t points_compare_placed(const xhd_points* a, const xhd_points* b, const xh
   if (placement != nullptr) {
     placement->target_tiles = report.target_tiles;
     placement->workers = report.workers;
+    placement->spatial_directions = report.spatial_directions;
   }
   return XHD_OK;
 }

@@ -5,9 +5,11 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <cstdlib>
 #include <string>
 
 #include "../geometry/inside_cube.h"
+#include "../geometry/slab_split.h"
 #include "../abi/parallel.h"
 #include "../geometry/unique_points.h"
 #include "cost_model.h"
@@ -16,6 +18,7 @@
 #include "eb_directed.h"
 #include "exact_refine.h"
 #include "loose_device.h"
+#include "slab_queries.h"
 #include "staged_upload.h"
 #include "xhd_directed.h"
 #include "../abi/work_split.h"
@@ -74,6 +77,21 @@ struct DirectionShare {
   int worker;                  // this worker's number (its failures are named by it)
 };
 
+// One worker's queries of one direction split by space (slab_split.h): which points of its part of the
+// source lie in its slab, how many, and their float box.
+struct SlabQueries {
+  const uint8_t* in_slab;
+  uint64_t count;
+  Box box;
+};
+
+// Device bytes of one worker's slab run (run_slabs): both parts resident with their grids, the larger
+// direction's queries, search state and survivors, and the flags of the larger part.
+uint64_t slab_run_bytes(uint64_t na, uint64_t nb, uint64_t queries, uint64_t search_bytes) {
+  return resident_set_bytes(na) + resident_set_bytes(nb) + 24 * queries + query_state_bytes(queries) +
+         std::max(na, nb) + search_bytes + (4u << 20);
+}
+
 class GpuRun {
  public:
   GpuRun(const PointFrame& frame, int host_threads, const xhd_hausdorff_options& o, const Progress& progress,
@@ -107,6 +125,65 @@ class GpuRun {
     const InsideCube& source_inside = a_to_b ? inside_a_ : inside_b_;
     const InsideCube& target_inside = a_to_b ? inside_b_ : inside_a_;
     run_grid_chunked(source, source_inside, target, target_inside, out, &share);
+    result_.upload_ms = timings_.upload;
+    result_.download_ms = timings_.download;
+    result_.peak_device_bytes = memory_.peak();
+    result_.device = options_.device;
+  }
+
+  // This worker's slab of the directions asked (slab_split.h): its parts of A and B (the frame's sets)
+  // resident, each part's grid the index of one direction and, through its points in the slab, the order of
+  // the other's queries. A direction whose slab holds queries but whose target part is empty is left with
+  // distance +inf (its halo was too small). Indices in the parts'.
+  void run_slabs(const SlabQueries& qa, const SlabQueries& qb, int directions, SharedWord& cmax_ab,
+                 SharedWord& cmax_ba, xhd_directed& out_ab, xhd_directed& out_ba) {
+    const uint32_t na = static_cast<uint32_t>(inside_a_.count), nb = static_cast<uint32_t>(inside_b_.count);
+    const uint64_t need = slab_run_bytes(na, nb, std::max(qa.count, qb.count), search_.target_bytes(std::max(na, nb)));
+    if (need > memory_.budget())
+      throw DeviceMemoryShort("a slab of the compare needs about " + gib(need) + " of GPU memory; " +
+                              gib(memory_.budget()) + " is available");
+    double build_ms = 0;
+    DeviceGrid grid_a, grid_b;
+    {
+      // A part may be empty (a slab beyond one set's points): it has no grid, and nothing is uploaded.
+      DeviceArray<float> raw_a, raw_b;
+      if (na > 0) raw_a = upload(memory_, inside_a_.xyz, 0, na, stream_.get(), timings_);
+      if (nb > 0) raw_b = upload(memory_, inside_b_.xyz, 0, nb, stream_.get(), timings_);
+      EventTimer timer(stream_.get());
+      timer.start();
+      GridInput in_a, in_b;
+      if (na > 0) in_a = survey_points(memory_, raw_a.get(), na, 0, stream_.get());
+      if (nb > 0) in_b = survey_points(memory_, raw_b.get(), nb, 0, stream_.get());
+      if (na > 0)
+        grid_a = build_device_grid(memory_, in_a, plan_for(nb > 0 ? directed_lower_bound(in_b.bounds, in_a.bounds) : 0.0),
+                                   stream_.get());
+      raw_a.reset();
+      if (nb > 0)
+        grid_b = build_device_grid(memory_, in_b, plan_for(na > 0 ? directed_lower_bound(in_a.bounds, in_b.bounds) : 0.0),
+                                   stream_.get());
+      build_ms = timer.stop();
+    }
+    const bool both = (directions & XHD_DIRECTION_AB) && (directions & XHD_DIRECTION_BA);
+    auto direction = [&](const DeviceGrid& index, const FramedSet& target, const DeviceGrid& order,
+                         const SlabQueries& q, const FramedSet& source, SharedWord& shared, xhd_directed& out) {
+      out.build_ms = both ? build_ms / 2 : build_ms;
+      out.from_index = out.to_index = XHD_NO_INDEX;
+      if (q.count == 0) return;
+      if (index.count == 0) {
+        out.distance = INFINITY;
+        return;
+      }
+      describe_grid(index, out);
+      const DeviceArray<float4> queries = slab_queries(memory_, order, q.in_slab, q.count, stream_.get());
+      DeviceArray<unsigned long long> cmax = fresh_cmax();
+      take_shared_cmax(shared, 0, cmax.get());
+      SurvivorSink sink(memory_, static_cast<uint32_t>(q.count), stream_.get());
+      query(index, target, queries.get(), static_cast<uint32_t>(q.count), q.box, cmax.get(), sink, out);
+      shared.raise(sink.last_word());
+      finish_timed(source, target, index.points.get(), index.count, &index, sink, out, true);
+    };
+    if (directions & XHD_DIRECTION_AB) direction(grid_b, frame_.b, grid_a, qa, frame_.a, cmax_ab, out_ab);
+    if (directions & XHD_DIRECTION_BA) direction(grid_a, frame_.a, grid_b, qb, frame_.b, cmax_ba, out_ba);
     result_.upload_ms = timings_.upload;
     result_.download_ms = timings_.download;
     result_.peak_device_bytes = memory_.peak();
@@ -376,6 +453,187 @@ static void merge_worker_witness(const FramedSet& source, const FramedSet& targe
   best.offer(d2, part.from_index, part.to_index);
 }
 
+namespace {
+
+// What the workers of one split found: per worker, each direction's answer (in the frame's indices) and
+// its run's transfers and peak.
+struct SplitFound {
+  std::vector<xhd_hausdorff_result> runs;
+  std::vector<xhd_directed> ab, ba;
+  explicit SplitFound(int workers) : runs(workers), ab(workers), ba(workers) {}
+};
+
+// One direction over the workers: the best witness (its squared distance in best.dist2) and the counters,
+// times those of the slowest worker.
+xhd_directed merge_direction(const FramedSet& source, const FramedSet& target, const std::vector<xhd_directed>& found,
+                             PerPointWitness& best) {
+  xhd_directed merged{};
+  for (const xhd_directed& part : found) {
+    merge_worker_witness(source, target, part, best);
+    add_worker_counters(merged, part);
+  }
+  best.write(merged);
+  return merged;
+}
+
+// A direction's answer from its last attempt, the work of every attempt (a split by space that did not
+// settle it, then one by queries) added up.
+void take_attempt(xhd_directed& into, const xhd_directed& attempt) {
+  const xhd_directed before = into;
+  into = attempt;
+  into.build_ms += before.build_ms;
+  into.query_ms += before.query_ms;
+  into.exact_ms += before.exact_ms;
+  into.distance_evals += before.distance_evals;
+  into.pruned_queries += before.pruned_queries;
+  into.fallback_queries += before.fallback_queries;
+  into.exact_checks += before.exact_checks;
+}
+
+void take_transfers(xhd_hausdorff_result& into, const SplitFound& found) {
+  for (const xhd_hausdorff_result& run : found.runs) {
+    into.upload_ms = std::max(into.upload_ms, run.upload_ms);
+    into.download_ms = std::max(into.download_ms, run.download_ms);
+    into.peak_device_bytes = std::max(into.peak_device_bytes, run.peak_device_bytes);
+    into.query_chunks = std::max(into.query_chunks, run.query_chunks);
+  }
+}
+
+struct SplitContext {
+  const PointFrame& frame;
+  const xhd_hausdorff_options& options;
+  const Progress& progress;
+  DirectedSearch (*search_for)(int);
+  const Placement& placement;
+  const std::vector<uint64_t>& budgets;
+  const std::vector<std::string>& labels;
+  int host_threads;
+
+  int workers() const { return static_cast<int>(placement.devices.size()); }
+  xhd_hausdorff_options on(int w) const {
+    xhd_hausdorff_options mine = options;
+    mine.device = placement.devices[w];
+    return mine;
+  }
+  int worker_threads() const { return std::max(1, host_threads / workers()); }
+};
+
+// The split by queries (work_split.h) of `directions`: every worker with the whole target's grid.
+SplitFound split_by_queries(const SplitContext& c, int directions) {
+  const int workers = c.workers();
+  const uint64_t inside_a = c.frame.a.count - c.frame.a.loose.size(), inside_b = c.frame.b.count - c.frame.b.loose.size();
+  PieceQueue queue_ab(inside_a, piece_size(inside_a, workers, UINT64_MAX));
+  PieceQueue queue_ba(inside_b, piece_size(inside_b, workers, UINT64_MAX));
+  SharedWord cmax_ab, cmax_ba;
+  SplitFound found(workers);
+  // Each worker does its share of A -> B, then of B -> A (a worker done with the first starts the second while
+  // the others finish), on its own device, stream and copy of each target's grid.
+  run_workers(
+      c.labels,
+      [&](int w) {
+        XHD_CUDA(cudaSetDevice(c.placement.devices[w]));
+        const xhd_hausdorff_options mine = c.on(w);
+        GpuRun run(c.frame, c.worker_threads(), mine, c.progress, found.runs[w], c.search_for(mine.device), c.budgets[w]);
+        if (directions & XHD_DIRECTION_AB)
+          run.run_share(c.frame.a, c.frame.b, true, DirectionShare{&queue_ab, &cmax_ab, w == 0, w}, found.ab[w]);
+        if (directions & XHD_DIRECTION_BA)
+          run.run_share(c.frame.b, c.frame.a, false, DirectionShare{&queue_ba, &cmax_ba, w == 0, w}, found.ba[w]);
+      },
+      [&] {
+        queue_ab.abandon();
+        queue_ba.abandon();
+      });
+  return found;
+}
+
+// The halos of a split by space, or none (0) when it would not pay: a part of some set would hold most of
+// it, or a worker's parts would not fit its memory, as the sampled shares foresee them.
+struct SlabHalos {
+  double ab = 0, ba = 0;  // around the slabs of B (targets of A -> B) and of A
+  bool usable = false;
+};
+
+SlabHalos plan_halos(const SplitContext& c, const SlabPlan& plan, int directions) {
+  SlabHalos h;
+  if (plan.slabs() < 2) return h;
+  h.ab = (directions & XHD_DIRECTION_AB) ? halo_guess(c.frame.a, c.frame.b) : 0.0;
+  h.ba = (directions & XHD_DIRECTION_BA) ? halo_guess(c.frame.b, c.frame.a) : 0.0;
+  constexpr double kMostShare = 0.75;  // a part holding more than this of a set gains too little over the whole
+  for (int w = 0; w < plan.slabs(); ++w) {
+    const double share_a = part_share(c.frame.a, plan, w, h.ba), share_b = part_share(c.frame.b, plan, w, h.ab);
+    if (share_a > kMostShare || share_b > kMostShare) return h;
+    // The sample's shares with a margin for what it missed.
+    const uint64_t na = static_cast<uint64_t>(1.1 * share_a * c.frame.a.count) + 4096;
+    const uint64_t nb = static_cast<uint64_t>(1.1 * share_b * c.frame.b.count) + 4096;
+    const uint64_t queries = std::max(std::min(na, c.frame.a.count), std::min(nb, c.frame.b.count));
+    if (slab_run_bytes(na, nb, queries, c.search_for(c.placement.devices[w]).target_bytes(std::max(na, nb))) >
+        c.budgets[w])
+      return h;
+  }
+  h.usable = true;
+  return h;
+}
+
+// The split by space (slab_split.h) of `directions`: each worker its slab's queries against its part of the
+// targets. Returns the directions it settled, whose answers `result` then holds; the others are left to the
+// split by queries (their work is added to result's counters).
+int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos& halos, int directions,
+                   xhd_hausdorff_result& result) {
+  const int workers = c.workers();
+  SharedWord cmax_ab, cmax_ba;
+  SplitFound found(workers);
+  run_workers(
+      c.labels,
+      [&](int w) {
+        XHD_CUDA(cudaSetDevice(c.placement.devices[w]));
+        const int threads = c.worker_threads();
+        // A's part: its slab's queries of A -> B and, with the halo of B -> A, that direction's targets.
+        SlabPart a = slab_part(c.frame.a, plan, w, (directions & XHD_DIRECTION_BA) ? halos.ba : 0.0, threads);
+        SlabPart b = slab_part(c.frame.b, plan, w, (directions & XHD_DIRECTION_AB) ? halos.ab : 0.0, threads);
+        PointFrame part;
+        for (int k = 0; k < 3; ++k) part.origin[k] = c.frame.origin[k];
+        part.largest = c.frame.largest;
+        part.largest_input = c.frame.largest_input;
+        part.bounds = c.frame.bounds;
+        part.cube = c.frame.cube;
+        part.tight = c.frame.tight;
+        part.a = std::move(a.set);
+        part.b = std::move(b.set);
+        const xhd_hausdorff_options mine = c.on(w);
+        GpuRun run(part, threads, mine, c.progress, found.runs[w], c.search_for(mine.device), c.budgets[w]);
+        run.run_slabs(SlabQueries{a.in_slab.data(), a.slab_count, a.slab_box},
+                      SlabQueries{b.in_slab.data(), b.slab_count, b.slab_box}, directions, cmax_ab, cmax_ba,
+                      found.ab[w], found.ba[w]);
+        injected_fault(w);
+        // Into the frame's indices (a part's input_index names each point's index in the frame's set).
+        const auto to_frame = [](xhd_directed& out, const FramedSet& source, const FramedSet& target) {
+          if (out.from_index == XHD_NO_INDEX) return;
+          out.from_index = source.input_of(out.from_index);
+          out.to_index = target.input_of(out.to_index);
+        };
+        to_frame(found.ab[w], part.a, part.b);
+        to_frame(found.ba[w], part.b, part.a);
+      },
+      [] {});
+  take_transfers(result, found);
+
+  int settled = 0;
+  for (const int d : {XHD_DIRECTION_AB, XHD_DIRECTION_BA}) {
+    if (!(directions & d)) continue;
+    const bool ab = d == XHD_DIRECTION_AB;
+    std::vector<xhd_directed>& parts = ab ? found.ab : found.ba;
+    PerPointWitness best;
+    const xhd_directed merged = merge_direction(ab ? c.frame.a : c.frame.b, ab ? c.frame.b : c.frame.a, parts, best);
+    bool empty_target = false;  // a slab with queries had no target within its halo
+    for (const xhd_directed& p : parts) empty_target |= std::isinf(p.distance);
+    take_attempt(ab ? result.ab : result.ba, merged);
+    if (!empty_target && halo_settles(best.dist2, halo_gap(plan, ab ? halos.ab : halos.ba))) settled |= d;
+  }
+  return settled;
+}
+
+}  // namespace
+
 void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
                          const Progress& progress, xhd_hausdorff_result& result, DirectedSearch (*search_for)(int),
                          const Placement& placement, PlacementReport& report) {
@@ -387,52 +645,43 @@ void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hau
   const int directions = options.directions;
   progress.set_total(((directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
                      ((directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
-  const int workers = static_cast<int>(placement.devices.size());
   const std::vector<uint64_t> budgets = worker_budgets(placement);
   const std::vector<std::string> labels = worker_labels(placement);
-  const uint64_t inside_a = frame.a.count - frame.a.loose.size(), inside_b = frame.b.count - frame.b.loose.size();
-  PieceQueue queue_ab(inside_a, piece_size(inside_a, workers, UINT64_MAX));
-  PieceQueue queue_ba(inside_b, piece_size(inside_b, workers, UINT64_MAX));
-  SharedWord cmax_ab, cmax_ba;
-  std::vector<xhd_hausdorff_result> parts(workers);
-  std::vector<xhd_directed> found_ab(workers), found_ba(workers);
-  // Each worker does its share of A -> B, then of B -> A (a worker done with the first starts the second while
-  // the others finish), on its own device, stream and copy of each target's grid.
-  run_workers(
-      labels,
-      [&](int w) {
-        const int device = placement.devices[w];
-        XHD_CUDA(cudaSetDevice(device));
-        xhd_hausdorff_options mine = options;
-        mine.device = device;
-        parts[w] = xhd_hausdorff_result{};
-        GpuRun run(frame, std::max(1, host_threads / workers), mine, progress, parts[w], search_for(device),
-                   budgets[w]);
-        if (directions & XHD_DIRECTION_AB)
-          run.run_share(frame.a, frame.b, true, DirectionShare{&queue_ab, &cmax_ab, w == 0, w}, found_ab[w]);
-        if (directions & XHD_DIRECTION_BA)
-          run.run_share(frame.b, frame.a, false, DirectionShare{&queue_ba, &cmax_ba, w == 0, w}, found_ba[w]);
-      },
-      [&] {
-        queue_ab.abandon();
-        queue_ba.abandon();
-      });
+  const SplitContext c{frame, options, progress, search_for, placement, budgets, labels, host_threads};
 
-  PerPointWitness best_ab, best_ba;
-  for (int w = 0; w < workers; ++w) {
-    merge_worker_witness(frame.a, frame.b, found_ab[w], best_ab);
-    merge_worker_witness(frame.b, frame.a, found_ba[w], best_ba);
-    add_worker_counters(result.ab, found_ab[w]);
-    add_worker_counters(result.ba, found_ba[w]);
-    result.upload_ms = std::max(result.upload_ms, parts[w].upload_ms);
-    result.download_ms = std::max(result.download_ms, parts[w].download_ms);
-    result.peak_device_bytes = std::max(result.peak_device_bytes, parts[w].peak_device_bytes);
-    result.query_chunks = std::max(result.query_chunks, parts[w].query_chunks);
+  // By space where it pays (loose points, which lie beyond the bulk the slabs are cut from, keep the split
+  // by queries); XHD_SPLIT_BY=queries asks for the split by queries alone (benchmarks compare the two).
+  int left = directions;
+  const char* split_by = std::getenv("XHD_SPLIT_BY");
+  const bool queries_only = split_by != nullptr && std::string(split_by) == "queries";
+  if (c.workers() > 1 && !frame.has_loose() && !queries_only) {
+    const SlabPlan plan = plan_slabs(frame, c.workers());
+    const SlabHalos halos = plan_halos(c, plan, directions);
+    if (halos.usable) {
+      try {
+        report.spatial_directions = static_cast<uint32_t>(split_by_slabs(c, plan, halos, directions, result));
+      } catch (const OutOfMemory&) {
+        // A part larger than its sample foretold: the split by queries, with tiles behind it, still fits.
+        report.spatial_directions = 0;
+      }
+      left &= ~static_cast<int>(report.spatial_directions);
+      const uint64_t again = ((left & XHD_DIRECTION_AB) ? frame.a.count : 0) + ((left & XHD_DIRECTION_BA) ? frame.b.count : 0);
+      progress.add_to_total(again);
+    }
   }
-  if (directions & XHD_DIRECTION_AB) best_ab.write(result.ab);
-  if (directions & XHD_DIRECTION_BA) best_ba.write(result.ba);
+  if (left != 0) {
+    const SplitFound found = split_by_queries(c, left);
+    take_transfers(result, found);
+    for (const int d : {XHD_DIRECTION_AB, XHD_DIRECTION_BA}) {
+      if (!(left & d)) continue;
+      const bool ab = d == XHD_DIRECTION_AB;
+      PerPointWitness best;
+      take_attempt(ab ? result.ab : result.ba,
+                   merge_direction(ab ? frame.a : frame.b, ab ? frame.b : frame.a, ab ? found.ab : found.ba, best));
+    }
+  }
   result.device = placement.devices[0];
-  report.workers = static_cast<uint32_t>(workers);
+  report.workers = static_cast<uint32_t>(c.workers());
   report.target_tiles = 1;
   report_input_indices(frame, result);
 }

@@ -20,6 +20,7 @@ struct Placement {
 struct PlacementReport {
   uint32_t target_tiles = 1;  // the most tiles a direction's target was searched in
   uint32_t workers = 1;
+  uint32_t spatial_directions = 0;  // XHD_DIRECTION_* bits split by space (slab_split.h)
 };
 
 // Every ordinal exists (InvalidArgument naming the first that does not otherwise).

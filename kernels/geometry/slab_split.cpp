@@ -95,7 +95,7 @@ double halo_guess(const FramedSet& source, const FramedSet& target) {
     }
   }
   const double spacing = dims == 0 ? 0.0 : std::pow(volume / static_cast<double>(target.count), 1.0 / dims);
-  return std::max(2.0 * lower, 4.0 * spacing);
+  return lower + 4.0 * spacing;
 }
 
 double part_share(const FramedSet& set, const SlabPlan& plan, int w, double halo) {

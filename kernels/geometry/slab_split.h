@@ -38,9 +38,10 @@ struct SlabPlan {
 // spread at all.
 SlabPlan plan_slabs(const PointFrame& frame, int workers);
 
-// A first halo for the direction whose targets are `target`: twice the lower bound of its HD that the
-// sampled boxes give (HD >= the distance from any face of the source's box, which holds a source point,
-// to the target's box), and at least four times the target's mean point spacing.
+// A first halo for the direction whose targets are `target`: the lower bound of its HD that the sampled
+// boxes give (HD >= the distance from any face of the source's box, which holds a source point, to the
+// target's box), which a shifted copy's HD about equals, plus four times the target's mean point spacing,
+// beyond which two overlapping clouds rarely leave a point's nearest.
 double halo_guess(const FramedSet& source, const FramedSet& target);
 
 // The share of the set's spread sample within `halo` of slab w: what a part of it holds, about.

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 18
+#define XHD_ABI_VERSION 19
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -276,16 +276,19 @@ XHD_API int32_t xhd_points_compare(const xhd_points* a, const xhd_points* b, con
                                    xhd_progress* progress);
 
 /* Where xhd_points_compare_placed runs: one worker per entry of devices (GPU ordinals on device backends; an
- * ordinal may repeat, which runs two workers on one device), each with its own stream and its own copy of the
- * target's index, taking pieces of each direction's queries from a shared counter; the answers are those of
- * one worker bit for bit. The CPU backend runs device_count groups of threads the same way (the ordinals
+ * ordinal may repeat, which runs two workers on one device); the answers are those of one worker bit for bit.
+ * The CUDA backend's X-HD search (no per-point outputs, no far outliers) splits by space where the data lets
+ * it: each worker searches the queries of one slab along an axis against the targets within a halo of it, and
+ * a direction whose answer the halo does not prove is searched again split by queries (spatial_directions
+ * says which were not). Split by queries, each worker has its own stream and its own copy of the target's
+ * index, and takes pieces of each direction's queries from a shared counter. The CPU backend runs device_count groups of threads the same way (the ordinals
  * are not used there): the split and the merge, testable without a GPU. memory_limit caps the device
  * memory each worker uses (bytes; 0 = what is free): a target that does not fit is searched in tiles, each
  * query keeping its nearest over the tiles, exactly (device backends; the CPU backend ignores it). */
 typedef struct xhd_placement {
   const int32_t* devices; /* device_count ordinals; NULL with device_count 0: options->device alone */
   uint32_t device_count;
-  uint32_t reserved;
+  uint32_t spatial_directions; /* out: XHD_DIRECTION_* bits answered by the split by space (0 on the CPU) */
   uint64_t memory_limit;
   uint32_t target_tiles; /* out: the most tiles a direction's target was searched in (1 when it fitted) */
   uint32_t workers;      /* out: workers that ran */

@@ -3,6 +3,7 @@
 import { type EmptyOutcome, type EmptyPolicy } from './empty-policy.js';
 import { type DeviceInfo } from '../ops/backends.js';
 import { type BackendChoice, type Method } from '../ops/hausdorff.js';
+import type { Placement } from '../ops/placement.js';
 import { boundsDiagonal, type Coordinates, type FileFormat, type Geometry, type MaskOptions } from '../io/geometry.js';
 import { spaceDifference } from '../io/voxel-mask.js';
 import { type Crs } from '../io/crs.js';
@@ -168,7 +169,7 @@ export interface CompareResult {
   peakDeviceBytes: number;
   queryChunks: number;
   /** With --devices or --memory-limit: the workers' devices and the most tiles a target was cut into. */
-  placement?: { devices: number[]; workers: number; targetTiles: number; memoryLimit: number } | null;
+  placement?: Pick<Placement, 'devices' | 'workers' | 'targetTiles' | 'memoryLimit' | 'splitBySpace'> | null;
   directed: boolean;
   bboxDiagonal: number;
   /**

@@ -6,7 +6,7 @@ import koffi from 'koffi';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 18;
+export const XHD_ABI_VERSION = 19;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -143,7 +143,7 @@ export const PER_POINT = declareStruct('xhd_per_point', {
 export const PLACEMENT = declareStruct('xhd_placement', {
   devices: 'const int32_t *',
   device_count: 'uint32_t',
-  reserved: 'uint32_t',
+  spatial_directions: 'uint32_t',
   memory_limit: 'uint64_t',
   target_tiles: 'uint32_t',
   workers: 'uint32_t',

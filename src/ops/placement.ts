@@ -3,6 +3,7 @@
 // (xhd_points_compare_placed, kernels/abi/work_split.h).
 import { UsageError } from '../core/errors.js';
 import { describe } from '../core/arguments.js';
+import { DIRECTION_AB, DIRECTION_BA } from '../native/abi.js';
 import type { NativeBackend } from '../native/library.js';
 
 export interface Placement {
@@ -14,6 +15,15 @@ export interface Placement {
   workers: number;
   /** The most tiles a direction's target was searched in (1: resident). */
   targetTiles: number;
+  /** The directions the workers split by space, each a slab of the queries against the targets near it (CUDA, X-HD). */
+  splitBySpace: Direction[];
+}
+
+export type Direction = 'ab' | 'ba';
+
+/** The directions of an xhd_placement's spatial_directions bits. */
+export function directionsOf(bits: number): Direction[] {
+  return [...(bits & DIRECTION_AB ? ['ab' as const] : []), ...(bits & DIRECTION_BA ? ['ba' as const] : [])];
 }
 
 /** At most this many workers: the library refuses more. */
@@ -41,15 +51,15 @@ export function resolvePlacement(backend: NativeBackend, devices: number[] | 'al
   for (const d of list) {
     if (!(Number.isInteger(d) && d >= 0 && d <= 1024)) throw new UsageError(`Expected device ordinals from 0 to 1024 but received ${describe(d)}`);
   }
-  return { devices: list, memoryLimit: memoryLimit ?? 0, workers: 0, targetTiles: 0 };
+  return { devices: list, memoryLimit: memoryLimit ?? 0, workers: 0, targetTiles: 0, splitBySpace: [] };
 }
 
 /** The xhd_placement argument of a placement (its outputs are filled by the call). */
-export function placementArg(p: Placement): { devices: Int32Array | null; device_count: number; reserved: number; memory_limit: number; target_tiles: number; workers: number } {
+export function placementArg(p: Placement): { devices: Int32Array | null; device_count: number; spatial_directions: number; memory_limit: number; target_tiles: number; workers: number } {
   return {
     devices: p.devices.length > 0 ? Int32Array.from(p.devices) : null,
     device_count: p.devices.length,
-    reserved: 0,
+    spatial_directions: 0,
     memory_limit: p.memoryLimit,
     target_tiles: 0,
     workers: 0,

@@ -5,7 +5,7 @@ import koffi from 'koffi';
 import { hausdorffResult, prepareHausdorff, type HausdorffOptions, type HausdorffResult } from './hausdorff.js';
 import { pointsArg, type RawHausdorffResult } from '../native/abi.js';
 import { callNative } from '../native/call.js';
-import { placementArg, resolvePlacement, type Placement } from './placement.js';
+import { directionsOf, placementArg, resolvePlacement, type Placement } from './placement.js';
 
 export interface PointsSearchOptions extends HausdorffOptions {
   /** Measure every point: its exact distance to the nearest point of the other set, each direction computed. */
@@ -95,8 +95,9 @@ export async function pointsSearch(a: Float32Array | Float64Array, b: Float32Arr
       ba: call.directed ? null : { distances: doubles(outputs[2]), nearest: indices(outputs[3]) },
     } : null;
     const ran: Placement = where
-      ? { devices: placement!.devices, memoryLimit: placement!.memoryLimit, workers: where.workers, targetTiles: where.target_tiles }
-      : { devices: [call.device], memoryLimit: 0, workers: 1, targetTiles: 1 };
+      ? { devices: placement!.devices, memoryLimit: placement!.memoryLimit, workers: where.workers, targetTiles: where.target_tiles,
+        splitBySpace: directionsOf(where.spatial_directions) }
+      : { devices: [call.device], memoryLimit: 0, workers: 1, targetTiles: 1, splitBySpace: [] };
     return { ...hausdorffResult(call, raw), perPoint, placement: ran };
   } finally {
     for (const o of outputs) o?.free();

@@ -67,7 +67,9 @@ export function renderCompareText(r: CompareResult, c: ChalkInstance): string {
     lines.push(`  method ${r.method} · backend ${r.backend} · GPU ${r.device.ordinal} ${r.device.name} · peak ${formatBytes(r.peakDeviceBytes)}`);
     if (r.placement) {
       const tiles = r.placement.targetTiles > 1 ? ` · target in ${r.placement.targetTiles} tiles` : '';
-      lines.push(`  workers ${r.placement.workers} on GPUs ${r.placement.devices.join(',')}${tiles}`);
+      const space = r.placement.splitBySpace.length > 0
+        ? ` · split by space: ${r.placement.splitBySpace.map((d) => (d === 'ab' ? 'A → B' : 'B → A')).join(', ')}` : '';
+      lines.push(`  workers ${r.placement.workers} on GPUs ${r.placement.devices.join(',')}${tiles}${space}`);
     }
     lines.push(
       `  time   read ${formatMs(t.read)}${surface ? ` · sample ${formatMs(t.sample)}` : ''} · upload ${formatMs(t.upload)} · build ${formatMs(t.build)} · query ${formatMs(t.query)} · ` +
