@@ -1,11 +1,14 @@
 // Multi-GPU benchmark (issue "Measure multi-GPU scaling"): one overlapping 3D compare of 12.5M points a side and
 // one large one (200M by default, --large 1000000000 for the 1B target), each on every worker list asked for
-// (--devices lists: one GPU, two, all; on a one-GPU machine `0,0` runs two workers on it), and a batch of
-// 1,000 mask pairs spread over the same lists. Every answer is checked against the first list's (witnesses
-// included): ✗ marks a difference. Prints a markdown report for docs/benchmarks.md.
+// (--devices lists: one GPU, two, all; on a one-GPU machine `0,0` runs two workers on it) and each way of
+// splitting a compare (--splits: `space`, the default split by slabs, and `queries`, every worker with the
+// whole target, XHD_SPLIT_BY=queries), and a batch of 1,000 mask pairs spread over the same lists. Each list
+// runs once untimed first (contexts, pinned buffers). Every answer is checked against the first list's
+// (witnesses included): ✗ marks a difference. Prints a markdown report for docs/benchmarks.md.
 //   scripts/bench-multi-gpu [--lists '0;0,1;all'] [--sizes 12500000] [--large 200000000] [--runs 3]
-//                           [--batch-pairs 1000] [--distinct-masks 40] [--mask-scale 0.3] [--memory-limit 0]
-//                           [--out docs/file.md]
+//                           [--splits space,queries] [--batch-pairs 1000] [--distinct-masks 40] [--mask-scale 0.3]
+//                           [--memory-limit 0] [--out docs/file.md] [--backend cuda|cpu]
+// --backend cpu runs the script itself where there is no GPU (its lists are thread groups; nothing scales there).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +19,7 @@ import { pointsSearch, type PointsSearchResult } from '../src/ops/points-search.
 import { gpuDescription, libraryVersion, publishReport, runLines } from './bench/report.js';
 import { makeMaskPair, writeMask } from './bench/masks-shapes.js';
 import { ROOT } from './bench/root.js';
-import { overlapping } from './datasets.js';
+import { overlappingParallel } from './bench/overlapping-parallel.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -29,26 +32,32 @@ interface Settings {
   distinctMasks: number;
   maskScale: number;
   memoryLimit: number;
+  splits: Split[];
+  backend: 'cuda' | 'cpu';
   out?: string;
 }
+
+type Split = 'space' | 'queries';
 
 function parseList(text: string): number[] | 'all' {
   return text === 'all' ? 'all' : text.split(',').map(Number);
 }
 
 function parseSettings(argv: string[]): Settings {
-  const s: Settings = { lists: [[0], [0, 0], 'all'], sizes: [12_500_000], large: 200_000_000, runs: 3, batchPairs: 1000, distinctMasks: 40, maskScale: 0.3, memoryLimit: 0 };
+  const s: Settings = { lists: [[0], [0, 0], 'all'], sizes: [12_500_000], large: 200_000_000, runs: 3, batchPairs: 1000, distinctMasks: 40, maskScale: 0.3, memoryLimit: 0, splits: ['space', 'queries'], backend: 'cuda' };
   for (let i = 0; i < argv.length; i++) {
     const next = () => argv[++i] ?? '';
     switch (argv[i]) {
       case '--lists': s.lists = next().split(';').map(parseList); break;
-      case '--sizes': s.sizes = next().split(',').map(Number); break;
+      case '--sizes': s.sizes = next().split(',').map(Number).filter((n) => n > 0); break;
       case '--large': s.large = Number(next()); break;
       case '--runs': s.runs = Number(next()); break;
       case '--batch-pairs': s.batchPairs = Number(next()); break;
       case '--distinct-masks': s.distinctMasks = Number(next()); break;
       case '--mask-scale': s.maskScale = Number(next()); break;
       case '--memory-limit': s.memoryLimit = Number(next()); break;
+      case '--splits': s.splits = next().split(',') as Split[]; break;
+      case '--backend': s.backend = next() === 'cpu' ? 'cpu' : 'cuda'; break;
       case '--out': s.out = next(); break;
       default: throw new Error(`unknown argument ${argv[i]}`);
     }
@@ -64,34 +73,55 @@ function answerOf(r: PointsSearchResult): string {
 
 interface CompareRow {
   list: string;
+  split: Split | 'one GPU';
   workers: number;
   wallMs: number;
   computeMs: number;
+  uploadMs: number;
+  bySpace: string;
   tiles: number;
   same: boolean;
   hd: number;
 }
 
-/** One compare on each list: best wall time of `runs` (the native call: frame, uploads, both directions). */
+/** The runs of one compare split one way: with XHD_SPLIT_BY set for the library (read at each call). */
+async function withSplit<T>(split: Split, run: () => Promise<T>): Promise<T> {
+  if (split === 'queries') process.env.XHD_SPLIT_BY = 'queries';
+  try {
+    return await run();
+  } finally {
+    delete process.env.XHD_SPLIT_BY;
+  }
+}
+
+/** One compare on each list and split: best wall time of `runs` (the native call: frame, uploads, both directions). */
 async function compareRows(n: number, s: Settings): Promise<CompareRow[]> {
   log(`generating the overlapping pair of ${n.toLocaleString('en-US')} points a side`);
-  const { a, b } = overlapping(n, 20260707);
+  const { a, b } = await overlappingParallel(n, 20260707);
+  const warm = await overlappingParallel(100_000, 1);
   const rows: CompareRow[] = [];
   let reference: string | null = null;
   for (const list of s.lists) {
-    let best: CompareRow | null = null;
-    for (let run = 0; run < s.runs; run++) {
-      const started = performance.now();
-      const r = await pointsSearch(a, b, { backend: 'cuda', devices: list, memoryLimit: s.memoryLimit || undefined });
-      const wallMs = performance.now() - started;
-      const answer = answerOf(r);
-      reference ??= answer;
-      const row = { list: listName(list), workers: r.placement.workers, wallMs, computeMs: r.ab.buildMs + r.ab.queryMs + r.ba!.buildMs + r.ba!.queryMs,
-        tiles: r.placement.targetTiles, same: answer === reference, hd: r.hd };
-      if (!best || row.wallMs < best.wallMs) best = row;
-      log(`  ${n} on ${row.list}: ${wallMs.toFixed(0)} ms wall, ${row.computeMs.toFixed(0)} ms build+query, HD ${r.hd}${row.same ? '' : ' ✗ differs'}`);
+    const options = { backend: s.backend, devices: list, memoryLimit: s.memoryLimit || undefined };
+    await pointsSearch(warm.a, warm.b, options);  // every device of the list in use once before the timing
+    const alone = list !== 'all' && list.length === 1;
+    for (const split of alone ? [s.splits[0]] : s.splits) {
+      let best: CompareRow | null = null;
+      for (let run = 0; run < s.runs; run++) {
+        const started = performance.now();
+        const r = await withSplit(split, () => pointsSearch(a, b, options));
+        const wallMs = performance.now() - started;
+        const answer = answerOf(r);
+        reference ??= answer;
+        const row: CompareRow = { list: listName(list), split: alone ? 'one GPU' : split, workers: r.placement.workers, wallMs,
+          computeMs: r.ab.buildMs + r.ab.queryMs + r.ba!.buildMs + r.ba!.queryMs, uploadMs: r.uploadMs,
+          bySpace: r.placement.splitBySpace.join(',') || '–', tiles: r.placement.targetTiles, same: answer === reference, hd: r.hd };
+        if (!best || row.wallMs < best.wallMs) best = row;
+        log(`  ${n} on ${row.list} (${row.split}): ${wallMs.toFixed(0)} ms wall, ${row.computeMs.toFixed(0)} ms build+query, ` +
+          `${row.uploadMs.toFixed(0)} ms upload, by space ${row.bySpace}, HD ${r.hd}${row.same ? '' : ' ✗ differs'}`);
+      }
+      rows.push(best!);
     }
-    rows.push(best!);
   }
   return rows;
 }
@@ -120,7 +150,7 @@ function batchRows(s: Settings, dir: string): BatchRow[] {
   const rows: BatchRow[] = [];
   let reference: string | null = null;
   for (const list of s.lists) {
-    const args = [join(ROOT, 'bin', 'xhd'), 'batch', manifest, '--backend', 'cuda', '--quiet', '--percentile', '95', '--devices', listName(list)];
+    const args = [join(ROOT, 'bin', 'xhd'), 'batch', manifest, '--backend', s.backend, '--quiet', '--percentile', '95', '--devices', listName(list)];
     const started = performance.now();
     const run = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 30 });
     const wallMs = performance.now() - started;
@@ -138,19 +168,23 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const s = parseSettings(argv);
   const cuda = probeBackend('cuda');
-  if (!cuda.available) throw new Error(`no usable CUDA GPU: ${cuda.reason}`);
+  if (!cuda.available && s.backend === 'cuda') throw new Error(`no usable CUDA GPU: ${cuda.reason}`);
   const report: string[] = ['# Multi-GPU benchmark: --devices', '', ...runLines('scripts/bench-multi-gpu', argv),
-    `- GPU 0: ${gpuDescription(cudaDevice(0))}; GPUs seen: ${cuda.devices?.length ?? '?'}`,
-    `- Native library: build/libxhd_cuda.so from ${libraryVersion()}`,
-    '- Compare: overlapping 3D pairs (scripts/datasets.ts), float32, no per-point outputs; wall = the native call',
-    '  (framing, uploads, both directions), best of the runs; build+query = the library\'s own times (the slowest worker\'s).',
-    '- Speed-up: against the first list. ✗: an answer (HD, witnesses) differs from the first list\'s.', ''];
+    s.backend === 'cuda' ? `- GPU 0: ${gpuDescription(cudaDevice(0))}; GPUs seen: ${cuda.devices?.length ?? '?'}` : '- Backend: cpu (a run of the script, not a measurement)',
+    `- Native library: build/libxhd_${s.backend}.so from ${libraryVersion()}`,
+    '- Compare: overlapping 3D pairs (scripts/bench/overlapping-parallel.ts), float32, no per-point outputs; wall = the',
+    '  native call (framing, uploads, both directions), best of the runs; build+query and upload = the library\'s own',
+    '  times (each the slowest worker\'s; build+query sums both directions, and an unsettled split by space\'s second search).',
+    '- Split: `space`, slabs with halos (README, "Several GPUs"); `queries`, every worker the whole target (XHD_SPLIT_BY=queries).',
+    '  "by space": the directions the slabs settled. Speed-up: against the first row. ✗: an answer (HD, witnesses) differs.', ''];
   for (const n of [...s.sizes, ...(s.large > 0 ? [s.large] : [])]) {
     const rows = await compareRows(n, s);
     report.push(`## ${n.toLocaleString('en-US')} × ${n.toLocaleString('en-US')} points, overlapping 3D`, '',
-      '| devices | workers | wall ms | build+query ms | speed-up (wall) | target tiles | HD | same answer |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |');
+      '| devices | split | workers | wall ms | speed-up (wall) | build+query ms | speed-up (build+query) | upload ms | by space | target tiles | HD | same answer |',
+      '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | :---: |');
     for (const r of rows) {
-      report.push(`| ${r.list} | ${r.workers} | ${r.wallMs.toFixed(0)} | ${r.computeMs.toFixed(0)} | ${(rows[0].wallMs / r.wallMs).toFixed(2)}× | ${r.tiles} | ${r.hd.toPrecision(9)} | ${r.same ? '✓' : '✗'} |`);
+      report.push(`| ${r.list} | ${r.split} | ${r.workers} | ${r.wallMs.toFixed(0)} | ${(rows[0].wallMs / r.wallMs).toFixed(2)}× | ${r.computeMs.toFixed(0)} | ` +
+        `${(rows[0].computeMs / r.computeMs).toFixed(2)}× | ${r.uploadMs.toFixed(0)} | ${r.bySpace} | ${r.tiles} | ${r.hd.toPrecision(9)} | ${r.same ? '✓' : '✗'} |`);
     }
     report.push('');
   }

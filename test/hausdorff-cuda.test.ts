@@ -9,25 +9,40 @@ import { describe, it } from 'node:test';
 import { probeBackend } from '../src/ops/backends.js';
 import { NativeError, UsageError } from '../src/core/errors.js';
 import { hausdorff, type HausdorffResult, type Method } from '../src/ops/hausdorff.js';
+import { pointsSearch } from '../src/ops/points-search.js';
 import { AGREEMENT_CASES as cases } from './agreement-cases.js';
 import { assertExact, utmExactTies, utmNearTies, utmShiftedTile } from './exact-cases.js';
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { clustered, firstCopies, rng, shifted, uniform, withCopiesOf, withDuplicates } from './random-points.js';
 import { assertChunkedLikeCpu } from './chunked-cuda.js';
 import { suiteUnless } from './skippable-suite.js';
+import { splitLists } from './split-lists.js';
 
 const cuda = probeBackend('cuda');
 const skip = cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`;
 
-/** The GPU's answer equals the reference (an exact CPU method) bit for bit, witnesses included. */
+/** Workers the X-HD checks also split among (--devices): split by space where the data allows, else by queries. */
+const splits = splitLists([[0, 0]]);
+
+/**
+ * The GPU's answer equals the reference (an exact CPU method) bit for bit, witnesses included; the grid
+ * method's also when its search is split among the workers of `splits`.
+ */
 async function checkCuda(label: string, a: Float32Array | Float64Array, b: Float32Array | Float64Array,
   reference: HausdorffResult, methods: Method[] = ['grid', 'eb']) {
+  const runs: Array<[string, () => Promise<HausdorffResult>]> = [];
   for (const method of methods) {
-    const r = await hausdorff(a, b, { method, backend: 'cuda' });
+    runs.push([method, () => hausdorff(a, b, { method, backend: 'cuda' })]);
+    if (method === 'grid') {
+      for (const devices of splits) runs.push([`grid on ${devices}`, () => pointsSearch(a, b, { method, backend: 'cuda', devices })]);
+    }
+  }
+  for (const [what, run] of runs) {
+    const r = await run();
     assert.equal(r.backend, 'cuda');
     for (const [got, want, name] of [[r.ab, reference.ab, 'A→B'], [r.ba!, reference.ba!, 'B→A']] as const) {
       assert.deepEqual([got.distance, got.fromIndex, got.toIndex], [want.distance, want.fromIndex, want.toIndex],
-        `${label} cuda ${method} ${name}`);
+        `${label} cuda ${what} ${name}`);
     }
   }
 }
@@ -107,6 +122,7 @@ suiteUnless(skip, 'CUDA backend is exact over survey coordinates', () => {
         assertExact(r, a, b, `${name}, cuda ${method}`);
         assert.deepEqual(r.coordinateOrigin, (await hausdorff(a, b, { method: 'grid', backend: 'cpu' })).coordinateOrigin);
       }
+      for (const devices of splits) assertExact(await pointsSearch(a, b, { backend: 'cuda', devices }), a, b, `${name}, cuda on ${devices}`);
     });
   }
 

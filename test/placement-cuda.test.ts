@@ -14,18 +14,13 @@ import { clustered, rng, uniform, withCopiesOf } from './random-points.js';
 import { utmShiftedTile } from './exact-cases.js';
 import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { suiteUnless } from './skippable-suite.js';
+import { splitLists } from './split-lists.js';
 
 const cuda = probeBackend('cuda');
 const skip = cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`;
 
 /** Worker lists to compare with one GPU: two and three workers on device 0, and any list the machine asks for. */
-function workerLists(): Array<number[] | 'all'> {
-  const lists: Array<number[] | 'all'> = [[0, 0], [0, 0, 0]];
-  const asked = process.env.XHD_TEST_DEVICES;
-  if (asked === 'all') lists.push('all');
-  else if (asked) lists.push(asked.split(',').map(Number));
-  return lists;
-}
+const workerLists = () => splitLists([[0, 0], [0, 0, 0]]);
 
 function answer(r: PointsSearchResult) {
   return [r.ab.distance, r.ab.fromIndex, r.ab.toIndex, r.ba?.distance, r.ba?.fromIndex, r.ba?.toIndex];
@@ -53,6 +48,9 @@ suiteUnless(skip, 'CUDA --devices: the answers of one GPU', () => {
           const many = await pointsSearch(a, b, { backend: 'cuda', method, devices });
           assert.ok(many.placement.workers >= 1);
           assert.deepEqual(answer(many), answer(one), `${label} ${method} on ${devices}`);
+          // X-HD splits by space unless far outliers (loose points) keep it to the split by queries; EB never does.
+          const bySpace = method === 'grid' && !label.includes('outlier') && many.placement.workers > 1 ? ['ab', 'ba'] : [];
+          assert.deepEqual(many.placement.splitBySpace, bySpace, `${label} ${method} on ${devices}: split by space`);
         }
       });
     }
@@ -67,6 +65,27 @@ suiteUnless(skip, 'CUDA --devices: the answers of one GPU', () => {
       }
     });
   }
+});
+
+suiteUnless(skip, 'CUDA --devices split by space: a halo too small for the HD', () => {
+  // B is A without the points of a ball of radius 0.2: the A -> B HD is about the radius, far beyond the first
+  // halo (from the boxes, which coincide, and the spacing), so that direction's answer over the slab parts is
+  // not proven and it is searched again split by queries; B -> A is settled by its slabs.
+  const a = uniform(200_000, 3, rng(89));
+  const kept: number[] = [];
+  for (let i = 0; i < a.length; i += 3) {
+    if ((a[i] - 0.5) ** 2 + (a[i + 1] - 0.5) ** 2 + (a[i + 2] - 0.5) ** 2 > 0.04) kept.push(a[i], a[i + 1], a[i + 2]);
+  }
+  const b = Float32Array.from(kept);
+  it('the unproven direction is searched again, and every answer is the CPU\'s', async () => {
+    const cpu = await pointsSearch(a, b, { backend: 'cpu' });
+    assert.ok(cpu.ab.distance > 0.15, `HD A -> B ${cpu.ab.distance}`);
+    for (const devices of workerLists()) {
+      const many = await pointsSearch(a, b, { backend: 'cuda', devices });
+      assert.deepEqual(answer(many), answer(cpu), `on ${devices}`);
+      if (many.placement.workers > 1) assert.deepEqual(many.placement.splitBySpace, ['ba'], `on ${devices}`);
+    }
+  });
 });
 
 suiteUnless(skip, 'CUDA --memory-limit: a target in tiles, exactly', () => {

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The multi-GPU run (issue "Measure multi-GPU scaling") on a multi-GPU machine, in one call: puts the carried
+# node, runtime node_modules and prebuilt libraries in place (built here with XHD_MARCH=x86-64-v3 and
+# XHD_CUDA_ARCHS=90), runs the CUDA suites whose answers are checked split among workers with every GPU
+# (XHD_TEST_DEVICES=all), then scripts/bench-multi-gpu: the 12.5M compare and the mask batch, then the large
+# compare. Logs and the reports go to $OUT.
+#
+# Needs, carried: dist/ (compiled here), .device/node.xz (shared/device/pack-node.sh), .device/nm (the
+# runtime dependencies: chalk, commander, csv-parse, koffi, laz-perf) and .device/lib/*.so.
+# Usage: scripts/device/multi-gpu.sh [LISTS] [LARGE]   (defaults '0;0,1;all' and 1000000000)
+set -u
+cd "$(dirname "$0")/../.."
+out="${OUT:-/tmp/multi-gpu}"
+mkdir -p "$out"
+lists="${1:-0;0,1;all}"
+large="${2:-1000000000}"
+command -v node >/dev/null 2>&1 || { xz -dc .device/node.xz > /usr/local/bin/node && chmod +x /usr/local/bin/node; }
+rm -rf node_modules && cp -r .device/nm node_modules
+mkdir -p build && cp .device/lib/*.so build/
+nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
+echo "cores $(nproc); $(free -g | awk '/Mem:/ {print $2}') GiB"
+started=$(date +%s)
+XHD_TEST_DEVICES=all node --test --test-concurrency=1 dist/test/placement-cuda.test.js dist/test/hausdorff-cuda.test.js \
+  > "$out/suites.tap" 2>&1
+echo "suites: exit $? after $(( $(date +%s) - started )) s"
+grep -E '^# (tests|pass|fail|skipped)' "$out/suites.tap"
+grep -E '^ *not ok ' "$out/suites.tap" | grep -v '# SKIP' | head -20
+grep -A12 -E '^ +not ok ' "$out/suites.tap" | grep -E "error:|expected|actual" | head -30
+node dist/scripts/bench-multi-gpu.js --lists "$lists" --sizes 12500000 --large 0 --runs 3 --batch-pairs 1000 \
+  --out "$out/bench-12m-batch.md" 2> "$out/bench-12m-batch.log"
+echo "bench 12.5M and batch: exit $? after $(( $(date +%s) - started )) s"
+grep -E 'on |batch on' "$out/bench-12m-batch.log"
+node dist/scripts/bench-multi-gpu.js --lists "$lists" --sizes 0 --large "$large" --runs 2 --batch-pairs 0 \
+  --out "$out/bench-large.md" 2> "$out/bench-large.log"
+echo "bench large: exit $? after $(( $(date +%s) - started )) s"
+grep -E ' on |generating|rror' "$out/bench-large.log"

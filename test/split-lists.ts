@@ -1,0 +1,12 @@
+// Worker lists (--devices) the CUDA suites run their split checks on: the lists given, and on a multi-GPU
+// host whatever XHD_TEST_DEVICES asks for (`all`, or ordinals such as `0,1,2`). Two workers on device 0 run
+// the split and the merge on any GPU machine.
+export type WorkerList = number[] | 'all';
+
+export function splitLists(base: WorkerList[]): WorkerList[] {
+  const lists = [...base];
+  const asked = process.env.XHD_TEST_DEVICES;
+  if (asked === 'all') lists.push('all');
+  else if (asked) lists.push(asked.split(',').map(Number));
+  return lists;
+}
