@@ -6,6 +6,7 @@
 #include <string>
 
 #include "../abi/distance_context.h"
+#include "../abi/host_phases.h"
 #include "../abi/status_guard.h"
 #include "../geometry/surface_compare.h"
 #include "../abi/progress.h"
@@ -47,7 +48,9 @@ void hausdorff_in_tiles(const xhd_points* a, const xhd_points* b, const xhd_haus
 int32_t hausdorff_placed(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                          xhd_hausdorff_result* result, xhd_progress* progress_slot, const xhd::Placement& placement,
                          xhd::PlacementReport& report) {
+  xhd::HostPhases phases("call");
   xhd::check_hausdorff_call(a, b, options, result);
+  phases.mark("checks");
   if (options->method == XHD_METHOD_BRUTE)
     throw xhd::InvalidArgument("the brute method is the CPU reference implementation; use the CPU backend");
   xhd::check_devices(placement);

@@ -10,6 +10,7 @@
 
 #include "../geometry/inside_cube.h"
 #include "../geometry/slab_split.h"
+#include "../abi/host_phases.h"
 #include "../abi/parallel.h"
 #include "../geometry/unique_points.h"
 #include "cost_model.h"
@@ -431,15 +432,20 @@ DirectedSearch grid_search() { return DirectedSearch{run_directed_xhd, nothing_m
 void gpu_hausdorff(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
                    const Progress& progress, xhd_hausdorff_result& result, DirectedSearch search) {
   const int host_threads = resolve_thread_count(options.threads);
+  HostPhases phases("one GPU");
   PointFrame frame;
   frame_points(a, &b, host_threads, frame);
+  phases.mark("frame");
   for (int k = 0; k < 3; ++k) result.origin[k] = frame.origin[k];
   // Copies of a point would crowd one cell that every query reaching it scans (unique_points.h).
   drop_duplicates(frame, host_threads);
+  phases.mark("duplicates");
   progress.set_total(((options.directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
                      ((options.directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
   GpuRun run(frame, host_threads, options, progress, result, search);
+  phases.mark("run set up");
   run.run();
+  phases.mark("run");
   report_input_indices(frame, result);
 }
 
@@ -586,6 +592,7 @@ int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos&
       c.labels,
       [&](int w) {
         XHD_CUDA(cudaSetDevice(c.placement.devices[w]));
+        HostPhases phases("slab " + std::to_string(w));
         const int threads = c.worker_threads();
         // A's part: its slab's queries of A -> B and, with the halo of B -> A, that direction's targets.
         SlabPart a = slab_part(c.frame.a, plan, w, (directions & XHD_DIRECTION_BA) ? halos.ba : 0.0, threads);
@@ -599,11 +606,14 @@ int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos&
         part.tight = c.frame.tight;
         part.a = std::move(a.set);
         part.b = std::move(b.set);
+        phases.mark("parts");
         const xhd_hausdorff_options mine = c.on(w);
         GpuRun run(part, threads, mine, c.progress, found.runs[w], c.search_for(mine.device), c.budgets[w]);
+        phases.mark("run set up");
         run.run_slabs(SlabQueries{a.in_slab.data(), a.slab_count, a.slab_box},
                       SlabQueries{b.in_slab.data(), b.slab_count, b.slab_box}, directions, cmax_ab, cmax_ba,
                       found.ab[w], found.ba[w]);
+        phases.mark("run");
         injected_fault(w);
         // Into the frame's indices (a part's input_index names each point's index in the frame's set).
         const auto to_frame = [](xhd_directed& out, const FramedSet& source, const FramedSet& target) {
@@ -638,10 +648,13 @@ void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hau
                          const Progress& progress, xhd_hausdorff_result& result, DirectedSearch (*search_for)(int),
                          const Placement& placement, PlacementReport& report) {
   const int host_threads = resolve_thread_count(options.threads);
+  HostPhases phases("split");
   PointFrame frame;
   frame_points(a, &b, host_threads, frame);
+  phases.mark("frame");
   for (int k = 0; k < 3; ++k) result.origin[k] = frame.origin[k];
   drop_duplicates(frame, host_threads);
+  phases.mark("duplicates");
   const int directions = options.directions;
   progress.set_total(((directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
                      ((directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
@@ -657,6 +670,7 @@ void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hau
   if (c.workers() > 1 && !frame.has_loose() && !queries_only) {
     const SlabPlan plan = plan_slabs(frame, c.workers());
     const SlabHalos halos = plan_halos(c, plan, directions);
+    phases.mark("slab plan");
     if (halos.usable) {
       try {
         report.spatial_directions = static_cast<uint32_t>(split_by_slabs(c, plan, halos, directions, result));
@@ -667,10 +681,12 @@ void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hau
       left &= ~static_cast<int>(report.spatial_directions);
       const uint64_t again = ((left & XHD_DIRECTION_AB) ? frame.a.count : 0) + ((left & XHD_DIRECTION_BA) ? frame.b.count : 0);
       progress.add_to_total(again);
+      phases.mark("split by space");
     }
   }
   if (left != 0) {
     const SplitFound found = split_by_queries(c, left);
+    phases.mark("split by queries");
     take_transfers(result, found);
     for (const int d : {XHD_DIRECTION_AB, XHD_DIRECTION_BA}) {
       if (!(left & d)) continue;
