@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 
 import { CancelledError, hausdorff } from '../src/ops/hausdorff.js';
 import { UsageError } from '../src/core/errors.js';
+import { pointsSearch } from '../src/ops/points-search.js';
 import { rng, shifted, uniform } from './random-points.js';
 
 describe('hausdorff() arguments', () => {
@@ -15,12 +16,14 @@ describe('hausdorff() arguments', () => {
     await assert.rejects(hausdorff(ok, new Float32Array(4)), /at least one point/);
   });
 
-  it('rejects NaN and infinite coordinates, naming the point', async () => {
+  it('rejects NaN and infinite coordinates, naming the point (the native call checks them)', async () => {
     const bad = ok.slice();
     bad[3 * 4 + 1] = Number.NaN;
-    await assert.rejects(hausdorff(bad, ok), /point 4 has a NaN or infinite/);
+    await assert.rejects(hausdorff(bad, ok), (e: unknown) => e instanceof UsageError && /point 4 of set A has a non-finite coordinate/.test(e.message));
     bad[3 * 4 + 1] = Number.POSITIVE_INFINITY;
-    await assert.rejects(hausdorff(ok, bad), /in b but point 4/);
+    await assert.rejects(hausdorff(ok, bad), /point 4 of set B has a non-finite coordinate/);
+    bad[3 * 4 + 1] = 2e15;
+    await assert.rejects(pointsSearch(ok, bad, { distances: true }), /point 4 of set B has a coordinate beyond \+-1e15/);
   });
 
   it('rejects unknown methods and bad thread counts', async () => {
