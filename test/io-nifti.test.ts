@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it, test } from 'node:test';
 import { gunzipSync, gzipSync } from 'node:zlib';
 
-import { gunzipNifti, parseNifti, readNifti, type VoxelVolume } from '../src/io/nifti.js';
+import { gunzipNifti, gzipOutputLimit, parseNifti, quickGzipOutputLimit, readNifti, type VoxelVolume } from '../src/io/nifti.js';
 import { niftiAffine, parseNiftiHeader, qformAffine, sformAffine } from '../src/io/nifti-header.js';
 import { maskToPoints, spaceDifference, volumeDiagonal, voxelToPhysical } from '../src/io/voxel-mask.js';
 import { sharedData } from './helpers.js';
@@ -355,6 +355,58 @@ describe('header and data errors name the file and the byte', () => {
     const padded = new Uint8Array(352 + 512 + (3 << 20));
     padded.set(niftiBytes({ dims: [8, 8, 8], values: new Array(512).fill(1) }));
     assertInputError(() => parseNifti(gzipSync(padded), 'padded.nii.gz'), /^padded\.nii\.gz: decompresses to more than /);
+  });
+});
+
+describe('the gzip output limit from a few hundred compressed bytes', () => {
+  /** The same stream with a file name of `length` bytes in its gzip header (FNAME), which precedes the deflated data. */
+  function withFileName(gz: Uint8Array, length: number): Uint8Array {
+    const named = new Uint8Array(gz.length + length + 1);
+    named.set(gz.subarray(0, 10));
+    named[3] |= 0x08;
+    named.fill(0x61, 10, 10 + length); // 'a'…, then the NUL already there
+    named.set(gz.subarray(10), 11 + length);
+    return named;
+  }
+  // Mostly empty slices first, as in a segmentation: the first 4096 compressed bytes inflate to far more than the header.
+  const values = Array.from({ length: 48 * 48 * 40 }, (_, n) => (n > 48 * 48 * 30 && n % 7 !== 0 ? 1 : 0));
+  const streams: Array<[string, Uint8Array, boolean]> = [];
+  for (const version of [1, 2] as const) {
+    for (const littleEndian of [true, false]) {
+      const gz = niftiBytes({ version, littleEndian, gzip: true, dims: [48, 48, 40], values, sform: { rows: SFORM } });
+      streams.push([`NIfTI-${version} ${littleEndian ? 'LE' : 'BE'}`, gz, true]);
+      streams.push([`NIfTI-${version} ${littleEndian ? 'LE' : 'BE'}, a 600-byte file name`, withFileName(gz, 600), true]);
+      streams.push([`NIfTI-${version} ${littleEndian ? 'LE' : 'BE'}, a 5000-byte file name`, withFileName(gz, 5000), false]);
+    }
+  }
+  // A whole stream shorter than the first prefix; a 4D volume, whose header the full parse refuses.
+  for (const [file, quickExpected] of [['voxels/standard.nii.gz', true], ['voxels/example_nifti2.nii.gz', false]] as const) {
+    const path = sharedData(file);
+    if (path) streams.push([file.includes('nifti2') ? `${file} (4D)` : file, new Uint8Array(readFileSync(path)), quickExpected]);
+  }
+
+  it('is the one the first 4096 bytes give, wherever it gives one', () => {
+    for (const [name, gz, quickExpected] of streams) {
+      const quick = quickGzipOutputLimit(gz, name);
+      assert.equal(quick !== undefined, quickExpected, `${name}: a quick limit`);
+      if (quick !== undefined) assert.equal(quick, gzipOutputLimit(gz, name), name);
+      if (name.includes('4D')) continue;
+      const v = parseNifti(gz, name);
+      assert.deepEqual(Array.from(v.values), Array.from(parseNifti(new Uint8Array(gunzipSync(gz)), name).values), `${name}: values`);
+    }
+  });
+
+  it('leaves a header that declares too much, and streams it cannot read, to the full probe', () => {
+    const huge = patched(niftiBytes({ dims: [4, 4, 4], values: new Array(64).fill(1) }), (view) => {
+      for (let axis = 1; axis <= 3; axis++) view.setInt16(40 + 2 * axis, 32767, true);
+    });
+    assert.equal(quickGzipOutputLimit(gzipSync(huge), 'huge.nii.gz'), undefined);
+    assert.throws(() => gzipOutputLimit(gzipSync(huge), 'huge.nii.gz'), /the header declares 32767×32767×32767 uint8 voxels/);
+    const gz = streams[0][1];
+    const badMethod = Uint8Array.from(gz);
+    badMethod[2] = 7;
+    assert.equal(quickGzipOutputLimit(badMethod, 'bad.nii.gz'), undefined);
+    assert.equal(quickGzipOutputLimit(gz.subarray(0, 40), 'cut.nii.gz'), undefined);
   });
 });
 
