@@ -1,6 +1,6 @@
 // Reads a single-file NIfTI-1 or NIfTI-2 volume (.nii, or .nii.gz) into voxel values and the affine
 // that maps voxel indices to millimetres. Label masks are the use: one 3D volume, values as stored.
-import { constants as zlibConstants, gunzipSync } from 'node:zlib';
+import { constants as zlibConstants, gunzip, gunzipSync } from 'node:zlib';
 import { InputError } from '../core/errors.js';
 import { readInputFile } from './input-file.js';
 import { fieldOffset, headerError, niftiAffine, parseNiftiHeader, type AffineSource, type NiftiHeader } from './nifti-header.js';
@@ -75,7 +75,20 @@ export function readNifti(path: string): VoxelVolume {
 /** Parses the bytes of a .nii file, gunzipping them first when they start with the gzip signature. */
 export function parseNifti(bytes: Uint8Array, name: string): VoxelVolume {
   const decompressed = isGzip(bytes);
-  const data = decompressed ? gunzipDeclared(bytes, name) : bytes;
+  return volumeOf(decompressed ? gunzipDeclared(bytes, name) : bytes, name, decompressed);
+}
+
+/**
+ * parseNifti with the inflating on libuv's thread pool (zlib's asynchronous API) instead of the main thread, where
+ * `xhd batch` lanes would wait on each other: the same volume, or the same error.
+ */
+export async function parseNiftiAsync(bytes: Uint8Array, name: string): Promise<VoxelVolume> {
+  const decompressed = isGzip(bytes);
+  return volumeOf(decompressed ? await gunzipDeclaredAsync(bytes, name) : bytes, name, decompressed);
+}
+
+/** The volume in a .nii file's (decompressed) bytes. */
+function volumeOf(data: Uint8Array, name: string, decompressed: boolean): VoxelVolume {
   const header = parseNiftiHeader(data, name, { decompressed });
   const datatype = datatypeOf(header);
   checkDataSize(header, datatype, data.length);
@@ -179,6 +192,22 @@ function gunzipDeclared(bytes: Uint8Array, name: string): Uint8Array {
     } catch {
       // reported below, as it always was
     }
+  }
+  return gunzipNifti(bytes, name, gzipOutputLimit(bytes, name));
+}
+
+/**
+ * gunzipDeclared with the inflating within the quick limit on the thread pool (the same zlib, options and bytes:
+ * the same output). What does not succeed that way (no quick limit, a stream that fails) goes the synchronous way
+ * as before, which reports it: every error is the old one by construction.
+ */
+async function gunzipDeclaredAsync(bytes: Uint8Array, name: string): Promise<Uint8Array> {
+  const quick = quickGzipOutputLimit(bytes, name);
+  if (quick !== undefined) {
+    const inflated = await new Promise<Uint8Array | undefined>((resolve) => {
+      gunzip(bytes, { maxOutputLength: quick, chunkSize: inflateChunkSize(bytes, quick) }, (error, output) => resolve(error ? undefined : output));
+    });
+    if (inflated) return inflated;
   }
   return gunzipNifti(bytes, name, gzipOutputLimit(bytes, name));
 }
