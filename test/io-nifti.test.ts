@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it, test } from 'node:test';
 import { gunzipSync, gzipSync } from 'node:zlib';
 
-import { gunzipNifti, gzipOutputLimit, parseNifti, parseNiftiAsync, quickGzipOutputLimit, readNifti, type VoxelVolume } from '../src/io/nifti.js';
+import { gunzipDeclared, gunzipDeclaredAsync, gunzipNifti, gzipOutputLimit, parseNifti, parseNiftiAsync, quickGzipOutputLimit, readNifti, type VoxelVolume } from '../src/io/nifti.js';
 import { niftiAffine, parseNiftiHeader, qformAffine, sformAffine } from '../src/io/nifti-header.js';
 import { maskToPoints, spaceDifference, volumeDiagonal, voxelToPhysical } from '../src/io/voxel-mask.js';
 import { readGeometry, readGeometryAsync } from '../src/io/read.js';
@@ -398,25 +398,55 @@ describe('the gzip output limit from a few hundred compressed bytes', () => {
     }
   });
 
+  const gz = streams[0][1];
+  const badMethod = Uint8Array.from(gz);
+  badMethod[2] = 7;
+  const badCrc = Uint8Array.from(gz);
+  badCrc[gz.length - 6] ^= 0xff;
+  const huge = patched(niftiBytes({ dims: [4, 4, 4], values: new Array(64).fill(1) }), (view) => {
+    for (let axis = 1; axis <= 3; axis++) view.setInt16(40 + 2 * axis, 32767, true);
+  });
+  const padded = new Uint8Array(352 + 512 + (3 << 20));
+  padded.set(niftiBytes({ dims: [8, 8, 8], values: new Array(512).fill(1) }));
+  const nan = niftiBytes({ dims: [3, 2, 2], datatype: 'float32', values: [0, 1, 2, 3, 4, NaN, 6, 7, 8, 9, 10, 11], gzip: true });
+  const niftiRaw = niftiBytes({ dims: [48, 48, 40], values, sform: { rows: SFORM } });
+  const random = (seed => () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32)(7);
+  const noisy = niftiBytes({ dims: [40, 40, 20], values: Array.from({ length: 32000 }, () => Math.floor(random() * 4)), gzip: true });
+  assert.ok(noisy.length > 8192, `the noisy stream has ${noisy.length} bytes`);
+  /** Every stream above, and streams the reader refuses, each for its own reason. */
+  const cases: Array<[string, Uint8Array]> = [
+    ...streams.map(([name, bytes]): [string, Uint8Array] => [name, bytes]),
+    ['plain.nii', niftiBytes({ dims: [3, 2, 2], values: new Array(12).fill(1) })],
+    ['bad.nii.gz', badMethod], ['crc.nii.gz', badCrc], ['cut.nii.gz', gz.subarray(0, 60)], ['late-cut.nii.gz', gz.subarray(0, gz.length - 9)],
+    ['huge.nii.gz', new Uint8Array(gzipSync(huge))], ['padded.nii.gz', new Uint8Array(gzipSync(padded))], ['nan.nii.gz', nan],
+    ['gzip-header-only.nii.gz', gz.subarray(0, 10)],
+    // Two gzip members (zlib reads on into the second), and bytes after the stream (ignored).
+    ['two-members.nii.gz', Buffer.concat([gzipSync(niftiRaw.subarray(0, 1000)), gzipSync(niftiRaw.subarray(1000))])],
+    ['trailing.nii.gz', Buffer.concat([gzipSync(niftiRaw), Buffer.from('trailing bytes')])],
+    // Longer than 4096 compressed bytes, whole and cut late.
+    ['noisy.nii.gz', noisy], ['noisy-cut.nii.gz', noisy.subarray(0, noisy.length - 100)],
+  ];
+
+  it('the fast paths inflate what gzipOutputLimit and gunzipNifti inflate, or refuse with their words', async () => {
+    let refused = 0;
+    for (const [name, bytes] of cases) {
+      if (!bytes.subarray(0, 2).every((b, i) => b === [0x1f, 0x8b][i])) continue;
+      const outcome = async (inflate: () => Uint8Array | Promise<Uint8Array>) => {
+        try {
+          return Buffer.from(await inflate()).toString('base64');
+        } catch (error) {
+          return `${(error as Error).constructor.name}: ${(error as Error).message}`;
+        }
+      };
+      const reference = await outcome(() => gunzipNifti(bytes, name, gzipOutputLimit(bytes, name)));
+      if (reference.startsWith('InputError')) refused++;
+      assert.equal(await outcome(() => gunzipDeclared(bytes, name)), reference, `${name}: synchronous`);
+      assert.equal(await outcome(() => gunzipDeclaredAsync(bytes, name)), reference, `${name}: on the thread pool`);
+    }
+    assert.ok(refused >= 6, `${refused} streams refused`);
+  });
+
   it('parseNiftiAsync (inflating on the thread pool) gives the volume, or the error, parseNifti gives', async () => {
-    const gz = streams[0][1];
-    const badMethod = Uint8Array.from(gz);
-    badMethod[2] = 7;
-    const badCrc = Uint8Array.from(gz);
-    badCrc[gz.length - 6] ^= 0xff;
-    const huge = patched(niftiBytes({ dims: [4, 4, 4], values: new Array(64).fill(1) }), (view) => {
-      for (let axis = 1; axis <= 3; axis++) view.setInt16(40 + 2 * axis, 32767, true);
-    });
-    const padded = new Uint8Array(352 + 512 + (3 << 20));
-    padded.set(niftiBytes({ dims: [8, 8, 8], values: new Array(512).fill(1) }));
-    const nan = niftiBytes({ dims: [3, 2, 2], datatype: 'float32', values: [0, 1, 2, 3, 4, NaN, 6, 7, 8, 9, 10, 11], gzip: true });
-    const cases: Array<[string, Uint8Array]> = [
-      ...streams.map(([name, bytes]): [string, Uint8Array] => [name, bytes]),
-      ['plain.nii', niftiBytes({ dims: [3, 2, 2], values: new Array(12).fill(1) })],
-      ['bad.nii.gz', badMethod], ['crc.nii.gz', badCrc], ['cut.nii.gz', gz.subarray(0, 60)], ['late-cut.nii.gz', gz.subarray(0, gz.length - 9)],
-      ['huge.nii.gz', new Uint8Array(gzipSync(huge))], ['padded.nii.gz', new Uint8Array(gzipSync(padded))], ['nan.nii.gz', nan],
-      ['gzip-header-only.nii.gz', gz.subarray(0, 10)],
-    ];
     let failures = 0;
     for (const [name, bytes] of cases) {
       let want: VoxelVolume | Error;
