@@ -97,7 +97,9 @@ async function withSplit<T>(split: Split, run: () => Promise<T>): Promise<T> {
 /** One compare on each list and split: best wall time of `runs` (the native call: frame, uploads, both directions). */
 async function compareRows(n: number, s: Settings): Promise<CompareRow[]> {
   log(`generating the overlapping pair of ${n.toLocaleString('en-US')} points a side`);
+  const drawing = performance.now();
   const { a, b } = await overlappingParallel(n, 20260707);
+  log(`  drawn in ${((performance.now() - drawing) / 1000).toFixed(1)} s`);
   const warm = await overlappingParallel(100_000, 1);
   const rows: CompareRow[] = [];
   let reference: string | null = null;

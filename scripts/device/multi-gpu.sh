@@ -7,20 +7,23 @@
 #
 # Needs, carried: dist/ (compiled here), .device/node.xz (shared/device/pack-node.sh), .device/nm (the
 # runtime dependencies: chalk, commander, csv-parse, koffi, laz-perf) and .device/lib/*.so.
-# Usage: scripts/device/multi-gpu.sh [LISTS] [LARGE]   (defaults '0;0,1;all' and 1000000000)
+# Usage: scripts/device/multi-gpu.sh [LISTS] [LARGE] [LARGE_SPLITS]   (defaults '0;0,1;all', 1000000000 and
+# space,queries). XHD_SKIP_SUITES=1 leaves out the suites; the large compare runs with XHD_HOST_PROFILE=1
+# (the host phases of each call, in bench-large.log).
 set -u
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp/multi-gpu}"
 mkdir -p "$out"
 lists="${1:-0;0,1;all}"
 large="${2:-1000000000}"
+large_splits="${3:-space,queries}"
 command -v node >/dev/null 2>&1 || { xz -dc .device/node.xz > /usr/local/bin/node && chmod +x /usr/local/bin/node; }
 rm -rf node_modules && cp -r .device/nm node_modules
 mkdir -p build && cp .device/lib/*.so build/
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
 echo "cores $(nproc); $(free -g | awk '/Mem:/ {print $2}') GiB"
 started=$(date +%s)
-XHD_TEST_DEVICES=all node --test --test-concurrency=1 dist/test/placement-cuda.test.js dist/test/hausdorff-cuda.test.js \
+[ "${XHD_SKIP_SUITES:-0}" = 1 ] || XHD_TEST_DEVICES=all node --test --test-concurrency=1 dist/test/placement-cuda.test.js dist/test/hausdorff-cuda.test.js \
   > "$out/suites.tap" 2>&1
 echo "suites: exit $? after $(( $(date +%s) - started )) s"
 grep -E '^# (tests|pass|fail|skipped)' "$out/suites.tap"
@@ -30,7 +33,8 @@ node dist/scripts/bench-multi-gpu.js --lists "$lists" --sizes 12500000 --large 0
   --out "$out/bench-12m-batch.md" 2> "$out/bench-12m-batch.log"
 echo "bench 12.5M and batch: exit $? after $(( $(date +%s) - started )) s"
 grep -E 'on |batch on' "$out/bench-12m-batch.log"
-node dist/scripts/bench-multi-gpu.js --lists "$lists" --sizes 0 --large "$large" --runs 2 --batch-pairs 0 \
-  --out "$out/bench-large.md" 2> "$out/bench-large.log"
+XHD_HOST_PROFILE=1 node dist/scripts/bench-multi-gpu.js --lists "$lists" --sizes 0 --large "$large" --runs 1 \
+  --splits "$large_splits" --batch-pairs 0 --out "$out/bench-large.md" 2> "$out/bench-large.log"
 echo "bench large: exit $? after $(( $(date +%s) - started )) s"
-grep -E ' on |generating|rror' "$out/bench-large.log"
+grep -E ' on |generating|rror|xhd-host' "$out/bench-large.log" | grep -v 'ms$' | head -5
+grep -E ' on |rror|xhd-host' "$out/bench-large.log" | tail -80
