@@ -586,6 +586,11 @@ SlabHalos plan_halos(const SplitContext& c, const SlabPlan& plan, int directions
 int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos& halos, int directions,
                    xhd_hausdorff_result& result) {
   const int workers = c.workers();
+  HostPhases phases("slabs");
+  // A's parts: each slab's queries of A -> B and, with the halo of B -> A, that direction's targets.
+  std::vector<SlabPart> parts_a = slab_parts(c.frame.a, plan, (directions & XHD_DIRECTION_BA) ? halos.ba : 0.0, c.host_threads);
+  std::vector<SlabPart> parts_b = slab_parts(c.frame.b, plan, (directions & XHD_DIRECTION_AB) ? halos.ab : 0.0, c.host_threads);
+  phases.mark("parts");
   SharedWord cmax_ab, cmax_ba;
   SplitFound found(workers);
   run_workers(
@@ -594,9 +599,8 @@ int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos&
         XHD_CUDA(cudaSetDevice(c.placement.devices[w]));
         HostPhases phases("slab " + std::to_string(w));
         const int threads = c.worker_threads();
-        // A's part: its slab's queries of A -> B and, with the halo of B -> A, that direction's targets.
-        SlabPart a = slab_part(c.frame.a, plan, w, (directions & XHD_DIRECTION_BA) ? halos.ba : 0.0, threads);
-        SlabPart b = slab_part(c.frame.b, plan, w, (directions & XHD_DIRECTION_AB) ? halos.ab : 0.0, threads);
+        SlabPart a = std::move(parts_a[w]);
+        SlabPart b = std::move(parts_b[w]);
         PointFrame part;
         for (int k = 0; k < 3; ++k) part.origin[k] = c.frame.origin[k];
         part.largest = c.frame.largest;
@@ -606,7 +610,6 @@ int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos&
         part.tight = c.frame.tight;
         part.a = std::move(a.set);
         part.b = std::move(b.set);
-        phases.mark("parts");
         const xhd_hausdorff_options mine = c.on(w);
         GpuRun run(part, threads, mine, c.progress, found.runs[w], c.search_for(mine.device), c.budgets[w]);
         phases.mark("run set up");

@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "../abi/parallel.h"
-#include "point_subset.h"
 
 namespace xhd {
 namespace {
@@ -42,7 +41,7 @@ SampleBox sample_box(const FramedSet& set) {
 // Distance between the intervals [a0, a1] and [b0, b1] (0 when they meet).
 double interval_gap(double a0, double a1, double b0, double b1) { return std::max({0.0, b0 - a1, a0 - b1}); }
 
-// The halo's edges of slab w, as slab_part and halo_gap both compute them.
+// The halo's edges of slab w, as slab_parts and halo_gap both compute them.
 double lower_edge(const SlabPlan& plan, int w, double halo) { return plan.lo(w) - halo; }
 double upper_edge(const SlabPlan& plan, int w, double halo) { return plan.hi(w) + halo; }
 
@@ -109,47 +108,120 @@ double part_share(const FramedSet& set, const SlabPlan& plan, int w, double halo
   return all == 0 ? 0.0 : static_cast<double>(inside) / static_cast<double>(all);
 }
 
-SlabPart slab_part(const FramedSet& set, const SlabPlan& plan, int w, double halo, int threads) {
-  const double lo = plan.lo(w), hi = plan.hi(w);
-  const double edge_lo = lower_edge(plan, w, halo), edge_hi = upper_edge(plan, w, halo);
-  UninitLargeVector<uint8_t> keep(set.count);
-  parallel_blocks(set.count, kGrain, threads, [&](size_t begin, size_t end, int) {
+namespace {
+
+// The slabs a coordinate belongs to: its own (x in [lo, hi)) and the range of those whose halo holds it.
+struct SlabRange {
+  int own, first, last;
+};
+
+class SlabLookup {
+ public:
+  SlabLookup(const SlabPlan& plan, double halo) : cuts_(plan.cuts) {
+    for (int w = 0; w < plan.slabs(); ++w) {
+      lower_.push_back(lower_edge(plan, w, halo));
+      upper_.push_back(upper_edge(plan, w, halo));
+    }
+  }
+  SlabRange operator()(double x) const {
+    SlabRange r;
+    r.own = static_cast<int>(std::upper_bound(cuts_.begin(), cuts_.end(), x) - cuts_.begin());
+    r.first = static_cast<int>(std::lower_bound(upper_.begin(), upper_.end(), x) - upper_.begin());
+    r.last = static_cast<int>(std::upper_bound(lower_.begin(), lower_.end(), x) - lower_.begin()) - 1;
+    return r;
+  }
+
+ private:
+  std::vector<double> cuts_, lower_, upper_;  // the halo's edges rise with the slab, as the cuts do
+};
+
+const Box kEmptyBox{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+
+}  // namespace
+
+std::vector<SlabPart> slab_parts(const FramedSet& set, const SlabPlan& plan, double halo, int threads) {
+  const int slabs = plan.slabs();
+  const size_t n = set.count, blocks = (n + kGrain - 1) / kGrain;
+  const SlabLookup lookup(plan, halo);
+  const PointTruth t = set.truth;
+  const auto x_of = [&](size_t i) { return t.coord(i, plan.axis); };
+
+  // Each block's count in each part, then each block's first position there.
+  std::vector<uint64_t> at(blocks * slabs, 0);
+  parallel_blocks(n, kGrain, threads, [&](size_t begin, size_t end, int) {
+    uint64_t* count = &at[begin / kGrain * slabs];
     for (size_t i = begin; i < end; ++i) {
-      const double x = set.truth.coord(i, plan.axis);
-      keep[i] = x >= edge_lo && x <= edge_hi;
+      const SlabRange r = lookup(x_of(i));
+      for (int w = r.first; w <= r.last; ++w) ++count[w];
     }
   });
-  SlabPart part;
-  part.set = pick_points(set, keep.data(), PickedIndex::kParent, threads);
-  keep = UninitLargeVector<uint8_t>();
-  const size_t n = part.set.count;
-  part.in_slab.resize(n);
+  std::vector<uint64_t> sizes(slabs, 0);
+  for (size_t b = 0; b < blocks; ++b)
+    for (int w = 0; w < slabs; ++w) {
+      const uint64_t count = at[b * slabs + w];
+      at[b * slabs + w] = sizes[w];
+      sizes[w] += count;
+    }
+
+  const bool floats_are_truth = t.f32 != nullptr && set.xyz == t.f32;
+  std::vector<SlabPart> parts(slabs);
+  for (int w = 0; w < slabs; ++w) {
+    FramedSet& p = parts[w].set;
+    p.input_index.resize(sizes[w]);
+    p.owned.resize(floats_are_truth ? 0 : 3 * sizes[w]);
+    p.owned_truth32.resize(t.f32 != nullptr ? 3 * sizes[w] : 0);
+    p.owned_truth64.resize(t.f64 != nullptr ? 3 * sizes[w] : 0);
+    parts[w].in_slab.resize(sizes[w]);
+  }
+
+  // Each point into every part it belongs to; each thread's slab counts and boxes, merged after.
   const int workers = std::max(1, threads);
-  std::vector<Box> boxes(workers, Box{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}});
-  std::vector<uint64_t> counts(workers, 0);
+  std::vector<uint64_t> slab_counts(static_cast<size_t>(workers) * slabs, 0);
+  std::vector<Box> boxes(static_cast<size_t>(workers) * slabs, kEmptyBox);
   parallel_blocks(n, kGrain, workers, [&](size_t begin, size_t end, int tid) {
-    Box& box = boxes[tid];
+    std::vector<uint64_t> cursor(at.begin() + begin / kGrain * slabs, at.begin() + (begin / kGrain + 1) * slabs);
     for (size_t i = begin; i < end; ++i) {
-      const double x = part.set.truth.coord(i, plan.axis);
-      const bool mine = x >= lo && x < hi;
-      part.in_slab[i] = mine;
-      if (!mine) continue;
-      ++counts[tid];
-      for (int k = 0; k < 3; ++k) {
-        box.min[k] = std::min(box.min[k], part.set.xyz[3 * i + k]);
-        box.max[k] = std::max(box.max[k], part.set.xyz[3 * i + k]);
+      const SlabRange r = lookup(x_of(i));
+      for (int w = r.first; w <= r.last; ++w) {
+        FramedSet& p = parts[w].set;
+        const uint64_t u = cursor[w]++;
+        p.input_index[u] = static_cast<uint32_t>(i);
+        for (int k = 0; k < 3; ++k) {
+          if (!floats_are_truth) p.owned[3 * u + k] = set.xyz[3 * i + k];
+          if (t.f32 != nullptr) p.owned_truth32[3 * u + k] = t.f32[3 * i + k];
+          else p.owned_truth64[3 * u + k] = t.f64[3 * i + k];
+        }
+        const bool mine = w == r.own;
+        parts[w].in_slab[u] = mine;
+        if (!mine) continue;
+        ++slab_counts[static_cast<size_t>(tid) * slabs + w];
+        Box& box = boxes[static_cast<size_t>(tid) * slabs + w];
+        for (int k = 0; k < 3; ++k) {
+          box.min[k] = std::min(box.min[k], set.xyz[3 * i + k]);
+          box.max[k] = std::max(box.max[k], set.xyz[3 * i + k]);
+        }
       }
     }
   });
-  part.slab_box = boxes[0];
-  for (int t = 0; t < workers; ++t) {
-    part.slab_count += counts[t];
-    for (int k = 0; k < 3; ++k) {
-      part.slab_box.min[k] = std::min(part.slab_box.min[k], boxes[t].min[k]);
-      part.slab_box.max[k] = std::max(part.slab_box.max[k], boxes[t].max[k]);
+
+  for (int w = 0; w < slabs; ++w) {
+    SlabPart& part = parts[w];
+    FramedSet& p = part.set;
+    p.truth = PointTruth{t.f32 != nullptr ? p.owned_truth32.data() : nullptr,
+                         t.f64 != nullptr ? p.owned_truth64.data() : nullptr, sizes[w]};
+    p.xyz = floats_are_truth ? p.owned_truth32.data() : p.owned.data();
+    p.count = sizes[w];
+    part.slab_box = kEmptyBox;
+    for (int tid = 0; tid < workers; ++tid) {
+      part.slab_count += slab_counts[static_cast<size_t>(tid) * slabs + w];
+      const Box& box = boxes[static_cast<size_t>(tid) * slabs + w];
+      for (int k = 0; k < 3; ++k) {
+        part.slab_box.min[k] = std::min(part.slab_box.min[k], box.min[k]);
+        part.slab_box.max[k] = std::max(part.slab_box.max[k], box.max[k]);
+      }
     }
   }
-  return part;
+  return parts;
 }
 
 double halo_gap(const SlabPlan& plan, double halo) {

@@ -56,7 +56,11 @@ struct SlabPart {
   Box slab_box{};  // of the float copies of the points in the slab (min > max when none)
 };
 
-SlabPart slab_part(const FramedSet& set, const SlabPlan& plan, int w, double halo, int threads);
+// Every slab's part of a set without loose points, in two passes over the set on `threads` threads (a
+// count, then every point written into each part it belongs to), the parts' memory taken beforehand on
+// the calling thread: a part built by each worker on its own costs seconds at a billion points, its fresh
+// pages faulted in while the other workers take theirs.
+std::vector<SlabPart> slab_parts(const FramedSet& set, const SlabPlan& plan, double halo, int threads);
 
 // A lower bound, in every slab, of the x distance from a point in it to a point beyond its halo (rounding
 // of the halo's edges included); +inf with one slab.

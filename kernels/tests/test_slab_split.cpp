@@ -47,9 +47,11 @@ struct PartsAnswer {
 
 PartsAnswer over_parts(const xhd::PointFrame& frame, const xhd::SlabPlan& plan, double halo) {
   PartsAnswer answer;
+  const std::vector<xhd::SlabPart> parts_a = xhd::slab_parts(frame.a, plan, 0.0, 3);
+  const std::vector<xhd::SlabPart> parts_b = xhd::slab_parts(frame.b, plan, halo, 2);
   for (int w = 0; w < plan.slabs(); ++w) {
-    const xhd::SlabPart a = xhd::slab_part(frame.a, plan, w, 0.0, 3);
-    const xhd::SlabPart b = xhd::slab_part(frame.b, plan, w, halo, 2);
+    const xhd::SlabPart& a = parts_a[w];
+    const xhd::SlabPart& b = parts_b[w];
     if (a.slab_count > 0 && b.set.count == 0) answer.empty_target = true;
     const xhd::PerPointWitness local = brute_directed(a.set, b.set, a.in_slab.data());
     if (local.from != XHD_NO_INDEX)
@@ -104,8 +106,10 @@ TEST(slabs_cut_the_longest_axis_into_equal_shares) {
   // set, and holds exactly the points within the halo.
   const double halo = 0.25;
   size_t in_slabs = 0;
+  const std::vector<xhd::SlabPart> parts = xhd::slab_parts(frame.a, plan, halo, 3);
+  CHECK_EQ(parts.size(), size_t(4));
   for (int w = 0; w < plan.slabs(); ++w) {
-    const xhd::SlabPart part = xhd::slab_part(frame.a, plan, w, halo, 3);
+    const xhd::SlabPart& part = parts[w];
     in_slabs += part.slab_count;
     size_t expected = 0;
     for (size_t i = 0; i < frame.a.count; ++i) {
