@@ -86,7 +86,7 @@ interface CompareRow {
 
 /** The runs of one compare split one way: with XHD_SPLIT_BY set for the library (read at each call). */
 async function withSplit<T>(split: Split, run: () => Promise<T>): Promise<T> {
-  if (split === 'queries') process.env.XHD_SPLIT_BY = 'queries';
+  process.env.XHD_SPLIT_BY = split;
   try {
     return await run();
   } finally {
@@ -177,7 +177,7 @@ async function main(): Promise<void> {
     '- Compare: overlapping 3D pairs (scripts/bench/overlapping-parallel.ts), float32, no per-point outputs; wall = the',
     '  native call (framing, uploads, both directions), best of the runs; build+query and upload = the library\'s own',
     '  times (each the slowest worker\'s; build+query sums both directions, and an unsettled split by space\'s second search).',
-    '- Split: `space`, slabs with halos (README, "Several GPUs"); `queries`, every worker the whole target (XHD_SPLIT_BY=queries).',
+    '- Split: `space`, slabs with halos (XHD_SPLIT_BY=space; README, "Several GPUs"); `queries`, every worker the whole target (XHD_SPLIT_BY=queries).',
     '  "by space": the directions the slabs settled. Speed-up: against the first row. ✗: an answer (HD, witnesses) differs.', ''];
   for (const n of [...s.sizes, ...(s.large > 0 ? [s.large] : [])]) {
     const rows = await compareRows(n, s);

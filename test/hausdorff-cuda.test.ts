@@ -16,12 +16,12 @@ import { runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { clustered, firstCopies, rng, shifted, uniform, withCopiesOf, withDuplicates } from './random-points.js';
 import { assertChunkedLikeCpu } from './chunked-cuda.js';
 import { suiteUnless } from './skippable-suite.js';
-import { splitLists } from './split-lists.js';
+import { splitLists, withSplitBy } from './split-lists.js';
 
 const cuda = probeBackend('cuda');
 const skip = cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`;
 
-/** Workers the X-HD checks also split among (--devices): split by space where the data allows, else by queries. */
+/** Workers the X-HD checks also split among (--devices), asked to split by space (by queries where the data does not allow it). */
 const splits = splitLists([[0, 0]]);
 
 /**
@@ -34,7 +34,9 @@ async function checkCuda(label: string, a: Float32Array | Float64Array, b: Float
   for (const method of methods) {
     runs.push([method, () => hausdorff(a, b, { method, backend: 'cuda' })]);
     if (method === 'grid') {
-      for (const devices of splits) runs.push([`grid on ${devices}`, () => pointsSearch(a, b, { method, backend: 'cuda', devices })]);
+      for (const devices of splits) {
+        runs.push([`grid on ${devices}`, () => withSplitBy('space', () => pointsSearch(a, b, { method, backend: 'cuda', devices }))]);
+      }
     }
   }
   for (const [what, run] of runs) {
@@ -122,7 +124,9 @@ suiteUnless(skip, 'CUDA backend is exact over survey coordinates', () => {
         assertExact(r, a, b, `${name}, cuda ${method}`);
         assert.deepEqual(r.coordinateOrigin, (await hausdorff(a, b, { method: 'grid', backend: 'cpu' })).coordinateOrigin);
       }
-      for (const devices of splits) assertExact(await pointsSearch(a, b, { backend: 'cuda', devices }), a, b, `${name}, cuda on ${devices}`);
+      for (const devices of splits) {
+        assertExact(await withSplitBy('space', () => pointsSearch(a, b, { backend: 'cuda', devices })), a, b, `${name}, cuda on ${devices}`);
+      }
     });
   }
 

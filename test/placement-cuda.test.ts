@@ -14,7 +14,7 @@ import { clustered, rng, uniform, withCopiesOf } from './random-points.js';
 import { utmShiftedTile } from './exact-cases.js';
 import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { suiteUnless } from './skippable-suite.js';
-import { splitLists } from './split-lists.js';
+import { splitLists, withSplitBy } from './split-lists.js';
 
 const cuda = probeBackend('cuda');
 const skip = cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`;
@@ -45,12 +45,16 @@ suiteUnless(skip, 'CUDA --devices: the answers of one GPU', () => {
       it(`${label}, ${method}: witnesses without per-point outputs`, async () => {
         const one = await pointsSearch(a, b, { backend: 'cuda', method });
         for (const devices of workerLists()) {
+          // By default (the targets fit every worker) split by queries.
           const many = await pointsSearch(a, b, { backend: 'cuda', method, devices });
           assert.ok(many.placement.workers >= 1);
           assert.deepEqual(answer(many), answer(one), `${label} ${method} on ${devices}`);
-          // X-HD splits by space unless far outliers (loose points) keep it to the split by queries; EB never does.
-          const bySpace = method === 'grid' && !label.includes('outlier') && many.placement.workers > 1 ? ['ab', 'ba'] : [];
-          assert.deepEqual(many.placement.splitBySpace, bySpace, `${label} ${method} on ${devices}: split by space`);
+          assert.deepEqual(many.placement.splitBySpace, [], `${label} ${method} on ${devices}: split by queries`);
+          // Asked to split by space, X-HD does unless far outliers (loose points) keep it to queries; EB never does.
+          const spatial = await withSplitBy('space', () => pointsSearch(a, b, { backend: 'cuda', method, devices }));
+          assert.deepEqual(answer(spatial), answer(one), `${label} ${method} on ${devices}, by space`);
+          const bySpace = method === 'grid' && !label.includes('outlier') && spatial.placement.workers > 1 ? ['ab', 'ba'] : [];
+          assert.deepEqual(spatial.placement.splitBySpace, bySpace, `${label} ${method} on ${devices}: split by space`);
         }
       });
     }
@@ -67,7 +71,7 @@ suiteUnless(skip, 'CUDA --devices: the answers of one GPU', () => {
   }
 });
 
-suiteUnless(skip, 'CUDA --devices split by space: a halo too small for the HD', () => {
+suiteUnless(skip, 'CUDA --devices split by space (XHD_SPLIT_BY=space): a halo too small for the HD', () => {
   // B is A without the points of a ball of radius 0.2: the A -> B HD is about the radius, far beyond the first
   // halo (from the boxes, which coincide, and the spacing), so that direction's answer over the slab parts is
   // not proven and it is searched again split by queries; B -> A is settled by its slabs.
@@ -81,7 +85,7 @@ suiteUnless(skip, 'CUDA --devices split by space: a halo too small for the HD', 
     const cpu = await pointsSearch(a, b, { backend: 'cpu' });
     assert.ok(cpu.ab.distance > 0.15, `HD A -> B ${cpu.ab.distance}`);
     for (const devices of workerLists()) {
-      const many = await pointsSearch(a, b, { backend: 'cuda', devices });
+      const many = await withSplitBy('space', () => pointsSearch(a, b, { backend: 'cuda', devices }));
       assert.deepEqual(answer(many), answer(cpu), `on ${devices}`);
       if (many.placement.workers > 1) assert.deepEqual(many.placement.splitBySpace, ['ba'], `on ${devices}`);
     }

@@ -10,3 +10,15 @@ export function splitLists(base: WorkerList[]): WorkerList[] {
   else if (asked) lists.push(asked.split(',').map(Number));
   return lists;
 }
+
+/** Runs `run` with the library asked for one way of splitting a compare (XHD_SPLIT_BY, read at each call). */
+export async function withSplitBy<T>(split: 'space' | 'queries', run: () => Promise<T>): Promise<T> {
+  const before = process.env.XHD_SPLIT_BY;
+  process.env.XHD_SPLIT_BY = split;
+  try {
+    return await run();
+  } finally {
+    if (before === undefined) delete process.env.XHD_SPLIT_BY;
+    else process.env.XHD_SPLIT_BY = before;
+  }
+}

@@ -78,6 +78,13 @@ struct DirectionShare {
   int worker;                  // this worker's number (its failures are named by it)
 };
 
+// Device bytes per query of a chunk beside a resident target (raw, grid, keys, cells, nodes, state,
+// survivors), and the fixed part: WL_Heavy's floor, scratch and the search's own.
+constexpr uint64_t kChunkedQueryBytes = 12 + 16 + 8 + 8 + 24 * 4 + 17 + 8 + 8;
+uint64_t chunked_fixed_bytes(const DirectedSearch& search, uint64_t target) {
+  return (8ull << 16) + (4u << 20) + search.target_bytes(target);
+}
+
 // One worker's queries of one direction split by space (slab_split.h): which points of its part of the
 // source lie in its slab, how many, and their float box.
 struct SlabQueries {
@@ -311,10 +318,8 @@ class GpuRun {
                         const InsideCube& target_inside, xhd_directed& out, const DirectionShare* share = nullptr) {
     const uint32_t nt = static_cast<uint32_t>(target_inside.count);
     const uint64_t target_bytes = resident_set_bytes(nt);
-    const uint64_t per_query =
-        12 + 16 + 8 + 8 + 24 * 4 + 17 + 8 + 8;  // raw, grid, keys, cells, nodes, state, survivors
-    const uint64_t fixed =
-        (8ull << 16) + (4u << 20) + search_.target_bytes(nt);  // WL_Heavy's floor, scratch, the search's own
+    const uint64_t per_query = kChunkedQueryBytes;
+    const uint64_t fixed = chunked_fixed_bytes(search_, nt);
     if (target_bytes + fixed + 1024 * per_query > memory_.budget())
       throw DeviceMemoryShort("the target set of " + std::to_string(nt) + " points needs about " +
                               gib(target_bytes + fixed + 1024 * per_query) + " of GPU memory; " +
@@ -552,6 +557,18 @@ SplitFound split_by_queries(const SplitContext& c, int directions) {
   return found;
 }
 
+// Whether every worker holds each direction's whole target resident beside the least chunk of queries, as
+// the split by queries has it.
+bool whole_targets_fit(const SplitContext& c) {
+  const uint64_t largest = std::max(c.frame.a.count - c.frame.a.loose.size(), c.frame.b.count - c.frame.b.loose.size());
+  for (int w = 0; w < c.workers(); ++w) {
+    const uint64_t need = resident_set_bytes(largest) + chunked_fixed_bytes(c.search_for(c.placement.devices[w]), largest) +
+                          1024 * kChunkedQueryBytes;
+    if (need > c.budgets[w]) return false;
+  }
+  return true;
+}
+
 // The halos of a split by space, or none (0) when it would not pay: a part of some set would hold most of
 // it, or a worker's parts would not fit its memory, as the sampled shares foresee them.
 struct SlabHalos {
@@ -665,12 +682,17 @@ void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hau
   const std::vector<std::string> labels = worker_labels(placement);
   const SplitContext c{frame, options, progress, search_for, placement, budgets, labels, host_threads};
 
-  // By space where it pays (loose points, which lie beyond the bulk the slabs are cut from, keep the split
-  // by queries); XHD_SPLIT_BY=queries asks for the split by queries alone (benchmarks compare the two).
+  // Which split: XHD_SPLIT_BY=space or =queries asks for one (tests, benchmarks). By default the split by
+  // queries while every worker holds a whole target resident: on the 4-GPU H200 host it was the faster in
+  // wall time at 12.5M and 1B points (docs/benchmarks.md; the slab parts' host copies cost more than the
+  // builds they save), and by space when a target does not fit a worker, which then holds about 1/workers
+  // of it rather than searching it in tiles. Loose points, beyond the bulk the slabs are cut from, keep the
+  // split by queries.
   int left = directions;
-  const char* split_by = std::getenv("XHD_SPLIT_BY");
-  const bool queries_only = split_by != nullptr && std::string(split_by) == "queries";
-  if (c.workers() > 1 && !frame.has_loose() && !queries_only) {
+  const char* asked = std::getenv("XHD_SPLIT_BY");
+  const std::string split_by = asked != nullptr ? asked : "";
+  const bool by_space = split_by == "space" || (split_by != "queries" && !whole_targets_fit(c));
+  if (c.workers() > 1 && !frame.has_loose() && by_space) {
     const SlabPlan plan = plan_slabs(frame, c.workers());
     const SlabHalos halos = plan_halos(c, plan, directions);
     phases.mark("slab plan");
