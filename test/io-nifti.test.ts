@@ -1,14 +1,16 @@
 // NIfTI-1/NIfTI-2 voxel masks: header parsing, values, affines, errors, mask-to-points and space checks.
 import assert from 'node:assert/strict';
-import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it, test } from 'node:test';
 import { gunzipSync, gzipSync } from 'node:zlib';
 
-import { gunzipNifti, parseNifti, readNifti, type VoxelVolume } from '../src/io/nifti.js';
+import { gunzipDeclared, gunzipDeclaredAsync, gunzipNifti, gzipOutputLimit, parseNifti, parseNiftiAsync, quickGzipOutputLimit, readNifti, type VoxelVolume } from '../src/io/nifti.js';
 import { niftiAffine, parseNiftiHeader, qformAffine, sformAffine } from '../src/io/nifti-header.js';
 import { maskToPoints, spaceDifference, volumeDiagonal, voxelToPhysical } from '../src/io/voxel-mask.js';
+import { readGeometry, readGeometryAsync } from '../src/io/read.js';
+import type { Geometry, ReadOptions } from '../src/io/geometry.js';
 import { sharedData } from './helpers.js';
 import { assertInputError } from './io-expect.js';
 import { datatypeBytes, niftiBytes, writeNifti, type NiftiSpec, type NiftiTestDatatype } from './nifti-writer.js';
@@ -358,6 +360,135 @@ describe('header and data errors name the file and the byte', () => {
   });
 });
 
+describe('the gzip output limit from a few hundred compressed bytes', () => {
+  /** The same stream with a file name of `length` bytes in its gzip header (FNAME), which precedes the deflated data. */
+  function withFileName(gz: Uint8Array, length: number): Uint8Array {
+    const named = new Uint8Array(gz.length + length + 1);
+    named.set(gz.subarray(0, 10));
+    named[3] |= 0x08;
+    named.fill(0x61, 10, 10 + length); // 'a'…, then the NUL already there
+    named.set(gz.subarray(10), 11 + length);
+    return named;
+  }
+  // Mostly empty slices first, as in a segmentation: the first 4096 compressed bytes inflate to far more than the header.
+  const values = Array.from({ length: 48 * 48 * 40 }, (_, n) => (n > 48 * 48 * 30 && n % 7 !== 0 ? 1 : 0));
+  const streams: Array<[string, Uint8Array, boolean]> = [];
+  for (const version of [1, 2] as const) {
+    for (const littleEndian of [true, false]) {
+      const gz = niftiBytes({ version, littleEndian, gzip: true, dims: [48, 48, 40], values, sform: { rows: SFORM } });
+      streams.push([`NIfTI-${version} ${littleEndian ? 'LE' : 'BE'}`, gz, true]);
+      streams.push([`NIfTI-${version} ${littleEndian ? 'LE' : 'BE'}, a 600-byte file name`, withFileName(gz, 600), true]);
+      streams.push([`NIfTI-${version} ${littleEndian ? 'LE' : 'BE'}, a 5000-byte file name`, withFileName(gz, 5000), false]);
+    }
+  }
+  // A whole stream shorter than the first prefix; a 4D volume, whose header the full parse refuses.
+  for (const [file, quickExpected] of [['voxels/standard.nii.gz', true], ['voxels/example_nifti2.nii.gz', false]] as const) {
+    const path = sharedData(file);
+    if (path) streams.push([file.includes('nifti2') ? `${file} (4D)` : file, new Uint8Array(readFileSync(path)), quickExpected]);
+  }
+
+  it('is the one the first 4096 bytes give, wherever it gives one', () => {
+    for (const [name, gz, quickExpected] of streams) {
+      const quick = quickGzipOutputLimit(gz, name);
+      assert.equal(quick !== undefined, quickExpected, `${name}: a quick limit`);
+      if (quick !== undefined) assert.equal(quick, gzipOutputLimit(gz, name), name);
+      if (name.includes('4D')) continue;
+      const v = parseNifti(gz, name);
+      assert.deepEqual(Array.from(v.values), Array.from(parseNifti(new Uint8Array(gunzipSync(gz)), name).values), `${name}: values`);
+    }
+  });
+
+  const gz = streams[0][1];
+  const badMethod = Uint8Array.from(gz);
+  badMethod[2] = 7;
+  const badCrc = Uint8Array.from(gz);
+  badCrc[gz.length - 6] ^= 0xff;
+  const huge = patched(niftiBytes({ dims: [4, 4, 4], values: new Array(64).fill(1) }), (view) => {
+    for (let axis = 1; axis <= 3; axis++) view.setInt16(40 + 2 * axis, 32767, true);
+  });
+  const padded = new Uint8Array(352 + 512 + (3 << 20));
+  padded.set(niftiBytes({ dims: [8, 8, 8], values: new Array(512).fill(1) }));
+  const nan = niftiBytes({ dims: [3, 2, 2], datatype: 'float32', values: [0, 1, 2, 3, 4, NaN, 6, 7, 8, 9, 10, 11], gzip: true });
+  const niftiRaw = niftiBytes({ dims: [48, 48, 40], values, sform: { rows: SFORM } });
+  const random = (seed => () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32)(7);
+  const noisy = niftiBytes({ dims: [40, 40, 20], values: Array.from({ length: 32000 }, () => Math.floor(random() * 4)), gzip: true });
+  assert.ok(noisy.length > 8192, `the noisy stream has ${noisy.length} bytes`);
+  /** Every stream above, and streams the reader refuses, each for its own reason. */
+  const cases: Array<[string, Uint8Array]> = [
+    ...streams.map(([name, bytes]): [string, Uint8Array] => [name, bytes]),
+    ['plain.nii', niftiBytes({ dims: [3, 2, 2], values: new Array(12).fill(1) })],
+    ['bad.nii.gz', badMethod], ['crc.nii.gz', badCrc], ['cut.nii.gz', gz.subarray(0, 60)], ['late-cut.nii.gz', gz.subarray(0, gz.length - 9)],
+    ['huge.nii.gz', new Uint8Array(gzipSync(huge))], ['padded.nii.gz', new Uint8Array(gzipSync(padded))], ['nan.nii.gz', nan],
+    ['gzip-header-only.nii.gz', gz.subarray(0, 10)],
+    // Two gzip members (zlib reads on into the second), and bytes after the stream (ignored).
+    ['two-members.nii.gz', Buffer.concat([gzipSync(niftiRaw.subarray(0, 1000)), gzipSync(niftiRaw.subarray(1000))])],
+    ['trailing.nii.gz', Buffer.concat([gzipSync(niftiRaw), Buffer.from('trailing bytes')])],
+    // Longer than 4096 compressed bytes, whole and cut late.
+    ['noisy.nii.gz', noisy], ['noisy-cut.nii.gz', noisy.subarray(0, noisy.length - 100)],
+  ];
+
+  it('the fast paths inflate what gzipOutputLimit and gunzipNifti inflate, or refuse with their words', async () => {
+    let refused = 0;
+    for (const [name, bytes] of cases) {
+      if (!bytes.subarray(0, 2).every((b, i) => b === [0x1f, 0x8b][i])) continue;
+      const outcome = async (inflate: () => Uint8Array | Promise<Uint8Array>) => {
+        try {
+          return Buffer.from(await inflate()).toString('base64');
+        } catch (error) {
+          return `${(error as Error).constructor.name}: ${(error as Error).message}`;
+        }
+      };
+      const reference = await outcome(() => gunzipNifti(bytes, name, gzipOutputLimit(bytes, name)));
+      if (reference.startsWith('InputError')) refused++;
+      assert.equal(await outcome(() => gunzipDeclared(bytes, name)), reference, `${name}: synchronous`);
+      assert.equal(await outcome(() => gunzipDeclaredAsync(bytes, name)), reference, `${name}: on the thread pool`);
+    }
+    assert.ok(refused >= 6, `${refused} streams refused`);
+  });
+
+  it('parseNiftiAsync (inflating on the thread pool) gives the volume, or the error, parseNifti gives', async () => {
+    let failures = 0;
+    for (const [name, bytes] of cases) {
+      let want: VoxelVolume | Error;
+      try {
+        want = parseNifti(bytes, name);
+      } catch (error) {
+        want = error as Error;
+      }
+      let got: VoxelVolume | Error;
+      try {
+        got = await parseNiftiAsync(bytes, name);
+      } catch (error) {
+        got = error as Error;
+      }
+      if (want instanceof Error) {
+        failures++;
+        assert.ok(got instanceof Error, `${name}: ${want.message}, but the asynchronous parse succeeded`);
+        assert.equal(got.constructor, want.constructor, name);
+        assert.equal(got.message, want.message, name);
+      } else {
+        assert.ok(!(got instanceof Error), `${name}: ${(got as Error).message}`);
+        assert.deepEqual({ ...got, values: Array.from(got.values) }, { ...want, values: Array.from(want.values) }, name);
+        assert.equal(got.values.constructor, want.values.constructor, name);
+      }
+    }
+    assert.ok(failures >= 8, `${failures} of the cases failed`);
+  });
+
+  it('leaves a header that declares too much, and streams it cannot read, to the full probe', () => {
+    const huge = patched(niftiBytes({ dims: [4, 4, 4], values: new Array(64).fill(1) }), (view) => {
+      for (let axis = 1; axis <= 3; axis++) view.setInt16(40 + 2 * axis, 32767, true);
+    });
+    assert.equal(quickGzipOutputLimit(gzipSync(huge), 'huge.nii.gz'), undefined);
+    assert.throws(() => gzipOutputLimit(gzipSync(huge), 'huge.nii.gz'), /the header declares 32767×32767×32767 uint8 voxels/);
+    const gz = streams[0][1];
+    const badMethod = Uint8Array.from(gz);
+    badMethod[2] = 7;
+    assert.equal(quickGzipOutputLimit(badMethod, 'bad.nii.gz'), undefined);
+    assert.equal(quickGzipOutputLimit(gz.subarray(0, 40), 'cut.nii.gz'), undefined);
+  });
+});
+
 describe('readNifti', () => {
   const dir = mkdtempSync(join(tmpdir(), 'xhd-nifti-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -371,6 +502,49 @@ describe('readNifti', () => {
       assert.deepEqual(Array.from(v.values), [0, 1, 2, 3]);
       assert.deepEqual(Array.from(v.affine), SFORM);
     }
+  });
+
+  it('readGeometryAsync (inflating and points off the main thread) reads what readGeometry reads, or refuses alike', async () => {
+    const spec: NiftiSpec = { dims: [6, 5, 4], values: Array.from({ length: 120 }, (_, n) => (n % 5 === 0 ? 0 : 1 + (n % 3))), sform: { rows: SFORM } };
+    writeNifti(join(dir, 'async.nii.gz'), { ...spec, gzip: true });
+    writeNifti(join(dir, 'async.nii'), spec);
+    const gz = readFileSync(join(dir, 'async.nii.gz'));
+    writeFileSync(join(dir, 'async-cut.nii.gz'), gz.subarray(0, gz.length - 5));
+    const bad = Uint8Array.from(gz);
+    bad[2] = 7;
+    writeFileSync(join(dir, 'async-bad.nii.gz'), bad);
+    writeFileSync(join(dir, 'async-empty.nii.gz'), new Uint8Array(0));
+    mkdirSync(join(dir, 'async-folder.nii.gz'));
+    const options = [{}, { mask: { label: 2 } }, { mask: { label: 9 } }, { mask: { region: 'all' as const, voxelSpace: true } }, { mask: { region: 'inside' as 'all' } },
+      { filters: { bbox: { min: [-10, 20, 30], max: [-8, 30, 40] }, every: 2 } } as ReadOptions];
+    const files = ['async.nii.gz', 'async.nii', 'async-cut.nii.gz', 'async-bad.nii.gz', 'async-empty.nii.gz', 'async-folder.nii.gz', 'absent.nii.gz'];
+    let refused = 0;
+    for (const file of files) {
+      for (const option of options) {
+        const what = `${file} ${JSON.stringify(option)}`;
+        let want: Geometry | Error;
+        try {
+          want = readGeometry(join(dir, file), option);
+        } catch (error) {
+          want = error as Error;
+        }
+        let got: Geometry | Error;
+        try {
+          got = await readGeometryAsync(join(dir, file), option);
+        } catch (error) {
+          got = error as Error;
+        }
+        if (want instanceof Error) {
+          refused++;
+          assert.ok(got instanceof Error, `${what}: ${want.message}, but it was read off the main thread`);
+          assert.equal(got.constructor, want.constructor, what);
+          assert.equal(got.message, want.message, what);
+        } else {
+          assert.deepEqual(got, want, what);
+        }
+      }
+    }
+    assert.ok(refused >= 5 * options.length, `${refused} refusals`);
   });
 
   it('refuses directories and missing files', () => {

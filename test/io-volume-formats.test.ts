@@ -9,7 +9,7 @@ import { deflateSync, gzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 
 import { compareFiles, type CompareOptions } from '../src/jobs/compare.js';
-import { readGeometry } from '../src/io/read.js';
+import { readGeometry, readGeometryAsync } from '../src/io/read.js';
 import { hasStackTrace, runXhd, scratchDir } from './cli-run.js';
 import { writeNifti } from './nifti-writer.js';
 import { volumeBytes, writeMetaImage, writeNrrd, type TestVolume } from './volume-writers.js';
@@ -122,6 +122,7 @@ describe('NRRD and MetaImage masks give the NIfTI file\'s points and metrics', (
           assert.equal(got.count, ref.count, `${filesA[f].tag}: points`);
           assert.ok(sameBits(got.positions, ref.positions), `${filesA[f].tag}: the NIfTI file's points bit for bit`);
           assert.deepEqual(got.grid!.dims, ref.grid!.dims);
+          assert.deepEqual(await readGeometryAsync(filesA[f].path, { mask: { label } }), got, `${filesA[f].tag}: read off the main thread`);
           // Each format against itself, and against NIfTI on the other side.
           assert.deepEqual(metrics(await compareFiles(filesA[f].path, filesB[f].path, { ...OPTIONS, mask: { label } })), want, `${filesA[f].tag} label ${label}`);
           const mixed = await compareFiles(filesA[0].path, filesB[f].path, { ...OPTIONS, mask: { label } });

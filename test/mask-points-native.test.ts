@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 
 import { maskToPointsInTs, type MaskPoints } from '../src/io/voxel-mask.js';
 import type { VoxelVolume } from '../src/io/nifti.js';
-import { maskPointsOn } from '../src/ops/mask-points.js';
+import { maskPointsOn, maskPointsOnAsync } from '../src/ops/mask-points.js';
 import { probeBackend } from '../src/ops/backends.js';
 import type { MaskValues } from '../src/native/mask-points.js';
 import { rng } from './random-points.js';
@@ -108,6 +108,47 @@ describe('xhd_mask_points on the CPU library: the TypeScript reference bit for b
       /holds 7 values, its 2×2×2 grid needs 8/);
     assert.throws(() => maskPointsOn('cpu', { values: new Uint8Array(8), dims: [2, 2, 2], affine: Float64Array.of(NaN, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0), surface: true }),
       /affine must be finite/);
+  });
+});
+
+describe('xhd_mask_points on the thread pool (koffi\'s asynchronous call), as `xhd batch` reads masks', () => {
+  it('the same points as the synchronous call, for every value type, label and region', async () => {
+    for (const [typeName, make] of TYPES) {
+      const dims: Dims = [23, 17, 11];
+      const values = blobVolume(dims, make, 11);
+      const affine = awkwardAffine(5);
+      for (const label of [undefined, 2, 300]) {
+        for (const surface of [true, false]) {
+          const want = maskPointsOn('cpu', { values, dims, label, affine, surface });
+          // Several at once, as lanes run them: each gets its own answer.
+          const got = await Promise.all([1, 2, 3].map((threads) => maskPointsOnAsync('cpu', { values, dims, label, affine, surface, threads })));
+          for (const points of got) assertSameBits(points, { positions: want.positions, count: want.count, foregroundVoxels: want.foregroundVoxels }, `${typeName} label ${label} surface ${surface}`);
+        }
+      }
+    }
+  });
+
+  it('the same refusals as the synchronous call', async () => {
+    const cases = [
+      { values: new Uint8Array(0), dims: [0, 2, 2] as Dims, affine: awkwardAffine(1), surface: true },
+      { values: new Uint8Array(7), dims: [2, 2, 2] as Dims, affine: awkwardAffine(1), surface: true },
+      { values: new Uint8Array(8), dims: [2, 2, 2] as Dims, affine: Float64Array.of(NaN, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0), surface: true },
+      { values: new Uint8Array(8), dims: [2, 2, 2] as Dims, label: Infinity, affine: awkwardAffine(1), surface: true },
+    ];
+    for (const request of cases) {
+      let expected: Error | undefined;
+      try {
+        maskPointsOn('cpu', request);
+      } catch (error) {
+        expected = error as Error;
+      }
+      assert.ok(expected, `${request.dims.join('×')}: refused`);
+      await assert.rejects(maskPointsOnAsync('cpu', request), (error: Error) => {
+        assert.equal(error.constructor, expected!.constructor);
+        assert.equal(error.message, expected!.message);
+        return true;
+      });
+    }
   });
 });
 

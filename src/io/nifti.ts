@@ -1,6 +1,6 @@
 // Reads a single-file NIfTI-1 or NIfTI-2 volume (.nii, or .nii.gz) into voxel values and the affine
 // that maps voxel indices to millimetres. Label masks are the use: one 3D volume, values as stored.
-import { constants as zlibConstants, gunzipSync } from 'node:zlib';
+import { constants as zlibConstants, gunzip, gunzipSync } from 'node:zlib';
 import { InputError } from '../core/errors.js';
 import { readInputFile } from './input-file.js';
 import { fieldOffset, headerError, niftiAffine, parseNiftiHeader, type AffineSource, type NiftiHeader } from './nifti-header.js';
@@ -75,7 +75,20 @@ export function readNifti(path: string): VoxelVolume {
 /** Parses the bytes of a .nii file, gunzipping them first when they start with the gzip signature. */
 export function parseNifti(bytes: Uint8Array, name: string): VoxelVolume {
   const decompressed = isGzip(bytes);
-  const data = decompressed ? gunzipNifti(bytes, name, gzipOutputLimit(bytes, name)) : bytes;
+  return volumeOf(decompressed ? gunzipDeclared(bytes, name) : bytes, name, decompressed);
+}
+
+/**
+ * parseNifti with the inflating on libuv's thread pool (zlib's asynchronous API) instead of the main thread, where
+ * `xhd batch` lanes would wait on each other: the same volume, or the same error.
+ */
+export async function parseNiftiAsync(bytes: Uint8Array, name: string): Promise<VoxelVolume> {
+  const decompressed = isGzip(bytes);
+  return volumeOf(decompressed ? await gunzipDeclaredAsync(bytes, name) : bytes, name, decompressed);
+}
+
+/** The volume in a .nii file's (decompressed) bytes. */
+function volumeOf(data: Uint8Array, name: string, decompressed: boolean): VoxelVolume {
   const header = parseNiftiHeader(data, name, { decompressed });
   const datatype = datatypeOf(header);
   checkDataSize(header, datatype, data.length);
@@ -105,21 +118,29 @@ const GZIP_HEADER_INPUT = 4096;
  * voxels is allowed up to 1 MiB. The whole limit when the header cannot be read this way (the full
  * decompression then reports the real problem).
  */
-function gzipOutputLimit(bytes: Uint8Array, name: string): number {
+export function gzipOutputLimit(bytes: Uint8Array, name: string): number {
   let head: Uint8Array;
   try {
     head = gunzipSync(bytes.subarray(0, GZIP_HEADER_INPUT), { finishFlush: zlibConstants.Z_SYNC_FLUSH, maxOutputLength: 1 << 24 });
   } catch {
     return MAX_NIFTI_BYTES;
   }
+  return declaredLimit(head, name) ?? MAX_NIFTI_BYTES;
+}
+
+/**
+ * The limit the header at the start of `head` (decompressed bytes) declares; undefined when they hold no
+ * header that says (too short, not NIfTI, an unknown datatype). Throws when it declares over MAX_NIFTI_BYTES.
+ */
+function declaredLimit(head: Uint8Array, name: string): number | undefined {
   let header: NiftiHeader;
   try {
     header = parseNiftiHeader(head, name, { decompressed: true, totalBytes: Number.MAX_SAFE_INTEGER });
   } catch {
-    return MAX_NIFTI_BYTES; // a short or odd start: the full path names the problem
+    return undefined; // a short or odd start: the full path names the problem
   }
   const datatype = DATATYPES.get(header.datatype);
-  if (!datatype) return MAX_NIFTI_BYTES;
+  if (!datatype) return undefined;
   const [nx, ny, nz] = header.dims;
   const declared = header.voxOffset + nx * ny * nz * datatype.bytes;
   if (declared > MAX_NIFTI_BYTES) {
@@ -127,6 +148,97 @@ function gzipOutputLimit(bytes: Uint8Array, name: string): number {
       + `${describeBytes(declared)} decompressed; volumes over ${describeBytes(MAX_NIFTI_BYTES)} are not supported`);
   }
   return Math.min(MAX_NIFTI_BYTES, declared + (1 << 20));
+}
+
+/**
+ * Compressed bytes tried, in turn, for the header before gzipOutputLimit's 4096: a NIfTI-1 header deflates into
+ * about 150 bytes, a NIfTI-2 one into about 350. Few, because inflating a prefix gives everything it holds: 4096
+ * bytes of a mask that starts with empty slices inflate to hundreds of kilobytes (as much work as the whole file,
+ * and as much garbage), 256 bytes to some tens.
+ */
+const GZIP_QUICK_HEADER_INPUTS = [256, 1024];
+
+/**
+ * gzipOutputLimit from fewer compressed bytes, or undefined when they do not give it (no header in them, a
+ * stream error, a volume declared too large: gzipOutputLimit then decides and says why). Where it gives a limit
+ * and the whole stream inflates within it, gzipOutputLimit would have given the same: its header bytes are the
+ * same (a prefix's inflated bytes begin what a longer prefix inflates to), and its first 4096 bytes inflate
+ * without error (the whole stream did) to less than its 16 MiB cap (deflate expands at most 1032-fold).
+ */
+export function quickGzipOutputLimit(bytes: Uint8Array, name: string): number | undefined {
+  for (const input of GZIP_QUICK_HEADER_INPUTS) {
+    let limit: number | undefined;
+    try {
+      const head = gunzipSync(bytes.subarray(0, input), { finishFlush: zlibConstants.Z_SYNC_FLUSH, maxOutputLength: 1 << 24 });
+      limit = declaredLimit(head, name);
+    } catch {
+      return undefined;
+    }
+    if (limit !== undefined) return limit;
+    if (input >= bytes.length) return undefined; // the whole stream was looked at
+  }
+  return undefined;
+}
+
+/**
+ * How far the fast path inflates a .nii.gz file, or undefined when it does not. A file no longer than the 4096 bytes
+ * gzipOutputLimit inflates to find the header is inflated whole at once, within what its bytes can inflate to
+ * (deflate expands at most 1032-fold: no more than gzipOutputLimit's own look inflates), and checked after
+ * (fastOutputHolds): one inflating instead of two. A longer one within the header's limit from its first few
+ * hundred bytes (quickGzipOutputLimit).
+ */
+function fastOutputCap(bytes: Uint8Array, name: string): number | undefined {
+  if (bytes.length <= GZIP_HEADER_INPUT) return Math.min(MAX_NIFTI_BYTES, DEFLATE_MAX_RATIO * bytes.length + 1024);
+  return quickGzipOutputLimit(bytes, name);
+}
+
+/**
+ * Whether what the fast path inflated is what gzipOutputLimit and gunzipNifti give. A short stream inflated whole
+ * without error is its own first 4096 bytes: gzipOutputLimit's limit is the one its header declares, and
+ * gunzipNifti gives these bytes when they are within it, else refuses (as the old way then does, word for word).
+ * A longer one was inflated within that limit already.
+ */
+function fastOutputHolds(bytes: Uint8Array, name: string, output: Uint8Array): boolean {
+  if (bytes.length > GZIP_HEADER_INPUT) return true;
+  try {
+    const limit = declaredLimit(output, name);
+    return limit === undefined || output.length <= limit;
+  } catch {
+    return false; // a volume declared too large: refused below
+  }
+}
+
+/**
+ * A .nii.gz file's bytes decompressed within the limit its header declares. Only a success comes from the fast
+ * path: any failure is left to gzipOutputLimit and gunzipNifti, so every error is theirs, word for word.
+ */
+export function gunzipDeclared(bytes: Uint8Array, name: string): Uint8Array {
+  const cap = fastOutputCap(bytes, name);
+  if (cap !== undefined) {
+    try {
+      const output = gunzipNifti(bytes, name, cap);
+      if (fastOutputHolds(bytes, name, output)) return output;
+    } catch {
+      // reported below, as it always was
+    }
+  }
+  return gunzipNifti(bytes, name, gzipOutputLimit(bytes, name));
+}
+
+/**
+ * gunzipDeclared with the fast path's inflating on the thread pool (the same zlib, options and bytes: the same
+ * output). What does not succeed that way (a stream that fails, a header not found in the first bytes) goes the
+ * synchronous way as before, which reports it: every error is the old one by construction.
+ */
+export async function gunzipDeclaredAsync(bytes: Uint8Array, name: string): Promise<Uint8Array> {
+  const cap = fastOutputCap(bytes, name);
+  if (cap !== undefined) {
+    const output = await new Promise<Uint8Array | undefined>((resolve) => {
+      gunzip(bytes, { maxOutputLength: cap, chunkSize: inflateChunkSize(bytes, cap) }, (error, inflated) => resolve(error ? undefined : inflated));
+    });
+    if (output && fastOutputHolds(bytes, name, output)) return output;
+  }
+  return gunzipNifti(bytes, name, gzipOutputLimit(bytes, name));
 }
 
 export function isGzip(bytes: Uint8Array): boolean {

@@ -20,13 +20,26 @@ import { parsePcd } from './pcd.js';
 import { parsePly, readPlyInPieces } from './ply.js';
 import { piecesForced, WHOLE_FILE_LIMIT } from './pieces.js';
 import { parseStl } from './stl.js';
-import { parseVoxelMask } from './voxel-geometry.js';
+import { parseVoxelMask, parseVoxelMaskAsync } from './voxel-geometry.js';
 
 /** The name that stands for standard input. */
 export const STDIN_NAME = '-';
 
 export function readGeometry(path: string, options: ReadOptions = {}): Geometry {
-  const geometry = readUnfiltered(path, options);
+  return filtered(readUnfiltered(path, options), path, options);
+}
+
+/**
+ * readGeometry with a voxel mask's inflating and its points' selection on the thread pool, off the main thread
+ * (where `xhd batch` lanes would wait on each other); every other format is read as readGeometry reads it. The same
+ * geometry, or the same error.
+ */
+export async function readGeometryAsync(path: string, options: ReadOptions = {}): Promise<Geometry> {
+  const read = readOrLoad(path, options);
+  return filtered(read instanceof WholeFile ? await parseGeometryAsync(read.bytes, read.name, options) : read, path, options);
+}
+
+function filtered(geometry: Geometry, path: string, options: ReadOptions): Geometry {
   // LAS and LAZ filter while they decode; every other format is filtered once read.
   const lidar = geometry.format === 'las' || geometry.format === 'laz';
   if (options.filters?.scan !== undefined && geometry.format !== 'e57') geometry.notes.push(`--scan applies to E57 files; this is ${geometry.format.toUpperCase()}, so ignored`);
@@ -34,10 +47,21 @@ export function readGeometry(path: string, options: ReadOptions = {}): Geometry 
 }
 
 function readUnfiltered(path: string, options: ReadOptions): Geometry {
-  if (path === STDIN_NAME) return parseGeometry(readStandardInput(options.format), 'standard input', options);
+  const read = readOrLoad(path, options);
+  return read instanceof WholeFile ? parseGeometry(read.bytes, read.name, options) : read;
+}
+
+/** A file (or standard input) read whole, to be parsed. */
+class WholeFile {
+  constructor(readonly bytes: Uint8Array, readonly name: string) {}
+}
+
+/** The geometry of a file read as it is read (in pieces, LAS, E57), or the whole file's bytes for a parser. */
+function readOrLoad(path: string, options: ReadOptions): Geometry | WholeFile {
+  if (path === STDIN_NAME) return new WholeFile(readStandardInput(options.format), 'standard input');
   const probe = probeFile(path);
   const read = probe && (readLidar(path, probe, options) ?? readE57(path, probe, options) ?? readInPieces(path, probe, options));
-  return read ?? parseGeometry(readInputFile(path, 'a geometry file'), path, options);
+  return read ?? new WholeFile(readInputFile(path, 'a geometry file'), path);
 }
 
 /** How much of a file is read to find its format and PLY header. */
@@ -142,11 +166,21 @@ function readStandardInput(format: FileFormat | undefined): Uint8Array {
 }
 
 export function parseGeometry(bytes: Uint8Array, name: string, options: ReadOptions = {}): Geometry {
+  return parseAs(formatOf(bytes, name, options), bytes, name, options);
+}
+
+/** parseGeometry with a voxel mask parsed by parseVoxelMaskAsync (off the main thread); the rest as parseGeometry. */
+async function parseGeometryAsync(bytes: Uint8Array, name: string, options: ReadOptions): Promise<Geometry> {
+  const format = formatOf(bytes, name, options);
+  return isVolumeFormat(format) ? parseVoxelMaskAsync(bytes, name, options.mask ?? {}, format) : parseAs(format, bytes, name, options);
+}
+
+function formatOf(bytes: Uint8Array, name: string, options: ReadOptions): FileFormat {
   const format = options.format ?? formatFromExtension(name) ?? sniffFormat(bytes);
   if (!format) {
     throw new InputError(name, {}, 'unrecognised file format (expected OFF, PLY, STL, OBJ, CSV, XYZ, NIfTI, NRRD, MetaImage, LAS, LAZ, PCD or E57); name it with --format');
   }
-  return parseAs(format, bytes, name, options);
+  return format;
 }
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf];

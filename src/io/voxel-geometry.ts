@@ -5,15 +5,35 @@ import { formatCount } from '../core/counts.js';
 import { InputError } from '../core/errors.js';
 import { boundsAreExact, firstInexactCoordinate } from './build.js';
 import { computeBounds, markFinite, type Geometry, type MaskOptions } from './geometry.js';
-import { parseVolume } from './voxel-volume.js';
-import { maskToPoints } from './voxel-mask.js';
+import { parseVolume, parseVolumeAsync } from './voxel-volume.js';
+import { maskToPoints, maskToPointsAsync, type MaskPoints } from './voxel-mask.js';
+import type { VoxelVolume } from './nifti.js';
 import { labelSlots } from './label-slots.js';
 import { slotSurfels } from './surfels.js';
 
-export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOptions, format: 'nifti' | 'nrrd' | 'metaimage' = 'nifti'): Geometry {
+export type VoxelFormat = 'nifti' | 'nrrd' | 'metaimage';
+
+export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOptions, format: VoxelFormat = 'nifti'): Geometry {
   const volume = parseVolume(format, bytes, name);
+  return maskGeometry(volume, maskToPoints(volume, pointOptions(options)), name, options, format);
+}
+
+/**
+ * parseVoxelMask with the inflating and the library's selection of the points on the thread pool, off the main
+ * thread (where `xhd batch` lanes would wait on each other): the same geometry, or the same error.
+ */
+export async function parseVoxelMaskAsync(bytes: Uint8Array, name: string, options: MaskOptions, format: VoxelFormat = 'nifti'): Promise<Geometry> {
+  const volume = await parseVolumeAsync(format, bytes, name);
+  return maskGeometry(volume, await maskToPointsAsync(volume, pointOptions(options)), name, options, format);
+}
+
+function pointOptions(options: MaskOptions) {
+  return { label: options.label, region: options.region ?? 'surface', voxelSpace: options.voxelSpace };
+}
+
+/** The geometry of a mask's points: their bounds (checked), what was compared, and the grid for the same-space check. */
+function maskGeometry(volume: VoxelVolume, points: MaskPoints, name: string, options: MaskOptions, format: VoxelFormat): Geometry {
   const region = options.region ?? 'surface';
-  const points = maskToPoints(volume, { label: options.label, region, voxelSpace: options.voxelSpace });
   const which = options.label === undefined ? 'nonzero voxels' : `voxels labelled ${options.label}`;
   const [nx, ny, nz] = volume.dims;
   const bounds = computeBounds(points.positions);

@@ -1,7 +1,7 @@
 // Turns a voxel mask into points (its surface voxels or all of them), and compares the physical space
 // two volumes occupy, so that masks on different grids are not silently compared.
 import { UsageError } from '../core/errors.js';
-import { nativeMaskPoints } from '../native/mask-points.js';
+import { nativeMaskPoints, nativeMaskPointsAsync, type NativeMaskPoints, type NativeMaskRequest } from '../native/mask-points.js';
 import { nativeReader } from './native-reader.js';
 import type { VoxelVolume } from './nifti.js';
 
@@ -36,13 +36,28 @@ export function maskToPoints(volume: VoxelVolume, options: MaskOptions): MaskPoi
   checkMaskOptions(options);
   const native = nativeReader();
   if (!native) return maskToPointsInTs(volume, options);
-  const points = nativeMaskPoints(native, {
+  return maskPointsOf(nativeMaskPoints(native, nativeRequest(volume, options)));
+}
+
+/** maskToPoints with the library's work on the thread pool, off the main thread: the same points, or the same error. */
+export async function maskToPointsAsync(volume: VoxelVolume, options: MaskOptions): Promise<MaskPoints> {
+  checkMaskOptions(options);
+  const native = nativeReader();
+  if (!native) return maskToPointsInTs(volume, options);
+  return maskPointsOf(await nativeMaskPointsAsync(native, nativeRequest(volume, options)));
+}
+
+function nativeRequest(volume: VoxelVolume, options: MaskOptions): NativeMaskRequest {
+  return {
     values: volume.values,
     dims: volume.dims,
     label: options.label,
     affine: options.voxelSpace ? VOXEL_INDEX_AFFINE : volume.affine,
     surface: options.region === 'surface',
-  });
+  };
+}
+
+function maskPointsOf(points: NativeMaskPoints): MaskPoints {
   return { positions: points.positions, count: points.count, foregroundVoxels: points.foregroundVoxels };
 }
 

@@ -5,7 +5,7 @@ import { emptyOutcome } from './empty-policy.js';
 import { warmUpCuda } from '../ops/backends.js';
 import { isVolumeFormat, type Geometry } from '../io/geometry.js';
 import { crsNotes } from '../io/crs.js';
-import { readGeometry, STDIN_NAME } from '../io/read.js';
+import { readGeometryAsync, STDIN_NAME } from '../io/read.js';
 import { silentProgress } from '../core/progress.js';
 import { hasFaces } from '../ops/surface-compare.js';
 import { relativeValues } from '../metrics/relative.js';
@@ -105,10 +105,11 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   const readStarted = performance.now();
   let a: Geometry, b: Geometry;
   try {
+    // A mask's inflating and points are computed off the main thread, which `xhd batch` lanes share.
     bar.status(`reading ${pathA}`);
-    a = readGeometry(pathA, readOptions(pathA));
+    a = await readGeometryAsync(pathA, readOptions(pathA));
     bar.status(`reading ${pathB}`);
-    b = readGeometry(pathB, readOptions(pathB));
+    b = await readGeometryAsync(pathB, readOptions(pathB));
   } finally {
     bar.finish();
   }

@@ -54,14 +54,47 @@ function voxelType(values: MaskValues): number {
   return VOXEL_TYPES.float64;
 }
 
-/** One synchronous call (the readers are synchronous); the library's memory is released before returning. */
+/** One synchronous call; the library's memory is released before returning. */
 export function nativeMaskPoints(library: MaskPointsLibrary, request: NativeMaskRequest): NativeMaskPoints {
+  const mask = maskArg(request);
+  // The result lives in memory of its own so that the same struct, pointer and all, goes back to be freed.
+  const slot = koffi.alloc('xhd_mask_points_result', 1);
+  try {
+    return pointsIn(library, library.maskPoints(mask, slot) as number, slot);
+  } finally {
+    koffi.free(slot);
+  }
+}
+
+/**
+ * nativeMaskPoints on libuv's thread pool (koffi's asynchronous call) instead of the main thread, where `xhd batch`
+ * lanes would wait on each other: the same points, or the same error.
+ */
+export async function nativeMaskPointsAsync(library: MaskPointsLibrary, request: NativeMaskRequest): Promise<NativeMaskPoints> {
+  const mask = maskArg(request);
+  const slot = koffi.alloc('xhd_mask_points_result', 1);
+  try {
+    const status = await new Promise<number>((resolve, reject) => {
+      library.maskPoints.async(mask, slot, (err: unknown, result: number) => (err ? reject(err) : resolve(result)));
+    });
+    return pointsIn(library, status, slot);
+  } finally {
+    koffi.free(slot);
+    // koffi hands the library the values' own memory and keeps no reference to them: they must outlive the call.
+    keepAlive(request.values);
+  }
+}
+
+function keepAlive(_values: MaskValues): void {}
+
+/** The xhd_voxel_mask argument of a request, checked as the library cannot check it. */
+function maskArg(request: NativeMaskRequest) {
   // The library reads dims[0]·dims[1]·dims[2] values: an array of another length would be read past its end.
   const [nx, ny, nz] = request.dims;
   if (request.values.length !== nx * ny * nz) {
     throw new UsageError(`the mask holds ${request.values.length} values, its ${nx}×${ny}×${nz} grid needs ${nx * ny * nz}`);
   }
-  const mask = {
+  return {
     values: request.values,
     value_type: voxelType(request.values),
     use_label: request.label === undefined ? 0 : 1,
@@ -73,35 +106,32 @@ export function nativeMaskPoints(library: MaskPointsLibrary, request: NativeMask
     device: request.device ?? 0,
     reserved: 0,
   };
-  // The result lives in memory of its own so that the same struct, pointer and all, goes back to be freed.
-  const slot = koffi.alloc('xhd_mask_points_result', 1);
+}
+
+/** The points of a call that returned `status` into `slot`, copied out before the library's memory is released. */
+function pointsIn(library: MaskPointsLibrary, status: number, slot: unknown): NativeMaskPoints {
+  if (status !== XHD_OK) {
+    const why = library.lastError();
+    if (status === XHD_ERROR_INVALID_ARGUMENT) throw new UsageError(`the mask cannot be turned into points: ${why}`);
+    throw new NativeError(`${library.name} backend: ${STATUS_NAMES[status] ?? `status ${status}`}: ${why}`);
+  }
   try {
-    const status = library.maskPoints(mask, slot) as number;
-    if (status !== XHD_OK) {
-      const why = library.lastError();
-      if (status === XHD_ERROR_INVALID_ARGUMENT) throw new UsageError(`the mask cannot be turned into points: ${why}`);
-      throw new NativeError(`${library.name} backend: ${STATUS_NAMES[status] ?? `status ${status}`}: ${why}`);
-    }
-    try {
-      const raw = koffi.decode(slot, 'xhd_mask_points_result') as RawMaskPointsResult;
-      const count = Number(raw.count);
-      // Copied into memory of our own: the library's is freed next.
-      const positions = count > 0 ? new Float64Array(koffi.view(raw.xyz, 24 * count)).slice() : new Float64Array(0);
-      return {
-        positions,
-        count,
-        foregroundVoxels: Number(raw.foreground),
-        uploadMs: raw.upload_ms,
-        computeMs: raw.compute_ms,
-        downloadMs: raw.download_ms,
-        peakDeviceBytes: Number(raw.peak_device_bytes),
-        device: raw.device,
-        threads: raw.threads,
-      };
-    } finally {
-      library.maskPointsFree(slot);
-    }
+    const raw = koffi.decode(slot, 'xhd_mask_points_result') as RawMaskPointsResult;
+    const count = Number(raw.count);
+    // Copied into memory of our own: the library's is freed next.
+    const positions = count > 0 ? new Float64Array(koffi.view(raw.xyz, 24 * count)).slice() : new Float64Array(0);
+    return {
+      positions,
+      count,
+      foregroundVoxels: Number(raw.foreground),
+      uploadMs: raw.upload_ms,
+      computeMs: raw.compute_ms,
+      downloadMs: raw.download_ms,
+      peakDeviceBytes: Number(raw.peak_device_bytes),
+      device: raw.device,
+      threads: raw.threads,
+    };
   } finally {
-    koffi.free(slot);
+    library.maskPointsFree(slot);
   }
 }
