@@ -68,5 +68,6 @@ export async function pointsSearch(a: Float32Array | Float64Array, b: Float32Arr
   const ran: Placement = where
     ? { devices: placement!.devices, memoryLimit: placement!.memoryLimit, workers: where.workers, targetTiles: where.target_tiles }
     : { devices: [call.device], memoryLimit: 0, workers: 1, targetTiles: 1 };
-  return { ...hausdorffResult(call, raw), perPoint, placement: ran };
+  // Object.assign, not a spread followed by new fields, which V8 (Node 20) adds at about 2 µs each.
+  return Object.assign(hausdorffResult(call, raw), { perPoint, placement: ran });
 }
