@@ -1,8 +1,9 @@
 // xhd_points_compare: the exact Hausdorff distance of two point sets and, when asked, every point's nearest
 // neighbour in the other set, in one native search on whichever backend is chosen (CPU or CUDA).
 import { hausdorffResult, prepareHausdorff, type HausdorffOptions, type HausdorffResult } from './hausdorff.js';
-import { pointsArg, type RawHausdorffResult } from '../native/abi.js';
+import { HAUSDORFF_RESULT, pointsArg } from '../native/abi.js';
 import { callNative } from '../native/call.js';
+import { StructOut } from '../native/struct-out.js';
 import { placementArg, resolvePlacement, type Placement } from './placement.js';
 
 export interface PointsSearchOptions extends HausdorffOptions {
@@ -51,15 +52,16 @@ export async function pointsSearch(a: Float32Array | Float64Array, b: Float32Arr
   const nearestAb = options.nearest ? new BigInt64Array(na) : null;
   const distancesBa = options.distances && !call.directed ? new Float64Array(nb) : null;
   const nearestBa = options.nearest && !call.directed ? new BigInt64Array(nb) : null;
-  const raw = {} as RawHausdorffResult;
+  // Read from its own memory after the call rather than decoded by koffi (see StructOut).
+  const result = new StructOut(HAUSDORFF_RESULT);
   const perPointArg = wants ? { distance_ab: distancesAb, nearest_ab: nearestAb, distance_ba: distancesBa, nearest_ba: nearestBa } : null;
   const refusal = { onProgress: options.onProgress, signal: options.signal, refusal: 'the points cannot be compared' };
   const where = placement ? placementArg(placement) : null;
   if (where) {
     await callNative(call.backend, call.backend.pointsComparePlaced,
-      [pointsArg(a), pointsArg(b), call.nativeOptions, where, perPointArg, raw], refusal);
+      [pointsArg(a), pointsArg(b), call.nativeOptions, where, perPointArg, result.bytes], refusal);
   } else {
-    await callNative(call.backend, call.backend.pointsCompare, [pointsArg(a), pointsArg(b), call.nativeOptions, perPointArg, raw], refusal);
+    await callNative(call.backend, call.backend.pointsCompare, [pointsArg(a), pointsArg(b), call.nativeOptions, perPointArg, result.bytes], refusal);
   }
   const perPoint = wants ? {
     ab: { distances: distancesAb, nearest: nearestAb },
@@ -69,5 +71,5 @@ export async function pointsSearch(a: Float32Array | Float64Array, b: Float32Arr
     ? { devices: placement!.devices, memoryLimit: placement!.memoryLimit, workers: where.workers, targetTiles: where.target_tiles }
     : { devices: [call.device], memoryLimit: 0, workers: 1, targetTiles: 1 };
   // Object.assign, not a spread followed by new fields, which V8 (Node 20) adds at about 2 µs each.
-  return Object.assign(hausdorffResult(call, raw), { perPoint, placement: ran });
+  return Object.assign(hausdorffResult(call, result.read()), { perPoint, placement: ran });
 }
