@@ -1,13 +1,14 @@
 // Start-up: the CLI loads only the command it runs (issue: fast start), and still lists and suggests every
 // command where help or a mistyped name needs them.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 import { commandsFor } from '../src/cli/main.js';
-import { runXhd } from './cli-run.js';
-import { fixture, repoRoot, sharedData } from './helpers.js';
+import { runXhd, scratchDir } from './cli-run.js';
+import { fixture, repoRoot, sharedData, xhdBin } from './helpers.js';
 
 const ALL = ['compare', 'batch', 'merge', 'distance', 'join', 'info', 'doctor'];
 
@@ -35,6 +36,24 @@ describe('which command modules the CLI loads', () => {
     const typo = runXhd(['comapre', 'a', 'b']);
     assert.equal(typo.code, 2);
     assert.match(typo.stderr, /Did you mean compare\?/);
+  });
+});
+
+describe("libuv's thread pool", () => {
+  // bin/xhd sizes the pool before anything starts it (koffi's asynchronous calls, zlib's and fs.promises run
+  // there; `xhd batch --devices` keeps one call in flight a lane): 16 threads, unless the user set a size.
+  it('bin/xhd starts it with 16 threads, or with the size the user set', { skip: process.platform !== 'linux' && 'counts threads in /proc' }, () => {
+    const probe = join(scratchDir(), 'threads.cjs');
+    writeFileSync(probe, "process.on('exit', () => process.stderr.write(`threads ${require('fs').readdirSync('/proc/self/task').length}\\n`));\n");
+    const threads = (size: string | undefined) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${probe}`, UV_THREADPOOL_SIZE: size };
+      const r = spawnSync(process.execPath, [xhdBin, '--version'], { encoding: 'utf8', env, timeout: 60_000 });
+      assert.equal(r.status, 0, r.stderr);
+      return Number(/threads (\d+)/.exec(r.stderr)![1]);
+    };
+    // The same process but for the pool: the difference is the pool's threads.
+    assert.equal(threads(undefined) - threads('4'), 12);
+    assert.equal(threads('6') - threads('4'), 2);
   });
 });
 

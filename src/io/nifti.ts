@@ -235,7 +235,7 @@ export async function gunzipDeclaredAsync(bytes: Uint8Array, name: string): Prom
   if (cap !== undefined) {
     const output = await new Promise<Uint8Array | undefined>((resolve) => {
       gunzip(bytes, { maxOutputLength: cap, chunkSize: inflateChunkSize(bytes, cap) }, (error, inflated) => resolve(error ? undefined : inflated));
-    });
+    }).catch(() => undefined); // (thrown at once: the synchronous way below says what it is)
     if (output && fastOutputHolds(bytes, name, output)) return output;
   }
   return gunzipNifti(bytes, name, gzipOutputLimit(bytes, name));

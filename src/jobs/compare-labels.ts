@@ -57,8 +57,9 @@ export async function compareLabelFiles(pathA: string, pathB: string, options: C
   const mayUseCuda = options.backend !== 'cpu' && options.method !== 'brute';
   const warming = mayUseCuda ? warmUpCuda(options.device ?? 0) : Promise.resolve();
   const option = options.labels !== undefined ? '--labels' : '--components';
-  const volumeA = readVolume(pathA, options.format, option);
-  const volumeB = readVolume(pathB, options.format, option);
+  // Inflated off the main thread, which `xhd batch` lanes share.
+  const volumeA = await readVolume(pathA, options.format, option);
+  const volumeB = await readVolume(pathB, options.format, option);
   const readMs = performance.now() - started;
   await warming;
 

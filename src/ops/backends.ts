@@ -78,8 +78,11 @@ export function cudaDevice(ordinal: number): DeviceInfo {
  * Starts the CUDA driver and the device's context on a worker thread (describing the device does
  * both) and caches the description, so a caller can overlap that start-up, a few hundred milliseconds,
  * with reading its inputs. Never rejects: selectBackend reports any problem once a backend is chosen.
+ * A device described already has started: nothing to do (every pair of `xhd batch` asks, and the call
+ * would take a thread-pool thread from the lanes for nothing).
  */
 export function warmUpCuda(ordinal: number): Promise<void> {
+  if (deviceNames.has(ordinal)) return Promise.resolve();
   let backend: NativeBackend;
   try {
     backend = loadBackend('cuda');

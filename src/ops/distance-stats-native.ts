@@ -3,7 +3,8 @@
 // for bit: the sums are exact, rounded once, and the percentiles order statistics, whoever computes them.
 import { loadBackend, type BackendName } from '../native/library.js';
 import { throwUnlessOk } from '../native/call.js';
-import type { RawDistanceStatsResult } from '../native/abi.js';
+import { DISTANCE_STATS_RESULT, type RawDistanceStatsResult } from '../native/abi.js';
+import { StructOut } from '../native/struct-out.js';
 import { percentilesWanted, statsFromSums, type DirectedSums, type DistanceStats, type StatsOptions, type SurfelDistances } from '../metrics/distance-stats.js';
 
 export interface NativeStatsRun {
@@ -41,12 +42,13 @@ export async function nativeDistanceStats(ab: Float64Array, ba: Float64Array | n
     threads: run.threads ?? 0,
     device: run.device ?? 0,
   };
-  const raw = {} as RawDistanceStatsResult;
+  const result = new StructOut(DISTANCE_STATS_RESULT); // read from its own memory, not decoded by koffi
   const status = await new Promise<number>((resolve, reject) => {
-    backend.distanceStats.async(ab, ab.length, ba, ba ? ba.length : 0, nativeOptions, raw,
-      (err: unknown, result: number) => (err ? reject(err) : resolve(result)));
+    backend.distanceStats.async(ab, ab.length, ba, ba ? ba.length : 0, nativeOptions, result.bytes,
+      (err: unknown, done: number) => (err ? reject(err) : resolve(done)));
   });
   throwUnlessOk(backend, status, 'the distances cannot be summed up');
+  const raw = result.read();
   const stats = statsFromSums({
     ab: sumsOf(raw.ab, wanted.directed !== undefined),
     ba: ba ? sumsOf(raw.ba, wanted.directed !== undefined) : null,

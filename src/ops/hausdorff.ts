@@ -1,7 +1,8 @@
 // Exact Hausdorff distance between two point sets: argument checks, backend choice, one native call.
 
 import { UsageError } from '../core/errors.js';
-import { DIRECTION_AB, DIRECTION_BA, METHOD_CODES, pointsArg, type RawDirected, type RawHausdorffResult } from '../native/abi.js';
+import { DIRECTION_AB, DIRECTION_BA, HAUSDORFF_RESULT, METHOD_CODES, pointsArg, type RawDirected, type RawHausdorffResult } from '../native/abi.js';
+import { StructOut } from '../native/struct-out.js';
 import { callNative } from '../native/call.js';
 import { describe, expectInteger, expectOneOf, expectPointArray } from '../core/arguments.js';
 import { type BackendName, type NativeBackend } from '../native/library.js';
@@ -152,8 +153,8 @@ export function hausdorffResult(call: HausdorffCall, raw: RawHausdorffResult): H
  */
 export async function hausdorff(a: Float32Array | Float64Array, b: Float32Array | Float64Array, options: HausdorffOptions = {}): Promise<HausdorffResult> {
   const call = prepareHausdorff(a, b, options);
-  const raw = {} as RawHausdorffResult;
-  await callNative(call.backend, call.backend.hausdorff, [pointsArg(a), pointsArg(b), call.nativeOptions, raw],
+  const result = new StructOut(HAUSDORFF_RESULT);
+  await callNative(call.backend, call.backend.hausdorff, [pointsArg(a), pointsArg(b), call.nativeOptions, result.bytes],
     { onProgress: options.onProgress, signal: options.signal, refusal: 'the points cannot be compared' });
-  return hausdorffResult(call, raw);
+  return hausdorffResult(call, result.read());
 }
