@@ -21,6 +21,7 @@ import {
   XHD_CAP_FILE_READERS,
   XHD_CAP_NEAREST_POINTS,
   XHD_CAP_REFERENCE_METHODS,
+  XHD_CAP_STREAMED_COMPARE,
   XHD_ERROR_CANCELLED,
   XHD_ERROR_UNAVAILABLE,
   XHD_OK,
@@ -124,18 +125,20 @@ function capabilityBits(name: BackendName): bigint {
 
 describe('capabilities come from the library', () => {
   it('the cpu library implements every optional part but devices, and the loader binds them', { skip: !present('cpu') && 'no cpu library built' }, () => {
-    assert.equal(capabilityBits('cpu'), XHD_CAP_NEAREST_POINTS | XHD_CAP_FILE_READERS | XHD_CAP_DELIMITED_TEXT | XHD_CAP_REFERENCE_METHODS);
+    assert.equal(capabilityBits('cpu'), XHD_CAP_NEAREST_POINTS | XHD_CAP_FILE_READERS | XHD_CAP_DELIMITED_TEXT | XHD_CAP_REFERENCE_METHODS | XHD_CAP_STREAMED_COMPARE);
     const cpu = loadBackend('cpu');
-    assert.deepEqual(cpu.capabilities, { nearestPoints: true, fileReaders: true, delimitedText: true, devices: false, referenceMethods: true });
+    assert.deepEqual(cpu.capabilities, { nearestPoints: true, fileReaders: true, delimitedText: true, devices: false, referenceMethods: true, streamedCompare: true });
     assert.notEqual(cpu.nearestPoints, null);
+    assert.notEqual(cpu.pointsCompareFiles, null);
     assert.notEqual(cpu.readers, null);
   });
 
   it('the cuda library implements devices alone, and exports the rest as unavailable', { skip: !present('cuda') && 'no cuda library built' }, () => {
     assert.equal(capabilityBits('cuda'), XHD_CAP_DEVICES);
     const cuda = loadBackend('cuda');
-    assert.deepEqual(cuda.capabilities, { nearestPoints: false, fileReaders: false, delimitedText: false, devices: true, referenceMethods: false });
+    assert.deepEqual(cuda.capabilities, { nearestPoints: false, fileReaders: false, delimitedText: false, devices: true, referenceMethods: false, streamedCompare: false });
     assert.equal(cuda.nearestPoints, null);
+    assert.equal(cuda.pointsCompareFiles, null);
     assert.equal(cuda.readers, null);
     // Every symbol of the header is there all the same, answering unavailable and naming the library that has it.
     const lib = koffi.load(cuda.path);

@@ -1,6 +1,8 @@
 // The C ABI entry points of the CPU backend: validate, dispatch, and turn every C++ exception into a
 // status code plus a last-error message, since nothing may unwind into the FFI caller.
 #include <cmath>
+#include <cstring>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "points_compare.h"
 #include "../abi/per_point.h"
 #include "../abi/work_split.h"
+#include "streamed_compare.h"
 #include "surface_distance.h"
 #include "xhd.h"
 
@@ -161,18 +164,54 @@ int32_t nearest_points(const xhd_points* queries, const xhd_points* targets, con
   return XHD_OK;
 }
 
+int32_t points_compare_files(const xhd_point_file* a, const xhd_point_file* b, const xhd_hausdorff_options* options,
+                             xhd_streamed* streamed, xhd_hausdorff_result* result, xhd_progress* progress_slot) {
+  if (a == nullptr || b == nullptr || options == nullptr || streamed == nullptr || result == nullptr)
+    throw InvalidArgument("a, b, options, streamed and result must not be null");
+  std::memset(result, 0, sizeof(*result));
+  result->ab.from_index = result->ab.to_index = XHD_NO_INDEX;
+  result->ba.from_index = result->ba.to_index = XHD_NO_INDEX;
+  result->device = -1;
+  result->query_chunks = 1;
+  const uint64_t limit = streamed->memory_limit;
+  *streamed = xhd_streamed{};
+  streamed->memory_limit = limit;
+  streamed->bad_file = -1;
+  const int directions = options->directions;
+  if ((directions & (XHD_DIRECTION_AB | XHD_DIRECTION_BA)) == 0 || (directions & ~3) != 0)
+    throw InvalidArgument("directions must be XHD_DIRECTION_AB, XHD_DIRECTION_BA or both");
+  if (options->threads < 0) throw InvalidArgument("threads must be >= 0");
+  if (!(options->cell_size >= 0.0) || !std::isfinite(options->cell_size))
+    throw InvalidArgument("cell_size must be a finite number >= 0");
+  if (options->method != XHD_METHOD_GRID) throw InvalidArgument("a streamed compare runs the grid method alone");
+  for (const auto& [file, name] : {std::pair{a, "A"}, std::pair{b, "B"}}) {
+    if (file->path == nullptr) throw InvalidArgument(std::string("point file ") + name + " has no path");
+    if (file->layout.count == 0) throw InvalidArgument(std::string("point set ") + name + " is empty");
+  }
+  const xhd::Progress progress(progress_slot);
+  xhd::streamed_points_compare(*a, *b, *options, *streamed, progress, *result);
+  return XHD_OK;
+}
+
 }  // namespace
 
 extern "C" {
 
 XHD_API int32_t xhd_abi_version(void) { return XHD_ABI_VERSION; }
 
+XHD_API int32_t xhd_points_compare_files(const xhd_point_file* a, const xhd_point_file* b,
+                                         const xhd_hausdorff_options* options, xhd_streamed* streamed,
+                                         xhd_hausdorff_result* result, xhd_progress* progress) {
+  return xhd::guarded([&] { return points_compare_files(a, b, options, streamed, result, progress); });
+}
+
 XHD_API const char* xhd_backend_name(void) { return "cpu"; }
 
 // Every optional part of the ABI but devices: the readers and the nearest-point search are host code built
 // into this library alone, and the brute-force references are this library's.
 XHD_API uint64_t xhd_capabilities(void) {
-  return XHD_CAP_NEAREST_POINTS | XHD_CAP_FILE_READERS | XHD_CAP_DELIMITED_TEXT | XHD_CAP_REFERENCE_METHODS;
+  return XHD_CAP_NEAREST_POINTS | XHD_CAP_FILE_READERS | XHD_CAP_DELIMITED_TEXT | XHD_CAP_REFERENCE_METHODS |
+         XHD_CAP_STREAMED_COMPARE;
 }
 
 XHD_API int32_t xhd_device_count(void) {

@@ -24,6 +24,11 @@ XHD_API int32_t xhd_nearest_points(const xhd_points*, const xhd_points*, const x
   return unavailable("xhd_nearest_points", "XHD_CAP_NEAREST_POINTS");
 }
 
+XHD_API int32_t xhd_points_compare_files(const xhd_point_file*, const xhd_point_file*, const xhd_hausdorff_options*,
+                                         xhd_streamed*, xhd_hausdorff_result*, xhd_progress*) {
+  return unavailable("xhd_points_compare_files", "XHD_CAP_STREAMED_COMPARE");
+}
+
 XHD_API int32_t xhd_read_file(const char*, uint64_t, uint64_t, int32_t, uint8_t*, xhd_file_read*) {
   return unavailable("xhd_read_file", "XHD_CAP_FILE_READERS");
 }

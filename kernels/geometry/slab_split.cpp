@@ -73,6 +73,10 @@ SlabPlan plan_slabs(const PointFrame& frame, int workers) {
 }
 
 double halo_guess(const FramedSet& source, const FramedSet& target) {
+  return halo_guess(source, target, static_cast<double>(target.count));
+}
+
+double halo_guess(const FramedSet& source, const FramedSet& target, double target_points) {
   const SampleBox s = sample_box(source), t = sample_box(target);
   if (s.empty() || t.empty()) return 0.0;
   double lower = 0.0;
@@ -93,7 +97,7 @@ double halo_guess(const FramedSet& source, const FramedSet& target) {
       ++dims;
     }
   }
-  const double spacing = dims == 0 ? 0.0 : std::pow(volume / static_cast<double>(target.count), 1.0 / dims);
+  const double spacing = dims == 0 ? 0.0 : std::pow(volume / target_points, 1.0 / dims);
   return lower + 4.0 * spacing;
 }
 

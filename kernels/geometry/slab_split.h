@@ -43,6 +43,8 @@ SlabPlan plan_slabs(const PointFrame& frame, int workers);
 // target's box), which a shifted copy's HD about equals, plus four times the target's mean point spacing,
 // beyond which two overlapping clouds rarely leave a point's nearest.
 double halo_guess(const FramedSet& source, const FramedSet& target);
+// The same from samples of the sets, the target's spacing that of `target_points` points in its box.
+double halo_guess(const FramedSet& source, const FramedSet& target, double target_points);
 
 // The share of the set's spread sample within `halo` of slab w: what a part of it holds, about.
 double part_share(const FramedSet& set, const SlabPlan& plan, int w, double halo);

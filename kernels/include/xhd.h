@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 19
+#define XHD_ABI_VERSION 20
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -173,6 +173,7 @@ XHD_API int32_t xhd_abi_version(void);
 #define XHD_CAP_REFERENCE_METHODS                                     \
   (1ull << 4) /* the double-precision brute forces: XHD_METHOD_BRUTE, \
                  XHD_SURFACE_BRUTE, XHD_DISTANCE_BRUTE (without it: invalid argument) */
+#define XHD_CAP_STREAMED_COMPARE (1ull << 5) /* xhd_points_compare_files */
 
 /* The XHD_CAP_* bits of what this library implements; a bit unknown to the caller is to be ignored. */
 XHD_API uint64_t xhd_capabilities(void);
@@ -380,6 +381,43 @@ typedef struct xhd_read_result {
  * when it is not XHD_READ_OK, xyz holds nothing to use. */
 XHD_API int32_t xhd_read_ply_vertices(const char* path, const xhd_ply_vertex_layout* layout, void* xyz,
                                       xhd_read_result* result);
+
+/* ---- Points compare streamed from files: inputs larger than the host memory given. Optional:
+ * XHD_CAP_STREAMED_COMPARE (the CPU library). ---- */
+
+/* A point set in a binary PLY file: its vertex records (layout.threads: threads that read each piece). */
+typedef struct xhd_point_file {
+  const char* path;
+  xhd_ply_vertex_layout layout; /* output: XHD_FLOAT32 where x, y, z are all float32 (their own truth), else
+                                   XHD_FLOAT64 (every type widens exactly) */
+} xhd_point_file;
+
+/* What xhd_points_compare_files did, and the first problem a read found. */
+typedef struct xhd_streamed {
+  uint64_t memory_limit; /* in: host bytes the call may hold for points, their index and per-query state
+                            (it holds at least room for 1,024 queries and 1,024 targets) */
+  uint32_t slabs;        /* out: slabs the space was cut into */
+  uint32_t passes;       /* out: passes over the files, both directions, both files */
+  uint64_t peak_bytes;   /* out: the most bytes the call held at once, by its own count */
+  uint64_t second_pass_queries; /* out: queries searched again beyond their first halo */
+  int32_t bad_file;      /* out: -1, or the file (0: a, 1: b) whose read found `read`; nothing else is then
+                            to be read from the result */
+  int32_t reserved;
+  xhd_read_result read; /* out: that problem (record: the file's own record number) */
+  double min_a[3];      /* out: the bounds of each file's points, as xhd_read_result gives them */
+  double max_a[3];
+  double min_b[3];
+  double max_b[3];
+} xhd_streamed;
+
+/* The Hausdorff distance of the two files' points as xhd_hausdorff computes it over the same values (the
+ * same distances and witnesses, bit for bit: double precision over the files' own coordinates, ties to the
+ * smallest index), holding at most about streamed->memory_limit bytes: the sets are read in slabs of space
+ * and searched in tiles (kernels/cpu/streamed_compare.h). options: method XHD_METHOD_GRID, directions,
+ * threads, cell_size. Returns XHD_OK when the call ran, also when a file held a bad record (bad_file). */
+XHD_API int32_t xhd_points_compare_files(const xhd_point_file* a, const xhd_point_file* b,
+                                         const xhd_hausdorff_options* options, xhd_streamed* streamed,
+                                         xhd_hausdorff_result* result, xhd_progress* progress);
 
 /* The largest number of rows text of `length` bytes can hold: its '\n' bytes, plus one when the text
  * does not end with one. Counted by `threads` threads (0 = every hardware thread). */

@@ -6,7 +6,7 @@ import koffi from 'koffi';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 19;
+export const XHD_ABI_VERSION = 20;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -29,6 +29,7 @@ export const XHD_CAP_FILE_READERS = 1n << 1n;
 export const XHD_CAP_DELIMITED_TEXT = 1n << 2n;
 export const XHD_CAP_DEVICES = 1n << 3n;
 export const XHD_CAP_REFERENCE_METHODS = 1n << 4n;
+export const XHD_CAP_STREAMED_COMPARE = 1n << 5n;
 
 export const METHOD_CODES = { grid: 0, eb: 1, brute: 2 } as const;
 export const DIRECTION_AB = 1;
@@ -204,6 +205,26 @@ export const READ_RESULT = declareStruct('xhd_read_result', {
   value: 'double',
   min: ['double', 3],
   max: ['double', 3],
+});
+// The points compare streamed from files (XHD_CAP_STREAMED_COMPARE): a binary PLY's vertex records, and what
+// the call did (src/jobs/compare-streamed.ts).
+export const POINT_FILE = declareStruct('xhd_point_file', {
+  path: 'const char *',
+  layout: PLY_VERTEX_LAYOUT,
+});
+export const STREAMED = declareStruct('xhd_streamed', {
+  memory_limit: 'uint64_t',
+  slabs: 'uint32_t',
+  passes: 'uint32_t',
+  peak_bytes: 'uint64_t',
+  second_pass_queries: 'uint64_t',
+  bad_file: 'int32_t',
+  reserved: 'int32_t',
+  read: READ_RESULT,
+  min_a: ['double', 3],
+  max_a: ['double', 3],
+  min_b: ['double', 3],
+  max_b: ['double', 3],
 });
 export const DELIMITED_LAYOUT = declareStruct('xhd_delimited_layout', {
   slots: 'const int8_t *',
@@ -522,6 +543,7 @@ export type RawDistancePair = Decoded<typeof DISTANCE_PAIR>;
 export type RawDistanceResult = Decoded<typeof DISTANCE_RESULT>;
 export type RawFileRead = Decoded<typeof FILE_READ>;
 export type RawReadResult = Decoded<typeof READ_RESULT>;
+export type RawStreamed = Decoded<typeof STREAMED>;
 export type RawDelimitedResult = Decoded<typeof DELIMITED_RESULT>;
 /** A decoded xhd_surface_direction; its three pointers are the library's memory (null where none). */
 export type RawSurfaceDirection = Decoded<typeof SURFACE_DIRECTION>;
@@ -572,6 +594,9 @@ export const PROTOTYPES = {
     'double *xyz64)',
   readFile:
     'int32_t xhd_read_file(const char *path, uint64_t offset, uint64_t length, int32_t threads, uint8_t *buffer, _Out_ xhd_file_read *result)',
+  pointsCompareFiles:
+    'int32_t xhd_points_compare_files(const xhd_point_file *a, const xhd_point_file *b, const xhd_hausdorff_options *options, ' +
+    '_Inout_ xhd_streamed *streamed, _Out_ xhd_hausdorff_result *result, xhd_progress *progress)',
   readPlyVertices:
     'int32_t xhd_read_ply_vertices(const char *path, const xhd_ply_vertex_layout *layout, void *xyz, _Out_ xhd_read_result *result)',
   readLas:

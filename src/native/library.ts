@@ -14,6 +14,7 @@ import {
   XHD_CAP_FILE_READERS,
   XHD_CAP_NEAREST_POINTS,
   XHD_CAP_REFERENCE_METHODS,
+  XHD_CAP_STREAMED_COMPARE,
 } from './abi.js';
 import { firstLayoutMismatch, layoutReader } from './layout-check.js';
 
@@ -31,6 +32,8 @@ export interface Capabilities {
   devices: boolean;
   /** The double-precision brute-force references (the brute methods). */
   referenceMethods: boolean;
+  /** xhd_points_compare_files: a compare streamed from binary PLY files in slabs and tiles. */
+  streamedCompare: boolean;
 }
 
 export function capabilitiesOf(bits: bigint): Capabilities {
@@ -41,6 +44,7 @@ export function capabilitiesOf(bits: bigint): Capabilities {
     delimitedText: has(XHD_CAP_DELIMITED_TEXT),
     devices: has(XHD_CAP_DEVICES),
     referenceMethods: has(XHD_CAP_REFERENCE_METHODS),
+    streamedCompare: has(XHD_CAP_STREAMED_COMPARE),
   };
 }
 
@@ -64,6 +68,8 @@ export interface NativeBackend {
   pointSurfaceDistance: koffi.KoffiFunction;
   /** Every point's nearest neighbour; null where the library does not implement it (capabilities.nearestPoints). */
   nearestPoints: koffi.KoffiFunction | null;
+  /** The compare streamed from files (xhd_points_compare_files); null where not implemented (capabilities.streamedCompare). */
+  pointsCompareFiles: koffi.KoffiFunction | null;
   surfaceArea: koffi.KoffiFunction;
   sampleSurface: koffi.KoffiFunction;
   /** All of a surface compare in one call (xhd_surface_compare), and the release of what it returns. */
@@ -199,6 +205,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       pointsComparePlaced: lib.func(PROTOTYPES.pointsComparePlaced),
       pointSurfaceDistance: lib.func(PROTOTYPES.pointSurfaceDistance),
       nearestPoints: capabilities.nearestPoints ? lib.func(PROTOTYPES.nearestPoints) : null,
+      pointsCompareFiles: capabilities.streamedCompare ? lib.func(PROTOTYPES.pointsCompareFiles) : null,
       surfaceArea: lib.func(PROTOTYPES.surfaceArea),
       sampleSurface: lib.func(PROTOTYPES.sampleSurface),
       surfaceCompare: lib.func(PROTOTYPES.surfaceCompare),

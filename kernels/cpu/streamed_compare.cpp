@@ -1,0 +1,356 @@
+#include "streamed_compare.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "../abi/large_buffer.h"
+#include "../abi/parallel.h"
+#include "../abi/per_point.h"
+#include "../abi/status_guard.h"
+#include "../geometry/point_frame.h"
+#include "../geometry/slab_split.h"
+#include "../geometry/unique_points.h"
+#include "kept_bounds.h"
+#include "nearest_points.h"
+
+namespace xhd {
+namespace {
+
+constexpr uint64_t kPieceRecords = uint64_t(1) << 20;  // records a pass over a file reads at a time
+constexpr uint64_t kSampleRuns = 1024;                 // the plan's sample: runs of consecutive records
+constexpr uint64_t kSampleRun = 32;                    // spread evenly over the file
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// A read that found a bad record: which file, and what (the record numbered in the file).
+struct FileProblem {
+  int file;
+  xhd_read_result read;
+};
+
+// Points of one file, in the file's own type (float where x, y, z are all float32), with each one's record.
+struct FilePoints {
+  bool floats = false;
+  UninitLargeVector<float> f;
+  UninitLargeVector<double> d;
+  UninitLargeVector<uint64_t> record;
+  size_t count = 0;
+
+  explicit FilePoints(bool f32 = false) : floats(f32) {}
+  void allocate(size_t n) {
+    if (floats) f.resize(3 * n);
+    else d.resize(3 * n);
+    record.resize(n);
+    count = 0;
+  }
+  size_t capacity() const { return record.size(); }
+  double coord(size_t i, int k) const { return floats ? f[3 * i + k] : d[3 * i + k]; }
+  xhd_points view() const {
+    return floats ? xhd_points{f.data(), count, nullptr} : xhd_points{nullptr, count, d.data()};
+  }
+  // Appends point i of `from` (of the same type).
+  void push(const FilePoints& from, size_t i) {
+    for (int k = 0; k < 3; ++k) {
+      if (floats) f[3 * count + k] = from.f[3 * i + k];
+      else d[3 * count + k] = from.d[3 * i + k];
+    }
+    record[count++] = from.record[i];
+  }
+};
+
+// Bytes the plan counts per query and per target: the points, their records, the state of a query (its
+// nearest so far, whether open), the open queries' compacted copy, the frame's float copies, the search's
+// outputs, and for a target the grid built over it (about 40 bytes a point while it is built).
+uint64_t query_bytes(int coordinate_bytes) { return 2 * uint64_t(coordinate_bytes) + 8 + 8 + 8 + 1 + 8 + 12 + 16; }
+uint64_t target_bytes(int coordinate_bytes) { return uint64_t(coordinate_bytes) + 8 + 12 + 40; }
+
+class Streamer {
+ public:
+  Streamer(const xhd_point_file& a, const xhd_point_file& b, const xhd_hausdorff_options& options,
+           xhd_streamed& streamed, const Progress& progress)
+      : files_{&a, &b},
+        options_(options),
+        streamed_(streamed),
+        progress_(progress),
+        threads_(resolve_thread_count(options.threads)) {}
+
+  void run(xhd_hausdorff_result& result) {
+    plan();
+    const int directions = options_.directions;
+    progress_.set_total(((directions & XHD_DIRECTION_AB) ? count(0) : 0) + ((directions & XHD_DIRECTION_BA) ? count(1) : 0));
+    if (directions & XHD_DIRECTION_AB) direction(0, 1, halo_ab_, result.ab);
+    if (directions & XHD_DIRECTION_BA) direction(1, 0, halo_ba_, result.ba);
+    streamed_.slabs = static_cast<uint32_t>(plan_.slabs());
+    streamed_.peak_bytes = peak_;
+  }
+
+ private:
+  uint64_t count(int file) const { return files_[file]->layout.count; }
+  bool floats(int file) const { return files_[file]->layout.output == XHD_FLOAT32; }
+  int coordinate_bytes(int file) const { return floats(file) ? 12 : 24; }
+
+  // Records [first, first + n) of a file into out (allocated for at least n), as the native reader reads them;
+  // returns what it found (their bounds).
+  xhd_read_result read(int file, uint64_t first, uint64_t n, FilePoints& out) const {
+    xhd_ply_vertex_layout layout = files_[file]->layout;
+    layout.body_offset += first * layout.stride;
+    layout.count = n;
+    layout.threads = threads_;
+    xhd_read_result r{};
+    void* xyz = out.floats ? static_cast<void*>(out.f.data()) : static_cast<void*>(out.d.data());
+    if (xhd_read_ply_vertices(files_[file]->path, &layout, xyz, &r) != XHD_OK)
+      throw std::runtime_error(std::string("reading a point file: ") + xhd_last_error());
+    if (r.kind != XHD_READ_OK) {
+      r.record += first;
+      throw FileProblem{file, r};
+    }
+    for (uint64_t i = 0; i < n; ++i) out.record[i] = first + i;
+    out.count = n;
+    return r;
+  }
+
+  // Every record of a file in pieces, in order: visit(piece, what its read found) for each.
+  template <class Visit>
+  void pass(int file, Visit&& visit) {
+    ++streamed_.passes;
+    FilePoints piece(floats(file));
+    piece.allocate(std::min<uint64_t>(kPieceRecords, std::max<uint64_t>(count(file), 1)));
+    for (uint64_t first = 0; first < count(file); first += kPieceRecords) {
+      progress_.check_cancel();
+      const xhd_read_result found = read(file, first, std::min(kPieceRecords, count(file) - first), piece);
+      visit(piece, found);
+    }
+  }
+
+  // The slabs (from a sample of runs of records spread over both files), the first halo of each direction,
+  // and the memory each side may take.
+  void plan() {
+    const uint64_t limit = streamed_.memory_limit;
+    FramedSet sample[2];
+    std::vector<double> values[2];
+    for (int file = 0; file < 2; ++file) {
+      const uint64_t n = count(file);
+      const uint64_t runs = std::min<uint64_t>(kSampleRuns, (n + kSampleRun - 1) / kSampleRun);
+      FilePoints run(floats(file));
+      run.allocate(kSampleRun);
+      for (uint64_t r = 0; r < runs; ++r) {
+        const uint64_t first = std::min(n - std::min(n, kSampleRun), r * (n / std::max<uint64_t>(runs, 1)));
+        read(file, first, std::min(kSampleRun, n - first), run);
+        for (size_t i = 0; i < run.count; ++i)
+          for (int k = 0; k < 3; ++k) values[file].push_back(run.coord(i, k));
+      }
+      sample[file].truth = PointTruth{nullptr, values[file].data(), values[file].size() / 3};
+      sample[file].count = values[file].size() / 3;
+    }
+    // A third of the memory for a slab's queries and their state, less than half for a tile of targets.
+    const int cb = std::max(coordinate_bytes(0), coordinate_bytes(1));
+    query_room_ = std::max<uint64_t>(1024, limit * 35 / 100 / query_bytes(cb));
+    tile_room_ = std::max<uint64_t>(1024, limit * 45 / 100 / target_bytes(cb));
+    const uint64_t largest = std::max(count(0), count(1));
+    // Slabs of about two thirds of the queries' room each (a sample's quantiles are not exact).
+    const uint64_t slabs = std::min<uint64_t>(65536, std::max<uint64_t>(1, (3 * largest / 2 + query_room_ - 1) / query_room_));
+    PointFrame frame;
+    frame.a = std::move(sample[0]);
+    frame.b = std::move(sample[1]);
+    plan_ = plan_slabs(frame, static_cast<int>(slabs));
+    halo_ab_ = halo_guess(frame.a, frame.b, static_cast<double>(count(1)));
+    halo_ba_ = halo_guess(frame.b, frame.a, static_cast<double>(count(0)));
+    // Every slab's queries counted, and each file's bounds taken, in one pass over each file.
+    for (int file = 0; file < 2; ++file) {
+      slab_counts_[file].assign(plan_.slabs(), 0);
+      double* lo = file == 0 ? streamed_.min_a : streamed_.min_b;
+      double* hi = file == 0 ? streamed_.max_a : streamed_.max_b;
+      for (int k = 0; k < 3; ++k) {
+        lo[k] = kInfinity;
+        hi[k] = -kInfinity;
+      }
+      pass(file, [&](const FilePoints& piece, const xhd_read_result& found) {
+        for (size_t i = 0; i < piece.count; ++i) ++slab_counts_[file][slab_of(piece.coord(i, plan_.axis))];
+        for (int k = 0; k < 3; ++k) {
+          lo[k] = js_min(lo[k], found.min[k]);
+          hi[k] = js_max(hi[k], found.max[k]);
+        }
+      });
+    }
+  }
+
+  int slab_of(double x) const {
+    return static_cast<int>(std::upper_bound(plan_.cuts.begin(), plan_.cuts.end(), x) - plan_.cuts.begin());
+  }
+  bool within(double x, int w, double halo) const { return x >= plan_.lo(w) - halo && x <= plan_.hi(w) + halo; }
+
+  void hold(uint64_t bytes) { peak_ = std::max(peak_, bytes); }
+
+  // One direction: every slab's queries in chunks of what fits, each chunk's nearest targets over the target
+  // file's points near the slab, then its witness.
+  void direction(int source, int target, double halo, xhd_directed& out) {
+    const auto start = std::chrono::steady_clock::now();
+    PerPointWitness witness;
+    const int cb = coordinate_bytes(source);
+    for (int w = 0; w < plan_.slabs(); ++w) {
+      const uint64_t in_slab = slab_counts_[source][w];
+      for (uint64_t skip = 0; skip < in_slab; skip += query_room_) {
+        const uint64_t n = std::min(query_room_, in_slab - skip);
+        hold(n * query_bytes(cb) + tile_room_ * target_bytes(coordinate_bytes(target)) +
+             kPieceRecords * uint64_t(std::max(cb, coordinate_bytes(target))));
+        chunk(source, target, w, skip, n, halo, witness, out);
+      }
+    }
+    witness.write(out);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    out.query_ms = ms - out.build_ms;
+  }
+
+  // Queries [skip, skip + n) of slab w of the source (in record order) against the target's points.
+  void chunk(int source, int target, int w, uint64_t skip, uint64_t n, double halo, PerPointWitness& witness,
+             xhd_directed& out) {
+    FilePoints queries(floats(source));
+    queries.allocate(n);
+    uint64_t seen = 0;
+    pass(source, [&](const FilePoints& piece, const xhd_read_result&) {
+      for (size_t i = 0; i < piece.count && queries.count < n; ++i) {
+        if (slab_of(piece.coord(i, plan_.axis)) != w) continue;
+        if (seen++ >= skip) queries.push(piece, i);
+      }
+    });
+    if (queries.count != n) throw std::runtime_error("streamed compare: a file changed while it was read");
+    std::vector<double> best(n, kInfinity);
+    std::vector<int64_t> best_to(n, XHD_NO_INDEX);
+    std::vector<uint8_t> open(n, 1);
+
+    // The targets within the halo; then, for the queries it does not prove, those of a halo as wide as
+    // their nearest so far (an annulus around the first); then, should rounding leave any, all the rest.
+    search(target, w, -kInfinity, halo, queries, best, best_to, open, out);
+    double reached = halo;
+    for (int round = 0; round < 2; ++round) {
+      const double gap = halo_gap(plan_, reached);
+      double widest = 0;
+      for (size_t q = 0; q < n; ++q) {
+        if (!open[q]) continue;
+        if (halo_settles(best[q], gap)) {
+          open[q] = 0;
+          witness.offer(best[q], static_cast<int64_t>(queries.record[q]), best_to[q]);
+        }
+      }
+      // Those that cannot be the witness (nearer than it already, or tied with a larger index) need no more.
+      uint64_t left = 0;
+      for (size_t q = 0; q < n; ++q) {
+        if (!open[q]) continue;
+        const int64_t record = static_cast<int64_t>(queries.record[q]);
+        if (best[q] < witness.dist2 || (best[q] == witness.dist2 && record > witness.from)) {
+          open[q] = 0;
+          ++out.pruned_queries;
+        } else {
+          widest = std::max(widest, best[q]);
+          ++left;
+        }
+      }
+      if (left == 0) break;
+      streamed_.second_pass_queries += round == 0 ? left : 0;
+      // Wide enough that the gap, its edges' rounding included, exceeds every open query's nearest so far.
+      const double magnitude = std::max(std::fabs(plan_.cuts.empty() ? 0.0 : plan_.cuts.front()),
+                                        std::fabs(plan_.cuts.empty() ? 0.0 : plan_.cuts.back()));
+      const double wider =
+          round == 0 ? std::max(reached, std::sqrt(widest)) * 1.001 + (magnitude + std::sqrt(widest)) * 0x1p-40 : kInfinity;
+      search(target, w, reached, wider, queries, best, best_to, open, out);
+      reached = wider;
+    }
+    for (size_t q = 0; q < n; ++q) {
+      if (open[q]) witness.offer(best[q], static_cast<int64_t>(queries.record[q]), best_to[q]);
+    }
+    out.exact_checks += n;
+    progress_.add(n);
+  }
+
+  // The open queries' nearest among the target's points within `outer` of slab w but not within `inner`
+  // (-inf: none excluded), gathered in tiles in record order.
+  void search(int target, int w, double inner, double outer, const FilePoints& queries, std::vector<double>& best,
+              std::vector<int64_t>& best_to, const std::vector<uint8_t>& open, xhd_directed& out) {
+    FilePoints tile(floats(target));
+    tile.allocate(tile_room_);
+    const bool annulus = inner > -kInfinity;
+    pass(target, [&](const FilePoints& piece, const xhd_read_result&) {
+      for (size_t i = 0; i < piece.count; ++i) {
+        const double x = piece.coord(i, plan_.axis);
+        if (!within(x, w, outer) || (annulus && within(x, w, inner))) continue;
+        tile.push(piece, i);
+        if (tile.count == tile.capacity()) {
+          nearest_in_tile(queries, tile, best, best_to, open, out);
+          tile.count = 0;
+        }
+      }
+    });
+    if (tile.count > 0) nearest_in_tile(queries, tile, best, best_to, open, out);
+  }
+
+  // Each open query's exact nearest in the tile (ties to the smallest, the tile being in record order),
+  // kept where nearer than its nearest so far, or as near with a smaller record.
+  void nearest_in_tile(const FilePoints& queries, const FilePoints& tile, std::vector<double>& best,
+                       std::vector<int64_t>& best_to, const std::vector<uint8_t>& open, xhd_directed& out) {
+    std::vector<size_t> which;
+    for (size_t q = 0; q < queries.count; ++q)
+      if (open[q]) which.push_back(q);
+    if (which.empty()) return;
+    FilePoints asked(queries.floats);
+    asked.allocate(which.size());
+    for (const size_t q : which) asked.push(queries, q);
+    const auto start = std::chrono::steady_clock::now();
+    PointFrame frame;
+    const xhd_points qa = asked.view(), tb = tile.view();
+    frame_points(qa, &tb, threads_, frame);
+    drop_duplicates(frame.b, threads_);  // copies cost the search alone; the nearest is the first copy
+    std::vector<double> distance(which.size());
+    std::vector<int64_t> nearest(which.size());
+    const Progress quiet(nullptr);
+    const NearestJob job{&frame, &frame.a, &frame.b, &frame.bounds, threads_, options_.cell_size, &quiet,
+                         distance.data(), nearest.data()};
+    xhd_nearest_result found{};
+    nearest_points_grid(job, found);
+    out.build_ms += found.build_ms;
+    out.distance_evals += found.distance_evals;
+    (void)start;
+    for (size_t k = 0; k < which.size(); ++k) {
+      const size_t q = which[k];
+      const size_t t = static_cast<size_t>(nearest[k]);
+      // exact_dist2's formula over the files' own values.
+      const double dx = queries.coord(q, 0) - tile.coord(t, 0), dy = queries.coord(q, 1) - tile.coord(t, 1),
+                   dz = queries.coord(q, 2) - tile.coord(t, 2);
+      const double d2 = dx * dx + dy * dy + dz * dz;
+      const int64_t record = static_cast<int64_t>(tile.record[t]);
+      if (d2 < best[q] || (d2 == best[q] && record < best_to[q])) {
+        best[q] = d2;
+        best_to[q] = record;
+      }
+    }
+  }
+
+  const xhd_point_file* files_[2];
+  const xhd_hausdorff_options& options_;
+  xhd_streamed& streamed_;
+  const Progress& progress_;
+  int threads_;
+  SlabPlan plan_;
+  double halo_ab_ = 0, halo_ba_ = 0;
+  std::vector<uint64_t> slab_counts_[2];
+  uint64_t query_room_ = 0, tile_room_ = 0;
+  uint64_t peak_ = 0;
+};
+
+}  // namespace
+
+void streamed_points_compare(const xhd_point_file& a, const xhd_point_file& b, const xhd_hausdorff_options& options,
+                             xhd_streamed& streamed, const Progress& progress, xhd_hausdorff_result& result) {
+  streamed.bad_file = -1;
+  Streamer streamer(a, b, options, streamed, progress);
+  try {
+    streamer.run(result);
+  } catch (const FileProblem& problem) {
+    streamed.bad_file = problem.file;
+    streamed.read = problem.read;
+  }
+}
+
+}  // namespace xhd

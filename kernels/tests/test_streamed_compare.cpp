@@ -1,0 +1,215 @@
+// xhd_points_compare_files (cpu/streamed_compare.h): two binary PLY point sets compared while held in slabs
+// and tiles of a small memory limit give xhd_hausdorff's answer over the same values, bit for bit with the
+// witnesses: float32 and double records (with other properties in them), ties, survey coordinates, 2D data,
+// a hole that defeats the first halo, sets far apart; and a bad record is named by its file, record and
+// byte, with nothing else to read.
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <algorithm>
+#include <vector>
+
+#include "check.h"
+#include "random_points.h"
+#include "temp_file.h"
+#include "xhd.h"
+
+namespace {
+
+// Records of x, y, z (and, with `extra`, an int32 before and a uint8 after them), float or double.
+template <class T>
+std::vector<uint8_t> ply_records(const std::vector<double>& xyz, bool extra, bool two_d, size_t* header_bytes) {
+  const size_t n = xyz.size() / 3;
+  const std::string type = sizeof(T) == 4 ? "float" : "double";
+  std::string header = "ply\nformat binary_little_endian 1.0\nelement vertex " + std::to_string(n) + "\n";
+  if (extra) header += "property int id\n";
+  header += "property " + type + " x\nproperty " + type + " y\n";
+  if (!two_d) header += "property " + type + " z\n";
+  if (extra) header += "property uchar flag\n";
+  header += "end_header\n";
+  std::vector<uint8_t> bytes(header.begin(), header.end());
+  *header_bytes = bytes.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (extra) {
+      const int32_t id = static_cast<int32_t>(i);
+      bytes.insert(bytes.end(), reinterpret_cast<const uint8_t*>(&id), reinterpret_cast<const uint8_t*>(&id) + 4);
+    }
+    for (int k = 0; k < (two_d ? 2 : 3); ++k) {
+      const T v = static_cast<T>(xyz[3 * i + k]);
+      bytes.insert(bytes.end(), reinterpret_cast<const uint8_t*>(&v), reinterpret_cast<const uint8_t*>(&v) + sizeof(T));
+    }
+    if (extra) bytes.push_back(7);
+  }
+  return bytes;
+}
+
+// One set: its PLY file and the values the reader gives (the float32 ones rounded), as a point set.
+struct PlySet {
+  std::vector<float> f;
+  std::vector<double> d;
+  std::unique_ptr<xhd_test::TempFile> file;
+  xhd_point_file point_file{};
+
+  PlySet(const std::vector<double>& xyz, bool floats, bool extra = false, bool two_d = false) {
+    size_t header = 0;
+    const std::vector<uint8_t> bytes =
+        floats ? ply_records<float>(xyz, extra, two_d, &header) : ply_records<double>(xyz, extra, two_d, &header);
+    file = std::make_unique<xhd_test::TempFile>(bytes);
+    const int size = floats ? 4 : 8;
+    const int base = extra ? 4 : 0;
+    xhd_ply_vertex_layout& l = point_file.layout;
+    l.body_offset = header;
+    l.count = xyz.size() / 3;
+    l.stride = static_cast<uint32_t>(base + (two_d ? 2 : 3) * size + (extra ? 1 : 0));
+    for (int k = 0; k < 3; ++k) {
+      l.offset[k] = k == 2 && two_d ? -1 : base + k * size;
+      l.type[k] = floats ? XHD_FLOAT32 : XHD_FLOAT64;
+    }
+    l.output = floats ? XHD_FLOAT32 : XHD_FLOAT64;
+    point_file.path = file->path();
+    for (size_t i = 0; i < xyz.size(); ++i) {
+      const double v = two_d && i % 3 == 2 ? 0.0 : xyz[i];
+      if (floats) f.push_back(static_cast<float>(v));
+      else d.push_back(v);
+    }
+  }
+  xhd_points points() const {
+    return f.empty() ? xhd_points{nullptr, d.size() / 3, d.data()} : xhd_points{f.data(), f.size() / 3, nullptr};
+  }
+};
+
+xhd_hausdorff_options grid_options() {
+  xhd_hausdorff_options o{};
+  o.method = XHD_METHOD_GRID;
+  o.directions = XHD_DIRECTION_AB | XHD_DIRECTION_BA;
+  o.threads = 2;
+  o.seed = 1;
+  return o;
+}
+
+// The streamed answer under `limit` bytes equals the in-memory one; returns what the streaming did.
+xhd_streamed check_streamed(const PlySet& a, const PlySet& b, uint64_t limit) {
+  const xhd_hausdorff_options o = grid_options();
+  xhd_hausdorff_result whole{};
+  const xhd_points pa = a.points(), pb = b.points();
+  CHECK_EQ(xhd_hausdorff(&pa, &pb, &o, &whole, nullptr), int32_t(XHD_OK));
+  xhd_streamed streamed{};
+  streamed.memory_limit = limit;
+  xhd_hausdorff_result got{};
+  CHECK_EQ(xhd_points_compare_files(&a.point_file, &b.point_file, &o, &streamed, &got, nullptr), int32_t(XHD_OK));
+  CHECK_EQ(streamed.bad_file, -1);
+  CHECK_EQ(got.ab.distance, whole.ab.distance);
+  CHECK_EQ(got.ab.from_index, whole.ab.from_index);
+  CHECK_EQ(got.ab.to_index, whole.ab.to_index);
+  CHECK_EQ(got.ba.distance, whole.ba.distance);
+  CHECK_EQ(got.ba.from_index, whole.ba.from_index);
+  CHECK_EQ(got.ba.to_index, whole.ba.to_index);
+  // Each file's bounds, as a plain pass over its values gives them.
+  for (const auto& [set, lo, hi] : {std::tuple{&a, streamed.min_a, streamed.max_a}, std::tuple{&b, streamed.min_b, streamed.max_b}}) {
+    const xhd_points p = set->points();
+    for (int k = 0; k < 3; ++k) {
+      double least = INFINITY, most = -INFINITY;
+      for (size_t i = 0; i < p.count; ++i) {
+        const double v = p.xyz != nullptr ? p.xyz[3 * i + k] : p.xyz64[3 * i + k];
+        least = std::min(least, v);
+        most = std::max(most, v);
+      }
+      CHECK_EQ(lo[k], least);
+      CHECK_EQ(hi[k], most);
+    }
+  }
+  return streamed;
+}
+
+// Points in the unit square (z = 0).
+std::vector<double> cloud_2d(xhd_test::Random& rng) {
+  std::vector<double> xyz = xhd_test::uniform_points(rng, 6000, 0.0, 1.0);
+  for (size_t i = 2; i < xyz.size(); i += 3) xyz[i] = 0.0;
+  return xyz;
+}
+
+std::vector<double> shifted(const std::vector<double>& xyz, double dx) {
+  std::vector<double> out = xyz;
+  for (size_t i = 0; i < out.size(); i += 3) out[i] += dx;
+  return out;
+}
+
+}  // namespace
+
+TEST(streamed_compare_equals_the_in_memory_one) {
+  xhd_test::Random rng(81);
+  const std::vector<double> cloud = xhd_test::uniform_points(rng, 20000, 0.0, 1.0);
+  for (const bool floats : {true, false}) {
+    const PlySet a(cloud, floats), b(shifted(cloud, 0.005), floats, /*extra=*/true);
+    // Small limits: slabs of about a thousand queries and tiles of about a thousand targets.
+    const xhd_streamed small = check_streamed(a, b, 100000);
+    CHECK(small.slabs > 10);
+    CHECK(small.passes > 40);
+    check_streamed(a, b, 2000000);
+    const xhd_streamed roomy = check_streamed(a, b, uint64_t(1) << 30);  // one slab, one tile
+    CHECK_EQ(roomy.slabs, 1u);
+  }
+}
+
+TEST(streamed_compare_settles_ties_survey_coordinates_and_2d) {
+  xhd_test::Random rng(82);
+  // Ties: B holds copies of A's points moved by exactly 1/8 along x, and exact duplicates.
+  std::vector<double> a = xhd_test::uniform_points(rng, 6000, 0.0, 4.0), b;
+  for (size_t i = 0; i < 3000; ++i) {
+    b.insert(b.end(), {a[3 * i] + 0.125, a[3 * i + 1], a[3 * i + 2]});
+    b.insert(b.end(), {a[3 * i] + 0.125, a[3 * i + 1], a[3 * i + 2]});
+  }
+  check_streamed(PlySet(a, false), PlySet(b, false), 60000);
+  check_streamed(PlySet(a, true), PlySet(b, true), 60000);
+  // Survey coordinates in double.
+  const std::vector<double> far = xhd_test::uniform_points(rng, 8000, 4.2e6, 100.0);
+  check_streamed(PlySet(far, false), PlySet(shifted(far, 0.012), false), 80000);
+  // 2D data (no z).
+  check_streamed(PlySet(cloud_2d(rng), true, false, true), PlySet(cloud_2d(rng), true, false, true), 80000);
+}
+
+TEST(streamed_compare_searches_again_where_the_first_halo_falls_short) {
+  // B is A without a ball of radius 0.2: the A -> B HD is about the radius, far beyond the first halo.
+  xhd_test::Random rng(83);
+  const std::vector<double> a = xhd_test::uniform_points(rng, 20000, 0.0, 1.0);
+  std::vector<double> b;
+  for (size_t i = 0; i < a.size(); i += 3) {
+    const double dx = a[i] - 0.5, dy = a[i + 1] - 0.5, dz = a[i + 2] - 0.5;
+    if (dx * dx + dy * dy + dz * dz > 0.04) b.insert(b.end(), {a[i], a[i + 1], a[i + 2]});
+  }
+  const xhd_streamed s = check_streamed(PlySet(a, true), PlySet(b, true), 150000);
+  CHECK(s.slabs > 4);
+  CHECK(s.second_pass_queries > 0);
+  // Far apart: every query's nearest lies in another slab's space.
+  const std::vector<double> c = xhd_test::uniform_points(rng, 5000, 0.0, 1.0);
+  const std::vector<double> d = xhd_test::uniform_points(rng, 5000, 3.0, 1.0);
+  check_streamed(PlySet(c, false), PlySet(d, false), 60000);
+}
+
+TEST(streamed_compare_names_a_bad_record) {
+  xhd_test::Random rng(84);
+  std::vector<double> a = xhd_test::uniform_points(rng, 5000, 0.0, 1.0);
+  const std::vector<double> b = xhd_test::uniform_points(rng, 5000, 0.0, 1.0);
+  a[3 * 3210 + 1] = std::nan("");
+  const PlySet pa(a, false), pb(b, false);
+  const xhd_hausdorff_options o = grid_options();
+  xhd_streamed streamed{};
+  streamed.memory_limit = 60000;
+  xhd_hausdorff_result got{};
+  CHECK_EQ(xhd_points_compare_files(&pa.point_file, &pb.point_file, &o, &streamed, &got, nullptr), int32_t(XHD_OK));
+  CHECK_EQ(streamed.bad_file, 0);
+  CHECK_EQ(streamed.read.kind, int32_t(XHD_READ_BAD_VALUE));
+  CHECK_EQ(streamed.read.record, uint64_t(3210));
+  CHECK_EQ(streamed.read.byte, pa.point_file.layout.body_offset + 3210ull * 24);
+  // A refused call: an empty set, another method.
+  xhd_point_file empty = pb.point_file;
+  empty.layout.count = 0;
+  CHECK_EQ(xhd_points_compare_files(&pa.point_file, &empty, &o, &streamed, &got, nullptr),
+           int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  xhd_hausdorff_options eb = o;
+  eb.method = XHD_METHOD_EB;
+  CHECK_EQ(xhd_points_compare_files(&pa.point_file, &pb.point_file, &eb, &streamed, &got, nullptr),
+           int32_t(XHD_ERROR_INVALID_ARGUMENT));
+}
