@@ -17,3 +17,16 @@ export function formatCount(n: number): string {
 export function countOf(n: number, noun: string, nouns = `${noun}s`): string {
   return `${formatCount(n)} ${n === 1 ? noun : nouns}`;
 }
+
+/** Bytes in binary units: "512 B", "1.50 GiB". */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
+}

@@ -34,12 +34,20 @@ export function readPlyVerticesNatively(reader: NativeReader, path: string, star
   const result = {} as RawReadResult;
   const status = reader.readPlyVertices(path, request, positions, result) as number;
   if (status !== 0) throw new NativeError(`reading ${path}: ${reader.lastError()}`);
+  return readBounds(path, element.name, element.count, result);
+}
+
+/**
+ * The bounds a native read of a PLY element's records found, or the InputError its problem is: the same errors
+ * the TypeScript readers raise (a truncated file, a bad coordinate with its record and byte, a system error).
+ */
+export function readBounds(path: string, elementName: string, elementCount: number, result: RawReadResult): Bounds {
   const record = Number(result.record), byte = Number(result.byte);
   switch (result.kind) {
     case XHD_READ_OK:
       return { min: [result.min[0], result.min[1], result.min[2]], max: [result.max[0], result.max[1], result.max[2]] };
     case XHD_READ_TRUNCATED:
-      throw new InputError(path, { byte }, `file is truncated: data ran out in ${element.name} record ${record} of ${element.count}`);
+      throw new InputError(path, { byte }, `file is truncated: data ran out in ${elementName} record ${record} of ${elementCount}`);
     case XHD_READ_BAD_VALUE:
       throw badCoordinate(path, { byte }, result.value, record);
     case XHD_READ_SYSTEM_ERROR:

@@ -61,7 +61,7 @@ export function readPlyInPieces(path: string, size: number, prefix: Uint8Array, 
   return geometry;
 }
 
-function findLayout(header: PlyHeader, file: string): PlyLayout {
+export function findLayout(header: PlyHeader, file: string): PlyLayout {
   const vertex = header.elements.find((e) => e.name === 'vertex');
   if (!vertex) throw new InputError(file, {}, 'PLY has no vertex element');
   const scalarIndex = (name: string): number => {
@@ -92,7 +92,7 @@ function findLayout(header: PlyHeader, file: string): PlyLayout {
  * Refuses headers whose counts cannot fit in the file, before anything is allocated.
  * Binary: each record takes at least its scalar sizes. Ascii: each value takes at least 2 bytes.
  */
-function checkDeclaredSizes(header: PlyHeader, fileSize: number, file: string): void {
+export function checkDeclaredSizes(header: PlyHeader, fileSize: number, file: string): void {
   const available = fileSize - header.dataStart;
   let needed = 0;
   for (const element of header.elements) {

@@ -16,6 +16,7 @@ import { comparePoints } from './compare-points.js';
 import { compareSurfaceFiles } from './compare-surface.js';
 import { checkToleranceOptions, wantsSurfelDistances } from './surface-metrics.js';
 import { comparePointsShard } from './compare-points-shard.js';
+import { compareStreamedIfNeeded } from './compare-streamed.js';
 
 export type { CompareOptions, CompareResult, InputSummary, SurfaceReport, Witness } from './compare-result.js';
 export { wantsStats } from './compare-result.js';
@@ -69,7 +70,9 @@ function inapplicableOptionNotes(result: CompareResult, options: CompareOptions)
     notes.push('--devices and --memory-limit apply to point compares; the surface compare ran on one GPU');
   } else if (result.backend === 'cpu') {
     if (options.devices !== undefined) notes.push(`--devices applies to the CUDA backend; the CPU backend split the queries among ${result.placement?.workers ?? 1} groups of threads`);
-    if (options.memoryLimit !== undefined) notes.push('--memory-limit applies to GPU memory; the CPU backend measured, so ignored');
+    if (options.memoryLimit !== undefined && !result.streamed) {
+      notes.push('--memory-limit: on the CPU backend binary PLY point clouds that need more memory are streamed from the files; these were read whole');
+    }
   }
   if (options.device !== undefined && result.backend === 'cpu') {
     notes.push(`--device ${options.device} applies to the CUDA backend; the CPU backend measured, so ignored`);
@@ -98,6 +101,10 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   const stdin = pathA === STDIN_NAME || pathB === STDIN_NAME;
   const readOptions = (path: string) => ({ format: stdin && path !== STDIN_NAME ? undefined : options.format, columns: options.columns, mask: options.mask, filters: options.filters,
     lasAttributes: options.export !== undefined && /\.la[sz]$/i.test(options.export) }); // a LAS export keeps LAS inputs' classes and returns
+
+  // Larger than --memory-limit on the CPU backend: streamed from the files rather than read in.
+  const streamed = await compareStreamedIfNeeded(pathA, pathB, options, bar, started);
+  if (streamed) return streamed;
 
   // The GPU's start-up runs on a worker thread while the files are read.
   const mayUseCuda = options.backend !== 'cpu' && options.method !== 'brute';

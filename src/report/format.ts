@@ -26,7 +26,7 @@ export function formatPoint(p: number[]): string {
   return `(${p.map(formatCoordinate).join(', ')})`;
 }
 
-export { countOf, formatCount } from '../core/counts.js';
+export { countOf, formatBytes, formatCount } from '../core/counts.js';
 
 export function formatMs(ms: number): string {
   if (ms < 1) return `${ms.toFixed(2)} ms`;
@@ -39,14 +39,3 @@ function trimZeros(s: string): string {
   return s.includes('.') ? s.replace(/\.?0+$/, '') : s;
 }
 
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = bytes / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
-}
