@@ -58,7 +58,7 @@ TEST(struct_field_unknown_names) {
 TEST(cpu_capabilities) {
   const uint64_t caps = xhd_capabilities();
   CHECK_EQ(caps, uint64_t(XHD_CAP_NEAREST_POINTS | XHD_CAP_FILE_READERS | XHD_CAP_DELIMITED_TEXT |
-                          XHD_CAP_REFERENCE_METHODS));
+                          XHD_CAP_REFERENCE_METHODS | XHD_CAP_STREAMED_COMPARE));
   // Without XHD_CAP_DEVICES: no devices, and describing one is unavailable.
   CHECK_EQ(xhd_device_count(), 0);
   xhd_device_info info;
