@@ -217,7 +217,7 @@ constexpr Field kFields[] = {
     XHD_FIELD(xhd_streamed, peak_bytes),
     XHD_FIELD(xhd_streamed, second_pass_queries),
     XHD_FIELD(xhd_streamed, bad_file),
-    XHD_FIELD(xhd_streamed, reserved),
+    XHD_FIELD(xhd_streamed, slow_directions),
     XHD_FIELD(xhd_streamed, read),
     XHD_FIELD(xhd_streamed, min_a),
     XHD_FIELD(xhd_streamed, max_a),

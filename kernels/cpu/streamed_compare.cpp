@@ -24,6 +24,8 @@ constexpr uint64_t kPieceRecords = uint64_t(1) << 20;  // records a pass over a 
 constexpr uint64_t kSampleRuns = 1024;                 // the plan's sample: runs of consecutive records
 constexpr uint64_t kSampleRun = 32;                    // spread evenly over the file
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr size_t kGatherBlock = size_t(1) << 15;       // points a thread selects at a time
+constexpr uint64_t kMostSlabs = 65536;
 
 // A read that found a bad record: which file, and what (the record numbered in the file).
 struct FileProblem {
@@ -145,19 +147,40 @@ class Streamer {
       sample[file].truth = PointTruth{nullptr, values[file].data(), values[file].size() / 3};
       sample[file].count = values[file].size() / 3;
     }
-    // A third of the memory for a slab's queries and their state, less than half for a tile of targets.
+    // A third of the memory for a chunk of a slab's queries and their state, 45 % for a tile of targets: a
+    // slab's halo holds more points than the slab.
     const int cb = std::max(coordinate_bytes(0), coordinate_bytes(1));
-    query_room_ = std::max<uint64_t>(1024, limit * 35 / 100 / query_bytes(cb));
+    query_room_ = std::max<uint64_t>(1024, limit * 33 / 100 / query_bytes(cb));
     tile_room_ = std::max<uint64_t>(1024, limit * 45 / 100 / target_bytes(cb));
-    const uint64_t largest = std::max(count(0), count(1));
-    // Slabs of about two thirds of the queries' room each (a sample's quantiles are not exact).
-    const uint64_t slabs = std::min<uint64_t>(65536, std::max<uint64_t>(1, (3 * largest / 2 + query_room_ - 1) / query_room_));
     PointFrame frame;
     frame.a = std::move(sample[0]);
     frame.b = std::move(sample[1]);
-    plan_ = plan_slabs(frame, static_cast<int>(slabs));
     halo_ab_ = halo_guess(frame.a, frame.b, static_cast<double>(count(1)));
     halo_ba_ = halo_guess(frame.b, frame.a, static_cast<double>(count(0)));
+    // Slabs of about two thirds of the queries' room each (a sample's quantiles are not exact), and more until
+    // every slab's halo holds no more than nine tenths of a tile by the sample's count, where more slabs can do
+    // that (a halo wider than a tile's share of the space cannot be helped: those directions go query by query).
+    const uint64_t largest = std::max(count(0), count(1));
+    uint64_t slabs = std::min<uint64_t>(kMostSlabs, std::max<uint64_t>(1, (3 * largest / 2 + query_room_ - 1) / query_room_));
+    for (;;) {
+      plan_ = plan_slabs(frame, static_cast<int>(slabs));
+      double held = 0;  // the most points a slab's halo holds, either direction
+      for (int w = 0; w < plan_.slabs(); ++w) {
+        held = std::max(held, part_share(frame.b, plan_, w, halo_ab_) * static_cast<double>(count(1)));
+        held = std::max(held, part_share(frame.a, plan_, w, halo_ba_) * static_cast<double>(count(0)));
+      }
+      if (held <= 0.9 * static_cast<double>(tile_room_) || slabs >= kMostSlabs || plan_.slabs() < static_cast<int>(slabs)) break;
+      // Where the halos alone hold more than a tile, no number of slabs helps: stop once doubling gains little.
+      const uint64_t more = std::min<uint64_t>(kMostSlabs, slabs * 5 / 4 + 1);
+      const SlabPlan wider = plan_slabs(frame, static_cast<int>(more));
+      double held_wider = 0;
+      for (int w = 0; w < wider.slabs(); ++w) {
+        held_wider = std::max(held_wider, part_share(frame.b, wider, w, halo_ab_) * static_cast<double>(count(1)));
+        held_wider = std::max(held_wider, part_share(frame.a, wider, w, halo_ba_) * static_cast<double>(count(0)));
+      }
+      if (held_wider > 0.97 * held) break;
+      slabs = more;
+    }
     // Every slab's queries counted, and each file's bounds taken, in one pass over each file.
     for (int file = 0; file < 2; ++file) {
       slab_counts_[file].assign(plan_.slabs(), 0);
@@ -180,23 +203,28 @@ class Streamer {
   int slab_of(double x) const {
     return static_cast<int>(std::upper_bound(plan_.cuts.begin(), plan_.cuts.end(), x) - plan_.cuts.begin());
   }
-  bool within(double x, int w, double halo) const { return x >= plan_.lo(w) - halo && x <= plan_.hi(w) + halo; }
 
   void hold(uint64_t bytes) { peak_ = std::max(peak_, bytes); }
 
-  // One direction: every slab's queries in chunks of what fits, each chunk's nearest targets over the target
-  // file's points near the slab, then its witness.
+  // One direction: the fast way (each slab's X-HD over its halo, proven for the whole direction at once),
+  // and where that cannot be done or proven, every query's nearest kept and proven one by one.
   void direction(int source, int target, double halo, xhd_directed& out) {
     const auto start = std::chrono::steady_clock::now();
     PerPointWitness witness;
-    const int cb = coordinate_bytes(source);
-    for (int w = 0; w < plan_.slabs(); ++w) {
-      const uint64_t in_slab = slab_counts_[source][w];
-      for (uint64_t skip = 0; skip < in_slab; skip += query_room_) {
-        const uint64_t n = std::min(query_room_, in_slab - skip);
-        hold(n * query_bytes(cb) + tile_room_ * target_bytes(coordinate_bytes(target)) +
-             kPieceRecords * uint64_t(std::max(cb, coordinate_bytes(target))));
-        chunk(source, target, w, skip, n, halo, witness, out);
+    if (!by_slab_searches(source, target, halo, witness, out)) {
+      witness = PerPointWitness();
+      out = xhd_directed{};
+      out.from_index = out.to_index = XHD_NO_INDEX;
+      ++streamed_.slow_directions;
+      const int cb = coordinate_bytes(source);
+      for (int w = 0; w < plan_.slabs(); ++w) {
+        const uint64_t in_slab = slab_counts_[source][w];
+        for (uint64_t skip = 0; skip < in_slab; skip += query_room_) {
+          const uint64_t n = std::min(query_room_, in_slab - skip);
+          hold(n * query_bytes(cb) + tile_room_ * target_bytes(coordinate_bytes(target)) +
+               kPieceRecords * uint64_t(std::max(cb, coordinate_bytes(target))));
+          chunk(source, target, w, skip, n, halo, witness, out);
+        }
       }
     }
     witness.write(out);
@@ -204,19 +232,135 @@ class Streamer {
     out.query_ms = ms - out.build_ms;
   }
 
+  // The fast way: for each slab (and chunk of its queries), the directed X-HD of its queries over the target's
+  // points within the halo (xhd_hausdorff: pruning, early break, the witness in double), merged by per_point.h's
+  // rule. Each slab's answer is at least its queries' true one (a part of the targets); when the largest is
+  // below the halo's gap, every query's nearest lay within its halo and the merge is the whole direction's
+  // (slab_split.h). False, with nothing of it kept, where a slab's halo holds more targets than a tile or
+  // none for its queries, or the proof fails.
+  bool by_slab_searches(int source, int target, double halo, PerPointWitness& witness, xhd_directed& out) {
+    const int cb = coordinate_bytes(source), tb = coordinate_bytes(target);
+    FilePoints queries(floats(source)), tile(floats(target));
+    tile.allocate(tile_room_);
+    for (int w = 0; w < plan_.slabs(); ++w) {
+      const uint64_t in_slab = slab_counts_[source][w];
+      if (in_slab == 0) continue;
+      bool fits = true;
+      tile.count = 0;
+      pass(target, [&](const FilePoints& piece, const xhd_read_result&) {
+        if (fits) fits = gather(piece, tile, halo_of(w, halo));
+      });
+      if (!fits || tile.count == 0) return false;
+      for (uint64_t skip = 0; skip < in_slab; skip += query_room_) {
+        const uint64_t n = std::min(query_room_, in_slab - skip);
+        hold(n * query_bytes(cb) + tile_room_ * target_bytes(tb) + kPieceRecords * uint64_t(std::max(cb, tb)));
+        collect_queries(source, w, skip, n, queries);
+        const xhd_points qa = queries.view(), tp = tile.view();
+        xhd_hausdorff_options o{};
+        o.method = XHD_METHOD_GRID;
+        o.directions = XHD_DIRECTION_AB;
+        o.threads = threads_;
+        o.cell_size = options_.cell_size;
+        xhd_hausdorff_result r{};
+        if (xhd_hausdorff(&qa, &tp, &o, &r, nullptr) != XHD_OK)
+          throw std::runtime_error(std::string("streamed compare: ") + xhd_last_error());
+        out.build_ms += r.ab.build_ms;
+        out.distance_evals += r.ab.distance_evals;
+        out.pruned_queries += r.ab.pruned_queries;
+        out.exact_checks += r.ab.exact_checks;
+        const size_t q = static_cast<size_t>(r.ab.from_index), t = static_cast<size_t>(r.ab.to_index);
+        witness.offer(dist2(queries, q, tile, t), static_cast<int64_t>(queries.record[q]), static_cast<int64_t>(tile.record[t]));
+        progress_.add(n);
+      }
+    }
+    if (halo_settles(witness.dist2, halo_gap(plan_, halo))) return true;
+    progress_.add_to_total(count(source));  // searched again, one query at a time
+    return false;
+  }
+
+  // exact_dist2's formula over the files' own values.
+  static double dist2(const FilePoints& a, size_t i, const FilePoints& b, size_t j) {
+    const double dx = a.coord(i, 0) - b.coord(j, 0), dy = a.coord(i, 1) - b.coord(j, 1), dz = a.coord(i, 2) - b.coord(j, 2);
+    return dx * dx + dy * dy + dz * dz;
+  }
+
+  // Which points of a piece a pass keeps: axis coordinates in [lo, hi] (hi itself excluded when hi_open),
+  // and not in [skip_lo, skip_hi] (an annulus's inner halo; empty when skip_lo > skip_hi).
+  struct Range {
+    double lo, hi;
+    bool hi_open = false;
+    double skip_lo = kInfinity, skip_hi = -kInfinity;
+  };
+  Range slab(int w) const { return Range{plan_.lo(w), plan_.hi(w), true}; }
+  Range halo_of(int w, double halo) const { return Range{plan_.lo(w) - halo, plan_.hi(w) + halo}; }
+
+  // Appends the piece's points that `range` keeps to out, in order, selected on every thread; false (out left
+  // partly filled) when they do not all fit its capacity.
+  bool gather(const FilePoints& piece, FilePoints& out, const Range& range) {
+    const size_t n = piece.count, blocks = (n + kGatherBlock - 1) / kGatherBlock;
+    std::vector<uint32_t> first(blocks + 1, 0);
+    flags_.resize(n);
+    parallel_blocks(n, kGatherBlock, threads_, [&](size_t begin, size_t end, int) {
+      uint32_t kept = 0;
+      if (piece.floats) kept = flag_points(piece.f.data(), begin, end, range);
+      else kept = flag_points(piece.d.data(), begin, end, range);
+      first[begin / kGatherBlock + 1] = kept;
+    });
+    for (size_t b = 0; b < blocks; ++b) first[b + 1] += first[b];
+    if (out.count + first[blocks] > out.capacity()) return false;
+    const size_t base = out.count;
+    parallel_blocks(n, kGatherBlock, threads_, [&](size_t begin, size_t end, int) {
+      size_t at = base + first[begin / kGatherBlock];
+      for (size_t i = begin; i < end; ++i) {
+        if (!flags_[i]) continue;
+        for (int k = 0; k < 3; ++k) {
+          if (out.floats) out.f[3 * at + k] = piece.f[3 * i + k];
+          else out.d[3 * at + k] = piece.d[3 * i + k];
+        }
+        out.record[at++] = piece.record[i];
+      }
+    });
+    out.count += first[blocks];
+    return true;
+  }
+
+  // flags_[i] for points [begin, end): a loop without branches on the data, so that it vectorizes.
+  template <class T>
+  uint32_t flag_points(const T* xyz, size_t begin, size_t end, const Range& r) {
+    const int axis = plan_.axis;
+    uint32_t kept = 0;
+    for (size_t i = begin; i < end; ++i) {
+      const double x = xyz[3 * i + axis];
+      const bool in = (x >= r.lo) & (r.hi_open ? x < r.hi : x <= r.hi) & !((x >= r.skip_lo) & (x <= r.skip_hi));
+      flags_[i] = in;
+      kept += in;
+    }
+    return kept;
+  }
+
+  // Queries [skip, skip + n) of slab w of the source, in record order, into queries (allocated for n).
+  void collect_queries(int source, int w, uint64_t skip, uint64_t n, FilePoints& queries) {
+    queries.allocate(n);
+    uint64_t seen = 0;
+    FilePoints slab_part(floats(source));
+    pass(source, [&](const FilePoints& piece, const xhd_read_result&) {
+      if (queries.count == n) return;
+      const uint64_t before = seen;
+      // The piece's slab points (at most a piece), then the ones from position skip on.
+      if (slab_part.capacity() < piece.count) slab_part.allocate(piece.count);
+      slab_part.count = 0;
+      gather(piece, slab_part, slab(w));
+      seen += slab_part.count;
+      for (size_t i = before < skip ? skip - before : 0; i < slab_part.count && queries.count < n; ++i) queries.push(slab_part, i);
+    });
+    if (queries.count != n) throw std::runtime_error("streamed compare: a file changed while it was read");
+  }
+
   // Queries [skip, skip + n) of slab w of the source (in record order) against the target's points.
   void chunk(int source, int target, int w, uint64_t skip, uint64_t n, double halo, PerPointWitness& witness,
              xhd_directed& out) {
     FilePoints queries(floats(source));
-    queries.allocate(n);
-    uint64_t seen = 0;
-    pass(source, [&](const FilePoints& piece, const xhd_read_result&) {
-      for (size_t i = 0; i < piece.count && queries.count < n; ++i) {
-        if (slab_of(piece.coord(i, plan_.axis)) != w) continue;
-        if (seen++ >= skip) queries.push(piece, i);
-      }
-    });
-    if (queries.count != n) throw std::runtime_error("streamed compare: a file changed while it was read");
+    collect_queries(source, w, skip, n, queries);
     std::vector<double> best(n, kInfinity);
     std::vector<int64_t> best_to(n, XHD_NO_INDEX);
     std::vector<uint8_t> open(n, 1);
@@ -272,11 +416,18 @@ class Streamer {
     FilePoints tile(floats(target));
     tile.allocate(tile_room_);
     const bool annulus = inner > -kInfinity;
+    FilePoints near(floats(target));
     pass(target, [&](const FilePoints& piece, const xhd_read_result&) {
-      for (size_t i = 0; i < piece.count; ++i) {
-        const double x = piece.coord(i, plan_.axis);
-        if (!within(x, w, outer) || (annulus && within(x, w, inner))) continue;
-        tile.push(piece, i);
+      if (near.capacity() < piece.count) near.allocate(piece.count);
+      near.count = 0;
+      Range range = halo_of(w, outer);
+      if (annulus) {
+        range.skip_lo = plan_.lo(w) - inner;
+        range.skip_hi = plan_.hi(w) + inner;
+      }
+      gather(piece, near, range);
+      for (size_t i = 0; i < near.count; ++i) {
+        tile.push(near, i);
         if (tile.count == tile.capacity()) {
           nearest_in_tile(queries, tile, best, best_to, open, out);
           tile.count = 0;
@@ -315,10 +466,7 @@ class Streamer {
     for (size_t k = 0; k < which.size(); ++k) {
       const size_t q = which[k];
       const size_t t = static_cast<size_t>(nearest[k]);
-      // exact_dist2's formula over the files' own values.
-      const double dx = queries.coord(q, 0) - tile.coord(t, 0), dy = queries.coord(q, 1) - tile.coord(t, 1),
-                   dz = queries.coord(q, 2) - tile.coord(t, 2);
-      const double d2 = dx * dx + dy * dy + dz * dz;
+      const double d2 = dist2(queries, q, tile, t);
       const int64_t record = static_cast<int64_t>(tile.record[t]);
       if (d2 < best[q] || (d2 == best[q] && record < best_to[q])) {
         best[q] = d2;
@@ -337,6 +485,7 @@ class Streamer {
   std::vector<uint64_t> slab_counts_[2];
   uint64_t query_room_ = 0, tile_room_ = 0;
   uint64_t peak_ = 0;
+  std::vector<uint8_t> flags_;  // gather's selection of a piece
 };
 
 }  // namespace

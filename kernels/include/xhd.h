@@ -402,7 +402,8 @@ typedef struct xhd_streamed {
   uint64_t second_pass_queries; /* out: queries searched again beyond their first halo */
   int32_t bad_file;      /* out: -1, or the file (0: a, 1: b) whose read found `read`; nothing else is then
                             to be read from the result */
-  int32_t reserved;
+  int32_t slow_directions; /* out: directions whose slabs' searches were not proven (or a slab's halo held more
+                              than a tile): searched again keeping every query's nearest */
   xhd_read_result read; /* out: that problem (record: the file's own record number) */
   double min_a[3];      /* out: the bounds of each file's points, as xhd_read_result gives them */
   double max_a[3];

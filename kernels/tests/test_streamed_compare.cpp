@@ -147,7 +147,7 @@ TEST(streamed_compare_equals_the_in_memory_one) {
     const xhd_streamed small = check_streamed(a, b, 100000);
     CHECK(small.slabs > 10);
     CHECK(small.passes > 40);
-    check_streamed(a, b, 2000000);
+    CHECK_EQ(check_streamed(a, b, 2000000).slow_directions, 0);  // each slab's X-HD, proven by the halo
     const xhd_streamed roomy = check_streamed(a, b, uint64_t(1) << 30);  // one slab, one tile
     CHECK_EQ(roomy.slabs, 1u);
   }
@@ -179,8 +179,9 @@ TEST(streamed_compare_searches_again_where_the_first_halo_falls_short) {
     const double dx = a[i] - 0.5, dy = a[i + 1] - 0.5, dz = a[i + 2] - 0.5;
     if (dx * dx + dy * dy + dz * dz > 0.04) b.insert(b.end(), {a[i], a[i + 1], a[i + 2]});
   }
-  const xhd_streamed s = check_streamed(PlySet(a, true), PlySet(b, true), 150000);
+  const xhd_streamed s = check_streamed(PlySet(a, true), PlySet(b, true), 1500000);
   CHECK(s.slabs > 4);
+  CHECK_EQ(s.slow_directions, 1);  // A -> B; B -> A is proven by its slabs
   CHECK(s.second_pass_queries > 0);
   // Far apart: every query's nearest lies in another slab's space.
   const std::vector<double> c = xhd_test::uniform_points(rng, 5000, 0.0, 1.0);

@@ -219,7 +219,7 @@ export const STREAMED = declareStruct('xhd_streamed', {
   peak_bytes: 'uint64_t',
   second_pass_queries: 'uint64_t',
   bad_file: 'int32_t',
-  reserved: 'int32_t',
+  slow_directions: 'int32_t',
   read: READ_RESULT,
   min_a: ['double', 3],
   max_a: ['double', 3],
