@@ -73,8 +73,8 @@ inline void check_points(const xhd_points* set, const char* name, int threads, b
 }
 
 // Checks options and both sets, and resets result to "nothing computed".
-inline void check_hausdorff_call(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
-                                 xhd_hausdorff_result* result) {
+// The options of a Hausdorff call, its result cleared to "nothing found" first.
+inline void check_hausdorff_options(const xhd_hausdorff_options* options, xhd_hausdorff_result* result) {
   if (options == nullptr || result == nullptr) throw InvalidArgument("options and result must not be null");
   std::memset(result, 0, sizeof(*result));
   result->ab.from_index = result->ab.to_index = XHD_NO_INDEX;
@@ -89,6 +89,11 @@ inline void check_hausdorff_call(const xhd_points* a, const xhd_points* b, const
     throw InvalidArgument("cell_size must be a finite number >= 0");
   if (options->method < XHD_METHOD_GRID || options->method > XHD_METHOD_BRUTE)
     throw InvalidArgument("unknown method " + std::to_string(options->method));
+}
+
+inline void check_hausdorff_call(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                                 xhd_hausdorff_result* result) {
+  check_hausdorff_options(options, result);
   const int threads = resolve_thread_count(options->threads);
   check_points(a, "A", threads);
   check_points(b, "B", threads);

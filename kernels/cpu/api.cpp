@@ -1,7 +1,6 @@
 // The C ABI entry points of the CPU backend: validate, dispatch, and turn every C++ exception into a
 // status code plus a last-error message, since nothing may unwind into the FFI caller.
 #include <cmath>
-#include <cstring>
 #include <utility>
 #include <string>
 #include <vector>
@@ -166,23 +165,12 @@ int32_t nearest_points(const xhd_points* queries, const xhd_points* targets, con
 
 int32_t points_compare_files(const xhd_point_file* a, const xhd_point_file* b, const xhd_hausdorff_options* options,
                              xhd_streamed* streamed, xhd_hausdorff_result* result, xhd_progress* progress_slot) {
-  if (a == nullptr || b == nullptr || options == nullptr || streamed == nullptr || result == nullptr)
-    throw InvalidArgument("a, b, options, streamed and result must not be null");
-  std::memset(result, 0, sizeof(*result));
-  result->ab.from_index = result->ab.to_index = XHD_NO_INDEX;
-  result->ba.from_index = result->ba.to_index = XHD_NO_INDEX;
-  result->device = -1;
-  result->query_chunks = 1;
+  if (a == nullptr || b == nullptr || streamed == nullptr) throw InvalidArgument("a, b and streamed must not be null");
+  xhd::check_hausdorff_options(options, result);
   const uint64_t limit = streamed->memory_limit;
   *streamed = xhd_streamed{};
   streamed->memory_limit = limit;
   streamed->bad_file = -1;
-  const int directions = options->directions;
-  if ((directions & (XHD_DIRECTION_AB | XHD_DIRECTION_BA)) == 0 || (directions & ~3) != 0)
-    throw InvalidArgument("directions must be XHD_DIRECTION_AB, XHD_DIRECTION_BA or both");
-  if (options->threads < 0) throw InvalidArgument("threads must be >= 0");
-  if (!(options->cell_size >= 0.0) || !std::isfinite(options->cell_size))
-    throw InvalidArgument("cell_size must be a finite number >= 0");
   if (options->method != XHD_METHOD_GRID) throw InvalidArgument("a streamed compare runs the grid method alone");
   for (const auto& [file, name] : {std::pair{a, "A"}, std::pair{b, "B"}}) {
     if (file->path == nullptr) throw InvalidArgument(std::string("point file ") + name + " has no path");

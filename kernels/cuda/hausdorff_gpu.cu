@@ -434,19 +434,26 @@ uint64_t nothing_more(uint64_t) { return 0; }
 
 DirectedSearch grid_search() { return DirectedSearch{run_directed_xhd, nothing_more}; }
 
+// How every GPU Hausdorff call begins: both sets framed (frame_points) with their duplicates dropped (copies of
+// a point would crowd one cell that every query reaching it scans: unique_points.h), the origin in the
+// result, and the progress total: a query a point of each direction asked for.
+static void frame_both(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options, int threads,
+                       const Progress& progress, xhd_hausdorff_result& result, HostPhases& phases, PointFrame& frame) {
+  frame_points(a, &b, threads, frame);
+  phases.mark("frame");
+  for (int k = 0; k < 3; ++k) result.origin[k] = frame.origin[k];
+  drop_duplicates(frame, threads);
+  phases.mark("duplicates");
+  progress.set_total(((options.directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
+                     ((options.directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
+}
+
 void gpu_hausdorff(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
                    const Progress& progress, xhd_hausdorff_result& result, DirectedSearch search) {
   const int host_threads = resolve_thread_count(options.threads);
   HostPhases phases("one GPU");
   PointFrame frame;
-  frame_points(a, &b, host_threads, frame);
-  phases.mark("frame");
-  for (int k = 0; k < 3; ++k) result.origin[k] = frame.origin[k];
-  // Copies of a point would crowd one cell that every query reaching it scans (unique_points.h).
-  drop_duplicates(frame, host_threads);
-  phases.mark("duplicates");
-  progress.set_total(((options.directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
-                     ((options.directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
+  frame_both(a, b, options, host_threads, progress, result, phases, frame);
   GpuRun run(frame, host_threads, options, progress, result, search);
   phases.mark("run set up");
   run.run();
@@ -670,14 +677,8 @@ void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hau
   const int host_threads = resolve_thread_count(options.threads);
   HostPhases phases("split");
   PointFrame frame;
-  frame_points(a, &b, host_threads, frame);
-  phases.mark("frame");
-  for (int k = 0; k < 3; ++k) result.origin[k] = frame.origin[k];
-  drop_duplicates(frame, host_threads);
-  phases.mark("duplicates");
+  frame_both(a, b, options, host_threads, progress, result, phases, frame);
   const int directions = options.directions;
-  progress.set_total(((directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
-                     ((directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
   const std::vector<uint64_t> budgets = worker_budgets(placement);
   const std::vector<std::string> labels = worker_labels(placement);
   const SplitContext c{frame, options, progress, search_for, placement, budgets, labels, host_threads};
