@@ -85,6 +85,8 @@ async function start(): Promise<void> {
     };
     requestAnimationFrame(tick);
   });
+  // Ready once the first frame is drawn: the view asked for it (requestRender) before this callback.
+  await new Promise((resolve) => requestAnimationFrame(resolve));
   hooks.ready = true;
 }
 

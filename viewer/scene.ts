@@ -15,6 +15,8 @@ export interface SceneView {
   clouds: THREE.Points[];
   controls: OrbitControls;
   render(): void;
+  /** One render in the next animation frame, however often asked for before then (view-base.ts). */
+  requestRender(): void;
   /** Colours set k by distance with the table over range and shows the other faintly. */
   showColoured(k: number, range: [number, number]): void;
   setOverlayVisible(visible: boolean): void;
@@ -28,13 +30,15 @@ export interface SceneView {
 
 export function createScene(host: HTMLElement, label: HTMLElement, sets: DecodedSet[], table: number[], radius: number): SceneView {
   const base = createViewBase(host, radius);
-  const { scene, render } = base;
+  const { scene } = base;
 
   const clouds = sets.map((set) => {
     const geometry = new THREE.BufferGeometry();
     geometry.setAttribute('position', new THREE.BufferAttribute(set.positions, 3));
     geometry.setAttribute('color', new THREE.BufferAttribute(new Uint8Array(set.positions.length), 3, true));
-    geometry.computeBoundingSphere();
+    // Every point lies in the packing box, centred on the view's origin: its half-diagonal bounds them, without
+    // a pass over a million points (three.js wants the sphere only to cull).
+    geometry.boundingSphere = new THREE.Sphere(new THREE.Vector3(), radius);
     const points = new THREE.Points(geometry, new THREE.PointsMaterial({ size: 2, sizeAttenuation: false, vertexColors: true }));
     points.userData.coloured = points.material; // kept for when this set is the coloured one again
     scene.add(points);
@@ -50,7 +54,7 @@ export function createScene(host: HTMLElement, label: HTMLElement, sets: Decoded
   let coloured = 0;
 
   const view: SceneView = {
-    renderer: base.renderer, camera: base.camera, controls: base.controls, render: () => base.render(), clouds,
+    renderer: base.renderer, camera: base.camera, controls: base.controls, render: () => base.render(), requestRender: () => base.requestRender(), clouds,
     flyTo: base.flyTo, resetView: base.resetView, drawnPixels: base.drawnPixels,
     showColoured(k, range) {
       coloured = k;
@@ -75,17 +79,17 @@ export function createScene(host: HTMLElement, label: HTMLElement, sets: Decoded
           points.visible = overlayVisible;
         }
       });
-      render();
+      base.requestRender();
     },
     setOverlayVisible(visible) {
       overlayVisible = visible;
       clouds.forEach((points, j) => (points.visible = j === coloured || visible));
-      render();
+      base.requestRender();
     },
     setWitness(from, to, text) {
       witnessMid = witness.set(from, to);
       label.textContent = text;
-      render();
+      base.requestRender();
     },
   };
   view.resetView();
