@@ -67,64 +67,42 @@ export function largestIndices(distances: Float64Array, count: number): number[]
 }
 
 /**
- * The `count` largest distances, and the first `ordered` of them in order. The bits of a non-negative double,
- * read as an unsigned integer, order as the double does: a radix selection on them, 16 bits a pass, finds the
- * bucket where the largest count begin; the engine's own sort of the distances from that bucket up (for a
- * million distances, tens of thousands rather than a copy of all of them) then gives the exact thresholds.
+ * The `count` largest distances, and the first `ordered` of them in order. A sample of every STRIDE-th distance,
+ * sorted, gives a bound that a quarter more than count of them likely reach; a pass counts those that do (a bound
+ * too high is lowered and counted again), a second collects them, and the engine's own sort of their distances
+ * (tens of thousands for a million, not a copy of all of them) gives the exact thresholds.
  */
 export function largestDistances(distances: Float64Array, count: number, ordered: number): LargestDistances {
   const n = distances.length;
   count = Math.min(count, n);
   ordered = Math.min(ordered, count);
   if (count === 0) return { indices: new Uint32Array(0), ordered: [] };
-  const words = new Uint32Array(distances.buffer, distances.byteOffset, 2 * n);
-  const HI = isLittleEndian ? 1 : 0, LO = 1 - HI;
-  // The key's four 16-bit digits, most significant first, chosen one a pass: [hi >>> 16, hi & 0xffff, lo >>> 16, lo & 0xffff].
-  let keyHi = 0, keyLo = 0, need = count, candidates = n;
-  const bins = new Uint32Array(1 << 16);
-  for (let digit = 0; digit < 4; digit++) {
-    bins.fill(0);
-    // One loop a digit, each as tight as it can be: this is the pass over every distance.
-    if (digit === 0) {
-      for (let i = HI; i < 2 * n; i += 2) {
-        const hi = words[i];
-        // Negative (a sign bit, -0 included), infinite or NaN: not ordered by their bits as by their values.
-        if (hi >= 0x7ff00000) return largestBySelection(distances, count, ordered);
-        bins[hi >>> 16]++;
+  const sample = new Float64Array(Math.ceil(n / STRIDE));
+  for (let i = 0, k = 0; i < n; i += STRIDE) sample[k++] = distances[i];
+  sample.sort(); // ascending
+  // The sample's rank above which a quarter more than count's share of it lies (and a few more).
+  let wanted = Math.ceil(sample.length * (count / n) * 1.25) + 8;
+  for (;;) {
+    const bound = wanted >= sample.length ? -Infinity : sample[sample.length - wanted];
+    let m = 0;
+    for (let i = 0; i < n; i++) if (distances[i] >= bound) m++;
+    // Enough: every one of the largest count is among them. (NaN reaches no bound: never among the largest.)
+    if (m >= count || bound === -Infinity) {
+      const at = new Uint32Array(m), values = new Float64Array(m);
+      for (let i = 0, k = 0; i < n; i++) {
+        if (distances[i] >= bound) {
+          at[k] = i;
+          values[k++] = distances[i];
+        }
       }
-    } else if (digit === 1) {
-      const top = keyHi >>> 16;
-      for (let i = HI; i < 2 * n; i += 2) if (words[i] >>> 16 === top) bins[words[i] & 0xffff]++;
-    } else if (digit === 2) {
-      for (let i = 0; i < n; i++) if (words[2 * i + HI] === keyHi) bins[words[2 * i + LO] >>> 16]++;
-    } else {
-      const top = keyLo >>> 16;
-      for (let i = 0; i < n; i++) if (words[2 * i + HI] === keyHi && words[2 * i + LO] >>> 16 === top) bins[words[2 * i + LO] & 0xffff]++;
+      return chooseLargest(distances, at, values, Math.min(count, m), Math.min(ordered, m));
     }
-    // The digit's bucket where the largest `need` of those matching the key so far begin.
-    let b = 0xffff, above = 0;
-    while (above + bins[b] < need) above += bins[b--];
-    need -= above;
-    candidates = count - need + bins[b];
-    if (digit === 0) keyHi = b * 0x10000;
-    else if (digit === 1) keyHi += b;
-    else if (digit === 2) keyLo = b * 0x10000;
-    else keyLo += b;
-    // Few enough from this bucket up (at most about three times count): select among them exactly. (Ties
-    // make a bucket that no further digit splits: a million points shifted by one distance have thousands.)
-    if (bins[b] <= Math.max(SELECT_DIRECTLY, 2 * count)) break;
+    wanted *= 4;
   }
-  // Every distance whose bits are at least the key's: the candidates, in index order.
-  const at = new Uint32Array(candidates), values = new Float64Array(candidates);
-  for (let i = 0, m = 0; i < n; i++) {
-    const hi = words[2 * i + HI];
-    if (hi > keyHi || (hi === keyHi && words[2 * i + LO] >= keyLo)) {
-      at[m] = i;
-      values[m++] = distances[i];
-    }
-  }
-  return chooseLargest(distances, at, values, count, ordered);
 }
+
+/** Distances sampled to estimate the bound: one in this many. */
+const STRIDE = 64;
 
 /**
  * Of candidates `at` (ascending indices, every one of the largest among them) with their distances `values`:
@@ -150,16 +128,4 @@ function indicesAtLeast(distances: Float64Array, at: Uint32Array, threshold: num
     if (d > threshold || (d === threshold && ties-- > 0)) out[kept++] = at[k];
   }
   return out;
-}
-
-/** Candidates in a bucket few enough to select among without narrowing further (or count, when more). */
-const SELECT_DIRECTLY = 4096;
-
-const isLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-/** The same from every distance as a candidate: for distances the radix cannot order (negative, NaN). */
-function largestBySelection(distances: Float64Array, count: number, ordered: number): LargestDistances {
-  const at = new Uint32Array(distances.length);
-  for (let i = 0; i < at.length; i++) at[i] = i;
-  return chooseLargest(distances, at, distances.slice(), count, ordered);
 }
