@@ -68,9 +68,9 @@ export function largestIndices(distances: Float64Array, count: number): number[]
 
 /**
  * The `count` largest distances, and the first `ordered` of them in order. A sample of every STRIDE-th distance,
- * sorted, gives a bound that a quarter more than count of them likely reach; a pass counts those that do (a bound
- * too high is lowered and counted again), a second collects them, and the engine's own sort of their distances
- * (tens of thousands for a million, not a copy of all of them) gives the exact thresholds.
+ * sorted, gives a bound that a quarter more than count of them likely reach; one pass collects those that do (a
+ * bound too high is lowered and the pass made again), and the engine's own sort of their distances (tens of
+ * thousands for a million, not a copy of all of them) gives the exact thresholds.
  */
 export function largestDistances(distances: Float64Array, count: number, ordered: number): LargestDistances {
   const n = distances.length;
@@ -84,17 +84,23 @@ export function largestDistances(distances: Float64Array, count: number, ordered
   let wanted = Math.ceil(sample.length * (count / n) * 1.25) + 8;
   for (;;) {
     const bound = wanted >= sample.length ? -Infinity : sample[sample.length - wanted];
-    let m = 0;
-    for (let i = 0; i < n; i++) if (distances[i] >= bound) m++;
+    // Those that reach it, in one pass into room for twice as many as the sample says (again when more do).
+    let at = new Uint32Array(Math.min(n, 2 * wanted * STRIDE + 1024)), m = 0;
+    for (let i = 0; i < n; i++) {
+      if (distances[i] >= bound) {
+        if (m < at.length) at[m] = i;
+        m++;
+      }
+    }
+    if (m > at.length) {
+      at = new Uint32Array(m);
+      for (let i = 0, k = 0; i < n; i++) if (distances[i] >= bound) at[k++] = i;
+    }
     // Enough: every one of the largest count is among them. (NaN reaches no bound: never among the largest.)
     if (m >= count || bound === -Infinity) {
-      const at = new Uint32Array(m), values = new Float64Array(m);
-      for (let i = 0, k = 0; i < n; i++) {
-        if (distances[i] >= bound) {
-          at[k] = i;
-          values[k++] = distances[i];
-        }
-      }
+      at = at.subarray(0, m);
+      const values = new Float64Array(m);
+      for (let k = 0; k < m; k++) values[k] = distances[at[k]];
       return chooseLargest(distances, at, values, Math.min(count, m), Math.min(ordered, m));
     }
     wanted *= 4;
@@ -111,21 +117,19 @@ const STRIDE = 64;
 function chooseLargest(distances: Float64Array, at: Uint32Array, values: Float64Array, count: number, ordered: number): LargestDistances {
   const m = at.length;
   values.sort(); // the engine's own sort: ascending
-  const indices = indicesAtLeast(distances, at, values[m - count], count);
-  if (ordered === 0) return { indices, ordered: [] };
-  const first = ordered === count ? indices : indicesAtLeast(distances, at, values[m - ordered], ordered);
-  return { indices, ordered: Array.from(first).sort((i, j) => distances[j] - distances[i] || i - j) };
-}
-
-/** The count candidates above threshold and at it, those at it from the smallest index, ascending. */
-function indicesAtLeast(distances: Float64Array, at: Uint32Array, threshold: number, count: number): Uint32Array {
-  const out = new Uint32Array(count);
-  let above = 0;
-  for (let k = 0; k < at.length; k++) if (distances[at[k]] > threshold) above++;
-  let ties = count - above, kept = 0;
-  for (let k = 0; k < at.length && kept < count; k++) {
+  // The count-th and the ordered-th largest; those above each, then those at each from the smallest index.
+  const atCount = values[m - count], atOrdered = ordered > 0 ? values[m - ordered] : Infinity;
+  let tiesCount = count, tiesOrdered = ordered;
+  for (let k = 0; k < m; k++) {
     const d = distances[at[k]];
-    if (d > threshold || (d === threshold && ties-- > 0)) out[kept++] = at[k];
+    if (d > atCount) tiesCount--;
+    if (d > atOrdered) tiesOrdered--;
   }
-  return out;
+  const indices = new Uint32Array(count), first = new Uint32Array(ordered);
+  for (let k = 0, c = 0, o = 0; k < m; k++) {
+    const d = distances[at[k]];
+    if (d > atCount || (d === atCount && tiesCount-- > 0)) indices[c++] = at[k];
+    if (o < ordered && (d > atOrdered || (d === atOrdered && tiesOrdered-- > 0))) first[o++] = at[k];
+  }
+  return { indices, ordered: Array.from(first).sort((i, j) => distances[j] - distances[i] || i - j) };
 }
