@@ -43,6 +43,17 @@ describe('xhd compare --report', () => {
     assert.deepEqual(readdirSync(dir).filter((f) => f.includes('partial')), [], 'no temporary file left');
   });
 
+  it("marks the JSON's own mean and 95th percentile on the plots: reused with --percentile 95, else computed the same", () => {
+    const { json, data } = compareWithReport(path('marks.html'), path('a.xyz'), path('b.xyz'), '--percentile', '95');
+    const marks = (k: number) => [data.directions[k].summary.mean, data.directions[k].summary.p95];
+    assert.deepEqual([marks(0), marks(1)], [[json.mean_ab, json.hd95_ab], [json.mean_ba, json.hd95_ba]]);
+    // Without statistics asked for (and with --stats alone, which has no percentile) the report computes them.
+    for (const extra of [[], ['--stats'], ['--percentile', '99']]) {
+      const other = compareWithReport(path('marks-computed.html'), path('a.xyz'), path('b.xyz'), ...extra).data;
+      assert.deepEqual(other.directions.map((d) => [d.summary.mean, d.summary.p95]), [marks(0), marks(1)], extra.join(' ') || 'no statistics');
+    }
+  });
+
   it('thins big inputs to --report-points, keeping the worst, and takes --report-range', () => {
     const { json, data } = compareWithReport(path('thin.html'), path('a.xyz'), path('b.xyz'), '--report-points', '200', '--report-range', '0.01,0.2');
     assert.deepEqual(data.sets.map((s) => [s.total, s.shown, s.worstKept]), [[3000, 200, 10], [2000, 200, 10]]);

@@ -57,6 +57,11 @@ suiteUnless(browserSkipReason(), 'the compare report in headless Chromium', () =
     await browser?.close();
   });
 
+  it('draws its first frame once: the setup (camera, colours, witness, size) asks for one render', async () => {
+    // A million points take a software renderer about a second a frame: each extra render at setup delays the page.
+    assert.equal(await page.evaluate('window.__xhd.view.renderer.info.render.frame'), 1);
+  });
+
   it('loads from file:// without errors or warnings on the console', async (t) => {
     assert.equal(await page.evaluate('window.__xhd.error'), undefined);
     assert.deepEqual(problems, []);

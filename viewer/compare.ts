@@ -33,15 +33,16 @@ async function start(): Promise<void> {
   const { min, step } = data.box;
   const centre: [number, number, number] = [0, 1, 2].map((c) => min[c] + (step[c] * 65535) / 2) as [number, number, number];
   const radius = Math.max(1e-9, Math.hypot(step[0], step[1], step[2]) * 65535 / 2);
-  const sets = await decodeSets(data, centre);
+  const decoding = decodeSets(data, centre);
   byId('shown').textContent = data.sets.map((s) => `${s.name}: ${count(s.shown)} of ${count(s.total)} points shown`
     + (s.shown < s.total && s.worstKept > 0 ? ` (its ${count(s.worstKept)} largest distances always kept)` : '')).join('; ') || 'no points to draw';
   if (data.directions.length === 0) {
+    await decoding;
     hooks.ready = true;
     return;
   }
 
-  const view = createScene(byId('view'), byId('witness-label'), sets, data.colourTable, radius);
+  const view = await createScene(byId('view'), byId('witness-label'), decoding, data.colourTable, radius);
   hooks.view = view;
   if (data.slices) {
     byId('slices-panel').hidden = false;
@@ -85,6 +86,8 @@ async function start(): Promise<void> {
     };
     requestAnimationFrame(tick);
   });
+  // Ready once the first frame is drawn: the view asked for it (requestRender) before this callback.
+  await new Promise((resolve) => requestAnimationFrame(resolve));
   hooks.ready = true;
 }
 

@@ -4,12 +4,23 @@ import type { CompareReportData, DecodedMesh, DecodedSet, DistanceSceneData } fr
 
 const QUANT_STEPS = 65535;
 
-async function inflate(base64: string): Promise<ArrayBuffer> {
+/** The bytes of base64 text: the engine's own decoder where there is one (Chrome 140, Firefox 133, Safari 18.2). */
+function fromBase64(base64: string): Uint8Array<ArrayBuffer> {
+  const typed = Uint8Array as unknown as { fromBase64?: (s: string) => Uint8Array<ArrayBuffer> };
+  if (typed.fromBase64) return typed.fromBase64(base64);
   const binary = atob(base64);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
-  return new Response(stream).arrayBuffer();
+  return bytes;
+}
+
+async function inflate(base64: string): Promise<ArrayBuffer> {
+  // The whole input written at once (not streamed from a Blob in 64 KiB pieces): half the time in Chromium.
+  const stream = new DecompressionStream('deflate-raw');
+  const writer = stream.writable.getWriter();
+  const written = Promise.all([writer.write(fromBase64(base64)), writer.close()]);
+  const [buffer] = await Promise.all([new Response(stream.readable).arrayBuffer(), written]);
+  return buffer;
 }
 
 /** Each set's points relative to centre (float32 keeps its precision near the view, not at survey offsets). */

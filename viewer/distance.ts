@@ -112,6 +112,8 @@ async function start(): Promise<void> {
   }
   new ResizeObserver(draw).observe(distancePlot);
   pick(picked);
+  // Ready once the first frame is drawn: the view asked for it (requestRender) before this callback.
+  await new Promise((resolve) => requestAnimationFrame(resolve));
   hooks.ready = true;
 }
 

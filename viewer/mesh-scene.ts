@@ -102,16 +102,16 @@ export function createMeshScene(host: HTMLElement, label: HTMLElement, scene: Di
         highlightGeometry.computeBoundingSphere();
       }
       label.textContent = text;
-      base.render();
+      base.requestRender();
     },
     setBVisible(visible) {
       bDrawing.visible = visible;
-      base.render();
+      base.requestRender();
     },
     setFarthestVisible(visible) {
       farthestWanted = visible;
       farthest.group.visible = visible && frameHasFarthest;
-      base.render();
+      base.requestRender();
     },
   };
   base.resetView();

@@ -4,7 +4,7 @@ import * as THREE from 'three';
 import type { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 
 import type { DecodedSet } from './report-data.js';
-import { createViewBase, markedSegment, placeLabel } from './view-base.js';
+import { createViewBase, markedSegment, placeLabel, type ViewBase } from './view-base.js';
 
 export { BACKGROUND } from './view-base.js';
 
@@ -15,6 +15,8 @@ export interface SceneView {
   clouds: THREE.Points[];
   controls: OrbitControls;
   render(): void;
+  /** One render in the next animation frame, however often asked for before then (view-base.ts). */
+  requestRender(): void;
   /** Colours set k by distance with the table over range and shows the other faintly. */
   showColoured(k: number, range: [number, number]): void;
   setOverlayVisible(visible: boolean): void;
@@ -26,23 +28,32 @@ export interface SceneView {
   drawnPixels(): number;
 }
 
-export function createScene(host: HTMLElement, label: HTMLElement, sets: DecodedSet[], table: number[], radius: number): SceneView {
+/**
+ * The view, built while the points decode: the renderer and its shader programs are made first, so that the GPU
+ * compiles them while this thread inflates and unpacks the points (a million take it a few hundred ms each).
+ */
+export async function createScene(host: HTMLElement, label: HTMLElement, decoding: Promise<DecodedSet[]>, table: number[], radius: number): Promise<SceneView> {
   const base = createViewBase(host, radius);
-  const { scene, render } = base;
+  const { scene } = base;
+  const colouredMaterial = () => new THREE.PointsMaterial({ size: 2, sizeAttenuation: false, vertexColors: true });
+  const faint = new THREE.PointsMaterial({ size: 1.5, sizeAttenuation: false, color: 0x9aa3b5, transparent: true, opacity: 0.22, depthWrite: false });
+  const witness = markedSegment(0xff3b6b);
+  precompile(base, [colouredMaterial(), faint], witness.group);
 
+  const sets = await decoding;
   const clouds = sets.map((set) => {
     const geometry = new THREE.BufferGeometry();
     geometry.setAttribute('position', new THREE.BufferAttribute(set.positions, 3));
     geometry.setAttribute('color', new THREE.BufferAttribute(new Uint8Array(set.positions.length), 3, true));
-    geometry.computeBoundingSphere();
-    const points = new THREE.Points(geometry, new THREE.PointsMaterial({ size: 2, sizeAttenuation: false, vertexColors: true }));
+    // Every point lies in the packing box, centred on the view's origin: its half-diagonal bounds them, without
+    // a pass over a million points (three.js wants the sphere only to cull).
+    geometry.boundingSphere = new THREE.Sphere(new THREE.Vector3(), radius);
+    const points = new THREE.Points(geometry, colouredMaterial());
     points.userData.coloured = points.material; // kept for when this set is the coloured one again
     scene.add(points);
     return points;
   });
-  const faint = new THREE.PointsMaterial({ size: 1.5, sizeAttenuation: false, color: 0x9aa3b5, transparent: true, opacity: 0.22, depthWrite: false });
 
-  const witness = markedSegment(0xff3b6b);
   scene.add(witness.group);
   let witnessMid: THREE.Vector3 | null = null;
   base.afterRender = () => placeLabel(label, host, base.camera, witnessMid);
@@ -50,7 +61,7 @@ export function createScene(host: HTMLElement, label: HTMLElement, sets: Decoded
   let coloured = 0;
 
   const view: SceneView = {
-    renderer: base.renderer, camera: base.camera, controls: base.controls, render: () => base.render(), clouds,
+    renderer: base.renderer, camera: base.camera, controls: base.controls, render: () => base.render(), requestRender: () => base.requestRender(), clouds,
     flyTo: base.flyTo, resetView: base.resetView, drawnPixels: base.drawnPixels,
     showColoured(k, range) {
       coloured = k;
@@ -75,19 +86,36 @@ export function createScene(host: HTMLElement, label: HTMLElement, sets: Decoded
           points.visible = overlayVisible;
         }
       });
-      render();
+      base.requestRender();
     },
     setOverlayVisible(visible) {
       overlayVisible = visible;
       clouds.forEach((points, j) => (points.visible = j === coloured || visible));
-      render();
+      base.requestRender();
     },
     setWitness(from, to, text) {
       witnessMid = witness.set(from, to);
       label.textContent = text;
-      render();
+      base.requestRender();
     },
   };
   view.resetView();
   return view;
+}
+
+/**
+ * Starts compiling the programs of these point materials (on a point with the clouds' attributes) and of the
+ * witness: three.js reuses a program for every material of the same kind, and asks whether it compiled only
+ * when it first draws with it.
+ */
+function precompile(base: ViewBase, materials: THREE.PointsMaterial[], witness: THREE.Object3D): void {
+  const scene = new THREE.Scene();
+  for (const material of materials) {
+    const geometry = new THREE.BufferGeometry();
+    geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3), 3));
+    geometry.setAttribute('color', new THREE.BufferAttribute(new Uint8Array(3), 3, true));
+    scene.add(new THREE.Points(geometry, material));
+  }
+  scene.add(witness.clone());
+  base.renderer.compile(scene, base.camera);
 }

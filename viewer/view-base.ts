@@ -1,6 +1,7 @@
 // What every 3D view of a report shares: a WebGL renderer in the host element, a camera orbiting the origin
 // (the view's centre) with three.js's OrbitControls, rendering on demand (a change of view, a toggle, so an idle
-// report costs nothing), resizing with the host, and a count of drawn pixels for the browser tests.
+// report costs nothing) and at most once an animation frame, resizing with the host, and a count of drawn pixels
+// for the browser tests.
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 
@@ -11,8 +12,13 @@ export interface ViewBase {
   scene: THREE.Scene;
   camera: THREE.PerspectiveCamera;
   controls: OrbitControls;
-  /** Renders the scene, then calls afterRender (labels placed over the canvas). */
+  /** Renders the scene now, then calls afterRender (labels placed over the canvas); a requested render is dropped. */
   render(): void;
+  /**
+   * Renders in the next animation frame, once however often it is asked for before then. A million points take
+   * a software renderer a second a frame: the page's setup (camera, colours, witness, size) must draw them once.
+   */
+  requestRender(): void;
   afterRender: () => void;
   /** The camera back where it started, looking at the centre. */
   resetView(): void;
@@ -33,25 +39,37 @@ export function createViewBase(host: HTMLElement, radius: number): ViewBase {
   const home = new THREE.Vector3(radius * 1.2, -radius * 1.6, radius * 1.1);
   camera.up.set(0, 0, 1);
 
-  function resize(): void {
+  let width = -1, height = -1;
+  /** Fits the canvas to the host; false when it already fits. */
+  function resize(): boolean {
     const w = host.clientWidth, h = host.clientHeight;
+    if (w === width && h === height) return false;
+    width = w;
+    height = h;
     renderer.setSize(w, h, false);
     camera.aspect = w / Math.max(1, h);
     camera.updateProjectionMatrix();
+    return true;
   }
 
+  let requested = 0;
   const base: ViewBase = {
     renderer, scene, camera, controls,
     afterRender: () => {},
     render() {
+      if (requested) cancelAnimationFrame(requested);
+      requested = 0;
       renderer.render(scene, camera);
       base.afterRender();
+    },
+    requestRender() {
+      if (!requested) requested = requestAnimationFrame(() => base.render());
     },
     resetView() {
       controls.target.set(0, 0, 0);
       camera.position.copy(home);
       controls.update();
-      base.render();
+      base.requestRender();
     },
     flyTo(point, done) {
       const target = new THREE.Vector3(...point);
@@ -85,10 +103,10 @@ export function createViewBase(host: HTMLElement, radius: number): ViewBase {
     },
   };
 
-  controls.addEventListener('change', () => base.render());
+  controls.addEventListener('change', () => base.requestRender());
+  // Its first call comes after the first frame, the size unchanged: no second render of the same view then.
   new ResizeObserver(() => {
-    resize();
-    base.render();
+    if (resize()) base.requestRender();
   }).observe(host);
   resize();
   return base;

@@ -52,13 +52,29 @@ export function compareHtml(data: CompareReportData, viewerScript: string): stri
   });
 }
 
+/** Stands in the page for the packed points while the rest of it is made. */
+const PACKED_MARK = 'xhd-packed-points';
+
+/**
+ * compareHtml's page as UTF-8 bytes, in pieces: the packed points (megabytes of base64, which JSON and a script
+ * element take as they are) go in as one piece of their own instead of through JSON.stringify, the escaping and
+ * the page's string. The same bytes as Buffer.from(compareHtml(data, viewerScript)).
+ */
+export function compareHtmlChunks(data: CompareReportData, viewerScript: string): Buffer[] {
+  const page = compareHtml({ ...data, packed: PACKED_MARK }, viewerScript);
+  // Quotes inside JSON strings are escaped and the text before the data is HTML-escaped: only the key matches.
+  const key = `"packed":"${PACKED_MARK}"`;
+  const at = page.indexOf(key);
+  if (at < 0) throw new Error('the compare page lost its packed points');
+  const split = at + key.length - PACKED_MARK.length - 1;
+  return [Buffer.from(page.slice(0, split), 'utf8'), Buffer.from(data.packed, 'latin1'), Buffer.from(page.slice(split + PACKED_MARK.length), 'utf8')];
+}
+
 /** Builds the report's data and writes the page atomically (never a partial file: writeOutputFile). */
 export async function writeCompareReport(path: string, result: CompareResult, options: ReportOptions, signal?: AbortSignal): Promise<{ shown: number; total: number }> {
   const script = readViewerBundle('compare');
-  const data = compareReportData(result, options);
-  const html = compareHtml(data, script);
-  await writeOutputFile(path, function* () {
-    yield Buffer.from(html, 'utf8');
-  }, signal);
+  const data = await compareReportData(result, options);
+  const chunks = compareHtmlChunks(data, script);
+  await writeOutputFile(path, () => chunks, signal);
   return { shown: data.sets.reduce((s, x) => s + x.shown, 0), total: data.sets.reduce((s, x) => s + x.total, 0) };
 }

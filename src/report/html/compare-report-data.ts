@@ -4,11 +4,11 @@ import type { Coordinates } from '../../core/coordinates.js';
 import type { CompareResult, Witness } from '../../jobs/compare.js';
 import { XHD_VERSION } from '../../core/version.js';
 import { compareJson } from '../compare-json.js';
-import { displaySample } from './display-sample.js';
-import { summarizeDistances } from './distance-summary.js';
-import { packBox, packPlanes, quantizeDistances, quantizePoints } from './pack-points.js';
+import { displaySample, largestDistances, worstCountFor } from './display-sample.js';
+import { reportMarks, summarizeDistances } from './distance-summary.js';
+import { packBox, packPlanes, quantizePoints } from './pack-points.js';
 import { perceptualTable } from './perceptual-colour-map.js';
-import { worstRegions } from './worst-regions.js';
+import { REGION_CANDIDATES, worstRegions } from './worst-regions.js';
 import { maskSlices } from './mask-slices.js';
 import type { CompareReportData as PageData, DirectionData, SetData } from './page-data.js';
 
@@ -31,9 +31,6 @@ const REGION_COUNT = 10;
  *  two inputs far apart would otherwise make one region of everything). */
 const REGION_RADIUS_SHARE = 0.05;
 
-
-
-
 interface SetSource {
   name: 'A' | 'B';
   path: string;
@@ -41,7 +38,11 @@ interface SetSource {
   distances: Float64Array | null;
 }
 
-export function compareReportData(r: CompareResult, options: ReportOptions = {}): CompareReportData {
+/**
+ * The page's data. The native statistics (the plots' marks, when the compare did not measure them) run on other
+ * threads while this one picks, quantises and packs the drawn points.
+ */
+export async function compareReportData(r: CompareResult, options: ReportOptions = {}): Promise<CompareReportData> {
   const budget = options.displayPoints ?? DEFAULT_DISPLAY_POINTS;
   const per = r.perPoint;
   const sources: SetSource[] = [];
@@ -53,20 +54,35 @@ export function compareReportData(r: CompareResult, options: ReportOptions = {})
   const notes: string[] = [];
   if (!per) notes.push(r.empty ? 'an input is empty: there are no distances to draw' : 'no per-point distances were kept: nothing to draw');
 
-  const samples = sources.map((s) => (s.distances ? displaySample(s.distances, budget) : evenSample(s.points.length / 3, budget)));
+  const marks = per ? reportMarks(per.ab.distances, per.ba?.distances ?? null, r.stats) : null;
+  // Per set with distances, its largest distances: those a thinned display keeps, and the worst regions'
+  // candidates in order, found together; the largest distance is the first of those (0 when there are none).
+  const worst = sources.map((s) => (s.distances && s.distances.length > budget ? worstCountFor(s.distances.length, budget) : 0));
+  const largest = sources.map((s, k) => (s.distances ? largestDistances(s.distances, Math.max(worst[k], REGION_CANDIDATES), REGION_CANDIDATES) : null));
+  const maxima = sources.map((s, k) => (s.distances && largest[k]!.ordered.length > 0 ? Math.max(0, s.distances[largest[k]!.ordered[0]]) : 0));
+  const samples = sources.map((s, k) => {
+    if (!s.distances) return evenSample(s.points.length / 3, budget);
+    const l = largest[k]!;
+    return displaySample(s.distances, budget, worst[k] === l.indices.length ? l.indices : l.ordered.slice(0, worst[k]));
+  });
   const box = packBox(sources.map((s, k) => ({ points: s.points, indices: samples[k].indices })));
   const planes: Uint16Array[] = [];
   const sets: SetData[] = sources.map((s, k) => {
     const indices = samples[k].indices;
-    planes.push(quantizePoints(s.points, indices, box));
-    let scale = 0;
-    if (s.distances) {
-      for (let i = 0; i < s.distances.length; i++) if (s.distances[i] > scale) scale = s.distances[i];
-      planes.push(quantizeDistances(s.distances, indices, scale));
-    }
+    const scale = maxima[k];
+    planes.push(quantizePoints(s.points, indices, box, s.distances ? { distances: s.distances, max: scale } : undefined));
     return { name: s.name, path: s.path, total: s.points.length / 3, shown: indices.length, worstKept: s.distances ? samples[k].worstKept : 0, hasDistances: s.distances !== null, distanceScale: scale };
   });
+  const packed = packPlanes(planes);
 
+  const regions = sources.map((s, k) => (s.distances
+    ? worstRegions(s.points, s.distances, REGION_COUNT, REGION_RADIUS_SHARE * (s.name === 'A' ? r.a : r.b).bboxDiagonal, largest[k]!.ordered)
+    : []));
+  const sliceView = per ? maskSlices(per) : { slices: null };
+  if (sliceView.note) notes.push(sliceView.note);
+  const json = compareJson(r);
+
+  const marked = await marks;
   const directions: DirectionData[] = [];
   sources.forEach((s, k) => {
     if (!s.distances) return;
@@ -75,27 +91,25 @@ export function compareReportData(r: CompareResult, options: ReportOptions = {})
       key: ab ? 'ab' : 'ba',
       label: ab ? 'A → B' : 'B → A',
       set: k as 0 | 1,
-      summary: summarizeDistances(s.distances),
-      regions: worstRegions(s.points, s.distances, REGION_COUNT, REGION_RADIUS_SHARE * (ab ? r.a : r.b).bboxDiagonal),
+      summary: summarizeDistances(s.distances, (ab ? marked!.ab : marked!.ba) ?? undefined, maxima[k]),
+      regions: regions[k],
       witness: witnessData(ab ? r.witnessAb : r.witnessBa, ab ? r.hdAb : r.hdBa),
     });
   });
 
-  const sliceView = per ? maskSlices(per) : { slices: null };
-  if (sliceView.note) notes.push(sliceView.note);
   return {
     kind: 'compare',
     version: XHD_VERSION,
     generated: new Date().toISOString(),
     command: options.command ?? [],
-    json: compareJson(r),
+    json,
     range: options.range ?? [0, r.hd > 0 && Number.isFinite(r.hd) ? r.hd : 1],
     rangeGiven: options.range !== undefined,
     colourTable: Array.from(perceptualTable(256)),
     box,
     sets,
     directions,
-    packed: packPlanes(planes),
+    packed,
     notes,
     slices: sliceView.slices,
   };

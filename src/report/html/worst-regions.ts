@@ -8,20 +8,29 @@ export type { WorstRegion } from './page-data.js';
 
 
 /** Candidates looked at: the largest distances of a direction. */
-const CANDIDATES = 5000;
+export const REGION_CANDIDATES = 5000;
 
 /**
  * Up to `count` regions, worst first: each candidate, in order of decreasing distance, joins the first
- * region whose worst point lies within `radius`, or starts a new one.
+ * region whose worst point lies within `radius`, or starts a new one. largest: the caller's largestIndices of
+ * these distances, of which the first REGION_CANDIDATES (or all, when fewer) are the candidates.
  */
-export function worstRegions(points: Coordinates, distances: Float64Array, count: number, radius: number): WorstRegion[] {
+export function worstRegions(points: Coordinates, distances: Float64Array, count: number, radius: number, largest?: number[]): WorstRegion[] {
   const regions: WorstRegion[] = [];
   const r2 = radius * radius;
-  for (const i of largestIndices(distances, CANDIDATES)) {
+  const wanted = Math.min(REGION_CANDIDATES, distances.length);
+  const candidates = largest && largest.length >= wanted ? largest.slice(0, wanted) : largestIndices(distances, wanted);
+  for (const i of candidates) {
     const x = points[3 * i], y = points[3 * i + 1], z = points[3 * i + 2];
-    const home = regions.find((g) => (g.point[0] - x) ** 2 + (g.point[1] - y) ** 2 + (g.point[2] - z) ** 2 <= r2);
-    if (home) home.members++;
+    let home = 0;
+    while (home < regions.length && !within(regions[home].point, x, y, z, r2)) home++;
+    if (home < regions.length) regions[home].members++;
     else if (regions.length < count) regions.push({ index: i, point: [x, y, z], distance: distances[i], members: 1 });
   }
   return regions;
+}
+
+function within(p: [number, number, number], x: number, y: number, z: number, r2: number): boolean {
+  const dx = p[0] - x, dy = p[1] - y, dz = p[2] - z;
+  return dx * dx + dy * dy + dz * dz <= r2;
 }
