@@ -152,7 +152,11 @@ function batchRows(s: Settings, dir: string): BatchRow[] {
   const rows: BatchRow[] = [];
   let reference: string | null = null;
   for (const list of s.lists) {
-    const args = [join(ROOT, 'bin', 'xhd'), 'batch', manifest, '--backend', s.backend, '--quiet', '--percentile', '95', '--devices', listName(list)];
+    // XHD_BENCH_NODE_ARGS: flags for the batch's node (e.g. --cpu-prof), and XHD_BENCH_BATCH_ARGS more options
+    // of the batch (e.g. --threads 1): to see where a pair's time goes.
+    const nodeArgs = (process.env.XHD_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+    const args = [...nodeArgs, join(ROOT, 'bin', 'xhd'), 'batch', manifest, '--backend', s.backend, '--quiet', '--percentile', '95', '--devices', listName(list),
+      ...(process.env.XHD_BENCH_BATCH_ARGS ?? '').split(' ').filter((a) => a !== '')];
     const started = performance.now();
     const run = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 30 });
     const wallMs = performance.now() - started;

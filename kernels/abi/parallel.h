@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -74,18 +75,31 @@ class WorkerPool {
  private:
   WorkerPool() = default;
 
-  // Waking a sleeping thread costs 30–70 us on a small VM, as much as a mesh-distance query's whole
-  // search; jobs come in bursts (a query per frame, a build's levels), so a thread spins this long first.
-  static constexpr std::chrono::microseconds kSpin{2000};
+  // Waking a sleeping thread costs 30-70 us on a small VM, as much as a mesh-distance query's whole
+  // search, and jobs come in bursts (a build's levels, a search's passes), so a thread spins a while first:
+  // 200 us, a burst's gaps. It spun 2 ms until a batch of 1,000 small mask pairs on a 16-core H200 host
+  // showed the cost: after every one of a pair's many short jobs every thread spun on, taking the cores
+  // that reading, inflating and the other lanes' pairs needed (72 s of CPU for 11.6 s of wall time; with
+  // 200 us, 17 s and 8.3 s, and with four lanes 5.6 s against 3.2 s). `distance --frames` (5,000 poses on
+  // this 2-core VM) took as long with 200 us as with 2 ms. XHD_POOL_SPIN_US overrides it (read once), for
+  // measuring it again.
+  static std::chrono::microseconds spin_time() {
+    static const std::chrono::microseconds spin = [] {
+      const char* v = std::getenv("XHD_POOL_SPIN_US");
+      return std::chrono::microseconds(v != nullptr ? std::strtoll(v, nullptr, 10) : 200);
+    }();
+    return spin;
+  }
 
   template <class Ready>
   static void spin_until(Ready ready) {
     const auto start = std::chrono::steady_clock::now();
+    const auto spin = spin_time();
     for (unsigned i = 1; !ready(); ++i) {
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif
-      if (i % 64 == 0 && std::chrono::steady_clock::now() - start > kSpin) return;
+      if (i % 64 == 0 && std::chrono::steady_clock::now() - start > spin) return;
     }
   }
 
