@@ -24,6 +24,7 @@ import {
   XHD_CAP_STREAMED_COMPARE,
   XHD_ERROR_CANCELLED,
   XHD_ERROR_UNAVAILABLE,
+  XHD_MESSAGE_BYTES,
   XHD_OK,
   type RawHausdorffResult,
   type RawNearestResult,
@@ -44,7 +45,7 @@ function headerStructs(): Map<string, string[]> {
   const text = header.replace(/\/\*[\s\S]*?\*\//g, '');
   const structs = new Map<string, string[]>();
   for (const m of text.matchAll(/typedef struct (\w+) \{([\s\S]*?)\} \1;/g)) {
-    const fields = m[2].split(';').map((d) => d.trim()).filter(Boolean).map((d) => /(\w+)(\[\d+\])?$/.exec(d)![1]);
+    const fields = m[2].split(';').map((d) => d.trim()).filter(Boolean).map((d) => /(\w+)(\[\w+\])?$/.exec(d)![1]);
     structs.set(m[1], fields);
   }
   return structs;
@@ -171,6 +172,15 @@ describe('the progress slot', () => {
       assert.equal(memory.getUint32(koffi.offsetof(PROGRESS.name, 'cancel'), le), 1);
       assert.equal(memory.getUint32(koffi.offsetof(PROGRESS.name, 'reserved'), le), 0, 'cancel writes its own four bytes only');
       assert.deepEqual([slot.done, slot.total, slot.cancelled], [2 ** 40 + 3, 2 ** 41, true]);
+      // The message: UTF-8 up to its NUL, at its offset; all of it when the library filled every byte.
+      assert.equal(slot.message, '');
+      const at = koffi.offsetof(PROGRESS.name, 'message');
+      const text = new TextEncoder().encode('point 7 of set A: é');
+      new Uint8Array(memory.buffer, memory.byteOffset + at, text.length).set(text);
+      assert.equal(slot.message, 'point 7 of set A: é');
+      new Uint8Array(memory.buffer, memory.byteOffset + at, XHD_MESSAGE_BYTES).fill(0x61);
+      assert.equal(slot.message, 'a'.repeat(XHD_MESSAGE_BYTES));
+      assert.equal(at + XHD_MESSAGE_BYTES, bytes, 'the message is the last field');
     } finally {
       slot.free();
     }
@@ -201,6 +211,7 @@ describe('the progress slot', () => {
       assert.ok(slot.done < n, `stopped early (${slot.done} of ${n} done)`);
       assert.ok(performance.now() - started < 10_000, 'the cancel took effect promptly');
       assert.match(cpu.lastError(), /cancel/i);
+      assert.match(slot.message, /cancel/i);
     } finally {
       slot.free();
     }
@@ -229,6 +240,7 @@ function slotAgreesWith(name: BackendName) {
       assert.equal(slot.total, 2 * n, 'one unit per point of each direction');
       assert.ok(slot.done > 0 && slot.done <= slot.total, `done ${slot.done} of ${slot.total}`);
       assert.equal(slot.cancelled, false);
+      assert.equal(slot.message, '', 'a success leaves no message');
     } finally {
       slot.free();
     }
@@ -240,6 +252,7 @@ function slotAgreesWith(name: BackendName) {
       slot.cancel();
       assert.equal(await hausdorffThrough(loadBackend(name), 'eb', a, b, slot), XHD_ERROR_CANCELLED);
       assert.match(loadBackend(name).lastError(), /cancelled by the caller/);
+      assert.equal(slot.message, 'cancelled by the caller', 'the call\'s own message, in its slot');
     } finally {
       slot.free();
     }
