@@ -7,6 +7,8 @@ import { describe, it } from 'node:test';
 import { DIRECTION_AB, DIRECTION_BA, HAUSDORFF_RESULT, METHOD_CODES, pointsArg } from '../src/native/abi.js';
 import { callNative } from '../src/native/call.js';
 import { loadBackend } from '../src/native/library.js';
+import { nativeDistanceStats } from '../src/ops/distance-stats-native.js';
+import { maskPointsOnAsync } from '../src/ops/mask-points.js';
 import { StructOut } from '../src/native/struct-out.js';
 import { rng, uniform } from './random-points.js';
 
@@ -50,5 +52,31 @@ describe('every failed asynchronous native call reports its own message', () => 
     letThePoolFinish(1500);
     const got = await Promise.all(calls.map((c) => c.call));
     assert.deepEqual(got, calls.map((c) => c.want));
+  });
+
+  it('xhd_distance_stats and xhd_mask_points, each call through its own slot', async () => {
+    const negativeAt = [2, 9, 40, 17];
+    const stats = negativeAt.map((at) => {
+      const ab = Float64Array.from({ length: 64 }, (_, i) => i / 10);
+      ab[at] = -1;
+      return {
+        call: outcome(nativeDistanceStats(ab, null, {}, { backend: 'cpu', threads: 1 })),
+        want: `UsageError: the distances cannot be summed up: distance ${at} is negative or not finite`,
+      };
+    });
+    const affine = Float64Array.of(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0);
+    const values = new Uint8Array(8).fill(1);
+    const masks = [
+      { request: { values, dims: [2, 2, 2] as const, affine: Float64Array.of(NaN, ...affine.subarray(1)), surface: true }, why: 'the affine must be finite' },
+      { request: { values, dims: [2, 2, 2] as const, label: Infinity, affine, surface: true }, why: 'the label must be finite' },
+      { request: { values, dims: [2, 2, 2] as const, affine, surface: true }, why: null },
+    ].map(({ request, why }) => ({
+      call: outcome(maskPointsOnAsync('cpu', request)),
+      want: why === null ? 'ok' : `UsageError: the mask cannot be turned into points: ${why}`,
+    }));
+    const succeeding = { call: outcome(nativeDistanceStats(new Float64Array(200_000).fill(1), null, {}, { backend: 'cpu', threads: 1 })), want: 'ok' };
+    const calls = [...stats, ...masks, succeeding];
+    letThePoolFinish(1500);
+    assert.deepEqual(await Promise.all(calls.map((c) => c.call)), calls.map((c) => c.want));
   });
 });

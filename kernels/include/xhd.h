@@ -904,9 +904,10 @@ typedef struct xhd_mask_points_result {
 /* The centres of the mask's foreground voxels (or of its surface voxels) through the affine, in double, each
  * coordinate computed as (a[0]*i + (a[1]*j + a[2]*k)) + a[3] (the linear part first, the translation last, no
  * fused multiply-add): the points of the TypeScript reference (src/io/voxel-mask.ts maskToPoints) bit for bit, in
- * the same order, on every library. Returns an xhd_status; on failure xhd_last_error() says why and result->xyz is
- * NULL. */
-XHD_API int32_t xhd_mask_points(const xhd_voxel_mask* mask, xhd_mask_points_result* result);
+ * the same order, on every library. progress may be NULL; the call reports no progress and is not cancelled
+ * through it: only progress->message is written. Returns an xhd_status; on failure progress->message and
+ * xhd_last_error() say why and result->xyz is NULL. */
+XHD_API int32_t xhd_mask_points(const xhd_voxel_mask* mask, xhd_mask_points_result* result, xhd_progress* progress);
 
 /* Releases result->xyz (NULL allowed) and sets it to NULL. */
 XHD_API void xhd_mask_points_free(xhd_mask_points_result* result);
@@ -944,9 +945,11 @@ typedef struct xhd_distance_stats_result {
 
 /* The statistics of per-point distances ab (n_ab of them) and ba (n_ba; ba may be NULL when n_ba is 0): each
  * direction's count, max, exact sums and percentile, and the pooled percentile. Distances must be finite and >= 0.
- * Returns an xhd_status; on failure xhd_last_error() says why. */
+ * progress may be NULL; the call reports no progress and is not cancelled through it: only progress->message is
+ * written. Returns an xhd_status; on failure progress->message and xhd_last_error() say why. */
 XHD_API int32_t xhd_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba,
-                                   const xhd_distance_stats_options* options, xhd_distance_stats_result* result);
+                                   const xhd_distance_stats_options* options, xhd_distance_stats_result* result,
+                                   xhd_progress* progress);
 /* ---- Spatial join over collections of meshes (`xhd join`, after 3DPipe): every object of A against every
  * object of B, one call. Objects are surfaces: their distance is the smallest exact triangle-pair distance
  * (triangle_pair.h, in double over the input's coordinates), ties to the smallest triangle of the object of A,

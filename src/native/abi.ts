@@ -631,11 +631,11 @@ export const PROTOTYPES = {
     'int32_t xhd_surface_compare(const xhd_mesh *a, const xhd_mesh *b, const xhd_surface_compare_options *options, ' +
     'xhd_surface_compare_result *result, xhd_progress *progress)',
   surfaceCompareFree: 'void xhd_surface_compare_free(xhd_surface_compare_result *result)',
-  maskPoints: 'int32_t xhd_mask_points(const xhd_voxel_mask *mask, xhd_mask_points_result *result)',
+  maskPoints: 'int32_t xhd_mask_points(const xhd_voxel_mask *mask, xhd_mask_points_result *result, xhd_progress *progress)',
   maskPointsFree: 'void xhd_mask_points_free(xhd_mask_points_result *result)',
   distanceStats:
     'int32_t xhd_distance_stats(const double *ab, uint64_t n_ab, const double *ba, uint64_t n_ba, ' +
-    'const xhd_distance_stats_options *options, _Out_ xhd_distance_stats_result *result)',
+    'const xhd_distance_stats_options *options, _Out_ xhd_distance_stats_result *result, xhd_progress *progress)',
   join:
     'int32_t xhd_join(const xhd_join_set *a, const xhd_join_set *b, const xhd_join_options *options, ' +
     'xhd_join_result *result, xhd_progress *progress)',
