@@ -33,6 +33,8 @@ import { firstLayoutMismatch, layoutMismatch, layoutReader, type LibraryLayout }
 import { probeBackend } from '../src/ops/backends.js';
 import { libraryDir, loadBackend, type BackendName, type NativeBackend } from '../src/native/library.js';
 import { ProgressSlot } from '../src/native/progress-slot.js';
+import { nativeDistanceStats } from '../src/ops/distance-stats-native.js';
+import { maskPointsOnAsync } from '../src/ops/mask-points.js';
 import { DECLARED_STRUCTS } from '../src/native/struct-decl.js';
 import { repoRoot } from './helpers.js';
 import { rng, uniform } from './random-points.js';
@@ -146,8 +148,15 @@ describe('capabilities come from the library', () => {
     const points = pointsArg(new Float32Array([0, 0, 0]));
     const distance = new Float64Array(1);
     const nearest = lib.func(PROTOTYPES.nearestPoints);
-    assert.equal(nearest(points, points, { method: 0, directions: 1, threads: 1, device: 0, seed: 0, cell_size: 0 }, distance, null, {}, null), XHD_ERROR_UNAVAILABLE);
-    assert.match(cuda.lastError(), /cuda library does not implement xhd_nearest_points \(XHD_CAP_NEAREST_POINTS\); the cpu library does/);
+    const slot = new ProgressSlot();
+    try {
+      assert.equal(nearest(points, points, { method: 0, directions: 1, threads: 1, device: 0, seed: 0, cell_size: 0 }, distance, null, {}, slot.pointer),
+        XHD_ERROR_UNAVAILABLE);
+      assert.match(cuda.lastError(), /cuda library does not implement xhd_nearest_points \(XHD_CAP_NEAREST_POINTS\); the cpu library does/);
+      assert.equal(slot.message, cuda.lastError(), 'the same message in the call\'s own slot');
+    } finally {
+      slot.free();
+    }
     const lines = new BigUint64Array(1);
     assert.equal(lib.func(PROTOTYPES.countLines)(new Uint8Array(4), 4, 1, lines), XHD_ERROR_UNAVAILABLE);
     assert.match(cuda.lastError(), /xhd_count_lines \(XHD_CAP_DELIMITED_TEXT\)/);
@@ -260,6 +269,28 @@ function slotAgreesWith(name: BackendName) {
 }
 
 describe('the progress slot as the cpu library uses it', () => slotAgreesWith('cpu'));
+
+describe('the cuda library leaves a refusal in the call\'s own slot', { skip: !present('cuda') && 'no cuda library built' }, () => {
+  // The input is checked before any device is used, so this runs without a GPU too.
+  it('xhd_hausdorff with a point beyond the coordinates it takes', async () => {
+    const a = uniform(16, 3, rng(31));
+    a[3 * 5 + 2] = 1e20;
+    const slot = new ProgressSlot();
+    try {
+      assert.notEqual(await hausdorffThrough(loadBackend('cuda'), 'grid', a, uniform(16, 3, rng(32)), slot), XHD_OK);
+      assert.equal(slot.message, 'point 5 of set A has a coordinate beyond +-1e15');
+    } finally {
+      slot.free();
+    }
+  });
+
+  it('xhd_distance_stats and xhd_mask_points, asynchronous, each through a slot of its own', async () => {
+    await assert.rejects(nativeDistanceStats(Float64Array.of(0, 1), null, {}, { backend: 'cuda', threads: -1 }), { message: /: threads must be >= 0$/ });
+    const affine = Float64Array.of(Infinity, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0);
+    await assert.rejects(maskPointsOnAsync('cuda', { values: new Uint8Array(8), dims: [2, 2, 2], affine, surface: true }),
+      { message: /: the affine must be finite$/ });
+  });
+});
 
 const cuda = probeBackend('cuda');
 suiteUnless(cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`, 'the progress slot as the cuda library uses it', () => {
