@@ -24,6 +24,7 @@ import {
   XHD_CAP_STREAMED_COMPARE,
   XHD_ERROR_CANCELLED,
   XHD_ERROR_UNAVAILABLE,
+  XHD_MESSAGE_BYTES,
   XHD_OK,
   type RawHausdorffResult,
   type RawNearestResult,
@@ -32,6 +33,8 @@ import { firstLayoutMismatch, layoutMismatch, layoutReader, type LibraryLayout }
 import { probeBackend } from '../src/ops/backends.js';
 import { libraryDir, loadBackend, type BackendName, type NativeBackend } from '../src/native/library.js';
 import { ProgressSlot } from '../src/native/progress-slot.js';
+import { nativeDistanceStats } from '../src/ops/distance-stats-native.js';
+import { maskPointsOnAsync } from '../src/ops/mask-points.js';
 import { DECLARED_STRUCTS } from '../src/native/struct-decl.js';
 import { repoRoot } from './helpers.js';
 import { rng, uniform } from './random-points.js';
@@ -44,7 +47,7 @@ function headerStructs(): Map<string, string[]> {
   const text = header.replace(/\/\*[\s\S]*?\*\//g, '');
   const structs = new Map<string, string[]>();
   for (const m of text.matchAll(/typedef struct (\w+) \{([\s\S]*?)\} \1;/g)) {
-    const fields = m[2].split(';').map((d) => d.trim()).filter(Boolean).map((d) => /(\w+)(\[\d+\])?$/.exec(d)![1]);
+    const fields = m[2].split(';').map((d) => d.trim()).filter(Boolean).map((d) => /(\w+)(\[\w+\])?$/.exec(d)![1]);
     structs.set(m[1], fields);
   }
   return structs;
@@ -145,8 +148,15 @@ describe('capabilities come from the library', () => {
     const points = pointsArg(new Float32Array([0, 0, 0]));
     const distance = new Float64Array(1);
     const nearest = lib.func(PROTOTYPES.nearestPoints);
-    assert.equal(nearest(points, points, { method: 0, directions: 1, threads: 1, device: 0, seed: 0, cell_size: 0 }, distance, null, {}, null), XHD_ERROR_UNAVAILABLE);
-    assert.match(cuda.lastError(), /cuda library does not implement xhd_nearest_points \(XHD_CAP_NEAREST_POINTS\); the cpu library does/);
+    const slot = new ProgressSlot();
+    try {
+      assert.equal(nearest(points, points, { method: 0, directions: 1, threads: 1, device: 0, seed: 0, cell_size: 0 }, distance, null, {}, slot.pointer),
+        XHD_ERROR_UNAVAILABLE);
+      assert.match(cuda.lastError(), /cuda library does not implement xhd_nearest_points \(XHD_CAP_NEAREST_POINTS\); the cpu library does/);
+      assert.equal(slot.message, cuda.lastError(), 'the same message in the call\'s own slot');
+    } finally {
+      slot.free();
+    }
     const lines = new BigUint64Array(1);
     assert.equal(lib.func(PROTOTYPES.countLines)(new Uint8Array(4), 4, 1, lines), XHD_ERROR_UNAVAILABLE);
     assert.match(cuda.lastError(), /xhd_count_lines \(XHD_CAP_DELIMITED_TEXT\)/);
@@ -171,6 +181,15 @@ describe('the progress slot', () => {
       assert.equal(memory.getUint32(koffi.offsetof(PROGRESS.name, 'cancel'), le), 1);
       assert.equal(memory.getUint32(koffi.offsetof(PROGRESS.name, 'reserved'), le), 0, 'cancel writes its own four bytes only');
       assert.deepEqual([slot.done, slot.total, slot.cancelled], [2 ** 40 + 3, 2 ** 41, true]);
+      // The message: UTF-8 up to its NUL, at its offset; all of it when the library filled every byte.
+      assert.equal(slot.message, '');
+      const at = koffi.offsetof(PROGRESS.name, 'message');
+      const text = new TextEncoder().encode('point 7 of set A: é');
+      new Uint8Array(memory.buffer, memory.byteOffset + at, text.length).set(text);
+      assert.equal(slot.message, 'point 7 of set A: é');
+      new Uint8Array(memory.buffer, memory.byteOffset + at, XHD_MESSAGE_BYTES).fill(0x61);
+      assert.equal(slot.message, 'a'.repeat(XHD_MESSAGE_BYTES));
+      assert.equal(at + XHD_MESSAGE_BYTES, bytes, 'the message is the last field');
     } finally {
       slot.free();
     }
@@ -201,6 +220,7 @@ describe('the progress slot', () => {
       assert.ok(slot.done < n, `stopped early (${slot.done} of ${n} done)`);
       assert.ok(performance.now() - started < 10_000, 'the cancel took effect promptly');
       assert.match(cpu.lastError(), /cancel/i);
+      assert.match(slot.message, /cancel/i);
     } finally {
       slot.free();
     }
@@ -229,6 +249,7 @@ function slotAgreesWith(name: BackendName) {
       assert.equal(slot.total, 2 * n, 'one unit per point of each direction');
       assert.ok(slot.done > 0 && slot.done <= slot.total, `done ${slot.done} of ${slot.total}`);
       assert.equal(slot.cancelled, false);
+      assert.equal(slot.message, '', 'a success leaves no message');
     } finally {
       slot.free();
     }
@@ -240,6 +261,7 @@ function slotAgreesWith(name: BackendName) {
       slot.cancel();
       assert.equal(await hausdorffThrough(loadBackend(name), 'eb', a, b, slot), XHD_ERROR_CANCELLED);
       assert.match(loadBackend(name).lastError(), /cancelled by the caller/);
+      assert.equal(slot.message, 'cancelled by the caller', 'the call\'s own message, in its slot');
     } finally {
       slot.free();
     }
@@ -247,6 +269,28 @@ function slotAgreesWith(name: BackendName) {
 }
 
 describe('the progress slot as the cpu library uses it', () => slotAgreesWith('cpu'));
+
+describe('the cuda library leaves a refusal in the call\'s own slot', { skip: !present('cuda') && 'no cuda library built' }, () => {
+  // The input is checked before any device is used, so this runs without a GPU too.
+  it('xhd_hausdorff with a point beyond the coordinates it takes', async () => {
+    const a = uniform(16, 3, rng(31));
+    a[3 * 5 + 2] = 1e20;
+    const slot = new ProgressSlot();
+    try {
+      assert.notEqual(await hausdorffThrough(loadBackend('cuda'), 'grid', a, uniform(16, 3, rng(32)), slot), XHD_OK);
+      assert.equal(slot.message, 'point 5 of set A has a coordinate beyond +-1e15');
+    } finally {
+      slot.free();
+    }
+  });
+
+  it('xhd_distance_stats and xhd_mask_points, asynchronous, each through a slot of its own', async () => {
+    await assert.rejects(nativeDistanceStats(Float64Array.of(0, 1), null, {}, { backend: 'cuda', threads: -1 }), { message: /: threads must be >= 0$/ });
+    const affine = Float64Array.of(Infinity, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0);
+    await assert.rejects(maskPointsOnAsync('cuda', { values: new Uint8Array(8), dims: [2, 2, 2], affine, surface: true }),
+      { message: /: the affine must be finite$/ });
+  });
+});
 
 const cuda = probeBackend('cuda');
 suiteUnless(cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`, 'the progress slot as the cuda library uses it', () => {

@@ -27,7 +27,7 @@ int32_t create_distance_context(const xhd_mesh* a, const xhd_mesh* b, const xhd_
                                 xhd_distance_context** context, double* build_ms, xhd_progress* progress_slot,
                                 int device, Make make) {
   if (context != nullptr) *context = nullptr;
-  return guarded([&] {
+  return guarded(progress_slot, [&] {
     if (context == nullptr) throw InvalidArgument("context must not be null");
     check_distance_call(a, b, options);
     const Progress progress(progress_slot);
@@ -56,8 +56,8 @@ void query_one(xhd_distance_context& context, const double* pose_b, xhd_distance
 
 template <class Before>
 int32_t query_distance_context(xhd_distance_context* context, const double* pose_b, xhd_distance_result* result,
-                               Before before) {
-  return guarded([&] {
+                               xhd_progress* progress_slot, Before before) {
+  return guarded(progress_slot, [&] {
     if (context == nullptr || result == nullptr) throw InvalidArgument("context and result must not be null");
     query_one(*context, pose_b, *result, before);
     return int32_t(XHD_OK);
@@ -70,7 +70,7 @@ int32_t query_distance_context(xhd_distance_context* context, const double* pose
 template <class Before>
 int32_t query_many_distance_context(xhd_distance_context* context, const double* poses, uint64_t n,
                                     xhd_distance_result* results, xhd_progress* progress_slot, Before before) {
-  return guarded([&] {
+  return guarded(progress_slot, [&] {
     if (context == nullptr) throw InvalidArgument("context must not be null");
     if (n > 0 && (poses == nullptr || results == nullptr)) throw InvalidArgument("poses and results must not be null");
     const Progress progress(progress_slot);

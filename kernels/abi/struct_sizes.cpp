@@ -81,6 +81,7 @@ constexpr Field kFields[] = {
     XHD_FIELD(xhd_progress, total),
     XHD_FIELD(xhd_progress, cancel),
     XHD_FIELD(xhd_progress, reserved),
+    XHD_FIELD(xhd_progress, message),
     // xhd_hausdorff_options
     XHD_FIELD(xhd_hausdorff_options, method),
     XHD_FIELD(xhd_hausdorff_options, directions),

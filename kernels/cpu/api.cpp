@@ -190,7 +190,7 @@ XHD_API int32_t xhd_abi_version(void) { return XHD_ABI_VERSION; }
 XHD_API int32_t xhd_points_compare_files(const xhd_point_file* a, const xhd_point_file* b,
                                          const xhd_hausdorff_options* options, xhd_streamed* streamed,
                                          xhd_hausdorff_result* result, xhd_progress* progress) {
-  return xhd::guarded([&] { return points_compare_files(a, b, options, streamed, result, progress); });
+  return xhd::guarded(progress, [&] { return points_compare_files(a, b, options, streamed, result, progress); });
 }
 
 XHD_API const char* xhd_backend_name(void) { return "cpu"; }
@@ -213,40 +213,42 @@ XHD_API int32_t xhd_device_info_get(int32_t, xhd_device_info*) {
 
 XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                               xhd_hausdorff_result* result, xhd_progress* progress) {
-  return xhd::guarded([&] { return hausdorff(a, b, options, result, progress); });
+  return xhd::guarded(progress, [&] { return hausdorff(a, b, options, result, progress); });
 }
 
 XHD_API int32_t xhd_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                                    const xhd_per_point* per_point, xhd_hausdorff_result* result,
                                    xhd_progress* progress) {
-  return xhd::guarded([&] { return points_compare(a, b, options, per_point, result, progress); });
+  return xhd::guarded(progress, [&] { return points_compare(a, b, options, per_point, result, progress); });
 }
 
 XHD_API int32_t xhd_points_compare_placed(const xhd_points* a, const xhd_points* b,
                                           const xhd_hausdorff_options* options, xhd_placement* placement,
                                           const xhd_per_point* per_point, xhd_hausdorff_result* result,
                                           xhd_progress* progress) {
-  return xhd::guarded([&] { return points_compare_placed(a, b, options, placement, per_point, result, progress); });
+  return xhd::guarded(progress,
+                      [&] { return points_compare_placed(a, b, options, placement, per_point, result, progress); });
 }
 
 XHD_API int32_t xhd_nearest_points(const xhd_points* queries, const xhd_points* targets,
                                    const xhd_hausdorff_options* options, double* distance, int64_t* nearest,
                                    xhd_nearest_result* result, xhd_progress* progress) {
-  return xhd::guarded([&] { return nearest_points(queries, targets, options, distance, nearest, result, progress); });
+  return xhd::guarded(progress,
+                      [&] { return nearest_points(queries, targets, options, distance, nearest, result, progress); });
 }
 
 XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_mesh* mesh,
                                            const xhd_surface_options* options, double* distance,
                                            uint32_t* nearest_triangle, double* closest, xhd_surface_result* result,
                                            xhd_progress* progress) {
-  return xhd::guarded([&] {
+  return xhd::guarded(progress, [&] {
     return point_surface_distance(points, mesh, options, distance, nearest_triangle, closest, result, progress);
   });
 }
 
 XHD_API int32_t xhd_surface_compare(const xhd_mesh* a, const xhd_mesh* b, const xhd_surface_compare_options* options,
                                     xhd_surface_compare_result* result, xhd_progress* progress) {
-  return xhd::guarded([&] { return surface_compare(a, b, options, result, progress); });
+  return xhd::guarded(progress, [&] { return surface_compare(a, b, options, result, progress); });
 }
 
 XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options,
@@ -259,8 +261,8 @@ XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b
 }
 
 XHD_API int32_t xhd_distance_query(xhd_distance_context* context, const double* pose_b, xhd_distance_result* result,
-                                   xhd_progress*) {
-  return xhd::query_distance_context(context, pose_b, result, [](xhd_distance_context&) {});
+                                   xhd_progress* progress) {
+  return xhd::query_distance_context(context, pose_b, result, progress, [](xhd_distance_context&) {});
 }
 
 XHD_API int32_t xhd_distance_query_many(xhd_distance_context* context, const double* poses, uint64_t n,

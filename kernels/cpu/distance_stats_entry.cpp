@@ -8,8 +8,8 @@
 
 extern "C" XHD_API int32_t xhd_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba,
                                               const xhd_distance_stats_options* options,
-                                              xhd_distance_stats_result* result) {
-  return xhd::guarded([&] {
+                                              xhd_distance_stats_result* result, xhd_progress* progress) {
+  return xhd::guarded(progress, [&] {
     xhd::check_distance_stats(ab, n_ab, ba, n_ba, options, result);
     const int threads = xhd::resolve_thread_count(options->threads);
     const auto started = std::chrono::steady_clock::now();

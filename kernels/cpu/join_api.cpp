@@ -73,7 +73,7 @@ extern "C" {
 
 XHD_API int32_t xhd_join(const xhd_join_set* a, const xhd_join_set* b, const xhd_join_options* options,
                          xhd_join_result* result, xhd_progress* progress) {
-  return xhd::guarded([&]() -> int32_t {
+  return xhd::guarded(progress, [&]() -> int32_t {
     if (result == nullptr) throw xhd::InvalidArgument("result must not be null");
     std::memset(result, 0, sizeof(*result));
     result->device = -1;

@@ -6,8 +6,9 @@
 #include "../geometry/voxel_mask_points.h"
 #include "xhd.h"
 
-extern "C" XHD_API int32_t xhd_mask_points(const xhd_voxel_mask* mask, xhd_mask_points_result* result) {
-  return xhd::guarded([&] {
+extern "C" XHD_API int32_t xhd_mask_points(const xhd_voxel_mask* mask, xhd_mask_points_result* result,
+                                           xhd_progress* progress) {
+  return xhd::guarded(progress, [&] {
     xhd::check_voxel_mask(mask, result);
     const int threads = xhd::resolve_thread_count(mask->threads);
     const auto started = std::chrono::steady_clock::now();

@@ -8,8 +8,9 @@
 
 namespace {
 
-int32_t unavailable(const char* entry, const char* capability) {
-  return xhd::guarded([&]() -> int32_t {
+// progress: the call's xhd_progress, for the entries that take one (its message is the caller's to read).
+int32_t unavailable(const char* entry, const char* capability, xhd_progress* progress = nullptr) {
+  return xhd::guarded(progress, [&]() -> int32_t {
     throw xhd::Unavailable(std::string("the cuda library does not implement ") + entry + " (" + capability +
                            "); the cpu library does");
   });
@@ -20,13 +21,13 @@ int32_t unavailable(const char* entry, const char* capability) {
 extern "C" {
 
 XHD_API int32_t xhd_nearest_points(const xhd_points*, const xhd_points*, const xhd_hausdorff_options*, double*,
-                                   int64_t*, xhd_nearest_result*, xhd_progress*) {
-  return unavailable("xhd_nearest_points", "XHD_CAP_NEAREST_POINTS");
+                                   int64_t*, xhd_nearest_result*, xhd_progress* progress) {
+  return unavailable("xhd_nearest_points", "XHD_CAP_NEAREST_POINTS", progress);
 }
 
 XHD_API int32_t xhd_points_compare_files(const xhd_point_file*, const xhd_point_file*, const xhd_hausdorff_options*,
-                                         xhd_streamed*, xhd_hausdorff_result*, xhd_progress*) {
-  return unavailable("xhd_points_compare_files", "XHD_CAP_STREAMED_COMPARE");
+                                         xhd_streamed*, xhd_hausdorff_result*, xhd_progress* progress) {
+  return unavailable("xhd_points_compare_files", "XHD_CAP_STREAMED_COMPARE", progress);
 }
 
 XHD_API int32_t xhd_read_file(const char*, uint64_t, uint64_t, int32_t, uint8_t*, xhd_file_read*) {

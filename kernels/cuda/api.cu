@@ -214,34 +214,35 @@ XHD_API int32_t xhd_device_info_get(int32_t ordinal, xhd_device_info* info) {
 
 XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                               xhd_hausdorff_result* result, xhd_progress* progress) {
-  return xhd::guarded([&] { return hausdorff(a, b, options, result, progress); });
+  return xhd::guarded(progress, [&] { return hausdorff(a, b, options, result, progress); });
 }
 
 XHD_API int32_t xhd_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                                    const xhd_per_point* per_point, xhd_hausdorff_result* result,
                                    xhd_progress* progress) {
-  return xhd::guarded([&] { return points_compare(a, b, options, per_point, result, progress); });
+  return xhd::guarded(progress, [&] { return points_compare(a, b, options, per_point, result, progress); });
 }
 
 XHD_API int32_t xhd_points_compare_placed(const xhd_points* a, const xhd_points* b,
                                           const xhd_hausdorff_options* options, xhd_placement* placement,
                                           const xhd_per_point* per_point, xhd_hausdorff_result* result,
                                           xhd_progress* progress) {
-  return xhd::guarded([&] { return points_compare_placed(a, b, options, placement, per_point, result, progress); });
+  return xhd::guarded(progress,
+                      [&] { return points_compare_placed(a, b, options, placement, per_point, result, progress); });
 }
 
 XHD_API int32_t xhd_point_surface_distance(const xhd_points* points, const xhd_mesh* mesh,
                                            const xhd_surface_options* options, double* distance,
                                            uint32_t* nearest_triangle, double* closest, xhd_surface_result* result,
                                            xhd_progress* progress) {
-  return xhd::guarded([&] {
+  return xhd::guarded(progress, [&] {
     return point_surface_distance(points, mesh, options, distance, nearest_triangle, closest, result, progress);
   });
 }
 
 XHD_API int32_t xhd_surface_compare(const xhd_mesh* a, const xhd_mesh* b, const xhd_surface_compare_options* options,
                                     xhd_surface_compare_result* result, xhd_progress* progress) {
-  return xhd::guarded([&] { return surface_compare(a, b, options, result, progress); });
+  return xhd::guarded(progress, [&] { return surface_compare(a, b, options, result, progress); });
 }
 
 XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options,
@@ -261,8 +262,9 @@ XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b
 }
 
 XHD_API int32_t xhd_distance_query(xhd_distance_context* context, const double* pose_b, xhd_distance_result* result,
-                                   xhd_progress*) {
-  return xhd::query_distance_context(context, pose_b, result, [](xhd_distance_context& c) { use_device(c.device); });
+                                   xhd_progress* progress) {
+  return xhd::query_distance_context(context, pose_b, result, progress,
+                                     [](xhd_distance_context& c) { use_device(c.device); });
 }
 
 // The same loop as the CPU library's (distance_context.h): each pose is exactly one xhd_distance_query.

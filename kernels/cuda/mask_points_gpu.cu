@@ -190,8 +190,9 @@ void gpu_mask_points(const xhd_voxel_mask& mask, xhd_mask_points_result& result)
 }  // namespace
 }  // namespace xhd
 
-extern "C" XHD_API int32_t xhd_mask_points(const xhd_voxel_mask* mask, xhd_mask_points_result* result) {
-  return xhd::guarded([&] {
+extern "C" XHD_API int32_t xhd_mask_points(const xhd_voxel_mask* mask, xhd_mask_points_result* result,
+                                           xhd_progress* progress) {
+  return xhd::guarded(progress, [&] {
     xhd::check_voxel_mask(mask, result);
     const int count = xhd::usable_device_count();
     if (mask->device < 0 || mask->device >= count)

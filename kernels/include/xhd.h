@@ -9,7 +9,8 @@
  * library, with the exceptions stated at the entry (the brute-force reference methods: XHD_CAP_REFERENCE_METHODS).
  *
  * Memory: every pointer argument is host memory owned by the caller and only borrowed for the call.
- * Threads: functions may be called from any thread; calls share nothing but the last-error slot.
+ * Threads: functions may be called from any thread; calls share nothing but the last-error slot (a call given
+ *          an xhd_progress also leaves its own message there: see xhd_progress).
  * Units: distances are in the input's units. Indices refer to the caller's original point order.
  */
 #ifndef XHD_H
@@ -22,7 +23,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 20
+#define XHD_ABI_VERSION 21
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -62,14 +63,23 @@ typedef struct xhd_points {
   const double* xyz64;
 } xhd_points;
 
-/* Shared with a running call so the caller can show progress and cancel. Host memory that must stay
- * valid for the whole call. The library writes done/total with relaxed atomics; the caller may read
- * them at any time and may set cancel to nonzero, after which the call returns XHD_ERROR_CANCELLED. */
+/* Bytes of xhd_progress.message, its terminating NUL included. */
+#define XHD_MESSAGE_BYTES 1024
+
+/* Shared with a running call so the caller can show progress and cancel, and read why it failed. Host memory
+ * that must stay valid for the whole call, and belong to that call alone. The library writes done/total with
+ * relaxed atomics; the caller may read them at any time and may set cancel to nonzero, after which the call
+ * returns XHD_ERROR_CANCELLED.
+ * message: written once, as the call returns (read it only after that): why the call failed, the same text
+ * xhd_last_error() gives, cut at a character boundary to fit and always NUL-terminated; "" when it succeeded.
+ * Unlike the last-error slot, which every call of the process writes, no other call touches it: callers that
+ * run calls concurrently (on a thread pool) read each call's failure here. */
 typedef struct xhd_progress {
   uint64_t done;
   uint64_t total;
   uint32_t cancel;
   uint32_t reserved;
+  char message[XHD_MESSAGE_BYTES];
 } xhd_progress;
 
 typedef struct xhd_hausdorff_options {
@@ -190,8 +200,9 @@ XHD_API const char* xhd_struct_field(const char* name, uint32_t index, uint64_t*
 /* Short backend name, e.g. "cpu". Static storage. */
 XHD_API const char* xhd_backend_name(void);
 
-/* Message of the most recent failed call in this process (any thread), or "" if none.
- * The pointer stays valid until the calling thread calls xhd_last_error again. */
+/* Message of the most recent failed call in this process (any thread), or "" if the most recent call succeeded.
+ * The pointer stays valid until the calling thread calls xhd_last_error again. Only a caller that makes one call
+ * at a time can trust it to describe its own call: a call given an xhd_progress leaves its message there too. */
 XHD_API const char* xhd_last_error(void);
 
 /* How many devices this backend can use: 0 for a library without XHD_CAP_DEVICES (the CPU one), and 0 for a
@@ -210,7 +221,7 @@ XHD_API int32_t xhd_device_info_get(int32_t ordinal, xhd_device_info* info);
 XHD_API int32_t xhd_optix_info(int32_t ordinal, int32_t* optix_version, uint32_t* rtcore_version);
 
 /* Directed Hausdorff distances between a and b, for the directions requested.
- * progress may be NULL. Returns an xhd_status; on failure xhd_last_error() says why. */
+ * progress may be NULL. Returns an xhd_status; on failure progress->message and xhd_last_error() say why. */
 XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                               xhd_hausdorff_result* result, xhd_progress* progress);
 
@@ -219,7 +230,7 @@ XHD_API int32_t xhd_hausdorff(const xhd_points* a, const xhd_points* b, const xh
  * Outputs, each an array of points->count entries (3 per point for closest) that may be NULL when not
  * wanted: distance, nearest triangle (among equally near triangles the smallest index), and the closest
  * surface point. Degenerate triangles (repeated vertices, zero area) count as their edges and vertices.
- * progress may be NULL. Returns an xhd_status; on failure xhd_last_error() says why. */
+ * progress may be NULL. Returns an xhd_status; on failure progress->message and xhd_last_error() say why. */
 /* The searches filter in float32 relative to an origin near the data (result->origin) and evaluate every
  * candidate triangle in double over the given coordinates, relative to one of its corners, so a surface at
  * survey coordinates gives the distances it gives at the origin (see "Exactness" in README.md). */
@@ -271,7 +282,7 @@ typedef struct xhd_per_point {
  * xhd_hausdorff gives bit for bit. The grid method measures through the X-HD grid with nothing pruned (eb,
  * which has no per-point form, does the same); brute (CPU only) through every pair. The result's counters
  * are those of that search: pruned_queries 0, exact_checks every point measured.
- * progress may be NULL. Returns an xhd_status; on failure xhd_last_error() says why. */
+ * progress may be NULL. Returns an xhd_status; on failure progress->message and xhd_last_error() say why. */
 XHD_API int32_t xhd_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                                    const xhd_per_point* per_point, xhd_hausdorff_result* result,
                                    xhd_progress* progress);
@@ -733,7 +744,7 @@ typedef struct xhd_distance_context xhd_distance_context;
  * triangles (i, i, i). progress may be NULL: done/total measure the build (in units of work, not of any
  * count the caller knows), and cancel is honoured between its steps and between the levels of its long
  * steps, with XHD_ERROR_CANCELLED and everything built so far freed. Returns an xhd_status; on failure
- * *context is NULL and xhd_last_error() says why. */
+ * *context is NULL and progress->message and xhd_last_error() say why. */
 XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options,
                                             xhd_distance_context** context, double* build_ms, xhd_progress* progress);
 
@@ -743,7 +754,8 @@ XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b
  * rounded to float when B is float32 (xyz) and kept in double when B is double (xyz64); so a pose equals
  * passing the pre-posed vertices of the same type. B's boxes are refitted to them, its hierarchy is not
  * rebuilt. Points are reported in the input's coordinates. Threads: one query per context at a time.
- * progress may be NULL. */
+ * progress may be NULL: only its message is written (why the query failed), the query being too short to
+ * report or cancel. */
 XHD_API int32_t xhd_distance_query(xhd_distance_context* context, const double* pose_b, xhd_distance_result* result,
                                    xhd_progress* progress);
 
@@ -892,9 +904,10 @@ typedef struct xhd_mask_points_result {
 /* The centres of the mask's foreground voxels (or of its surface voxels) through the affine, in double, each
  * coordinate computed as (a[0]*i + (a[1]*j + a[2]*k)) + a[3] (the linear part first, the translation last, no
  * fused multiply-add): the points of the TypeScript reference (src/io/voxel-mask.ts maskToPoints) bit for bit, in
- * the same order, on every library. Returns an xhd_status; on failure xhd_last_error() says why and result->xyz is
- * NULL. */
-XHD_API int32_t xhd_mask_points(const xhd_voxel_mask* mask, xhd_mask_points_result* result);
+ * the same order, on every library. progress may be NULL; the call reports no progress and is not cancelled
+ * through it: only progress->message is written. Returns an xhd_status; on failure progress->message and
+ * xhd_last_error() say why and result->xyz is NULL. */
+XHD_API int32_t xhd_mask_points(const xhd_voxel_mask* mask, xhd_mask_points_result* result, xhd_progress* progress);
 
 /* Releases result->xyz (NULL allowed) and sets it to NULL. */
 XHD_API void xhd_mask_points_free(xhd_mask_points_result* result);
@@ -932,9 +945,11 @@ typedef struct xhd_distance_stats_result {
 
 /* The statistics of per-point distances ab (n_ab of them) and ba (n_ba; ba may be NULL when n_ba is 0): each
  * direction's count, max, exact sums and percentile, and the pooled percentile. Distances must be finite and >= 0.
- * Returns an xhd_status; on failure xhd_last_error() says why. */
+ * progress may be NULL; the call reports no progress and is not cancelled through it: only progress->message is
+ * written. Returns an xhd_status; on failure progress->message and xhd_last_error() say why. */
 XHD_API int32_t xhd_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba,
-                                   const xhd_distance_stats_options* options, xhd_distance_stats_result* result);
+                                   const xhd_distance_stats_options* options, xhd_distance_stats_result* result,
+                                   xhd_progress* progress);
 /* ---- Spatial join over collections of meshes (`xhd join`, after 3DPipe): every object of A against every
  * object of B, one call. Objects are surfaces: their distance is the smallest exact triangle-pair distance
  * (triangle_pair.h, in double over the input's coordinates), ties to the smallest triangle of the object of A,

@@ -24,7 +24,8 @@ TEST(struct_field_lists_fields_in_order) {
   } progress[] = {{"done", offsetof(xhd_progress, done)},
                   {"total", offsetof(xhd_progress, total)},
                   {"cancel", offsetof(xhd_progress, cancel)},
-                  {"reserved", offsetof(xhd_progress, reserved)}};
+                  {"reserved", offsetof(xhd_progress, reserved)},
+                  {"message", offsetof(xhd_progress, message)}};
   uint32_t i = 0;
   for (const auto& want : progress) {
     uint64_t offset = ~uint64_t(0);

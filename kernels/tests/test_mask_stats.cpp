@@ -58,7 +58,7 @@ TEST(mask_points_surface_matches_brute_force) {
       xhd_voxel_mask m = mask_of(values.data(), XHD_VOXEL_I16, dims, affine);
       m.threads = threads;
       xhd_mask_points_result r{};
-      CHECK_EQ(xhd_mask_points(&m, &r), int32_t(XHD_OK));
+      CHECK_EQ(xhd_mask_points(&m, &r, nullptr), int32_t(XHD_OK));
       CHECK_EQ(r.count * 3, uint64_t(want.size()));
       bool same = r.count * 3 == want.size();
       for (uint64_t c = 0; same && c < want.size(); ++c) same = std::memcmp(&r.xyz[c], &want[c], sizeof(double)) == 0;
@@ -86,7 +86,7 @@ TEST(mask_points_labels_every_type_cannot_hold) {
     m.use_label = 1;
     m.label = c.label;
     xhd_mask_points_result r{};
-    CHECK_EQ(xhd_mask_points(&m, &r), int32_t(XHD_OK));
+    CHECK_EQ(xhd_mask_points(&m, &r, nullptr), int32_t(XHD_OK));
     CHECK_EQ(r.count, c.points);
     CHECK_EQ(r.foreground, c.points);
     xhd_mask_points_free(&r);
@@ -99,12 +99,12 @@ TEST(mask_points_refuses_bad_arguments) {
   const uint64_t zero[3] = {0, 2, 2}, huge[3] = {uint64_t(1) << 21, uint64_t(1) << 21, uint64_t(1) << 21};
   xhd_mask_points_result r{};
   xhd_voxel_mask m = mask_of(values, XHD_VOXEL_U8, zero, affine);
-  CHECK_EQ(xhd_mask_points(&m, &r), int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  CHECK_EQ(xhd_mask_points(&m, &r, nullptr), int32_t(XHD_ERROR_INVALID_ARGUMENT));
   m = mask_of(values, XHD_VOXEL_U8, huge, affine);
-  CHECK_EQ(xhd_mask_points(&m, &r), int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  CHECK_EQ(xhd_mask_points(&m, &r, nullptr), int32_t(XHD_ERROR_INVALID_ARGUMENT));
   const uint64_t dims[3] = {2, 2, 2};
   m = mask_of(values, 99, dims, affine);
-  CHECK_EQ(xhd_mask_points(&m, &r), int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  CHECK_EQ(xhd_mask_points(&m, &r, nullptr), int32_t(XHD_ERROR_INVALID_ARGUMENT));
   CHECK(r.xyz == nullptr);
 }
 
@@ -113,13 +113,13 @@ TEST(distance_stats_exact_sums) {
   xhd_distance_stats_result r{};
   // 1 + 2^-53 is a tie: to even, 1. With 2^-105 more it is above the tie.
   const double tie[2] = {1, std::ldexp(1.0, -53)}, above[3] = {1, std::ldexp(1.0, -53), std::ldexp(1.0, -105)};
-  CHECK_EQ(xhd_distance_stats(tie, 2, nullptr, 0, &o, &r), int32_t(XHD_OK));
+  CHECK_EQ(xhd_distance_stats(tie, 2, nullptr, 0, &o, &r, nullptr), int32_t(XHD_OK));
   CHECK_EQ(r.ab.sum, 1.0);
-  CHECK_EQ(xhd_distance_stats(above, 3, nullptr, 0, &o, &r), int32_t(XHD_OK));
+  CHECK_EQ(xhd_distance_stats(above, 3, nullptr, 0, &o, &r, nullptr), int32_t(XHD_OK));
   CHECK_EQ(r.ab.sum, 1.0 + std::ldexp(1.0, -52));
   // Subnormals: exact, whatever their number.
   std::vector<double> tiny(1000, std::numeric_limits<double>::denorm_min());
-  CHECK_EQ(xhd_distance_stats(tiny.data(), tiny.size(), nullptr, 0, &o, &r), int32_t(XHD_OK));
+  CHECK_EQ(xhd_distance_stats(tiny.data(), tiny.size(), nullptr, 0, &o, &r, nullptr), int32_t(XHD_OK));
   CHECK_EQ(r.ab.sum, 1000 * std::numeric_limits<double>::denorm_min());
   CHECK_EQ(r.ab.sq_sum, 0.0);  // each square underflows to 0
   // Whole numbers: the exact sum is known; many threads and blocks give it.
@@ -133,7 +133,7 @@ TEST(distance_stats_exact_sums) {
   o.threads = 3;
   o.has_percentile = 1;
   o.percentile = 95;
-  CHECK_EQ(xhd_distance_stats(whole.data(), whole.size(), whole.data(), 10, &o, &r), int32_t(XHD_OK));
+  CHECK_EQ(xhd_distance_stats(whole.data(), whole.size(), whole.data(), 10, &o, &r, nullptr), int32_t(XHD_OK));
   CHECK_EQ(r.ab.sum, double(want));
   CHECK_EQ(r.ab.sq_sum, double(want_sq));
   CHECK_EQ(r.ab.max, 999.0);
@@ -148,11 +148,11 @@ TEST(distance_stats_refuses_bad_arguments) {
   xhd_distance_stats_options o{};
   xhd_distance_stats_result r{};
   const double bad[2] = {1, -1};
-  CHECK_EQ(xhd_distance_stats(bad, 2, nullptr, 0, &o, &r), int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  CHECK_EQ(xhd_distance_stats(bad, 2, nullptr, 0, &o, &r, nullptr), int32_t(XHD_ERROR_INVALID_ARGUMENT));
   const double inf[1] = {std::numeric_limits<double>::infinity()};
-  CHECK_EQ(xhd_distance_stats(inf, 1, nullptr, 0, &o, &r), int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  CHECK_EQ(xhd_distance_stats(inf, 1, nullptr, 0, &o, &r, nullptr), int32_t(XHD_ERROR_INVALID_ARGUMENT));
   o.has_percentile = 1;
   o.percentile = 101;
-  CHECK_EQ(xhd_distance_stats(bad, 1, nullptr, 0, &o, &r), int32_t(XHD_ERROR_INVALID_ARGUMENT));
-  CHECK_EQ(xhd_distance_stats(nullptr, 1, nullptr, 0, &o, &r), int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  CHECK_EQ(xhd_distance_stats(bad, 1, nullptr, 0, &o, &r, nullptr), int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  CHECK_EQ(xhd_distance_stats(nullptr, 1, nullptr, 0, &o, &r, nullptr), int32_t(XHD_ERROR_INVALID_ARGUMENT));
 }

@@ -6,7 +6,7 @@ import koffi from 'koffi';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 20;
+export const XHD_ABI_VERSION = 21;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -38,8 +38,20 @@ export const DIRECTION_BA = 2;
 // Types are registered once per process by name; the functions below refer to them by name.
 export const POINTS = declareStruct('xhd_points', { xyz: 'const float *', count: 'uint64_t', xyz64: 'const double *' });
 
-/** Shared with a running call: done and total written by the library, cancel set by the caller (src/native/progress-slot.ts). */
-export const PROGRESS = declareStruct('xhd_progress', { done: 'uint64_t', total: 'uint64_t', cancel: 'uint32_t', reserved: 'uint32_t' });
+/** Bytes of xhd_progress.message, its NUL included (XHD_MESSAGE_BYTES). */
+export const XHD_MESSAGE_BYTES = 1024;
+
+/**
+ * Shared with a running call: done and total written by the library, cancel set by the caller, and message, why
+ * the call failed, written as it returns (src/native/progress-slot.ts).
+ */
+export const PROGRESS = declareStruct('xhd_progress', {
+  done: 'uint64_t',
+  total: 'uint64_t',
+  cancel: 'uint32_t',
+  reserved: 'uint32_t',
+  message: ['char', XHD_MESSAGE_BYTES],
+});
 
 /** An xhd_points argument: float32 coordinates go as xyz, doubles as xyz64 (the library's truth either way). */
 export function pointsArg(coordinates: Float32Array | Float64Array): { xyz: Float32Array | null; count: number; xyz64: Float64Array | null } {
@@ -619,11 +631,11 @@ export const PROTOTYPES = {
     'int32_t xhd_surface_compare(const xhd_mesh *a, const xhd_mesh *b, const xhd_surface_compare_options *options, ' +
     'xhd_surface_compare_result *result, xhd_progress *progress)',
   surfaceCompareFree: 'void xhd_surface_compare_free(xhd_surface_compare_result *result)',
-  maskPoints: 'int32_t xhd_mask_points(const xhd_voxel_mask *mask, xhd_mask_points_result *result)',
+  maskPoints: 'int32_t xhd_mask_points(const xhd_voxel_mask *mask, xhd_mask_points_result *result, xhd_progress *progress)',
   maskPointsFree: 'void xhd_mask_points_free(xhd_mask_points_result *result)',
   distanceStats:
     'int32_t xhd_distance_stats(const double *ab, uint64_t n_ab, const double *ba, uint64_t n_ba, ' +
-    'const xhd_distance_stats_options *options, _Out_ xhd_distance_stats_result *result)',
+    'const xhd_distance_stats_options *options, _Out_ xhd_distance_stats_result *result, xhd_progress *progress)',
   join:
     'int32_t xhd_join(const xhd_join_set *a, const xhd_join_set *b, const xhd_join_options *options, ' +
     'xhd_join_result *result, xhd_progress *progress)',

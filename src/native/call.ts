@@ -22,14 +22,19 @@ export interface CallOptions {
   refusal: string;
 }
 
-/** Turns a status other than XHD_OK into the error a user should see. */
-export function throwUnlessOk(backend: NativeBackend, status: number, refusal: string, signal?: AbortSignal): void {
+/**
+ * Turns a status other than XHD_OK into the error a user should see. why: the call's own message (its progress
+ * slot's); without it, the library's last error, which is the call's own only when no other call ran meanwhile
+ * (a synchronous call, or one without a slot).
+ */
+export function throwUnlessOk(backend: NativeBackend, status: number, refusal: string, signal?: AbortSignal, why?: string): void {
   if (status === XHD_OK) return;
   if (status === XHD_ERROR_CANCELLED) throw new CancelledError(signal?.reason);
-  if (status === XHD_ERROR_OUT_OF_MEMORY) throw new NativeError(`${backend.name} backend: ${backend.lastError()}`);
+  const message = why ?? backend.lastError();
+  if (status === XHD_ERROR_OUT_OF_MEMORY) throw new NativeError(`${backend.name} backend: ${message}`);
   // The library refused the input itself (e.g. coordinates beyond what it can square): a usage error.
-  if (status === XHD_ERROR_INVALID_ARGUMENT) throw new UsageError(`${refusal}: ${backend.lastError()}`);
-  throw new NativeError(`${backend.name} backend: ${STATUS_NAMES[status] ?? `status ${status}`}: ${backend.lastError()}`);
+  if (status === XHD_ERROR_INVALID_ARGUMENT) throw new UsageError(`${refusal}: ${message}`);
+  throw new NativeError(`${backend.name} backend: ${STATUS_NAMES[status] ?? `status ${status}`}: ${message}`);
 }
 
 /** Calls fn.async(...args, progress, callback) on a worker thread and resolves when it succeeded. */
@@ -44,7 +49,9 @@ export async function callNative(backend: NativeBackend, fn: koffi.KoffiFunction
     const status = await new Promise<number>((resolve, reject) => {
       fn.async(...args, progress.pointer, (err: unknown, result: number) => (err ? reject(err) : resolve(result)));
     });
-    throwUnlessOk(backend, status, options.refusal, options.signal);
+    // The slot's message, not the library's last error: lanes of `xhd batch` run calls at once, and another
+    // call's failure or success may have replaced the shared message before this callback ran.
+    throwUnlessOk(backend, status, options.refusal, options.signal, progress.message);
     report();
   } catch (err) {
     if (err instanceof XhdError) throw err;

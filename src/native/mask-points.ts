@@ -5,6 +5,7 @@ import koffi from 'koffi';
 
 import { NativeError, UsageError } from '../core/errors.js';
 import { STATUS_NAMES, VOXEL_TYPES, XHD_ERROR_INVALID_ARGUMENT, XHD_OK, type RawMaskPointsResult } from './abi.js';
+import { ProgressSlot } from './progress-slot.js';
 
 /** The two entry points and the last-error slot of the library that computes. */
 export interface MaskPointsLibrary {
@@ -60,7 +61,7 @@ export function nativeMaskPoints(library: MaskPointsLibrary, request: NativeMask
   // The result lives in memory of its own so that the same struct, pointer and all, goes back to be freed.
   const slot = koffi.alloc('xhd_mask_points_result', 1);
   try {
-    return pointsIn(library, library.maskPoints(mask, slot) as number, slot);
+    return pointsIn(library, library.maskPoints(mask, slot, null) as number, slot, library.lastError);
   } finally {
     koffi.free(slot);
   }
@@ -73,12 +74,16 @@ export function nativeMaskPoints(library: MaskPointsLibrary, request: NativeMask
 export async function nativeMaskPointsAsync(library: MaskPointsLibrary, request: NativeMaskRequest): Promise<NativeMaskPoints> {
   const mask = maskArg(request);
   const slot = koffi.alloc('xhd_mask_points_result', 1);
+  // The call's own xhd_progress, for its message alone: other lanes' calls finish meanwhile and replace the
+  // library's last error.
+  const call = new ProgressSlot();
   try {
     const status = await new Promise<number>((resolve, reject) => {
-      library.maskPoints.async(mask, slot, (err: unknown, result: number) => (err ? reject(err) : resolve(result)));
+      library.maskPoints.async(mask, slot, call.pointer, (err: unknown, result: number) => (err ? reject(err) : resolve(result)));
     });
-    return pointsIn(library, status, slot);
+    return pointsIn(library, status, slot, () => call.message);
   } finally {
+    call.free();
     koffi.free(slot);
     // koffi hands the library the values' own memory and keeps no reference to them: they must outlive the call.
     keepAlive(request.values);
@@ -108,10 +113,13 @@ function maskArg(request: NativeMaskRequest) {
   };
 }
 
-/** The points of a call that returned `status` into `slot`, copied out before the library's memory is released. */
-function pointsIn(library: MaskPointsLibrary, status: number, slot: unknown): NativeMaskPoints {
+/**
+ * The points of a call that returned `status` into `slot`, copied out before the library's memory is released;
+ * message: where that call's failure is described.
+ */
+function pointsIn(library: MaskPointsLibrary, status: number, slot: unknown, message: () => string): NativeMaskPoints {
   if (status !== XHD_OK) {
-    const why = library.lastError();
+    const why = message();
     if (status === XHD_ERROR_INVALID_ARGUMENT) throw new UsageError(`the mask cannot be turned into points: ${why}`);
     throw new NativeError(`${library.name} backend: ${STATUS_NAMES[status] ?? `status ${status}`}: ${why}`);
   }

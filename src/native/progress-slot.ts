@@ -1,7 +1,7 @@
 // The xhd_progress a running call shares with its caller, in memory koffi allocates so that the worker
-// thread can write it while JavaScript reads it: done and total as the library last wrote them, and cancel,
-// which the caller sets. Its fields are read and written at the offsets of the one declaration (PROGRESS in
-// abi.ts) that the loader checked against the library.
+// thread can write it while JavaScript reads it: done and total as the library last wrote them, cancel,
+// which the caller sets, and the message the call leaves as it returns. Its fields are read and written at
+// the offsets of the one declaration (PROGRESS in abi.ts) that the loader checked against the library.
 import koffi from 'koffi';
 
 import { PROGRESS } from './abi.js';
@@ -29,6 +29,14 @@ export class ProgressSlot {
   /** All the work the call has announced (0 until it knows). */
   get total(): number {
     return this.view.get('total');
+  }
+
+  /**
+   * Why the call failed ('' while it runs and after a success): this call's own message, which no other call
+   * overwrites, unlike the library's last error (kernels/include/xhd.h). Read it once the call has returned.
+   */
+  get message(): string {
+    return this.view.text('message');
   }
 
   get cancelled(): boolean {

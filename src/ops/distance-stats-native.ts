@@ -2,7 +2,7 @@
 // every core, or a GPU one on the device (xhd_distance_stats). The same numbers as the TypeScript distanceStats bit
 // for bit: the sums are exact, rounded once, and the percentiles order statistics, whoever computes them.
 import { loadBackend, type BackendName } from '../native/library.js';
-import { throwUnlessOk } from '../native/call.js';
+import { callNative } from '../native/call.js';
 import { DISTANCE_STATS_RESULT, type RawDistanceStatsResult } from '../native/abi.js';
 import { StructOut } from '../native/struct-out.js';
 import { percentilesWanted, statsFromSums, type DirectedSums, type DistanceStats, type StatsOptions, type SurfelDistances } from '../metrics/distance-stats.js';
@@ -43,11 +43,10 @@ export async function nativeDistanceStats(ab: Float64Array, ba: Float64Array | n
     device: run.device ?? 0,
   };
   const result = new StructOut(DISTANCE_STATS_RESULT); // read from its own memory, not decoded by koffi
-  const status = await new Promise<number>((resolve, reject) => {
-    backend.distanceStats.async(ab, ab.length, ba, ba ? ba.length : 0, nativeOptions, result.bytes,
-      (err: unknown, done: number) => (err ? reject(err) : resolve(done)));
-  });
-  throwUnlessOk(backend, status, 'the distances cannot be summed up');
+  // Through a progress slot of its own, which carries the call's message should it fail (lanes of `xhd batch`
+  // sum up at once, and the library's last error is whichever call's failed last).
+  await callNative(backend, backend.distanceStats, [ab, ab.length, ba, ba ? ba.length : 0, nativeOptions, result.bytes],
+    { refusal: 'the distances cannot be summed up' });
   const raw = result.read();
   const stats = statsFromSums({
     ab: sumsOf(raw.ab, wanted.directed !== undefined),
