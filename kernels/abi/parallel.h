@@ -81,7 +81,8 @@ class WorkerPool {
   // showed the cost: after every one of a pair's many short jobs every thread spun on, taking the cores
   // that reading, inflating and the other lanes' pairs needed (72 s of CPU for 11.6 s of wall time; with
   // 200 us, 17 s and 8.3 s, and with four lanes 5.6 s against 3.2 s). `distance --frames` (5,000 poses on
-  // this 2-core VM) took as long with 200 us as with 2 ms. XHD_POOL_SPIN_US overrides it (read once), for
+  // this 2-core VM) took as long with 200 us as with 2 ms; on that 16-core host the mesh-distance frames
+  // (bench-distance, rings and tools, 100k and 1M) moved within -5% to +10% a frame, two runs each. XHD_POOL_SPIN_US overrides it (read once), for
   // measuring it again.
   static std::chrono::microseconds spin_time() {
     static const std::chrono::microseconds spin = [] {
