@@ -17,7 +17,7 @@ command -v node >/dev/null 2>&1 || { xz -dc .device/node.xz > /usr/local/bin/nod
 [ -e node_modules/.carried ] || { rm -rf node_modules && cp -r .device/nm node_modules && touch node_modules/.carried; }
 XHD_CUDA_ARCHS=90 XHD_BUILD_JOBS="$(nproc)" node scripts/build-native.mjs > "$out/build.log" 2>&1 ||
   { tail -20 "$out/build.log"; echo "batch-lanes: the native build failed"; exit 1; }
-d="$out/masks"
+d="$(mktemp -d)"  # the masks stay off $OUT (what comes back from a device run)
 mkdir -p "$d"
 node --input-type=module -e "
 import { makeMaskPair, writeMask } from './dist/scripts/bench/masks-shapes.js';
