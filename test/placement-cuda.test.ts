@@ -13,6 +13,7 @@ import { pointsSearch, type PointsSearchResult } from '../src/ops/points-search.
 import { clustered, rng, uniform, withCopiesOf } from './random-points.js';
 import { utmShiftedTile } from './exact-cases.js';
 import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
+import { writeNifti } from './nifti-writer.js';
 import { suiteUnless } from './skippable-suite.js';
 import { splitLists, withSplitBy } from './split-lists.js';
 
@@ -174,5 +175,31 @@ suiteUnless(skip, 'CUDA --devices on the command line', () => {
       return JSON.stringify({ line: o.line, pair: o.pair, status: o.status, hd: o.hd, witness_ab: o.witness_ab, witness_ba: o.witness_ba });
     });
     assert.deepEqual(strip(spread.stdout), strip(one.stdout));
+  });
+
+  it('a batch of masks runs four lanes on the GPU by default, with the outcomes of one lane, in manifest order', () => {
+    const lines = ['a,b'];
+    for (let k = 0; k < 10; k++) {
+      const mask = (name: string, shift: number) => {
+        const n = 12, values = new Array(n * n * n).fill(0);
+        for (let z = 2; z < 9; z++) for (let y = 2; y < 9; y++) for (let x = 2 + shift; x < 9 + shift; x++) values[x + n * (y + n * z)] = 1;
+        const path = join(dir, name);
+        writeNifti(path, { dims: [n, n, n], values });
+        return path;
+      };
+      lines.push(`${mask(`m${k}a.nii`, 0)},${mask(`m${k}b.nii`, k % 3)}`);
+    }
+    const manifest = join(dir, 'masks.csv');
+    writeFileSync(manifest, lines.join('\n') + '\n');
+    const lanes = runXhd(['batch', manifest, '--backend', 'cuda', '--quiet', '--percentile', '95']);
+    const one = runXhd(['batch', manifest, '--backend', 'cuda', '--quiet', '--percentile', '95', '--lanes', '1']);
+    assert.equal(lanes.code, 0, lanes.stderr);
+    assert.equal(one.code, 0, one.stderr);
+    const strip = (text: string) => text.trim().split('\n').slice(0, -1).map((l) => {
+      const o = JSON.parse(l);
+      return JSON.stringify({ line: o.line, status: o.status, hd: o.hd, hd95: o.hd95, witness_ab: o.witness_ab, witness_ba: o.witness_ba });
+    });
+    assert.deepEqual(strip(lanes.stdout), strip(one.stdout));
+    assert.deepEqual(strip(one.stdout).map((l) => JSON.parse(l).hd), [0, 1, 2, 0, 1, 2, 0, 1, 2, 0]);
   });
 });

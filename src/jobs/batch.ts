@@ -5,6 +5,8 @@ import { compareFiles, compareLabelFiles, wantsLabelVolumes, type CompareOptions
 import { CancelledError, EXIT_NATIVE, InputError, UsageError, XhdError } from '../core/errors.js';
 import { checkThresholdOptions, type ThresholdMetric, type ThresholdSpec } from './threshold.js';
 import type { Manifest, ManifestRow } from './batch-manifest.js';
+import { formatFromExtension } from '../io/detect-format.js';
+import { isVolumeFormat } from '../io/geometry.js';
 import { batchLanes } from '../ops/placement.js';
 import { resolveRun } from '../ops/run-settings.js';
 
@@ -82,25 +84,55 @@ export interface RunBatchOptions {
    * report being written) is awaited before its lane's next pair starts, so a lane holds one pair's data at a time.
    */
   onPair?: (pair: BatchPair, outcome: PairOutcome) => void | Promise<void>;
+  /** Pairs each GPU runs at once (--lanes); undefined: batchLanesPerDevice's default. */
+  lanes?: number;
 }
 
 /**
- * The GPUs of --devices, one lane each, when there are several: each pair runs whole on one GPU (a batch's
- * pairs are many and small, so spreading pairs scales where splitting each one would not), the next pair going
- * to the first lane free. Null: one lane, every pair on the device given.
+ * Lanes a GPU runs when --lanes is not given: MASK_LANES for a batch whose every input is a volume (NIfTI,
+ * NRRD, MetaImage) by its name, one otherwise. A mask pair is small beside a GPU and its host work (reading,
+ * inflating, surface extraction) is most of its time, so pairs running side by side on one GPU overlap it:
+ * 1,000 small mask pairs on one H200 took 3.05 s in four lanes against 8.3 s in one (docs/benchmarks.md,
+ * "A 2-GPU host"). Point clouds and meshes can be as large as the GPU, and each lane holds its pair in host
+ * and GPU memory, so they keep one lane unless asked.
  */
-function laneDevices(options: RunBatchOptions): number[] | null {
+export const MASK_LANES = 4;
+
+export function batchLanesPerDevice(pairs: BatchPair[], lanes: number | undefined): number {
+  if (lanes !== undefined) return lanes;
+  const volume = (path: string) => isVolumeFormat(formatFromExtension(path));
+  return pairs.length > 1 && pairs.every((p) => volume(p.row.pathA) && volume(p.row.pathB)) ? MASK_LANES : 1;
+}
+
+/**
+ * The lanes of a batch on the GPU backend: each of --devices' GPUs (or the one --device names) `perDevice`
+ * times, interleaved so the first pairs go to different GPUs; each pair runs whole on its lane's GPU (a
+ * batch's pairs are many and small, so spreading pairs scales where splitting each one would not), the next
+ * pair going to the first lane free. Null: one lane, every pair on the device given (and the CPU backend,
+ * whose every pair uses every core).
+ */
+function laneDevices(options: RunBatchOptions, perDevice: number): number[] | null {
   const { devices } = options.compare;
-  if (devices === undefined) return null;
   const run = resolveRun({ backend: options.compare.backend, device: options.compare.device ?? (Array.isArray(devices) ? devices[0] : undefined), threads: options.compare.threads }, options.compare.method);
-  return batchLanes(run.backend, devices);
+  if (run.backend.name === 'cpu') return null;
+  const gpus = devices === undefined ? [run.device] : batchLanes(run.backend, devices) ?? (perDevice > 1 ? [run.device] : null);
+  if (gpus === null) return null;
+  const lanes = interleavedLanes(gpus, perDevice);
+  return lanes.length > 1 ? lanes : null;
+}
+
+/** Each GPU `perDevice` times, the list repeated (0,1,0,1 for two lanes on GPUs 0 and 1). */
+export function interleavedLanes(gpus: number[], perDevice: number): number[] {
+  const lanes: number[] = [];
+  for (let k = 0; k < perDevice; k++) lanes.push(...gpus);
+  return lanes;
 }
 
 export async function runBatch(pairs: BatchPair[], options: RunBatchOptions): Promise<BatchSummary> {
   const started = performance.now();
   const summary: BatchSummary = { pairs: pairs.length, passed: 0, exceeded: 0, unchecked: 0, errors: 0, notRun: 0, labelInNeither: 0, interrupted: false, exitCode: 0, totalMs: 0 };
   let worstError = 0;
-  const lanes = laneDevices(options) ?? [null];
+  const lanes = laneDevices(options, batchLanesPerDevice(pairs, options.lanes)) ?? [null];
   // Outcomes are reported in manifest order: one that finishes early waits for those before it.
   const outcomes: Array<PairOutcome | 'cancelled' | undefined> = new Array(pairs.length);
   let reported = 0;

@@ -7,6 +7,7 @@ import { planBatch, runBatch, type BatchPair, type BatchSummary, type PairOutcom
 import { CancelledError } from '../../core/errors.js';
 import { setExitStatus } from '../exit-status.js';
 import { ProgressBar } from '../progress-bar.js';
+import { parseIntegerOption } from '../option-parsers.js';
 import { compareJson } from '../../report/compare-json.js';
 import { labelsJson } from '../../report/labels-json.js';
 import { BatchSummaryCollector } from '../../jobs/batch-summary.js';
@@ -54,9 +55,11 @@ export function registerBatch(program: Command): void {
     .option('--report-dir <dir>', "also write each pair's own compare report page into this directory (pair-LINE.html, LINE its manifest line), linked from --report's table")
     .option('--summary', 'after the pairs, one more JSON Lines object: per label and metric n, n_empty, mean, std, median, q1, q3, min, max', false)
     .option('--summary-csv <file>', 'write those statistics as CSV, one row per label and metric')
+    .option('--lanes <n>', 'CUDA backend: pairs each GPU runs at once, overlapping one pair\'s reading with another\'s GPU work (default: 4 when every input is a NIfTI, NRRD or MetaImage volume, else 1)',
+      parseIntegerOption(1, 64))
     .addHelpText('after', EXAMPLES)
-    .action(async (manifestPath: string, allFlags: MeasureFlags & ShardFlags & { report?: string; reportDir?: string; summary: boolean; summaryCsv?: string }) => {
-      const { report, reportDir, summary: wantsSummary, summaryCsv, shard: givenShard, partial, ...flags } = allFlags;
+    .action(async (manifestPath: string, allFlags: MeasureFlags & ShardFlags & { report?: string; reportDir?: string; summary: boolean; summaryCsv?: string; lanes?: number }) => {
+      const { report, reportDir, summary: wantsSummary, summaryCsv, shard: givenShard, partial, lanes, ...flags } = allFlags;
       const { quiet } = flags;
       const shard = resolveShard(givenShard, 'batch');
       if (shard && report !== undefined) throw new UsageError('--report draws the whole batch; a shard has only its own pairs: merge the shards first');
@@ -104,6 +107,7 @@ export function registerBatch(program: Command): void {
       try {
         summary = await withInterrupts((aborted) => runBatch(pairs, {
           compare,
+          lanes,
           signal: (signal = aborted),
           onProgress: (done, total) => bar.update(done, total),
           onPair: async (pair, outcome) => {
