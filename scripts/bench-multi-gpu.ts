@@ -156,6 +156,9 @@ function batchRows(s: Settings, dir: string): BatchRow[] {
     // of the batch (e.g. --threads 1): to see where a pair's time goes.
     const nodeArgs = (process.env.XHD_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
     const args = [...nodeArgs, join(ROOT, 'bin', 'xhd'), 'batch', manifest, '--backend', s.backend, '--quiet', '--percentile', '95', '--devices', listName(list),
+      // One lane a GPU, so that the rows measure GPUs (a mask batch defaults to four lanes a GPU; XHD_BENCH_BATCH_ARGS
+      // can give --lanes, the last one counting).
+      '--lanes', '1',
       ...(process.env.XHD_BENCH_BATCH_ARGS ?? '').split(' ').filter((a) => a !== '')];
     const started = performance.now();
     const run = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 30 });
