@@ -162,23 +162,22 @@ class Streamer {
     // that (a halo wider than a tile's share of the space cannot be helped: those directions go query by query).
     const uint64_t largest = std::max(count(0), count(1));
     uint64_t slabs = std::min<uint64_t>(kMostSlabs, std::max<uint64_t>(1, (3 * largest / 2 + query_room_ - 1) / query_room_));
+    // The most points a slab's halo of `plan` holds, either direction, by the sample's count.
+    const auto most_held = [&](const SlabPlan& plan) {
+      double held = 0;
+      for (int w = 0; w < plan.slabs(); ++w) {
+        held = std::max(held, part_share(frame.b, plan, w, halo_ab_) * static_cast<double>(count(1)));
+        held = std::max(held, part_share(frame.a, plan, w, halo_ba_) * static_cast<double>(count(0)));
+      }
+      return held;
+    };
     for (;;) {
       plan_ = plan_slabs(frame, static_cast<int>(slabs));
-      double held = 0;  // the most points a slab's halo holds, either direction
-      for (int w = 0; w < plan_.slabs(); ++w) {
-        held = std::max(held, part_share(frame.b, plan_, w, halo_ab_) * static_cast<double>(count(1)));
-        held = std::max(held, part_share(frame.a, plan_, w, halo_ba_) * static_cast<double>(count(0)));
-      }
+      const double held = most_held(plan_);
       if (held <= 0.9 * static_cast<double>(tile_room_) || slabs >= kMostSlabs || plan_.slabs() < static_cast<int>(slabs)) break;
-      // Where the halos alone hold more than a tile, no number of slabs helps: stop once doubling gains little.
+      // Where the halos alone hold more than a tile, no number of slabs helps: stop once more slabs gain little.
       const uint64_t more = std::min<uint64_t>(kMostSlabs, slabs * 5 / 4 + 1);
-      const SlabPlan wider = plan_slabs(frame, static_cast<int>(more));
-      double held_wider = 0;
-      for (int w = 0; w < wider.slabs(); ++w) {
-        held_wider = std::max(held_wider, part_share(frame.b, wider, w, halo_ab_) * static_cast<double>(count(1)));
-        held_wider = std::max(held_wider, part_share(frame.a, wider, w, halo_ba_) * static_cast<double>(count(0)));
-      }
-      if (held_wider > 0.97 * held) break;
+      if (most_held(plan_slabs(frame, static_cast<int>(more))) > 0.97 * held) break;
       slabs = more;
     }
     // Every slab's queries counted, and each file's bounds taken, in one pass over each file.
@@ -191,17 +190,13 @@ class Streamer {
         hi[k] = -kInfinity;
       }
       pass(file, [&](const FilePoints& piece, const xhd_read_result& found) {
-        for (size_t i = 0; i < piece.count; ++i) ++slab_counts_[file][slab_of(piece.coord(i, plan_.axis))];
+        for (size_t i = 0; i < piece.count; ++i) ++slab_counts_[file][plan_.slab_of(piece.coord(i, plan_.axis))];
         for (int k = 0; k < 3; ++k) {
           lo[k] = js_min(lo[k], found.min[k]);
           hi[k] = js_max(hi[k], found.max[k]);
         }
       });
     }
-  }
-
-  int slab_of(double x) const {
-    return static_cast<int>(std::upper_bound(plan_.cuts.begin(), plan_.cuts.end(), x) - plan_.cuts.begin());
   }
 
   void hold(uint64_t bytes) { peak_ = std::max(peak_, bytes); }

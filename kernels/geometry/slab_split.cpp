@@ -49,6 +49,21 @@ double upper_edge(const SlabPlan& plan, int w, double halo) { return plan.hi(w) 
 
 double SlabPlan::lo(int w) const { return w == 0 ? -kInfinity : cuts[w - 1]; }
 double SlabPlan::hi(int w) const { return w == slabs() - 1 ? kInfinity : cuts[w]; }
+int SlabPlan::slab_of(double x) const { return edges_below(cuts, x, false); }
+
+int edges_below(const std::vector<double>& edges, double x, bool strict) {
+  constexpr size_t kCountedUpTo = 64;
+  if (edges.size() > kCountedUpTo) {
+    const auto at = strict ? std::lower_bound(edges.begin(), edges.end(), x) : std::upper_bound(edges.begin(), edges.end(), x);
+    return static_cast<int>(at - edges.begin());
+  }
+  int n = 0;
+  if (strict)
+    for (const double e : edges) n += e < x;
+  else
+    for (const double e : edges) n += e <= x;
+  return n;
+}
 
 SlabPlan plan_slabs(const PointFrame& frame, int workers) {
   SlabPlan plan;
@@ -127,29 +142,15 @@ class SlabLookup {
       upper_.push_back(upper_edge(plan, w, halo));
     }
   }
-  // Counted, not searched: a binary search over a handful of edges mispredicts a branch or two per edge
-  // on scattered points, which made this lookup most of the parts' time (30 ns a point); the counts are
-  // branch-free sums of comparisons over a few cache-resident values.
   SlabRange operator()(double x) const {
     SlabRange r;
-    r.own = count_at_most(cuts_, x);
-    r.first = count_below(upper_, x);
-    r.last = count_at_most(lower_, x) - 1;
+    r.own = edges_below(cuts_, x, false);
+    r.first = edges_below(upper_, x, true);
+    r.last = edges_below(lower_, x, false) - 1;
     return r;
   }
 
  private:
-  static int count_at_most(const std::vector<double>& edges, double x) {
-    int n = 0;
-    for (const double e : edges) n += e <= x;
-    return n;
-  }
-  static int count_below(const std::vector<double>& edges, double x) {
-    int n = 0;
-    for (const double e : edges) n += e < x;
-    return n;
-  }
-
   std::vector<double> cuts_, lower_, upper_;  // the halo's edges rise with the slab, as the cuts do
 };
 

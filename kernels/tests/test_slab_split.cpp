@@ -5,6 +5,7 @@
 // cases built to fool the parts (the true nearest just beyond the halo) are refused.
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "../abi/per_point.h"
@@ -206,4 +207,30 @@ TEST(halo_gap_is_below_the_distance_to_anything_beyond_the_halo) {
   CHECK(xhd::halo_settles(1e300, INFINITY));
   CHECK(xhd::halo_settles(0.99, 1.0));
   CHECK(!xhd::halo_settles(1.0, 1.0));
+}
+
+TEST(edges_below_counts_alike_over_few_edges_and_many) {
+  // Few edges are counted, many searched (slab_split.h): both must give the brute count, ties included.
+  std::mt19937_64 random(7);
+  std::uniform_real_distribution<double> uniform(-10.0, 10.0);
+  for (const size_t size : {size_t(0), size_t(3), size_t(64), size_t(65), size_t(300)}) {
+    std::vector<double> edges(size);
+    for (double& e : edges) e = std::round(uniform(random) * 4) / 4;  // repeats, so x meets edges exactly
+    std::sort(edges.begin(), edges.end());
+    for (int k = 0; k < 500; ++k) {
+      const double x = k % 3 == 0 && size > 0 ? edges[static_cast<size_t>(k) % size] : uniform(random);
+      int at_most = 0, below = 0;
+      for (const double e : edges) {
+        at_most += e <= x;
+        below += e < x;
+      }
+      CHECK_EQ(xhd::edges_below(edges, x, false), at_most);
+      CHECK_EQ(xhd::edges_below(edges, x, true), below);
+    }
+  }
+  xhd::SlabPlan plan;
+  plan.cuts = {1.0, 2.0};
+  CHECK_EQ(plan.slab_of(0.5), 0);
+  CHECK_EQ(plan.slab_of(1.0), 1);  // a cut opens its slab: [lo, hi)
+  CHECK_EQ(plan.slab_of(2.5), 2);
 }
