@@ -7,7 +7,7 @@ import { checkThresholdOptions, type ThresholdMetric, type ThresholdSpec } from 
 import type { Manifest, ManifestRow } from './batch-manifest.js';
 import { formatFromExtension } from '../io/detect-format.js';
 import { isVolumeFormat } from '../io/geometry.js';
-import { batchLanes } from '../ops/placement.js';
+import { batchGpus } from '../ops/placement.js';
 import { resolveRun } from '../ops/run-settings.js';
 
 /** The command's --fail-above and --metric: what a row without its own threshold or metric gets. */
@@ -115,9 +115,7 @@ function laneDevices(options: RunBatchOptions, perDevice: number): number[] | nu
   const { devices } = options.compare;
   const run = resolveRun({ backend: options.compare.backend, device: options.compare.device ?? (Array.isArray(devices) ? devices[0] : undefined), threads: options.compare.threads }, options.compare.method);
   if (run.backend.name === 'cpu') return null;
-  const gpus = devices === undefined ? [run.device] : batchLanes(run.backend, devices) ?? (perDevice > 1 ? [run.device] : null);
-  if (gpus === null) return null;
-  const lanes = interleavedLanes(gpus, perDevice);
+  const lanes = interleavedLanes(devices === undefined ? [run.device] : batchGpus(run.backend, devices), perDevice);
   return lanes.length > 1 ? lanes : null;
 }
 

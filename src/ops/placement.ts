@@ -66,12 +66,7 @@ export function placementArg(p: Placement): { devices: Int32Array | null; device
   };
 }
 
-/**
- * The GPUs a batch spreads its pairs over (one pair at a time on each): the ordinals of devices ('all': every
- * GPU of the backend chosen), or null for one lane (no --devices, or a CPU backend, which has no devices).
- */
-export function batchLanes(backend: NativeBackend, devices: number[] | 'all' | undefined): number[] | null {
-  if (devices === undefined || backend.name === 'cpu') return null;
-  const placement = resolvePlacement(backend, devices, undefined);
-  return placement && placement.devices.length > 1 ? placement.devices : null;
+/** The GPUs of a batch's --devices, checked ('all': every GPU of the backend chosen). */
+export function batchGpus(backend: NativeBackend, devices: number[] | 'all'): number[] {
+  return resolvePlacement(backend, devices, undefined)!.devices;
 }
