@@ -34,6 +34,8 @@ class SearchRadius {
   // The previous pass's square (-1 before the first growth): the inner edge of the annulus still to search.
   float previous_r2() const { return prev2_; }
   bool unbounded() const { return std::isinf(r2()); }
+  // Before the first pass: start no smaller than r (a nearest distance some query is known to have).
+  void start_at_least(double r) { r_ = std::min(std::max(r_, r), upper_); }
   void make_unbounded() { r_ = upper_; }
 
   // After a pass that left `missed` of `asked` queries unresolved.

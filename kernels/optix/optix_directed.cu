@@ -5,96 +5,52 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <optional>
 #include <stdexcept>
+#include <string>
 
 #include "../cuda/cuda_check.h"
-#include "../cuda/launch.h"
 #include "../cuda/search_radius.h"
 #include "optix_check.h"
 #include "optix_session.h"
+#include "optix_tuning.h"
 #include "search_params.h"
+#include "target_chunks.h"
+#include "target_spheres.h"
 
 namespace xhd {
+
 namespace {
 
-// The box of every target point at half side h, rounded outward so it holds [t - h, t + h] exactly.
-__global__ void point_boxes_kernel(const float4* points, uint32_t count, float h, OptixAabb* boxes) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  const float4 p = points[i];
-  OptixAabb b;
-  b.minX = __fsub_rd(p.x, h);
-  b.minY = __fsub_rd(p.y, h);
-  b.minZ = __fsub_rd(p.z, h);
-  b.maxX = __fadd_ru(p.x, h);
-  b.maxY = __fadd_ru(p.y, h);
-  b.maxZ = __fadd_ru(p.z, h);
-  boxes[i] = b;
+// The nearest distance cmax holds (0 while unset): the seeding's, an estimate of the search's final radius.
+double seeded_reach(const unsigned long long* cmax, cudaStream_t stream) {
+  unsigned long long word = 0;
+  XHD_CUDA(cudaMemcpyAsync(&word, cmax, sizeof(word), cudaMemcpyDeviceToHost, stream));
+  XHD_CUDA(cudaStreamSynchronize(stream));
+  float d2 = 0.f;
+  const uint32_t bits = static_cast<uint32_t>(word >> 32);
+  std::memcpy(&d2, &bits, sizeof(d2));
+  return std::sqrt(static_cast<double>(d2));
 }
 
-// The build input of n point boxes at `boxes` (a device pointer; OptiX reads it only when building).
-OptixBuildInput box_input(uint32_t n, const CUdeviceptr* boxes, const unsigned* flags) {
-  OptixBuildInput input{};
-  input.type = OPTIX_BUILD_INPUT_TYPE_CUSTOM_PRIMITIVES;
-  input.customPrimitiveArray.aabbBuffers = boxes;
-  input.customPrimitiveArray.numPrimitives = n;
-  input.customPrimitiveArray.strideInBytes = sizeof(OptixAabb);
-  input.customPrimitiveArray.flags = flags;
-  input.customPrimitiveArray.numSbtRecords = 1;
-  return input;
-}
-
-OptixAccelBuildOptions build_options() {
-  OptixAccelBuildOptions options{};
-  options.buildFlags = OPTIX_BUILD_FLAG_PREFER_FAST_TRACE;
-  options.operation = OPTIX_BUILD_OPERATION_BUILD;
-  return options;
-}
-
-constexpr unsigned kBoxFlags = OPTIX_GEOMETRY_FLAG_DISABLE_ANYHIT;
-
-// The target points' boxes and the acceleration structure over them, rebuilt for each radius into
-// buffers sized once (the primitive count does not change).
-class PointBoxes {
- public:
-  PointBoxes(DeviceMemory& memory, const OptixSession& session, const float4* points, uint32_t count,
-             cudaStream_t stream)
-      : session_(session), points_(points), count_(count), stream_(stream), boxes_(memory, count) {
-    if (count_ == 0) return;
-    box_buffer_ = reinterpret_cast<CUdeviceptr>(boxes_.get());
-    input_ = box_input(count_, &box_buffer_, &flags_);
-    options_ = build_options();
-    OptixAccelBufferSizes sizes{};
-    XHD_OPTIX(optixAccelComputeMemoryUsage(session_.context, &options_, &input_, 1, &sizes));
-    temp_ = DeviceArray<unsigned char>(memory, sizes.tempSizeInBytes);
-    output_ = DeviceArray<unsigned char>(memory, sizes.outputSizeInBytes);
+// The typical distance between neighbouring points of n spread over `bounds`, over the axes they span.
+double point_spacing(const Box& bounds, uint32_t n) {
+  double volume = 1.0;
+  int dims = 0;
+  for (int i = 0; i < 3; ++i) {
+    const double extent = static_cast<double>(bounds.max[i]) - bounds.min[i];
+    if (extent > 0.0) {
+      volume *= extent;
+      ++dims;
+    }
   }
-
-  // The traversable of the boxes at half side h (0 when there are no target points: every ray misses).
-  OptixTraversableHandle build(float h) {
-    if (count_ == 0) return 0;
-    point_boxes_kernel<<<blocks_for(count_, 256), 256, 0, stream_>>>(points_, count_, h, boxes_.get());
-    XHD_CUDA_LAUNCHED("point_boxes_kernel");
-    OptixTraversableHandle handle = 0;
-    XHD_OPTIX(optixAccelBuild(session_.context, stream_, &options_, &input_, 1,
-                              reinterpret_cast<CUdeviceptr>(temp_.get()), temp_.size(),
-                              reinterpret_cast<CUdeviceptr>(output_.get()), output_.size(), &handle, nullptr, 0));
-    return handle;
-  }
-
- private:
-  const OptixSession& session_;
-  const float4* points_;
-  uint32_t count_;
-  cudaStream_t stream_;
-  DeviceArray<OptixAabb> boxes_;
-  DeviceArray<unsigned char> temp_, output_;
-  CUdeviceptr box_buffer_ = 0;
-  unsigned flags_ = kBoxFlags;
-  OptixBuildInput input_{};
-  OptixAccelBuildOptions options_{};
-};
+  if (dims == 0 || n == 0) return 1.0;
+  return std::pow(volume / n, 1.0 / dims);
+}
 
 }  // namespace
 
@@ -102,15 +58,12 @@ uint64_t optix_search_bytes(uint64_t n) {
   if (n == 0) return 0;
   int device = 0;
   XHD_CUDA(cudaGetDevice(&device));
-  // The sizes depend on the count and the options only; the buffer address is not read (an aligned stand-in).
-  const CUdeviceptr stand_in = OPTIX_AABB_BUFFER_BYTE_ALIGNMENT;
-  const unsigned flags = kBoxFlags;
-  const OptixBuildInput input = box_input(static_cast<uint32_t>(n), &stand_in, &flags);
-  const OptixAccelBuildOptions options = build_options();
-  OptixAccelBufferSizes sizes{};
-  XHD_OPTIX(optixAccelComputeMemoryUsage(optix_session(device).context, &options, &input, 1, &sizes));
-  // The boxes, the structure and its scratch, and the launch parameters and counters (well under 1 KiB).
-  return n * sizeof(OptixAabb) + sizes.tempSizeInBytes + sizes.outputSizeInBytes + 1024;
+  // The targets' structure, and the launch parameters and counters (well under 1 KiB). Runs of points are
+  // sized at the search, from the nearest distances: the smallest runs hold the most.
+  const OptixDeviceContext context = optix_session(device).context;
+  const uint64_t structure =
+      optix_use_spheres() ? target_spheres_bytes(n, context) : target_chunks_bytes(n, optix_chunk_points(0.0), context);
+  return structure + 1024;
 }
 
 float search_box_half_side(float r2, double upper) {
@@ -141,10 +94,10 @@ DirectedStats run_directed_optix(DeviceMemory& memory, const DirectedRun& run, c
   DeviceArray<uint32_t> list_a(memory, n), list_b(memory, n);
   DeviceArray<unsigned long long> counters(memory, kSearchCounterSlots);
   DeviceArray<SearchParams> device_params(memory, 1);
-  PointBoxes boxes(memory, session, g.points, g.count, stream);
 
   SearchParams p{};
   p.targets = g.points;
+  p.target_count = g.count;
   p.queries = run.queries;
   p.query_count = n;
   p.cmin = cmin.get();
@@ -158,6 +111,28 @@ DirectedStats run_directed_optix(DeviceMemory& memory, const DirectedRun& run, c
   // refinement) seeds cmax with exact nearest distances of a spread sample of the queries, so early break
   // works from the first rays. Without it the first rays of sets far apart meet every target's box.
   seed_cmax_on_grid(run, stream);
+
+  // One of the two, per XHD_OPTIX_PRIMITIVE (optix_tuning.h); runs of points sized by the nearest distance
+  // the seeding proved against the targets' spacing.
+  const double seeded = seeded_reach(run.cmax, stream);
+  std::optional<TargetSpheres> spheres;
+  std::optional<TargetChunks> chunks;
+  if (optix_use_spheres())
+    spheres.emplace(memory, session, g.points, g.count, stream);
+  else
+    chunks.emplace(memory, session, g.points, g.count,
+                   optix_chunk_points(seeded / point_spacing(run.target->bounds, g.count)), stream);
+  p.primitive = spheres ? SearchPrimitive::kSpheres : SearchPrimitive::kChunks;
+  if (chunks) {
+    p.chunk_mbrs = chunks->mbrs();
+    p.chunk = chunks->chunk();
+  }
+
+  // XHD_CUDA_PROFILE (phase_log.h): a line per launch, what the search did at each radius.
+  const bool profile = std::getenv("XHD_CUDA_PROFILE") != nullptr;
+  if (profile)
+    std::fprintf(stderr, "xhd-profile optix %s\n",
+                 spheres ? "spheres" : ("runs of " + std::to_string(chunks->chunk()) + " points").c_str());
 
   auto launch = [&](SearchLaunch kind, uint32_t count) {
     p.launch = kind;
@@ -177,12 +152,19 @@ DirectedStats run_directed_optix(DeviceMemory& memory, const DirectedRun& run, c
     XHD_CUDA(cudaStreamSynchronize(stream));
     stats.distance_evals += c[kSearchEvals];
     stats.pruned_queries += c[kSearchPruned];
+    if (profile)
+      std::fprintf(stderr, "xhd-profile optix launch r2 %.6g: %u rays, %llu missed, %llu pruned, %llu distances\n",
+                   static_cast<double>(p.r2), count, c[kSearchMisses], c[kSearchPruned], c[kSearchEvals]);
     return static_cast<uint32_t>(c[kSearchMisses]);
   };
 
   // The first radius and its growth are the grid search's (search_radius.h).
   SearchRadius radius(run.source_bounds, run.target->bounds, f);
   if (g.count == 0) radius.make_unbounded();  // nothing to find: one unbounded pass offers every query
+  // Every pass here is a launch over all open queries and a refit: for sets far apart, where the grid's
+  // radius would creep up cell by cell, the first pass starts at the seeded nearest distance, within which
+  // a query either meets a point that settles it (early break) or finds its nearest.
+  if (optix_seeded_radius()) radius.start_at_least(seeded);
 
   uint32_t* in = list_a.get();
   uint32_t* out = list_b.get();
@@ -190,7 +172,9 @@ DirectedStats run_directed_optix(DeviceMemory& memory, const DirectedRun& run, c
   for (int iteration = 0;; ++iteration) {
     run.progress->check_cancel();
     const float r2 = radius.r2();
-    p.handle = boxes.build(search_box_half_side(r2, radius.upper()));
+    const float reach = search_box_half_side(r2, radius.upper());
+    p.handle = spheres ? spheres->at_radius(reach) : chunks->at_half_side(reach);
+    p.sphere_radius = reach;
     p.r2 = r2;
     p.misses = out;
     uint32_t missed = 0;

@@ -119,6 +119,7 @@ class SessionBuilder {
     for (OptixProgramGroup g : groups_)
       if (g != nullptr) optixProgramGroupDestroy(g);
     if (module_ != nullptr) optixModuleDestroy(module_);
+    // The built-in sphere module is OptiX's own: it is not destroyed.
     if (s_.pipeline != nullptr) optixPipelineDestroy(s_.pipeline);
     if (records_ != nullptr) cudaFree(records_);
   }
@@ -130,7 +131,7 @@ class SessionBuilder {
     create_sbt();
     OptixSession done = s_;
     s_ = OptixSession{};  // the session keeps them now; the program groups and the module stay alive with it
-    groups_[0] = groups_[1] = groups_[2] = nullptr;
+    for (OptixProgramGroup& g : groups_) g = nullptr;
     module_ = nullptr;
     records_ = nullptr;
     return done;
@@ -144,14 +145,16 @@ class SessionBuilder {
     module_options.debugLevel = OPTIX_COMPILE_DEBUG_LEVEL_NONE;
     pipeline_options_.usesMotionBlur = 0;
     pipeline_options_.traversableGraphFlags = OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_GAS;
-    pipeline_options_.numPayloadValues = 5;    // search_programs.cu's payload words
+    pipeline_options_.numPayloadValues = 6;    // search_programs.cu's payload words
     pipeline_options_.numAttributeValues = 2;  // the minimum; the hit reported carries none
     pipeline_options_.exceptionFlags = OPTIX_EXCEPTION_FLAG_NONE;
     pipeline_options_.pipelineLaunchParamsVariableName = "params";
-    pipeline_options_.usesPrimitiveTypeFlags = OPTIX_PRIMITIVE_TYPE_FLAGS_CUSTOM;
+    // Runs of points as custom boxes, or points as built-in spheres (target_chunks.h, target_spheres.h).
+    pipeline_options_.usesPrimitiveTypeFlags = OPTIX_PRIMITIVE_TYPE_FLAGS_CUSTOM | OPTIX_PRIMITIVE_TYPE_FLAGS_SPHERE;
     char log[2048];
     size_t log_size = sizeof(log);
     log[0] = '\0';
+    module_options_ = module_options;
     const OptixResult status = optixModuleCreate(s_.context, &module_options, &pipeline_options_, kSearchProgramsPtx,
                                                  kSearchProgramsPtxSize, log, &log_size, &module_);
     if (status != OPTIX_SUCCESS) {
@@ -190,8 +193,19 @@ class SessionBuilder {
     OptixProgramGroupDesc hit{};
     hit.kind = OPTIX_PROGRAM_GROUP_KIND_HITGROUP;
     hit.hitgroup.moduleIS = module_;
-    hit.hitgroup.entryFunctionNameIS = "__intersection__point";
+    hit.hitgroup.entryFunctionNameIS = "__intersection__chunk";
     create_group(hit, groups_[2], "optixProgramGroupCreate(hitgroup)");
+    OptixBuiltinISOptions sphere_options{};
+    sphere_options.builtinISModuleType = OPTIX_PRIMITIVE_TYPE_SPHERE;
+    sphere_options.buildFlags = kTargetBuildFlags;  // must match the structure's (target_spheres.cu)
+    XHD_OPTIX(optixBuiltinISModuleGet(s_.context, &module_options_, &pipeline_options_, &sphere_options,
+                                      &sphere_module_));
+    OptixProgramGroupDesc sphere{};
+    sphere.kind = OPTIX_PROGRAM_GROUP_KIND_HITGROUP;
+    sphere.hitgroup.moduleIS = sphere_module_;
+    sphere.hitgroup.moduleAH = module_;
+    sphere.hitgroup.entryFunctionNameAH = "__anyhit__sphere";
+    create_group(sphere, groups_[3], "optixProgramGroupCreate(sphere hitgroup)");
   }
 
   void create_pipeline() {
@@ -201,7 +215,7 @@ class SessionBuilder {
     size_t log_size = sizeof(log);
     log[0] = '\0';
     const OptixResult status =
-        optixPipelineCreate(s_.context, &pipeline_options_, &link, groups_, 3, log, &log_size, &s_.pipeline);
+        optixPipelineCreate(s_.context, &pipeline_options_, &link, groups_, kGroups, log, &log_size, &s_.pipeline);
     if (status != OPTIX_SUCCESS) {
       s_.pipeline = nullptr;
       throw OptixFailure(status, optix_failure_text(status, "optixPipelineCreate", log));
@@ -215,8 +229,8 @@ class SessionBuilder {
   }
 
   void create_sbt() {
-    EmptyRecord host[3];
-    for (int i = 0; i < 3; ++i) XHD_OPTIX(optixSbtRecordPackHeader(groups_[i], &host[i]));
+    EmptyRecord host[kGroups];
+    for (int i = 0; i < kGroups; ++i) XHD_OPTIX(optixSbtRecordPackHeader(groups_[i], &host[i]));
     XHD_CUDA(cudaMalloc(&records_, sizeof(host)));
     XHD_CUDA(cudaMemcpy(records_, host, sizeof(host), cudaMemcpyHostToDevice));
     const CUdeviceptr base = reinterpret_cast<CUdeviceptr>(records_);
@@ -226,13 +240,16 @@ class SessionBuilder {
     s_.sbt.missRecordCount = 1;
     s_.sbt.hitgroupRecordBase = base + 2 * sizeof(EmptyRecord);
     s_.sbt.hitgroupRecordStrideInBytes = sizeof(EmptyRecord);
-    s_.sbt.hitgroupRecordCount = 1;
+    s_.sbt.hitgroupRecordCount = 2;  // record 0 the runs' boxes, 1 the spheres: optixTrace's SBT offset picks
   }
 
   OptixSession s_;
   OptixPipelineCompileOptions pipeline_options_{};
+  OptixModuleCompileOptions module_options_{};
   OptixModule module_ = nullptr;
-  OptixProgramGroup groups_[3] = {nullptr, nullptr, nullptr};
+  OptixModule sphere_module_ = nullptr;
+  static constexpr int kGroups = 4;  // raygen, miss, the boxes' hit group, the spheres' hit group
+  OptixProgramGroup groups_[kGroups] = {nullptr, nullptr, nullptr, nullptr};
   void* records_ = nullptr;
 };
 

@@ -10,6 +10,10 @@
 
 namespace xhd {
 
+// Build flags of every structure over the targets: fast traversal, and refits as the radius grows. The
+// built-in sphere intersector is fetched for exactly these flags (optixBuiltinISModuleGet).
+constexpr unsigned kTargetBuildFlags = OPTIX_BUILD_FLAG_PREFER_FAST_TRACE | OPTIX_BUILD_FLAG_ALLOW_UPDATE;
+
 // OptiX started on one device: the device context and what it reports. Cheap next to a session (no
 // program is compiled): what xhd_optix_info, and so backend selection and doctor, need.
 struct OptixDevice {

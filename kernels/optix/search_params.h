@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "../geometry/box_math.h"
 #include "../geometry/filter_bounds.h"
 #include "../geometry/loose_gate.h"
 #include "../cuda/query_state.cuh"
@@ -17,12 +18,21 @@ enum class SearchLaunch : uint32_t {
   kAgain = 2,  // the queries of `worklist`, resuming their cmin at a wider radius
 };
 
+// What the target points are to the traversal: runs of points as custom boxes (target_chunks.h), or one
+// built-in sphere a point (target_spheres.h). Each has its hit group: the SBT offset of optixTrace.
+enum class SearchPrimitive : uint32_t { kChunks = 0, kSpheres = 1 };
+
 // Slots of the per-launch counters.
 enum SearchCounter : int { kSearchMisses = 0, kSearchEvals = 1, kSearchPruned = 2, kSearchCounterSlots = 4 };
 
 struct SearchParams {
-  OptixTraversableHandle handle;  // the AABBs of the target points at this radius
-  const float4* targets;          // primitive i is target point i; w = its original index (bits)
+  OptixTraversableHandle handle;  // the chunks' AABBs or the points' spheres at this radius
+  SearchPrimitive primitive;
+  float sphere_radius;            // kSpheres: every sphere's radius at this radius
+  const float4* targets;          // the grid's sorted target points; w = the original index (bits)
+  const Box* chunk_mbrs;          // primitive c: targets [c * chunk, min(target_count, (c + 1) * chunk)), its MBR
+  uint32_t chunk;
+  uint32_t target_count;
   const float4* queries;          // Morton-ordered source points; w = original index (bits)
   uint32_t query_count;
   SearchLaunch launch;
