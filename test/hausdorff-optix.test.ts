@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 
 import { libraryDir } from '../src/native/library.js';
 import { probeBackend } from '../src/ops/backends.js';
@@ -87,6 +87,42 @@ suiteUnless(skip, 'OptiX backend is exact over survey coordinates', () => {
     await assertChunkedLikeCpu(a, partners.slice(0, 3 * 50_000), 'optix');
   });
 });
+
+// The search's other primitives and build modes (kernels/optix/optix_tuning.h), chosen by the library from
+// the environment at each call: each must give the same answers as the default runs of 16 points.
+const VARIANTS: Array<[string, Record<string, string>]> = [
+  ['one built-in sphere a point', { XHD_OPTIX_PRIMITIVE: 'spheres' }],
+  ['one box a point', { XHD_OPTIX_CHUNK: '1' }],
+  ['runs of 7 points (a partial last run)', { XHD_OPTIX_CHUNK: '7' }],
+  ['runs of 64 points, rebuilt at each radius', { XHD_OPTIX_CHUNK: '64', XHD_OPTIX_REBUILD: '1' }],
+];
+
+for (const [variant, env] of VARIANTS) {
+  suiteUnless(skip, `OptiX backend with ${variant} agrees too`, () => {
+    before(() => Object.assign(process.env, env));
+    after(() => { for (const name of Object.keys(env)) delete process.env[name]; });
+    for (const dims of [3, 2] as const) {
+      for (const c of cases) {
+        it(`${c.name}, ${dims}D, 12000 points`, async () => {
+          const [a, b] = c.make(12000, dims, 7000 + dims);
+          await checkOptix(`${variant}: ${c.name} ${dims}D`, a, b, await hausdorff(a, b, { method: 'brute' }));
+        });
+      }
+    }
+    it('exact ties and far apart sets over survey coordinates', async () => {
+      const [a, b] = utmExactTies(2000, 5);
+      assertExact(await hausdorff(a, b, { method: 'grid', backend: 'optix' }), a, b, `${variant}: exact ties`);
+      const [c, d0] = utmNearTies(3000, 9);
+      const d = d0.map((v, i) => (i % 3 === 0 ? v + 2000 : v));
+      await checkOptix(`${variant}: far apart`, c, d, await hausdorff(c, d, { method: 'grid', backend: 'cpu' }));
+    });
+    it('disjoint 1M, 3D', async () => {
+      const r = rng(5);
+      const a = uniform(1_000_000, 3, r), b = uniform(1_000_000, 3, r, 2.5);
+      await checkOptix(`${variant}: disjoint 1M`, a, b, await hausdorff(a, b, { method: 'grid', backend: 'cpu' }));
+    });
+  });
+}
 
 suiteUnless(skip, 'OptiX backend on 1M to 4M points agrees with the CPU grid', () => {
   const big: Array<[string, () => [Float32Array, Float32Array]]> = [
