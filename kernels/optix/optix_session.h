@@ -14,6 +14,14 @@ namespace xhd {
 // built-in sphere intersector is fetched for exactly these flags (optixBuiltinISModuleGet).
 constexpr unsigned kTargetBuildFlags = OPTIX_BUILD_FLAG_PREFER_FAST_TRACE | OPTIX_BUILD_FLAG_ALLOW_UPDATE;
 
+// The options of a structure over the targets: built (OPTIX_BUILD_OPERATION_BUILD) or refitted (UPDATE).
+inline OptixAccelBuildOptions target_build_options(OptixBuildOperation operation) {
+  OptixAccelBuildOptions options{};
+  options.buildFlags = kTargetBuildFlags;
+  options.operation = operation;
+  return options;
+}
+
 // OptiX started on one device: the device context and what it reports. Cheap next to a session (no
 // program is compiled): what xhd_optix_info, and so backend selection and doctor, need.
 struct OptixDevice {

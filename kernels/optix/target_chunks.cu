@@ -58,13 +58,6 @@ OptixBuildInput box_input(uint32_t n, const CUdeviceptr* boxes, const unsigned* 
   return input;
 }
 
-OptixAccelBuildOptions build_options(OptixBuildOperation operation) {
-  OptixAccelBuildOptions options{};
-  options.buildFlags = kTargetBuildFlags;
-  options.operation = operation;
-  return options;
-}
-
 constexpr unsigned kBoxFlags = OPTIX_GEOMETRY_FLAG_DISABLE_ANYHIT;
 
 OptixAccelBufferSizes buffer_sizes(OptixDeviceContext context, uint32_t chunks) {
@@ -72,7 +65,7 @@ OptixAccelBufferSizes buffer_sizes(OptixDeviceContext context, uint32_t chunks) 
   const CUdeviceptr stand_in = OPTIX_AABB_BUFFER_BYTE_ALIGNMENT;
   const unsigned flags = kBoxFlags;
   const OptixBuildInput input = box_input(chunks, &stand_in, &flags);
-  const OptixAccelBuildOptions options = build_options(OPTIX_BUILD_OPERATION_BUILD);
+  const OptixAccelBuildOptions options = target_build_options(OPTIX_BUILD_OPERATION_BUILD);
   OptixAccelBufferSizes sizes{};
   XHD_OPTIX(optixAccelComputeMemoryUsage(context, &options, &input, 1, &sizes));
   return sizes;
@@ -115,8 +108,9 @@ OptixTraversableHandle TargetChunks::at_half_side(float h) {
   // Growing boxes in place keeps the tree's shape valid (a refit, the paper's BVH update); the first radius
   // builds it. A refit tree is looser than a fresh one: XHD_OPTIX_REBUILD measures what that costs.
   const bool refit = handle_ != 0 && !optix_rebuild_each_radius();
-  options_ = build_options(refit ? OPTIX_BUILD_OPERATION_UPDATE : OPTIX_BUILD_OPERATION_BUILD);
-  XHD_OPTIX(optixAccelBuild(session_.context, stream_, &options_, &input_, 1,
+  const OptixAccelBuildOptions options =
+      target_build_options(refit ? OPTIX_BUILD_OPERATION_UPDATE : OPTIX_BUILD_OPERATION_BUILD);
+  XHD_OPTIX(optixAccelBuild(session_.context, stream_, &options, &input_, 1,
                             reinterpret_cast<CUdeviceptr>(temp_.get()), temp_.size(),
                             reinterpret_cast<CUdeviceptr>(output_.get()), output_.size(), &handle_, nullptr, 0));
   return handle_;

@@ -37,7 +37,6 @@ class TargetChunks {
   CUdeviceptr box_buffer_ = 0;
   unsigned flags_;
   OptixBuildInput input_{};
-  OptixAccelBuildOptions options_{};
   OptixTraversableHandle handle_ = 0;
 };
 

@@ -30,19 +30,12 @@ OptixBuildInput sphere_input(uint32_t n, const CUdeviceptr* centers, const CUdev
   return input;
 }
 
-OptixAccelBuildOptions build_options(OptixBuildOperation operation) {
-  OptixAccelBuildOptions options{};
-  options.buildFlags = kTargetBuildFlags;
-  options.operation = operation;
-  return options;
-}
-
 OptixAccelBufferSizes buffer_sizes(OptixDeviceContext context, uint32_t n) {
   // The sizes depend on the count and the options only; the buffer addresses are not read (aligned stand-ins).
   const CUdeviceptr stand_in = 256;
   const unsigned flags = kSphereFlags;
   const OptixBuildInput input = sphere_input(n, &stand_in, &stand_in, &flags);
-  const OptixAccelBuildOptions options = build_options(OPTIX_BUILD_OPERATION_BUILD);
+  const OptixAccelBuildOptions options = target_build_options(OPTIX_BUILD_OPERATION_BUILD);
   OptixAccelBufferSizes sizes{};
   XHD_OPTIX(optixAccelComputeMemoryUsage(context, &options, &input, 1, &sizes));
   return sizes;
@@ -74,7 +67,7 @@ OptixTraversableHandle TargetSpheres::at_radius(float radius) {
   XHD_CUDA(cudaMemcpyAsync(radius_.get(), &radius, sizeof(float), cudaMemcpyHostToDevice, stream_));
   const bool refit = handle_ != 0 && !optix_rebuild_each_radius();
   const OptixAccelBuildOptions options =
-      build_options(refit ? OPTIX_BUILD_OPERATION_UPDATE : OPTIX_BUILD_OPERATION_BUILD);
+      target_build_options(refit ? OPTIX_BUILD_OPERATION_UPDATE : OPTIX_BUILD_OPERATION_BUILD);
   XHD_OPTIX(optixAccelBuild(session_.context, stream_, &options, &input_, 1,
                             reinterpret_cast<CUdeviceptr>(temp_.get()), temp_.size(),
                             reinterpret_cast<CUdeviceptr>(output_.get()), output_.size(), &handle_, nullptr, 0));
