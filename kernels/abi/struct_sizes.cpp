@@ -290,6 +290,8 @@ constexpr Field kFields[] = {
     XHD_FIELD(xhd_ply_vertex_layout, type),
     XHD_FIELD(xhd_ply_vertex_layout, output),
     XHD_FIELD(xhd_ply_vertex_layout, threads),
+    XHD_FIELD(xhd_ply_vertex_layout, scale),
+    XHD_FIELD(xhd_ply_vertex_layout, add),
     // xhd_read_result
     XHD_FIELD(xhd_read_result, kind),
     XHD_FIELD(xhd_read_result, error_number),

@@ -2,7 +2,8 @@
 // Every thread reads its own pieces of whole records with pread (no shared file position, no copy of the
 // file in memory) and decodes and checks each piece while it is still in cache, so reading runs at the
 // speed of the page cache and the memory rather than of one JavaScript thread. The file's own values are
-// kept: float32 stays float, everything else widens exactly to double (as src/io/ply-binary.ts does).
+// kept: float32 stays float, everything else widens exactly to double (as src/io/ply-binary.ts does). The
+// same records reader serves an uncompressed LAS body (the streamed compare): its integers scaled in double.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -74,12 +75,14 @@ struct Layout {
   int offset[3];
   int type[3];
   bool swap, doubles, has_z;
+  bool scaled;  // value = stored * scale + add (a LAS body)
+  double scale[3], add[3];
 
   // x, y, z stored exactly as the output holds them, back to back, in host order: read straight into it.
   bool packed() const {
     const int width = doubles ? 8 : 4;
     const int same = doubles ? XHD_FLOAT64 : XHD_FLOAT32;
-    return !swap && has_z && stride == uint64_t(3 * width) && offset[0] == 0 && offset[1] == width &&
+    return !swap && !scaled && has_z && stride == uint64_t(3 * width) && offset[0] == 0 && offset[1] == width &&
            offset[2] == 2 * width && type[0] == same && type[1] == same && type[2] == same;
   }
 };
@@ -115,8 +118,25 @@ void decode_mixed(const unsigned char* records, uint64_t n, const Layout& layout
   }
 }
 
+// A LAS body's coordinates: each stored integer (already widened exactly) times the scale, plus the offset,
+// the product rounded, then the sum, as src/io/las-records.ts computes them (the library builds with
+// -ffp-contract=off: no fused multiply-add).
+void apply_scale(uint64_t n, const Layout& layout, double* out) {
+  for (uint64_t r = 0; r < n; ++r, out += 3)
+    for (int k = 0; k < 3; ++k)
+      if (layout.offset[k] >= 0) out[k] = out[k] * layout.scale[k] + layout.add[k];
+}
+
 template <class Out>
 void decode(const unsigned char* records, uint64_t n, const Layout& layout, Out* out) {
+  if constexpr (!std::is_same<Out, float>::value) {
+    if (layout.scaled) {
+      Layout as_stored = layout;
+      as_stored.scaled = false;
+      decode(records, n, as_stored, out);
+      return apply_scale(n, layout, out);
+    }
+  }
   const int t = layout.type[0];
   const bool uniform = layout.type[1] == t && (!layout.has_z || layout.type[2] == t);
   if (!uniform) return decode_mixed(records, n, layout, out);
@@ -293,6 +313,17 @@ Layout check_layout(const xhd_ply_vertex_layout& in) {
   layout.stride = in.stride;
   layout.swap = in.swap_bytes != 0;
   layout.doubles = in.output == XHD_FLOAT64;
+  for (int k = 0; k < 3; ++k) {
+    layout.scale[k] = in.scale[k];
+    layout.add[k] = in.add[k];
+    if (in.scale[k] != 0.0) layout.scaled = true;
+  }
+  if (layout.scaled) {
+    if (!layout.doubles) throw InvalidArgument("scaled coordinates need XHD_FLOAT64 output");
+    for (int k = 0; k < 3; ++k)
+      if (!std::isfinite(in.scale[k]) || !std::isfinite(in.add[k]) || (in.scale[k] == 0.0 && (k < 2 || layout.has_z)))
+        throw InvalidArgument("scale and add must be finite, and scale nonzero on every axis read");
+  }
   const uint64_t piece = in.piece_bytes > 0 ? in.piece_bytes : kDefaultPieceBytes;
   layout.records_per_piece = std::max<uint64_t>(1, piece / in.stride);
   return layout;

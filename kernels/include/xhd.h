@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 21
+#define XHD_ABI_VERSION 22
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -368,6 +368,10 @@ typedef struct xhd_ply_vertex_layout {
   int32_t type[3];      /* xhd_scalar_type of x, y, z */
   int32_t output;       /* XHD_FLOAT32 or XHD_FLOAT64: the type of the caller's xyz array */
   int32_t threads;      /* 0 = every hardware thread */
+  double scale[3];      /* 0: each coordinate as stored; else stored * scale + add, the product then the sum
+                           (a LAS body: its integers and the header's scale and offset, as the LAS reader
+                           computes them); needs XHD_FLOAT64 output, scale and add finite */
+  double add[3];
 } xhd_ply_vertex_layout;
 
 /* What a read found. kind: */
@@ -396,7 +400,8 @@ XHD_API int32_t xhd_read_ply_vertices(const char* path, const xhd_ply_vertex_lay
 /* ---- Points compare streamed from files: inputs larger than the host memory given. Optional:
  * XHD_CAP_STREAMED_COMPARE (the CPU library). ---- */
 
-/* A point set in a binary PLY file: its vertex records (layout.threads: threads that read each piece). */
+/* A point set in a file of fixed-size records, a binary PLY's vertices or an uncompressed LAS body (layout.threads:
+ * threads that read each piece). */
 typedef struct xhd_point_file {
   const char* path;
   xhd_ply_vertex_layout layout; /* output: XHD_FLOAT32 where x, y, z are all float32 (their own truth), else

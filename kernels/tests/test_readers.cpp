@@ -242,6 +242,48 @@ TEST(ply_vertices_good_files) {
   CHECK(result.kind == XHD_READ_OK && result.min[0] == INFINITY);
 }
 
+TEST(ply_vertices_scaled_las_records) {
+  // LAS-like records of 20 bytes (int32 X, Y, Z, then other fields), scaled and offset in double: each value
+  // is the product, rounded, then the sum, never a fused multiply-add; a scale without double output, or a
+  // zero or non-finite scale, is refused.
+  std::string body;
+  std::vector<double> expected;
+  const double scale[3] = {0.001, 0.01, 0.00025}, add[3] = {512000.0, 4200000.5, -12.75};
+  for (int i = 0; i < 90; ++i) {
+    const int32_t raw[3] = {i * 7919 - 300000, -i * 104729, i * 31 + 5};
+    for (int k = 0; k < 3; ++k) {
+      append<int32_t>(body, raw[k]);
+      volatile double product = double(raw[k]) * scale[k];  // rounded on its own, as the reader must
+      expected.push_back(product + add[k]);
+    }
+    append<uint32_t>(body, 0xabcdef01u);
+    append<uint32_t>(body, 0);
+  }
+  const xhd_test::TempFile file(body);
+  xhd_ply_vertex_layout l = layout_of(0, 90, 20, {0, 4, 8}, {XHD_INT32, XHD_INT32, XHD_INT32}, XHD_FLOAT64);
+  for (int k = 0; k < 3; ++k) l.scale[k] = scale[k], l.add[k] = add[k];
+  l.piece_bytes = 20 * 11;
+  l.threads = 2;
+  std::vector<double> got(3 * 90);
+  xhd_read_result result{};
+  CHECK_EQ(xhd_read_ply_vertices(file.path(), &l, got.data(), &result), int32_t(XHD_OK));
+  CHECK_EQ(result.kind, XHD_READ_OK);
+  CHECK(got == expected);
+  CHECK_EQ(result.min[1], expected[3 * 89 + 1]);
+  l.output = XHD_FLOAT32;
+  CHECK_EQ(xhd_read_ply_vertices(file.path(), &l, got.data(), &result), int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  l.output = XHD_FLOAT64;
+  l.scale[1] = 0;
+  CHECK_EQ(xhd_read_ply_vertices(file.path(), &l, got.data(), &result), int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  l.scale[1] = INFINITY;
+  CHECK_EQ(xhd_read_ply_vertices(file.path(), &l, got.data(), &result), int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  // A huge scale takes a value past 1e15: the record is reported as for any file.
+  l.scale[1] = 1e12;
+  CHECK_EQ(xhd_read_ply_vertices(file.path(), &l, got.data(), &result), int32_t(XHD_OK));
+  CHECK_EQ(result.kind, XHD_READ_BAD_VALUE);
+  CHECK_EQ(result.record, uint64_t(1));  // record 0 holds y = 0; record 1 -104729 * 1e12, beyond -1e15
+}
+
 TEST(ply_vertices_bad_files) {
   std::string bytes;
   for (int i = 0; i < 100; ++i)

@@ -6,7 +6,7 @@ import koffi from 'koffi';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 21;
+export const XHD_ABI_VERSION = 22;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -208,6 +208,8 @@ export const PLY_VERTEX_LAYOUT = declareStruct('xhd_ply_vertex_layout', {
   type: ['int32_t', 3],
   output: 'int32_t',
   threads: 'int32_t',
+  scale: ['double', 3],
+  add: ['double', 3],
 });
 export const READ_RESULT = declareStruct('xhd_read_result', {
   kind: 'int32_t',
