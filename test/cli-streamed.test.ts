@@ -1,13 +1,15 @@
-// `xhd compare A B --memory-limit SIZE` on the CPU backend with binary PLY point clouds that need more memory
-// than SIZE: streamed from the files in slabs and tiles (xhd_points_compare_files), with the in-memory
-// answer bit for bit (distances, witnesses, their points); options that need every point in memory refused
-// with the reason; a bad record named as the whole-file reader names it.
+// `xhd compare A B --memory-limit SIZE` on the CPU backend with binary PLY point clouds or uncompressed LAS
+// files that need more memory than SIZE: streamed from the files in slabs and tiles (xhd_points_compare_files),
+// with the in-memory answer bit for bit (distances, witnesses, their points, a LAS file's CRS and notes);
+// options that need every point in memory refused with the reason; a bad record named as the whole-file
+// reader names it.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 import { runXhd, scratchDir } from './cli-run.js';
+import { geoKeys, lasBytes, type LasPoint } from './las-writer.js';
 import { rng, uniform } from './random-points.js';
 
 const dir = scratchDir();
@@ -75,7 +77,9 @@ describe('compare --memory-limit streams binary PLY point clouds from the files 
 
   it('options that need every point in memory are refused with the reason (exit 2)', () => {
     const [, a, b] = cases[0];
-    for (const [extra, why] of [[['--stats'], /statistics/], [['--method', 'eb'], /--method eb runs in memory/]] as const) {
+    for (const [extra, why] of [[['--stats'], /statistics/], [['--method', 'eb'], /--method eb runs in memory/],
+      [['--every', '2'], /point filters \(--classes, --returns, --bbox, --every\) select the points in memory/],
+      [['--bbox', '0,0,0,0.5,0.5,0.5'], /point filters/]] as const) {
       const run = runXhd(['compare', a, b, '--backend', 'cpu', '--memory-limit', '1M', ...extra]);
       assert.equal(run.code, 2, run.stderr);
       assert.match(run.stderr, /need about [\d.]+ MiB in memory, more than --memory-limit 1\.00 MiB/);
@@ -93,6 +97,67 @@ describe('compare --memory-limit streams binary PLY point clouds from the files 
     assert.equal(whole.code, 2, whole.stderr);
     assert.equal(streamed.code, 2, streamed.stderr);
     assert.match(streamed.stderr, /bad\.ply \(byte \d+\): non-finite coordinate \(NaN\) in vertex 12345/);
+    assert.equal(streamed.stderr, whole.stderr);
+    assert.equal(streamed.stdout, '');
+  });
+});
+
+/** An uncompressed LAS file of points on a survey grid: integers X, Y, Z from `seed`, `jitter` added to X. */
+function writeSurveyLas(name: string, n: number, seed: number, options: { format: number; minor: number; shift?: number; scale?: [number, number, number] }): string {
+  const random = rng(seed);
+  const points: LasPoint[] = [];
+  for (let i = 0; i < n; i++) {
+    points.push({ X: Math.floor(random() * 100_000) + (options.shift ?? 0), Y: Math.floor(random() * 100_000), Z: Math.floor(random() * 5_000), classification: 1 + (i % 3) });
+  }
+  const epsg = { userId: 'LASF_Projection', recordId: 34735, payload: geoKeys([[1024, 0, 1, 1], [3072, 0, 1, 32633]]) };
+  const path = join(dir, name);
+  writeFileSync(path, lasBytes(points, { format: options.format, minor: options.minor, scale: options.scale ?? [0.001, 0.001, 0.001], offset: [500_000, 4_200_000, 100], vlrs: [epsg] }));
+  return path;
+}
+
+describe('compare --memory-limit streams uncompressed LAS files too (CPU)', () => {
+  // Different point formats and versions (record lengths 28 and 30), at UTM coordinates with millimetre steps.
+  const a = writeSurveyLas('a.las', 30_000, 311, { format: 1, minor: 2 });
+  const b = writeSurveyLas('b.las', 25_000, 312, { format: 6, minor: 4, shift: 7 });
+
+  it('the in-memory answer, witnesses, CRS and notes included', () => {
+    const whole = compareJson(a, b);
+    assert.equal(whole.streamed, undefined);
+    const streamed = compareJson(a, b, ['--memory-limit', '1M']);
+    assert.ok(streamed.streamed.slabs > 1, `slabs ${streamed.streamed.slabs}`);
+    for (const key of ANSWER_KEYS) assert.deepEqual(streamed[key], whole[key], key);
+    for (const side of ['a', 'b']) {
+      assert.equal(streamed[side].format, 'las');
+      assert.deepEqual(streamed[side].crs, whole[side].crs);
+      assert.equal(streamed[side].points, whole[side].points);
+    }
+    assert.ok(streamed.a.crs, 'the CRS the VLR states');
+    assert.deepEqual(streamed.notes.filter((n: string) => !/^streamed from the files/.test(n)), whole.notes);
+    assert.ok(streamed.witness_ab.a_point[0] > 500_000, JSON.stringify(streamed.witness_ab));
+  });
+
+  it('a LAS file against a binary PLY: the in-memory answer', () => {
+    const cloud = uniform(20_000, 3, rng(313)).map((v, i) => (i % 3 === 0 ? 500_000 + 100 * v : i % 3 === 1 ? 4_200_000 + 100 * v : 100 + 5 * v));
+    const ply = writePointPly('survey.ply', cloud, { double: true });
+    const whole = compareJson(a, ply);
+    const streamed = compareJson(a, ply, ['--memory-limit', '1M']);
+    assert.ok(streamed.streamed.slabs > 1);
+    for (const key of ANSWER_KEYS) assert.deepEqual(streamed[key], whole[key], key);
+  });
+
+  it('point filters need the points in memory: refused with the reason (exit 2)', () => {
+    const run = runXhd(['compare', a, b, '--backend', 'cpu', '--memory-limit', '1M', '--classes', '2']);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /point filters \(--classes, --returns, --bbox, --every\) select the points in memory/);
+  });
+
+  it('a coordinate scaled past 1e15 is named by file, byte and point, as when the file is read whole', () => {
+    const bad = writeSurveyLas('bad.las', 30_000, 314, { format: 1, minor: 2, scale: [0.001, 1e12, 0.001] });
+    const whole = runXhd(['compare', a, bad, '--backend', 'cpu', '--quiet']);
+    const streamed = runXhd(['compare', a, bad, '--backend', 'cpu', '--quiet', '--memory-limit', '1M']);
+    assert.equal(whole.code, 2, whole.stderr);
+    assert.equal(streamed.code, 2, streamed.stderr);
+    assert.match(streamed.stderr, /bad\.las \(byte \d+\)/);
     assert.equal(streamed.stderr, whole.stderr);
     assert.equal(streamed.stdout, '');
   });

@@ -24,8 +24,7 @@ export function readLasFile(path: string, size: number, prefix: Uint8Array, opti
   const header = parseLasHeader(prefix, size, path);
   return withOpenFile(path, (fd) => {
     const vlrs = readLasVlrs(fd, header, size, path);
-    const crsRecords = vlrs.filter((v) => isCrsRecord(v) && v.payloadLength <= MAX_PAYLOAD).map((vlr) => ({ vlr, payload: readVlrPayload(fd, vlr) }));
-    const crs = lasCrs(crsRecords);
+    const crs = vlrsCrs(fd, vlrs);
     const filters = options.filters;
     const filter = recordFilter(filters);
     let body: LasBody;
@@ -45,6 +44,17 @@ export function readLasFile(path: string, size: number, prefix: Uint8Array, opti
     }
     return lasGeometry(path, header, vlrs, body, options, crs);
   });
+}
+
+/** The CRS the file's (E)VLRs state, read from those no larger than MAX_PAYLOAD. */
+export function vlrsCrs(fd: number, vlrs: LasVlr[]): ReturnType<typeof lasCrs> {
+  return lasCrs(vlrs.filter((v) => isCrsRecord(v) && v.payloadLength <= MAX_PAYLOAD).map((vlr) => ({ vlr, payload: readVlrPayload(fd, vlr) })));
+}
+
+/** The note on CRS records too large to read, or undefined. */
+export function skippedCrsNote(vlrs: LasVlr[]): string | undefined {
+  const skipped = vlrs.filter((v) => isCrsRecord(v) && v.payloadLength > MAX_PAYLOAD).length;
+  return skipped > 0 ? `${plural(skipped, 'CRS record')} over ${MAX_PAYLOAD / 1024 ** 2} MiB not read` : undefined;
 }
 
 /** The decoded body; `thinned` when --every is applied already (the native reader does), its bounds in the tally. */
@@ -74,7 +84,8 @@ function lasGeometry(path: string, header: LasHeader, vlrs: LasVlr[], body: LasB
     throw badCoordinate(path, header.compressed ? { byte: 131 } : where, positions[bad], Math.floor(bad / 3));
   }
   const notes: string[] = [];
-  if (header.pointFormat.waveform) notes.push(`LAS point format ${header.pointFormat.id} carries waveform packets: the points are read, the waveforms ignored`);
+  const waveform = waveformNote(header);
+  if (waveform) notes.push(waveform);
   const outside = outsideHeaderBounds(header, tally);
   if (outside) notes.push(outside);
   if (hasFilters(options.filters)) notes.push(filteredNote(kept, header.pointCount, options.filters));
@@ -82,8 +93,8 @@ function lasGeometry(path: string, header: LasHeader, vlrs: LasVlr[], body: LasB
   if (copc && copc.nodesRead < copc.nodes) {
     notes.push(`COPC: --bbox decoded ${plural(copc.nodesRead, 'node')} of ${formatCount(copc.nodes)} (${plural(copc.pointsRead, 'point')}); the counts by class and return are of those`);
   }
-  const skippedEvlrs = vlrs.filter((v) => isCrsRecord(v) && v.payloadLength > MAX_PAYLOAD);
-  if (skippedEvlrs.length > 0) notes.push(`${plural(skippedEvlrs.length, 'CRS record')} over ${MAX_PAYLOAD / 1024 ** 2} MiB not read`);
+  const skipped = skippedCrsNote(vlrs);
+  if (skipped) notes.push(skipped);
   const geometry = finishGeometry({ positions, dims: 3, format: header.compressed ? 'laz' : 'las', notes, bounds: kept > 0 ? bounds : undefined });
   if (crs) geometry.crs = crs;
   geometry.lidar = lidarSummary(header, tally, body.laz, body.copc);
@@ -97,14 +108,27 @@ function lasGeometry(path: string, header: LasHeader, vlrs: LasVlr[], body: LasB
  */
 function outsideHeaderBounds(header: LasHeader, tally: Float64Array): string | undefined {
   if (header.pointCount === 0 || !(tally[TALLY_RAW_MIN] <= tally[TALLY_RAW_MAX])) return undefined;
+  const low: number[] = [], high: number[] = [];
+  for (let k = 0; k < 3; k++) {
+    const lo = tally[TALLY_RAW_MIN + k] * header.scale[k] + header.offset[k];
+    const hi = tally[TALLY_RAW_MAX + k] * header.scale[k] + header.offset[k];
+    [low[k], high[k]] = header.scale[k] > 0 ? [lo, hi] : [hi, lo];
+  }
+  return headerBoundsNote(header, low, high);
+}
+
+/** The same note from the scaled points' own bounds (the streamed compare reads those, not the integers). */
+export function headerBoundsNote(header: LasHeader, low: number[], high: number[]): string | undefined {
   if ([...header.min, ...header.max].every((v) => v === 0)) return undefined; // bounds never filled in: nothing stated
   const axes: string[] = [];
   for (let k = 0; k < 3; k++) {
     const slack = Math.abs(header.scale[k]) / 2;
-    const lo = tally[TALLY_RAW_MIN + k] * header.scale[k] + header.offset[k];
-    const hi = tally[TALLY_RAW_MAX + k] * header.scale[k] + header.offset[k];
-    const [low, high] = header.scale[k] > 0 ? [lo, hi] : [hi, lo];
-    if (low < header.min[k] - slack || high > header.max[k] + slack) axes.push(`${'xyz'[k]} spans ${low} to ${high}, the header says ${header.min[k]} to ${header.max[k]}`);
+    if (low[k] < header.min[k] - slack || high[k] > header.max[k] + slack) axes.push(`${'xyz'[k]} spans ${low[k]} to ${high[k]}, the header says ${header.min[k]} to ${header.max[k]}`);
   }
   return axes.length > 0 ? `points lie outside the header's bounds: ${axes.join('; ')}` : undefined;
+}
+
+/** The note on a format whose waveform packets are not read, or undefined. */
+export function waveformNote(header: LasHeader): string | undefined {
+  return header.pointFormat.waveform ? `LAS point format ${header.pointFormat.id} carries waveform packets: the points are read, the waveforms ignored` : undefined;
 }

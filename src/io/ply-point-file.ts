@@ -4,12 +4,14 @@ import { fileSize, readPrefix } from './input-file.js';
 import { hostIsLittleEndian, propertyOffsets, storesFloat32 } from './ply-binary.js';
 import { fixedRecordSize, parsePlyHeader, PlyType } from './ply-header.js';
 import { checkDeclaredSizes, findLayout } from './ply.js';
+import { UNSCALED } from './ply-vertices-native.js';
 
 /** Bytes read to find the header: what the readers sniff (read.ts). */
 const HEADER_PROBE = 1 << 20;
 
 export interface PlyPointFile {
   path: string;
+  format: 'ply';
   /** Vertex records. */
   count: number;
   dims: 2 | 3;
@@ -18,10 +20,13 @@ export interface PlyPointFile {
   /** Whether the file declares faces too (compared as points only with --vertices-only). */
   faces: boolean;
   /** The xhd_ply_vertex_layout of its vertex records. */
-  layout: {
-    body_offset: number; count: number; piece_bytes: number; stride: number; swap_bytes: number;
-    offset: number[]; type: number[]; output: number; threads: number;
-  };
+  layout: RecordLayout;
+}
+
+/** An xhd_ply_vertex_layout: fixed-size records, where x, y, z lie in them, and how they become coordinates. */
+export interface RecordLayout {
+  body_offset: number; count: number; piece_bytes: number; stride: number; swap_bytes: number;
+  offset: number[]; type: number[]; output: number; threads: number; scale: number[]; add: number[];
 }
 
 /**
@@ -58,6 +63,7 @@ export function plyPointFile(path: string, threads = 0): PlyPointFile | null {
   const floats = storesFloat32(vertex, layout);
   return {
     path,
+    format: 'ply',
     count: vertex.count,
     dims: layout.z < 0 ? 2 : 3,
     floats,
@@ -72,6 +78,7 @@ export function plyPointFile(path: string, threads = 0): PlyPointFile | null {
       type: slots.map((p) => (p >= 0 ? vertex.properties[p].type : PlyType.Float32)),
       output: floats ? PlyType.Float32 : PlyType.Float64,
       threads,
+      ...UNSCALED,
     },
   };
 }

@@ -12,6 +12,9 @@ import type { PlyLayout } from './ply-layout.js';
 import { hostIsLittleEndian, propertyOffsets } from './ply-binary.js';
 import { fixedRecordSize, PlyType, type PlyElement } from './ply-header.js';
 
+/** A layout's scale and add for values used as stored (xhd_ply_vertex_layout: scale 0). */
+export const UNSCALED = { scale: [0, 0, 0], add: [0, 0, 0] };
+
 /**
  * Reads `element` (the vertices, records of `stride` bytes from byte `start`) of the file at `path` into
  * `positions`, a Float32Array when x, y, z are all float32 and a Float64Array otherwise; returns their bounds.
@@ -30,6 +33,7 @@ export function readPlyVerticesNatively(reader: NativeReader, path: string, star
     type: slots.map((p) => (p >= 0 ? element.properties[p].type : PlyType.Float32)),
     output: positions instanceof Float32Array ? PlyType.Float32 : PlyType.Float64,
     threads: 0,
+    ...UNSCALED,
   };
   const result = {} as RawReadResult;
   const status = reader.readPlyVertices(path, request, positions, result) as number;

@@ -1,11 +1,14 @@
 // `xhd compare A B --memory-limit SIZE` on the CPU backend when A and B would need more memory than SIZE: the
 // points are not read in but streamed from the files in slabs and tiles by one native call
 // (xhd_points_compare_files), which gives the in-memory compare's distances and witnesses. Binary PLY point
-// clouds only; everything that needs every point's distance (statistics, exports, reports) needs them in memory.
+// clouds and uncompressed LAS files (LAZ is compressed in chunks: not streamed); everything that needs every
+// point's distance (statistics, exports, reports) needs them in memory, and so do point filters.
 import { UsageError } from '../core/errors.js';
 import { formatBytes } from '../core/counts.js';
 import type { Progress } from '../core/progress.js';
 import type { Geometry } from '../io/geometry.js';
+import { lasBoundsNotes, lasPointFile, type LasPointFile } from '../io/las-point-file.js';
+import { hasFilters } from '../io/point-filters.js';
 import { plyPointFile, type PlyPointFile } from '../io/ply-point-file.js';
 import { readBounds } from '../io/ply-vertices-native.js';
 import { STDIN_NAME } from '../io/read.js';
@@ -14,13 +17,21 @@ import { callNative } from '../native/call.js';
 import { loadBackend } from '../native/library.js';
 import { StructOut } from '../native/struct-out.js';
 import { resolveRun } from '../ops/run-settings.js';
-import { resultBase, timings, wantsPerPointDistances, type CompareOptions, type CompareResult, type Witness } from './compare-result.js';
+import { inputNotes, resultBase, timings, wantsPerPointDistances, type CompareOptions, type CompareResult, type Witness } from './compare-result.js';
+
+/** A point set streamable from its file: fixed-size records at known places. */
+type PointFile = PlyPointFile | LasPointFile;
+
+function pointFile(path: string, threads: number): PointFile | null {
+  return plyPointFile(path, threads) ?? lasPointFile(path, threads);
+}
 
 /** Bytes a point costs in memory when compared whole: its coordinates, the frame's float copy, the grid. */
 const IN_MEMORY_BYTES_A_POINT = 52;
 
 /** Why these options need every point in memory, or null when a streamed compare gives all they ask. */
 function needsPointsInMemory(options: CompareOptions): string | null {
+  if (hasFilters(options.filters)) return 'point filters (--classes, --returns, --bbox, --every) select the points in memory';
   if (wantsPerPointDistances(options)) return 'statistics (--stats, --percentile, --nsd, --fscore) need every point\'s distance';
   if (options.export !== undefined) return '--export writes every point\'s distance';
   if (options.keepDistances) return 'a report (--report) draws every point\'s distance';
@@ -41,7 +52,7 @@ export async function compareStreamedIfNeeded(pathA: string, pathB: string, opti
   if (limit === undefined || pathA === STDIN_NAME || pathB === STDIN_NAME) return null;
   const run = resolveRun({ backend: options.backend, device: options.device, threads: options.threads }, options.method ?? 'grid');
   if (run.backend.name !== 'cpu') return null; // the limit is the GPU's there
-  const a = plyPointFile(pathA, run.threads), b = plyPointFile(pathB, run.threads);
+  const a = pointFile(pathA, run.threads), b = pointFile(pathB, run.threads);
   if (!a || !b || a.count === 0 || b.count === 0) return null;
   if ((a.faces || b.faces) && !options.verticesOnly) return null; // meshes: compared surface to surface
   const whole = (a.count * (a.floats ? 12 : 24) + b.count * (b.floats ? 12 : 24)) + (a.count + b.count) * IN_MEMORY_BYTES_A_POINT;
@@ -55,7 +66,7 @@ export async function compareStreamedIfNeeded(pathA: string, pathB: string, opti
   return compareStreamed(a, b, limit, run.threads, options, bar, started);
 }
 
-async function compareStreamed(a: PlyPointFile, b: PlyPointFile, limit: number, threads: number, options: CompareOptions,
+async function compareStreamed(a: PointFile, b: PointFile, limit: number, threads: number, options: CompareOptions,
                                bar: Progress, started: number): Promise<CompareResult> {
   const cpu = loadBackend('cpu');
   if (!cpu.pointsCompareFiles) throw new UsageError('the cpu library does not stream compares from files; rebuild it with `npm run build`');
@@ -72,13 +83,15 @@ async function compareStreamed(a: PlyPointFile, b: PlyPointFile, limit: number, 
   }
   if (streamed.bad_file >= 0) {
     const file = streamed.bad_file === 0 ? a : b;
-    readBounds(file.path, 'vertex', file.count, streamed.read); // throws the InputError that names the record
+    readBounds(file.path, file.format === 'las' ? 'point' : 'vertex', file.count, streamed.read); // throws the InputError that names the record
   }
   const raw = result.read();
-  const geometry = (f: PlyPointFile, min: number[], max: number[]): Geometry =>
-    ({ positions: new Float32Array(0), count: f.count, dims: f.dims, bounds: { min: [min[0], min[1], min[2]], max: [max[0], max[1], max[2]] }, format: 'ply', notes: [] });
+  const geometry = (f: PointFile, min: number[], max: number[]): Geometry => ({
+    positions: new Float32Array(0), count: f.count, dims: f.dims, bounds: { min: [min[0], min[1], min[2]], max: [max[0], max[1], max[2]] }, format: f.format,
+    notes: f.format === 'las' ? [...f.notes, ...lasBoundsNotes(f, min, max)] : [], ...(f.format === 'las' && f.crs ? { crs: f.crs } : {}),
+  });
   const ga = geometry(a, streamed.min_a, streamed.max_a), gb = geometry(b, streamed.min_b, streamed.max_b);
-  const witness = (from: PlyPointFile, to: PlyPointFile, fromIndex: number, toIndex: number): Witness =>
+  const witness = (from: PointFile, to: PointFile, fromIndex: number, toIndex: number): Witness =>
     ({ fromIndex, fromPoint: recordPoint(from, fromIndex), toIndex, toPoint: recordPoint(to, toIndex) });
   const directed = options.directed === true;
   return {
@@ -99,7 +112,7 @@ async function compareStreamed(a: PlyPointFile, b: PlyPointFile, limit: number, 
     timingsMs: timings(started, 0, { build: raw.ab.build_ms + (directed ? 0 : raw.ba.build_ms), query: raw.ab.query_ms + (directed ? 0 : raw.ba.query_ms) }),
     streamed: { memoryLimit: limit, slabs: streamed.slabs, passes: streamed.passes, slowDirections: streamed.slow_directions,
       secondPassQueries: Number(streamed.second_pass_queries) },
-    notes: [`streamed from the files within --memory-limit ${formatBytes(limit)}: ${streamed.slabs} slab${streamed.slabs === 1 ? '' : 's'}, ` +
+    notes: [...inputNotes(ga, gb), `streamed from the files within --memory-limit ${formatBytes(limit)}: ${streamed.slabs} slab${streamed.slabs === 1 ? '' : 's'}, ` +
       `${streamed.passes} passes over the files` +
       (streamed.slow_directions > 0 ? `; ${streamed.slow_directions} direction${streamed.slow_directions === 1 ? '' : 's'} searched again query by query` +
         ` (their halo did not prove the slabs' answer)${Number(streamed.second_pass_queries) > 0 ? `, ${Number(streamed.second_pass_queries)} queries beyond their first halo` : ''}` : '')],
@@ -107,14 +120,14 @@ async function compareStreamed(a: PlyPointFile, b: PlyPointFile, limit: number, 
 }
 
 /** One record's point, read from its file by the CPU library's reader (z = 0 in 2D). */
-function recordPoint(file: PlyPointFile, index: number): number[] {
+function recordPoint(file: PointFile, index: number): number[] {
   const reader = loadBackend('cpu');
   if (!reader.readers) throw new UsageError('the cpu library does not read files; rebuild it with `npm run build`');
   const xyz = file.floats ? new Float32Array(3) : new Float64Array(3);
   const found = {} as RawReadResult;
   const status = reader.readers.readPlyVertices(file.path, { ...file.layout, body_offset: file.layout.body_offset + index * file.layout.stride, count: 1, threads: 1 }, xyz, found) as number;
   if (status !== 0) throw new UsageError(`reading ${file.path}: ${reader.lastError()}`);
-  readBounds(file.path, 'vertex', file.count, found);
+  readBounds(file.path, file.format === 'las' ? 'point' : 'vertex', file.count, found);
   const p = [xyz[0], xyz[1], xyz[2]];
   return file.dims === 2 ? p.slice(0, 2) : p;
 }
