@@ -13,6 +13,7 @@
 #include "exact_visit.cuh"
 #include "launch.h"
 #include "loose_refine.h"
+#include "query_state.cuh"
 #include "refine_on_host.h"
 
 namespace xhd {
@@ -20,16 +21,9 @@ namespace {
 
 constexpr int kThreads = 256;
 
-// The float a cmax word or survivor entry holds (host side of __uint_as_float).
-float float_of(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 // The pruning threshold a cmax word proves, on the host (threshold_of in query_state.cuh on the device).
 float threshold_of_word(unsigned long long word, const FilterBounds& bounds) {
-  return word == 0 ? -1.f : bounds.prune_threshold(float_of(static_cast<uint32_t>(word >> 32)));
+  return word == 0 ? -1.f : bounds.prune_threshold(distance2_of_word(word));
 }
 // Survivor x target pairs the candidate kernel scans; beyond this the survivors are settled on the host
 // through a CPU grid of the target instead. XHD_CUDA_MAX_SCAN_PAIRS lowers it (tests reach that path so).

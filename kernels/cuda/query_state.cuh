@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "../geometry/filter_bounds.h"
 #include "../geometry/loose_gate.h"
@@ -23,6 +24,16 @@ __device__ __forceinline__ unsigned long long pack_candidate(float d2, uint32_t 
 __device__ __forceinline__ unsigned long long load_cmax(const unsigned long long* cmax) {
   return *reinterpret_cast<const volatile unsigned long long*>(cmax);
 }
+
+// The float a cmax word or survivor entry holds, on the host (__uint_as_float on the device).
+inline float float_of(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// The squared distance a cmax word holds, on the host (0 while no query has set it).
+inline float distance2_of_word(unsigned long long word) { return float_of(static_cast<uint32_t>(word >> 32)); }
 
 // The pruning threshold a cmax word proves (-1 while no query has set it).
 __device__ __forceinline__ float threshold_of(unsigned long long word, const FilterBounds& bounds) {

@@ -7,13 +7,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "../cuda/cuda_check.h"
+#include "../cuda/query_state.cuh"
 #include "../cuda/search_radius.h"
 #include "optix_check.h"
 #include "optix_session.h"
@@ -31,10 +31,7 @@ double seeded_reach(const unsigned long long* cmax, cudaStream_t stream) {
   unsigned long long word = 0;
   XHD_CUDA(cudaMemcpyAsync(&word, cmax, sizeof(word), cudaMemcpyDeviceToHost, stream));
   XHD_CUDA(cudaStreamSynchronize(stream));
-  float d2 = 0.f;
-  const uint32_t bits = static_cast<uint32_t>(word >> 32);
-  std::memcpy(&d2, &bits, sizeof(d2));
-  return std::sqrt(static_cast<double>(d2));
+  return std::sqrt(static_cast<double>(distance2_of_word(word)));
 }
 
 // The typical distance between neighbouring points of n spread over `bounds`, over the axes they span.
