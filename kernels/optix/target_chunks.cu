@@ -3,13 +3,11 @@
 #include <optix.h>
 #include <optix_stubs.h>
 
-#include <algorithm>
-
 #include "../cuda/cuda_check.h"
 #include "../cuda/launch.h"
 #include "optix_check.h"
 #include "optix_session.h"
-#include "optix_tuning.h"
+#include "refitted_structure.h"
 
 namespace xhd {
 namespace {
@@ -60,25 +58,15 @@ OptixBuildInput box_input(uint32_t n, const CUdeviceptr* boxes, const unsigned* 
 
 constexpr unsigned kBoxFlags = OPTIX_GEOMETRY_FLAG_DISABLE_ANYHIT;
 
-OptixAccelBufferSizes buffer_sizes(OptixDeviceContext context, uint32_t chunks) {
-  // The sizes depend on the count and the options only; the buffer address is not read (an aligned stand-in).
-  const CUdeviceptr stand_in = OPTIX_AABB_BUFFER_BYTE_ALIGNMENT;
-  const unsigned flags = kBoxFlags;
-  const OptixBuildInput input = box_input(chunks, &stand_in, &flags);
-  const OptixAccelBuildOptions options = target_build_options(OPTIX_BUILD_OPERATION_BUILD);
-  OptixAccelBufferSizes sizes{};
-  XHD_OPTIX(optixAccelComputeMemoryUsage(context, &options, &input, 1, &sizes));
-  return sizes;
-}
-
 }  // namespace
 
 uint64_t target_chunks_bytes(uint64_t n, uint32_t chunk, OptixDeviceContext context) {
   if (n == 0) return 0;
   const uint32_t chunks = chunk_count(n, chunk);
-  const OptixAccelBufferSizes sizes = buffer_sizes(context, chunks);
+  const CUdeviceptr stand_in = OPTIX_AABB_BUFFER_BYTE_ALIGNMENT;
+  const unsigned flags = kBoxFlags;
   return uint64_t{chunks} * (sizeof(Box) + sizeof(OptixAabb)) +
-         std::max(sizes.tempSizeInBytes, sizes.tempUpdateSizeInBytes) + sizes.outputSizeInBytes;
+         RefittedStructure::bytes(context, box_input(chunks, &stand_in, &flags));
 }
 
 TargetChunks::TargetChunks(DeviceMemory& memory, const OptixSession& session, const float4* points, uint32_t count,
@@ -96,24 +84,14 @@ TargetChunks::TargetChunks(DeviceMemory& memory, const OptixSession& session, co
   XHD_CUDA_LAUNCHED("chunk_mbrs_kernel");
   box_buffer_ = reinterpret_cast<CUdeviceptr>(boxes_.get());
   input_ = box_input(chunks_, &box_buffer_, &flags_);
-  const OptixAccelBufferSizes sizes = buffer_sizes(session_.context, chunks_);
-  temp_ = DeviceArray<unsigned char>(memory, std::max(sizes.tempSizeInBytes, sizes.tempUpdateSizeInBytes));
-  output_ = DeviceArray<unsigned char>(memory, sizes.outputSizeInBytes);
+  structure_ = RefittedStructure(memory, session_.context, input_);
 }
 
 OptixTraversableHandle TargetChunks::at_half_side(float h) {
   if (count_ == 0) return 0;
   widened_boxes_kernel<<<blocks_for(chunks_, 256), 256, 0, stream_>>>(mbrs_.get(), chunks_, h, boxes_.get());
   XHD_CUDA_LAUNCHED("widened_boxes_kernel");
-  // Growing boxes in place keeps the tree's shape valid (a refit, the paper's BVH update); the first radius
-  // builds it. A refit tree is looser than a fresh one: XHD_OPTIX_REBUILD measures what that costs.
-  const bool refit = handle_ != 0 && !optix_rebuild_each_radius();
-  const OptixAccelBuildOptions options =
-      target_build_options(refit ? OPTIX_BUILD_OPERATION_UPDATE : OPTIX_BUILD_OPERATION_BUILD);
-  XHD_OPTIX(optixAccelBuild(session_.context, stream_, &options, &input_, 1,
-                            reinterpret_cast<CUdeviceptr>(temp_.get()), temp_.size(),
-                            reinterpret_cast<CUdeviceptr>(output_.get()), output_.size(), &handle_, nullptr, 0));
-  return handle_;
+  return structure_.update(session_.context, stream_, input_);
 }
 
 }  // namespace xhd

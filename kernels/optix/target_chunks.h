@@ -11,6 +11,7 @@
 
 #include "../cuda/device_memory.h"
 #include "../geometry/box_math.h"
+#include "refitted_structure.h"
 
 namespace xhd {
 
@@ -33,11 +34,10 @@ class TargetChunks {
   cudaStream_t stream_;
   DeviceArray<Box> mbrs_;
   DeviceArray<OptixAabb> boxes_;
-  DeviceArray<unsigned char> temp_, output_;
   CUdeviceptr box_buffer_ = 0;
   unsigned flags_;
   OptixBuildInput input_{};
-  OptixTraversableHandle handle_ = 0;
+  RefittedStructure structure_;
 };
 
 // Device bytes a TargetChunks over n points holds (the MBRs, the boxes, the structure and its scratch).

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "../cuda/device_memory.h"
+#include "refitted_structure.h"
 
 namespace xhd {
 
@@ -27,11 +28,10 @@ class TargetSpheres {
   uint32_t count_;
   cudaStream_t stream_;
   DeviceArray<float> radius_;
-  DeviceArray<unsigned char> temp_, output_;
   CUdeviceptr centers_ = 0, radius_buffer_ = 0;
   unsigned flags_;
   OptixBuildInput input_{};
-  OptixTraversableHandle handle_ = 0;
+  RefittedStructure structure_;
 };
 
 // Device bytes a TargetSpheres over n points holds (the structure and its scratch).
