@@ -31,6 +31,16 @@ constexpr float kRayEnd = 1e-16f, kHitT = 0.5e-16f;
 
 __device__ __forceinline__ float refreshed_threshold() { return threshold_of(load_cmax(params.cmax), params.bounds); }
 
+// What a new smallest distance d2 from query q (original index `source`) to target b settles: within the
+// threshold the query is truly nearer than the query that set cmax, never the witness (discarded); at zero
+// nothing lower exists (settled_at_zero says whether it is set aside); otherwise the search goes on.
+__device__ __forceinline__ unsigned state_after(float d2, float threshold, const float q[3], const float4& b,
+                                                uint32_t source) {
+  if (!(d2 > threshold)) return kDiscarded;
+  if (d2 == 0.f) return settled_at_zero(params.bounds, q, b, source) ? kDiscarded : kAtZero;
+  return kRunning;
+}
+
 }  // namespace
 
 extern "C" __global__ void __raygen__search() {
@@ -117,11 +127,7 @@ extern "C" __global__ void __intersection__chunk() {
     ++evals;
     if (!(d2 < cmin)) continue;
     cmin = d2;
-    if (!(d2 > threshold)) {
-      state = kDiscarded;  // MaxDist <= cmax: truly nearer than the query that set cmax, never the witness
-    } else if (d2 == 0.f) {
-      state = settled_at_zero(params.bounds, q, b, __float_as_uint(a.w)) ? kDiscarded : kAtZero;  // nothing lower
-    }
+    state = state_after(d2, threshold, q, b, __float_as_uint(a.w));
   }
   optixSetPayload_1(__float_as_uint(cmin));
   optixSetPayload_3(evals);
@@ -139,7 +145,7 @@ extern "C" __global__ void __anyhit__sphere() {
   const float d2 = dist2(a.x, a.y, a.z, b.x, b.y, b.z);
   const uint32_t evals = optixGetPayload_3() + 1;
   optixSetPayload_3(evals);
-  float cmin = __uint_as_float(optixGetPayload_1());
+  const float cmin = __uint_as_float(optixGetPayload_1());
   if (!(d2 < cmin)) {
     optixIgnoreIntersection();  // MinDist >= cmin: nothing to learn; traversal goes on
     return;
@@ -151,13 +157,8 @@ extern "C" __global__ void __anyhit__sphere() {
     threshold = refreshed_threshold();
     optixSetPayload_2(__float_as_uint(threshold));
   }
-  unsigned state = kRunning;
-  if (!(d2 > threshold)) {
-    state = kDiscarded;
-  } else if (d2 == 0.f) {
-    const float p[3] = {a.x, a.y, a.z};
-    state = settled_at_zero(params.bounds, p, b, __float_as_uint(a.w)) ? kDiscarded : kAtZero;
-  }
+  const float q[3] = {a.x, a.y, a.z};
+  const unsigned state = state_after(d2, threshold, q, b, __float_as_uint(a.w));
   if (state == kRunning) {
     optixIgnoreIntersection();
     return;
