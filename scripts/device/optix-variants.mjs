@@ -13,7 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { writePly } from './ply-points.mjs';
+import { referenceCases } from './ply-points.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const args = process.argv.slice(2);
@@ -65,25 +65,18 @@ const ms = (r) => (r.timings_ms.build + r.timings_ms.query).toFixed(1);
 let mismatches = 0;
 console.log(`variants: ${variantNames.join(', ')}; times are build + query ms (both directions)`);
 for (const n of sizes) {
-  for (const dims of [3, 2]) {
-    for (const [kind, shift] of [['overlapping', [0.001, 0.001, 0.001]], ['disjoint', [2, 0, 0]]]) {
-      // The same files as reference-cases.mjs writes (and reuses when both run in one session).
-      const a = join(dir, `${dims}d-${n}-anchored-a.ply`), b = join(dir, `${dims}d-${n}-anchored-${kind}-b.ply`);
-      writePly(a, n, dims, 12345, [0, 0, 0], true);
-      writePly(b, n, dims, 12345, shift.map((v, k) => (k < dims ? v : 0)), true);
-      const cuda = best(a, b, 'cuda', {});
-      const label = `${n} ${dims}D ${kind}`;
-      if (cuda.error) { console.log(`${label}: cuda failed: ${cuda.error}`); mismatches++; continue; }
-      const cells = [`cuda ${ms(cuda)}`];
-      for (const name of variantNames) {
-        const r = best(a, b, 'optix', variantEnv(name));
-        if (r.error) { cells.push(`${name} FAILED (${r.error})`); mismatches++; continue; }
-        const same = answer(r) === answer(cuda);
-        if (!same) mismatches++;
-        cells.push(`${name} ${ms(r)}${same ? '' : ' DIFFERENT ' + answer(r)}`);
-      }
-      console.log(`${label} (hd ${cuda.hd}): ${cells.join(' | ')}`);
+  for (const { label, a, b } of referenceCases(dir, n)) { // the files reference-cases.mjs times too
+    const cuda = best(a, b, 'cuda', {});
+    if (cuda.error) { console.log(`${label}: cuda failed: ${cuda.error}`); mismatches++; continue; }
+    const cells = [`cuda ${ms(cuda)}`];
+    for (const name of variantNames) {
+      const r = best(a, b, 'optix', variantEnv(name));
+      if (r.error) { cells.push(`${name} FAILED (${r.error})`); mismatches++; continue; }
+      const same = answer(r) === answer(cuda);
+      if (!same) mismatches++;
+      cells.push(`${name} ${ms(r)}${same ? '' : ' DIFFERENT ' + answer(r)}`);
     }
+    console.log(`${label} (hd ${cuda.hd}): ${cells.join(' | ')}`);
   }
 }
 console.log(mismatches === 0 ? 'every variant gave cuda\'s answer to the bit' : `${mismatches} runs failed or differed`);

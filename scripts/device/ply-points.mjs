@@ -3,6 +3,7 @@
 // (xorshift) so every run measures the same points. An existing file is kept. With anchor, the first point is
 // the origin, not moved by shift: every file then has its smallest coordinates at 0 (see reference-cases.mjs).
 import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 
 export function writePly(path, n, dims, seed, shift, anchor = false) {
   if (existsSync(path)) return;
@@ -24,4 +25,20 @@ export function writePly(path, n, dims, seed, shift, anchor = false) {
     writeSync(fd, new Uint8Array(xyz.buffer));
   }
   closeSync(fd);
+}
+
+/**
+ * The four cases of the reference bench at n points, written under dir once (anchored, so the reference
+ * measures the same sets: reference-cases.mjs) and shared by the scripts that time them: 3D and 2D, B = A +
+ * 0.001 on every axis (overlapping) or A + 2 on x (disjoint). Yields { label, dims, a, b }.
+ */
+export function* referenceCases(dir, n) {
+  for (const dims of [3, 2]) {
+    for (const [kind, shift] of [['overlapping', [0.001, 0.001, 0.001]], ['disjoint', [2, 0, 0]]]) {
+      const a = join(dir, `${dims}d-${n}-anchored-a.ply`), b = join(dir, `${dims}d-${n}-anchored-${kind}-b.ply`);
+      writePly(a, n, dims, 12345, [0, 0, 0], true);
+      writePly(b, n, dims, 12345, shift.map((v, k) => (k < dims ? v : 0)), true);
+      yield { label: `${n} ${dims}D ${kind}`, dims, a, b };
+    }
+  }
 }

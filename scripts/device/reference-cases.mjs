@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { writePly } from './ply-points.mjs';
+import { referenceCases } from './ply-points.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const args = process.argv.slice(2);
@@ -57,17 +57,11 @@ function runXhd(a, b, backend) {
 }
 
 for (const n of sizes) {
-  for (const dims of [3, 2]) {
-    for (const [label, shift] of [['overlapping', [0.001, 0.001, 0.001]], ['disjoint', [2, 0, 0]]]) {
-      const a = join(dir, `${dims}d-${n}-anchored-a.ply`), b = join(dir, `${dims}d-${n}-anchored-${label}-b.ply`);
-      writePly(a, n, dims, 12345, [0, 0, 0], true);
-      writePly(b, n, dims, 12345, shift.map((v, k) => (k < dims ? v : 0)), true);
-      const name = `${n} ${dims}D ${label}`;
-      for (const variant of variants) {
-        if (variant === 'eb' && n > ebMax) console.log(`${name} | reference eb: skipped above --eb-max ${ebMax} points`);
-        else console.log(`${name} | reference ${variant}: ${runReference(a, b, dims, variant)}`);
-      }
-      for (const backend of ['cuda', 'optix']) console.log(`${name} | xhd ${backend}: ${runXhd(a, b, backend)}`);
+  for (const { label: name, dims, a, b } of referenceCases(dir, n)) {
+    for (const variant of variants) {
+      if (variant === 'eb' && n > ebMax) console.log(`${name} | reference eb: skipped above --eb-max ${ebMax} points`);
+      else console.log(`${name} | reference ${variant}: ${runReference(a, b, dims, variant)}`);
     }
+    for (const backend of ['cuda', 'optix']) console.log(`${name} | xhd ${backend}: ${runXhd(a, b, backend)}`);
   }
 }
