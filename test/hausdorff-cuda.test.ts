@@ -221,6 +221,63 @@ suiteUnless(skip, 'CUDA backend on 1M to 10M points agrees with the CPU grid', (
   }
 });
 
+// The grid search starts its radius at the nearest distance the warm-up proved (xhd_directed.h,
+// seeded_first_radius); XHD_SEEDED_RADIUS=0 starts it at one cell, as before. Both schedules are exact.
+suiteUnless(skip, 'CUDA grid search from the seeded first radius and from one cell', () => {
+  const fromOneCell = { XHD_SEEDED_RADIUS: '0' };
+  const withEnv = async <T>(env: Record<string, string>, run: () => Promise<T>): Promise<T> => {
+    Object.assign(process.env, env);
+    try {
+      return await run();
+    } finally {
+      for (const name of Object.keys(env)) delete process.env[name];
+    }
+  };
+
+  for (const dims of [3, 2] as const) {
+    for (const c of cases) {
+      it(`from one cell: ${c.name}, ${dims}D, 12000 points`, async () => {
+        const [a, b] = c.make(12000, dims, 9000 + dims);
+        const reference = await hausdorff(a, b, { method: 'brute' });
+        await withEnv(fromOneCell, () => checkCuda(`one cell: ${c.name} ${dims}D`, a, b, reference, ['grid']));
+      });
+    }
+  }
+
+  it('from one cell: far apart survey coordinates and disjoint 1M', async () => {
+    const [a, b0] = utmNearTies(3000, 9);
+    const b = b0.map((v, i) => (i % 3 === 0 ? v + 2000 : v));
+    const far = await hausdorff(a, b, { method: 'grid', backend: 'cpu' });
+    await withEnv(fromOneCell, () => checkCuda('one cell: far apart', a, b, far, ['grid']));
+    const r = rng(5);
+    const c = uniform(1_000_000, 3, r), d = uniform(1_000_000, 3, r, 2.5);
+    const disjoint = await hausdorff(c, d, { method: 'grid', backend: 'cpu' });
+    await withEnv(fromOneCell, () => checkCuda('one cell: disjoint 1M', c, d, disjoint, ['grid']));
+  });
+
+  it('a stray point that joins the boxes: the seeded radius needs fewer passes than one cell, same answer', () => {
+    // B is A moved 2 on x plus the origin, so the MBRs overlap (their lower bound is 0) while every nearest
+    // distance is about 1 to 1.5: from one cell the radius grows over several passes of the open queries.
+    const dir = scratchDir();
+    const r = rng(44);
+    const a = uniform(200_000, 3, r);
+    const b = new Float32Array(a.length + 3);
+    for (let i = 0; i < a.length; i++) b[i + 3] = i % 3 === 0 ? a[i] + 2 : a[i];
+    writeXyz(`${dir}/a.xyz`, a);
+    writeXyz(`${dir}/b.xyz`, b);
+    const passes = (env: Record<string, string>) => {
+      const out = runXhd(['compare', `${dir}/a.xyz`, `${dir}/b.xyz`, '--backend', 'cuda', '--json', '--quiet'],
+        { XHD_CUDA_PROFILE: '1', ...env });
+      assert.equal(out.code, 0, out.stderr);
+      return { count: out.stderr.split('\n').filter((line) => line.startsWith('xhd-profile grid pass')).length, json: JSON.parse(out.stdout) };
+    };
+    const seeded = passes({}), oneCell = passes(fromOneCell);
+    assert.ok(seeded.count >= 2, `${seeded.count} profile lines of grid passes (one a direction at least)`);
+    assert.ok(seeded.count < oneCell.count, `seeded: ${seeded.count} passes, from one cell: ${oneCell.count}`);
+    for (const key of ['hd', 'hd_ab', 'hd_ba', 'witness_ab', 'witness_ba']) assert.deepEqual(seeded.json[key], oneCell.json[key], key);
+  });
+});
+
 suiteUnless(skip, 'CUDA memory handling', () => {
   it('a source larger than the memory budget is processed in chunks with the same answer', async () => {
     const r = rng(30);

@@ -95,6 +95,7 @@ const VARIANTS: Array<[string, Record<string, string>]> = [
   ['one box a point', { XHD_OPTIX_CHUNK: '1' }],
   ['runs of 7 points (a partial last run)', { XHD_OPTIX_CHUNK: '7' }],
   ['runs of 64 points, rebuilt at each radius', { XHD_OPTIX_CHUNK: '64', XHD_OPTIX_REBUILD: '1' }],
+  ['the first radius one cell, not the seeded distance', { XHD_SEEDED_RADIUS: '0' }],
 ];
 
 for (const [variant, env] of VARIANTS) {

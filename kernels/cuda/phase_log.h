@@ -15,6 +15,7 @@ class PhaseLog {
   explicit PhaseLog(cudaStream_t stream) : stream_(stream), on_(std::getenv("XHD_CUDA_PROFILE") != nullptr) {
     if (on_) start_ = Clock::now();
   }
+  bool enabled() const { return on_; }
   void mark(const char* phase) {
     if (!on_) return;
     cudaStreamSynchronize(stream_);

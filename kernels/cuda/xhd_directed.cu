@@ -4,6 +4,8 @@
 #include <limits>
 #include <stdexcept>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "cuda_check.h"
@@ -285,6 +287,18 @@ void seed_cmax_on_grid(const DirectedRun& run, cudaStream_t stream) {
   warm_up(run.target->view(), st, run.query_count, stream);
 }
 
+double cmax_distance(const unsigned long long* cmax, cudaStream_t stream) {
+  unsigned long long word = 0;
+  XHD_CUDA(cudaMemcpyAsync(&word, cmax, sizeof(word), cudaMemcpyDeviceToHost, stream));
+  XHD_CUDA(cudaStreamSynchronize(stream));
+  return std::sqrt(static_cast<double>(distance2_of_word(word)));
+}
+
+bool seeded_first_radius() {
+  const char* text = std::getenv("XHD_SEEDED_RADIUS");
+  return text == nullptr || text[0] != '0';
+}
+
 double directed_lower_bound(const Box& source, const Box& target) {
   double best = 0.0;
   for (int axis = 0; axis < 3; ++axis)
@@ -342,6 +356,13 @@ DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cud
   log.mark("warm-up queries");
 
   SearchRadius radius(run.source_bounds, run.target->bounds, f);
+  // Queries within the seeded distance of their nearest point settle or finish in the first pass either
+  // way; the others would otherwise meet every radius between one cell and it (sets far apart: a pass a
+  // cell diagonal). A first radius wider than kMaxStepCells cells goes through the tree, nearest first.
+  if (seeded_first_radius()) radius.start_at_least(cmax_distance(run.cmax, stream));
+  if (log.enabled())
+    std::fprintf(stderr, "xhd-profile grid first radius %.6g (lower bound %.6g, upper %.6g)\n", radius.radius(),
+                 directed_lower_bound(run.source_bounds, run.target->bounds), radius.upper());
 
   uint32_t* in = list_a.get();
   uint32_t* out = list_b.get();
@@ -372,6 +393,9 @@ DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cud
     XHD_CUDA(cudaStreamSynchronize(stream));
     stats.iterations = iteration + 1;
     const uint32_t missed = counts[kMissCount];
+    if (log.enabled())
+      std::fprintf(stderr, "xhd-profile grid pass r2 %.6g: %u queries, %u missed, %u waited on heavy cells\n",
+                   static_cast<double>(r2), in_count, missed, counts[kHeavyQueries]);
     run.progress->add(in_count - missed);
     if (missed == 0) break;
     if (std::isinf(r2)) throw std::runtime_error("X-HD search left queries unresolved at an unbounded radius");

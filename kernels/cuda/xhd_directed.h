@@ -39,6 +39,15 @@ DirectedStats run_directed_xhd(DeviceMemory& memory, const DirectedRun& run, cud
 // on `stream`.
 void seed_cmax_on_grid(const DirectedRun& run, cudaStream_t stream);
 
+// The nearest distance a cmax word holds (0 while unset): after the warm-up, a distance some query is
+// known to have, and an estimate of the search's final radius. Waits for `stream`.
+double cmax_distance(const unsigned long long* cmax, cudaStream_t stream);
+
+// Whether a search (grid or OptiX) starts its radius no smaller than cmax_distance after the warm-up; for
+// sets far apart the first radius otherwise creeps up by a cell diagonal a pass. XHD_SEEDED_RADIUS=0 turns
+// it off, so that the difference can be measured (scripts/device/optix-variants.mjs).
+bool seeded_first_radius();
+
 // Lower bound of the directed HD from the two MBRs: each face of the source MBR holds a source point,
 // and that point is at least as far from the target as the face is from the target MBR.
 double directed_lower_bound(const Box& source, const Box& target);

@@ -26,14 +26,6 @@ namespace xhd {
 
 namespace {
 
-// The nearest distance cmax holds (0 while unset): the seeding's, an estimate of the search's final radius.
-double seeded_reach(const unsigned long long* cmax, cudaStream_t stream) {
-  unsigned long long word = 0;
-  XHD_CUDA(cudaMemcpyAsync(&word, cmax, sizeof(word), cudaMemcpyDeviceToHost, stream));
-  XHD_CUDA(cudaStreamSynchronize(stream));
-  return std::sqrt(static_cast<double>(distance2_of_word(word)));
-}
-
 // The typical distance between neighbouring points of n spread over `bounds`, over the axes they span.
 double point_spacing(const Box& bounds, uint32_t n) {
   double volume = 1.0;
@@ -111,7 +103,7 @@ DirectedStats run_directed_optix(DeviceMemory& memory, const DirectedRun& run, c
 
   // One of the two, per XHD_OPTIX_PRIMITIVE (optix_tuning.h); runs of points sized by the nearest distance
   // the seeding proved against the targets' spacing.
-  const double seeded = seeded_reach(run.cmax, stream);
+  const double seeded = cmax_distance(run.cmax, stream);
   std::optional<TargetSpheres> spheres;
   std::optional<TargetChunks> chunks;
   if (optix_use_spheres())
@@ -161,7 +153,7 @@ DirectedStats run_directed_optix(DeviceMemory& memory, const DirectedRun& run, c
   // Every pass here is a launch over all open queries and a refit: for sets far apart, where the grid's
   // radius would creep up cell by cell, the first pass starts at the seeded nearest distance, within which
   // a query either meets a point that settles it (early break) or finds its nearest.
-  if (optix_seeded_radius()) radius.start_at_least(seeded);
+  if (seeded_first_radius()) radius.start_at_least(seeded);
 
   uint32_t* in = list_a.get();
   uint32_t* out = list_b.get();

@@ -42,9 +42,4 @@ bool optix_rebuild_each_radius() {
   return text != nullptr && text[0] == '1';
 }
 
-bool optix_seeded_radius() {
-  const char* text = setting("XHD_OPTIX_SEEDED_RADIUS");
-  return text == nullptr || text[0] != '0';
-}
-
 }  // namespace xhd

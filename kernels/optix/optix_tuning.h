@@ -16,7 +16,4 @@ bool optix_use_spheres();
 // XHD_OPTIX_REBUILD=1: rebuild the structure at each radius instead of refitting it.
 bool optix_rebuild_each_radius();
 
-// XHD_OPTIX_SEEDED_RADIUS=0: start the radius where the grid search does, not at the seeded nearest distance.
-bool optix_seeded_radius();
-
 }  // namespace xhd

@@ -2,12 +2,14 @@
 // The OptiX search's variants side by side on the cases of scripts/bench-xhd-reference (3D and 2D; B = A +
 // 0.001, overlapping, or A + 2 on x, disjoint; float32 binary PLY): the library's rules, runs of k points as
 // boxes (k = 1 is a box a point), one built-in sphere a point, runs rebuilt instead of refitted at each
-// radius, and the first radius the grid's instead of the seeded one (optix_tuning.h),
-// each through `xhd compare --backend optix --json`, beside `--backend cuda`. Prints each one's build and query
+// radius, and the first radius the grid's instead of the seeded one (XHD_SEEDED_RADIUS=0, xhd_directed.h),
+// each through `xhd compare --backend optix --json`, beside `--backend cuda`; the variants named cuda-… run
+// the grid search (`cuda-unseeded`: its first radius one cell, not the seeded distance). Prints each one's build and query
 // time (the library's, both directions; best of two runs, one where the first took over 3 s) and whether its
 // answer (hd, both directed distances, both witnesses) equals cuda's to the bit.
 // Usage: node scripts/device/optix-variants.mjs [--sizes 1000000,12500000] [--dir /tmp/xhd-reference-data]
-//   [--variants default,chunk1,chunk16,chunk64,chunk256,spheres,chunk16-rebuild,default-unseeded] [--timeout-s 60]
+//   [--variants default,chunk1,chunk16,chunk64,chunk256,spheres,chunk16-rebuild,default-unseeded,cuda-unseeded]
+//   [--timeout-s 60]
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -24,12 +26,12 @@ const timeoutMs = 1000 * Number(option('--timeout-s', '60'));
 const variantNames = option('--variants', 'default,chunk1,chunk16,chunk64,chunk256,spheres,chunk16-rebuild,default-unseeded').split(',');
 mkdirSync(dir, { recursive: true });
 
-// default (the library's rules), spheres, or chunkK; each may end in -rebuild (rebuild, not refit, at each
-// radius) or -unseeded (the first radius where the grid search starts it).
+// default (the library's rules), spheres, chunkK or cuda (the grid search); each may end in -rebuild
+// (rebuild, not refit, at each radius) or -unseeded (the first radius one cell, not the seeded distance).
 function variantEnv(name) {
   const env = {};
   let base = name;
-  for (const [suffix, variable] of [['-rebuild', 'XHD_OPTIX_REBUILD'], ['-unseeded', 'XHD_OPTIX_SEEDED_RADIUS']]) {
+  for (const [suffix, variable] of [['-rebuild', 'XHD_OPTIX_REBUILD'], ['-unseeded', 'XHD_SEEDED_RADIUS']]) {
     if (base.endsWith(suffix)) {
       env[variable] = suffix === '-rebuild' ? '1' : '0';
       base = base.slice(0, -suffix.length);
@@ -37,7 +39,7 @@ function variantEnv(name) {
   }
   if (base === 'spheres') env.XHD_OPTIX_PRIMITIVE = 'spheres';
   else if (/^chunk\d+$/.test(base)) env.XHD_OPTIX_CHUNK = base.slice(5);
-  else if (base !== 'default') throw new Error(`optix-variants: unknown variant ${name}`);
+  else if (base !== 'default' && base !== 'cuda') throw new Error(`optix-variants: unknown variant ${name}`);
   return env;
 }
 
@@ -70,7 +72,7 @@ for (const n of sizes) {
     if (cuda.error) { console.log(`${label}: cuda failed: ${cuda.error}`); mismatches++; continue; }
     const cells = [`cuda ${ms(cuda)}`];
     for (const name of variantNames) {
-      const r = best(a, b, 'optix', variantEnv(name));
+      const r = best(a, b, name.startsWith('cuda') ? 'cuda' : 'optix', variantEnv(name));
       if (r.error) { cells.push(`${name} FAILED (${r.error})`); mismatches++; continue; }
       const same = answer(r) === answer(cuda);
       if (!same) mismatches++;
