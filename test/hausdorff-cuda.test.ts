@@ -139,15 +139,20 @@ suiteUnless(skip, 'CUDA backend is exact over survey coordinates', () => {
       await hausdorff(Float32Array.from(a), Float32Array.from(b), { method: 'grid', backend: 'cpu' }), ['grid']);
   });
 
-  it('survivors with a reach too wide for the grid are scanned, or settled on the host grid past the scan limit', async () => {
+  it('survivors with a reach too wide for grid stepping settle down the tree, or are scanned, or settled on the host grid', async () => {
     const [a, b0] = utmNearTies(3000, 9);
     const b = b0.map((v, i) => (i % 3 === 0 ? v + 2000 : v)); // far apart: every reach spans the whole grid
     const reference = await hausdorff(a, b, { method: 'grid', backend: 'cpu' });
-    await checkCuda('far apart, scanned', a, b, reference);
-    process.env.XHD_CUDA_MAX_SCAN_PAIRS = '0';
+    await checkCuda('far apart, down the tree', a, b, reference);
+    // Without the tree (XHD_CUDA_REFINE_TREE=0, exact_refine.cu): the scan of every target, and past the
+    // scan limit the host's grid, the fallbacks of a descent deeper than the tree's stack.
+    process.env.XHD_CUDA_REFINE_TREE = '0';
     try {
+      await checkCuda('far apart, scanned', a, b, reference);
+      process.env.XHD_CUDA_MAX_SCAN_PAIRS = '0';
       await checkCuda('far apart, host grid', a, b, reference);
     } finally {
+      delete process.env.XHD_CUDA_REFINE_TREE;
       delete process.env.XHD_CUDA_MAX_SCAN_PAIRS;
     }
   });

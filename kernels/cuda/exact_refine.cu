@@ -32,6 +32,13 @@ uint64_t max_scan_pairs() {
   return limit != nullptr ? std::strtoull(limit, nullptr, 10) : 1ull << 36;
 }
 
+// Whether survivors whose reach is too wide for grid stepping go down the grid's tree (the default), or
+// straight to the scan and the host grid below; XHD_CUDA_REFINE_TREE=0 sends them there, so tests reach them.
+bool refine_through_tree() {
+  const char* text = std::getenv("XHD_CUDA_REFINE_TREE");
+  return text == nullptr || text[0] != '0';
+}
+
 // Every (survivor, target) pair whose computed squared distance is within the survivor's reach (in w):
 // a superset of the targets truly within its float search's nearest distance, its true nearest among them.
 __global__ void candidates_kernel(const float4* targets, uint32_t target_count, const float4* probes,
@@ -60,18 +67,21 @@ __global__ void candidates_kernel(const float4* targets, uint32_t target_count, 
 constexpr size_t kPairsOnHostUpTo = 1 << 16;
 
 // The same pairs through the target's grid: each survivor (one thread) emits the points within its
-// reach. A survivor whose reach spans too many cells is listed in `wide` instead.
+// reach. A survivor the tree's descent could not finish (deeper than its stack) is listed in `wide` instead.
 __global__ void range_candidates_kernel(GridView g, const float4* probes, uint32_t probe_count, uint2* out,
-                                        uint32_t capacity, uint32_t* count, uint32_t* wide, uint32_t* wide_count) {
+                                        uint32_t capacity, uint32_t* count, uint32_t* wide, uint32_t* wide_count,
+                                        bool tree) {
   const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= probe_count) return;
   const float4 probe = probes[s];
   const float p[3] = {probe.x, probe.y, probe.z};
   float reach = probe.w;
-  const bool narrow = visit_within_reach(g, p, reach, [&](const float4& t) {
+  const auto emit = [&](const float4& t) {
     const uint32_t at = atomicAdd(count, 1u);
     if (at < capacity) out[at] = make_uint2(s, __float_as_uint(t.w));
-  });
+  };
+  // A reach wider than grid stepping's cells goes down the grid's tree (nodes beyond it skipped).
+  const bool narrow = visit_within_reach(g, p, reach, emit) || (tree && visit_within_reach_tree(g, p, reach, emit));
   if (!narrow) wide[atomicAdd(wide_count, 1u)] = s;
 }
 
@@ -84,10 +94,11 @@ struct DeviceTruth {
 
 // Through the grid as range_candidates_kernel, but each survivor keeps its nearest in double itself (the
 // formula of exact_dist2: differences, squares, x + y + z, no fused multiply-add in this library), ties to
-// the smaller index, its reach shrinking as it goes. A wide survivor gets index UINT32_MAX, as would one
-// that found nothing within its reach (none should): the host settles both another way.
+// the smaller index, its reach shrinking as it goes. A survivor the tree's descent could not finish gets
+// index UINT32_MAX, as would one that found nothing within its reach (none should): the host settles both
+// another way.
 __global__ void range_best_kernel(GridView g, const float4* probes, uint32_t probe_count, DeviceTruth truth,
-                                  FilterBounds bounds, double* best_d2, uint32_t* best_index) {
+                                  FilterBounds bounds, double* best_d2, uint32_t* best_index, bool tree) {
   const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= probe_count) return;
   const float4 probe = probes[s];
@@ -98,7 +109,7 @@ __global__ void range_best_kernel(GridView g, const float4* probes, uint32_t pro
   const double z = truth.source ? truth.source[3ull * s + 2] : p[2];
   double best = INFINITY;
   uint32_t index = UINT32_MAX;
-  const bool narrow = visit_within_reach(g, p, reach, [&](const float4& t) {
+  const auto keep_nearest = [&](const float4& t) {
     const uint32_t id = __float_as_uint(t.w);
     const double* tt = truth.target ? truth.target + 3ull * id : nullptr;
     const double dx = x - (tt ? tt[0] : t.x), dy = y - (tt ? tt[1] : t.y), dz = z - (tt ? tt[2] : t.z);
@@ -108,7 +119,11 @@ __global__ void range_best_kernel(GridView g, const float4* probes, uint32_t pro
       index = id;
       reach = bounds.reach(sqrt(best));
     }
-  });
+  };
+  // A reach wider than grid stepping's cells (sets far apart: every survivor's) goes down the grid's tree,
+  // nearer nodes first, so the reach shrinks early; only a descent deeper than its stack is left wide.
+  const bool narrow =
+      visit_within_reach(g, p, reach, keep_nearest) || (tree && visit_within_reach_tree(g, p, reach, keep_nearest));
   best_d2[s] = best;
   best_index[s] = narrow ? index : UINT32_MAX;
 }
@@ -189,7 +204,7 @@ std::vector<uint2> scan_pairs(DeviceMemory& memory, const RefineInput& in, const
   return pairs;
 }
 
-// Candidate pairs through the grid; the probes whose reach is too wide for it are returned in `wide`.
+// Candidate pairs through the grid; the probes whose descent it could not finish are returned in `wide`.
 // Their list comes back with the pairs' count (meta: count, wide count, the wide probes).
 std::vector<uint2> range_pairs(DeviceMemory& memory, const RefineInput& in, const std::vector<float4>& probes,
                                cudaStream_t stream, std::vector<uint32_t>& wide) {
@@ -203,7 +218,7 @@ std::vector<uint2> range_pairs(DeviceMemory& memory, const RefineInput& in, cons
       collect_pairs(memory, std::max<uint32_t>(1u << 16, 4 * k), meta, meta_host, stream,
                     [&](uint2* out, uint32_t capacity, uint32_t* counts) {
                       range_candidates_kernel<<<blocks_for(k, kThreads), kThreads, 0, stream>>>(
-                          view, device_probes.get(), k, out, capacity, counts, counts + 2, counts + 1);
+                          view, device_probes.get(), k, out, capacity, counts, counts + 2, counts + 1, refine_through_tree());
                       XHD_CUDA_LAUNCHED("range_candidates_kernel");
                     });
   wide.assign(meta_host.begin() + 2, meta_host.begin() + 2 + meta_host[1]);
@@ -235,7 +250,7 @@ void best_of_pairs(const RefineInput& in, const std::vector<uint2>& open, std::v
 }
 
 // Each survivor's nearest in double through the grid on the device (range_best_kernel), with the truth
-// uploaded where the float copies are not it; survivors with too wide a reach are returned in `wide`.
+// uploaded where the float copies are not it; survivors it could not settle are returned in `wide`.
 // One allocation and one transfer each way (probes in; squared distances and targets back) with one
 // synchronization: for the few survivors of data that needs no refinement, this round trip is the cost.
 void range_best(DeviceMemory& memory, const RefineInput& in, const std::vector<uint2>& open,
@@ -272,7 +287,7 @@ void range_best(DeviceMemory& memory, const RefineInput& in, const std::vector<u
   }
   range_best_kernel<<<blocks_for(k, kThreads), kThreads, 0, stream>>>(
       in.grid->view(), device_probes, k, DeviceTruth{source_truth.get(), target_truth.get()}, *in.bounds, device_d2,
-      device_index);
+      device_index, refine_through_tree());
   XHD_CUDA_LAUNCHED("range_best_kernel");
   std::vector<unsigned char> back(k * kBackBytes);
   XHD_CUDA(cudaMemcpyAsync(back.data(), device_d2, back.size(), cudaMemcpyDeviceToHost, stream));

@@ -10,7 +10,7 @@
 
 namespace xhd {
 
-// Survivors whose reach spans more cells than this go to the scan of every target instead.
+// A reach that spans more cells than this is not stepped over cell by cell (visit_within_reach_tree instead).
 constexpr int kMaxRangeCells = 64;
 // Visits every target point of the grid whose computed squared distance to p is within reach (which
 // visit may shrink as it goes): visit(t, reach) for each, cell by cell. Returns false, visiting nothing,
