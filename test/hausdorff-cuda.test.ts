@@ -350,9 +350,8 @@ describe('backend choice and xhd doctor (any machine)', () => {
     if (cudaStatus.available) {
       assert.ok(cudaStatus.devices.length > 0);
       assert.match(cudaStatus.devices[0].compute_capability, /^\d+\.\d+$/);
-      // OptiX only on RT cores (the H100 has none).
-      const rtCores = json.backends[2].available && json.backends[2].optix.rtcore_version > 0;
-      assert.equal(json.auto_backend, rtCores ? 'optix' : 'cuda');
+      // Never OptiX: the CUDA grid measured faster on every case (docs/benchmarks.md).
+      assert.equal(json.auto_backend, 'cuda');
     } else {
       assert.match(cudaStatus.reason, /\S/);
       assert.equal(json.auto_backend, 'cpu');
