@@ -1,13 +1,17 @@
-// `xhd compare A B --memory-limit SIZE` on the CPU backend with binary PLY point clouds or uncompressed LAS
-// files that need more memory than SIZE: streamed from the files in slabs and tiles (xhd_points_compare_files),
+// `xhd compare A B --memory-limit SIZE` on the CPU backend with binary PLY point clouds, uncompressed LAS
+// files or LAZ files that need more memory than SIZE: streamed from the files in slabs and tiles (xhd_points_compare_files),
 // with the in-memory answer bit for bit (distances, witnesses, their points, a LAS file's CRS and notes);
 // options that need every point in memory refused with the reason; a bad record named as the whole-file
 // reader names it.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
+import { LAS_HEADER_PROBE, parseLasHeader } from '../src/io/las-header.js';
+import { readLasVlrs } from '../src/io/las-vlrs.js';
+import { readLazLayout } from '../src/io/laz-chunks.js';
+import { writeLaz } from '../src/io/laz-write.js';
 import { runXhd, scratchDir } from './cli-run.js';
 import { geoKeys, lasBytes, type LasPoint } from './las-writer.js';
 import { rng, uniform } from './random-points.js';
@@ -160,5 +164,104 @@ describe('compare --memory-limit streams uncompressed LAS files too (CPU)', () =
     assert.match(streamed.stderr, /bad\.las \(byte \d+\)/);
     assert.equal(streamed.stderr, whole.stderr);
     assert.equal(streamed.stdout, '');
+  });
+});
+
+/** The LAS file's points of writeSurveyLas as a LAZ file of chunks of `chunkSize` points (the native writer). */
+function writeSurveyLaz(name: string, n: number, seed: number, options: { chunkSize: number; gpsTime?: boolean; shift?: number }): string {
+  const random = rng(seed);
+  const xyz = new Float64Array(3 * n);
+  for (let i = 0; i < n; i++) {
+    xyz[3 * i] = 500_000 + (Math.floor(random() * 100_000) + (options.shift ?? 0)) / 1000;
+    xyz[3 * i + 1] = 4_200_000 + Math.floor(random() * 100_000) / 1000;
+    xyz[3 * i + 2] = 100 + Math.floor(random() * 5_000) / 1000;
+  }
+  const epsg = { userId: 'LASF_Projection', recordId: 34735, payload: geoKeys([[1024, 0, 1, 1], [3072, 0, 1, 32633]]) };
+  const path = join(dir, name);
+  writeLaz(path, { xyz, ...(options.gpsTime ? { gpsTime: Float64Array.from({ length: n }, (_, i) => i / 10) } : {}) },
+    { scale: [0.001, 0.001, 0.001], offset: [500_000, 4_200_000, 100], chunkSize: options.chunkSize, vlrs: [epsg] });
+  return path;
+}
+
+/** The chunk table's entries of a LAZ file, as the whole-file reader finds them. */
+function lazChunks(path: string) {
+  const size = statSync(path).size;
+  const fd = openSync(path, 'r');
+  try {
+    const prefix = Buffer.alloc(Math.min(size, LAS_HEADER_PROBE));
+    readSync(fd, prefix, 0, prefix.length, 0);
+    const header = parseLasHeader(new Uint8Array(prefix), size, path);
+    return readLazLayout(fd, path, size, header, readLasVlrs(fd, header, size, path)).chunks;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe('compare --memory-limit streams LAZ files too, a run of chunks at a time (CPU)', () => {
+  // Point formats 0 and 1, chunks of 4,000 and 5,000 points at UTM coordinates with millimetre steps.
+  const a = writeSurveyLaz('a.laz', 30_000, 321, { chunkSize: 4_000 });
+  const b = writeSurveyLaz('b.laz', 25_000, 322, { chunkSize: 5_000, gpsTime: true, shift: 7 });
+
+  it('the in-memory answer, witnesses, CRS and notes included', () => {
+    assert.ok(lazChunks(a).length >= 8, `${lazChunks(a).length} chunks`);
+    const whole = compareJson(a, b);
+    assert.equal(whole.streamed, undefined);
+    const streamed = compareJson(a, b, ['--memory-limit', '1M']);
+    assert.ok(streamed.streamed.slabs > 1, `slabs ${streamed.streamed.slabs}`);
+    for (const key of ANSWER_KEYS) assert.deepEqual(streamed[key], whole[key], key);
+    for (const side of ['a', 'b']) {
+      assert.equal(streamed[side].format, 'laz');
+      assert.deepEqual(streamed[side].crs, whole[side].crs);
+      assert.equal(streamed[side].points, whole[side].points);
+    }
+    assert.ok(streamed.a.crs, 'the CRS the VLR states');
+    assert.deepEqual(streamed.notes.filter((n: string) => !/^streamed from the files/.test(n)), whole.notes);
+    assert.ok(streamed.witness_ab.a_point[0] > 500_000, JSON.stringify(streamed.witness_ab));
+    const directed = compareJson(a, b, ['--memory-limit', '1M', '--directed']);
+    assert.deepEqual([directed.hd, directed.witness_ab], [whole.hd_ab, whole.witness_ab]);
+  });
+
+  it('a LAZ file against an uncompressed LAS file: the in-memory answer', () => {
+    const las = writeSurveyLas('c.las', 20_000, 323, { format: 1, minor: 2 });
+    const whole = compareJson(a, las);
+    const streamed = compareJson(a, las, ['--memory-limit', '1M']);
+    assert.ok(streamed.streamed.slabs > 1);
+    for (const key of ANSWER_KEYS) assert.deepEqual(streamed[key], whole[key], key);
+  });
+
+  it('a damaged chunk is named by file and byte, as when the file is read whole', () => {
+    const bytes = readFileSync(a);
+    const third = lazChunks(a)[2];
+    // Garbage over the middle of the third chunk's compressed bytes: it decodes to nothing LASzip writes, or to
+    // points far outside the header's bounds; either way the file is refused, and the same way both times.
+    for (let i = 0; i < 64; i++) bytes[third.offset + Math.floor(third.bytes / 2) + i] = (i * 151 + 7) & 0xff;
+    const damaged = join(dir, 'damaged.laz');
+    writeFileSync(damaged, bytes);
+    const whole = runXhd(['compare', damaged, b, '--backend', 'cpu', '--quiet']);
+    const streamed = runXhd(['compare', damaged, b, '--backend', 'cpu', '--quiet', '--memory-limit', '1M']);
+    assert.equal(whole.code, 2, whole.stderr);
+    assert.equal(streamed.code, 2, streamed.stderr);
+    assert.match(streamed.stderr, /damaged\.laz \(byte \d+\): LAZ chunk 3 of \d+/);
+    assert.equal(streamed.stderr, whole.stderr);
+    assert.equal(streamed.stdout, '');
+  });
+
+  it('a coordinate scaled past 1e15 is refused as when the file is read whole: by the header\'s bounds, or without them by value', () => {
+    const scaled = readFileSync(b);
+    scaled.writeDoubleLE(1e12, 139); // y's scale factor
+    const outside = join(dir, 'scaled.laz');
+    writeFileSync(outside, scaled);
+    const unbounded = Buffer.from(scaled);
+    unbounded.fill(0, 179, 227); // the header's max and min x, y, z: never filled in, so not checked
+    const beyond = join(dir, 'unbounded.laz');
+    writeFileSync(beyond, unbounded);
+    for (const [path, line] of [[outside, /scaled\.laz \(byte \d+\): LAZ chunk 1 of \d+ decodes to y from/], [beyond, /unbounded\.laz \(byte 131\): .*beyond ±1e15/]] as const) {
+      const whole = runXhd(['compare', a, path, '--backend', 'cpu', '--quiet']);
+      const streamed = runXhd(['compare', a, path, '--backend', 'cpu', '--quiet', '--memory-limit', '1M']);
+      assert.equal(whole.code, 2, whole.stderr);
+      assert.equal(streamed.code, 2, streamed.stderr);
+      assert.match(streamed.stderr, line);
+      assert.equal(streamed.stderr, whole.stderr);
+    }
   });
 });

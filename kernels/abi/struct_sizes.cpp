@@ -211,6 +211,10 @@ constexpr Field kFields[] = {
     // xhd_point_file
     XHD_FIELD(xhd_point_file, path),
     XHD_FIELD(xhd_point_file, layout),
+    XHD_FIELD(xhd_point_file, laz),
+    XHD_FIELD(xhd_point_file, laz_check_bounds),
+    XHD_FIELD(xhd_point_file, laz_job),
+    XHD_FIELD(xhd_point_file, laz_bounds),
     // xhd_streamed
     XHD_FIELD(xhd_streamed, memory_limit),
     XHD_FIELD(xhd_streamed, slabs),

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "../geometry/unique_points.h"
 #include "kept_bounds.h"
 #include "nearest_points.h"
+#include "point_file_reader.h"
 
 namespace xhd {
 namespace {
@@ -77,7 +79,8 @@ class Streamer {
         options_(options),
         streamed_(streamed),
         progress_(progress),
-        threads_(resolve_thread_count(options.threads)) {}
+        threads_(resolve_thread_count(options.threads)),
+        readers_{open_point_file(a, threads_), open_point_file(b, threads_)} {}
 
   void run(xhd_hausdorff_result& result) {
     plan();
@@ -94,38 +97,35 @@ class Streamer {
   bool floats(int file) const { return files_[file]->layout.output == XHD_FLOAT32; }
   int coordinate_bytes(int file) const { return floats(file) ? 12 : 24; }
 
-  // Records [first, first + n) of a file into out (allocated for at least n), as the native reader reads them;
-  // returns what it found (their bounds).
-  xhd_read_result read(int file, uint64_t first, uint64_t n, FilePoints& out) const {
-    xhd_ply_vertex_layout layout = files_[file]->layout;
-    layout.body_offset += first * layout.stride;
-    layout.count = n;
-    layout.threads = threads_;
-    xhd_read_result r{};
+  // Records [first, first + n) of a file into out (allocated for at least n), as the file's reader reads them
+  // (point_file_reader.h); returns what it found (their bounds).
+  xhd_read_result read(int file, uint64_t first, uint64_t n, FilePoints& out) {
     void* xyz = out.floats ? static_cast<void*>(out.f.data()) : static_cast<void*>(out.d.data());
-    if (xhd_read_ply_vertices(files_[file]->path, &layout, xyz, &r) != XHD_OK)
-      throw std::runtime_error(std::string("reading a point file: ") + xhd_last_error());
-    if (r.kind != XHD_READ_OK) {
-      r.record += first;
-      throw FileProblem{file, r};
-    }
+    const xhd_read_result r = readers_[file]->read(first, n, xyz);
+    if (r.kind != XHD_READ_OK) throw FileProblem{file, r};
     for (uint64_t i = 0; i < n; ++i) out.record[i] = first + i;
     out.count = n;
     return r;
   }
 
-  // Every record of a file in pieces, in order: visit(piece, what its read found) for each.
+  // Every record of a file in pieces of about kPieceRecords (whole chunks of a LAZ file), in order:
+  // visit(piece, what its read found) for each.
   template <class Visit>
   void pass(int file, Visit&& visit) {
     ++streamed_.passes;
     FilePoints piece(floats(file));
-    piece.allocate(std::min<uint64_t>(kPieceRecords, std::max<uint64_t>(count(file), 1)));
-    for (uint64_t first = 0; first < count(file); first += kPieceRecords) {
+    for (uint64_t first = 0; first < count(file);) {
       progress_.check_cancel();
-      const xhd_read_result found = read(file, first, std::min(kPieceRecords, count(file) - first), piece);
+      const uint64_t end = readers_[file]->piece_end(first, kPieceRecords);
+      if (piece.capacity() < end - first) piece.allocate(end - first);
+      const xhd_read_result found = read(file, first, end - first, piece);
       visit(piece, found);
+      first = end;
     }
   }
+
+  // What the readers hold between reads (a LAZ file's decoded chunks), for the memory count.
+  uint64_t held_by_readers() const { return readers_[0]->held_bytes() + readers_[1]->held_bytes(); }
 
   // The slabs (from a sample of runs of records spread over both files), the first halo of each direction,
   // and the memory each side may take.
@@ -217,7 +217,7 @@ class Streamer {
         for (uint64_t skip = 0; skip < in_slab; skip += query_room_) {
           const uint64_t n = std::min(query_room_, in_slab - skip);
           hold(n * query_bytes(cb) + tile_room_ * target_bytes(coordinate_bytes(target)) +
-               kPieceRecords * uint64_t(std::max(cb, coordinate_bytes(target))));
+               kPieceRecords * uint64_t(std::max(cb, coordinate_bytes(target))) + held_by_readers());
           chunk(source, target, w, skip, n, halo, witness, out);
         }
       }
@@ -248,7 +248,8 @@ class Streamer {
       if (!fits || tile.count == 0) return false;
       for (uint64_t skip = 0; skip < in_slab; skip += query_room_) {
         const uint64_t n = std::min(query_room_, in_slab - skip);
-        hold(n * query_bytes(cb) + tile_room_ * target_bytes(tb) + kPieceRecords * uint64_t(std::max(cb, tb)));
+        hold(n * query_bytes(cb) + tile_room_ * target_bytes(tb) + kPieceRecords * uint64_t(std::max(cb, tb)) +
+             held_by_readers());
         collect_queries(source, w, skip, n, queries);
         const xhd_points qa = queries.view(), tp = tile.view();
         xhd_hausdorff_options o{};
@@ -475,6 +476,7 @@ class Streamer {
   xhd_streamed& streamed_;
   const Progress& progress_;
   int threads_;
+  std::unique_ptr<PointFileReader> readers_[2];
   SlabPlan plan_;
   double halo_ab_ = 0, halo_ba_ = 0;
   std::vector<uint64_t> slab_counts_[2];

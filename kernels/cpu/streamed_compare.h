@@ -1,5 +1,6 @@
-// xhd_points_compare_files: the Hausdorff distance of two binary PLY point sets larger than the host memory
-// given, streamed from the files (the page cache, when they fit it) rather than held.
+// xhd_points_compare_files: the Hausdorff distance of two point sets in files (binary PLY, LAS, LAZ:
+// point_file_reader.h) larger than the host memory given, streamed from the files (the page cache, when they
+// fit it) rather than held.
 //
 // The space is cut into slabs along the axis where a sample of both sets spreads most (slab_split.h), as
 // many as it takes for one slab's queries and their state to fit a third of the memory and its halo a tile. For each direction and

@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 22
+#define XHD_ABI_VERSION 23
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -379,6 +379,10 @@ typedef struct xhd_ply_vertex_layout {
 #define XHD_READ_TRUNCATED 1    /* the file ended inside record `record`; `byte` is where its data ran out */
 #define XHD_READ_BAD_VALUE 2    /* record `record` (at byte `byte`) holds `value`: non-finite or beyond +-1e15 */
 #define XHD_READ_SYSTEM_ERROR 3 /* open or read failed with errno `error_number` */
+#define XHD_READ_LAZ_CHUNK 4    /* a LAZ point file's chunk `record` (0-based) failed as XHD_LAZ_* `error_number`
+                                   (TRUNCATED, SHORT_CHUNK or DAMAGED), at `byte` as xhd_laz_result gives it */
+#define XHD_READ_LAZ_OUTSIDE 5  /* a LAZ point file's chunk `record` (at `byte`) decodes to axis `error_number`
+                                   from min[0] to max[0], outside laz_bounds (xhd_point_file) */
 
 typedef struct xhd_read_result {
   int32_t kind;         /* XHD_READ_* */
@@ -400,12 +404,36 @@ XHD_API int32_t xhd_read_ply_vertices(const char* path, const xhd_ply_vertex_lay
 /* ---- Points compare streamed from files: inputs larger than the host memory given. Optional:
  * XHD_CAP_STREAMED_COMPARE (the CPU library). ---- */
 
-/* A point set in a file of fixed-size records, a binary PLY's vertices or an uncompressed LAS body (layout.threads:
- * threads that read each piece). */
+/* A LAZ file's chunks and what to make of their records. */
+typedef struct xhd_laz_job {
+  const uint64_t* chunks; /* per chunk: file offset, bytes, points, first point (4 entries a chunk): in file
+                             order, each chunk's first point the sum of the points before it */
+  uint64_t chunk_count;
+  uint64_t point_count;  /* the points of every chunk together: positions has room for 3 * point_count */
+  const uint16_t* items; /* the LASzip VLR's items: type, size, version (3 entries an item) */
+  uint32_t item_count;
+  uint32_t record_length; /* the items' sizes added up */
+  double scale[3];        /* x = X * scale + offset in double, unfused, as LAS readers compute it */
+  double offset[3];
+  const uint8_t* classes; /* 256 flags: keep the points of class c where classes[c] != 0; null keeps all */
+  const double* box;      /* keep points inside min x, y, z, max x, y, z (edges included); null keeps all */
+  int32_t returns;        /* 0: every return; 1: first returns (number <= 1); 2: last (number >= count) */
+  int32_t threads;        /* 0 = every hardware thread */
+  uint64_t piece_bytes;   /* compressed bytes a thread reads at a time; 0 = the default (1 MiB) */
+} xhd_laz_job;
+
+/* A point set in a file: fixed-size records (a binary PLY's vertices or an uncompressed LAS body), or a LAZ body
+ * decoded whole chunks at a time (layout.threads: threads that read each piece). */
 typedef struct xhd_point_file {
   const char* path;
   xhd_ply_vertex_layout layout; /* output: XHD_FLOAT32 where x, y, z are all float32 (their own truth), else
-                                   XHD_FLOAT64 (every type widens exactly) */
+                                   XHD_FLOAT64 (every type widens exactly). With laz: count, output (XHD_FLOAT64)
+                                   and threads alone are read */
+  int32_t laz;              /* 1: the body is LAZ, as laz_job describes it (its filters null: every point) */
+  int32_t laz_check_bounds; /* 1: each decoded chunk's integer bounds, scaled, must lie within laz_bounds widened
+                               by max(|scale|, 1 % of their extent), as the whole-file reader checks them */
+  xhd_laz_job laz_job;
+  double laz_bounds[6];     /* the header's min x, y, z, then max x, y, z */
 } xhd_point_file;
 
 /* What xhd_points_compare_files did, and the first problem a read found. */
@@ -575,23 +603,8 @@ XHD_API int32_t xhd_read_e57(const char* path, const xhd_e57_job* job, double* p
  * src/io/laz-chunks.ts reads and checks the chunk table; src/io/laz-*.ts decodes formats 0-3 in TypeScript
  * and stays their reference; laz-perf (WebAssembly) is the layered items' reference in the tests. ---- */
 
-/* A LAZ file's chunks and what to make of their records. */
-typedef struct xhd_laz_job {
-  const uint64_t* chunks; /* per chunk: file offset, bytes, points, first point (4 entries a chunk): in file
-                             order, each chunk's first point the sum of the points before it */
-  uint64_t chunk_count;
-  uint64_t point_count;  /* the points of every chunk together: positions has room for 3 * point_count */
-  const uint16_t* items; /* the LASzip VLR's items: type, size, version (3 entries an item) */
-  uint32_t item_count;
-  uint32_t record_length; /* the items' sizes added up */
-  double scale[3];        /* x = X * scale + offset in double, unfused, as LAS readers compute it */
-  double offset[3];
-  const uint8_t* classes; /* 256 flags: keep the points of class c where classes[c] != 0; null keeps all */
-  const double* box;      /* keep points inside min x, y, z, max x, y, z (edges included); null keeps all */
-  int32_t returns;        /* 0: every return; 1: first returns (number <= 1); 2: last (number >= count) */
-  int32_t threads;        /* 0 = every hardware thread */
-  uint64_t piece_bytes;   /* compressed bytes a thread reads at a time; 0 = the default (1 MiB) */
-} xhd_laz_job;
+/* xhd_laz_job: with the points compare streamed from files, above. */
+
 
 /* What a LAZ read found. kind: */
 #define XHD_LAZ_OK 0

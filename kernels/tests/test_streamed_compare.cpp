@@ -1,8 +1,8 @@
 // xhd_points_compare_files (cpu/streamed_compare.h): two binary PLY point sets compared while held in slabs
 // and tiles of a small memory limit give xhd_hausdorff's answer over the same values, bit for bit with the
 // witnesses: float32 and double records (with other properties in them), ties, survey coordinates, 2D data,
-// a hole that defeats the first halo, sets far apart; and a bad record is named by its file, record and
-// byte, with nothing else to read.
+// a hole that defeats the first halo, sets far apart, LAZ files decoded a run of chunks at a time; and a bad
+// record (or a LAZ file's bad chunk) is named by its file, record (chunk) and byte, with nothing else to read.
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "../cpu/laz_chunk_encode.h"
 #include "check.h"
 #include "random_points.h"
 #include "temp_file.h"
@@ -80,6 +81,65 @@ struct PlySet {
   }
 };
 
+// One LAZ set of point format 0 (the POINT10 item): integer X, Y, Z scaled by 0.01 and offset by 1000, in chunks
+// of `chunk_size`, after a prefix the reader never reads; the doubles the reader gives, as a point set.
+struct LazSet {
+  std::vector<double> d;
+  std::vector<uint64_t> chunks;  // offset, bytes, points, first point
+  std::vector<uint16_t> items{6, 20, 2};
+  std::unique_ptr<xhd_test::TempFile> file;
+  xhd_point_file point_file{};
+
+  LazSet(const std::vector<double>& xyz, uint64_t chunk_size) {
+    const size_t n = xyz.size() / 3;
+    constexpr uint32_t kLength = 20;
+    std::vector<uint8_t> records(n * kLength, 0);
+    for (size_t i = 0; i < n; ++i) {
+      uint8_t* r = records.data() + i * kLength;
+      for (int k = 0; k < 3; ++k) {
+        const int32_t stored = static_cast<int32_t>(std::lround((xyz[3 * i + k] - 1000.0) / 0.01));
+        xhd::laz::store<int32_t>(r + 4 * k, stored);
+        d.push_back(stored * 0.01 + 1000.0);  // as the reader scales it: the product, then the sum
+      }
+      r[14] = 1 | (1 << 3);  // return 1 of 1
+      r[15] = 2;             // ground
+    }
+    std::vector<uint8_t> bytes(64, 0xab);
+    const std::vector<xhd::laz::Item> item_list{{6, 20, 2}};
+    for (uint64_t first = 0; first < n; first += chunk_size) {
+      const uint64_t count = std::min<uint64_t>(chunk_size, n - first);
+      std::vector<uint8_t> chunk;
+      xhd::laz::encode_chunk(records.data() + first * kLength, count, item_list, kLength, chunk);
+      chunks.insert(chunks.end(), {bytes.size(), chunk.size(), count, first});
+      bytes.insert(bytes.end(), chunk.begin(), chunk.end());
+    }
+    file = std::make_unique<xhd_test::TempFile>(bytes);
+    point_file.path = file->path();
+    point_file.layout.count = n;
+    point_file.layout.output = XHD_FLOAT64;
+    point_file.laz = 1;
+    point_file.laz_check_bounds = 1;
+    xhd_laz_job& job = point_file.laz_job;
+    job.chunks = chunks.data();
+    job.chunk_count = chunks.size() / 4;
+    job.point_count = n;
+    job.items = items.data();
+    job.item_count = 1;
+    job.record_length = kLength;
+    for (int k = 0; k < 3; ++k) {
+      job.scale[k] = 0.01;
+      job.offset[k] = 1000.0;
+      point_file.laz_bounds[k] = INFINITY;
+      point_file.laz_bounds[3 + k] = -INFINITY;
+    }
+    for (size_t i = 0; i < d.size(); ++i) {
+      point_file.laz_bounds[i % 3] = std::min(point_file.laz_bounds[i % 3], d[i]);
+      point_file.laz_bounds[3 + i % 3] = std::max(point_file.laz_bounds[3 + i % 3], d[i]);
+    }
+  }
+  xhd_points points() const { return xhd_points{nullptr, d.size() / 3, d.data()}; }
+};
+
 xhd_hausdorff_options grid_options() {
   xhd_hausdorff_options o{};
   o.method = XHD_METHOD_GRID;
@@ -90,7 +150,8 @@ xhd_hausdorff_options grid_options() {
 }
 
 // The streamed answer under `limit` bytes equals the in-memory one; returns what the streaming did.
-xhd_streamed check_streamed(const PlySet& a, const PlySet& b, uint64_t limit) {
+template <class SetA, class SetB>
+xhd_streamed check_streamed(const SetA& a, const SetB& b, uint64_t limit) {
   const xhd_hausdorff_options o = grid_options();
   xhd_hausdorff_result whole{};
   const xhd_points pa = a.points(), pb = b.points();
@@ -107,8 +168,7 @@ xhd_streamed check_streamed(const PlySet& a, const PlySet& b, uint64_t limit) {
   CHECK_EQ(got.ba.from_index, whole.ba.from_index);
   CHECK_EQ(got.ba.to_index, whole.ba.to_index);
   // Each file's bounds, as a plain pass over its values gives them.
-  for (const auto& [set, lo, hi] : {std::tuple{&a, streamed.min_a, streamed.max_a}, std::tuple{&b, streamed.min_b, streamed.max_b}}) {
-    const xhd_points p = set->points();
+  for (const auto& [p, lo, hi] : {std::tuple{a.points(), streamed.min_a, streamed.max_a}, std::tuple{b.points(), streamed.min_b, streamed.max_b}}) {
     for (int k = 0; k < 3; ++k) {
       double least = INFINITY, most = -INFINITY;
       for (size_t i = 0; i < p.count; ++i) {
@@ -213,4 +273,61 @@ TEST(streamed_compare_names_a_bad_record) {
   eb.method = XHD_METHOD_EB;
   CHECK_EQ(xhd_points_compare_files(&pa.point_file, &pb.point_file, &eb, &streamed, &got, nullptr),
            int32_t(XHD_ERROR_INVALID_ARGUMENT));
+}
+
+TEST(streamed_compare_reads_laz_files_a_run_of_chunks_at_a_time) {
+  xhd_test::Random rng(85);
+  const std::vector<double> cloud = xhd_test::uniform_points(rng, 12000, 1000.0, 50.0);
+  // Chunks of 1,000 points, of 7 (many chunks a piece), and one chunk of the whole file.
+  for (const uint64_t chunk_size : {uint64_t(1000), uint64_t(7), uint64_t(12000)}) {
+    const LazSet a(cloud, chunk_size), b(shifted(cloud, 0.37), chunk_size);
+    CHECK(check_streamed(a, b, 100000).slabs > 4);
+  }
+  // A LAZ file against a binary PLY one.
+  const LazSet a(cloud, 1000);
+  check_streamed(a, PlySet(xhd_test::uniform_points(rng, 9000, 1000.0, 50.0), false), 100000);
+}
+
+TEST(streamed_compare_names_a_bad_laz_chunk) {
+  xhd_test::Random rng(86);
+  const std::vector<double> cloud = xhd_test::uniform_points(rng, 6000, 1000.0, 50.0);
+  const LazSet good(cloud, 1000);
+  const xhd_hausdorff_options o = grid_options();
+  const auto run = [&](const xhd_point_file& bad) {
+    xhd_streamed streamed{};
+    streamed.memory_limit = 60000;
+    xhd_hausdorff_result got{};
+    const int32_t status = xhd_points_compare_files(&good.point_file, &bad, &o, &streamed, &got, nullptr);
+    return std::pair{status, streamed};
+  };
+  // The last chunk (0-based 5) says it holds more bytes than the file has: it runs past the file's end.
+  LazSet cut(cloud, 1000);
+  cut.chunks[4 * 5 + 1] += 1000;
+  auto [status, streamed] = run(cut.point_file);
+  CHECK_EQ(status, int32_t(XHD_OK));
+  CHECK_EQ(streamed.bad_file, 1);
+  CHECK_EQ(streamed.read.kind, int32_t(XHD_READ_LAZ_CHUNK));
+  CHECK_EQ(streamed.read.error_number, int32_t(XHD_LAZ_TRUNCATED));
+  CHECK_EQ(streamed.read.record, uint64_t(5));
+  // Header bounds with y up to 1001 (the points reach 1050): with the slack of 1 % of the extent (10.01), chunk 0
+  // is the first whose points lie outside, and it is named with the axis and its points' extent.
+  LazSet narrow(cloud, 1000);
+  narrow.point_file.laz_bounds[1] = 0.0;
+  narrow.point_file.laz_bounds[4] = 1001.0;
+  std::tie(status, streamed) = run(narrow.point_file);
+  CHECK_EQ(streamed.bad_file, 1);
+  CHECK_EQ(streamed.read.kind, int32_t(XHD_READ_LAZ_OUTSIDE));
+  CHECK_EQ(streamed.read.record, uint64_t(0));
+  CHECK_EQ(streamed.read.error_number, 1);
+  CHECK_EQ(streamed.read.byte, narrow.chunks[0]);
+  CHECK(streamed.read.min[0] >= 1000.0 && streamed.read.max[0] > 1011.01);
+  // Refused: filters on a LAZ point file, an output other than doubles, a count other than the chunks'.
+  for (int which = 0; which < 3; ++which) {
+    LazSet refused(cloud, 1000);
+    const uint8_t classes[256] = {1};
+    if (which == 0) refused.point_file.laz_job.classes = classes;
+    if (which == 1) refused.point_file.layout.output = XHD_FLOAT32;
+    if (which == 2) refused.point_file.layout.count = 5999;
+    CHECK_EQ(run(refused.point_file).first, int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  }
 }

@@ -75,7 +75,7 @@ export function lasPointFile(path: string, threads = 0): LasPointFile | null {
 }
 
 /** The whole-file reader's notes for the points' bounds as read (the note on bounds outside the header's). */
-export function lasBoundsNotes(file: LasPointFile, min: number[], max: number[]): string[] {
+export function lasBoundsNotes(file: { count: number; header: LasHeader }, min: number[], max: number[]): string[] {
   const note = file.count > 0 ? headerBoundsNote(file.header, min, max) : undefined;
   return note ? [note] : [];
 }

@@ -171,17 +171,25 @@ function compact(job: LazJob, chunks: LazChunk[], file: string): Float64Array {
  * headers whose bounds are all zero (never filled in) are not checked.
  */
 function checkChunkBounds(file: string, header: LasHeader, chunks: LazChunk[], raw: Float64Array): void {
-  if ([...header.min, ...header.max].every((v) => v === 0)) return;
+  if (!headerBoundsChecked(header)) return;
   for (let c = 0; c < chunks.length; c++) {
     for (let k = 0; k < 3; k++) {
       const slack = Math.max(Math.abs(header.scale[k]), 0.01 * (header.max[k] - header.min[k]));
       const a = raw[6 * c + k] * header.scale[k] + header.offset[k], b = raw[6 * c + 3 + k] * header.scale[k] + header.offset[k];
       const low = Math.min(a, b), high = Math.max(a, b);
-      if (low < header.min[k] - slack || high > header.max[k] + slack) {
-        throw new InputError(file, { byte: chunks[c].offset },
-          `LAZ chunk ${c + 1} of ${chunks.length} decodes to ${'xyz'[k]} from ${low} to ${high}, outside the header's ${header.min[k]} to ${header.max[k]}: ` +
-          'the compressed data is damaged (or the header\'s bounds are wrong)');
-      }
+      if (low < header.min[k] - slack || high > header.max[k] + slack) throw chunkOutsideBounds(file, header, chunks, c, k, low, high);
     }
   }
+}
+
+/** Whether the header's bounds are checked: not where they are all zero (never filled in). */
+export function headerBoundsChecked(header: LasHeader): boolean {
+  return ![...header.min, ...header.max].every((v) => v === 0);
+}
+
+/** The error of chunk c, whose points reach on axis k from low to high, outside the header's bounds. */
+export function chunkOutsideBounds(file: string, header: LasHeader, chunks: LazChunk[], c: number, k: number, low: number, high: number): InputError {
+  return new InputError(file, { byte: chunks[c].offset },
+    `LAZ chunk ${c + 1} of ${chunks.length} decodes to ${'xyz'[k]} from ${low} to ${high}, outside the header's ${header.min[k]} to ${header.max[k]}: ` +
+    'the compressed data is damaged (or the header\'s bounds are wrong)');
 }

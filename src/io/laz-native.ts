@@ -74,7 +74,7 @@ export function readLazNatively(reader: NativeReader, file: string, header: LasH
 }
 
 /** The error a failed chunk makes: one line naming the file and the byte, as the TypeScript decoder's. */
-function lazFailure(file: string, result: RawLazResult, layout: LazLayout): Error {
+export function lazFailure(file: string, result: Pick<RawLazResult, 'kind' | 'chunk' | 'byte' | 'error_number'>, layout: LazLayout): Error {
   const c = Number(result.chunk), byte = Number(result.byte), count = layout.chunks.length;
   const chunk = layout.chunks[c];
   const which = chunk ? `LAZ chunk ${c + 1} of ${count} (${chunk.points} points)` : `LAZ chunk ${c + 1} of ${count}`;

@@ -1,13 +1,14 @@
 // `xhd compare A B --memory-limit SIZE` on the CPU backend when A and B would need more memory than SIZE: the
 // points are not read in but streamed from the files in slabs and tiles by one native call
 // (xhd_points_compare_files), which gives the in-memory compare's distances and witnesses. Binary PLY point
-// clouds and uncompressed LAS files (LAZ is compressed in chunks: not streamed); everything that needs every
-// point's distance (statistics, exports, reports) needs them in memory, and so do point filters.
+// clouds, uncompressed LAS files and LAZ files (decoded a run of chunks at a time; not COPC); everything that
+// needs every point's distance (statistics, exports, reports) needs them in memory, and so do point filters.
 import { UsageError } from '../core/errors.js';
 import { formatBytes } from '../core/counts.js';
 import type { Progress } from '../core/progress.js';
 import type { Geometry } from '../io/geometry.js';
 import { lasBoundsNotes, lasPointFile, type LasPointFile } from '../io/las-point-file.js';
+import { lazPointFile, lazPointFileFields, lazReadProblem, lazRecordPoint, type LazPointFile } from '../io/laz-point-file.js';
 import { hasFilters } from '../io/point-filters.js';
 import { plyPointFile, type PlyPointFile } from '../io/ply-point-file.js';
 import { readBounds } from '../io/ply-vertices-native.js';
@@ -19,11 +20,23 @@ import { StructOut } from '../native/struct-out.js';
 import { resolveRun } from '../ops/run-settings.js';
 import { inputNotes, resultBase, timings, wantsPerPointDistances, type CompareOptions, type CompareResult, type Witness } from './compare-result.js';
 
-/** A point set streamable from its file: fixed-size records at known places. */
-type PointFile = PlyPointFile | LasPointFile;
+/** A point set streamable from its file: fixed-size records at known places, or LAZ chunks. */
+type PointFile = PlyPointFile | LasPointFile | LazPointFile;
 
 function pointFile(path: string, threads: number): PointFile | null {
-  return plyPointFile(path, threads) ?? lasPointFile(path, threads);
+  return plyPointFile(path, threads) ?? lasPointFile(path, threads) ?? lazPointFile(path, threads);
+}
+
+/** A zeroed xhd_laz_job: the LAZ fields of a file of records, which the library does not read. */
+const NO_LAZ = {
+  laz: 0, laz_check_bounds: 0, laz_bounds: [0, 0, 0, 0, 0, 0],
+  laz_job: { chunks: null, chunk_count: 0, point_count: 0, items: null, item_count: 0, record_length: 0, scale: [0, 0, 0], offset: [0, 0, 0],
+    classes: null, box: null, returns: 0, threads: 0, piece_bytes: 0 },
+};
+
+/** The file as xhd_point_file. */
+function nativePointFile(file: PointFile) {
+  return { path: file.path, layout: file.layout, ...(file.format === 'laz' ? lazPointFileFields(file) : NO_LAZ) };
 }
 
 /** Bytes a point costs in memory when compared whole: its coordinates, the frame's float copy, the grid. */
@@ -76,19 +89,20 @@ async function compareStreamed(a: PointFile, b: PointFile, limit: number, thread
     device: 0, seed: 0, cell_size: 0 };
   bar.phase('hausdorff, streamed from the files', 0, 1);
   try {
-    await callNative(cpu, cpu.pointsCompareFiles, [{ path: a.path, layout: a.layout }, { path: b.path, layout: b.layout }, nativeOptions, streamed, result.bytes],
+    await callNative(cpu, cpu.pointsCompareFiles, [nativePointFile(a), nativePointFile(b), nativeOptions, streamed, result.bytes],
       { onProgress: (done, total) => bar.update(done, total), signal: options.signal, refusal: 'the files cannot be compared' });
   } finally {
     bar.finish();
   }
   if (streamed.bad_file >= 0) {
     const file = streamed.bad_file === 0 ? a : b;
+    if (file.format === 'laz') throw lazReadProblem(file, streamed.read);
     readBounds(file.path, file.format === 'las' ? 'point' : 'vertex', file.count, streamed.read); // throws the InputError that names the record
   }
   const raw = result.read();
   const geometry = (f: PointFile, min: number[], max: number[]): Geometry => ({
     positions: new Float32Array(0), count: f.count, dims: f.dims, bounds: { min: [min[0], min[1], min[2]], max: [max[0], max[1], max[2]] }, format: f.format,
-    notes: f.format === 'las' ? [...f.notes, ...lasBoundsNotes(f, min, max)] : [], ...(f.format === 'las' && f.crs ? { crs: f.crs } : {}),
+    notes: f.format === 'ply' ? [] : [...f.notes, ...lasBoundsNotes(f, min, max)], ...(f.format !== 'ply' && f.crs ? { crs: f.crs } : {}),
   });
   const ga = geometry(a, streamed.min_a, streamed.max_a), gb = geometry(b, streamed.min_b, streamed.max_b);
   const witness = (from: PointFile, to: PointFile, fromIndex: number, toIndex: number): Witness =>
@@ -121,6 +135,7 @@ async function compareStreamed(a: PointFile, b: PointFile, limit: number, thread
 
 /** One record's point, read from its file by the CPU library's reader (z = 0 in 2D). */
 function recordPoint(file: PointFile, index: number): number[] {
+  if (file.format === 'laz') return lazRecordPoint(file, index);
   const reader = loadBackend('cpu');
   if (!reader.readers) throw new UsageError('the cpu library does not read files; rebuild it with `npm run build`');
   const xyz = file.floats ? new Float32Array(3) : new Float64Array(3);

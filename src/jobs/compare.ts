@@ -71,7 +71,7 @@ function inapplicableOptionNotes(result: CompareResult, options: CompareOptions)
   } else if (result.backend === 'cpu') {
     if (options.devices !== undefined) notes.push(`--devices applies to the CUDA backend; the CPU backend split the queries among ${result.placement?.workers ?? 1} groups of threads`);
     if (options.memoryLimit !== undefined && !result.streamed) {
-      notes.push('--memory-limit: on the CPU backend binary PLY point clouds and uncompressed LAS files that need more memory are streamed from the files; these were read whole');
+      notes.push('--memory-limit: on the CPU backend binary PLY point clouds, LAS and LAZ files that need more memory are streamed from the files; these were read whole');
     }
   }
   if (options.device !== undefined && result.backend === 'cpu') {

@@ -6,7 +6,7 @@ import koffi from 'koffi';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 22;
+export const XHD_ABI_VERSION = 23;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -220,11 +220,31 @@ export const READ_RESULT = declareStruct('xhd_read_result', {
   min: ['double', 3],
   max: ['double', 3],
 });
-// The points compare streamed from files (XHD_CAP_STREAMED_COMPARE): a binary PLY's vertex records, and what
-// the call did (src/jobs/compare-streamed.ts).
+// A LAZ file's chunks and what to make of their records (xhd_read_laz, and a streamed LAZ point file below).
+export const LAZ_JOB = declareStruct('xhd_laz_job', {
+  chunks: 'const uint64_t *',
+  chunk_count: 'uint64_t',
+  point_count: 'uint64_t',
+  items: 'const uint16_t *',
+  item_count: 'uint32_t',
+  record_length: 'uint32_t',
+  scale: ['double', 3],
+  offset: ['double', 3],
+  classes: 'const uint8_t *',
+  box: 'const double *',
+  returns: 'int32_t',
+  threads: 'int32_t',
+  piece_bytes: 'uint64_t',
+});
+// The points compare streamed from files (XHD_CAP_STREAMED_COMPARE): a binary PLY's vertex records, an
+// uncompressed LAS body or a LAZ body, and what the call did (src/jobs/compare-streamed.ts).
 export const POINT_FILE = declareStruct('xhd_point_file', {
   path: 'const char *',
   layout: PLY_VERTEX_LAYOUT,
+  laz: 'int32_t',
+  laz_check_bounds: 'int32_t',
+  laz_job: LAZ_JOB,
+  laz_bounds: ['double', 6],
 });
 export const STREAMED = declareStruct('xhd_streamed', {
   memory_limit: 'uint64_t',
@@ -324,21 +344,6 @@ export const XHD_E57_SYSTEM_ERROR = 2;
 
 export type RawE57Result = Decoded<typeof E57_RESULT>;
 
-export const LAZ_JOB = declareStruct('xhd_laz_job', {
-  chunks: 'const uint64_t *',
-  chunk_count: 'uint64_t',
-  point_count: 'uint64_t',
-  items: 'const uint16_t *',
-  item_count: 'uint32_t',
-  record_length: 'uint32_t',
-  scale: ['double', 3],
-  offset: ['double', 3],
-  classes: 'const uint8_t *',
-  box: 'const double *',
-  returns: 'int32_t',
-  threads: 'int32_t',
-  piece_bytes: 'uint64_t',
-});
 export const LAZ_RESULT = declareStruct('xhd_laz_result', {
   kind: 'int32_t',
   error_number: 'int32_t',
@@ -403,6 +408,8 @@ export const XHD_READ_OK = 0;
 export const XHD_READ_TRUNCATED = 1;
 export const XHD_READ_BAD_VALUE = 2;
 export const XHD_READ_SYSTEM_ERROR = 3;
+export const XHD_READ_LAZ_CHUNK = 4;
+export const XHD_READ_LAZ_OUTSIDE = 5;
 
 // Surface compare in one call (xhd_surface_compare): see that section of kernels/include/xhd.h.
 export const SURFACE_COMPARE_OPTIONS = declareStruct('xhd_surface_compare_options', {
