@@ -13,6 +13,7 @@ import { readLasVlrs } from '../src/io/las-vlrs.js';
 import { readLazLayout } from '../src/io/laz-chunks.js';
 import { writeLaz } from '../src/io/laz-write.js';
 import { runXhd, scratchDir } from './cli-run.js';
+import { chunkSizes, layeredLaz, scanRecords } from './laz-layered-writer.js';
 import { geoKeys, lasBytes, type LasPoint } from './las-writer.js';
 import { rng, uniform } from './random-points.js';
 
@@ -226,6 +227,16 @@ describe('compare --memory-limit streams LAZ files too, a run of chunks at a tim
     const whole = compareJson(a, las);
     const streamed = compareJson(a, las, ['--memory-limit', '1M']);
     assert.ok(streamed.streamed.slabs > 1);
+    for (const key of ANSWER_KEYS) assert.deepEqual(streamed[key], whole[key], key);
+  });
+
+  it('point format 7 (the layered items of LAS 1.4) against format 0: the in-memory answer', () => {
+    const layered = join(dir, 'layered.laz');
+    writeFileSync(layered, layeredLaz(scanRecords(30_000, 7), { format: 7, chunks: chunkSizes(30_000, 7000) }).bytes);
+    const whole = compareJson(layered, a);
+    const streamed = compareJson(layered, a, ['--memory-limit', '1M']);
+    assert.ok(streamed.streamed.slabs > 1);
+    assert.equal(streamed.a.format, 'laz');
     for (const key of ANSWER_KEYS) assert.deepEqual(streamed[key], whole[key], key);
   });
 
