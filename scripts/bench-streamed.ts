@@ -1,13 +1,15 @@
 // Inputs larger than memory (issue 23): `xhd compare a.ply b.ply --backend cpu --memory-limit LIMIT` on an
-// overlapping pair of binary float32 PLY files too large for the limit, its wall time and the process's peak
-// resident memory (GNU time's %M); and, on a pair small enough for this machine to compare whole, the streamed
-// answer checked equal to the in-memory one (HD, both witnesses and their points).
+// overlapping pair of binary float32 PLY files (or LAZ files, --format laz: the same points stored at 1e-7 steps,
+// LASzip's 50,000-point chunks) too large for the limit, its wall time and the process's peak resident memory
+// (GNU time's %M); and, on a pair small enough for this machine to compare whole, the streamed answer checked
+// equal to the in-memory one (HD, both witnesses and their points).
 //   scripts/bench-streamed [--points 200000000] [--limit 2G] [--check-points 50000000] [--check-limit 512M]
-//                          [--dir bench-data] [--keep] [--out docs/file.md]
+//                          [--format ply|laz] [--dir bench-data] [--keep] [--out docs/file.md]
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { writeLaz } from '../src/io/laz-write.js';
 import { overlappingParallel } from './bench/overlapping-parallel.js';
 import { libraryVersion, publishReport, runLines } from './bench/report.js';
 import { ROOT } from './bench/root.js';
@@ -21,11 +23,12 @@ interface Settings {
   checkLimit: string;
   dir: string;
   keep: boolean;
+  format: 'ply' | 'laz';
   out?: string;
 }
 
 function parseSettings(argv: string[]): Settings {
-  const s: Settings = { points: 200_000_000, limit: '2G', checkPoints: 50_000_000, checkLimit: '512M', dir: join(ROOT, 'bench-data'), keep: false };
+  const s: Settings = { points: 200_000_000, limit: '2G', checkPoints: 50_000_000, checkLimit: '512M', dir: join(ROOT, 'bench-data'), keep: false, format: 'ply' };
   for (let i = 0; i < argv.length; i++) {
     const next = () => argv[++i] ?? '';
     switch (argv[i]) {
@@ -35,6 +38,12 @@ function parseSettings(argv: string[]): Settings {
       case '--check-limit': s.checkLimit = next(); break;
       case '--dir': s.dir = next(); break;
       case '--keep': s.keep = true; break;
+      case '--format': {
+        const format = next();
+        if (format !== 'ply' && format !== 'laz') throw new Error(`--format ${format}: ply or laz`);
+        s.format = format;
+        break;
+      }
       case '--out': s.out = next(); break;
       default: throw new Error(`unknown argument ${argv[i]}`);
     }
@@ -42,14 +51,21 @@ function parseSettings(argv: string[]): Settings {
   return s;
 }
 
-/** The overlapping pair of n points a side as binary little-endian float32 PLY files (x, y, z only). */
-async function writePair(dir: string, n: number): Promise<[string, string]> {
-  const paths: [string, string] = [join(dir, `streamed-a-${n}.ply`), join(dir, `streamed-b-${n}.ply`)];
+/**
+ * The overlapping pair of n points a side as binary little-endian float32 PLY files (x, y, z only), or as LAZ
+ * files of point format 0 holding the same points at steps of 1e-7 (the unit cube's coordinates in int32).
+ */
+async function writePair(dir: string, n: number, format: 'ply' | 'laz'): Promise<[string, string]> {
+  const paths: [string, string] = [join(dir, `streamed-a-${n}.${format}`), join(dir, `streamed-b-${n}.${format}`)];
   if (paths.every(existsSync)) return paths;
-  log(`drawing and writing the overlapping pair of ${n.toLocaleString('en-US')} points a side`);
+  log(`drawing and writing the overlapping pair of ${n.toLocaleString('en-US')} points a side as ${format.toUpperCase()}`);
   const { a, b } = await overlappingParallel(n, 20260707);
   const header = `ply\nformat binary_little_endian 1.0\nelement vertex ${n}\nproperty float x\nproperty float y\nproperty float z\nend_header\n`;
   for (const [path, xyz] of [[paths[0], a], [paths[1], b]] as const) {
+    if (format === 'laz') {
+      writeLaz(path, { xyz: Float64Array.from(xyz) }, { scale: [1e-7, 1e-7, 1e-7], offset: [0, 0, 0], chunkSize: 50_000 });
+      continue;
+    }
     const fd = openSync(path, 'w');
     try {
       writeSync(fd, header);
@@ -95,13 +111,13 @@ async function main(): Promise<void> {
   mkdirSync(s.dir, { recursive: true });
   const report = ['# Inputs larger than memory: a compare streamed from the files', '', ...runLines('scripts/bench-streamed', argv),
     `- Native library: build/libxhd_cpu.so from ${libraryVersion()}`,
-    '- Inputs: the overlapping pair (scripts/bench/overlapping-parallel.ts) as binary float32 PLY files; page cache warm after the first pass',
+    `- Inputs: the overlapping pair (scripts/bench/overlapping-parallel.ts) as ${s.format === 'laz' ? 'LAZ files (point format 0, steps of 1e-7, chunks of 50,000 points)' : 'binary float32 PLY files'}; page cache warm after the first pass`,
     '- Peak RSS: GNU time\'s maximum resident set of the xhd process (Node included)', '',
     '| run | wall s | peak RSS | slabs / passes / second-pass queries | HD |', '| --- | ---: | ---: | --- | ---: |'];
   const files: string[] = [];
   try {
     if (s.checkPoints > 0) {
-      const [a, b] = await writePair(s.dir, s.checkPoints);
+      const [a, b] = await writePair(s.dir, s.checkPoints, s.format);
       files.push(a, b);
       log(`checking ${s.checkPoints.toLocaleString('en-US')} a side: in memory, then streamed within ${s.checkLimit}`);
       const whole = compare(a, b, []);
@@ -112,7 +128,7 @@ async function main(): Promise<void> {
     }
     // The large pair, unless the check above was that run already (--check-points and --check-limit the same).
     if (s.checkPoints !== s.points || s.checkLimit !== s.limit) {
-      const [a, b] = await writePair(s.dir, s.points);
+      const [a, b] = await writePair(s.dir, s.points, s.format);
       files.push(a, b);
       log(`streaming ${s.points.toLocaleString('en-US')} a side within ${s.limit}`);
       const big = compare(a, b, ['--memory-limit', s.limit]);

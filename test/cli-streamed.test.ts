@@ -120,25 +120,32 @@ function writeSurveyLas(name: string, n: number, seed: number, options: { format
   return path;
 }
 
+
+/** A streamed compare of two LAS or LAZ files against the in-memory one: answers, formats, CRS, counts and notes. */
+function assertStreamedLidar(a: string, b: string, format: 'las' | 'laz') {
+  const whole = compareJson(a, b);
+  assert.equal(whole.streamed, undefined);
+  const streamed = compareJson(a, b, ['--memory-limit', '1M']);
+  assert.ok(streamed.streamed.slabs > 1, `slabs ${streamed.streamed.slabs}`);
+  for (const key of ANSWER_KEYS) assert.deepEqual(streamed[key], whole[key], key);
+  for (const side of ['a', 'b']) {
+    assert.equal(streamed[side].format, format);
+    assert.deepEqual(streamed[side].crs, whole[side].crs);
+    assert.equal(streamed[side].points, whole[side].points);
+  }
+  assert.ok(streamed.a.crs, 'the CRS the VLR states');
+  assert.deepEqual(streamed.notes.filter((n: string) => !/^streamed from the files/.test(n)), whole.notes);
+  assert.ok(streamed.witness_ab.a_point[0] > 500_000, JSON.stringify(streamed.witness_ab));
+  return whole;
+}
+
 describe('compare --memory-limit streams uncompressed LAS files too (CPU)', () => {
   // Different point formats and versions (record lengths 28 and 30), at UTM coordinates with millimetre steps.
   const a = writeSurveyLas('a.las', 30_000, 311, { format: 1, minor: 2 });
   const b = writeSurveyLas('b.las', 25_000, 312, { format: 6, minor: 4, shift: 7 });
 
   it('the in-memory answer, witnesses, CRS and notes included', () => {
-    const whole = compareJson(a, b);
-    assert.equal(whole.streamed, undefined);
-    const streamed = compareJson(a, b, ['--memory-limit', '1M']);
-    assert.ok(streamed.streamed.slabs > 1, `slabs ${streamed.streamed.slabs}`);
-    for (const key of ANSWER_KEYS) assert.deepEqual(streamed[key], whole[key], key);
-    for (const side of ['a', 'b']) {
-      assert.equal(streamed[side].format, 'las');
-      assert.deepEqual(streamed[side].crs, whole[side].crs);
-      assert.equal(streamed[side].points, whole[side].points);
-    }
-    assert.ok(streamed.a.crs, 'the CRS the VLR states');
-    assert.deepEqual(streamed.notes.filter((n: string) => !/^streamed from the files/.test(n)), whole.notes);
-    assert.ok(streamed.witness_ab.a_point[0] > 500_000, JSON.stringify(streamed.witness_ab));
+    assertStreamedLidar(a, b, 'las');
   });
 
   it('a LAS file against a binary PLY: the in-memory answer', () => {
@@ -205,19 +212,7 @@ describe('compare --memory-limit streams LAZ files too, a run of chunks at a tim
 
   it('the in-memory answer, witnesses, CRS and notes included', () => {
     assert.ok(lazChunks(a).length >= 8, `${lazChunks(a).length} chunks`);
-    const whole = compareJson(a, b);
-    assert.equal(whole.streamed, undefined);
-    const streamed = compareJson(a, b, ['--memory-limit', '1M']);
-    assert.ok(streamed.streamed.slabs > 1, `slabs ${streamed.streamed.slabs}`);
-    for (const key of ANSWER_KEYS) assert.deepEqual(streamed[key], whole[key], key);
-    for (const side of ['a', 'b']) {
-      assert.equal(streamed[side].format, 'laz');
-      assert.deepEqual(streamed[side].crs, whole[side].crs);
-      assert.equal(streamed[side].points, whole[side].points);
-    }
-    assert.ok(streamed.a.crs, 'the CRS the VLR states');
-    assert.deepEqual(streamed.notes.filter((n: string) => !/^streamed from the files/.test(n)), whole.notes);
-    assert.ok(streamed.witness_ab.a_point[0] > 500_000, JSON.stringify(streamed.witness_ab));
+    const whole = assertStreamedLidar(a, b, 'laz');
     const directed = compareJson(a, b, ['--memory-limit', '1M', '--directed']);
     assert.deepEqual([directed.hd, directed.witness_ab], [whole.hd_ab, whole.witness_ab]);
   });

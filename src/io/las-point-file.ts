@@ -31,17 +31,9 @@ export interface LasPointFile {
  * as when the file is read whole.
  */
 export function lasPointFile(path: string, threads = 0): LasPointFile | null {
-  const size = fileSize(path);
-  if (size === undefined) return null;
-  const prefix = readPrefix(path, Math.min(size, LAS_HEADER_PROBE));
-  if (!looksLikeLas(prefix)) return null;
-  let header: LasHeader;
-  try {
-    header = parseLasHeader(prefix, size, path);
-  } catch {
-    return null;
-  }
-  if (header.compressed) return null;
+  const found = lasHeaderOf(path);
+  if (!found || found.header.compressed) return null;
+  const { header, size } = found;
   checkLasBodySize(header, size, path);
   const { crs, skipped } = withOpenFile(path, (fd) => {
     const vlrs = readLasVlrs(fd, header, size, path);
@@ -72,6 +64,22 @@ export function lasPointFile(path: string, threads = 0): LasPointFile | null {
     notes,
     header,
   };
+}
+
+/**
+ * The LAS (or LAZ) header of the file and the file's size, or null where it is not a LAS file or its header
+ * does not parse (the whole-file reader then says what is wrong).
+ */
+export function lasHeaderOf(path: string): { header: LasHeader; size: number } | null {
+  const size = fileSize(path);
+  if (size === undefined) return null;
+  const prefix = readPrefix(path, Math.min(size, LAS_HEADER_PROBE));
+  if (!looksLikeLas(prefix)) return null;
+  try {
+    return { header: parseLasHeader(prefix, size, path), size };
+  } catch {
+    return null;
+  }
 }
 
 /** The whole-file reader's notes for the points' bounds as read (the note on bounds outside the header's). */

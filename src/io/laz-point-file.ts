@@ -9,9 +9,10 @@ import { XHD_LAZ_OK, XHD_READ_BAD_VALUE, XHD_READ_LAZ_CHUNK, XHD_READ_LAZ_OUTSID
 import { badCoordinate } from './build.js';
 import { findCopcInfo } from './copc-info.js';
 import type { Crs } from './crs.js';
-import { asInputError, fileSize, readPrefix, systemError, withOpenFile } from './input-file.js';
+import { asInputError, systemError, withOpenFile } from './input-file.js';
 import { skippedCrsNote, vlrsCrs, waveformNote } from './las.js';
-import { LAS_HEADER_PROBE, looksLikeLas, parseLasHeader, type LasHeader } from './las-header.js';
+import type { LasHeader } from './las-header.js';
+import { lasHeaderOf } from './las-point-file.js';
 import { readLasVlrs } from './las-vlrs.js';
 import { chunkOutsideBounds, headerBoundsChecked } from './laz-body.js';
 import { readLazLayout, type LazLayout } from './laz-chunks.js';
@@ -50,16 +51,9 @@ export interface LazPointFile {
  * InputError, as when the file is read whole.
  */
 export function lazPointFile(path: string, threads = 0): LazPointFile | null {
-  const size = fileSize(path);
-  if (size === undefined) return null;
-  const prefix = readPrefix(path, Math.min(size, LAS_HEADER_PROBE));
-  if (!looksLikeLas(prefix)) return null;
-  let header: LasHeader;
-  try {
-    header = parseLasHeader(prefix, size, path);
-  } catch {
-    return null;
-  }
+  const probed = lasHeaderOf(path);
+  if (!probed) return null;
+  const { header, size } = probed;
   if (!header.compressed || !NATIVE_FORMATS.has(header.pointFormat.id) || !nativeReader()) return null;
   const found = withOpenFile(path, (fd) => {
     const vlrs = readLasVlrs(fd, header, size, path);
