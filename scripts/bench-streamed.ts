@@ -4,7 +4,9 @@
 // (GNU time's %M); and, on a pair small enough for this machine to compare whole, the streamed answer checked
 // equal to the in-memory one (HD, both witnesses and their points).
 //   scripts/bench-streamed [--points 200000000] [--limit 2G] [--check-points 50000000] [--check-limit 512M]
-//                          [--format ply|laz] [--dir bench-data] [--keep] [--out docs/file.md]
+//                          [--format ply|laz] [--order drawn|morton] [--dir bench-data] [--keep] [--out docs/file.md]
+// --order morton stores each set in Morton order (a 1024^3 grid), as scanners and tilers store LiDAR points: a
+// LAZ chunk then covers a compact part of the space, which a streamed pass can skip when it needs none of it.
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,11 +26,12 @@ interface Settings {
   dir: string;
   keep: boolean;
   format: 'ply' | 'laz';
+  order: 'drawn' | 'morton';
   out?: string;
 }
 
 function parseSettings(argv: string[]): Settings {
-  const s: Settings = { points: 200_000_000, limit: '2G', checkPoints: 50_000_000, checkLimit: '512M', dir: join(ROOT, 'bench-data'), keep: false, format: 'ply' };
+  const s: Settings = { points: 200_000_000, limit: '2G', checkPoints: 50_000_000, checkLimit: '512M', dir: join(ROOT, 'bench-data'), keep: false, format: 'ply', order: 'drawn' };
   for (let i = 0; i < argv.length; i++) {
     const next = () => argv[++i] ?? '';
     switch (argv[i]) {
@@ -38,6 +41,12 @@ function parseSettings(argv: string[]): Settings {
       case '--check-limit': s.checkLimit = next(); break;
       case '--dir': s.dir = next(); break;
       case '--keep': s.keep = true; break;
+      case '--order': {
+        const order = next();
+        if (order !== 'drawn' && order !== 'morton') throw new Error(`--order ${order}: drawn or morton`);
+        s.order = order;
+        break;
+      }
       case '--format': {
         const format = next();
         if (format !== 'ply' && format !== 'laz') throw new Error(`--format ${format}: ply or laz`);
@@ -55,11 +64,12 @@ function parseSettings(argv: string[]): Settings {
  * The overlapping pair of n points a side as binary little-endian float32 PLY files (x, y, z only), or as LAZ
  * files of point format 0 holding the same points at steps of 1e-7 (the unit cube's coordinates in int32).
  */
-async function writePair(dir: string, n: number, format: 'ply' | 'laz'): Promise<[string, string]> {
-  const paths: [string, string] = [join(dir, `streamed-a-${n}.${format}`), join(dir, `streamed-b-${n}.${format}`)];
+async function writePair(dir: string, n: number, format: 'ply' | 'laz', order: 'drawn' | 'morton'): Promise<[string, string]> {
+  const paths: [string, string] = [join(dir, `streamed-a-${n}-${order}.${format}`), join(dir, `streamed-b-${n}-${order}.${format}`)];
   if (paths.every(existsSync)) return paths;
-  log(`drawing and writing the overlapping pair of ${n.toLocaleString('en-US')} points a side as ${format.toUpperCase()}`);
-  const { a, b } = await overlappingParallel(n, 20260707);
+  log(`drawing and writing the overlapping pair of ${n.toLocaleString('en-US')} points a side as ${format.toUpperCase()}, ${order} order`);
+  const drawn = await overlappingParallel(n, 20260707);
+  const a = order === 'morton' ? inMortonOrder(drawn.a) : drawn.a, b = order === 'morton' ? inMortonOrder(drawn.b) : drawn.b;
   const header = `ply\nformat binary_little_endian 1.0\nelement vertex ${n}\nproperty float x\nproperty float y\nproperty float z\nend_header\n`;
   for (const [path, xyz] of [[paths[0], a], [paths[1], b]] as const) {
     if (format === 'laz') {
@@ -76,6 +86,27 @@ async function writePair(dir: string, n: number, format: 'ply' | 'laz'): Promise
     }
   }
   return paths;
+}
+
+/** The points (in the unit cube) reordered by the Morton code of their cell in a 1024^3 grid. */
+function inMortonOrder(xyz: Float32Array): Float32Array {
+  const n = xyz.length / 3;
+  const spread = (v: number) => {
+    let x = Math.min(1023, Math.max(0, Math.floor(v * 1024)));
+    x = (x | (x << 16)) & 0x030000ff;
+    x = (x | (x << 8)) & 0x0300f00f;
+    x = (x | (x << 4)) & 0x030c30c3;
+    return (x | (x << 2)) & 0x09249249;
+  };
+  const keys = new Uint32Array(n), order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    keys[i] = (spread(xyz[3 * i]) | (spread(xyz[3 * i + 1]) << 1) | (spread(xyz[3 * i + 2]) << 2)) >>> 0;
+    order[i] = i;
+  }
+  order.sort((p, q) => keys[p] - keys[q] || p - q);
+  const out = new Float32Array(xyz.length);
+  for (let i = 0; i < n; i++) out.set(xyz.subarray(3 * order[i], 3 * order[i] + 3), 3 * i);
+  return out;
 }
 
 interface Run {
@@ -111,13 +142,13 @@ async function main(): Promise<void> {
   mkdirSync(s.dir, { recursive: true });
   const report = ['# Inputs larger than memory: a compare streamed from the files', '', ...runLines('scripts/bench-streamed', argv),
     `- Native library: build/libxhd_cpu.so from ${libraryVersion()}`,
-    `- Inputs: the overlapping pair (scripts/bench/overlapping-parallel.ts) as ${s.format === 'laz' ? 'LAZ files (point format 0, steps of 1e-7, chunks of 50,000 points)' : 'binary float32 PLY files'}; page cache warm after the first pass`,
+    `- Inputs: the overlapping pair (scripts/bench/overlapping-parallel.ts) as ${s.format === 'laz' ? 'LAZ files (point format 0, steps of 1e-7, chunks of 50,000 points)' : 'binary float32 PLY files'}, ${s.order === 'morton' ? 'each set in Morton order (a 1024^3 grid)' : 'in the order drawn'}; page cache warm after the first pass`,
     '- Peak RSS: GNU time\'s maximum resident set of the xhd process (Node included)', '',
     '| run | wall s | peak RSS | slabs / passes / second-pass queries | HD |', '| --- | ---: | ---: | --- | ---: |'];
   const files: string[] = [];
   try {
     if (s.checkPoints > 0) {
-      const [a, b] = await writePair(s.dir, s.checkPoints, s.format);
+      const [a, b] = await writePair(s.dir, s.checkPoints, s.format, s.order);
       files.push(a, b);
       log(`checking ${s.checkPoints.toLocaleString('en-US')} a side: in memory, then streamed within ${s.checkLimit}`);
       const whole = compare(a, b, []);
@@ -128,7 +159,7 @@ async function main(): Promise<void> {
     }
     // The large pair, unless the check above was that run already (--check-points and --check-limit the same).
     if (s.checkPoints !== s.points || s.checkLimit !== s.limit) {
-      const [a, b] = await writePair(s.dir, s.points, s.format);
+      const [a, b] = await writePair(s.dir, s.points, s.format, s.order);
       files.push(a, b);
       log(`streaming ${s.points.toLocaleString('en-US')} a side within ${s.limit}`);
       const big = compare(a, b, ['--memory-limit', s.limit]);

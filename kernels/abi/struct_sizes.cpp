@@ -228,6 +228,7 @@ constexpr Field kFields[] = {
     XHD_FIELD(xhd_streamed, max_a),
     XHD_FIELD(xhd_streamed, min_b),
     XHD_FIELD(xhd_streamed, max_b),
+    XHD_FIELD(xhd_streamed, skipped_records),
     // xhd_laz_job
     XHD_FIELD(xhd_laz_job, chunks),
     XHD_FIELD(xhd_laz_job, chunk_count),

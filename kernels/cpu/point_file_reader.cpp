@@ -35,7 +35,9 @@ class RecordsReader final : public PointFileReader {
     return r;
   }
 
-  uint64_t piece_end(uint64_t first, uint64_t most) const override { return std::min(layout_.count, first + most); }
+  uint64_t piece_end(uint64_t first, uint64_t most, const AxisRange*) const override {
+    return std::min(layout_.count, first + most);
+  }
 
  private:
   const char* path_;
@@ -65,6 +67,7 @@ class LazReader final : public PointFileReader {
       first += e[2];
     }
     firsts_[job_.chunk_count] = first;
+    extent_.assign(6 * job_.chunk_count, std::numeric_limits<double>::quiet_NaN());
     if (first != job_.point_count) throw InvalidArgument("a LAZ point file's chunks hold fewer points than point_count");
     job_.threads = threads;
     for (int k = 0; k < 6; ++k) bounds_[k] = file.laz_bounds[k];
@@ -102,16 +105,33 @@ class LazReader final : public PointFileReader {
     return r;
   }
 
-  uint64_t piece_end(uint64_t first, uint64_t most) const override {
+  uint64_t piece_end(uint64_t first, uint64_t most, const AxisRange* need) const override {
     const uint64_t count = job_.point_count;
     if (first >= count) return count;
-    const uint64_t last = std::min(count, first + std::max<uint64_t>(most, 1)) - 1;
-    return firsts_[chunk_of(last) + 1];
+    // Whole chunks from first's, up to about `most` records, stopping before one the range skips.
+    uint64_t c = chunk_of(first) + 1;
+    while (c < job_.chunk_count && firsts_[c] - first < most && !(need != nullptr && outside(c, *need))) ++c;
+    return firsts_[c];
+  }
+
+  uint64_t next_needed(uint64_t first, const AxisRange& need) const override {
+    if (first >= job_.point_count) return job_.point_count;
+    uint64_t c = chunk_of(first);
+    if (!outside(c, need)) return first;
+    while (c < job_.chunk_count && outside(c, need)) ++c;
+    return firsts_[c];
   }
 
   uint64_t held_bytes() const override { return positions_.capacity() * sizeof(double); }
 
  private:
+  // Whether chunk c is known to hold no point within `need`: its points' extent on the axis, from its decode
+  // (the scaled integer bounds: the scaling is monotone, so these are its decoded points' own extremes).
+  bool outside(uint64_t c, const AxisRange& need) const {
+    const double lo = extent_[6 * c + need.axis], hi = extent_[6 * c + 3 + need.axis];
+    return hi < need.lo || lo > need.hi;  // unknown (NaN): false
+  }
+
   uint64_t chunk_of(uint64_t record) const {
     return static_cast<uint64_t>(std::upper_bound(firsts_.begin(), firsts_.end() - 1, record) - firsts_.begin()) - 1;
   }
@@ -160,6 +180,14 @@ class LazReader final : public PointFileReader {
       const xhd_read_result outside = chunk_outside_bounds(c0, count);
       if (outside.kind != XHD_READ_OK) return outside;
     }
+    for (uint64_t c = 0; c < count; ++c) {
+      for (int k = 0; k < 3; ++k) {
+        const double a = raw_[6 * c + k] * job_.scale[k] + job_.offset[k];
+        const double b = raw_[6 * c + 3 + k] * job_.scale[k] + job_.offset[k];
+        extent_[6 * (c0 + c) + k] = std::min(a, b);
+        extent_[6 * (c0 + c) + 3 + k] = std::max(a, b);
+      }
+    }
     held_ = true;
     held_first_ = c0;
     held_last_ = c1;
@@ -200,6 +228,7 @@ class LazReader final : public PointFileReader {
   std::vector<uint64_t> run_chunks_;
   std::vector<double> positions_;  // the decoded run's points
   std::vector<double> raw_;        // its chunks' integer bounds
+  std::vector<double> extent_;     // every chunk's decoded min x, y, z, max x, y, z (NaN until decoded)
   bool held_ = false;
   uint64_t held_first_ = 0, held_last_ = 0;
 };

@@ -11,6 +11,12 @@
 
 namespace xhd {
 
+// The points a pass keeps, by one coordinate: lo <= p[axis] <= hi (a superset of what it keeps is fine).
+struct AxisRange {
+  int axis;
+  double lo, hi;
+};
+
 class PointFileReader {
  public:
   virtual ~PointFileReader() = default;
@@ -18,8 +24,11 @@ class PointFileReader {
   // bounds, or the first problem, its record (or a LAZ file's chunk) numbered in the whole file.
   virtual xhd_read_result read(uint64_t first, uint64_t n, void* xyz) = 0;
   // Where a pass's piece from `first` ends: after about `most` records, at the end of a chunk for LAZ, so a
-  // pass decodes each chunk once.
-  virtual uint64_t piece_end(uint64_t first, uint64_t most) const = 0;
+  // pass decodes each chunk once (and before a chunk `need` skips, when given).
+  virtual uint64_t piece_end(uint64_t first, uint64_t most, const AxisRange* need = nullptr) const = 0;
+  // The first record from `first` on that a pass needing only `need` must read: `first` itself for records;
+  // for LAZ, the start of the first chunk not known (from an earlier decode) to lie wholly outside it.
+  virtual uint64_t next_needed(uint64_t first, const AxisRange& need) const { (void)need; return first; }
   // Bytes it holds between reads (a LAZ file's decoded run of chunks), for the streamed compare's count.
   virtual uint64_t held_bytes() const { return 0; }
 };

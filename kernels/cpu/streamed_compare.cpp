@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <string>
@@ -97,6 +98,14 @@ class Streamer {
   bool floats(int file) const { return files_[file]->layout.output == XHD_FLOAT32; }
   int coordinate_bytes(int file) const { return floats(file) ? 12 : 24; }
 
+  // Which points of a piece a pass keeps: axis coordinates in [lo, hi] (hi itself excluded when hi_open),
+  // and not in [skip_lo, skip_hi] (an annulus's inner halo; empty when skip_lo > skip_hi).
+  struct Range {
+    double lo, hi;
+    bool hi_open = false;
+    double skip_lo = kInfinity, skip_hi = -kInfinity;
+  };
+
   // Records [first, first + n) of a file into out (allocated for at least n), as the file's reader reads them
   // (point_file_reader.h); returns what it found (their bounds).
   xhd_read_result read(int file, uint64_t first, uint64_t n, FilePoints& out) {
@@ -109,14 +118,23 @@ class Streamer {
   }
 
   // Every record of a file in pieces of about kPieceRecords (whole chunks of a LAZ file), in order:
-  // visit(piece, what its read found) for each.
+  // visit(piece, what its read found) for each. With `need`, a pass that keeps only the points of that range
+  // on the plan's axis: a LAZ file's chunks known to lie outside it are not decoded again.
   template <class Visit>
-  void pass(int file, Visit&& visit) {
+  void pass(int file, Visit&& visit, const Range* need = nullptr) {
     ++streamed_.passes;
     FilePoints piece(floats(file));
+    const AxisRange range = need != nullptr ? AxisRange{plan_.axis, need->lo, need->hi} : AxisRange{};
+    const bool skip = need != nullptr && skip_chunks_;
     for (uint64_t first = 0; first < count(file);) {
       progress_.check_cancel();
-      const uint64_t end = readers_[file]->piece_end(first, kPieceRecords);
+      if (skip) {
+        const uint64_t needed = std::min(count(file), readers_[file]->next_needed(first, range));
+        streamed_.skipped_records += needed - first;
+        first = needed;
+      }
+      if (first >= count(file)) break;
+      const uint64_t end = readers_[file]->piece_end(first, kPieceRecords, skip ? &range : nullptr);
       if (piece.capacity() < end - first) piece.allocate(end - first);
       const xhd_read_result found = read(file, first, end - first, piece);
       visit(piece, found);
@@ -242,9 +260,10 @@ class Streamer {
       if (in_slab == 0) continue;
       bool fits = true;
       tile.count = 0;
+      const Range halo_range = halo_of(w, halo);
       pass(target, [&](const FilePoints& piece, const xhd_read_result&) {
-        if (fits) fits = gather(piece, tile, halo_of(w, halo));
-      });
+        if (fits) fits = gather(piece, tile, halo_range);
+      }, &halo_range);
       if (!fits || tile.count == 0) return false;
       for (uint64_t skip = 0; skip < in_slab; skip += query_room_) {
         const uint64_t n = std::min(query_room_, in_slab - skip);
@@ -280,13 +299,6 @@ class Streamer {
     return dx * dx + dy * dy + dz * dz;
   }
 
-  // Which points of a piece a pass keeps: axis coordinates in [lo, hi] (hi itself excluded when hi_open),
-  // and not in [skip_lo, skip_hi] (an annulus's inner halo; empty when skip_lo > skip_hi).
-  struct Range {
-    double lo, hi;
-    bool hi_open = false;
-    double skip_lo = kInfinity, skip_hi = -kInfinity;
-  };
   Range slab(int w) const { return Range{plan_.lo(w), plan_.hi(w), true}; }
   Range halo_of(int w, double halo) const { return Range{plan_.lo(w) - halo, plan_.hi(w) + halo}; }
 
@@ -339,16 +351,17 @@ class Streamer {
     queries.allocate(n);
     uint64_t seen = 0;
     FilePoints slab_part(floats(source));
+    const Range in_slab = slab(w);
     pass(source, [&](const FilePoints& piece, const xhd_read_result&) {
       if (queries.count == n) return;
       const uint64_t before = seen;
       // The piece's slab points (at most a piece), then the ones from position skip on.
       if (slab_part.capacity() < piece.count) slab_part.allocate(piece.count);
       slab_part.count = 0;
-      gather(piece, slab_part, slab(w));
+      gather(piece, slab_part, in_slab);
       seen += slab_part.count;
       for (size_t i = before < skip ? skip - before : 0; i < slab_part.count && queries.count < n; ++i) queries.push(slab_part, i);
-    });
+    }, &in_slab);
     if (queries.count != n) throw std::runtime_error("streamed compare: a file changed while it was read");
   }
 
@@ -413,14 +426,14 @@ class Streamer {
     tile.allocate(tile_room_);
     const bool annulus = inner > -kInfinity;
     FilePoints near(floats(target));
+    Range range = halo_of(w, outer);
+    if (annulus) {
+      range.skip_lo = plan_.lo(w) - inner;
+      range.skip_hi = plan_.hi(w) + inner;
+    }
     pass(target, [&](const FilePoints& piece, const xhd_read_result&) {
       if (near.capacity() < piece.count) near.allocate(piece.count);
       near.count = 0;
-      Range range = halo_of(w, outer);
-      if (annulus) {
-        range.skip_lo = plan_.lo(w) - inner;
-        range.skip_hi = plan_.hi(w) + inner;
-      }
       gather(piece, near, range);
       for (size_t i = 0; i < near.count; ++i) {
         tile.push(near, i);
@@ -429,7 +442,7 @@ class Streamer {
           tile.count = 0;
         }
       }
-    });
+    }, &range);
     if (tile.count > 0) nearest_in_tile(queries, tile, best, best_to, open, out);
   }
 
@@ -477,6 +490,8 @@ class Streamer {
   const Progress& progress_;
   int threads_;
   std::unique_ptr<PointFileReader> readers_[2];
+  // XHD_STREAMED_SKIP=0 reads every chunk on every pass, to measure what skipping saves.
+  const bool skip_chunks_ = std::getenv("XHD_STREAMED_SKIP") == nullptr || std::getenv("XHD_STREAMED_SKIP")[0] != '0';
   SlabPlan plan_;
   double halo_ab_ = 0, halo_ba_ = 0;
   std::vector<uint64_t> slab_counts_[2];

@@ -453,6 +453,8 @@ typedef struct xhd_streamed {
   double max_a[3];
   double min_b[3];
   double max_b[3];
+  uint64_t skipped_records; /* out: records of LAZ chunks that passes needing only a slab or halo did not decode,
+                               an earlier decode having shown them to lie outside it */
 } xhd_streamed;
 
 /* The Hausdorff distance of the two files' points as xhd_hausdorff computes it over the same values (the

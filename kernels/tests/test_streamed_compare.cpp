@@ -283,6 +283,20 @@ TEST(streamed_compare_reads_laz_files_a_run_of_chunks_at_a_time) {
     const LazSet a(cloud, chunk_size), b(shifted(cloud, 0.37), chunk_size);
     CHECK(check_streamed(a, b, 100000).slabs > 4);
   }
+  // Points in x order along a long box, as a scanner's strips: each chunk a slice of x (the plan's axis), so
+  // the passes that need one slab or halo skip the chunks known to lie outside it.
+  std::vector<double> strip = xhd_test::uniform_points(rng, 12000, 1000.0, 50.0);
+  for (size_t i = 0; i < strip.size(); i += 3) strip[i] = 1000.0 + 4.0 * (strip[i] - 1000.0);
+  std::vector<size_t> order(strip.size() / 3);
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t p, size_t q) { return strip[3 * p] < strip[3 * q]; });
+  std::vector<double> sorted;
+  for (const size_t i : order) sorted.insert(sorted.end(), {strip[3 * i], strip[3 * i + 1], strip[3 * i + 2]});
+  const xhd_streamed skipping = check_streamed(LazSet(sorted, 500), LazSet(shifted(sorted, 0.37), 500), 100000);
+  CHECK(skipping.slabs > 4);
+  CHECK(skipping.skipped_records > 0);
+  // In the order drawn, every chunk of 1,000 points spans the whole box: none can be skipped.
+  CHECK_EQ(check_streamed(LazSet(cloud, 1000), LazSet(shifted(cloud, 0.37), 1000), 100000).skipped_records, uint64_t(0));
   // A LAZ file against a binary PLY one.
   const LazSet a(cloud, 1000);
   check_streamed(a, PlySet(xhd_test::uniform_points(rng, 9000, 1000.0, 50.0), false), 100000);

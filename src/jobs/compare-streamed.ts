@@ -125,7 +125,7 @@ async function compareStreamed(a: PointFile, b: PointFile, limit: number, thread
     // Reading is part of the streamed search: all of it is counted as the query.
     timingsMs: timings(started, 0, { build: raw.ab.build_ms + (directed ? 0 : raw.ba.build_ms), query: raw.ab.query_ms + (directed ? 0 : raw.ba.query_ms) }),
     streamed: { memoryLimit: limit, slabs: streamed.slabs, passes: streamed.passes, slowDirections: streamed.slow_directions,
-      secondPassQueries: Number(streamed.second_pass_queries) },
+      secondPassQueries: Number(streamed.second_pass_queries), skippedRecords: Number(streamed.skipped_records) },
     notes: [...inputNotes(ga, gb), `streamed from the files within --memory-limit ${formatBytes(limit)}: ${streamed.slabs} slab${streamed.slabs === 1 ? '' : 's'}, ` +
       `${streamed.passes} passes over the files` +
       (streamed.slow_directions > 0 ? `; ${streamed.slow_directions} direction${streamed.slow_directions === 1 ? '' : 's'} searched again query by query` +

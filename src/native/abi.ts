@@ -259,6 +259,7 @@ export const STREAMED = declareStruct('xhd_streamed', {
   max_a: ['double', 3],
   min_b: ['double', 3],
   max_b: ['double', 3],
+  skipped_records: 'uint64_t',
 });
 export const DELIMITED_LAYOUT = declareStruct('xhd_delimited_layout', {
   slots: 'const int8_t *',
