@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import { LAS_HEADER_PROBE, parseLasHeader } from '../src/io/las-header.js';
 import { readLasVlrs } from '../src/io/las-vlrs.js';
 import { readLazLayout } from '../src/io/laz-chunks.js';
+import { lazPointFile } from '../src/io/laz-point-file.js';
 import { writeLaz } from '../src/io/laz-write.js';
 import { runXhd, scratchDir } from './cli-run.js';
 import { chunkSizes, layeredLaz, scanRecords } from './laz-layered-writer.js';
@@ -206,9 +207,11 @@ function lazChunks(path: string) {
 }
 
 describe('compare --memory-limit streams LAZ files too, a run of chunks at a time (CPU)', () => {
-  // Point formats 0 and 1, chunks of 4,000 and 5,000 points at UTM coordinates with millimetre steps.
-  const a = writeSurveyLaz('a.laz', 30_000, 321, { chunkSize: 4_000 });
-  const b = writeSurveyLaz('b.laz', 25_000, 322, { chunkSize: 5_000, gpsTime: true, shift: 7 });
+  // Point formats 0 and 1, chunks of 3,000 and 2,500 points at UTM coordinates with millimetre steps (a chunk is
+  // decoded whole, so it must fit a quarter of the limit: 3,000 points in 1 MiB).
+  const a = writeSurveyLaz('a.laz', 30_000, 321, { chunkSize: 3_000 });
+  const b = writeSurveyLaz('b.laz', 25_000, 322, { chunkSize: 2_500, gpsTime: true, shift: 7 });
+  const streams = (path: string) => assert.ok(lazPointFile(path), `${path} is streamed, not read whole`);
 
   it('the in-memory answer, witnesses, CRS and notes included', () => {
     assert.ok(lazChunks(a).length >= 8, `${lazChunks(a).length} chunks`);
@@ -227,7 +230,7 @@ describe('compare --memory-limit streams LAZ files too, a run of chunks at a tim
 
   it('point format 7 (the layered items of LAS 1.4) against format 0: the in-memory answer', () => {
     const layered = join(dir, 'layered.laz');
-    writeFileSync(layered, layeredLaz(scanRecords(30_000, 7), { format: 7, chunks: chunkSizes(30_000, 7000) }).bytes);
+    writeFileSync(layered, layeredLaz(scanRecords(30_000, 7), { format: 7, chunks: chunkSizes(30_000, 3000) }).bytes);
     const whole = compareJson(layered, a);
     const streamed = compareJson(layered, a, ['--memory-limit', '1M']);
     assert.ok(streamed.streamed.slabs > 1);
@@ -243,6 +246,7 @@ describe('compare --memory-limit streams LAZ files too, a run of chunks at a tim
     for (let i = 0; i < 64; i++) bytes[third.offset + Math.floor(third.bytes / 2) + i] = (i * 151 + 7) & 0xff;
     const damaged = join(dir, 'damaged.laz');
     writeFileSync(damaged, bytes);
+    streams(damaged);
     const whole = runXhd(['compare', damaged, b, '--backend', 'cpu', '--quiet']);
     const streamed = runXhd(['compare', damaged, b, '--backend', 'cpu', '--quiet', '--memory-limit', '1M']);
     assert.equal(whole.code, 2, whole.stderr);
@@ -261,6 +265,8 @@ describe('compare --memory-limit streams LAZ files too, a run of chunks at a tim
     unbounded.fill(0, 179, 227); // the header's max and min x, y, z: never filled in, so not checked
     const beyond = join(dir, 'unbounded.laz');
     writeFileSync(beyond, unbounded);
+    streams(outside);
+    streams(beyond);
     for (const [path, line] of [[outside, /scaled\.laz \(byte \d+\): LAZ chunk 1 of \d+ decodes to y from/], [beyond, /unbounded\.laz \(byte 131\): .*beyond ±1e15/]] as const) {
       const whole = runXhd(['compare', a, path, '--backend', 'cpu', '--quiet']);
       const streamed = runXhd(['compare', a, path, '--backend', 'cpu', '--quiet', '--memory-limit', '1M']);
@@ -269,5 +275,13 @@ describe('compare --memory-limit streams LAZ files too, a run of chunks at a tim
       assert.match(streamed.stderr, line);
       assert.equal(streamed.stderr, whole.stderr);
     }
+  });
+
+  it('chunks too large for a quarter of the limit are refused, saying why (exit 2)', () => {
+    const one = writeSurveyLaz('one-chunk.laz', 30_000, 324, { chunkSize: 30_000 });
+    streams(one);
+    const run = runXhd(['compare', one, b, '--backend', 'cpu', '--memory-limit', '1M']);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /one-chunk\.laz holds LAZ chunks of up to 30000 points, which are decoded whole: .* raise the limit/);
   });
 });

@@ -17,6 +17,11 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // The readers' limit (src/io/build.ts MAX_COORDINATE): up to 1e15 a double still resolves 1/8.
 constexpr double kLargestCoordinate = 1e15;
 
+// Math.min and Math.max as checkChunkBounds (laz-body.ts) uses them: NaN when either is, so that header bounds
+// that are not numbers refuse nothing there and here alike.
+double js_min_nan(double a, double b) { return std::isnan(a) || std::isnan(b) ? std::nan("") : js_min(a, b); }
+double js_max_nan(double a, double b) { return std::isnan(a) || std::isnan(b) ? std::nan("") : js_max(a, b); }
+
 // A binary PLY's vertices or an uncompressed LAS body: positioned reads of the records asked for.
 class RecordsReader final : public PointFileReader {
  public:
@@ -202,10 +207,10 @@ class LazReader final : public PointFileReader {
     for (uint64_t c = 0; c < count; ++c) {
       for (int k = 0; k < 3; ++k) {
         const double lo = bounds_[k], hi = bounds_[3 + k];
-        const double slack = std::max(std::fabs(job_.scale[k]), 0.01 * (hi - lo));
+        const double slack = js_max_nan(std::fabs(job_.scale[k]), 0.01 * (hi - lo));
         const double a = raw_[6 * c + k] * job_.scale[k] + job_.offset[k];
         const double b = raw_[6 * c + 3 + k] * job_.scale[k] + job_.offset[k];
-        const double low = std::min(a, b), high = std::max(a, b);
+        const double low = js_min_nan(a, b), high = js_max_nan(a, b);
         if (low < lo - slack || high > hi + slack) {
           r.kind = XHD_READ_LAZ_OUTSIDE;
           r.record = c0 + c;

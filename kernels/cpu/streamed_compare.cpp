@@ -135,6 +135,7 @@ class Streamer {
       }
       if (first >= count(file)) break;
       const uint64_t end = readers_[file]->piece_end(first, kPieceRecords, skip ? &range : nullptr);
+      largest_piece_ = std::max(largest_piece_, end - first);
       if (piece.capacity() < end - first) piece.allocate(end - first);
       const xhd_read_result found = read(file, first, end - first, piece);
       visit(piece, found);
@@ -235,7 +236,7 @@ class Streamer {
         for (uint64_t skip = 0; skip < in_slab; skip += query_room_) {
           const uint64_t n = std::min(query_room_, in_slab - skip);
           hold(n * query_bytes(cb) + tile_room_ * target_bytes(coordinate_bytes(target)) +
-               kPieceRecords * uint64_t(std::max(cb, coordinate_bytes(target))) + held_by_readers());
+               largest_piece_ * uint64_t(std::max(cb, coordinate_bytes(target))) + held_by_readers());
           chunk(source, target, w, skip, n, halo, witness, out);
         }
       }
@@ -267,7 +268,7 @@ class Streamer {
       if (!fits || tile.count == 0) return false;
       for (uint64_t skip = 0; skip < in_slab; skip += query_room_) {
         const uint64_t n = std::min(query_room_, in_slab - skip);
-        hold(n * query_bytes(cb) + tile_room_ * target_bytes(tb) + kPieceRecords * uint64_t(std::max(cb, tb)) +
+        hold(n * query_bytes(cb) + tile_room_ * target_bytes(tb) + largest_piece_ * uint64_t(std::max(cb, tb)) +
              held_by_readers());
         collect_queries(source, w, skip, n, queries);
         const xhd_points qa = queries.view(), tp = tile.view();
@@ -497,6 +498,7 @@ class Streamer {
   std::vector<uint64_t> slab_counts_[2];
   uint64_t query_room_ = 0, tile_room_ = 0;
   uint64_t peak_ = 0;
+  uint64_t largest_piece_ = kPieceRecords;  // the most records a pass's piece held (whole LAZ chunks can be more)
   std::vector<uint8_t> flags_;  // gather's selection of a piece
 };
 

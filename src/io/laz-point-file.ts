@@ -5,7 +5,7 @@
 // refuses a damaged file with the same line. Point formats 0-3 and 6-8, as the native decoder reads them; COPC
 // files (their points in the order of the octree's nodes) and formats 9 and 10 are read whole.
 import { InputError, NativeError, UsageError } from '../core/errors.js';
-import { XHD_LAZ_OK, XHD_READ_BAD_VALUE, XHD_READ_LAZ_CHUNK, XHD_READ_LAZ_OUTSIDE, XHD_READ_OK, XHD_READ_SYSTEM_ERROR, type RawLazResult, type RawReadResult } from '../native/abi.js';
+import { XHD_LAZ_OK, XHD_LAZ_UNSUPPORTED, XHD_READ_BAD_VALUE, XHD_READ_LAZ_CHUNK, XHD_READ_LAZ_OUTSIDE, XHD_READ_OK, XHD_READ_SYSTEM_ERROR, type RawLazResult, type RawReadResult } from '../native/abi.js';
 import { badCoordinate } from './build.js';
 import { findCopcInfo } from './copc-info.js';
 import type { Crs } from './crs.js';
@@ -54,7 +54,7 @@ export function lazPointFile(path: string, threads = 0): LazPointFile | null {
   const probed = lasHeaderOf(path);
   if (!probed) return null;
   const { header, size } = probed;
-  if (!header.compressed || !NATIVE_FORMATS.has(header.pointFormat.id) || !nativeReader()) return null;
+  if (!header.compressed || !NATIVE_FORMATS.has(header.pointFormat.id)) return null;
   const found = withOpenFile(path, (fd) => {
     const vlrs = readLasVlrs(fd, header, size, path);
     if (findCopcInfo(vlrs)) return null;
@@ -62,6 +62,8 @@ export function lazPointFile(path: string, threads = 0): LazPointFile | null {
   });
   if (!found) return null;
   const { chunks, crs, skipped } = found;
+  const job = nativeLazJob(header, chunks, null, threads);
+  if (!decodedNatively(path, job)) return null;
   const notes = [waveformNote(header), skipped].filter((n): n is string => n !== undefined);
   return {
     path,
@@ -74,13 +76,31 @@ export function lazPointFile(path: string, threads = 0): LazPointFile | null {
       body_offset: 0, count: header.pointCount, piece_bytes: 0, stride: 0, swap_bytes: 0, offset: [0, 0, 0],
       type: [PlyType.Int32, PlyType.Int32, PlyType.Int32], output: PlyType.Float64, threads, scale: [0, 0, 0], add: [0, 0, 0],
     },
-    job: nativeLazJob(header, chunks, null, threads),
+    job,
     checkBounds: headerBoundsChecked(header),
     ...(crs ? { crs } : {}),
     notes,
     header,
     chunks,
   };
+}
+
+/**
+ * Whether the native decoder reads these items (its own rules, laz_reader.cpp): asked with no chunks, it
+ * answers before decoding anything. Where it does not (version-1 items, an unusual mix), the whole-file reader
+ * decodes them in TypeScript or with laz-perf.
+ */
+function decodedNatively(path: string, job: ReturnType<typeof nativeLazJob>): boolean {
+  const reader = nativeReader();
+  if (!reader) return false;
+  const result = {} as RawLazResult;
+  const status = reader.readLaz(path, { ...job, chunks: null, chunk_count: 0, point_count: 0 }, new Float64Array(3), null, null, null, result) as number;
+  return status === 0 && result.kind !== XHD_LAZ_UNSUPPORTED;
+}
+
+/** The most points one chunk holds: a streamed read decodes a chunk whole. */
+export function largestChunk(file: LazPointFile): number {
+  return file.chunks.chunks.reduce((most, c) => Math.max(most, c.points), 0);
 }
 
 /** The file's fields of xhd_point_file. */

@@ -8,7 +8,7 @@ import { formatBytes } from '../core/counts.js';
 import type { Progress } from '../core/progress.js';
 import type { Geometry } from '../io/geometry.js';
 import { lasBoundsNotes, lasPointFile, type LasPointFile } from '../io/las-point-file.js';
-import { lazPointFile, lazPointFileFields, lazReadProblem, lazRecordPoint, type LazPointFile } from '../io/laz-point-file.js';
+import { largestChunk, lazPointFile, lazPointFileFields, lazReadProblem, lazRecordPoint, type LazPointFile } from '../io/laz-point-file.js';
 import { hasFilters } from '../io/point-filters.js';
 import { plyPointFile, type PlyPointFile } from '../io/ply-point-file.js';
 import { readBounds } from '../io/ply-vertices-native.js';
@@ -38,6 +38,9 @@ const NO_LAZ = {
 function nativePointFile(file: PointFile) {
   return { path: file.path, layout: file.layout, ...(file.format === 'laz' ? lazPointFileFields(file) : NO_LAZ) };
 }
+
+/** Bytes a point of a LAZ chunk costs while a streamed pass holds it: decoded, in its piece, selected. */
+const LAZ_CHUNK_BYTES_A_POINT = 80;
 
 /** Bytes a point costs in memory when compared whole: its coordinates, the frame's float copy, the grid. */
 const IN_MEMORY_BYTES_A_POINT = 52;
@@ -74,6 +77,15 @@ export async function compareStreamedIfNeeded(pathA: string, pathB: string, opti
   if (why) {
     throw new UsageError(`${pathA} and ${pathB} need about ${formatBytes(whole)} in memory, more than --memory-limit ${formatBytes(limit)}: ` +
       `streamed from the files, a compare gives the Hausdorff distance and its witnesses, but ${why}; raise the limit or leave the option out`);
+  }
+  for (const f of [a, b]) {
+    // A chunk decodes whole: its points, the piece they come in and the pass's selection of them, about
+    // LAZ_CHUNK_BYTES_A_POINT each, must fit well within the limit beside the slab and the tile.
+    const chunk = f.format === 'laz' ? largestChunk(f) : 0;
+    if (chunk * LAZ_CHUNK_BYTES_A_POINT > limit / 4) {
+      throw new UsageError(`${f.path} holds LAZ chunks of up to ${chunk} points, which are decoded whole: about ${formatBytes(chunk * LAZ_CHUNK_BYTES_A_POINT)} ` +
+        `each, more than a quarter of --memory-limit ${formatBytes(limit)}; raise the limit`);
+    }
   }
   if (a.dims !== b.dims) throw new UsageError(`${pathA} is ${a.dims}D but ${pathB} is ${b.dims}D; compare point sets of the same dimension`);
   return compareStreamed(a, b, limit, run.threads, options, bar, started);
