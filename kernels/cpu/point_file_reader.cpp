@@ -130,8 +130,7 @@ class LazReader final : public PointFileReader {
   uint64_t held_bytes() const override { return positions_.capacity() * sizeof(double); }
 
  private:
-  // Whether chunk c is known to hold no point within `need`: its points' extent on the axis, from its decode
-  // (the scaled integer bounds: the scaling is monotone, so these are its decoded points' own extremes).
+  // Whether chunk c is known to hold no point within `need`: its points' extent on the axis, from its decode.
   bool outside(uint64_t c, const AxisRange& need) const {
     const double lo = extent_[6 * c + need.axis], hi = extent_[6 * c + 3 + need.axis];
     return hi < need.lo || lo > need.hi;  // unknown (NaN): false
@@ -181,17 +180,19 @@ class LazReader final : public PointFileReader {
         return r;
     }
     if (found.kept != run.point_count) throw std::logic_error("a LAZ read without filters kept fewer points than it read");
-    if (check_bounds_) {
-      const xhd_read_result outside = chunk_outside_bounds(c0, count);
-      if (outside.kind != XHD_READ_OK) return outside;
-    }
+    // Each chunk's extent: its integer bounds scaled as its points are (the scaling is monotone, so these are
+    // its decoded points' own extremes), for the bounds check and for the passes that skip chunks.
     for (uint64_t c = 0; c < count; ++c) {
       for (int k = 0; k < 3; ++k) {
         const double a = raw_[6 * c + k] * job_.scale[k] + job_.offset[k];
         const double b = raw_[6 * c + 3 + k] * job_.scale[k] + job_.offset[k];
-        extent_[6 * (c0 + c) + k] = std::min(a, b);
-        extent_[6 * (c0 + c) + 3 + k] = std::max(a, b);
+        extent_[6 * (c0 + c) + k] = js_min_nan(a, b);
+        extent_[6 * (c0 + c) + 3 + k] = js_max_nan(a, b);
       }
+    }
+    if (check_bounds_) {
+      const xhd_read_result outside = chunk_outside_bounds(c0, count);
+      if (outside.kind != XHD_READ_OK) return outside;
     }
     held_ = true;
     held_first_ = c0;
@@ -200,17 +201,15 @@ class LazReader final : public PointFileReader {
   }
 
   // LAZ has no checksum: a damaged chunk decodes to points, just wrong ones, and typically far away. The
-  // first decoded chunk whose points reach outside the header's bounds by more than the slack, as
-  // checkChunkBounds (src/io/laz-body.ts) finds it, in the same double operations.
+  // first decoded chunk whose extent (decode's) reaches outside the header's bounds by more than the slack,
+  // as checkChunkBounds (src/io/laz-body.ts) finds it, in the same double operations.
   xhd_read_result chunk_outside_bounds(uint64_t c0, uint64_t count) const {
     xhd_read_result r{};
     for (uint64_t c = 0; c < count; ++c) {
       for (int k = 0; k < 3; ++k) {
         const double lo = bounds_[k], hi = bounds_[3 + k];
         const double slack = js_max_nan(std::fabs(job_.scale[k]), 0.01 * (hi - lo));
-        const double a = raw_[6 * c + k] * job_.scale[k] + job_.offset[k];
-        const double b = raw_[6 * c + 3 + k] * job_.scale[k] + job_.offset[k];
-        const double low = js_min_nan(a, b), high = js_max_nan(a, b);
+        const double low = extent_[6 * (c0 + c) + k], high = extent_[6 * (c0 + c) + 3 + k];
         if (low < lo - slack || high > hi + slack) {
           r.kind = XHD_READ_LAZ_OUTSIDE;
           r.record = c0 + c;
