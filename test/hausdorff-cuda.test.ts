@@ -15,6 +15,7 @@ import { assertExact, utmExactTies, utmNearTies, utmShiftedTile } from './exact-
 import { runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { clustered, firstCopies, rng, shifted, uniform, withCopiesOf, withDuplicates } from './random-points.js';
 import { assertChunkedLikeCpu } from './chunked-cuda.js';
+import { withEnv } from './reader-test-tools.js';
 import { suiteUnless } from './skippable-suite.js';
 import { splitLists, withSplitBy } from './split-lists.js';
 
@@ -230,14 +231,6 @@ suiteUnless(skip, 'CUDA backend on 1M to 10M points agrees with the CPU grid', (
 // seeded_first_radius); XHD_SEEDED_RADIUS=0 starts it at one cell, as before. Both schedules are exact.
 suiteUnless(skip, 'CUDA grid search from the seeded first radius and from one cell', () => {
   const fromOneCell = { XHD_SEEDED_RADIUS: '0' };
-  const withEnv = async <T>(env: Record<string, string>, run: () => Promise<T>): Promise<T> => {
-    Object.assign(process.env, env);
-    try {
-      return await run();
-    } finally {
-      for (const name of Object.keys(env)) delete process.env[name];
-    }
-  };
 
   for (const dims of [3, 2] as const) {
     for (const c of cases) {

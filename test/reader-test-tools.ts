@@ -8,15 +8,24 @@ import type { Geometry } from '../src/io/geometry.js';
 /** Runs `run` with these environment variables set, then restores them as they were. */
 export function withEnv<T>(vars: Record<string, string>, run: () => T): T {
   const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, vars);
-  try {
-    return run();
-  } finally {
+  const restore = () => {
     for (const [k, v] of Object.entries(saved)) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }
+  };
+  Object.assign(process.env, vars);
+  let result: T;
+  try {
+    result = run();
+  } catch (err) {
+    restore();
+    throw err;
   }
+  // An async run keeps the variables until it settles (a native call reads them when it starts, later).
+  if (result instanceof Promise) return result.finally(restore) as T;
+  restore();
+  return result;
 }
 
 /** The message of the InputError that `read` throws (failing the test when it throws nothing or another error). */
