@@ -3,12 +3,15 @@
 // (`xhd batch --shard I/N --partial`, what the N tasks of a Slurm job array run), then `xhd merge`d; the
 // merged stream must equal the single process's. The shards run as local processes, so the figures exclude
 // a scheduler's queueing (Slurm's sbatch --wait polls every few seconds). Prints a markdown report.
-//   scripts/bench-shard [--pairs 1000] [--shards 4] [--threads 1] [--size 48] [--backend cpu|auto|cuda] [--slurm] [--out docs/file.md]
+//   scripts/bench-shard [--pairs 1000] [--shards 4] [--threads 1] [--size 48] [--backend cpu|auto|cuda] [--pin] [--slurm] [--out docs/file.md]
 // --slurm also runs the shards as a real job array (sbatch --array --wait of examples/slurm-batch.sh) on a
 // one-node Slurm cluster started on localhost for the run (test/slurm-cluster.ts; needs slurm-wlm, munge, root);
 // that wall time includes Slurm's scheduling and sbatch --wait's polling (seconds).
 // --threads is each process's: the single process and every shard get the same, so the shards use
 // N times the cores; on a host with fewer than N · threads cores they compete for them.
+// --pin gives each process its own cores as a Slurm task's CPU set does (taskset: the single process cores
+// 0 to threads-1, shard I the I-th such block), so that the single process cannot use more than one task's
+// worth of cores (its reading on libuv's threads, say) while the shards are held to theirs.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -23,10 +26,10 @@ import { ROOT } from './bench/root.js';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const XHD = join(ROOT, 'bin', 'xhd');
 
-interface Settings { pairs: number; shards: number; threads: number; size: number; backend: string; slurm: boolean; out?: string; keep: boolean }
+interface Settings { pairs: number; shards: number; threads: number; size: number; backend: string; slurm: boolean; pin: boolean; out?: string; keep: boolean }
 
 function parseSettings(argv: string[]): Settings {
-  const s: Settings = { pairs: 1000, shards: 4, threads: 1, size: 48, backend: 'cpu', slurm: false, keep: false };
+  const s: Settings = { pairs: 1000, shards: 4, threads: 1, size: 48, backend: 'cpu', slurm: false, pin: false, keep: false };
   for (let i = 0; i < argv.length; i++) {
     const value = () => {
       if (i + 1 >= argv.length) throw new Error(`${argv[i]} needs a value`);
@@ -46,8 +49,9 @@ function parseSettings(argv: string[]): Settings {
       case '--out': s.out = value(); break;
       case '--keep': s.keep = true; break;
       case '--slurm': s.slurm = true; break;
+      case '--pin': s.pin = true; break;
       case '--help':
-        process.stdout.write('scripts/bench-shard [--pairs 1000] [--shards 4] [--threads 1] [--size 48] [--backend cpu] [--slurm] [--out FILE] [--keep]\n');
+        process.stdout.write('scripts/bench-shard [--pairs 1000] [--shards 4] [--threads 1] [--size 48] [--backend cpu] [--pin] [--slurm] [--out FILE] [--keep]\n');
         process.exit(0);
         break;
       default: throw new Error(`unknown option ${argv[i]}`);
@@ -95,6 +99,13 @@ function batchArgs(manifest: string, s: Settings): string[] {
   return [XHD, 'batch', manifest, '--backend', s.backend, '--threads', String(s.threads), '--quiet'];
 }
 
+/** The command that runs node with `args` as process `index` (0 for the single one): on its own cores with --pin. */
+function pinned(s: Settings, index: number, args: string[]): [string, string[]] {
+  if (!s.pin) return [process.execPath, args];
+  const first = index * s.threads;
+  return ['taskset', ['-c', `${first}-${first + s.threads - 1}`, process.execPath, ...args]];
+}
+
 /** The JSON Lines without timings and the merge's note of its shards: what must be identical. */
 function answers(text: string): string {
   return text.trim().split('\n').map((line) => {
@@ -125,7 +136,8 @@ function childCpuSeconds(): number {
 
 function runShard(manifest: string, s: Settings, index: number, part: string): Promise<number | null> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...batchArgs(manifest, s), '--shard', `${index}/${s.shards}`, '--partial', part], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const [command, args] = pinned(s, index, [...batchArgs(manifest, s), '--shard', `${index}/${s.shards}`, '--partial', part]);
+    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('exit', (code) => resolve(code));
   });
 }
@@ -155,6 +167,7 @@ async function runOnSlurm(manifest: string, s: Settings, dir: string): Promise<{
 
 async function main(): Promise<void> {
   const s = parseSettings(process.argv.slice(2));
+  if (s.pin && availableParallelism() < s.shards * s.threads) throw new Error(`--pin needs ${s.shards} × ${s.threads} cores; this process may use ${availableParallelism()}`);
   const dir = mkdtempSync(join(tmpdir(), 'xhd-bench-shard-'));
   try {
     log(`generating ${s.pairs} mask pairs (${s.size}×${s.size}×${Math.round(0.75 * s.size)}) in ${dir}`);
@@ -168,7 +181,7 @@ async function main(): Promise<void> {
     log(`one process: xhd batch --threads ${s.threads}`);
     const oneCpuBefore = childCpuSeconds();
     const oneStarted = performance.now();
-    const one = spawnSync(process.execPath, batchArgs(manifest, s), { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const one = spawnSync(...pinned(s, 0, batchArgs(manifest, s)), { encoding: 'utf8', maxBuffer: 1 << 30 });
     const oneMs = performance.now() - oneStarted;
     const oneCpu = childCpuSeconds() - oneCpuBefore;
     if (one.status !== 0 && one.status !== 1) throw new Error(`the single batch failed (exit ${one.status}): ${one.stderr}`);
@@ -207,6 +220,7 @@ async function main(): Promise<void> {
       ...runLines('scripts/bench-shard', process.argv.slice(2)),
       `- Code: ${libraryVersion(['src', 'kernels'])}; backend ${s.backend}; ${s.threads} thread${s.threads === 1 ? '' : 's'} a process`,
       `- Masks: ${s.size}×${s.size}×${Math.round(0.75 * s.size)} uint8 .nii.gz, two ellipsoids a pair; shards run as local processes (no scheduler queueing)`,
+      s.pin ? `- Pinned (--pin): each process on ${s.threads} cores of its own (taskset), as a Slurm task on --cpus-per-task=${s.threads}; the merge unpinned` : '- Not pinned: every process may run on any core',
       cores < s.shards * s.threads ? `- Note: ${s.shards} shards × ${s.threads} threads need ${s.shards * s.threads} cores; this host has ${cores}, so the shards share them and the speed-up is bounded by ${cores / s.threads}×` : `- Cores: ${s.shards} shards × ${s.threads} threads fit in ${cores}`,
       '',
       '| run | wall (ms) | wall speed-up | CPU time, all processes (s) |',

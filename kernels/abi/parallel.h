@@ -16,12 +16,32 @@
 #include <thread>
 #include <vector>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 namespace xhd {
 
-inline int resolve_thread_count(int requested) {
-  if (requested > 0) return requested;
+// The cores this process may run on. Not std::thread::hardware_concurrency, which counts every core of the
+// machine: under a Slurm task's CPU set (--cpus-per-task), taskset or a container's cpuset, a job with a
+// thread per machine core would put 16 threads on 4 cores, and its pool's waiting threads would spin on the
+// cores the caller needs. Node's os.availableParallelism(), which the CLI's default --threads comes from,
+// counts the same way.
+inline int available_cores() {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int count = CPU_COUNT(&set);
+    if (count > 0) return count;
+  }
+#endif
   const unsigned hw = std::thread::hardware_concurrency();
   return hw == 0 ? 1 : static_cast<int>(hw);
+}
+
+inline int resolve_thread_count(int requested) {
+  return requested > 0 ? requested : available_cores();
 }
 
 // Process-wide threads that wait between jobs: spinning for a while first, then asleep. One job at a time:

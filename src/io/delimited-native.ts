@@ -7,19 +7,20 @@ import type { RawDelimitedResult } from '../native/abi.js';
 import type { DelimitedLayout } from './delimited-layout.js';
 import type { Bounds } from './geometry.js';
 import { nativePieceBytes, type NativeReader } from './native-reader.js';
+import { readerThreads } from './reader-threads.js';
 
 /**
  * The rows from byte `from` on (the first data row), 3 doubles each, and their bounds; undefined when the
  * text is not plain (a quote anywhere included: such files go to csv-parse).
  */
-export function readRowsNatively(reader: NativeReader, bytes: Uint8Array, from: number, layout: DelimitedLayout):
+export function readRowsNatively(reader: NativeReader, bytes: Uint8Array, from: number, layout: DelimitedLayout, threads?: number):
   { positions: Float64Array; bounds: Bounds } | undefined {
   const text = bytes.subarray(from);
   const lines = new BigUint64Array(1);
-  check(reader, reader.countLines(text, text.length, 0, lines) as number);
+  check(reader, reader.countLines(text, text.length, readerThreads(threads), lines) as number);
   // A row takes a line, so this holds every row; for a file with no blank or comment lines it is exact.
   const positions = new Float64Array(3 * Number(lines[0]));
-  const parsed = parseRowsNatively(reader, text, layout, positions);
+  const parsed = parseRowsNatively(reader, text, layout, positions, threads);
   if (!parsed) return undefined;
   return {
     positions: 3 * parsed.rows === positions.length ? positions : positions.slice(0, 3 * parsed.rows),
@@ -31,13 +32,13 @@ export function readRowsNatively(reader: NativeReader, bytes: Uint8Array, from: 
  * Rows of `text` (whole lines, all of them data rows, blanks or comments) into `into`, which must have room
  * for 3 doubles per line; how many rows and their bounds, or undefined when the text is not plain.
  */
-export function parseRowsNatively(reader: NativeReader, text: Uint8Array, layout: DelimitedLayout, into: Float64Array):
+export function parseRowsNatively(reader: NativeReader, text: Uint8Array, layout: DelimitedLayout, into: Float64Array, threads?: number):
   { rows: number; bounds: Bounds } | undefined {
   const request = {
     slots: layout.slots,
     column_count: layout.columnCount,
     comma: layout.comma ? 1 : 0,
-    threads: 0,
+    threads: readerThreads(threads),
     reserved: 0,
     piece_bytes: nativePieceBytes(),
   };

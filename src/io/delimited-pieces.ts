@@ -18,6 +18,7 @@ import type { Bounds, Geometry, ReadOptions } from './geometry.js';
 import { MAX_FILE_BYTES, readFully } from './input-file.js';
 import { nativeReader, type NativeReader } from './native-reader.js';
 import { PIECES_NOTE, pieceBytes } from './pieces.js';
+import { readerThreads } from './reader-threads.js';
 
 const LF = 10, CR = 13, QUOTE = 34, HASH = 35, SPACE = 32, TAB = 9;
 
@@ -64,8 +65,8 @@ export function readDelimitedInPieces(path: string, size: number, format: 'csv' 
       throw new InputError(path, {}, `no data row in the first ${ANALYSIS_MAX_BYTES >> 20} MiB`);
     }
     const body = new PieceReader(fd, size, bom + scanner.pos);
-    const positions = new Float64Array(3 * body.countLines(native));
-    const parsed = parsePieces(native, body, layout, positions, scanner.line);
+    const positions = new Float64Array(3 * body.countLines(native, options.threads));
+    const parsed = parsePieces(native, body, layout, positions, scanner.line, options.threads);
     if ('notPlain' in parsed) {
       if (size <= wholeFileMax) return undefined;
       throw notPlainError(native, path, parsed.notPlain, layout, parsed.line, wholeFileMax);
@@ -124,14 +125,14 @@ class PieceReader {
   }
 
   /** The lines from `start` on (each '\n', and a last line without one): the most rows there can be. */
-  countLines(native: NativeReader): number {
+  countLines(native: NativeReader, threads: number | undefined): number {
     const count = new BigUint64Array(1);
     let lines = 0, last = LF;
     for (let position = this.start; position < this.size;) {
       const got = readFully(this.fd, this.buffer, 0, Math.min(this.buffer.length, this.size - position), position);
       if (got === 0) break;
       const piece = this.buffer.subarray(0, got);
-      check(native, native.countLines(piece, got, 0, count) as number);
+      check(native, native.countLines(piece, got, readerThreads(threads), count) as number);
       last = piece[got - 1];
       lines += Number(count[0]) - (last === LF ? 0 : 1); // the '\n' bytes alone: a piece may end mid-line
       position += got;
@@ -166,13 +167,14 @@ class PieceReader {
 type Parsed = { rows: number; bounds: Bounds } | { notPlain: Uint8Array; line: number };
 
 /** Every piece through the native parser into `positions`; or the first piece that is not plain, and its first line. */
-function parsePieces(native: NativeReader, body: PieceReader, layout: DelimitedLayout, positions: Float64Array, firstLine: number): Parsed {
+function parsePieces(native: NativeReader, body: PieceReader, layout: DelimitedLayout, positions: Float64Array, firstLine: number,
+  threads: number | undefined): Parsed {
   const bounds: Bounds = { min: [Infinity, Infinity, Infinity], max: [-Infinity, -Infinity, -Infinity] };
   const count = new BigUint64Array(1);
   let rows = 0, line = firstLine;
   let notPlain: Uint8Array | undefined;
   body.forEachPiece((text) => {
-    const piece = parseRowsNatively(native, text, layout, positions.subarray(3 * rows));
+    const piece = parseRowsNatively(native, text, layout, positions.subarray(3 * rows), threads);
     if (!piece) {
       notPlain = text.slice();
       return false;
@@ -184,7 +186,7 @@ function parsePieces(native: NativeReader, body: PieceReader, layout: DelimitedL
       bounds.max[k] = Math.max(bounds.max[k], piece.bounds.max[k]);
     }
     // Plain text has no lone '\r', so its '\n' bytes are its lines: the next piece's first line number.
-    check(native, native.countLines(text, text.length, 0, count) as number);
+    check(native, native.countLines(text, text.length, readerThreads(threads), count) as number);
     line += Number(count[0]);
     return true;
   });

@@ -20,7 +20,7 @@ export function parseDelimited(bytes: Uint8Array, file: string, format: 'csv' | 
 
   // The native parser reads plain text on every core; anything else is parsed here, from the first row again.
   const native = nativeReader();
-  const plain = native && readRowsNatively(native, bytes, scanner.pos, layout);
+  const plain = native && readRowsNatively(native, bytes, scanner.pos, layout, options.threads);
   if (plain) return finishGeometry({ ...plain, dims: layout.dims, format, notes: layout.notes });
   const maxRows = countLines(bytes, scanner.pos);
   const positions = bytes.indexOf(QUOTE, scanner.pos) >= 0

@@ -10,23 +10,19 @@ import { poseTransform, writePoints, type E57Section, type ScanTally } from './e
 import type { E57Field } from './e57-scans.js';
 import { asInputError, systemError } from './input-file.js';
 import { nativePieceBytes, type NativeReader } from './native-reader.js';
+import { readerThreads } from './reader-threads.js';
 
 const KINDS: Record<E57Field['kind'], number> = { integer: XHD_E57_INTEGER, scaled: XHD_E57_SCALED, float32: XHD_E57_FLOAT32, float64: XHD_E57_FLOAT64 };
 
 /** Points converted from spherical a batch at a time (the three coordinates go through separate arrays). */
 const SPHERICAL_BATCH = 65536;
 
-/** The job's threads: XHD_E57_THREADS (tests), else 0, every core. */
-function threads(): number {
-  const forced = Number(process.env.XHD_E57_THREADS);
-  return forced >= 1 ? Math.floor(forced) : 0;
-}
-
 /**
  * Decodes `section` into out[3 * at ...] as decodeSection does; undefined where the native reader found a
  * problem (the caller then decodes the section itself, and reports it).
  */
-export function readSectionNatively(reader: NativeReader, file: string, section: E57Section, out: Float64Array, at: number): ScanTally | undefined {
+export function readSectionNatively(reader: NativeReader, file: string, section: E57Section, out: Float64Array, at: number,
+  threads?: number): ScanTally | undefined {
   const { scan } = section;
   const slots = [...scan.axes, scan.invalid];
   const field = (k: number) => (slots[k] >= 0 ? scan.fields[slots[k]] : undefined);
@@ -46,7 +42,7 @@ export function readSectionNatively(reader: NativeReader, file: string, section:
     field_count: scan.fields.length,
     spherical: spherical ? 1 : 0,
     pose: spherical ? null : transform,
-    threads: threads(),
+    threads: readerThreads(threads, 'XHD_E57_THREADS'),
     reserved: 0,
   };
   const result = {} as RawE57Result;

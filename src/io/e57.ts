@@ -64,7 +64,7 @@ export function readE57File(path: string, size: number, options: ReadOptions): G
     const bounds: Bounds = { min: [Infinity, Infinity, Infinity], max: [-Infinity, -Infinity, -Infinity] };
     for (const section of sections) {
       // Natively where the library is built; in TypeScript where it is not, or where it found a problem to name.
-      const tally = (reader ? readSectionNatively(reader, path, section, positions, at) : undefined) ?? decodeSection(pages, path, section, positions, at);
+      const tally = (reader ? readSectionNatively(reader, path, section, positions, at, options.threads) : undefined) ?? decodeSection(pages, path, section, positions, at);
       read.set(section.scan.index, { points: tally.kept, invalid: tally.invalid, bounds: tally.bounds });
       if (tally.bounds) {
         for (let k = 0; k < 3; k++) {

@@ -81,4 +81,6 @@ export interface ReadOptions {
   filters?: PointFilters;
   /** LAS/LAZ: keep each point's classification and returns (Geometry.lasAttributes). */
   lasAttributes?: boolean;
+  /** Threads the native readers use (the run's --threads); default every core this process may use. */
+  threads?: number;
 }

@@ -10,6 +10,7 @@ import type { LasHeader } from './las-header.js';
 import type { RecordFilter } from './las-records.js';
 import { tallyFromNative } from './las-tally.js';
 import { nativePieceBytes, type NativeReader } from './native-reader.js';
+import { readerThreads } from './reader-threads.js';
 
 export interface NativeLasBody {
   /** The kept points, packed at the start (3 * kept of them); the array holds room for every point. */
@@ -23,15 +24,9 @@ export interface NativeLasBody {
   thinned: true;
 }
 
-/** The job's threads: XHD_LAS_THREADS (tests), else 0, every core. */
-function threads(): number {
-  const forced = Number(process.env.XHD_LAS_THREADS);
-  return forced >= 1 ? Math.floor(forced) : 0;
-}
-
 /** Reads the records of a LAS file whose header (and size against it) las-header.ts has checked. */
 export function readLasNatively(reader: NativeReader, file: string, header: LasHeader, filter: RecordFilter | null, every: number,
-  withAttributes: boolean): NativeLasBody {
+  withAttributes: boolean, threads?: number): NativeLasBody {
   const positions = allocatePositions(header.pointCount, file);
   const attributes = withAttributes ? new Uint8Array(2 * header.pointCount) : undefined;
   const job = {
@@ -46,7 +41,7 @@ export function readLasNatively(reader: NativeReader, file: string, header: LasH
     classes: filter?.classes ?? null,
     box: filter?.box ?? null,
     returns: filter?.returns ?? 0,
-    threads: threads(),
+    threads: readerThreads(threads, 'XHD_LAS_THREADS'),
   };
   const result = {} as RawLasResult;
   const status = reader.readLas(file, job, positions, attributes ?? null, result) as number;

@@ -29,12 +29,12 @@ export function readLasFile(path: string, size: number, prefix: Uint8Array, opti
     const filter = recordFilter(filters);
     let body: LasBody;
     if (header.compressed) {
-      body = readLazBody(fd, path, size, header, vlrs, filter, options.lasAttributes === true);
+      body = readLazBody(fd, path, size, header, vlrs, filter, options.lasAttributes === true, options.threads);
     } else {
       checkLasBodySize(header, size, path);
       const reader = nativeReader();
       if (reader) {
-        body = readLasNatively(reader, path, header, filter, filters?.every ?? 1, options.lasAttributes === true);
+        body = readLasNatively(reader, path, header, filter, filters?.every ?? 1, options.lasAttributes === true, options.threads);
       } else {
         const positions = allocatePositions(header.pointCount, path);
         const tally = newTally();

@@ -23,6 +23,7 @@ import { readLazNatively } from './laz-native.js';
 import { decodesV2 } from './laz-v2-chunk.js';
 import { COMPLETED, FAILED, failureMessage, NEXT, runLazJob, totalTally, type LazJob } from './laz-work.js';
 import { nativeReader } from './native-reader.js';
+import { readerThreads } from './reader-threads.js';
 
 // '../io/' rather than './': the same file from this module's folder and from the bundled CLI's (dist/src/cli/,
 // scripts/bundle-cli.mjs), which runs this code but keeps the worker a module of its own.
@@ -31,10 +32,10 @@ const LAZ_WORKER = new URL('../io/laz-worker.js', import.meta.url);
 /** Below this many points, starting a worker (its module load and WebAssembly instance) costs more than it saves. */
 const POINTS_FOR_WORKERS = 200_000;
 
-/** Threads decoding at once (the reading thread included): XHD_LAZ_THREADS, else every core. */
-function decodingThreads(chunks: number, points: number): number {
-  const forced = Number(process.env.XHD_LAZ_THREADS);
-  const wanted = forced >= 1 ? Math.floor(forced) : points < POINTS_FOR_WORKERS ? 1 : availableParallelism();
+/** Threads decoding at once (the reading thread included): XHD_LAZ_THREADS, else --threads, else every core. */
+function decodingThreads(chunks: number, points: number, requested: number | undefined): number {
+  const chosen = readerThreads(requested, 'XHD_LAZ_THREADS');
+  const wanted = chosen >= 1 ? chosen : points < POINTS_FOR_WORKERS ? 1 : availableParallelism();
   return Math.max(1, Math.min(wanted, chunks));
 }
 
@@ -58,22 +59,22 @@ function nativeDecoder() {
   return wanted === undefined || wanted === '' || wanted === 'native' ? nativeReader() : undefined;
 }
 
-export function readLazBody(fd: number, file: string, fileSize: number, fileHeader: LasHeader, vlrs: LasVlr[], filter: RecordFilter | null, keepAttributes = false):
-  { positions: Float64Array; kept: number; tally: Float64Array; laz: NonNullable<LidarSummary['laz']>; attributes?: Uint8Array; copc?: CopcSummary } {
+export function readLazBody(fd: number, file: string, fileSize: number, fileHeader: LasHeader, vlrs: LasVlr[], filter: RecordFilter | null, keepAttributes = false,
+  threads?: number): { positions: Float64Array; kept: number; tally: Float64Array; laz: NonNullable<LidarSummary['laz']>; attributes?: Uint8Array; copc?: CopcSummary } {
   // A COPC file's chunks are its hierarchy's nodes (those --bbox needs); they hold the points decoded.
   const copcVlr = findCopcInfo(vlrs);
   const copc = copcVlr ? readCopcLayout(fd, file, fileSize, fileHeader, vlrs, copcVlr, filter) : undefined;
   const layout = copc ? copc.layout : readLazLayout(fd, file, fileSize, fileHeader, vlrs);
   const header = copc ? { ...fileHeader, pointCount: copc.copc.pointsRead } : fileHeader;
-  const body = readLazChunks(file, header, layout, filter, keepAttributes);
+  const body = readLazChunks(file, header, layout, filter, keepAttributes, threads);
   return copc ? { ...body, copc: copc.copc } : body;
 }
 
-function readLazChunks(file: string, header: LasHeader, layout: LazLayout, filter: RecordFilter | null, keepAttributes: boolean):
+function readLazChunks(file: string, header: LasHeader, layout: LazLayout, filter: RecordFilter | null, keepAttributes: boolean, requested: number | undefined):
   { positions: Float64Array; kept: number; tally: Float64Array; laz: NonNullable<LidarSummary['laz']>; attributes?: Uint8Array } {
   const chunks = layout.chunks;
   const reader = nativeDecoder();
-  const native = reader ? readLazNatively(reader, file, header, layout, filter, undefined, undefined, keepAttributes) : undefined;
+  const native = reader ? readLazNatively(reader, file, header, layout, filter, undefined, requested, keepAttributes) : undefined;
   if (native) {
     checkChunkBounds(file, header, chunks, native.chunkRaw);
     const body = {
@@ -84,7 +85,7 @@ function readLazChunks(file: string, header: LasHeader, layout: LazLayout, filte
     };
     return native.attributes ? { ...body, attributes: native.attributes } : body;
   }
-  const threads = decodingThreads(chunks.length, header.pointCount);
+  const threads = decodingThreads(chunks.length, header.pointCount, requested);
   // One thread writes straight into an ordinary array; threads together write into shared memory.
   checkRoomFor(header.pointCount, file);
   const all = threads > 1 ? sharedPositions(header.pointCount, file) : allocatePositions(header.pointCount, file);

@@ -14,6 +14,7 @@ import type { RecordFilter } from './las-records.js';
 import { tallyFromNative } from './las-tally.js';
 import type { LazLayout } from './laz-chunks.js';
 import { nativePieceBytes, type NativeReader } from './native-reader.js';
+import { readerThreads } from './reader-threads.js';
 
 export interface NativeLazBody {
   /** The kept points, packed at the start (3 * kept of them); the array holds room for every point. */
@@ -26,14 +27,8 @@ export interface NativeLazBody {
   attributes?: Uint8Array;
 }
 
-/** The job's threads: XHD_LAZ_THREADS, else 0 (every core: the library's threads cost microseconds to start). */
-function threads(): number {
-  const forced = Number(process.env.XHD_LAZ_THREADS);
-  return forced >= 1 ? Math.floor(forced) : 0;
-}
-
-/** The job as the library takes it (xhd_laz_job). */
-export function nativeLazJob(header: LasHeader, layout: LazLayout, filter: RecordFilter | null, threadCount = threads()) {
+/** The job as the library takes it (xhd_laz_job); threadCount: the run's --threads (every core when undefined: the library's threads cost microseconds to start). */
+export function nativeLazJob(header: LasHeader, layout: LazLayout, filter: RecordFilter | null, threadCount?: number) {
   const chunks = layout.chunks;
   return {
     chunks: BigUint64Array.from(chunks.flatMap((c) => [c.offset, c.bytes, c.points, c.firstPoint]).map(BigInt)),
@@ -47,7 +42,7 @@ export function nativeLazJob(header: LasHeader, layout: LazLayout, filter: Recor
     classes: filter?.classes ?? null,
     box: filter?.box ?? null,
     returns: filter?.returns ?? 0,
-    threads: threadCount,
+    threads: readerThreads(threadCount, 'XHD_LAZ_THREADS'),
     piece_bytes: nativePieceBytes(),
   };
 }

@@ -39,8 +39,8 @@ function truncated(file: string, size: number, element: PlyElement, record: numb
   throw new InputError(file, { byte: size }, `file is truncated: data ran out in ${element.name} record ${record} of ${element.count}`);
 }
 
-/** Reads a binary PLY of `size` bytes whose header was parsed from its first bytes. */
-export function readBinaryPlyInPieces(path: string, size: number, header: PlyHeader, layout: PlyLayout): Geometry {
+/** Reads a binary PLY of `size` bytes whose header was parsed from its first bytes; threads: the native reader's (--threads). */
+export function readBinaryPlyInPieces(path: string, size: number, header: PlyHeader, layout: PlyLayout, threads?: number): Geometry {
   const fd = openSync(path, 'r');
   try {
     // A small file gets a window of its own size, not a whole piece.
@@ -53,7 +53,7 @@ export function readBinaryPlyInPieces(path: string, size: number, header: PlyHea
     for (const element of header.elements) {
       if (element === layout.vertex) {
         positions = storesFloat32(element, layout) ? new Float32Array(3 * element.count) : new Float64Array(3 * element.count);
-        position = readVertices(source, position, element, layout, le, positions, found);
+        position = readVertices(source, position, element, layout, le, positions, found, threads);
       } else if (element === layout.face) {
         position = walkListRecords(source, position, element, le,
           (view, at, record, fileOffset) => readFace(view, at, record, fileOffset, layout, le, collector, source.file));
@@ -88,12 +88,12 @@ export function readBinaryPlyInPieces(path: string, size: number, header: PlyHea
 
 /** Vertex records (fixed size) in batches of whole records; returns the position after them. */
 function readVertices(source: PieceSource, start: number, element: PlyElement, layout: PlyLayout, le: boolean,
-  positions: Coordinates, found: { bounds?: Bounds }): number {
+  positions: Coordinates, found: { bounds?: Bounds }, threads: number | undefined): number {
   const stride = fixedRecordSize(element);
   if (stride < 0) return walkListRecords(source, start, element, le, (view, at, v, fileOffset) => readListVertex(view, at, v, fileOffset, layout, le, positions, source.file));
   const native = nativeReader();
   if (native) {
-    found.bounds = readPlyVerticesNatively(native, source.file, start, element, layout, le, positions);
+    found.bounds = readPlyVerticesNatively(native, source.file, start, element, layout, le, positions, threads);
     return start + stride * element.count;
   }
   const offsets = propertyOffsets(element);

@@ -11,6 +11,7 @@ import { nativePieceBytes, type NativeReader } from './native-reader.js';
 import type { PlyLayout } from './ply-layout.js';
 import { hostIsLittleEndian, propertyOffsets } from './ply-binary.js';
 import { fixedRecordSize, PlyType, type PlyElement } from './ply-header.js';
+import { readerThreads } from './reader-threads.js';
 
 /** A layout's scale and add for values used as stored (xhd_ply_vertex_layout: scale 0). */
 export const UNSCALED = { scale: [0, 0, 0], add: [0, 0, 0] };
@@ -20,7 +21,7 @@ export const UNSCALED = { scale: [0, 0, 0], add: [0, 0, 0] };
  * `positions`, a Float32Array when x, y, z are all float32 and a Float64Array otherwise; returns their bounds.
  */
 export function readPlyVerticesNatively(reader: NativeReader, path: string, start: number, element: PlyElement,
-  layout: PlyLayout, littleEndian: boolean, positions: Coordinates): Bounds {
+  layout: PlyLayout, littleEndian: boolean, positions: Coordinates, threads?: number): Bounds {
   const offsets = propertyOffsets(element);
   const slots = [layout.x, layout.y, layout.z];
   const request = {
@@ -32,7 +33,7 @@ export function readPlyVerticesNatively(reader: NativeReader, path: string, star
     offset: slots.map((p) => (p >= 0 ? offsets[p] : -1)),
     type: slots.map((p) => (p >= 0 ? element.properties[p].type : PlyType.Float32)),
     output: positions instanceof Float32Array ? PlyType.Float32 : PlyType.Float64,
-    threads: 0,
+    threads: readerThreads(threads),
     ...UNSCALED,
   };
   const result = {} as RawReadResult;

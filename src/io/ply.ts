@@ -49,12 +49,12 @@ function plyGeometry(header: PlyHeader, layout: PlyLayout, body: PlyBody): Geome
  * whole, 115-124 ms in pieces), so piecing pays only for point clouds, whose vertices the native reader
  * then reads on every core.
  */
-export function readPlyInPieces(path: string, size: number, prefix: Uint8Array, required = true): Geometry | undefined {
+export function readPlyInPieces(path: string, size: number, prefix: Uint8Array, required = true, threads?: number): Geometry | undefined {
   const header = parsePlyHeader(prefix, path);
   if (!required && (header.encoding === 'ascii' || header.elements.some((e) => e.count > 0 && fixedRecordSize(e) < 0))) return undefined;
   const layout = findLayout(header, path);
   checkDeclaredSizes(header, size, path);
-  if (header.encoding !== 'ascii') return readBinaryPlyInPieces(path, size, header, layout);
+  if (header.encoding !== 'ascii') return readBinaryPlyInPieces(path, size, header, layout, threads);
   const geometry = withLinePieces(path, size, header.dataStart, (more) =>
     plyGeometry(header, layout, readAsciiPlyRecords(AsciiScanner.overPieces(more, path, { line: header.dataLine, comments: false }), header, layout)));
   geometry.notes.push(PIECES_NOTE);

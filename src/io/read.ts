@@ -125,7 +125,7 @@ function readInPieces(path: string, probe: FileProbe, options: ReadOptions): Geo
   if (named !== undefined && named !== 'ply' && !(required && !isVolumeFormat(named))) return undefined;
   const prefix = probe.prefix(PREFIX_BYTES);
   const format = named ?? sniffFormat(prefix, size);
-  if (format === 'ply') return readPlyInPieces(path, size, prefix, required);
+  if (format === 'ply') return readPlyInPieces(path, size, prefix, required, options.threads);
   if (!required) return undefined;
   if (isDelimited(format)) return readDelimitedInPieces(path, size, format, options);
   if (format === 'off' || format === 'obj' || format === 'stl') return readMeshInPieces(path, size, prefix, format);
@@ -172,7 +172,7 @@ export function parseGeometry(bytes: Uint8Array, name: string, options: ReadOpti
 /** parseGeometry with a voxel mask parsed by parseVoxelMaskAsync (off the main thread); the rest as parseGeometry. */
 async function parseGeometryAsync(bytes: Uint8Array, name: string, options: ReadOptions): Promise<Geometry> {
   const format = formatOf(bytes, name, options);
-  return isVolumeFormat(format) ? parseVoxelMaskAsync(bytes, name, options.mask ?? {}, format) : parseAs(format, bytes, name, options);
+  return isVolumeFormat(format) ? parseVoxelMaskAsync(bytes, name, options.mask ?? {}, format, options.threads) : parseAs(format, bytes, name, options);
 }
 
 function formatOf(bytes: Uint8Array, name: string, options: ReadOptions): FileFormat {
@@ -200,7 +200,7 @@ function parseAs(format: FileFormat, bytes: Uint8Array, name: string, options: R
     case 'xyz': return parseDelimited(withoutBom(bytes), name, format, options);
     case 'nifti':
     case 'nrrd':
-    case 'metaimage': return parseVoxelMask(bytes, name, options.mask ?? {}, format);
+    case 'metaimage': return parseVoxelMask(bytes, name, options.mask ?? {}, format, options.threads);
     case 'pcd': return parsePcd(bytes, name);
     case 'las':
     case 'laz':

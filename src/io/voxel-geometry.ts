@@ -13,22 +13,23 @@ import { slotSurfels } from './surfels.js';
 
 export type VoxelFormat = 'nifti' | 'nrrd' | 'metaimage';
 
-export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOptions, format: VoxelFormat = 'nifti'): Geometry {
+export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOptions, format: VoxelFormat = 'nifti', threads?: number): Geometry {
   const volume = parseVolume(format, bytes, name);
-  return maskGeometry(volume, maskToPoints(volume, pointOptions(options)), name, options, format);
+  return maskGeometry(volume, maskToPoints(volume, pointOptions(options, threads)), name, options, format);
 }
 
 /**
  * parseVoxelMask with the inflating and the library's selection of the points on the thread pool, off the main
  * thread (where `xhd batch` lanes would wait on each other): the same geometry, or the same error.
  */
-export async function parseVoxelMaskAsync(bytes: Uint8Array, name: string, options: MaskOptions, format: VoxelFormat = 'nifti'): Promise<Geometry> {
+export async function parseVoxelMaskAsync(bytes: Uint8Array, name: string, options: MaskOptions, format: VoxelFormat = 'nifti',
+  threads?: number): Promise<Geometry> {
   const volume = await parseVolumeAsync(format, bytes, name);
-  return maskGeometry(volume, await maskToPointsAsync(volume, pointOptions(options)), name, options, format);
+  return maskGeometry(volume, await maskToPointsAsync(volume, pointOptions(options, threads)), name, options, format);
 }
 
-function pointOptions(options: MaskOptions) {
-  return { label: options.label, region: options.region ?? 'surface', voxelSpace: options.voxelSpace };
+function pointOptions(options: MaskOptions, threads: number | undefined) {
+  return { label: options.label, region: options.region ?? 'surface', voxelSpace: options.voxelSpace, threads };
 }
 
 /** The geometry of a mask's points: their bounds (checked), what was compared, and the grid for the same-space check. */

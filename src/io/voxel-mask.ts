@@ -4,6 +4,7 @@ import { UsageError } from '../core/errors.js';
 import { nativeMaskPoints, nativeMaskPointsAsync, type NativeMaskPoints, type NativeMaskRequest } from '../native/mask-points.js';
 import { nativeReader } from './native-reader.js';
 import type { VoxelVolume } from './nifti.js';
+import { readerThreads } from './reader-threads.js';
 
 export interface MaskOptions {
   /** Foreground is the voxels equal to this value; without it, every nonzero voxel. */
@@ -12,6 +13,8 @@ export interface MaskOptions {
   region: 'surface' | 'all';
   /** Points as voxel indices (i, j, k) instead of millimetres. */
   voxelSpace?: boolean;
+  /** Threads the library uses (the run's --threads); default every core this process may use. */
+  threads?: number;
 }
 
 export interface MaskPoints {
@@ -54,6 +57,7 @@ function nativeRequest(volume: VoxelVolume, options: MaskOptions): NativeMaskReq
     label: options.label,
     affine: options.voxelSpace ? VOXEL_INDEX_AFFINE : volume.affine,
     surface: options.region === 'surface',
+    threads: readerThreads(options.threads),
   };
 }
 

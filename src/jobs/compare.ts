@@ -99,7 +99,7 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   if (pathA === STDIN_NAME && pathB === STDIN_NAME) throw new UsageError('only one input can be standard input (-)');
   // With one input on standard input, --format names that one's format; the file's comes from its name.
   const stdin = pathA === STDIN_NAME || pathB === STDIN_NAME;
-  const readOptions = (path: string) => ({ format: stdin && path !== STDIN_NAME ? undefined : options.format, columns: options.columns, mask: options.mask, filters: options.filters,
+  const readOptions = (path: string) => ({ format: stdin && path !== STDIN_NAME ? undefined : options.format, columns: options.columns, mask: options.mask, filters: options.filters, threads: options.threads,
     lasAttributes: options.export !== undefined && /\.la[sz]$/i.test(options.export) }); // a LAS export keeps LAS inputs' classes and returns
 
   // Larger than --memory-limit on the CPU backend: streamed from the files rather than read in.

@@ -80,7 +80,7 @@ function asMesh(g: Geometry, name: string, notes: string[]): DistanceMesh {
 }
 
 function readInputs(pathA: string, pathB: string, options: DistanceOptions, bar: Progress): [Geometry, Geometry] {
-  const readOptions = { format: options.format, columns: options.columns };
+  const readOptions = { format: options.format, columns: options.columns, threads: options.threads };
   try {
     bar.status(`reading ${pathA}`);
     const a = readGeometry(pathA, readOptions);
