@@ -3,12 +3,14 @@
 // (`xhd batch --shard I/N --partial`, what the N tasks of a Slurm job array run), then `xhd merge`d; the
 // merged stream must equal the single process's. The shards run as local processes, so the figures exclude
 // a scheduler's queueing (Slurm's sbatch --wait polls every few seconds). Prints a markdown report.
-//   scripts/bench-shard [--pairs 1000] [--shards 4] [--threads 1] [--size 48] [--backend cpu|auto|cuda] [--pin] [--slurm] [--out docs/file.md]
+//   scripts/bench-shard [--pairs 1000] [--shards 4] [--threads 1] [--size 48] [--distinct N] [--backend cpu|auto|cuda] [--pin] [--slurm] [--out docs/file.md]
 // --slurm also runs the shards as a real job array (sbatch --array --wait of examples/slurm-batch.sh) on a
 // one-node Slurm cluster started on localhost for the run (test/slurm-cluster.ts; needs slurm-wlm, munge, root);
 // that wall time includes Slurm's scheduling and sbatch --wait's polling (seconds).
 // --threads is each process's: the single process and every shard get the same, so the shards use
 // N times the cores; on a host with fewer than N · threads cores they compete for them.
+// --distinct N writes N pairs' files and lists them over and over in the manifest (masks of BraTS' size,
+// 240×240×155, take a second or more each to generate in JavaScript); by default every pair is its own.
 // --pin gives each process its own cores as a Slurm task's CPU set does (taskset: the single process cores
 // 0 to threads-1, shard I the I-th such block), so that the single process cannot use more than one task's
 // worth of cores (its reading on libuv's threads, say) while the shards are held to theirs.
@@ -26,7 +28,7 @@ import { ROOT } from './bench/root.js';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const XHD = join(ROOT, 'bin', 'xhd');
 
-interface Settings { pairs: number; shards: number; threads: number; size: number; backend: string; slurm: boolean; pin: boolean; out?: string; keep: boolean }
+interface Settings { pairs: number; distinct?: number; shards: number; threads: number; size: number; backend: string; slurm: boolean; pin: boolean; out?: string; keep: boolean }
 
 function parseSettings(argv: string[]): Settings {
   const s: Settings = { pairs: 1000, shards: 4, threads: 1, size: 48, backend: 'cpu', slurm: false, pin: false, keep: false };
@@ -45,13 +47,14 @@ function parseSettings(argv: string[]): Settings {
       case '--shards': s.shards = count('--shards'); break;
       case '--threads': s.threads = count('--threads'); break;
       case '--size': s.size = count('--size'); break;
+      case '--distinct': s.distinct = count('--distinct'); break;
       case '--backend': s.backend = value(); break;
       case '--out': s.out = value(); break;
       case '--keep': s.keep = true; break;
       case '--slurm': s.slurm = true; break;
       case '--pin': s.pin = true; break;
       case '--help':
-        process.stdout.write('scripts/bench-shard [--pairs 1000] [--shards 4] [--threads 1] [--size 48] [--backend cpu] [--pin] [--slurm] [--out FILE] [--keep]\n');
+        process.stdout.write('scripts/bench-shard [--pairs 1000] [--shards 4] [--threads 1] [--size 48] [--distinct N] [--backend cpu] [--pin] [--slurm] [--out FILE] [--keep]\n');
         process.exit(0);
         break;
       default: throw new Error(`unknown option ${argv[i]}`);
@@ -80,7 +83,8 @@ function makeManifest(dir: string, s: Settings): string {
   const random = rng(2026);
   const dims = [s.size, s.size, Math.round(0.75 * s.size)];
   const rows = ['a,b'];
-  for (let p = 0; p < s.pairs; p++) {
+  const distinct = Math.min(s.distinct ?? s.pairs, s.pairs);
+  for (let p = 0; p < distinct; p++) {
     const centre = dims.map((d) => d * (0.4 + 0.2 * random()));
     const radii = dims.map((d) => d * (0.15 + 0.1 * random()));
     const moved = centre.map((c) => c + 2 * (random() - 0.5));
@@ -88,8 +92,8 @@ function makeManifest(dir: string, s: Settings): string {
     for (const [side, c, r] of [['a', centre, radii], ['b', moved, resized]] as const) {
       writeNifti(join(dir, `${p}-${side}.nii.gz`), { dims, values: ellipsoid(s.size, c, r), datatype: 'uint8', gzip: true });
     }
-    rows.push(`${p}-a.nii.gz,${p}-b.nii.gz`);
   }
+  for (let p = 0; p < s.pairs; p++) rows.push(`${p % distinct}-a.nii.gz,${p % distinct}-b.nii.gz`);
   const manifest = join(dir, 'pairs.csv');
   writeFileSync(manifest, rows.join('\n') + '\n');
   return manifest;
@@ -170,7 +174,7 @@ async function main(): Promise<void> {
   if (s.pin && availableParallelism() < s.shards * s.threads) throw new Error(`--pin needs ${s.shards} × ${s.threads} cores; this process may use ${availableParallelism()}`);
   const dir = mkdtempSync(join(tmpdir(), 'xhd-bench-shard-'));
   try {
-    log(`generating ${s.pairs} mask pairs (${s.size}×${s.size}×${Math.round(0.75 * s.size)}) in ${dir}`);
+    log(`generating ${Math.min(s.distinct ?? s.pairs, s.pairs)} distinct mask pairs (${s.size}×${s.size}×${Math.round(0.75 * s.size)}) in ${dir}`);
     const manifest = makeManifest(dir, s);
 
     log('warm-up: the first 20 pairs, so the page cache holds the program and the library');
@@ -219,7 +223,7 @@ async function main(): Promise<void> {
       '',
       ...runLines('scripts/bench-shard', process.argv.slice(2)),
       `- Code: ${libraryVersion(['src', 'kernels'])}; backend ${s.backend}; ${s.threads} thread${s.threads === 1 ? '' : 's'} a process`,
-      `- Masks: ${s.size}×${s.size}×${Math.round(0.75 * s.size)} uint8 .nii.gz, two ellipsoids a pair; shards run as local processes (no scheduler queueing)`,
+      `- Masks: ${s.size}×${s.size}×${Math.round(0.75 * s.size)} uint8 .nii.gz, two ellipsoids a pair${s.distinct !== undefined && s.distinct < s.pairs ? ` (${s.distinct} distinct pairs, listed over and over)` : ''}; shards run as local processes (no scheduler queueing)`,
       s.pin ? `- Pinned (--pin): each process on ${s.threads} cores of its own (taskset), as a Slurm task on --cpus-per-task=${s.threads}; the merge unpinned` : '- Not pinned: every process may run on any core',
       cores < s.shards * s.threads ? `- Note: ${s.shards} shards × ${s.threads} threads need ${s.shards * s.threads} cores; this host has ${cores}, so the shards share them and the speed-up is bounded by ${cores / s.threads}×` : `- Cores: ${s.shards} shards × ${s.threads} threads fit in ${cores}`,
       '',
