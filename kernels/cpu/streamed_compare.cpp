@@ -225,7 +225,19 @@ class Streamer {
   void direction(int source, int target, double halo, xhd_directed& out) {
     const auto start = std::chrono::steady_clock::now();
     PerPointWitness witness;
-    if (!by_slab_searches(source, target, halo, witness, out)) {
+    SlabRound round = by_slab_searches(source, target, halo, witness, out);
+    if (round == SlabRound::kUnproven) {
+      // Every slab was searched but the guess was too small to prove it (sparse sets, whose HD is many
+      // spacings; a sample of runs of records that each cover a corner of the space). The round's largest
+      // local answer bounds every query's true nearest from above, so a halo a little wider than it is
+      // proven by a second round (whose answers can only be smaller), unless its tiles outgrow the memory.
+      const double wider = std::sqrt(witness.dist2) * (1.0 + std::ldexp(1.0, -10));
+      witness = PerPointWitness();
+      out = xhd_directed{};
+      out.from_index = out.to_index = XHD_NO_INDEX;
+      if (std::isfinite(wider) && wider > halo) round = by_slab_searches(source, target, wider, witness, out);
+    }
+    if (round != SlabRound::kSettled) {
       witness = PerPointWitness();
       out = xhd_directed{};
       out.from_index = out.to_index = XHD_NO_INDEX;
@@ -250,9 +262,11 @@ class Streamer {
   // points within the halo (xhd_hausdorff: pruning, early break, the witness in double), merged by per_point.h's
   // rule. Each slab's answer is at least its queries' true one (a part of the targets); when the largest is
   // below the halo's gap, every query's nearest lay within its halo and the merge is the whole direction's
-  // (slab_split.h). False, with nothing of it kept, where a slab's halo holds more targets than a tile or
-  // none for its queries, or the proof fails.
-  bool by_slab_searches(int source, int target, double halo, PerPointWitness& witness, xhd_directed& out) {
+  // (slab_split.h). kNotSearched where a slab's halo holds more targets than a tile or none for its queries;
+  // kUnproven, with the round's largest local answer in `witness`, where every slab was searched but the
+  // proof fails.
+  enum class SlabRound { kSettled, kUnproven, kNotSearched };
+  SlabRound by_slab_searches(int source, int target, double halo, PerPointWitness& witness, xhd_directed& out) {
     const int cb = coordinate_bytes(source), tb = coordinate_bytes(target);
     FilePoints queries(floats(source)), tile(floats(target));
     tile.allocate(tile_room_);
@@ -265,7 +279,7 @@ class Streamer {
       pass(target, [&](const FilePoints& piece, const xhd_read_result&) {
         if (fits) fits = gather(piece, tile, halo_range);
       }, &halo_range);
-      if (!fits || tile.count == 0) return false;
+      if (!fits || tile.count == 0) return SlabRound::kNotSearched;
       for (uint64_t skip = 0; skip < in_slab; skip += query_room_) {
         const uint64_t n = std::min(query_room_, in_slab - skip);
         hold(n * query_bytes(cb) + tile_room_ * target_bytes(tb) + largest_piece_ * uint64_t(std::max(cb, tb)) +
@@ -289,9 +303,9 @@ class Streamer {
         progress_.add(n);
       }
     }
-    if (halo_settles(witness.dist2, halo_gap(plan_, halo))) return true;
-    progress_.add_to_total(count(source));  // searched again, one query at a time
-    return false;
+    if (halo_settles(witness.dist2, halo_gap(plan_, halo))) return SlabRound::kSettled;
+    progress_.add_to_total(count(source));  // searched again
+    return SlabRound::kUnproven;
   }
 
   // exact_dist2's formula over the files' own values.

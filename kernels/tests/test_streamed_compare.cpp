@@ -239,10 +239,22 @@ TEST(streamed_compare_searches_again_where_the_first_halo_falls_short) {
     const double dx = a[i] - 0.5, dy = a[i + 1] - 0.5, dz = a[i + 2] - 0.5;
     if (dx * dx + dy * dy + dz * dz > 0.04) b.insert(b.end(), {a[i], a[i + 1], a[i + 2]});
   }
+  // The first round's largest local answer (about the radius) gives a second halo that proves A -> B; B -> A
+  // is proven by its first round. Four passes a slab for the first round of both directions (one over each
+  // target for its halo, one over each source for its queries), and as many again for A -> B's second.
   const xhd_streamed s = check_streamed(PlySet(a, true), PlySet(b, true), 1500000);
   CHECK(s.slabs > 4);
-  CHECK_EQ(s.slow_directions, 1);  // A -> B; B -> A is proven by its slabs
-  CHECK(s.second_pass_queries > 0);
+  CHECK_EQ(s.slow_directions, 0);
+  CHECK_EQ(s.second_pass_queries, 0u);
+  const xhd_streamed proven = check_streamed(PlySet(a, true), PlySet(shifted(a, 0.001), true), 1500000);
+  CHECK_EQ(proven.slow_directions, 0);
+  CHECK(s.passes > proven.passes);
+  // A far outlier first in A (so the plan's sample holds it): no halo that proves A -> B fits the memory (nor
+  // B -> A's first guess, which the outlier's box widens), so the query-by-query search answers.
+  std::vector<double> outlier = {40.0, 0.5, 0.5};
+  outlier.insert(outlier.end(), a.begin(), a.end());
+  const xhd_streamed slow = check_streamed(PlySet(outlier, true), PlySet(b, true), 1500000);
+  CHECK(slow.slow_directions >= 1);
   // Far apart: every query's nearest lies in another slab's space.
   const std::vector<double> c = xhd_test::uniform_points(rng, 5000, 0.0, 1.0);
   const std::vector<double> d = xhd_test::uniform_points(rng, 5000, 3.0, 1.0);
