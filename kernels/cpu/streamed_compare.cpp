@@ -235,7 +235,7 @@ class Streamer {
       witness = PerPointWitness();
       out = xhd_directed{};
       out.from_index = out.to_index = XHD_NO_INDEX;
-      if (std::isfinite(wider) && wider > halo) round = by_slab_searches(source, target, wider, witness, out);
+      if (wider_round_ && std::isfinite(wider) && wider > halo) round = by_slab_searches(source, target, wider, witness, out);
     }
     if (round != SlabRound::kSettled) {
       witness = PerPointWitness();
@@ -507,6 +507,8 @@ class Streamer {
   std::unique_ptr<PointFileReader> readers_[2];
   // XHD_STREAMED_SKIP=0 reads every chunk on every pass, to measure what skipping saves.
   const bool skip_chunks_ = std::getenv("XHD_STREAMED_SKIP") == nullptr || std::getenv("XHD_STREAMED_SKIP")[0] != '0';
+  // XHD_STREAMED_WIDER=0: no second round with a wider halo (straight to query by query, as before), to measure it.
+  const bool wider_round_ = std::getenv("XHD_STREAMED_WIDER") == nullptr || std::getenv("XHD_STREAMED_WIDER")[0] != '0';
   SlabPlan plan_;
   double halo_ab_ = 0, halo_ba_ = 0;
   std::vector<uint64_t> slab_counts_[2];
