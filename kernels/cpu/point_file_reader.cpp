@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../abi/validate.h"
+#include "decoded_chunk_cache.h"
 #include "kept_bounds.h"
 
 namespace xhd {
@@ -52,6 +53,8 @@ class RecordsReader final : public PointFileReader {
 // A LAZ body. A chunk decodes only from its start, so a read decodes the whole chunks that hold its records
 // (every core on its own chunks, xhd_read_laz) and keeps them: the plan's sample reads runs spread over the
 // file in order, and a pass's pieces end at chunk ends (piece_end), so no chunk is decoded twice in a row.
+// Decoded chunks also go to a temporary file (decoded_chunk_cache.h), read back by later passes instead of
+// decoded again.
 class LazReader final : public PointFileReader {
  public:
   LazReader(const xhd_point_file& file, int threads)
@@ -76,6 +79,7 @@ class LazReader final : public PointFileReader {
     if (first != job_.point_count) throw InvalidArgument("a LAZ point file's chunks hold fewer points than point_count");
     job_.threads = threads;
     for (int k = 0; k < 6; ++k) bounds_[k] = file.laz_bounds[k];
+    cache_ = std::make_unique<DecodedChunkCache>(firsts_);
   }
 
   xhd_read_result read(uint64_t first, uint64_t n, void* xyz) override {
@@ -128,6 +132,7 @@ class LazReader final : public PointFileReader {
   }
 
   uint64_t held_bytes() const override { return positions_.capacity() * sizeof(double); }
+  uint64_t chunks_decoded() const override { return chunks_decoded_; }
 
  private:
   // Whether chunk c is known to hold no point within `need`: its points' extent on the axis, from its decode.
@@ -144,6 +149,17 @@ class LazReader final : public PointFileReader {
   xhd_read_result decode(uint64_t c0, uint64_t c1) {
     held_ = false;
     const uint64_t count = c1 - c0 + 1;
+    if (cache_->holds(c0, c1)) {
+      // Decoded before, when their extents were taken and checked against the header's bounds.
+      positions_.resize(3 * (firsts_[c1 + 1] - firsts_[c0]));
+      if (cache_->load(c0, c1, positions_.data())) {
+        held_ = true;
+        held_first_ = c0;
+        held_last_ = c1;
+        return xhd_read_result{};
+      }
+    }
+    chunks_decoded_ += count;
     run_chunks_.resize(4 * count);
     for (uint64_t c = c0; c <= c1; ++c) {
       const uint64_t* e = job_.chunks + 4 * c;
@@ -194,6 +210,7 @@ class LazReader final : public PointFileReader {
       const xhd_read_result outside = chunk_outside_bounds(c0, count);
       if (outside.kind != XHD_READ_OK) return outside;
     }
+    cache_->keep(c0, c1, positions_.data());
     held_ = true;
     held_first_ = c0;
     held_last_ = c1;
@@ -235,6 +252,8 @@ class LazReader final : public PointFileReader {
   std::vector<double> extent_;     // every chunk's decoded min x, y, z, max x, y, z (NaN until decoded)
   bool held_ = false;
   uint64_t held_first_ = 0, held_last_ = 0;
+  std::unique_ptr<DecodedChunkCache> cache_;  // made once firsts_ is
+  uint64_t chunks_decoded_ = 0;
 };
 
 }  // namespace

@@ -31,6 +31,8 @@ class PointFileReader {
   virtual uint64_t next_needed(uint64_t first, const AxisRange& need) const { (void)need; return first; }
   // Bytes it holds between reads (a LAZ file's decoded run of chunks), for the streamed compare's count.
   virtual uint64_t held_bytes() const { return 0; }
+  // Chunks decoded so far (a LAZ file's; each once when its decoded chunks are kept on disk), for the tests.
+  virtual uint64_t chunks_decoded() const { return 0; }
 };
 
 // The reader of `file` (threads: those of each read).

@@ -4,6 +4,7 @@
 // a hole that defeats the first halo, sets far apart, LAZ files decoded a run of chunks at a time; and a bad
 // record (or a LAZ file's bad chunk) is named by its file, record (chunk) and byte, with nothing else to read.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "../cpu/laz_chunk_encode.h"
+#include "../cpu/point_file_reader.h"
 #include "check.h"
 #include "random_points.h"
 #include "temp_file.h"
@@ -312,6 +314,48 @@ TEST(streamed_compare_reads_laz_files_a_run_of_chunks_at_a_time) {
   // A LAZ file against a binary PLY one.
   const LazSet a(cloud, 1000);
   check_streamed(a, PlySet(xhd_test::uniform_points(rng, 9000, 1000.0, 50.0), false), 100000);
+}
+
+// Every record of the reader's file, read in a pass's pieces (whole chunks), twice over; the decodes it took.
+static uint64_t read_twice(const xhd_point_file& file, std::vector<double>& got) {
+  const std::unique_ptr<xhd::PointFileReader> reader = xhd::open_point_file(file, 2);
+  for (int pass = 0; pass < 2; ++pass) {
+    got.assign(3 * file.layout.count, NAN);
+    for (uint64_t first = 0; first < file.layout.count;) {
+      const uint64_t end = reader->piece_end(first, 2500);
+      CHECK_EQ(reader->read(first, end - first, got.data() + 3 * first).kind, int32_t(XHD_READ_OK));
+      first = end;
+    }
+  }
+  return reader->chunks_decoded();
+}
+
+TEST(streamed_laz_reader_decodes_each_chunk_once) {
+  xhd_test::Random rng(87);
+  const std::vector<double> cloud = xhd_test::uniform_points(rng, 9000, 1000.0, 50.0);
+  const LazSet laz(cloud, 700);  // 13 chunks, the last of 600 points
+  const uint64_t chunks = laz.point_file.laz_job.chunk_count;
+  std::vector<double> cached, decoded;
+  // The second pass reads the chunks back from the temporary file: the same doubles, no decode.
+  CHECK_EQ(read_twice(laz.point_file, cached), chunks);
+  CHECK(cached == laz.d);
+  setenv("XHD_STREAMED_LAZ_CACHE", "0", 1);
+  CHECK_EQ(read_twice(laz.point_file, decoded), 2 * chunks);
+  unsetenv("XHD_STREAMED_LAZ_CACHE");
+  CHECK(decoded == laz.d);
+  // Where no temporary file can be made, chunks are decoded every time, as without the cache.
+  const char* tmpdir = std::getenv("TMPDIR");
+  const std::string kept = tmpdir != nullptr ? tmpdir : "";
+  setenv("TMPDIR", "/nonexistent/xhd-no-such-dir", 1);
+  CHECK_EQ(read_twice(laz.point_file, decoded), 2 * chunks);
+  if (tmpdir != nullptr) setenv("TMPDIR", kept.c_str(), 1);
+  else unsetenv("TMPDIR");
+  CHECK(decoded == laz.d);
+  // Streamed compares, with and without it, equal the in-memory one (check_streamed).
+  check_streamed(laz, LazSet(shifted(cloud, 0.37), 700), 100000);
+  setenv("XHD_STREAMED_LAZ_CACHE", "0", 1);
+  check_streamed(laz, LazSet(shifted(cloud, 0.37), 700), 100000);
+  unsetenv("XHD_STREAMED_LAZ_CACHE");
 }
 
 TEST(streamed_compare_names_a_bad_laz_chunk) {
