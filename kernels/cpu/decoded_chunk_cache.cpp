@@ -1,58 +1,15 @@
 #include "decoded_chunk_cache.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
-#include <string>
+
+#include "temporary_file.h"
 
 namespace xhd {
 namespace {
 
 constexpr uint64_t kRecordBytes = 3 * sizeof(double);
-
-// A file no other process can open, gone when closed (or when the process dies): O_TMPFILE where the file
-// system has it, else a named one unlinked at once. -1 where neither can be made.
-int unnamed_temporary_file() {
-  const char* dir = std::getenv("TMPDIR");
-  const std::string where = dir != nullptr && dir[0] != '\0' ? dir : "/tmp";
-#ifdef O_TMPFILE
-  const int fd = ::open(where.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd >= 0) return fd;
-#endif
-  std::string name = where + "/xhd-laz-chunks-XXXXXX";
-  const int named = ::mkostemp(name.data(), O_CLOEXEC);
-  if (named >= 0) ::unlink(name.c_str());
-  return named;
-}
-
-// All of [bytes, bytes + length) at `offset`, through short reads and writes and signals.
-bool pread_all(int fd, void* bytes, uint64_t length, uint64_t offset) {
-  auto* at = static_cast<char*>(bytes);
-  while (length > 0) {
-    const ssize_t got = ::pread(fd, at, length, static_cast<off_t>(offset));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    at += got;
-    offset += static_cast<uint64_t>(got);
-    length -= static_cast<uint64_t>(got);
-  }
-  return true;
-}
-
-bool pwrite_all(int fd, const void* bytes, uint64_t length, uint64_t offset) {
-  const auto* at = static_cast<const char*>(bytes);
-  while (length > 0) {
-    const ssize_t put = ::pwrite(fd, at, length, static_cast<off_t>(offset));
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) return false;
-    at += put;
-    offset += static_cast<uint64_t>(put);
-    length -= static_cast<uint64_t>(put);
-  }
-  return true;
-}
 
 }  // namespace
 

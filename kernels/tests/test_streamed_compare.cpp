@@ -151,9 +151,8 @@ xhd_hausdorff_options grid_options() {
   return o;
 }
 
-// The streamed answer under `limit` bytes equals the in-memory one; returns what the streaming did.
 template <class SetA, class SetB>
-xhd_streamed check_streamed(const SetA& a, const SetB& b, uint64_t limit) {
+xhd_streamed check_streamed_once(const SetA& a, const SetB& b, uint64_t limit) {
   const xhd_hausdorff_options o = grid_options();
   xhd_hausdorff_result whole{};
   const xhd_points pa = a.points(), pb = b.points();
@@ -185,6 +184,21 @@ xhd_streamed check_streamed(const SetA& a, const SetB& b, uint64_t limit) {
   return streamed;
 }
 
+// The streamed answer under `limit` bytes equals the in-memory one, with the inputs' slab-ordered copies (the
+// default) and without them (passes over the files); returns what the streaming did with them, or without
+// them (`with_copies` false).
+template <class SetA, class SetB>
+xhd_streamed check_streamed(const SetA& a, const SetB& b, uint64_t limit, bool with_copies = true) {
+  xhd_streamed kept{};
+  for (const char* copies : {"0", "1"}) {
+    setenv("XHD_STREAMED_SLAB_COPY", copies, 1);
+    const xhd_streamed s = check_streamed_once(a, b, limit);
+    if (with_copies == (copies[0] == '1')) kept = s;
+  }
+  unsetenv("XHD_STREAMED_SLAB_COPY");
+  return kept;
+}
+
 // Points in the unit square (z = 0).
 std::vector<double> cloud_2d(xhd_test::Random& rng) {
   std::vector<double> xyz = xhd_test::uniform_points(rng, 6000, 0.0, 1.0);
@@ -210,6 +224,9 @@ TEST(streamed_compare_equals_the_in_memory_one) {
     CHECK(small.slabs > 10);
     CHECK(small.passes > 40);
     CHECK_EQ(check_streamed(a, b, 2000000).slow_directions, 0);  // each slab's X-HD, proven by the halo
+    // Over the slab-ordered copies, a pass reads only the slabs it needs: most of each file is not read.
+    CHECK(small.skipped_records > small.passes * 20000 / 2);
+    CHECK_EQ(check_streamed(a, b, 100000, false).skipped_records, uint64_t(0));
     const xhd_streamed roomy = check_streamed(a, b, uint64_t(1) << 30);  // one slab, one tile
     CHECK_EQ(roomy.slabs, 1u);
   }
@@ -306,11 +323,12 @@ TEST(streamed_compare_reads_laz_files_a_run_of_chunks_at_a_time) {
   std::sort(order.begin(), order.end(), [&](size_t p, size_t q) { return strip[3 * p] < strip[3 * q]; });
   std::vector<double> sorted;
   for (const size_t i : order) sorted.insert(sorted.end(), {strip[3 * i], strip[3 * i + 1], strip[3 * i + 2]});
-  const xhd_streamed skipping = check_streamed(LazSet(sorted, 500), LazSet(shifted(sorted, 0.37), 500), 100000);
+  // (Passes over the files, as where no slab-ordered copy can be made: those over a copy skip its slabs.)
+  const xhd_streamed skipping = check_streamed(LazSet(sorted, 500), LazSet(shifted(sorted, 0.37), 500), 100000, false);
   CHECK(skipping.slabs > 4);
   CHECK(skipping.skipped_records > 0);
   // In the order drawn, every chunk of 1,000 points spans the whole box: none can be skipped.
-  CHECK_EQ(check_streamed(LazSet(cloud, 1000), LazSet(shifted(cloud, 0.37), 1000), 100000).skipped_records, uint64_t(0));
+  CHECK_EQ(check_streamed(LazSet(cloud, 1000), LazSet(shifted(cloud, 0.37), 1000), 100000, false).skipped_records, uint64_t(0));
   // A LAZ file against a binary PLY one.
   const LazSet a(cloud, 1000);
   check_streamed(a, PlySet(xhd_test::uniform_points(rng, 9000, 1000.0, 50.0), false), 100000);
@@ -344,13 +362,20 @@ TEST(streamed_laz_reader_decodes_each_chunk_once) {
   unsetenv("XHD_STREAMED_LAZ_CACHE");
   CHECK(decoded == laz.d);
   // Where no temporary file can be made, chunks are decoded every time, as without the cache.
+  const LazSet moved(shifted(cloud, 0.37), 700);  // (its file made where the tests' files go)
   const char* tmpdir = std::getenv("TMPDIR");
   const std::string kept = tmpdir != nullptr ? tmpdir : "";
   setenv("TMPDIR", "/nonexistent/xhd-no-such-dir", 1);
   CHECK_EQ(read_twice(laz.point_file, decoded), 2 * chunks);
+  // Nor can the slab-ordered copies be made: every pass reads the files (none skips anything, the points
+  // being in the order drawn), and the answer is the same.
+  const xhd_streamed uncopied = check_streamed(laz, moved, 100000);
+  CHECK(uncopied.slabs > 4);
+  CHECK_EQ(uncopied.skipped_records, uint64_t(0));
   if (tmpdir != nullptr) setenv("TMPDIR", kept.c_str(), 1);
   else unsetenv("TMPDIR");
   CHECK(decoded == laz.d);
+  CHECK(check_streamed(laz, moved, 100000).skipped_records > 0);
   // Streamed compares, with and without it, equal the in-memory one (check_streamed).
   check_streamed(laz, LazSet(shifted(cloud, 0.37), 700), 100000);
   setenv("XHD_STREAMED_LAZ_CACHE", "0", 1);
