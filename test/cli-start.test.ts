@@ -2,7 +2,8 @@
 // command where help or a mistyped name needs them.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
@@ -88,41 +89,62 @@ describe('the bundled CLI (scripts/bundle-cli.mjs)', () => {
     for (const w of workers) assert.ok(existsSync(join(bundleDir, w)), `${w} from ${bundleDir}`);
   });
 
+  // The next two break a bundle on purpose: a copy of the launcher and the bundle (and of the reader modules,
+  // whose times the second one changes) beside links to the other compiled folders, so that the other test
+  // files, which run the real bundle at the same time, never meet the broken one.
+  function isolatedInstall(): { root: string; bundle: string; cliMain: string; version(): ReturnType<typeof spawnSync> } {
+    const root = mkdtempSync(join(tmpdir(), 'xhd-bundle-'));
+    cpSync(join(repoRoot, 'bin'), join(root, 'bin'), { recursive: true });
+    const src = join(root, 'dist', 'src');
+    mkdirSync(src, { recursive: true });
+    for (const entry of readdirSync(join(repoRoot, 'dist', 'src'))) {
+      const from = join(repoRoot, 'dist', 'src', entry);
+      if (entry === 'bundle' || entry === 'io') cpSync(from, join(src, entry), { recursive: true, preserveTimestamps: true });
+      else symlinkSync(from, join(src, entry));
+    }
+    return {
+      root,
+      bundle: join(src, 'bundle', 'main.mjs'),
+      cliMain: join(src, 'cli', 'main.js'),
+      version: () => spawnSync(process.execPath, [join(root, 'bin', 'xhd'), '--version'], { encoding: 'utf8' }),
+    };
+  }
+
   it('bin/xhd passes over a bundle older than the compiled modules', { skip }, () => {
-    const saved = statSync(bundle);
+    const copy = isolatedInstall();
     try {
-      utimesSync(bundle, saved.atime, new Date(statSync(join(cliDir, 'main.js')).mtimeMs - 60_000));
       // A stale bundle that is also broken: if bin/xhd ran it, the version would not come out.
-      const original = readFileSync(bundle);
-      writeFileSync(bundle, 'throw new Error("stale bundle ran");\n');
-      try {
-        utimesSync(bundle, saved.atime, new Date(statSync(join(cliDir, 'main.js')).mtimeMs - 60_000));
-        const version = runXhd(['--version']);
-        assert.equal(version.code, 0, version.stderr);
-        assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
-      } finally {
-        writeFileSync(bundle, original);
-      }
+      writeFileSync(copy.bundle, 'throw new Error("stale bundle ran");\n');
+      const older = new Date(statSync(copy.cliMain).mtimeMs - 60_000);
+      utimesSync(copy.bundle, older, older);
+      const version = copy.version();
+      assert.equal(version.status, 0, String(version.stderr));
+      assert.match(String(version.stdout), /^\d+\.\d+\.\d+\n$/);
+      // And the check can fail: the same broken bundle, fresh, is run.
+      const newer = new Date(statSync(copy.cliMain).mtimeMs + 60_000);
+      utimesSync(copy.bundle, newer, newer);
+      assert.match(String(copy.version().stderr), /stale bundle ran/);
     } finally {
-      utimesSync(bundle, saved.atime, saved.mtime);
+      rmSync(copy.root, { recursive: true, force: true });
     }
   });
 
   it('bin/xhd passes over a bundle older than any one module it was made from, not only main.js', { skip }, () => {
-    const inputs = JSON.parse(readFileSync(join(bundleDir, 'inputs.json'), 'utf8')) as string[];
-    const module = inputs.map((input) => join(bundleDir, input)).find((path) => path.endsWith(join('io', 'read.js')));
-    assert.ok(module, 'the bundle lists the reader module among its inputs');
-    const saved = statSync(module), original = readFileSync(bundle);
+    const copy = isolatedInstall();
     try {
+      const bundleDirCopy = join(copy.bundle, '..');
+      const inputs = JSON.parse(readFileSync(join(bundleDirCopy, 'inputs.json'), 'utf8')) as string[];
+      const module = inputs.map((input) => join(bundleDirCopy, input)).find((path) => path.endsWith(join('io', 'read.js')));
+      assert.ok(module, 'the bundle lists the reader module among its inputs');
       // A bundle that would fail if it ran, and one module recompiled after it (as tsc -w does).
-      writeFileSync(bundle, 'throw new Error("stale bundle ran");\n');
-      utimesSync(module, saved.atime, new Date(statSync(bundle).mtimeMs + 60_000));
-      const version = runXhd(['--version']);
-      assert.equal(version.code, 0, version.stderr);
-      assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
+      writeFileSync(copy.bundle, 'throw new Error("stale bundle ran");\n');
+      const later = new Date(statSync(copy.bundle).mtimeMs + 60_000);
+      utimesSync(module, later, later);
+      const version = copy.version();
+      assert.equal(version.status, 0, String(version.stderr));
+      assert.match(String(version.stdout), /^\d+\.\d+\.\d+\n$/);
     } finally {
-      writeFileSync(bundle, original);
-      utimesSync(module, saved.atime, saved.mtime);
+      rmSync(copy.root, { recursive: true, force: true });
     }
   });
 });
