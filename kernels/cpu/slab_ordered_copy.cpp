@@ -144,28 +144,34 @@ size_t SlabOrderedCopy::Merge::next(void* xyz, uint64_t* records, size_t most) {
 }
 
 // The merge of a few slabs (a halo's usual two to four): the least next record found by a scan of the
-// cursors' heads, which costs less than a heap's steps when they are this few.
+// cursors' heads (kept in an array, each read again only when its cursor moves), which costs less than a
+// heap's steps when they are this few; and every point of the least cursor's block below the next least head
+// taken at once.
 size_t SlabOrderedCopy::Merge::next_by_scan(uint8_t* out, uint64_t* records, size_t most) {
   const size_t width = copy_->stride(), coords = width - 8;
+  const size_t k = cursors_.size();
+  uint64_t heads[kLinearMerge];
+  for (size_t c = 0; c < k; ++c) {
+    Cursor& cursor = cursors_[c];
+    heads[c] = cursor.taken < cursor.held || refill(cursor) ? head(cursor) : UINT64_MAX;
+  }
   size_t n = 0;
   while (n < most) {
-    size_t least = cursors_.size();
-    uint64_t least_record = UINT64_MAX;
-    for (size_t k = 0; k < cursors_.size(); ++k) {
-      Cursor& c = cursors_[k];
-      if (c.taken == c.held && !refill(c)) continue;
-      const uint64_t r = head(c);
-      if (r < least_record) {
-        least_record = r;
-        least = k;
-      }
-    }
-    if (least == cursors_.size()) break;
-    Cursor& c = cursors_[least];
-    records[n] = least_record;
-    std::memcpy(out + n * coords, c.block.data() + c.taken * width + 8, coords);
-    ++n;
-    ++c.taken;
+    size_t least = 0;
+    for (size_t c = 1; c < k; ++c) least = heads[c] < heads[least] ? c : least;
+    if (heads[least] == UINT64_MAX) break;
+    uint64_t next = UINT64_MAX;
+    for (size_t c = 0; c < k; ++c) next = c != least && heads[c] < next ? heads[c] : next;
+    Cursor& cursor = cursors_[least];
+    const uint8_t* block = cursor.block.data();
+    do {
+      const uint8_t* p = block + cursor.taken * width;
+      records[n] = record_at(p);
+      std::memcpy(out + n * coords, p + 8, coords);
+      ++n;
+      ++cursor.taken;
+    } while (n < most && cursor.taken < cursor.held && record_at(block + cursor.taken * width) < next);
+    heads[least] = cursor.taken < cursor.held || refill(cursor) ? head(cursor) : UINT64_MAX;
   }
   return n;
 }

@@ -160,8 +160,13 @@ class Streamer {
     for (int w = first; w <= last; ++w) read += slab_counts_[file][w];
     streamed_.skipped_records += count(file) - read;
     SlabOrderedCopy::Merge merge = copies_[file]->merge(first, last, kPieceRecords / 8);
-    FilePoints piece(floats(file));
-    piece.allocate(kPieceRecords);
+    // One piece kept for every such pass (they never nest): a fresh one each pass had its pages faulted in and
+    // zeroed every time.
+    if (copy_piece_ == nullptr || copy_piece_->floats != floats(file)) {
+      copy_piece_ = std::make_unique<FilePoints>(floats(file));
+      copy_piece_->allocate(kPieceRecords);
+    }
+    FilePoints& piece = *copy_piece_;
     for (;;) {
       progress_.check_cancel();
       void* xyz = piece.floats ? static_cast<void*>(piece.f.data()) : static_cast<void*>(piece.d.data());
@@ -564,6 +569,7 @@ class Streamer {
   int threads_;
   std::unique_ptr<PointFileReader> readers_[2];
   std::unique_ptr<SlabOrderedCopy> copies_[2];  // each file in slab order, where made
+  std::unique_ptr<FilePoints> copy_piece_;       // the piece of the passes over them
   // XHD_STREAMED_SKIP=0 reads every chunk on every pass, to measure what skipping saves.
   const bool skip_chunks_ = std::getenv("XHD_STREAMED_SKIP") == nullptr || std::getenv("XHD_STREAMED_SKIP")[0] != '0';
   // XHD_STREAMED_WIDER=0: no second round with a wider halo (straight to query by query, as before), to measure it.
