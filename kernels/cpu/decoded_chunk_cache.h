@@ -8,7 +8,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
+
+#include "temporary_file.h"
 
 namespace xhd {
 
@@ -16,11 +19,7 @@ class DecodedChunkCache {
  public:
   // chunk_firsts: each chunk's first record, and the record count after the last (chunks + 1 values).
   explicit DecodedChunkCache(const std::vector<uint64_t>& chunk_firsts);
-  ~DecodedChunkCache();
-  DecodedChunkCache(const DecodedChunkCache&) = delete;
-  DecodedChunkCache& operator=(const DecodedChunkCache&) = delete;
 
-  bool enabled() const { return fd_ >= 0; }
   // Whether every chunk of c0..c1 is kept.
   bool holds(uint64_t c0, uint64_t c1) const;
   // Chunks c0..c1's points (x, y, z doubles a record) into xyz; false (and off from then on) where the read fails.
@@ -29,11 +28,9 @@ class DecodedChunkCache {
   void keep(uint64_t c0, uint64_t c1, const double* xyz);
 
  private:
-  void turn_off();
-
   const std::vector<uint64_t>& firsts_;
-  std::vector<uint8_t> kept_;  // a flag a chunk
-  int fd_ = -1;
+  std::vector<uint8_t> kept_;            // a flag a chunk (whose meaning ends with the file's usability)
+  std::unique_ptr<TemporaryFile> file_;  // none where XHD_STREAMED_LAZ_CACHE=0
 };
 
 }  // namespace xhd

@@ -1,12 +1,8 @@
 #include "slab_ordered_copy.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
-
-#include "temporary_file.h"
 
 namespace xhd {
 namespace {
@@ -27,11 +23,6 @@ uint64_t record_at(const uint8_t* point) {
 SlabOrderedCopy::SlabOrderedCopy(const std::vector<uint64_t>& counts, bool floats)
     : floats_(floats), start_(counts.size() + 1, 0), written_(counts.size(), 0) {
   for (size_t s = 0; s < counts.size(); ++s) start_[s + 1] = start_[s] + counts[s];
-  fd_ = unnamed_temporary_file();
-}
-
-SlabOrderedCopy::~SlabOrderedCopy() {
-  if (fd_ >= 0) ::close(fd_);
 }
 
 bool SlabOrderedCopy::complete() const {
@@ -43,13 +34,12 @@ bool SlabOrderedCopy::complete() const {
 void SlabOrderedCopy::append(const void* xyz, const uint64_t* records, const int* slabs, size_t n) {
   const size_t width = stride(), coords = width - 8;
   const auto* bytes = static_cast<const uint8_t*>(xyz);
-  std::vector<uint64_t> run(written_.size());  // this block's points a slab, then where each slab's run starts
-  for (size_t begin = 0; begin < n && fd_ >= 0; begin += kStagedPoints) {
+  std::vector<uint64_t> run(written_.size()), at(written_.size());  // a block's points a slab; where each goes
+  for (size_t begin = 0; begin < n && file_.usable(); begin += kStagedPoints) {
     const size_t end = std::min(n, begin + kStagedPoints);
     std::fill(run.begin(), run.end(), 0);
     for (size_t i = begin; i < end; ++i) ++run[static_cast<size_t>(slabs[i])];
     // Each slab's run in the staging, in record order (a stable counting sort of the block by slab).
-    std::vector<uint64_t> at(written_.size());
     uint64_t offset = 0;
     for (size_t s = 0; s < run.size(); ++s) {
       if (written_[s] + run[s] > start_[s + 1] - start_[s])
@@ -67,11 +57,7 @@ void SlabOrderedCopy::append(const void* xyz, const uint64_t* records, const int
     for (size_t s = 0; s < run.size(); ++s) {
       if (run[s] == 0) continue;
       const uint64_t where = (start_[s] + written_[s]) * width;
-      if (!pwrite_all(fd_, staging_.data() + offset * width, run[s] * width, where)) {
-        ::close(fd_);
-        fd_ = -1;
-        return;
-      }
+      if (!file_.write(staging_.data() + offset * width, run[s] * width, where)) return;
       written_[s] += run[s];
       offset += run[s];
     }
@@ -98,7 +84,7 @@ bool SlabOrderedCopy::Merge::refill(Cursor& c) {
   const size_t width = copy_->stride();
   const uint64_t n = std::min<uint64_t>(block_points_, c.end - c.at);
   c.block.resize(n * width);
-  if (!pread_all(copy_->fd_, c.block.data(), n * width, c.at * width))
+  if (!copy_->file_.read(c.block.data(), n * width, c.at * width))
     throw std::runtime_error("streamed compare: its slab-ordered copy of an input could not be read back");
   c.at += n;
   c.held = n;
@@ -110,8 +96,23 @@ uint64_t SlabOrderedCopy::Merge::head(const Cursor& c) const {
   return record_at(c.block.data() + c.taken * copy_->stride());
 }
 
-size_t SlabOrderedCopy::Merge::next(void* xyz, uint64_t* records, size_t most) {
+// The next least cursor's points from its head on, while below `bound` (the other cursors' least head) and
+// in its block: one step of either merge for a whole run rather than a point. Returns the new count.
+size_t SlabOrderedCopy::Merge::take_run(Cursor& c, uint64_t bound, uint8_t* out, uint64_t* records, size_t n,
+                                        size_t most) const {
   const size_t width = copy_->stride(), coords = width - 8;
+  const uint8_t* block = c.block.data();
+  do {
+    const uint8_t* p = block + c.taken * width;
+    records[n] = record_at(p);
+    std::memcpy(out + n * coords, p + 8, coords);
+    ++n;
+    ++c.taken;
+  } while (n < most && c.taken < c.held && record_at(block + c.taken * width) < bound);
+  return n;
+}
+
+size_t SlabOrderedCopy::Merge::next(void* xyz, uint64_t* records, size_t most) {
   auto* out = static_cast<uint8_t*>(xyz);
   if (cursors_.size() <= kLinearMerge) return next_by_scan(out, records, most);
   // The heap orders the cursors with points left by their next record; made on the first call.
@@ -130,13 +131,7 @@ size_t SlabOrderedCopy::Merge::next(void* xyz, uint64_t* records, size_t most) {
     // Every point of this cursor's block below the next cursor's head goes at once (all of the block where
     // one slab is left), rather than one heap step a point.
     const uint64_t bound = heap_.size() > 1 ? head(cursors_[heap_.front()]) : UINT64_MAX;
-    do {
-      const uint8_t* p = c.block.data() + c.taken * width;
-      records[n] = record_at(p);
-      std::memcpy(out + n * coords, p + 8, coords);
-      ++n;
-      ++c.taken;
-    } while (n < most && c.taken < c.held && record_at(c.block.data() + c.taken * width) < bound);
+    n = take_run(c, bound, out, records, n, most);
     if (refill(c)) std::push_heap(heap_.begin(), heap_.end(), later);
     else heap_.pop_back();
   }
@@ -148,8 +143,8 @@ size_t SlabOrderedCopy::Merge::next(void* xyz, uint64_t* records, size_t most) {
 // heap's steps when they are this few; and every point of the least cursor's block below the next least head
 // taken at once.
 size_t SlabOrderedCopy::Merge::next_by_scan(uint8_t* out, uint64_t* records, size_t most) {
-  const size_t width = copy_->stride(), coords = width - 8;
   const size_t k = cursors_.size();
+  if (k == 0) return 0;  // every slab asked for is empty
   uint64_t heads[kLinearMerge];
   for (size_t c = 0; c < k; ++c) {
     Cursor& cursor = cursors_[c];
@@ -163,14 +158,7 @@ size_t SlabOrderedCopy::Merge::next_by_scan(uint8_t* out, uint64_t* records, siz
     uint64_t next = UINT64_MAX;
     for (size_t c = 0; c < k; ++c) next = c != least && heads[c] < next ? heads[c] : next;
     Cursor& cursor = cursors_[least];
-    const uint8_t* block = cursor.block.data();
-    do {
-      const uint8_t* p = block + cursor.taken * width;
-      records[n] = record_at(p);
-      std::memcpy(out + n * coords, p + 8, coords);
-      ++n;
-      ++cursor.taken;
-    } while (n < most && cursor.taken < cursor.held && record_at(block + cursor.taken * width) < next);
+    n = take_run(cursor, next, out, records, n, most);
     heads[least] = cursor.taken < cursor.held || refill(cursor) ? head(cursor) : UINT64_MAX;
   }
   return n;

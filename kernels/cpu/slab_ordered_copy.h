@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "temporary_file.h"
+
 namespace xhd {
 
 class SlabOrderedCopy {
@@ -21,12 +23,9 @@ class SlabOrderedCopy {
 
   // counts: each slab's points, as the plan counted them; floats: coordinates as float32, else double.
   SlabOrderedCopy(const std::vector<uint64_t>& counts, bool floats);
-  ~SlabOrderedCopy();
-  SlabOrderedCopy(const SlabOrderedCopy&) = delete;
-  SlabOrderedCopy& operator=(const SlabOrderedCopy&) = delete;
 
   // False once a write or read failed (or the file could not be made): the caller reads the point file.
-  bool usable() const { return fd_ >= 0; }
+  bool usable() const { return file_.usable(); }
   // Every slab's points written.
   bool complete() const;
 
@@ -53,6 +52,7 @@ class SlabOrderedCopy {
     bool refill(Cursor& c);
     uint64_t head(const Cursor& c) const;
     size_t next_by_scan(uint8_t* out, uint64_t* records, size_t most);
+    size_t take_run(Cursor& c, uint64_t bound, uint8_t* out, uint64_t* records, size_t n, size_t most) const;
 
     const SlabOrderedCopy* copy_ = nullptr;
     std::vector<Cursor> cursors_;
@@ -68,7 +68,7 @@ class SlabOrderedCopy {
   std::vector<uint64_t> start_;    // each slab's first point in the copy, and the total after the last
   std::vector<uint64_t> written_;  // each slab's points written so far
   std::vector<uint8_t> staging_;   // a block of appended points sorted by slab before they are written
-  int fd_ = -1;
+  mutable TemporaryFile file_;     // read by a Merge (a read that fails closes it)
 };
 
 }  // namespace xhd

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../abi/env_switch.h"
 #include "../abi/large_buffer.h"
 #include "../abi/parallel.h"
 #include "../abi/per_point.h"
@@ -571,9 +572,9 @@ class Streamer {
   std::unique_ptr<SlabOrderedCopy> copies_[2];  // each file in slab order, where made
   std::unique_ptr<FilePoints> copy_piece_;       // the piece of the passes over them
   // XHD_STREAMED_SKIP=0 reads every chunk on every pass, to measure what skipping saves.
-  const bool skip_chunks_ = std::getenv("XHD_STREAMED_SKIP") == nullptr || std::getenv("XHD_STREAMED_SKIP")[0] != '0';
+  const bool skip_chunks_ = switched_on("XHD_STREAMED_SKIP");
   // XHD_STREAMED_WIDER=0: no second round with a wider halo (straight to query by query, as before), to measure it.
-  const bool wider_round_ = std::getenv("XHD_STREAMED_WIDER") == nullptr || std::getenv("XHD_STREAMED_WIDER")[0] != '0';
+  const bool wider_round_ = switched_on("XHD_STREAMED_WIDER");
   SlabPlan plan_;
   double halo_ab_ = 0, halo_ba_ = 0;
   std::vector<uint64_t> slab_counts_[2];

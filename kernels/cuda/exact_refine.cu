@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "../abi/env_switch.h"
 #include "../geometry/box_math.h"
 #include "../abi/parallel.h"
 #include "cuda_check.h"
@@ -34,10 +35,7 @@ uint64_t max_scan_pairs() {
 
 // Whether survivors whose reach is too wide for grid stepping go down the grid's tree (the default), or
 // straight to the scan and the host grid below; XHD_CUDA_REFINE_TREE=0 sends them there, so tests reach them.
-bool refine_through_tree() {
-  const char* text = std::getenv("XHD_CUDA_REFINE_TREE");
-  return text == nullptr || text[0] != '0';
-}
+bool refine_through_tree() { return switched_on("XHD_CUDA_REFINE_TREE"); }
 
 // Every (survivor, target) pair whose computed squared distance is within the survivor's reach (in w):
 // a superset of the targets truly within its float search's nearest distance, its true nearest among them.

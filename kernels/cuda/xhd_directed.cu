@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "../abi/env_switch.h"
 #include "cuda_check.h"
 #include "launch.h"
 #include "phase_log.h"
@@ -294,10 +295,7 @@ double cmax_distance(const unsigned long long* cmax, cudaStream_t stream) {
   return std::sqrt(static_cast<double>(distance2_of_word(word)));
 }
 
-bool seeded_first_radius() {
-  const char* text = std::getenv("XHD_SEEDED_RADIUS");
-  return text == nullptr || text[0] != '0';
-}
+bool seeded_first_radius() { return switched_on("XHD_SEEDED_RADIUS"); }
 
 double directed_lower_bound(const Box& source, const Box& target) {
   double best = 0.0;

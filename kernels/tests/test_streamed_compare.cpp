@@ -14,6 +14,7 @@
 
 #include "../cpu/laz_chunk_encode.h"
 #include "../cpu/point_file_reader.h"
+#include "../cpu/slab_ordered_copy.h"
 #include "check.h"
 #include "random_points.h"
 #include "temp_file.h"
@@ -381,6 +382,47 @@ TEST(streamed_laz_reader_decodes_each_chunk_once) {
   setenv("XHD_STREAMED_LAZ_CACHE", "0", 1);
   check_streamed(laz, LazSet(shifted(cloud, 0.37), 700), 100000);
   unsetenv("XHD_STREAMED_LAZ_CACHE");
+}
+
+// The slab-ordered copy reads slabs back merged into record order: a few slabs by scanning their heads, many
+// by a heap, and none at all where every slab asked for is empty.
+TEST(slab_ordered_copy_merges_slabs_back_into_record_order) {
+  constexpr size_t kSlabs = 12, kPoints = 5000;
+  std::vector<uint64_t> counts(kSlabs, 0);
+  std::vector<int> slab(kPoints);
+  std::vector<double> xyz(3 * kPoints);
+  std::vector<uint64_t> records(kPoints);
+  xhd_test::Random rng(88);
+  for (size_t i = 0; i < kPoints; ++i) {
+    // Slabs 0 and 11 empty; runs of a slab now and then, as a file in scan order gives.
+    slab[i] = i > 0 && rng.uniform(0.0, 1.0) < 0.6 ? slab[i - 1] : 1 + static_cast<int>(rng.uniform(0.0, 10.0));
+    ++counts[static_cast<size_t>(slab[i])];
+    records[i] = 3 * i + 7;
+    for (int k = 0; k < 3; ++k) xyz[3 * i + k] = rng.uniform(0.0, 1.0);
+  }
+  xhd::SlabOrderedCopy copy(counts, false);
+  CHECK(copy.usable());
+  copy.append(xyz.data(), records.data(), slab.data(), 1234);  // in two calls, as pieces come
+  copy.append(xyz.data() + 3 * 1234, records.data() + 1234, slab.data() + 1234, kPoints - 1234);
+  CHECK(copy.complete());
+  for (const auto& [first, last] : {std::pair{0, 0}, std::pair{11, 11}, std::pair{3, 3}, std::pair{2, 5}, std::pair{0, 11}}) {
+    std::vector<double> got_xyz(3 * kPoints);
+    std::vector<uint64_t> got(kPoints);
+    // Small reads and small blocks, so that runs end at block and read ends.
+    xhd::SlabOrderedCopy::Merge merge = copy.merge(first, last, 300);
+    size_t n = 0;
+    for (size_t step; (step = merge.next(got_xyz.data() + 3 * n, got.data() + n, 97)) > 0;) n += step;
+    size_t expected = 0;
+    for (size_t i = 0; i < kPoints; ++i) {
+      if (slab[i] < first || slab[i] > last) continue;
+      CHECK(expected < n);
+      if (expected >= n) break;
+      CHECK_EQ(got[expected], records[i]);
+      for (int k = 0; k < 3; ++k) CHECK_EQ(got_xyz[3 * expected + k], xyz[3 * i + k]);
+      ++expected;
+    }
+    CHECK_EQ(n, expected);
+  }
 }
 
 TEST(streamed_compare_names_a_bad_laz_chunk) {
