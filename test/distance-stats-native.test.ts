@@ -9,6 +9,7 @@ import { exactSum, exactSumOfSquares } from '../src/metrics/exact-sum.js';
 import { probeBackend } from '../src/ops/backends.js';
 import { nativeDistanceStats } from '../src/ops/distance-stats-native.js';
 import { rng } from './random-points.js';
+import { toleranceValues, toleranceValuesOf } from '../src/metrics/surface-tolerance.js';
 
 /** v as m · 2^e with integer m (exact), through its bits. */
 function decompose(v: number): { m: bigint; e: number } {
@@ -98,7 +99,40 @@ const REQUESTS: StatsOptions[] = [
   { percentile: 50, percentileVariant: 'pooled' },
 ];
 
+/** τ on distances exactly (√5 and √9 are voxel-like distances), between them, 0, and above every one. */
+const TAUS = [Math.sqrt(5), 0, 1.5, 3, 1e300, 2 ** -20];
+
+/** How many of d are <= τ, counted plainly. */
+function plainWithin(d: Float64Array | null, tau: number): number {
+  let n = 0;
+  for (const v of d ?? []) if (v <= tau) n++;
+  return n;
+}
+
+/** The native counts against plain ones, and the NSD / F-score from them against toleranceValues bit for bit. */
+async function assertCounts(ab: Float64Array, ba: Float64Array | null, run: Parameters<typeof nativeDistanceStats>[3], label: string): Promise<void> {
+  const got = await nativeDistanceStats(ab, ba, {}, { ...run, tolerances: TAUS });
+  assert.ok(got.within, label);
+  TAUS.forEach((tau, t) => {
+    assert.equal(got.within!.ab[t], plainWithin(ab, tau), `${label} ab τ=${tau}`);
+    assert.equal(got.within!.ba[t] ?? 0, plainWithin(ba, tau), `${label} ba τ=${tau}`);
+    if (ba) {
+      const want = toleranceValues(tau, ab, ba);
+      const fromCounts = toleranceValuesOf(tau, { near: got.within!.ab[t], total: ab.length }, { near: got.within!.ba[t], total: ba.length });
+      assert.deepEqual(fromCounts, want, `${label} values τ=${tau}`);
+    }
+  });
+}
+
 describe('xhd_distance_stats on the CPU library: the TypeScript statistics bit for bit', () => {
+  it('counts the distances within each tolerance (NSD, F-score) as TypeScript does', async () => {
+    for (const { label, ab, ba } of distanceSets()) {
+      for (const threads of [1, 3]) await assertCounts(ab, ba, { backend: 'cpu', threads }, `${label} ${threads} threads`);
+    }
+    await assert.rejects(nativeDistanceStats(Float64Array.of(1), Float64Array.of(1), {}, { backend: 'cpu', tolerances: [-1] }), /tolerance 0 is negative or not finite/);
+  });
+
+
   it('every set, request and thread count', async () => {
     for (const { label, ab, ba } of distanceSets()) {
       for (const options of REQUESTS) {
@@ -130,6 +164,15 @@ for (const backend of ['cuda', 'optix'] as const) {
           assertSameStats(got.stats, distanceStats(ab, ba, options), `${backend} ${label} against TypeScript`);
         }
       }
+    });
+
+    it('counts the distances within each tolerance as the CPU library does', async () => {
+      for (const { label, ab, ba } of distanceSets()) await assertCounts(ab, ba, { backend, device: 0 }, `${backend} ${label}`);
+      const many = Array.from({ length: 5000 }, (_, t) => t / 1000); // more τ than one launch's shared counters
+      const ab = distanceSets()[2].ab, ba = distanceSets()[2].ba;
+      const got = await nativeDistanceStats(ab, ba, {}, { backend, device: 0, tolerances: many });
+      const want = await nativeDistanceStats(ab, ba, {}, { backend: 'cpu', tolerances: many });
+      assert.deepEqual(got.within, want.within);
     });
 
     it('refuses a negative or non-finite distance, naming the first', async () => {

@@ -416,6 +416,10 @@ constexpr Field kFields[] = {
     XHD_FIELD(xhd_distance_stats_options, pooled),
     XHD_FIELD(xhd_distance_stats_options, threads),
     XHD_FIELD(xhd_distance_stats_options, device),
+    XHD_FIELD(xhd_distance_stats_options, tolerances),
+    XHD_FIELD(xhd_distance_stats_options, within_ab),
+    XHD_FIELD(xhd_distance_stats_options, within_ba),
+    XHD_FIELD(xhd_distance_stats_options, tolerance_count),
     // xhd_directed_stats
     XHD_FIELD(xhd_directed_stats, count),
     XHD_FIELD(xhd_directed_stats, max),

@@ -2,7 +2,8 @@
 // an exact accumulator in shared memory (kernels/geometry/exact_sum.h: order-free, so the sums are the CPU library's
 // bits) and then into one in global memory, which comes back to be rounded once; the maxima by an atomic maximum
 // on the values' bit patterns (nonnegative doubles order as their bits do); the order statistics of each percentile
-// from CUB's radix sort of a copy. The percentile's interpolation is the host's (kernels/geometry/distance_stats.cpp).
+// from CUB's radix sort of a copy; the distances within each tolerance by warp votes. The percentile's
+// interpolation is the host's (kernels/geometry/distance_stats.cpp).
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -85,6 +86,33 @@ __global__ void sum_distances(const double* d, uint64_t n, DeviceSums* out) {
   }
 }
 
+// Tolerances counted in one launch at most: their block counters live in shared memory (8 bytes each).
+constexpr uint32_t kTausPerLaunch = 4096;
+
+// within[t] += how many of d[0, n) are <= taus[t]: each warp votes, its first lane adds the votes to the block's
+// counter, and each block's counters go into the global ones. Every lane makes the same trips (the bound rounded
+// up to whole strides), so each ballot sees the full warp.
+__global__ void count_within(const double* d, uint64_t n, const double* taus, uint32_t tau_count,
+                             unsigned long long* within) {
+  extern __shared__ unsigned long long block_counts[];
+  for (uint32_t t = threadIdx.x; t < tau_count; t += blockDim.x) block_counts[t] = 0;
+  __syncthreads();
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  const uint64_t trips = (n + stride - 1) / stride;
+  for (uint64_t trip = 0; trip < trips; ++trip) {
+    const uint64_t i = trip * stride + uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    const bool live = i < n;
+    const double v = live ? d[i] : 0.0;
+    for (uint32_t t = 0; t < tau_count; ++t) {
+      const unsigned votes = __ballot_sync(0xffffffffu, live && v <= taus[t]);
+      if ((threadIdx.x & 31u) == 0 && votes != 0) atomicAdd(&block_counts[t], static_cast<unsigned long long>(__popc(votes)));
+    }
+  }
+  __syncthreads();
+  for (uint32_t t = threadIdx.x; t < tau_count; t += blockDim.x)
+    if (block_counts[t] != 0) atomicAdd(&within[t], block_counts[t]);
+}
+
 double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
@@ -109,6 +137,10 @@ class GpuStats {
     started = std::chrono::steady_clock::now();
     sums(all.get(), n_ab, result.ab);
     sums(all.get() + n_ab, n_ba, result.ba);
+    if (options.tolerance_count > 0) {
+      within(all.get(), n_ab, options, options.within_ab);
+      if (options.within_ba != nullptr) within(all.get() + n_ab, n_ba, options, options.within_ba);
+    }
     if (options.has_percentile != 0) {
       const double p = options.percentile;
       if (n_ab > 0) result.ab.percentile = percentile(all.get(), n_ab, p);
@@ -145,6 +177,30 @@ class GpuStats {
     static_assert(sizeof max == sizeof host.max_bits, "double and its bits");
     std::memcpy(&max, &host.max_bits, sizeof max);
     out.max = max;
+  }
+
+  // out[t] = how many of d[0, n) are <= options.tolerances[t], counted on the device.
+  void within(const double* d, uint64_t n, const xhd_distance_stats_options& options, uint64_t* out) {
+    const uint64_t taus = options.tolerance_count;
+    if (n == 0) {
+      std::fill(out, out + taus, uint64_t(0));
+      return;
+    }
+    DeviceArray<double> device_taus(memory_, taus);
+    DeviceArray<unsigned long long> counts(memory_, taus);
+    XHD_CUDA(cudaMemcpyAsync(device_taus.get(), options.tolerances, taus * sizeof(double), cudaMemcpyHostToDevice,
+                             stream_.get()));
+    XHD_CUDA(cudaMemsetAsync(counts.get(), 0, taus * sizeof(unsigned long long), stream_.get()));
+    const unsigned blocks = std::min<unsigned>(blocks_for(n, kThreads), kMaxBlocks);
+    for (uint64_t first = 0; first < taus; first += kTausPerLaunch) {
+      const uint32_t batch = static_cast<uint32_t>(std::min<uint64_t>(kTausPerLaunch, taus - first));
+      count_within<<<blocks, kThreads, batch * sizeof(unsigned long long), stream_.get()>>>(
+          d, n, device_taus.get() + first, batch, counts.get() + first);
+      XHD_CUDA_LAUNCHED("count_within");
+    }
+    static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "counts are 64-bit");
+    XHD_CUDA(cudaMemcpyAsync(out, counts.get(), taus * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream_.get()));
+    XHD_CUDA(cudaStreamSynchronize(stream_.get()));
   }
 
   // The p-th percentile of d[0, n) from a sorted copy's two order statistics.

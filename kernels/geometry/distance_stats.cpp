@@ -24,6 +24,13 @@ void check_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uin
   if (options->has_percentile != 0 && !(options->percentile >= 0.0 && options->percentile <= 100.0))
     throw InvalidArgument("the percentile must lie in [0, 100]");
   if (options->threads < 0) throw InvalidArgument("threads must be >= 0");
+  if (options->tolerance_count > 0) {
+    if (options->tolerances == nullptr || options->within_ab == nullptr || (options->within_ba == nullptr && n_ba > 0))
+      throw InvalidArgument("tolerances and their counts' arrays must not be null");
+    for (uint64_t t = 0; t < options->tolerance_count; ++t)
+      if (!(options->tolerances[t] >= 0.0 && options->tolerances[t] <= std::numeric_limits<double>::max()))
+        throw InvalidArgument("tolerance " + std::to_string(t) + " is negative or not finite");
+  }
   *result = xhd_distance_stats_result{};
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (xhd_directed_stats* d : {&result->ab, &result->ba}) {
@@ -83,6 +90,23 @@ void sum_up(const double* d, uint64_t n, int threads, xhd_directed_stats& out) {
   out.sq_sum = exact_sum_round(sq);
 }
 
+// within[t] = how many of d[0, n) are <= tolerances[t], on `threads` threads (the values were checked by sum_up).
+void count_within(const double* d, uint64_t n, const double* tolerances, uint64_t taus, int threads, uint64_t* within) {
+  std::mutex merge_mutex;
+  std::fill(within, within + taus, uint64_t(0));
+  parallel_blocks(n, kSumBlock, threads, [&](size_t begin, size_t end, int) {
+    std::vector<uint64_t> block(taus, 0);
+    for (uint64_t t = 0; t < taus; ++t) {
+      const double tau = tolerances[t];
+      uint64_t near = 0;
+      for (size_t i = begin; i < end; ++i) near += d[i] <= tau ? 1 : 0;
+      block[t] = near;
+    }
+    std::lock_guard<std::mutex> lock(merge_mutex);
+    for (uint64_t t = 0; t < taus; ++t) within[t] += block[t];
+  });
+}
+
 // The percentile of the values (copied: the caller's order stays).
 double percentile_of(std::vector<double> values, double p) {
   const uint64_t n = values.size();
@@ -101,6 +125,11 @@ void host_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint
                          const xhd_distance_stats_options& options, int threads, xhd_distance_stats_result& result) {
   sum_up(ab, n_ab, threads, result.ab);
   sum_up(ba, n_ba, threads, result.ba);
+  const uint64_t taus = options.tolerance_count;
+  if (taus > 0) {
+    count_within(ab, n_ab, options.tolerances, taus, threads, options.within_ab);
+    if (options.within_ba != nullptr) count_within(ba, n_ba, options.tolerances, taus, threads, options.within_ba);
+  }
   if (options.has_percentile == 0) return;
   const double p = options.percentile;
   if (n_ab > 0) result.ab.percentile = percentile_of(std::vector<double>(ab, ab + n_ab), p);

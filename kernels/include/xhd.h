@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 23
+#define XHD_ABI_VERSION 24
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -941,6 +941,14 @@ typedef struct xhd_distance_stats_options {
   int32_t pooled;  /* 1: also the percentile of both directions' distances together */
   int32_t threads; /* worker threads (CPU library); 0 = every hardware thread */
   int32_t device;  /* GPU ordinal (device libraries); the CPU library ignores it */
+  /* Surface agreement at tolerances (NSD, F-score): for each of tolerance_count distances tolerances[t] (finite,
+   * >= 0), within_ab[t] and within_ba[t] receive how many of ab's and ba's distances are <= it. The arrays are
+   * the caller's; tolerance_count 0 leaves all three unused (NULL allowed), and within_ba may be NULL when n_ba
+   * is 0. Counted where the distances are (the GPU's copy on device libraries). */
+  const double* tolerances;
+  uint64_t* within_ab;
+  uint64_t* within_ba;
+  uint64_t tolerance_count;
 } xhd_distance_stats_options;
 
 /* One direction's distances summed up. The sums are exact, rounded once to the nearest double (ties to even), so

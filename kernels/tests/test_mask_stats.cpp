@@ -156,3 +156,46 @@ TEST(distance_stats_refuses_bad_arguments) {
   CHECK_EQ(xhd_distance_stats(bad, 1, nullptr, 0, &o, &r, nullptr), int32_t(XHD_ERROR_INVALID_ARGUMENT));
   CHECK_EQ(xhd_distance_stats(nullptr, 1, nullptr, 0, &o, &r, nullptr), int32_t(XHD_ERROR_INVALID_ARGUMENT));
 }
+
+TEST(distance_stats_counts_within_tolerances) {
+  // Counts at tolerances that fall on distances exactly (<= keeps them), between them, below and above them all,
+  // on several threads and blocks; each compared with a plain count.
+  std::vector<double> ab(200003), ba(777);
+  for (size_t i = 0; i < ab.size(); ++i) ab[i] = double(i % 997) / 8.0;
+  for (size_t i = 0; i < ba.size(); ++i) ba[i] = double((i * 7) % 101) / 4.0;
+  const double taus[5] = {0.0, 1.0, 3.0625, 1e9, 12.5};
+  uint64_t within_ab[5], within_ba[5];
+  xhd_distance_stats_options o{};
+  o.threads = 3;
+  o.tolerances = taus;
+  o.tolerance_count = 5;
+  o.within_ab = within_ab;
+  o.within_ba = within_ba;
+  xhd_distance_stats_result r{};
+  CHECK_EQ(xhd_distance_stats(ab.data(), ab.size(), ba.data(), ba.size(), &o, &r, nullptr), int32_t(XHD_OK));
+  for (int t = 0; t < 5; ++t) {
+    uint64_t want_ab = 0, want_ba = 0;
+    for (double d : ab) want_ab += d <= taus[t] ? 1 : 0;
+    for (double d : ba) want_ba += d <= taus[t] ? 1 : 0;
+    CHECK_EQ(within_ab[t], want_ab);
+    CHECK_EQ(within_ba[t], want_ba);
+  }
+  CHECK_EQ(within_ab[3], uint64_t(ab.size()));
+  // No B side: within_ba may be null.
+  o.within_ba = nullptr;
+  CHECK_EQ(xhd_distance_stats(ab.data(), ab.size(), nullptr, 0, &o, &r, nullptr), int32_t(XHD_OK));
+  // Refused: a negative or infinite tolerance, a null count array where B has distances.
+  CHECK_EQ(xhd_distance_stats(ab.data(), ab.size(), ba.data(), ba.size(), &o, &r, nullptr),
+           int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  o.within_ba = within_ba;
+  const double bad[2] = {1.0, -0.5};
+  o.tolerances = bad;
+  o.tolerance_count = 2;
+  CHECK_EQ(xhd_distance_stats(ab.data(), ab.size(), ba.data(), ba.size(), &o, &r, nullptr),
+           int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  const double inf[1] = {std::numeric_limits<double>::infinity()};
+  o.tolerances = inf;
+  o.tolerance_count = 1;
+  CHECK_EQ(xhd_distance_stats(ab.data(), ab.size(), ba.data(), ba.size(), &o, &r, nullptr),
+           int32_t(XHD_ERROR_INVALID_ARGUMENT));
+}

@@ -3,7 +3,7 @@
 // elements that the surfel variants (--nsd-variant, --percentile-variant, --assd-variant surfel) need.
 import { UsageError } from '../core/errors.js';
 import { pointsSearch } from '../ops/points-search.js';
-import { toleranceValues, uniformToleranceValues, type ToleranceReport, type ToleranceValues } from '../metrics/surface-tolerance.js';
+import { toleranceValues, toleranceValuesOf, uniformToleranceValues, type ToleranceReport, type ToleranceValues } from '../metrics/surface-tolerance.js';
 import { wantsSurfels, type SurfelDistances } from '../metrics/distance-stats.js';
 import { wantsStats, type CompareOptions } from './compare-result.js';
 
@@ -26,7 +26,8 @@ export function checkToleranceOptions(options: CompareOptions): void {
   }
 }
 
-function distinctTaus(options: CompareOptions): number[] {
+/** Every τ of --nsd and --fscore once, in the order first given. */
+export function distinctTaus(options: CompareOptions): number[] {
   return [...new Set([...(options.nsd ?? []), ...(options.fscore ?? [])])];
 }
 
@@ -43,6 +44,22 @@ export function toleranceReport(options: CompareOptions, ab: Float64Array, ba: F
     ? toleranceValues(tau, surfels!.ab, surfels!.ba!, surfels!.areasA, surfels!.areasB)
     : toleranceValues(tau, ab, ba)));
   return report(options, values);
+}
+
+/**
+ * The voxel variant's report from counts of each side's points within each τ of distinctTaus(options), as
+ * xhd_distance_stats counts them where the distances were measured; totals: each side's number of points.
+ */
+export function toleranceReportFromCounts(options: CompareOptions, within: { ab: number[]; ba: number[] },
+                                          totals: { a: number; b: number }): ToleranceReport {
+  const values = distinctTaus(options).map((tau, t) =>
+    toleranceValuesOf(tau, { near: within.ab[t], total: totals.a }, { near: within.ba[t], total: totals.b }));
+  return report(options, values);
+}
+
+/** Whether the tolerance report can come from native counts: the voxel variant (every point weighs 1). */
+export function countsTolerance(options: CompareOptions): boolean {
+  return wantsTolerance(options) && (options.nsdVariant ?? 'voxel') === 'voxel';
 }
 
 /** Every distance taken to be `value` (an empty input): see uniformToleranceValues. */

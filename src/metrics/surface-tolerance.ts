@@ -47,7 +47,14 @@ function within(distances: Float64Array, weights: Float64Array | null, tau: numb
  */
 export function toleranceValues(tau: number, ab: Float64Array, ba: Float64Array, weightsAb: Float64Array | null = null,
                                 weightsBa: Float64Array | null = null): ToleranceValues {
-  const a = within(ab, weightsAb, tau), b = within(ba, weightsBa, tau);
+  return toleranceValuesOf(tau, within(ab, weightsAb, tau), within(ba, weightsBa, tau));
+}
+
+/**
+ * The same values from the weight of each side's points within τ and of them all: what a native library's counts
+ * give for the voxel variant (each point weighs 1, so the counts are the sums of weights, exactly).
+ */
+export function toleranceValuesOf(tau: number, a: { near: number; total: number }, b: { near: number; total: number }): ToleranceValues {
   const precision = a.near / a.total, recall = b.near / b.total;
   const fscore = precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0;
   return { tau, nsd: (a.near + b.near) / (a.total + b.total), precision, recall, fscore };

@@ -2,11 +2,11 @@
 // layout and its TypeScript type both derived from that declaration; the loader checks every field's name
 // and offset, and every struct's size, against the library's own (src/native/layout-check.ts), and
 // XHD_ABI_VERSION guards the function signatures.
-import koffi from 'koffi';
+import koffi from './koffi.js';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 23;
+export const XHD_ABI_VERSION = 24;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -535,6 +535,10 @@ export const DISTANCE_STATS_OPTIONS = declareStruct('xhd_distance_stats_options'
   pooled: 'int32_t',
   threads: 'int32_t',
   device: 'int32_t',
+  tolerances: 'const double *',
+  within_ab: 'void *',
+  within_ba: 'void *',
+  tolerance_count: 'uint64_t',
 });
 export const DIRECTED_STATS = declareStruct('xhd_directed_stats', {
   count: 'uint64_t',

@@ -14,10 +14,14 @@ export interface NativeStatsRun {
   device?: number;
   /** CPU threads (CPU library); 0 or absent: every core. */
   threads?: number;
+  /** Tolerances τ whose points within are counted (NSD, F-score), in the order given. */
+  tolerances?: number[];
 }
 
 export interface NativeStats {
   stats: DistanceStats;
+  /** How many of each direction's distances are <= each of run.tolerances (null when none was given). */
+  within: { ab: number[]; ba: number[] } | null;
   uploadMs: number;
   computeMs: number;
 }
@@ -41,6 +45,7 @@ export async function nativeDistanceStats(ab: Float64Array, ba: Float64Array | n
     pooled: wanted.pooled === undefined ? 0 : 1,
     threads: run.threads ?? 0,
     device: run.device ?? 0,
+    ...countArrays(run.tolerances ?? [], ba !== null),
   };
   const result = new StructOut(DISTANCE_STATS_RESULT); // read from its own memory, not decoded by koffi
   // Through a progress slot of its own, which carries the call's message should it fail (lanes of `xhd batch`
@@ -53,5 +58,18 @@ export async function nativeDistanceStats(ab: Float64Array, ba: Float64Array | n
     ba: ba ? sumsOf(raw.ba, wanted.directed !== undefined) : null,
     pooledPercentile: wanted.pooled === undefined ? null : raw.pooled_percentile,
   }, options, surfels);
-  return { stats, uploadMs: raw.upload_ms, computeMs: raw.compute_ms };
+  const taus = nativeOptions.tolerance_count;
+  const within = taus > 0 ? { ab: Array.from(nativeOptions.within_ab!, Number), ba: nativeOptions.within_ba ? Array.from(nativeOptions.within_ba, Number) : [] } : null;
+  return { stats, within, uploadMs: raw.upload_ms, computeMs: raw.compute_ms };
+}
+
+/** The options' tolerance fields: the τ and the arrays the library writes its counts into. */
+function countArrays(tolerances: number[], hasBa: boolean) {
+  const n = tolerances.length;
+  return {
+    tolerances: n > 0 ? Float64Array.from(tolerances) : null,
+    within_ab: n > 0 ? new BigUint64Array(n) : null,
+    within_ba: n > 0 && hasBa ? new BigUint64Array(n) : null,
+    tolerance_count: n,
+  };
 }
