@@ -3,7 +3,7 @@
 // from the declarations in abi.ts (koffi.offsetof), whose sizes and offsets the library confirms at load, so a
 // layout change on either side is caught there rather than read wrong here.
 import { endianness } from 'node:os';
-import koffi from 'koffi';
+import koffi from './koffi.js';
 
 
 /** The triangles realizing a distance and its two points: on A, and on B as posed. */

@@ -2,7 +2,8 @@
 // was compiled: the same size, and the same fields, by name, in the same order, at the same offsets. A field
 // added, removed, renamed or retyped on one side only would otherwise be read or written in the wrong place,
 // silently.
-import koffi from 'koffi';
+import koffi from './koffi.js';
+import type * as Koffi from 'koffi';
 
 import { DECLARED_STRUCTS, type StructDecl } from './struct-decl.js';
 
@@ -13,7 +14,7 @@ export interface LibraryLayout {
 }
 
 /** Reads a struct's layout through xhd_struct_size and xhd_struct_field of a loaded library. */
-export function layoutReader(lib: koffi.IKoffiLib): (struct: string) => LibraryLayout {
+export function layoutReader(lib: Koffi.IKoffiLib): (struct: string) => LibraryLayout {
   const size = lib.func('uint64_t xhd_struct_size(const char *name)') as (name: string) => number | bigint;
   const field = lib.func('const char *xhd_struct_field(const char *name, uint32_t index, _Out_ uint64_t *offset)') as (
     name: string,

@@ -3,7 +3,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import koffi from 'koffi';
+import koffi from './koffi.js';
+import type * as Koffi from 'koffi';
 
 import { NativeError } from '../core/errors.js';
 import {
@@ -56,53 +57,53 @@ export interface NativeBackend {
   lastError: () => string;
   deviceCount: () => number;
   // koffi function: (ordinal, out) => status, or .async(ordinal, out, callback) on a worker thread.
-  deviceInfo: koffi.KoffiFunction;
+  deviceInfo: Koffi.KoffiFunction;
   /** (ordinal, [optixVersion], [rtcoreVersion]) => status: OptiX on a device; only the OptiX library has it. */
-  optixInfo: koffi.KoffiFunction | null;
+  optixInfo: Koffi.KoffiFunction | null;
   // koffi function: call synchronously, or through .async(...args, callback).
-  hausdorff: koffi.KoffiFunction;
+  hausdorff: Koffi.KoffiFunction;
   /** The Hausdorff distance and, when asked, every point's nearest in one search (xhd_points_compare). */
-  pointsCompare: koffi.KoffiFunction;
+  pointsCompare: Koffi.KoffiFunction;
   /** The same on several workers (GPUs; CPU thread groups) with a memory limit (xhd_points_compare_placed). */
-  pointsComparePlaced: koffi.KoffiFunction;
-  pointSurfaceDistance: koffi.KoffiFunction;
+  pointsComparePlaced: Koffi.KoffiFunction;
+  pointSurfaceDistance: Koffi.KoffiFunction;
   /** Every point's nearest neighbour; null where the library does not implement it (capabilities.nearestPoints). */
-  nearestPoints: koffi.KoffiFunction | null;
+  nearestPoints: Koffi.KoffiFunction | null;
   /** The compare streamed from files (xhd_points_compare_files); null where not implemented (capabilities.streamedCompare). */
-  pointsCompareFiles: koffi.KoffiFunction | null;
-  surfaceArea: koffi.KoffiFunction;
-  sampleSurface: koffi.KoffiFunction;
+  pointsCompareFiles: Koffi.KoffiFunction | null;
+  surfaceArea: Koffi.KoffiFunction;
+  sampleSurface: Koffi.KoffiFunction;
   /** All of a surface compare in one call (xhd_surface_compare), and the release of what it returns. */
-  surfaceCompare: koffi.KoffiFunction;
-  surfaceCompareFree: koffi.KoffiFunction;
+  surfaceCompare: Koffi.KoffiFunction;
+  surfaceCompareFree: Koffi.KoffiFunction;
   /** A voxel mask's points (xhd_mask_points: every core on the CPU, a kernel on a GPU) and their release. */
-  maskPoints: koffi.KoffiFunction;
-  maskPointsFree: koffi.KoffiFunction;
+  maskPoints: Koffi.KoffiFunction;
+  maskPointsFree: Koffi.KoffiFunction;
   /** The statistics of per-point distances (xhd_distance_stats: every core on the CPU, the device on a GPU). */
-  distanceStats: koffi.KoffiFunction;
+  distanceStats: Koffi.KoffiFunction;
   /** The spatial join (xhd_join), reading its pairs out and freeing them. */
-  join: koffi.KoffiFunction;
-  joinRead: koffi.KoffiFunction;
-  joinFree: koffi.KoffiFunction;
-  distanceContextCreate: koffi.KoffiFunction;
-  distanceQuery: koffi.KoffiFunction;
-  distanceQueryMany: koffi.KoffiFunction;
-  distanceContextDestroy: koffi.KoffiFunction;
+  join: Koffi.KoffiFunction;
+  joinRead: Koffi.KoffiFunction;
+  joinFree: Koffi.KoffiFunction;
+  distanceContextCreate: Koffi.KoffiFunction;
+  distanceQuery: Koffi.KoffiFunction;
+  distanceQueryMany: Koffi.KoffiFunction;
+  distanceContextDestroy: Koffi.KoffiFunction;
   /** The file readers' entry points (src/io/native-reader.ts); null where the library does not implement them all
    * (capabilities.fileReaders and delimitedText). */
   readers: NativeReaders | null;
 }
 
 export interface NativeReaders {
-  readFile: koffi.KoffiFunction;
-  readPlyVertices: koffi.KoffiFunction;
-  readLas: koffi.KoffiFunction;
-  readE57: koffi.KoffiFunction;
-  readLaz: koffi.KoffiFunction;
-  writeLaz: koffi.KoffiFunction;
-  compressLazChunk: koffi.KoffiFunction;
-  countLines: koffi.KoffiFunction;
-  parseDelimited: koffi.KoffiFunction;
+  readFile: Koffi.KoffiFunction;
+  readPlyVertices: Koffi.KoffiFunction;
+  readLas: Koffi.KoffiFunction;
+  readE57: Koffi.KoffiFunction;
+  readLaz: Koffi.KoffiFunction;
+  writeLaz: Koffi.KoffiFunction;
+  compressLazChunk: Koffi.KoffiFunction;
+  countLines: Koffi.KoffiFunction;
+  parseDelimited: Koffi.KoffiFunction;
 }
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -139,7 +140,7 @@ function missingLibraryHelp(name: BackendName): [string, string] {
  * Every struct this xhd declares must have the library's own layout: a field added on one side only would
  * otherwise be read or written past, silently. Checked once per library, after its version.
  */
-function checkStructLayouts(name: BackendName, path: string, lib: koffi.IKoffiLib): void {
+function checkStructLayouts(name: BackendName, path: string, lib: Koffi.IKoffiLib): void {
   let mismatch: string | null;
   try {
     mismatch = firstLayoutMismatch(layoutReader(lib));
@@ -161,7 +162,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       ].join('\n'),
     );
   }
-  let lib: koffi.IKoffiLib;
+  let lib: Koffi.IKoffiLib;
   try {
     lib = koffi.load(path);
   } catch (err) {

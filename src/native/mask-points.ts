@@ -1,7 +1,8 @@
 // xhd_mask_points: a voxel mask's points (its surface voxels, or every foreground voxel) computed by a native
 // library, the CPU one on every core or a GPU one, read back into a Float64Array. The TypeScript reference
 // (src/io/voxel-mask.ts) gives the same doubles in the same order.
-import koffi from 'koffi';
+import koffi from './koffi.js';
+import type * as Koffi from 'koffi';
 
 import { NativeError, UsageError } from '../core/errors.js';
 import { STATUS_NAMES, VOXEL_TYPES, XHD_ERROR_INVALID_ARGUMENT, XHD_OK, type RawMaskPointsResult } from './abi.js';
@@ -10,8 +11,8 @@ import { ProgressSlot } from './progress-slot.js';
 /** The two entry points and the last-error slot of the library that computes. */
 export interface MaskPointsLibrary {
   name: string;
-  maskPoints: koffi.KoffiFunction;
-  maskPointsFree: koffi.KoffiFunction;
+  maskPoints: Koffi.KoffiFunction;
+  maskPointsFree: Koffi.KoffiFunction;
   lastError: () => string;
 }
 

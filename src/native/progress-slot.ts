@@ -2,7 +2,7 @@
 // thread can write it while JavaScript reads it: done and total as the library last wrote them, cancel,
 // which the caller sets, and the message the call leaves as it returns. Its fields are read and written at
 // the offsets of the one declaration (PROGRESS in abi.ts) that the loader checked against the library.
-import koffi from 'koffi';
+import koffi from './koffi.js';
 
 import { PROGRESS } from './abi.js';
 import { StructView } from './struct-view.js';

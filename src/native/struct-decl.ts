@@ -2,7 +2,8 @@
 // (what crosses the ABI) and the TypeScript type (what the code reads) are derived, so the two cannot
 // drift apart, and which the loader checks field by field against the library's own layout
 // (xhd_struct_field, src/native/layout-check.ts).
-import koffi from 'koffi';
+import koffi from './koffi.js';
+import type * as Koffi from 'koffi';
 
 /** C scalars decoded to a JavaScript number. */
 type NumberScalar = 'int8_t' | 'uint8_t' | 'int32_t' | 'uint32_t' | 'float' | 'double';
@@ -47,7 +48,7 @@ export type Decoded<D> = D extends StructDecl<infer F> ? StructOf<F> : never;
 /** Every struct declared, in order: the loader checks each against the library. */
 export const DECLARED_STRUCTS: StructDecl[] = [];
 
-function koffiType(type: FieldType): string | koffi.IKoffiCType {
+function koffiType(type: FieldType): string | Koffi.IKoffiCType {
   if (typeof type === 'string') return type;
   if (Array.isArray(type)) {
     const [element, length] = type as FixedArray;

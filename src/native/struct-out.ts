@@ -6,7 +6,7 @@
 // thread after every call); this reads the same values in about 1. Offsets come from koffi.offsetof on the
 // declarations, which the loader checked against the library's own layout.
 import { endianness } from 'node:os';
-import koffi from 'koffi';
+import koffi from './koffi.js';
 
 import type { Decoded, FieldType, Fields, Scalar, StructDecl } from './struct-decl.js';
 

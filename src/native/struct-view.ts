@@ -3,7 +3,7 @@
 // it out at, so it is read and written in the host's byte order at its declared place. Integer fields go
 // through Atomics, which makes every read and write whole (a 64-bit counter is never seen half-updated).
 // A char array field (a NUL-terminated string) is read as text, at its declared place too.
-import koffi from 'koffi';
+import koffi from './koffi.js';
 
 import type { FieldType, Fields, Scalar, StructDecl } from './struct-decl.js';
 

@@ -1,7 +1,7 @@
 // The spatial join over two collections of meshes (xhd_join): one native call finds every pair, then the
 // pairs are read out in batches and handed to the caller in order, so a large answer is written as it is
 // read instead of being held twice.
-import koffi from 'koffi';
+import koffi from '../native/koffi.js';
 
 import { expectInteger, expectOneOf } from '../core/arguments.js';
 import { UsageError } from '../core/errors.js';

@@ -7,7 +7,7 @@
 // directions' searches, the reduction and the witnesses, with the rules this file used to orchestrate over
 // several calls (the directions side by side on the CPU, wall times that fit in the total, one thread meaning
 // one). Here the job is described, and what comes back is copied out of the library's memory and freed.
-import koffi from 'koffi';
+import koffi from '../native/koffi.js';
 
 import { expectInteger, expectOneOf } from '../core/arguments.js';
 import { UsageError } from '../core/errors.js';
