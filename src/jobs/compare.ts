@@ -1,9 +1,13 @@
 // `xhd compare`: read two inputs, check them, and hand them to the comparison that fits (points, surface, or an
 // empty input); then the notes, relative values and threshold verdict every result gets.
+import { availableParallelism } from 'node:os';
+
 import { UsageError } from '../core/errors.js';
 import { emptyOutcome } from './empty-policy.js';
 import { warmUpCuda } from '../ops/backends.js';
 import { isVolumeFormat, type Geometry } from '../io/geometry.js';
+import { formatFromExtension } from '../io/detect-format.js';
+import { autoCpuNote, cpuBeatsGpuStart } from '../ops/auto-backend.js';
 import { crsNotes } from '../io/crs.js';
 import { readGeometryAsync, STDIN_NAME } from '../io/read.js';
 import { silentProgress } from '../core/progress.js';
@@ -95,6 +99,7 @@ function withThresholdNeeds(options: CompareOptions): CompareOptions {
 }
 
 async function compareInputs(pathA: string, pathB: string, options: CompareOptions, started: number): Promise<CompareResult> {
+  let autoNote: string | undefined;
   const bar = (options.progress ?? silentProgress)('hausdorff');
   if (pathA === STDIN_NAME && pathB === STDIN_NAME) throw new UsageError('only one input can be standard input (-)');
   // With one input on standard input, --format names that one's format; the file's comes from its name.
@@ -106,9 +111,11 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   const streamed = await compareStreamedIfNeeded(pathA, pathB, options, bar, started);
   if (streamed) return streamed;
 
-  // The GPU's start-up runs on a worker thread while the files are read.
-  const mayUseCuda = options.backend !== 'cpu' && options.method !== 'brute';
-  const warming = mayUseCuda ? warmUpCuda(options.device ?? 0) : Promise.resolve();
+  // The GPU's start-up runs on a worker thread while the files are read; for two voxel masks auto decides after
+  // reading, when their surface points are known (auto-backend.ts).
+  const masksDecideLater = (options.backend ?? 'auto') === 'auto' && !stdin && [pathA, pathB].every((p) => isVolumeFormat(options.format ?? formatFromExtension(p)));
+  const mayUseCuda = options.backend !== 'cpu' && options.method !== 'brute' && !masksDecideLater;
+  let warming = mayUseCuda ? warmUpCuda(options.device ?? 0) : Promise.resolve();
   const readStarted = performance.now();
   let a: Geometry, b: Geometry;
   try {
@@ -126,6 +133,15 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
     bar.finish();
   }
   const readMs = performance.now() - readStarted;
+  if (masksDecideLater && options.method !== 'brute') {
+    const threads = options.threads ?? availableParallelism();
+    if (cpuBeatsGpuStart(a.count + b.count, threads)) {
+      options = { ...options, backend: 'cpu' };
+      autoNote = autoCpuNote(a.count + b.count, threads);
+    } else {
+      warming = warmUpCuda(options.device ?? 0);
+    }
+  }
   await warming;
 
   refuseLabelInNeither(pathA, a, pathB, b, options);
@@ -151,6 +167,9 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   if (perSample) {
     throw new UsageError(`${perSample} needs surface mode: per-point distances are measured when an input is a mesh (without --vertices-only)`);
   }
-  if (options.shard) return comparePointsShard(pathA, pathB, a, b, { ...options, shard: options.shard }, bar, started, readMs);
-  return comparePoints(pathA, pathB, a, b, options, bar, started, readMs);
+  const result = options.shard
+    ? await comparePointsShard(pathA, pathB, a, b, { ...options, shard: options.shard }, bar, started, readMs)
+    : await comparePoints(pathA, pathB, a, b, options, bar, started, readMs);
+  if (autoNote) result.notes.push(autoNote);
+  return result;
 }
