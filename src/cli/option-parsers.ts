@@ -67,7 +67,7 @@ export function parsePercentile(value: string): number {
   return n;
 }
 
-export const FORMATS: FileFormat[] = ['off', 'ply', 'csv', 'xyz', 'stl', 'obj', 'nifti', 'nrrd', 'metaimage', 'las', 'laz', 'pcd', 'e57'];
+export const FORMATS: FileFormat[] = ['off', 'ply', 'csv', 'xyz', 'stl', 'obj', 'nifti', 'nrrd', 'metaimage', 'dicom-seg', 'las', 'laz', 'pcd', 'e57'];
 
 export function parseColumns(value: string): string[] {
   const columns = value.split(',').map((c) => c.trim());

@@ -1,6 +1,7 @@
 // Deciding a file's format: first from its extension, else from its first bytes.
 import { extname } from 'node:path';
 import type { FileFormat } from './geometry.js';
+import { looksLikeDicom } from './dicom-seg.js';
 import { looksLikeE57 } from './e57-header.js';
 import { looksLikeLas } from './las-header.js';
 import { looksLikeMetaImage } from './metaimage.js';
@@ -23,6 +24,7 @@ const EXTENSIONS: Record<string, FileFormat> = {
   '.nhdr': 'nrrd',
   '.mha': 'metaimage',
   '.mhd': 'metaimage',
+  '.dcm': 'dicom-seg',
   '.las': 'las',
   '.laz': 'laz',
   '.pcd': 'pcd',
@@ -56,6 +58,7 @@ export function sniffFormat(bytes: Uint8Array, size = bytes.length): FileFormat 
   // LAZ sets the top bit of the point format byte (104) to keep LAS readers away from its compressed points.
   if (looksLikeLas(bytes)) return bytes.length > 104 && (bytes[104] & 0x80) !== 0 ? 'laz' : 'las';
   if (looksLikeE57(bytes)) return 'e57';
+  if (looksLikeDicom(bytes)) return 'dicom-seg'; // "DICM" after a 128-byte preamble (PS3.10), read as a segmentation
   if (looksLikePcd(bytes)) return 'pcd'; // before the binary test: a binary PCD body follows its text header
   if (looksLikeNrrd(bytes)) return 'nrrd'; // NRRD and MetaImage likewise: a text header, then binary voxels
   if (looksLikeMetaImage(bytes)) return 'metaimage';

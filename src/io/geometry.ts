@@ -9,13 +9,13 @@ import type { PointFilters } from './point-filter-values.js';
 export { boundsAreFinite, boundsDiagonal, computeBounds, firstNonFinitePoint, isMarkedFinite, markFinite } from '../core/coordinates.js';
 export type { Bounds, Coordinates } from '../core/coordinates.js';
 
-export type FileFormat = 'off' | 'ply' | 'csv' | 'xyz' | 'stl' | 'obj' | 'nifti' | 'nrrd' | 'metaimage' | 'las' | 'laz' | 'pcd' | 'e57';
+export type FileFormat = 'off' | 'ply' | 'csv' | 'xyz' | 'stl' | 'obj' | 'nifti' | 'nrrd' | 'metaimage' | 'dicom-seg' | 'las' | 'laz' | 'pcd' | 'e57';
 
 /** The label-volume formats, read as masks (--label, --region, --voxel-space apply to them). */
-export const VOLUME_FORMATS: readonly FileFormat[] = ['nifti', 'nrrd', 'metaimage'];
+export const VOLUME_FORMATS: readonly FileFormat[] = ['nifti', 'nrrd', 'metaimage', 'dicom-seg'];
 
-export function isVolumeFormat(format: FileFormat | undefined): format is 'nifti' | 'nrrd' | 'metaimage' {
-  return format === 'nifti' || format === 'nrrd' || format === 'metaimage';
+export function isVolumeFormat(format: FileFormat | undefined): format is 'nifti' | 'nrrd' | 'metaimage' | 'dicom-seg' {
+  return format === 'nifti' || format === 'nrrd' || format === 'metaimage' || format === 'dicom-seg';
 }
 
 export interface Geometry {
@@ -35,7 +35,7 @@ export interface Geometry {
   format: FileFormat;
   /** Human-readable notes from the reader (e.g. "12 quads triangulated"). */
   notes: string[];
-  /** A voxel mask's grid (NIfTI, NRRD, MetaImage inputs): where it lies, to tell whether two masks share one space. */
+  /** A voxel mask's grid (NIfTI, NRRD, MetaImage, DICOM-SEG inputs): where it lies, to tell whether two masks share one space. */
   grid?: {
     dims: [number, number, number];
     affine: Float64Array;
@@ -58,7 +58,7 @@ export interface Geometry {
   lasAttributes?: Uint8Array;
 }
 
-/** How a voxel mask becomes points (NIfTI, NRRD, MetaImage inputs). */
+/** How a voxel mask becomes points (NIfTI, NRRD, MetaImage, DICOM-SEG inputs). */
 export interface MaskOptions {
   /** Voxels equal to this value; default every nonzero voxel. */
   label?: number;

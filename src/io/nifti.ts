@@ -11,10 +11,10 @@ export type NiftiDatatypeName =
 /** Voxel values, i fastest, then j, then k. 64-bit integers and scaled values come as Float64Array. */
 export type VoxelValues = Uint8Array | Int8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
 
-/** Where a volume's voxel-to-millimetre affine came from: a NIfTI form, or the NRRD or MetaImage fields. */
-export type VolumeAffineSource = AffineSource | 'space directions' | 'spacings' | 'TransformMatrix';
+/** Where a volume's voxel-to-millimetre affine came from: a NIfTI form, the NRRD or MetaImage fields, or DICOM-SEG's functional groups. */
+export type VolumeAffineSource = AffineSource | 'space directions' | 'spacings' | 'TransformMatrix' | 'functional groups';
 
-/** A label volume as every reader gives it (NIfTI, NRRD, MetaImage), in NIfTI's RAS+ millimetres. */
+/** A label volume as every reader gives it (NIfTI, NRRD, MetaImage, DICOM-SEG), in NIfTI's RAS+ millimetres. */
 export interface VoxelVolume {
   /** The NIfTI version; absent for the other formats. */
   version?: 1 | 2;

@@ -178,7 +178,7 @@ async function parseGeometryAsync(bytes: Uint8Array, name: string, options: Read
 function formatOf(bytes: Uint8Array, name: string, options: ReadOptions): FileFormat {
   const format = options.format ?? formatFromExtension(name) ?? sniffFormat(bytes);
   if (!format) {
-    throw new InputError(name, {}, 'unrecognised file format (expected OFF, PLY, STL, OBJ, CSV, XYZ, NIfTI, NRRD, MetaImage, LAS, LAZ, PCD or E57); name it with --format');
+    throw new InputError(name, {}, 'unrecognised file format (expected OFF, PLY, STL, OBJ, CSV, XYZ, NIfTI, NRRD, MetaImage, DICOM-SEG, LAS, LAZ, PCD or E57); name it with --format');
   }
   return format;
 }
@@ -200,7 +200,8 @@ function parseAs(format: FileFormat, bytes: Uint8Array, name: string, options: R
     case 'xyz': return parseDelimited(withoutBom(bytes), name, format, options);
     case 'nifti':
     case 'nrrd':
-    case 'metaimage': return parseVoxelMask(bytes, name, options.mask ?? {}, format, options.threads);
+    case 'metaimage':
+    case 'dicom-seg': return parseVoxelMask(bytes, name, options.mask ?? {}, format, options.threads);
     case 'pcd': return parsePcd(bytes, name);
     case 'las':
     case 'laz':

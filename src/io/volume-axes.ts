@@ -1,12 +1,12 @@
-// The voxel-to-millimetre affine of an NRRD or MetaImage volume from its axes (one vector a voxel step along each
+// The voxel-to-millimetre affine of an NRRD, MetaImage or DICOM-SEG volume from its axes (one vector a voxel step along each
 // grid axis, in the file's world space) and the centre of its first voxel, turned into NIfTI's RAS+ space so that
 // the same image saved in any of the formats gives the same points. The axes must be finite, of nonzero length,
 // and at right angles to each other (a sheared grid is no scanner's), else the file is refused naming the field.
-import { fieldError, type FieldPlace } from './volume-data.js';
+import { fieldError, type FieldPlace, type TagPlace } from './volume-data.js';
 
 /**
  * World spaces the formats name, by how they differ from RAS+: which of x and y point the other way. NRRD names its
- * space (RAS, LAS, LPS or spaces without anatomy); MetaImage (ITK) is always LPS.
+ * space (RAS, LAS, LPS or spaces without anatomy); MetaImage (ITK) and DICOM patient coordinates are always LPS.
  */
 export const RAS_FLIPS: Record<string, [boolean, boolean]> = {
   'right-anterior-superior': [false, false],
@@ -24,7 +24,8 @@ const ORTHOGONAL_COSINE = 1e-4;
  * Row-major 3×4 affine: column c is axes[c], the last column the origin, x and y negated where `flip` says (an
  * exact operation, so distances do not change by a bit).
  */
-export function affineFromAxes(axes: number[][], origin: number[], flip: [boolean, boolean], place: FieldPlace, originPlace: FieldPlace): Float64Array {
+export function affineFromAxes(axes: number[][], origin: number[], flip: [boolean, boolean], place: FieldPlace | TagPlace,
+  originPlace: FieldPlace | TagPlace): Float64Array {
   for (const [c, axis] of axes.entries()) {
     if (axis.length !== 3 || !axis.every(Number.isFinite)) throw fieldError(place, `axis ${c + 1} is not three finite numbers`);
     if (!(Math.hypot(axis[0], axis[1], axis[2]) > 0)) throw fieldError(place, `axis ${c + 1} has zero length (a degenerate direction matrix)`);

@@ -3,7 +3,7 @@
 // NIfTI has its own (src/io/nifti.ts), whose helpers this shares.
 import { constants as zlibConstants, gunzipSync, inflateSync } from 'node:zlib';
 
-import { InputError } from '../core/errors.js';
+import { InputError, type FileLocation } from '../core/errors.js';
 import { describeBytes, inflateChunkSize, isGzip, MAX_NIFTI_BYTES, reverseEach, type NiftiDatatypeName, type VoxelValues } from './nifti.js';
 
 /** Bytes of one value of each type. */
@@ -20,12 +20,20 @@ export interface FieldPlace {
   field: string;
 }
 
-export function fieldError(place: FieldPlace, detail: string): InputError {
-  return new InputError(place.file, { line: place.line }, `${place.field}: ${detail}`);
+/** Where a binary header's field was read (a DICOM tag): its byte offset, where one can be given. */
+export interface TagPlace {
+  file: string;
+  byte?: number;
+  field: string;
+}
+
+export function fieldError(place: FieldPlace | TagPlace, detail: string): InputError {
+  const where: FileLocation = 'line' in place ? { line: place.line } : place.byte !== undefined ? { byte: place.byte } : {};
+  return new InputError(place.file, where, `${place.field}: ${detail}`);
 }
 
 /** The byte count the grid needs, refused beyond what one volume may hold (before any allocation). */
-export function neededBytes(dims: readonly number[], type: NiftiDatatypeName, place: FieldPlace): number {
+export function neededBytes(dims: readonly number[], type: NiftiDatatypeName, place: FieldPlace | TagPlace): number {
   const voxels = dims.reduce((product, n) => product * n, 1);
   const bytes = voxels * TYPE_BYTES[type];
   if (bytes > MAX_NIFTI_BYTES) {

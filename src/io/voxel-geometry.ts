@@ -1,4 +1,4 @@
-// A voxel mask (NIfTI, NRRD or MetaImage) as the points every comparison works on: its surface voxels (by default) or all of
+// A voxel mask (NIfTI, NRRD, MetaImage or DICOM-SEG) as the points every comparison works on: its surface voxels (by default) or all of
 // its voxels, in millimetres through the file's affine (computed and kept in double), with its grid kept
 // for the same-space check.
 import { formatCount } from '../core/counts.js';
@@ -11,10 +11,10 @@ import type { VoxelVolume } from './nifti.js';
 import { labelSlots } from './label-slots.js';
 import { slotSurfels } from './surfels.js';
 
-export type VoxelFormat = 'nifti' | 'nrrd' | 'metaimage';
+export type VoxelFormat = 'nifti' | 'nrrd' | 'metaimage' | 'dicom-seg';
 
 export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOptions, format: VoxelFormat = 'nifti', threads?: number): Geometry {
-  const volume = parseVolume(format, bytes, name);
+  const volume = parseVolume(format, bytes, name, options.label);
   return maskGeometry(volume, maskToPoints(volume, pointOptions(options, threads)), name, options, format);
 }
 
@@ -24,7 +24,7 @@ export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOpt
  */
 export async function parseVoxelMaskAsync(bytes: Uint8Array, name: string, options: MaskOptions, format: VoxelFormat = 'nifti',
   threads?: number): Promise<Geometry> {
-  const volume = await parseVolumeAsync(format, bytes, name);
+  const volume = await parseVolumeAsync(format, bytes, name, options.label);
   return maskGeometry(volume, await maskToPointsAsync(volume, pointOptions(options, threads)), name, options, format);
 }
 

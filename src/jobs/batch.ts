@@ -90,7 +90,7 @@ export interface RunBatchOptions {
 
 /**
  * Lanes a GPU runs when --lanes is not given: MASK_LANES for a batch whose every input is a volume (NIfTI,
- * NRRD, MetaImage) by its name, one otherwise. A mask pair is small beside a GPU and its host work (reading,
+ * NRRD, MetaImage, DICOM-SEG) by its name, one otherwise. A mask pair is small beside a GPU and its host work (reading,
  * inflating, surface extraction) is most of its time, so pairs running side by side on one GPU overlap it:
  * 1,000 small mask pairs on one H200 took 3.05 s in four lanes against 8.3 s in one (docs/benchmarks.md,
  * "A 2-GPU host"). Point clouds and meshes can be as large as the GPU, and each lane holds its pair in host

@@ -64,7 +64,7 @@ function inapplicableOptionNotes(result: CompareResult, options: CompareOptions)
   const mask = options.mask ?? {};
   if (!formats.some(isVolumeFormat)) {
     const given = [mask.label !== undefined && '--label', mask.region !== undefined && '--region', mask.voxelSpace && '--voxel-space'].filter(Boolean);
-    if (given.length > 0) notes.push(`${given.join(', ')} appl${given.length === 1 ? 'ies' : 'y'} to voxel masks (NIfTI, NRRD, MetaImage); neither input is one, so ignored`);
+    if (given.length > 0) notes.push(`${given.join(', ')} appl${given.length === 1 ? 'ies' : 'y'} to voxel masks (NIfTI, NRRD, MetaImage, DICOM-SEG); neither input is one, so ignored`);
   }
   if (options.columns !== undefined && !formats.some((f) => f === 'csv' || f === 'xyz')) {
     notes.push('--columns applies to CSV and XYZ text files; neither input is one, so ignored');

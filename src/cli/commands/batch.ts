@@ -55,7 +55,7 @@ export function registerBatch(program: Command): void {
     .option('--report-dir <dir>', "also write each pair's own compare report page into this directory (pair-LINE.html, LINE its manifest line), linked from --report's table")
     .option('--summary', 'after the pairs, one more JSON Lines object: per label and metric n, n_empty, mean, std, median, q1, q3, min, max', false)
     .option('--summary-csv <file>', 'write those statistics as CSV, one row per label and metric')
-    .option('--lanes <n>', 'CUDA backend: pairs each GPU runs at once, overlapping one pair\'s reading with another\'s GPU work (default: 4 when every input is a NIfTI, NRRD or MetaImage volume, else 1)',
+    .option('--lanes <n>', 'CUDA backend: pairs each GPU runs at once, overlapping one pair\'s reading with another\'s GPU work (default: 4 when every input is a NIfTI, NRRD, MetaImage or DICOM-SEG volume, else 1)',
       parseIntegerOption(1, 64))
     .addHelpText('after', EXAMPLES)
     .action(async (manifestPath: string, allFlags: MeasureFlags & ShardFlags & { report?: string; reportDir?: string; summary: boolean; summaryCsv?: string; lanes?: number }) => {

@@ -65,7 +65,7 @@ export function registerCompare(program: Command): void {
   const command = program
     .command('compare')
     .description('exact Hausdorff distance between two point sets, or between surfaces when an input is a mesh, on a GPU when present')
-    .argument('<a>', 'first input (OFF, PLY, CSV/XYZ/TXT, STL, OBJ, NIfTI/NRRD/MetaImage mask, LAS, LAZ, PCD, E57)')
+    .argument('<a>', 'first input (OFF, PLY, CSV/XYZ/TXT, STL, OBJ, NIfTI/NRRD/MetaImage/DICOM-SEG mask, LAS, LAZ, PCD, E57)')
     .argument('<b>', 'second input');
   addShardOptions(addMeasureOptions(command), "a slice of each direction's points, against the whole other set (with --partial)")
     .option('--json', 'print one JSON object (and nothing else) on stdout (--output json)', false)
