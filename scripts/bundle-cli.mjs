@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// Bundles the compiled CLI (dist/src/cli/main.js and everything it imports, commander, chalk, csv-parse and
-// dicom-parser included) into dist/src/bundle/: main.mjs with the program, and one chunk per command's code (each command's
-// module is imported only when it runs, src/cli/main.ts), shared code in common chunks. bin/xhd runs it when
-// it is at least as new as the compiled modules. A handful of files instead of about 120 saves Node's module
-// resolution and loading at every start (see docs/benchmarks.md, "Start-up"); the chunks keep `xhd --version`
-// from parsing the code of every command.
+// Bundles the compiled CLI (dist/src/cli/main.js and everything it imports, commander, chalk and csv-parse
+// included; dicom-parser is required at run time, when a DICOM file is read) into dist/src/bundle/: main.mjs
+// with the program, and one chunk per command's code (each command's module is imported only when it runs,
+// src/cli/main.ts), shared code in common chunks. bin/xhd runs it when it is at least as new as the compiled
+// modules. A handful of files instead of about 120 saves Node's module resolution and loading at every start
+// (see docs/benchmarks.md, "Start-up"); the chunks keep `xhd --version` from parsing the code of every command.
 // koffi (a native addon), laz-perf (WebAssembly read from its package) and puppeteer-core stay outside, loaded from
 // node_modules as before. Without esbuild (a development dependency) this says so in one line and bin/xhd
 // runs the modules.

@@ -6,11 +6,20 @@
 // from elements that lie inside the bytes (dicom-parser skips an element's length without checking it against the
 // end of the data), each error naming the tag, its path through the sequences, and its byte offset.
 import { inflateRawSync } from 'node:zlib';
-import dicomParser, { type DataSet, type Element, type ParseDicomOptions } from 'dicom-parser';
+import { createRequire } from 'node:module';
+import type * as DicomParser from 'dicom-parser';
+import type { DataSet, Element, ParseDicomOptions } from 'dicom-parser';
 
 import { InputError } from '../core/errors.js';
 import { describeBytes, MAX_NIFTI_BYTES } from './nifti.js';
 import { fieldError, type TagPlace } from './volume-data.js';
+
+/** dicom-parser, loaded the first time a DICOM file is read: every other command starts without compiling it. */
+let parser: typeof DicomParser | undefined;
+function dicomParser(): typeof DicomParser {
+  parser ??= createRequire(import.meta.url)('dicom-parser') as typeof DicomParser;
+  return parser;
+}
 
 export const EXPLICIT_LE = '1.2.840.10008.1.2.1';
 export const IMPLICIT_LE = '1.2.840.10008.1.2';
@@ -68,7 +77,7 @@ export function parseDicomFile(bytes: Uint8Array, name: string): DicomFile {
   metaFits(bytes, name);
   let meta: DataSet;
   try {
-    meta = dicomParser.readPart10Header(bytes);
+    meta = dicomParser().readPart10Header(bytes);
   } catch (error) {
     throw parserError(name, error, 'the file meta information (group 0002)');
   }
@@ -86,7 +95,7 @@ export function parseDicomFile(bytes: Uint8Array, name: string): DicomFile {
   try {
     // (dicom-parser's type says the inflater returns nothing; it uses what it returns as the whole file's bytes.)
     const inflater = ((all: Uint8Array, position: number) => withInflatedDataset(all, position, name)) as unknown as ParseDicomOptions['inflater'];
-    dataSet = dicomParser.parseDicom(bytes, { inflater });
+    dataSet = dicomParser().parseDicom(bytes, { inflater });
   } catch (error) {
     if (error instanceof InputError) throw error;
     throw parserError(name, error, deflated ? 'the inflated dataset' : 'the dataset');
