@@ -185,7 +185,7 @@ describe('DICOM-SEG masks give the NIfTI file\'s points and metrics', () => {
     assert.match(refused.stderr, /overlap\.dcm: segments 1 and 2 overlap/);
   });
 
-  it('the CLI: compare, --format dicom-seg, detection by contents, info; --labels all names the format it does not read', () => {
+  it('the CLI: compare, --format dicom-seg, detection by contents, info; --labels all as on the NIfTI files', () => {
     const p = PLACEMENTS[1];
     const a = blobs(DIMS, 8), b = blobs(DIMS, 9);
     const segA = writeSeg(join(dir, 'cli-a.dcm'), p, a, { transferSyntax: UID.rle });
@@ -206,10 +206,13 @@ describe('DICOM-SEG masks give the NIfTI file\'s points and metrics', () => {
     const info = runXhd(['info', segB, '--json']);
     assert.equal(info.code, 0, info.stderr);
     assert.equal(JSON.parse(info.stdout).format, 'dicom-seg');
-    const labels = runXhd(['compare', segA, segB, '--labels', 'all']);
-    assert.equal(labels.code, 2);
-    assert.ok(!hasStackTrace(labels.stderr), labels.stderr);
-    assert.match(labels.stderr.trim(), /^[^\n]*--labels[^\n]*DICOM-SEG[^\n]*$/);
+    const labels = runXhd(['compare', segA, segB, '--labels', 'all', '--percentile', '95', '--json']);
+    const niftiLabels = runXhd(['compare', niiA, niiB, '--labels', 'all', '--percentile', '95', '--json']);
+    assert.equal(labels.code, 0, labels.stderr);
+    assert.equal(niftiLabels.code, 0, niftiLabels.stderr);
+    const map = JSON.parse(labels.stdout).labels;
+    assert.ok(Object.keys(map).length >= 2, 'several labels');
+    assert.deepEqual(map, JSON.parse(niftiLabels.stdout).labels, 'every label as from the NIfTI files');
   });
 
   it('PackBits: runs, literals and a no-op round trip; decoding writes no byte past its output', () => {

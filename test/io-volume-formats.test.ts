@@ -133,6 +133,24 @@ describe('NRRD and MetaImage masks give the NIfTI file\'s points and metrics', (
     });
   }
 
+  it('--labels all and --components read them as they read NIfTI', async () => {
+    const c = CASES[CASES.length - 1];
+    const filesA = writeAll(c, 'a', blobs(DIMS, 3));
+    const filesB = writeAll(c, 'b', blobs(DIMS, 4));
+    const run = (a: string, b: string, option: string[]) => {
+      const r = runXhd(['compare', a, b, ...option, '--percentile', '95', '--backend', 'cpu', '--json']);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout).labels; // per label (and with --components, per lesion within it)
+    };
+    for (const option of [['--labels', 'all'], ['--label', '2', '--components']]) {
+      const want = run(filesA[0].path, filesB[0].path, option);
+      assert.ok(Object.keys(want).length > 0, `${option.join(' ')}: labels measured`);
+      for (let f = 1; f < filesA.length; f++) {
+        assert.deepEqual(run(filesA[f].path, filesB[f].path, option), want, `${filesA[f].tag} ${option.join(' ')}`);
+      }
+    }
+  });
+
   it('NRRD line skip and byte skip (raw, -1 for the last bytes, and of the decompressed bytes for gzip)', () => {
     const v: TestVolume = { dims: DIMS, values: blobs(DIMS, 4), type: 'int16', axes: CASES[0].axes, origin: CASES[0].origin };
     const plain = readGeometry(writeNrrd(join(dir, 'skip-none'), v, {}));
