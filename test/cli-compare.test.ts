@@ -78,7 +78,7 @@ describe('xhd compare', () => {
 
   it('options that do not apply to these inputs or this backend are named in a note, not silently ignored', () => {
     const j = JSON.parse(runXhd(['compare', pathA, pathB, '--json', '--backend', 'cpu', '--label', '3', '--region', 'all', '--device', '1']).stdout);
-    assert.ok(j.notes.includes('--label, --region apply to voxel masks (NIfTI, NRRD, MetaImage); neither input is one, so ignored'), j.notes.join('; '));
+    assert.ok(j.notes.includes('--label, --region apply to voxel masks (NIfTI, NRRD, MetaImage, DICOM-SEG); neither input is one, so ignored'), j.notes.join('; '));
     assert.ok(j.notes.includes('--device 1 applies to the CUDA backend; the CPU backend measured, so ignored'), j.notes.join('; '));
     const mesh = JSON.parse(runXhd(['compare', fixture('cube.off'), fixture('tetra-ascii.ply'), '--json', '--columns', '0,1,2']).stdout);
     assert.ok(mesh.notes.includes('--columns applies to CSV and XYZ text files; neither input is one, so ignored'), mesh.notes.join('; '));

@@ -14,7 +14,10 @@ export type FileFormat = 'off' | 'ply' | 'csv' | 'xyz' | 'stl' | 'obj' | 'nifti'
 /** The label-volume formats, read as masks (--label, --region, --voxel-space apply to them). */
 export const VOLUME_FORMATS: readonly FileFormat[] = ['nifti', 'nrrd', 'metaimage', 'dicom-seg'];
 
-export function isVolumeFormat(format: FileFormat | undefined): format is 'nifti' | 'nrrd' | 'metaimage' | 'dicom-seg' {
+/** A label-volume format. */
+export type VoxelFormat = 'nifti' | 'nrrd' | 'metaimage' | 'dicom-seg';
+
+export function isVolumeFormat(format: FileFormat | undefined): format is VoxelFormat {
   return format === 'nifti' || format === 'nrrd' || format === 'metaimage' || format === 'dicom-seg';
 }
 

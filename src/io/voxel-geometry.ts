@@ -4,14 +4,13 @@
 import { formatCount } from '../core/counts.js';
 import { InputError } from '../core/errors.js';
 import { boundsAreExact, firstInexactCoordinate } from './build.js';
-import { computeBounds, markFinite, type Geometry, type MaskOptions } from './geometry.js';
+import { computeBounds, markFinite, type Geometry, type MaskOptions, type VoxelFormat } from './geometry.js';
 import { parseVolume, parseVolumeAsync } from './voxel-volume.js';
 import { maskToPoints, maskToPointsAsync, type MaskPoints } from './voxel-mask.js';
 import type { VoxelVolume } from './nifti.js';
 import { labelSlots } from './label-slots.js';
 import { slotSurfels } from './surfels.js';
 
-export type VoxelFormat = 'nifti' | 'nrrd' | 'metaimage' | 'dicom-seg';
 
 export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOptions, format: VoxelFormat = 'nifti', threads?: number): Geometry {
   const volume = parseVolume(format, bytes, name, options.label);

@@ -3,7 +3,7 @@ import { parseDicomSeg } from './dicom-seg.js';
 import { parseMetaImage } from './metaimage.js';
 import { parseNifti, parseNiftiAsync, type VoxelVolume } from './nifti.js';
 import { parseNrrd } from './nrrd.js';
-import type { VoxelFormat } from './voxel-geometry.js';
+import type { VoxelFormat } from './geometry.js';
 
 /**
  * `label` is the --label asked for: DICOM-SEG, whose segments may overlap, keeps that segment's voxels where they do
