@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "../abi/status_guard.h"
 #include "../geometry/distance_stats.h"
@@ -117,6 +118,17 @@ double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The two order statistics around rank k of a sorted array (the second only where k + 1 < n), gathered on the device
+// so that every answer of the call comes back in one copy.
+__global__ void gather_order_statistics(const double* sorted, uint64_t n, uint64_t k, double* out) {
+  if (threadIdx.x == 0) {
+    out[0] = sorted[k];
+    out[1] = k + 1 < n ? sorted[k + 1] : sorted[k];
+  }
+}
+
+// Everything is queued on one stream (the sums, the counts, the sorts and the gathering of their order statistics)
+// and comes back in one copy at the end: a one-off compare pays one wait, not one per answer.
 class GpuStats {
  public:
   explicit GpuStats(int device) : memory_(device_memory_budget(device), stream_.get()) {}
@@ -135,36 +147,87 @@ class GpuStats {
     result.upload_ms = ms_since(started);
 
     started = std::chrono::steady_clock::now();
-    sums(all.get(), n_ab, result.ab);
-    sums(all.get() + n_ab, n_ba, result.ba);
-    if (options.tolerance_count > 0) {
-      within(all.get(), n_ab, options, options.within_ab);
-      if (options.within_ba != nullptr) within(all.get() + n_ab, n_ba, options, options.within_ba);
+    const double* d_ab = all.get();
+    const double* d_ba = all.get() + n_ab;
+    // One block of answers on the device: the two directions' sums, then three pairs of order statistics.
+    DeviceArray<DeviceSums> sums(memory_, 2);
+    DeviceArray<double> order(memory_, 6);
+    const DeviceSums fresh = fresh_sums();
+    const DeviceSums both[2] = {fresh, fresh};
+    XHD_CUDA(cudaMemcpyAsync(sums.get(), both, sizeof both, cudaMemcpyHostToDevice, stream_.get()));
+    queue_sums(d_ab, n_ab, sums.get());
+    queue_sums(d_ba, n_ba, sums.get() + 1);
+
+    const uint64_t taus = options.tolerance_count;
+    DeviceArray<double> device_taus(memory_, taus);
+    DeviceArray<unsigned long long> counts(memory_, 2 * taus);
+    if (taus > 0) {
+      XHD_CUDA(cudaMemcpyAsync(device_taus.get(), options.tolerances, taus * sizeof(double), cudaMemcpyHostToDevice,
+                               stream_.get()));
+      XHD_CUDA(cudaMemsetAsync(counts.get(), 0, 2 * taus * sizeof(unsigned long long), stream_.get()));
+      queue_counts(d_ab, n_ab, device_taus.get(), taus, counts.get());
+      queue_counts(d_ba, n_ba, device_taus.get(), taus, counts.get() + taus);
     }
-    if (options.has_percentile != 0) {
-      const double p = options.percentile;
-      if (n_ab > 0) result.ab.percentile = percentile(all.get(), n_ab, p);
-      if (n_ba > 0) result.ba.percentile = percentile(all.get() + n_ab, n_ba, p);
-      if (options.pooled != 0 && n > 0) result.pooled_percentile = percentile(all.get(), n, p);
+
+    // The sorted copies live until the copy back below (their order statistics are gathered on the stream).
+    std::vector<DeviceArray<double>> sorted;
+    PercentileRank ranks[3] = {};
+    const bool asked[3] = {options.has_percentile != 0 && n_ab > 0, options.has_percentile != 0 && n_ba > 0,
+                           options.has_percentile != 0 && options.pooled != 0 && n > 0};
+    const double* sources[3] = {d_ab, d_ba, all.get()};
+    const uint64_t sizes[3] = {n_ab, n_ba, n};
+    for (int which = 0; which < 3; ++which) {
+      if (!asked[which]) continue;
+      ranks[which] = percentile_rank(sizes[which], options.percentile);
+      sorted.push_back(queue_sorted(sources[which], sizes[which]));
+      gather_order_statistics<<<1, 32, 0, stream_.get()>>>(sorted.back().get(), sizes[which], ranks[which].k,
+                                                           order.get() + 2 * which);
+      XHD_CUDA_LAUNCHED("gather_order_statistics");
     }
+
+    // Back in one go: the first pageable copy waits for everything queued above, the others find it done.
+    DeviceSums host[2];
+    double host_order[6] = {0, 0, 0, 0, 0, 0};
+    XHD_CUDA(cudaMemcpyAsync(host, sums.get(), sizeof host, cudaMemcpyDeviceToHost, stream_.get()));
+    XHD_CUDA(cudaMemcpyAsync(host_order, order.get(), sizeof host_order, cudaMemcpyDeviceToHost, stream_.get()));
+    static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "counts are 64-bit");
+    if (taus > 0) {
+      XHD_CUDA(cudaMemcpyAsync(options.within_ab, counts.get(), taus * sizeof(uint64_t), cudaMemcpyDeviceToHost,
+                               stream_.get()));
+      if (options.within_ba != nullptr)
+        XHD_CUDA(cudaMemcpyAsync(options.within_ba, counts.get() + taus, taus * sizeof(uint64_t),
+                                 cudaMemcpyDeviceToHost, stream_.get()));
+    }
+    XHD_CUDA(cudaStreamSynchronize(stream_.get()));
+
+    // A bad distance of A's is named before one of B's, each by its index in its own array.
+    if (n_ab > 0) finish_sums(host[0], result.ab);
+    if (n_ba > 0) finish_sums(host[1], result.ba);
+    double* percentiles[3] = {&result.ab.percentile, &result.ba.percentile, &result.pooled_percentile};
+    for (int which = 0; which < 3; ++which)
+      if (asked[which])
+        *percentiles[which] = interpolate_percentile(ranks[which], sizes[which], host_order[2 * which],
+                                                     host_order[2 * which + 1]);
     result.compute_ms = ms_since(started);
   }
 
  private:
-  void sums(const double* d, uint64_t n, xhd_directed_stats& out) {
+  static DeviceSums fresh_sums() {
+    DeviceSums s;
+    std::memset(&s, 0, sizeof s);
+    s.first_bad = ~0ull;
+    return s;
+  }
+
+  void queue_sums(const double* d, uint64_t n, DeviceSums* out) {
     if (n == 0) return;
-    DeviceArray<DeviceSums> device_sums(memory_, 1);
-    XHD_CUDA(cudaMemsetAsync(device_sums.get(), 0, sizeof(DeviceSums), stream_.get()));
-    const unsigned long long none = ~0ull;
-    char* first_bad = reinterpret_cast<char*>(device_sums.get()) + offsetof(DeviceSums, first_bad);  // a device address
-    XHD_CUDA(cudaMemcpyAsync(first_bad, &none, sizeof none, cudaMemcpyHostToDevice, stream_.get()));
     const unsigned blocks = std::min<unsigned>(blocks_for(n, kThreads), kMaxBlocks);
-    sum_distances<<<blocks, kThreads, 0, stream_.get()>>>(d, n, device_sums.get());
+    sum_distances<<<blocks, kThreads, 0, stream_.get()>>>(d, n, out);
     XHD_CUDA_LAUNCHED("sum_distances");
-    DeviceSums host;
-    XHD_CUDA(cudaMemcpyAsync(&host, device_sums.get(), sizeof host, cudaMemcpyDeviceToHost, stream_.get()));
-    XHD_CUDA(cudaStreamSynchronize(stream_.get()));
-    if (host.first_bad != none)
+  }
+
+  static void finish_sums(const DeviceSums& host, xhd_directed_stats& out) {
+    if (host.first_bad != ~0ull)
       throw InvalidArgument("distance " + std::to_string(host.first_bad) + " is negative or not finite");
     ExactSum sum, sq;
     for (int i = 0; i < kSumDigits; ++i) {
@@ -179,35 +242,22 @@ class GpuStats {
     out.max = max;
   }
 
-  // out[t] = how many of d[0, n) are <= options.tolerances[t], counted on the device.
-  void within(const double* d, uint64_t n, const xhd_distance_stats_options& options, uint64_t* out) {
-    const uint64_t taus = options.tolerance_count;
-    if (n == 0) {
-      std::fill(out, out + taus, uint64_t(0));
-      return;
-    }
-    DeviceArray<double> device_taus(memory_, taus);
-    DeviceArray<unsigned long long> counts(memory_, taus);
-    XHD_CUDA(cudaMemcpyAsync(device_taus.get(), options.tolerances, taus * sizeof(double), cudaMemcpyHostToDevice,
-                             stream_.get()));
-    XHD_CUDA(cudaMemsetAsync(counts.get(), 0, taus * sizeof(unsigned long long), stream_.get()));
+  // out[t] += how many of d[0, n) are <= taus[t], counted on the device (out already zeroed).
+  void queue_counts(const double* d, uint64_t n, const double* taus, uint64_t tau_count, unsigned long long* out) {
+    if (n == 0) return;
     const unsigned blocks = std::min<unsigned>(blocks_for(n, kThreads), kMaxBlocks);
-    for (uint64_t first = 0; first < taus; first += kTausPerLaunch) {
-      const uint32_t batch = static_cast<uint32_t>(std::min<uint64_t>(kTausPerLaunch, taus - first));
-      count_within<<<blocks, kThreads, batch * sizeof(unsigned long long), stream_.get()>>>(
-          d, n, device_taus.get() + first, batch, counts.get() + first);
+    for (uint64_t first = 0; first < tau_count; first += kTausPerLaunch) {
+      const uint32_t batch = static_cast<uint32_t>(std::min<uint64_t>(kTausPerLaunch, tau_count - first));
+      count_within<<<blocks, kThreads, batch * sizeof(unsigned long long), stream_.get()>>>(d, n, taus + first, batch,
+                                                                                            out + first);
       XHD_CUDA_LAUNCHED("count_within");
     }
-    static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "counts are 64-bit");
-    XHD_CUDA(cudaMemcpyAsync(out, counts.get(), taus * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream_.get()));
-    XHD_CUDA(cudaStreamSynchronize(stream_.get()));
   }
 
-  // The p-th percentile of d[0, n) from a sorted copy's two order statistics.
-  double percentile(const double* d, uint64_t n, double p) {
+  // A sorted copy of d[0, n), queued on the stream (CUB's radix sort; its scratch is freed in stream order).
+  DeviceArray<double> queue_sorted(const double* d, uint64_t n) {
     if (n > static_cast<uint64_t>(std::numeric_limits<int>::max()))
       throw InvalidArgument("more than 2^31 - 1 distances in one percentile; use the CPU library");
-    const PercentileRank rank = percentile_rank(n, p);
     DeviceArray<double> sorted(memory_, n);
     size_t scratch_bytes = 0;
     const int items = static_cast<int>(n);
@@ -215,12 +265,7 @@ class GpuStats {
     DeviceArray<uint8_t> scratch(memory_, std::max<size_t>(scratch_bytes, 1));
     XHD_CUDA(
         cub::DeviceRadixSort::SortKeys(scratch.get(), scratch_bytes, d, sorted.get(), items, 0, 64, stream_.get()));
-    double pair[2] = {0, 0};
-    const uint64_t count = rank.k + 1 < n ? 2 : 1;
-    XHD_CUDA(
-        cudaMemcpyAsync(pair, sorted.get() + rank.k, count * sizeof(double), cudaMemcpyDeviceToHost, stream_.get()));
-    XHD_CUDA(cudaStreamSynchronize(stream_.get()));
-    return interpolate_percentile(rank, n, pair[0], count == 2 ? pair[1] : pair[0]);
+    return sorted;
   }
 
   Stream stream_;
