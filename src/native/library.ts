@@ -162,6 +162,11 @@ export function loadBackend(name: BackendName): NativeBackend {
       ].join('\n'),
     );
   }
+  // CUDA loads a library's kernels lazily by default, each at its first launch, inside the timed work of a
+  // one-off command: the mask pair's statistics took 3.1-3.5 ms on an H200 host lazily and 2.2 ms eagerly, for
+  // the same process wall (docs/benchmarks.md, "Masks end to end"). Eagerly they load with the context, which
+  // xhd starts on a worker thread while the files are read. A setting the user made is kept.
+  if (name !== 'cpu') process.env.CUDA_MODULE_LOADING ??= 'EAGER';
   let lib: Koffi.IKoffiLib;
   try {
     lib = koffi.load(path);
