@@ -45,6 +45,9 @@ function sharedSources() {
   return [...sources('kernels/abi', '.cpp'), ...sources('kernels/geometry', '.cpp')];
 }
 
+// Host C++ of the device libraries that the sanitizer tests also test (plain C++, no CUDA headers).
+const TESTED_DEVICE_HOST_SOURCES = ['kernels/cuda/grid_sizing.cpp'].map((f) => join(root, f));
+
 // Every source of the CPU library; the sanitizer tests link them all too.
 function cpuSources() {
   return [...sources('kernels/cpu', '.cpp'), ...sharedSources(), ...sources('kernels/reference', '.cpp')];
@@ -189,7 +192,7 @@ async function buildSanitizerTests() {
   const identity = cxxIdentity(cxx, march);
   await buildTarget({
     root, label: `sanitizer tests (${cxx})`, out, jobs,
-    units: units([...sources('kernels/tests', '.cpp'), ...cpuSources()], 'asan', cxx, args, identity),
+    units: units([...sources('kernels/tests', '.cpp'), ...cpuSources(), ...TESTED_DEVICE_HOST_SOURCES], 'asan', cxx, args, identity),
     link: { compiler: cxx, args: (objects) => [...sanitizeFlags, '-pthread', ...objects], identity },
   });
   return 0;

@@ -5,6 +5,27 @@
 #include <vector>
 
 namespace xhd {
+
+size_t distinct_count(const std::vector<uint64_t>& keys) {
+  int bits = 4;
+  while ((size_t(1) << bits) < 2 * keys.size()) ++bits;
+  const size_t slots = size_t(1) << bits;
+  std::vector<uint64_t> table(slots);
+  std::vector<uint8_t> used(slots, 0);
+  size_t distinct = 0;
+  for (const uint64_t key : keys) {
+    // Fibonacci hashing: the product's top bits mix every bit of the key (its axes' cell indices).
+    size_t at = static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+    while (used[at] != 0 && table[at] != key) at = (at + 1) & (slots - 1);
+    if (used[at] == 0) {
+      used[at] = 1;
+      table[at] = key;
+      ++distinct;
+    }
+  }
+  return distinct;
+}
+
 namespace {
 
 // The dense cell table holds at most this many cells per indexed point (and never more than 2^27):
@@ -25,8 +46,7 @@ size_t occupied_cells(const GridRequest& r, const double k[3]) {
     }
     cells[p] = key;
   }
-  std::sort(cells.begin(), cells.end());
-  return static_cast<size_t>(std::unique(cells.begin(), cells.end()) - cells.begin());
+  return distinct_count(cells);
 }
 
 // Cells along each axis for a target side, as powers of two: the total number of bits is the rounded
