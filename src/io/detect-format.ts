@@ -1,5 +1,4 @@
 // Deciding a file's format: first from its extension, else from its first bytes.
-import { extname } from 'node:path';
 import type { FileFormat } from './geometry.js';
 import { looksLikeDicom } from './dicom-seg.js';
 import { looksLikeE57 } from './e57-header.js';
@@ -10,31 +9,7 @@ import { looksLikeOff } from './off.js';
 import { looksLikePcd } from './pcd-header.js';
 import { hasBinaryStlSize, looksLikeAsciiStl } from './stl.js';
 
-const EXTENSIONS: Record<string, FileFormat> = {
-  '.off': 'off',
-  '.ply': 'ply',
-  '.stl': 'stl',
-  '.obj': 'obj',
-  '.csv': 'csv',
-  '.xyz': 'xyz',
-  '.txt': 'xyz',
-  '.pts': 'xyz',
-  '.nii': 'nifti',
-  '.nrrd': 'nrrd',
-  '.nhdr': 'nrrd',
-  '.mha': 'metaimage',
-  '.mhd': 'metaimage',
-  '.dcm': 'dicom-seg',
-  '.las': 'las',
-  '.laz': 'laz',
-  '.pcd': 'pcd',
-  '.e57': 'e57',
-};
-
-export function formatFromExtension(name: string): FileFormat | undefined {
-  if (name.toLowerCase().endsWith('.nii.gz')) return 'nifti';
-  return EXTENSIONS[extname(name).toLowerCase()];
-}
+export { formatFromExtension } from './format-names.js';
 
 const OBJ_STATEMENTS = new Set(['v', 'vn', 'vt', 'vp', 'f', 'o', 'g', 's', 'l', 'p', 'usemtl', 'mtllib']);
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:nan|inf|infinity)$/i;

@@ -9,7 +9,8 @@ import { readE57File } from './e57.js';
 import { looksLikeE57 } from './e57-header.js';
 import { readLasFile } from './las.js';
 import { LAS_HEADER_PROBE, looksLikeLas } from './las-header.js';
-import { filterGeometry } from './point-filters.js';
+import { filtered } from './read-filter.js';
+import { STDIN_NAME } from './stdin-name.js';
 import { nativeReader } from './native-reader.js';
 import { formatFromExtension, sniffFormat } from './detect-format.js';
 import { readMeshInPieces } from './mesh-pieces.js';
@@ -22,8 +23,7 @@ import { piecesForced, WHOLE_FILE_LIMIT } from './pieces.js';
 import { parseStl } from './stl.js';
 import { parseVoxelMask, parseVoxelMaskAsync } from './voxel-geometry.js';
 
-/** The name that stands for standard input. */
-export const STDIN_NAME = '-';
+export { STDIN_NAME } from './stdin-name.js';
 
 export function readGeometry(path: string, options: ReadOptions = {}): Geometry {
   return filtered(readUnfiltered(path, options), path, options);
@@ -37,13 +37,6 @@ export function readGeometry(path: string, options: ReadOptions = {}): Geometry 
 export async function readGeometryAsync(path: string, options: ReadOptions = {}): Promise<Geometry> {
   const read = readOrLoad(path, options);
   return filtered(read instanceof WholeFile ? await parseGeometryAsync(read.bytes, read.name, options) : read, path, options);
-}
-
-function filtered(geometry: Geometry, path: string, options: ReadOptions): Geometry {
-  // LAS and LAZ filter while they decode; every other format is filtered once read.
-  const lidar = geometry.format === 'las' || geometry.format === 'laz';
-  if (options.filters?.scan !== undefined && geometry.format !== 'e57') geometry.notes.push(`--scan applies to E57 files; this is ${geometry.format.toUpperCase()}, so ignored`);
-  return options.filters && !lidar ? filterGeometry(geometry, path === STDIN_NAME ? 'standard input' : path, options.filters) : geometry;
 }
 
 function readUnfiltered(path: string, options: ReadOptions): Geometry {

@@ -7,7 +7,7 @@ import { CsvError, parse as parseCsv } from 'csv-parse/sync';
 
 import { InputError, UsageError, ValueSyntaxError } from '../core/errors.js';
 import { readInputFile } from '../io/input-file.js';
-import { STDIN_NAME } from '../io/read.js';
+import { STDIN_NAME } from '../io/stdin-name.js';
 import { parseThreshold, THRESHOLD_METRICS, type ThresholdMetric, type ThresholdSpec } from './threshold.js';
 
 export type ManifestFormat = 'csv' | 'jsonl';

@@ -5,7 +5,7 @@ import { compareFiles, compareLabelFiles, wantsLabelVolumes, type CompareOptions
 import { CancelledError, EXIT_NATIVE, InputError, UsageError, XhdError } from '../core/errors.js';
 import { checkThresholdOptions, type ThresholdMetric, type ThresholdSpec } from './threshold.js';
 import type { Manifest, ManifestRow } from './batch-manifest.js';
-import { formatFromExtension } from '../io/detect-format.js';
+import { formatFromExtension } from '../io/format-names.js';
 import { isVolumeFormat } from '../io/geometry.js';
 import { batchGpus } from '../ops/placement.js';
 import { resolveRun } from '../ops/run-settings.js';

@@ -12,7 +12,7 @@ import { largestChunk, lazPointFile, lazPointFileFields, lazReadProblem, lazReco
 import { hasFilters } from '../io/point-filters.js';
 import { plyPointFile, type PlyPointFile } from '../io/ply-point-file.js';
 import { readBounds } from '../io/ply-vertices-native.js';
-import { STDIN_NAME } from '../io/read.js';
+import { STDIN_NAME } from '../io/stdin-name.js';
 import { DIRECTION_AB, DIRECTION_BA, HAUSDORFF_RESULT, METHOD_CODES, STREAMED, type RawReadResult, type RawStreamed } from '../native/abi.js';
 import { callNative } from '../native/call.js';
 import { loadBackend } from '../native/library.js';

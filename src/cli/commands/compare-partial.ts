@@ -1,7 +1,7 @@
 // `xhd compare A B --shard I/N --partial FILE`: the checks before a shard runs, and the part file after.
 import { UsageError } from '../../core/errors.js';
 import type { Shard } from '../../core/shard.js';
-import { STDIN_NAME } from '../../io/read.js';
+import { STDIN_NAME } from '../../io/stdin-name.js';
 import type { CompareResult } from '../../jobs/compare.js';
 import { answerOptions, inputIdentity, runId } from '../../jobs/shard-run.js';
 import { writeComparePart } from '../../report/compare-part-file.js';
