@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
+import { computeBounds, type Bounds } from '../src/core/coordinates.js';
 import { maskToPointsInTs, type MaskPoints } from '../src/io/voxel-mask.js';
 import type { VoxelVolume } from '../src/io/nifti.js';
 import { maskPointsOn, maskPointsOnAsync } from '../src/ops/mask-points.js';
@@ -45,8 +46,16 @@ function awkwardAffine(seed: number): Float64Array {
 }
 
 /** Bitwise equality of two points sets (Float64Array equality would let -0 equal 0). */
-function assertSameBits(got: { positions: Float64Array; count: number; foregroundVoxels: number }, want: MaskPoints, label: string): void {
+function assertSameBits(got: { positions: Float64Array; count: number; foregroundVoxels: number; bounds?: Bounds }, want: MaskPoints, label: string): void {
   assert.equal(got.count, want.count, `${label}: count`);
+  // The bounds the library folds: computeBounds of the reference's points, bit for bit (-0 below +0 included).
+  if (got.bounds) {
+    const b = computeBounds(want.positions);
+    for (let axis = 0; axis < 3; axis++) {
+      assert.ok(Object.is(got.bounds.min[axis], b.min[axis]) && Object.is(got.bounds.max[axis], b.max[axis]),
+        `${label}: bounds on axis ${axis}: ${got.bounds.min[axis]}..${got.bounds.max[axis]}, computeBounds ${b.min[axis]}..${b.max[axis]}`);
+    }
+  }
   assert.equal(got.foregroundVoxels, want.foregroundVoxels, `${label}: foreground voxels`);
   const g = new BigUint64Array(got.positions.buffer, got.positions.byteOffset, got.positions.length);
   const w = new BigUint64Array(want.positions.buffer, want.positions.byteOffset, want.positions.length);
@@ -89,6 +98,18 @@ describe('xhd_mask_points on the CPU library: the TypeScript reference bit for b
       assert.ok(compared > 1000, `too few points compared (${compared})`);
     });
   }
+
+  it('bounds keep a -0 bound (a corner voxel through negative axes) and are infinite with no points', () => {
+    const values = new Uint8Array(27).fill(1);
+    const affine = Float64Array.of(-1, -0.5, -0.25, -0, -0.5, -1, -0.25, -0, -0.25, -0.5, -1, -0);
+    const volume = volumeOf(values, [3, 3, 3], affine);
+    const got = maskPointsOn('cpu', { values, dims: [3, 3, 3], affine, surface: false, threads: 2 });
+    assert.ok(Object.is(got.positions[0], -0), 'the first point is -0 on x');
+    assert.ok(Object.is(got.bounds.max[0], -0), 'the largest x is that -0, not +0');
+    assertSameBits(got, maskToPointsInTs(volume, { region: 'all' }), 'negative axes');
+    const none = maskPointsOn('cpu', { values: new Uint8Array(27), dims: [3, 3, 3], affine, surface: true, threads: 1 });
+    assert.deepEqual(none.bounds, { min: [Infinity, Infinity, Infinity], max: [-Infinity, -Infinity, -Infinity] }, 'no points');
+  });
 
   it('a float label that float32 rounds (0.1) is no float32 voxel, as in the reference', () => {
     const dims: Dims = [4, 4, 4];

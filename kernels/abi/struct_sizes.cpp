@@ -410,6 +410,7 @@ constexpr Field kFields[] = {
     XHD_FIELD(xhd_mask_points_result, peak_device_bytes),
     XHD_FIELD(xhd_mask_points_result, device),
     XHD_FIELD(xhd_mask_points_result, threads),
+    XHD_FIELD(xhd_mask_points_result, bounds),
     // xhd_distance_stats_options
     XHD_FIELD(xhd_distance_stats_options, percentile),
     XHD_FIELD(xhd_distance_stats_options, has_percentile),

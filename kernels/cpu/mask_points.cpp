@@ -13,6 +13,7 @@ extern "C" XHD_API int32_t xhd_mask_points(const xhd_voxel_mask* mask, xhd_mask_
     const int threads = xhd::resolve_thread_count(mask->threads);
     const auto started = std::chrono::steady_clock::now();
     xhd::host_mask_points(*mask, threads, *result);
+    xhd::fill_point_bounds(*result, threads);
     result->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     result->threads = threads;
     return int32_t(XHD_OK);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "../abi/owned_buffer.h"
+#include "../abi/parallel.h"
 #include "../abi/status_guard.h"
 #include "../geometry/voxel_mask_points.h"
 #include "../geometry/voxel_select.h"
@@ -202,6 +203,7 @@ extern "C" XHD_API int32_t xhd_mask_points(const xhd_voxel_mask* mask, xhd_mask_
     result->device = mask->device;
     result->threads = 1;
     xhd::gpu_mask_points(*mask, *result);
+    xhd::fill_point_bounds(*result, xhd::resolve_thread_count(mask->threads));
     return int32_t(XHD_OK);
   });
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <mutex>
 #include <type_traits>
 #include <string>
 #include <vector>
@@ -42,6 +43,10 @@ void check_voxel_mask(const xhd_voxel_mask* mask, xhd_mask_points_result* result
   if (mask == nullptr || result == nullptr) throw InvalidArgument("mask and result must not be null");
   *result = xhd_mask_points_result{};
   result->device = -1;
+  for (int axis = 0; axis < 3; ++axis) {
+    result->bounds[axis] = INFINITY;
+    result->bounds[3 + axis] = -INFINITY;
+  }
   if (mask->value_type < XHD_VOXEL_U8 || mask->value_type > XHD_VOXEL_F64)
     throw InvalidArgument("unknown value_type " + std::to_string(mask->value_type));
   // 2^40 voxels (a terabyte of bytes) is far beyond any volume; the bound keeps every product below 2^63.
@@ -59,6 +64,41 @@ void check_voxel_mask(const xhd_voxel_mask* mask, xhd_mask_points_result* result
   if (mask->use_label != 0 && !std::isfinite(mask->label)) throw InvalidArgument("the label must be finite");
   if (mask->surface != 0 && mask->surface != 1) throw InvalidArgument("surface must be 0 or 1");
   if (mask->threads < 0) throw InvalidArgument("threads must be >= 0");
+}
+
+namespace {
+
+// JavaScript's Math.min and Math.max of two doubles: NaN when either is, and -0 below +0 (std::min and std::max
+// would keep whichever came first for those), so the bounds are the TypeScript fold's bit for bit.
+double js_min(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return NAN;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+double js_max(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return NAN;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+}  // namespace
+
+void fill_point_bounds(xhd_mask_points_result& result, int threads) {
+  std::mutex merge;
+  parallel_blocks(result.count, 1 << 15, threads, [&](size_t begin, size_t end, int) {
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t p = begin; p < end; ++p)
+      for (int axis = 0; axis < 3; ++axis) {
+        const double v = result.xyz[3 * p + axis];
+        lo[axis] = js_min(lo[axis], v);
+        hi[axis] = js_max(hi[axis], v);
+      }
+    std::lock_guard<std::mutex> lock(merge);
+    for (int axis = 0; axis < 3; ++axis) {
+      result.bounds[axis] = js_min(result.bounds[axis], lo[axis]);
+      result.bounds[3 + axis] = js_max(result.bounds[3 + axis], hi[axis]);
+    }
+  });
 }
 
 namespace {

@@ -18,6 +18,10 @@ uint64_t voxel_count(const xhd_voxel_mask& mask);
 // The points on `threads` host threads (0 = every hardware thread), into result (xyz owned by the caller after).
 void host_mask_points(const xhd_voxel_mask& mask, int threads, xhd_mask_points_result& result);
 
+// result.bounds from result.xyz (result.count points), on `threads` threads: what src/core/coordinates.ts's
+// computeBounds gives for them, bit for bit, so the reader need not walk the points again on the main thread.
+void fill_point_bounds(xhd_mask_points_result& result, int threads);
+
 // Calls body(values) with values typed as the mask's value_type (a const T*).
 template <class Body>
 void with_voxel_values(const xhd_voxel_mask& mask, Body&& body) {

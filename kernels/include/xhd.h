@@ -919,6 +919,9 @@ typedef struct xhd_mask_points_result {
   uint64_t peak_device_bytes; /* 0 on the CPU */
   int32_t device;             /* GPU ordinal used, or -1 on the CPU */
   int32_t threads;            /* host threads used (CPU library), else 1 */
+  double bounds[6];           /* the points' smallest x, y, z then largest x, y, z, folded as JavaScript's Math.min
+                                 and Math.max fold them (NaN when a coordinate is NaN, -0 below +0); +inf and -inf
+                                 when there are no points */
 } xhd_mask_points_result;
 
 /* The centres of the mask's foreground voxels (or of its surface voxels) through the affine, in double, each

@@ -36,7 +36,7 @@ function maskGeometry(volume: VoxelVolume, points: MaskPoints, name: string, opt
   const region = options.region ?? 'surface';
   const which = options.label === undefined ? 'nonzero voxels' : `voxels labelled ${options.label}`;
   const [nx, ny, nz] = volume.dims;
-  const bounds = computeBounds(points.positions);
+  const bounds = points.bounds ?? computeBounds(points.positions);
   if (points.count > 0) {
     // The same limit as every other reader's: an affine can map voxels beyond it (or overflow).
     if (!boundsAreExact(bounds)) {

@@ -1,5 +1,6 @@
 // Turns a voxel mask into points (its surface voxels or all of them), and compares the physical space
 // two volumes occupy, so that masks on different grids are not silently compared.
+import type { Bounds } from '../core/coordinates.js';
 import { UsageError } from '../core/errors.js';
 import { nativeMaskPoints, nativeMaskPointsAsync, type NativeMaskPoints, type NativeMaskRequest } from '../native/mask-points.js';
 import { nativeReader } from './native-reader.js';
@@ -26,6 +27,8 @@ export interface MaskPoints {
   count: number;
   /** Foreground voxels in the whole volume, surface or not. */
   foregroundVoxels: number;
+  /** computeBounds(positions), when the library that made the points folded them already. */
+  bounds?: Bounds;
 }
 
 const VOXEL_INDEX_AFFINE = Float64Array.of(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0);
@@ -62,7 +65,7 @@ function nativeRequest(volume: VoxelVolume, options: MaskOptions): NativeMaskReq
 }
 
 function maskPointsOf(points: NativeMaskPoints): MaskPoints {
-  return { positions: points.positions, count: points.count, foregroundVoxels: points.foregroundVoxels };
+  return { positions: points.positions, count: points.count, foregroundVoxels: points.foregroundVoxels, bounds: points.bounds };
 }
 
 function checkMaskOptions(options: MaskOptions): void {

@@ -527,6 +527,7 @@ export const MASK_POINTS_RESULT = declareStruct('xhd_mask_points_result', {
   peak_device_bytes: 'uint64_t',
   device: 'int32_t',
   threads: 'int32_t',
+  bounds: ['double', 6],
 });
 // Statistics of per-point distances (xhd_distance_stats): see that section of kernels/include/xhd.h.
 export const DISTANCE_STATS_OPTIONS = declareStruct('xhd_distance_stats_options', {

@@ -5,6 +5,7 @@ import koffi from './koffi.js';
 import type * as Koffi from 'koffi';
 
 import { NativeError, UsageError } from '../core/errors.js';
+import type { Bounds } from '../core/coordinates.js';
 import { STATUS_NAMES, VOXEL_TYPES, XHD_ERROR_INVALID_ARGUMENT, XHD_OK, type RawMaskPointsResult } from './abi.js';
 import { ProgressSlot } from './progress-slot.js';
 
@@ -37,6 +38,8 @@ export interface NativeMaskPoints {
   positions: Float64Array;
   count: number;
   foregroundVoxels: number;
+  /** The points' bounds as computeBounds gives them, folded by the library. */
+  bounds: Bounds;
   uploadMs: number;
   computeMs: number;
   downloadMs: number;
@@ -133,6 +136,7 @@ function pointsIn(library: MaskPointsLibrary, status: number, slot: unknown, mes
       positions,
       count,
       foregroundVoxels: Number(raw.foreground),
+      bounds: { min: [raw.bounds[0], raw.bounds[1], raw.bounds[2]], max: [raw.bounds[3], raw.bounds[4], raw.bounds[5]] },
       uploadMs: raw.upload_ms,
       computeMs: raw.compute_ms,
       downloadMs: raw.download_ms,
