@@ -152,6 +152,22 @@ suiteUnless(noGpu, 'points search on the CUDA backend', () => {
     it(label, async () => assertSearchExact(label, a, b, 'cuda'));
   }
 
+  it('both directions at once (sets below 2^22 points) and one after the other: the same values and witnesses', async () => {
+    for (const [a, b] of [utmNearTies(3000, 21), [uniform(50_000, 3, rng(22)), clustered(40_000, 3, rng(23))]] as const) {
+      const together = await pointsSearch(a, b, { backend: 'cuda', distances: true, nearest: true });
+      process.env.XHD_CUDA_CONCURRENT_DIRECTIONS = '0';
+      let apart;
+      try {
+        apart = await pointsSearch(a, b, { backend: 'cuda', distances: true, nearest: true });
+      } finally {
+        delete process.env.XHD_CUDA_CONCURRENT_DIRECTIONS;
+      }
+      assert.deepEqual([together.ab, together.ba].map((d) => [d!.distance, d!.fromIndex, d!.toIndex]),
+        [apart.ab, apart.ba].map((d) => [d!.distance, d!.fromIndex, d!.toIndex]));
+      assert.deepEqual(together.perPoint, apart.perPoint);
+    }
+  });
+
   it('eb measures every point through the grid too', async () => {
     const [a, b] = utmNearTies(400, 16);
     await assertSearchExact('near-ties, eb', a, b, 'cuda', 'eb');

@@ -18,11 +18,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../geometry/inside_cube.h"
+#include "../abi/env_switch.h"
+#include "../abi/host_phases.h"
 #include "../abi/parallel.h"
 #include "../abi/per_point.h"
 #include "../abi/tile_minima.h"
@@ -294,6 +299,7 @@ class PointsWorker {
     XHD_CUDA(cudaMemsetAsync(zero_words.get(), 0, 2 * sizeof(unsigned long long), stream_.get()));
     std::vector<double> tile_d2;
     std::vector<int64_t> tile_to;
+    HostPhases tile_phases("points tile");
     for (uint32_t t = 0; t < work.plan.tiles && !work.queue->abandoned(); ++t) {
       progress_.check_cancel();
       // The tile: inside positions [p0, p1), unique indices [lo, hi].
@@ -308,6 +314,7 @@ class PointsWorker {
         grid = survey_and_build(raw.get(), n_tile, static_cast<uint32_t>(p0), target, found.build_ms);
       }
       if (t == 0) describe(grid, found);
+      tile_phases.mark("target upload and grid");
       DeviceArray<double> target_truth;
       if (!exact_floats) target_truth = upload_truth(target.truth, lo, span, found);
       DeviceArray<uint32_t> target_input;
@@ -362,6 +369,7 @@ class PointsWorker {
         }
         if (workers > 1) injected_fault(worker);
       }
+      tile_phases.mark("query chunks");
     }
     unsigned long long evals = 0;
     XHD_CUDA(cudaMemcpyAsync(&evals, zero_words.get() + 1, sizeof(evals), cudaMemcpyDeviceToHost, stream_.get()));
@@ -540,10 +548,13 @@ class PointsRun {
         report_(report) {}
 
   void direction(const FramedSet& source, const FramedSet& target_set, PerPointOut out, xhd_directed& result) {
+    HostPhases phases(&source == &frame_.a ? "points a->b" : "points b->a");
     const int workers = static_cast<int>(placement_.devices.size());
     const FramedSet target = unique_targets(target_set, host_threads_);
+    phases.mark("unique targets");
     const InsideCube target_inside(target);
     const InsideCube source_inside(source);
+    phases.mark("inside copies");
     DirectionWork work;
     work.frame = &frame_;
     work.source = &source;
@@ -557,7 +568,10 @@ class PointsRun {
     }
     const uint64_t least_budget = *std::min_element(budgets_.begin(), budgets_.end());
     work.plan = plan_tiles(target, target_inside.count, frame_.tight.copies_exact, least_budget);
-    report_.target_tiles = std::max(report_.target_tiles, work.plan.tiles);
+    {
+      std::lock_guard<std::mutex> lock(merge_);
+      report_.target_tiles = std::max(report_.target_tiles, work.plan.tiles);
+    }
     const uint64_t queries = source_inside.count;
     // Pieces: all the queries for one worker (chunked by its memory, as before the split), else about eight
     // a worker.
@@ -575,16 +589,21 @@ class PointsRun {
         labels_,
         [&](int w) {
           XHD_CUDA(cudaSetDevice(placement_.devices[w]));
+          HostPhases worker_phases("points worker");
           PointsWorker worker(placement_.devices[w], budgets_[w], options_, workers > 1 ? 1 : host_threads_, progress_);
+          worker_phases.mark("set-up (stream, budget)");
           worker.run(work, w, workers, found[w]);
+          worker_phases.mark("run");
         },
         [&] { work.queue->abandon(); });
+    phases.mark("device workers");
 
     // What every worker found, then the host's part.
     const auto host_start = std::chrono::steady_clock::now();
     PerPointWitness witness;
     std::vector<uint32_t> wide;
     xhd_directed counters{};
+    std::unique_lock<std::mutex> merging(merge_);  // the run's totals: the other direction may be running too
     for (const WorkerFound& f : found) {
       witness.merge(f.witness);
       wide.insert(wide.end(), f.wide.begin(), f.wide.end());
@@ -596,6 +615,7 @@ class PointsRun {
       peak_ = std::max(peak_, f.peak);
       chunks_ = std::max(chunks_, f.chunks);
     }
+    merging.unlock();
     for (int k = 0; k < 3; ++k) result.grid_dims[k] = found[0].grid_dims[k];
     result.cell_size = found[0].cell_size;
     // A query may be left unfinished by several tiles: settled once.
@@ -620,6 +640,7 @@ class PointsRun {
     }
     progress_.add(source.loose.size());
     const double host_ms = ms_since(host_start);
+    phases.mark("host settle");
 
     witness.write(result);
     result.build_ms = counters.build_ms;
@@ -667,27 +688,58 @@ class PointsRun {
   std::vector<std::string> labels_;
   xhd_hausdorff_result& result_;
   PlacementReport& report_;
+  std::mutex merge_;  // guards the totals below and report_ while both directions run at once
   double upload_ms_ = 0, download_ms_ = 0;
   uint64_t peak_ = 0;
   uint32_t chunks_ = 0;
 };
+
+// Both directions run at once (each on its own stream) when one device serves sets of at most this many points
+// together: a small pair's search is mostly waits on short kernels and copies, which two streams overlap, and
+// memory is no concern at this size. Larger sets run one direction after the other, each with the whole device.
+constexpr uint64_t kConcurrentDirectionsMaxPoints = uint64_t(1) << 22;
 
 }  // namespace
 
 void gpu_points_compare(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
                         const xhd_per_point& per_point, const Progress& progress, xhd_hausdorff_result& result,
                         const Placement& placement, PlacementReport& report) {
+  HostPhases phases("points");
   const int host_threads = resolve_thread_count(options.threads);
   PointFrame frame;
   frame_points(a, &b, host_threads, frame);
+  phases.mark("frame");
   for (int k = 0; k < 3; ++k) result.origin[k] = frame.origin[k];
   const int directions = options.directions;
   progress.set_total(((directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
                      ((directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
   PointsRun run(frame, host_threads, options, progress, placement, result, report);
-  if (directions & XHD_DIRECTION_AB) run.direction(frame.a, frame.b, per_point_ab(per_point), result.ab);
-  if (directions & XHD_DIRECTION_BA) run.direction(frame.b, frame.a, per_point_ba(per_point), result.ba);
+  const bool both = (directions & XHD_DIRECTION_AB) != 0 && (directions & XHD_DIRECTION_BA) != 0;
+  if (both && placement.devices.size() == 1 && frame.a.count + frame.b.count <= kConcurrentDirectionsMaxPoints &&
+      switched_on("XHD_CUDA_CONCURRENT_DIRECTIONS")) {
+    // B -> A on a thread of its own, A -> B here; a failure of either is the call's (A -> B's first).
+    std::exception_ptr ba_failure;
+    std::thread ba([&] {
+      try {
+        run.direction(frame.b, frame.a, per_point_ba(per_point), result.ba);
+      } catch (...) {
+        ba_failure = std::current_exception();
+      }
+    });
+    try {
+      run.direction(frame.a, frame.b, per_point_ab(per_point), result.ab);
+    } catch (...) {
+      ba.join();
+      throw;
+    }
+    ba.join();
+    if (ba_failure) std::rethrow_exception(ba_failure);
+  } else {
+    if (directions & XHD_DIRECTION_AB) run.direction(frame.a, frame.b, per_point_ab(per_point), result.ab);
+    if (directions & XHD_DIRECTION_BA) run.direction(frame.b, frame.a, per_point_ba(per_point), result.ba);
+  }
   run.finish();
+  phases.mark("both directions");
 }
 
 }  // namespace xhd
