@@ -18,7 +18,7 @@ class HostPhases {
   void mark(const char* phase) {
     if (!on_) return;
     const auto now = Clock::now();
-    std::fprintf(stderr, "xhd-host %-12s %-28s %9.1f ms\n", who_.c_str(), phase,
+    std::fprintf(stderr, "xhd-host %-12s %-28s %9.3f ms\n", who_.c_str(), phase,
                  std::chrono::duration<double, std::milli>(now - start_).count());
     start_ = now;
   }

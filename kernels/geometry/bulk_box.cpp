@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -18,6 +19,7 @@ constexpr double kTail = 0.001;
 void sample_axis(const PointTruth& t, int k, std::vector<double>& out) {
   if (t.count == 0) return;
   const size_t step = std::max<size_t>(1, t.count / kSamplePerSet);
+  out.reserve(out.size() + (t.count + step - 1) / step);
   for (size_t i = 0; i < t.count; i += step) out.push_back(t.coord(i, k));
 }
 
@@ -36,9 +38,35 @@ bool Extent3::contains(const Extent3& o) const {
   return true;
 }
 
+namespace {
+
+// The k-th smallest of values (from 0) when k is small beside their number: the k + 1 smallest kept in a max-heap,
+// which one comparison with its top rejects most values from. The same value std::nth_element finds, in one read
+// of each: the frame's bulk box asked two selections of 60,000-130,000 values an axis, 3.4 ms of a mask pair's
+// 3.7 ms of framing this way round through nth_element on this VM.
+template <class Before>
+double kth_in_order(const std::vector<double>& values, size_t k, Before before) {
+  std::vector<double> heap(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k + 1));
+  std::make_heap(heap.begin(), heap.end(), before);
+  for (size_t i = k + 1; i < values.size(); ++i) {
+    if (!before(values[i], heap.front())) continue;
+    std::pop_heap(heap.begin(), heap.end(), before);
+    heap.back() = values[i];
+    std::push_heap(heap.begin(), heap.end(), before);
+  }
+  return heap.front();
+}
+
+}  // namespace
+
 void tail_quantiles(std::vector<double>& values, double tail, double& lo, double& hi) {
   const size_t last = values.size() - 1;
   const size_t low = static_cast<size_t>(std::floor(tail * static_cast<double>(last)));
+  if (low < 4096 && 64 * low < values.size()) {
+    lo = kth_in_order(values, low, std::less<double>());
+    hi = kth_in_order(values, low, std::greater<double>());
+    return;
+  }
   std::nth_element(values.begin(), values.begin() + low, values.end());
   lo = values[low];
   std::nth_element(values.begin(), values.begin() + (last - low), values.end());
@@ -63,19 +91,20 @@ Extent3 extent_of(const PointTruth& t, int threads) {
 }
 
 Extent3 bulk_extent(const PointTruth& a, const PointTruth* b, const Extent3& all) {
+  if (a.count == 0 && (b == nullptr || b->count == 0)) return all;
+  // The three axes at once: each samples and selects on its own (a mask pair's framing waited 2-3 ms on them in
+  // turn); the same box whatever the threads.
   Extent3 bulk;
-  std::vector<double> values;
-  for (int k = 0; k < 3; ++k) {
-    values.clear();
-    sample_axis(a, k, values);
-    if (b != nullptr) sample_axis(*b, k, values);
-    if (values.empty()) return all;
+  parallel_blocks(3, 1, 3, [&](size_t k, size_t, int) {
+    std::vector<double> values;
+    sample_axis(a, static_cast<int>(k), values);
+    if (b != nullptr) sample_axis(*b, static_cast<int>(k), values);
     double q_lo, q_hi;
     tail_quantiles(values, kTail, q_lo, q_hi);
     const double width = q_hi - q_lo;
     bulk.lo[k] = std::max(all.lo[k], q_lo - width);
     bulk.hi[k] = std::min(all.hi[k], q_hi + width);
-  }
+  });
   return bulk;
 }
 

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "bulk_box.h"
+#include "../abi/host_phases.h"
 #include "../abi/parallel.h"
 
 namespace xhd {
@@ -77,16 +78,19 @@ FilterBounds bounds_for(double largest, bool copies_exact) {
 }  // namespace
 
 void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame, const double* origin) {
+  HostPhases phases("frame");
   take_truth(frame.a, a);
   if (b != nullptr) take_truth(frame.b, *b);
   const bool all_float = a.xyz64 == nullptr && (b == nullptr || b->xyz64 == nullptr);
   Extent3 all = extent_of(frame.a.truth, threads);
   if (b != nullptr) all.merge(extent_of(frame.b.truth, threads));
+  phases.mark("extents");
   // A caller that places the origin itself (the surface frame, whose searches carry their own margins)
   // needs no bulk of its own, nor loose points.
   const Extent3 bulk =
       origin != nullptr ? all : bulk_extent(frame.a.truth, b != nullptr ? &frame.b.truth : nullptr, all);
   const bool outliers = !bulk.contains(all);
+  phases.mark("bulk");
   double largest = 0.0, largest_input = 0.0;
   for (int k = 0; k < 3; ++k) largest_input = std::max({largest_input, std::fabs(all.lo[k]), std::fabs(all.hi[k])});
   if (all_float) {
@@ -102,6 +106,7 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
     largest = shift_into_floats(frame.a, frame.origin, threads);
     if (b != nullptr) largest = std::max(largest, shift_into_floats(frame.b, frame.origin, threads));
   }
+  phases.mark("shift into floats");
   frame.largest = largest;
   frame.largest_input = largest_input;
   frame.bounds = bounds_for(largest, all_float);

@@ -118,6 +118,20 @@ TEST(bulk_box_quantiles_and_extent) {
   xhd::tail_quantiles(values, 0.01, lo, hi);
   CHECK_EQ(lo, 10.0);
   CHECK_EQ(hi, 991.0);
+  // The small-tail selection (a heap) against nth_element, on values with many ties, in several orders and sizes.
+  for (size_t n : {size_t(2), size_t(65), size_t(1000), size_t(70000), size_t(131070)}) {
+    xhd_test::Random tie_rng(static_cast<uint64_t>(n));
+    std::vector<double> v(n);
+    for (double& x : v) x = std::floor(tie_rng.uniform(0, 40));
+    for (double tail : {0.001, 0.01, 0.2}) {
+      std::vector<double> copy = v, sorted = v;
+      std::sort(sorted.begin(), sorted.end());
+      const size_t low = static_cast<size_t>(std::floor(tail * static_cast<double>(n - 1)));
+      xhd::tail_quantiles(copy, tail, lo, hi);
+      CHECK_EQ(lo, sorted[low]);
+      CHECK_EQ(hi, sorted[n - 1 - low]);
+    }
+  }
   // The parallel extent over several blocks equals the plain one.
   xhd_test::Random rng(24);
   const std::vector<double> xyz = xhd_test::uniform_points(rng, 200000, -3, 6);
