@@ -4,6 +4,7 @@
 // searched in about 22 ms on 16 cores there, and its process wall was 360-610 ms on the GPU against 190-300 ms on
 // the CPU (docs/benchmarks.md, "Masks end to end"). So auto keeps such pairs on the CPU and starts the GPU only
 // for larger ones. Point clouds keep starting the GPU while their files are read: their size is not known before.
+import { formatCount } from '../core/counts.js';
 
 /** CPU time of the exact search a point costs, in microseconds on one core: about 3 on the H200 hosts (2 there). */
 const CPU_MICROSECONDS_PER_POINT_CORE = 3;
@@ -18,5 +19,6 @@ export function cpuBeatsGpuStart(points: number, threads: number): boolean {
 
 /** The note a compare carries when auto kept it on the CPU. */
 export function autoCpuNote(points: number, threads: number): string {
-  return `--backend auto searched on the CPU: ${points.toLocaleString('en-US')} surface points on ${threads} core${threads === 1 ? '' : 's'} take less time than a GPU's start (--backend cuda runs it there)`;
+  // formatCount, not toLocaleString: that starts ICU, 10-30 ms of a one-off compare.
+  return `--backend auto searched on the CPU: ${formatCount(points)} surface points on ${threads} core${threads === 1 ? '' : 's'} take less time than a GPU's start (--backend cuda runs it there)`;
 }
