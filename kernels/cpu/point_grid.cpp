@@ -1,5 +1,7 @@
 #include "point_grid.h"
 
+#include "../abi/host_phases.h"
+
 #include "../abi/parallel.h"
 #include "parallel_sort_by_key.h"
 
@@ -88,15 +90,25 @@ size_t compute_cell_keys(const float* xyz, size_t n, const PointGridFrame& f, in
                          UninitLargeVector<uint32_t>& keys) {
   keys.resize(n);
   std::vector<uint64_t> bits((f.cell_count() + 63) / 64, 0);
-  parallel_blocks(n, kBuildGrain, threads, [&](size_t begin, size_t end, int) {
-    for (size_t p = begin; p < end; ++p) {
+  // One block (a mask's surface, most point sets below 2^16 points) runs on one thread: plain stores then, a third
+  // faster than the atomic ones (1.2 -> 0.8 ms for 25,000 points here; the sizing calls this three times a grid).
+  if (n <= kBuildGrain || threads <= 1) {
+    for (size_t p = 0; p < n; ++p) {
       const uint32_t key = f.cell_key(&xyz[3 * p]);
       keys[p] = key;
-      const uint64_t m = uint64_t(1) << (key & 63);
-      if ((__atomic_load_n(&bits[key >> 6], __ATOMIC_RELAXED) & m) == 0)
-        __atomic_fetch_or(&bits[key >> 6], m, __ATOMIC_RELAXED);
+      bits[key >> 6] |= uint64_t(1) << (key & 63);
     }
-  });
+  } else {
+    parallel_blocks(n, kBuildGrain, threads, [&](size_t begin, size_t end, int) {
+      for (size_t p = begin; p < end; ++p) {
+        const uint32_t key = f.cell_key(&xyz[3 * p]);
+        keys[p] = key;
+        const uint64_t m = uint64_t(1) << (key & 63);
+        if ((__atomic_load_n(&bits[key >> 6], __ATOMIC_RELAXED) & m) == 0)
+          __atomic_fetch_or(&bits[key >> 6], m, __ATOMIC_RELAXED);
+      }
+    });
+  }
   size_t occupied = 0;
   for (uint64_t w : bits) occupied += static_cast<size_t>(__builtin_popcountll(w));
   return occupied;
@@ -336,7 +348,9 @@ void PointGrid::ensure_tree() const {
 }
 
 void build_point_grid(const float* xyz, size_t n, double cell_size, int threads, PointGrid& g) {
+  HostPhases phases("cpu grid");
   const Extent e = extent_of(xyz, n, threads);
+  phases.mark("extent");
   UninitLargeVector<uint32_t> cell_of_point;
   if (cell_size > 0) {
     static_cast<PointGridFrame&>(g) = frame_for(e, respect_cell_cap(e, cell_size, max_cells_for(n)));
@@ -344,14 +358,17 @@ void build_point_grid(const float* xyz, size_t n, double cell_size, int threads,
   } else {
     static_cast<PointGridFrame&>(g) = frame_for(e, choose_cell_size(xyz, n, e, threads, cell_of_point));
   }
+  phases.mark("cell size and keys");
   const int live = (g.dims[0] > 1) + (g.dims[1] > 1) + (g.dims[2] > 1);
   g.max_ring = live >= 3 ? 3 : (live == 2 ? 9 : 64);  // about 343 cells before the tree takes over
   g.build_threads = threads;
 
   UninitLargeVector<uint32_t> sorted_cell;
   sort_points_by_cell(xyz, n, cell_of_point, threads, g, sorted_cell);
+  phases.mark("sort by cell");
   cell_of_point = UninitLargeVector<uint32_t>();  // its memory back before the chunk arrays take theirs
   build_chunks(g, sorted_cell, chunk_parts(n, threads), threads);
+  phases.mark("chunks");
 }
 
 }  // namespace xhd

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../abi/elapsed.h"
+#include "../abi/host_phases.h"
 #include "../abi/parallel.h"
 #include "../abi/work_split.h"
 #include "../geometry/unique_points.h"
@@ -21,9 +22,12 @@ namespace {
 void grid_direction(const PointFrame& frame, const FramedSet& source, const FramedSet& target_set, double cell_size,
                     int threads, int workers, const Progress& progress, PerPointOut out, xhd_directed& result) {
   auto start = std::chrono::steady_clock::now();
+  HostPhases phases("cpu direction");
   const FramedSet target = unique_targets(target_set, threads);
+  phases.mark("unique targets");
   PointGrid grid;
   build_inside_grid(target, cell_size, threads, grid);
+  phases.mark("grid");
   result.build_ms = elapsed_ms(start);
   result.cell_size = static_cast<float>(grid.cell);
   for (int k = 0; k < 3; ++k) result.grid_dims[k] = static_cast<uint32_t>(grid.dims[k]);
@@ -60,6 +64,7 @@ void grid_direction(const PointFrame& frame, const FramedSet& source, const Fram
     }
   }
   result.query_ms = result.exact_ms = elapsed_ms(start);
+  phases.mark("every query");
   result.exact_checks = source.count;
   w.write(result);
 }
