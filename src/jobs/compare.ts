@@ -21,7 +21,6 @@ import { comparePoints } from './compare-points.js';
 import { compareSurfaceFiles } from './compare-surface.js';
 import { checkToleranceOptions, wantsSurfelDistances } from './surface-metrics.js';
 import { comparePointsShard } from './compare-points-shard.js';
-import { compareStreamedIfNeeded } from './compare-streamed.js';
 
 export type { CompareOptions, CompareResult, InputSummary, SurfaceReport, Witness } from './compare-result.js';
 export { wantsStats } from './compare-result.js';
@@ -109,7 +108,9 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
     lasAttributes: options.export !== undefined && /\.la[sz]$/i.test(options.export) }); // a LAS export keeps LAS inputs' classes and returns
 
   // Larger than --memory-limit on the CPU backend: streamed from the files rather than read in.
-  const streamed = await compareStreamedIfNeeded(pathA, pathB, options, bar, started);
+  // (Loaded only then: its LAS, LAZ and PLY point-file readers are no ordinary compare's.)
+  const streamed = options.memoryLimit === undefined ? null
+    : await (await import('./compare-streamed.js')).compareStreamedIfNeeded(pathA, pathB, options, bar, started);
   if (streamed) return streamed;
 
   // The GPU's start-up runs on a worker thread while the files are read; for two voxel masks auto decides after
