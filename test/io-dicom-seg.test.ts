@@ -8,24 +8,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
-import { compareFiles, type CompareOptions } from '../src/jobs/compare.js';
+import { compareFiles } from '../src/jobs/compare.js';
 import { XhdError } from '../src/core/errors.js';
 import { parseGeometry, readGeometry, readGeometryAsync } from '../src/io/read.js';
 import { sniffFormat } from '../src/io/detect-format.js';
 import { unpackBits } from '../src/io/dicom-seg-pixels.js';
+import { expectInfoRefused, lcg, maskMetrics, MASK_COMPARE_OPTIONS, sameBits } from './volume-test-helpers.js';
 import { hasStackTrace, runXhd, scratchDir } from './cli-run.js';
 import { writeNifti } from './nifti-writer.js';
 import { el, packBits, removeElement, segFile, setElement, UID, type DicomElement, type SegSpec, type Vec3 } from './dicom-seg-writer.js';
 
 const dir = scratchDir();
-
-function lcg(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 /**
  * Balls of the given labels and scattered voxels; a voxel of the first label in the first slice and of the second in
@@ -47,15 +40,8 @@ function blobs(dims: Vec3, seed: number, labels = [1, 2, 3]): Int16Array {
   return values;
 }
 
-interface Placement {
-  name: string;
-  row: number[];
-  column: number[];
-  normal: number[];
-  pixelSpacing: [number, number];
-  sliceStep: number;
-  origin: number[];
-}
+/** Where a test's frames lie: the SEG's geometry, named. */
+type Placement = Pick<SegSpec, 'row' | 'column' | 'normal' | 'pixelSpacing' | 'sliceStep' | 'origin'> & { name: string };
 
 const PLACEMENTS: Placement[] = [
   { name: 'axial, anisotropic', row: [1, 0, 0], column: [0, 1, 0], normal: [0, 0, 1], pixelSpacing: [0.75, 0.5], sliceStep: 1.5, origin: [-112.5, -100.25, 30.5] },
@@ -80,17 +66,8 @@ function writeSeg(path: string, p: Placement, values: Int16Array, spec: Partial<
   return path;
 }
 
-function sameBits(p: ArrayLike<number>, q: ArrayLike<number>): boolean {
-  if (p.length !== q.length) return false;
-  const a = Float64Array.from(p), b = Float64Array.from(q);
-  const x = new BigUint64Array(a.buffer), y = new BigUint64Array(b.buffer);
-  return x.every((bits, n) => bits === y[n]);
-}
-
-const OPTIONS: CompareOptions = { method: 'grid', directed: false, backend: 'cpu', percentile: 95 } as CompareOptions;
-function metrics(r: Awaited<ReturnType<typeof compareFiles>>) {
-  return { hd: r.hd, hdAb: r.hdAb, hdBa: r.hdBa, witnessAb: r.witnessAb, witnessBa: r.witnessBa, stats: r.stats, points: [r.a.points, r.b.points] };
-}
+const OPTIONS = MASK_COMPARE_OPTIONS;
+const metrics = maskMetrics;
 
 const VARIANTS: Array<{ tag: string; spec: Partial<SegSpec> }> = [
   { tag: 'BINARY explicit', spec: {} },
@@ -226,18 +203,8 @@ describe('DICOM-SEG masks give the NIfTI file\'s points and metrics', () => {
   });
 });
 
-/** Runs `xhd info` on the file and expects exit 2 with one line naming the file and each part. */
-function expectRefused(path: string, ...parts: Array<string | RegExp>): void {
-  const r = runXhd(['info', path]);
-  assert.equal(r.code, 2, `exit 2 for ${path}: ${r.stdout}${r.stderr}`);
-  assert.ok(!hasStackTrace(r.stderr), r.stderr);
-  const lines = r.stderr.trim().split('\n');
-  assert.equal(lines.length, 1, r.stderr);
-  for (const part of [path, ...parts]) {
-    if (typeof part === 'string') assert.ok(lines[0].includes(part), `"${part}" in: ${lines[0]}`);
-    else assert.match(lines[0], part);
-  }
-}
+/** expectInfoRefused, naming the file. */
+const expectRefused = (path: string, ...parts: Array<string | RegExp>) => expectInfoRefused(path, path, ...parts);
 
 describe('bad DICOM-SEG files: exit 2, one line naming the file and the tag', () => {
   const p = PLACEMENTS[0];

@@ -8,23 +8,15 @@ import { join } from 'node:path';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 
-import { compareFiles, type CompareOptions } from '../src/jobs/compare.js';
+import { compareFiles } from '../src/jobs/compare.js';
 import { readGeometry, readGeometryAsync } from '../src/io/read.js';
+import { expectInfoRefused, lcg, maskMetrics, MASK_COMPARE_OPTIONS, sameBits } from './volume-test-helpers.js';
 import { hasStackTrace, runXhd, scratchDir } from './cli-run.js';
 import { writeNifti } from './nifti-writer.js';
 import { volumeBytes, writeMetaImage, writeNrrd, type TestVolume } from './volume-writers.js';
 
 type Vec3 = [number, number, number];
 const dir = scratchDir();
-
-/** Deterministic pseudo-random numbers in [0, 1). */
-function lcg(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 /** Balls of labels 1, 2 and 5 and scattered voxels: surfaces, interiors, and a ball the grid's face cuts. */
 function blobs(dims: Vec3, seed: number): Int16Array {
@@ -93,18 +85,8 @@ function writeAll(c: GeometryCase, which: 'a' | 'b', values: Int16Array): Array<
   return files;
 }
 
-function sameBits(p: ArrayLike<number>, q: ArrayLike<number>): boolean {
-  if (p.length !== q.length) return false;
-  const a = Float64Array.from(p), b = Float64Array.from(q);
-  const x = new BigUint64Array(a.buffer), y = new BigUint64Array(b.buffer);
-  return x.every((bits, n) => bits === y[n]);
-}
-
-const OPTIONS: CompareOptions = { method: 'grid', directed: false, backend: 'cpu', percentile: 95 } as CompareOptions;
-/** Every value of the result that a metric or its witness is: what must not change with the file format. */
-function metrics(r: Awaited<ReturnType<typeof compareFiles>>) {
-  return { hd: r.hd, hdAb: r.hdAb, hdBa: r.hdBa, witnessAb: r.witnessAb, witnessBa: r.witnessBa, stats: r.stats, points: [r.a.points, r.b.points] };
-}
+const OPTIONS = MASK_COMPARE_OPTIONS;
+const metrics = maskMetrics;
 
 describe('NRRD and MetaImage masks give the NIfTI file\'s points and metrics', () => {
   for (const c of CASES) {
@@ -187,18 +169,8 @@ describe('NRRD and MetaImage masks give the NIfTI file\'s points and metrics', (
   });
 });
 
-/** Runs `xhd info` on the file and expects exit 2 with one line naming the file (and the field). */
-function expectRefused(path: string, ...parts: Array<string | RegExp>): void {
-  const r = runXhd(['info', path]);
-  assert.equal(r.code, 2, `exit 2 for ${path}: ${r.stdout}${r.stderr}`);
-  assert.ok(!hasStackTrace(r.stderr), r.stderr);
-  const lines = r.stderr.trim().split('\n');
-  assert.equal(lines.length, 1, r.stderr);
-  for (const part of [path.replace(/\.raw$/, ''), ...parts]) {
-    if (typeof part === 'string') assert.ok(lines[0].includes(part), `"${part}" in: ${lines[0]}`);
-    else assert.match(lines[0], part);
-  }
-}
+/** expectInfoRefused, naming the file (a detached header's name, not its .raw data). */
+const expectRefused = (path: string, ...parts: Array<string | RegExp>) => expectInfoRefused(path, path.replace(/\.raw$/, ''), ...parts);
 
 describe('bad NRRD and MetaImage headers: exit 2, one line naming the file and the field', () => {
   const v: TestVolume = { dims: [4, 3, 2], values: Int16Array.from({ length: 24 }, (_, n) => n % 3), type: 'int16', axes: [[1, 0, 0], [0, 1, 0], [0, 0, 1]], origin: [0, 0, 0] };
