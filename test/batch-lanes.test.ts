@@ -6,7 +6,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
-import { batchLanesPerDevice, interleavedLanes, MASK_LANES, type BatchPair } from '../src/jobs/batch.js';
+import { batchBackend, batchLanesPerDevice, interleavedLanes, MASK_LANES, type BatchPair } from '../src/jobs/batch.js';
+import type { CompareOptions } from '../src/jobs/compare.js';
 import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
 
 const pair = (a: string, b: string, line = 2): BatchPair => ({ row: { line, a, b, pathA: `/d/${a}`, pathB: `/d/${b}`, fields: {} } as BatchPair['row'], metric: 'hd' });
@@ -21,6 +22,14 @@ describe('batch lanes', () => {
     assert.equal(batchLanesPerDevice([masks[0]], undefined), 1); // one pair: nothing to overlap
     assert.equal(batchLanesPerDevice(masks, 1), 1);
     assert.equal(batchLanesPerDevice([pair('a.ply', 'b.ply')], 3), 3);
+  });
+
+  it('auto is decided for the whole batch (its pairs then run there, small masks included); a named backend stays', () => {
+    const compare = (backend?: CompareOptions['backend']) => ({ method: 'grid', directed: false, backend }) as CompareOptions;
+    assert.equal(batchBackend(compare('auto'), 'cuda').backend, 'cuda');
+    assert.equal(batchBackend(compare(undefined), 'cuda').backend, 'cuda');
+    assert.equal(batchBackend(compare('auto'), 'cpu').backend, 'cpu');
+    for (const named of ['cpu', 'cuda', 'optix'] as const) assert.equal(batchBackend(compare(named), 'cuda').backend, named);
   });
 
   it('lanes interleave the GPUs, so the first pairs go to different ones', () => {

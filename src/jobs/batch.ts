@@ -119,6 +119,16 @@ function laneDevices(options: RunBatchOptions, perDevice: number): number[] | nu
   return lanes.length > 1 ? lanes : null;
 }
 
+/**
+ * A batch starts its GPU once for every pair, so --backend auto is decided for the batch (resolved: the backend
+ * selectBackend picks) and each pair runs there; a compare alone would keep a small mask pair on the CPU rather than
+ * wait for a GPU's start (src/ops/auto-backend.ts), a cost the batch pays once.
+ */
+export function batchBackend(compare: CompareOptions, resolved: string): CompareOptions {
+  if ((compare.backend ?? 'auto') !== 'auto') return compare;
+  return { ...compare, backend: resolved === 'cpu' ? 'cpu' : 'cuda' };
+}
+
 /** Each GPU `perDevice` times, the list repeated (0,1,0,1 for two lanes on GPUs 0 and 1). */
 export function interleavedLanes(gpus: number[], perDevice: number): number[] {
   const lanes: number[] = [];
@@ -126,8 +136,10 @@ export function interleavedLanes(gpus: number[], perDevice: number): number[] {
   return lanes;
 }
 
-export async function runBatch(pairs: BatchPair[], options: RunBatchOptions): Promise<BatchSummary> {
+export async function runBatch(pairs: BatchPair[], given: RunBatchOptions): Promise<BatchSummary> {
   const started = performance.now();
+  const resolved = resolveRun({ backend: given.compare.backend, device: given.compare.device, threads: given.compare.threads }, given.compare.method).backend.name;
+  const options: RunBatchOptions = { ...given, compare: batchBackend(given.compare, resolved) };
   const summary: BatchSummary = { pairs: pairs.length, passed: 0, exceeded: 0, unchecked: 0, errors: 0, notRun: 0, labelInNeither: 0, interrupted: false, exitCode: 0, totalMs: 0 };
   let worstError = 0;
   const lanes = laneDevices(options, batchLanesPerDevice(pairs, options.lanes)) ?? [null];
