@@ -40,6 +40,35 @@ describe('which command modules the CLI loads', () => {
   });
 });
 
+describe('what a start loads', () => {
+  it("koffi through its native module, without koffi's downloader and so without https, tls and crypto", () => {
+    const script = `import(${JSON.stringify(join(repoRoot, 'dist', 'src', 'native', 'koffi.js'))}).then(({ default: k }) => {
+      const loaded = process.moduleLoadList.filter((m) => /^NativeModule (https|tls|_tls_wrap)$/.test(m));
+      console.log(JSON.stringify({ load: typeof k.load, struct: typeof k.struct, loaded }));
+    });`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { load: 'function', struct: 'function', loaded: [] });
+  });
+
+  it('a mask compare imports no other reader: read-async.ts and the mask path reach neither read.ts nor a point-cloud reader', () => {
+    // Static imports only (a type import, or a dynamic import(), loads nothing at start), followed through src/.
+    const reach = (file: string, seen = new Set<string>()): Set<string> => {
+      if (seen.has(file) || !existsSync(file)) return seen;
+      seen.add(file);
+      for (const m of readFileSync(file, 'utf8').matchAll(/^import (?!type )[^;]*?from '(\.{1,2}\/[^']+)\.js';/gm)) {
+        reach(join(file, '..', `${m[1]}.ts`), seen);
+      }
+      return seen;
+    };
+    const reached = [...reach(join(repoRoot, 'src', 'io', 'read-async.ts')), ...reach(join(repoRoot, 'src', 'io', 'read-volume-file.ts'))]
+      .map((f) => f.slice(join(repoRoot, 'src').length + 1));
+    assert.ok(reached.includes('io/voxel-geometry.ts') || reached.includes('io/format-names.ts'), `the walk follows imports: ${reached.join(', ')}`);
+    const readers = reached.filter((f) => /^io\/(read|las|laz|copc|e57|ply|obj|off|stl|pcd|delimited)[-.]/.test(f) && f !== 'io/read-async.ts' && f !== 'io/read-filter.ts' && f !== 'io/read-volume-file.ts');
+    assert.deepEqual(readers, [], 'point-cloud and mesh readers reached at start');
+  });
+});
+
 describe("libuv's thread pool", () => {
   // bin/xhd sizes the pool before anything starts it (koffi's asynchronous calls, zlib's and fs.promises run
   // there; `xhd batch --devices` keeps one call in flight a lane): 16 threads, unless the user set a size.
