@@ -2,12 +2,13 @@
 // ends before a GPU would have started (src/ops/auto-backend.ts). Small pairs stay on the CPU and say so; the
 // rule's arithmetic at its edges; point clouds and explicit backends are not touched by it.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 import { compareFiles } from '../src/jobs/compare.js';
 import { cpuBeatsGpuStart } from '../src/ops/auto-backend.js';
+import { cudaDevicePossible } from '../src/ops/gpu-presence.js';
 import { scratchDir } from './cli-run.js';
 import { writeNifti } from './nifti-writer.js';
 
@@ -41,6 +42,19 @@ describe('--backend auto for voxel masks', () => {
     assert.ok(!cpu.notes.some((n) => n.startsWith('--backend auto')), 'an explicit --backend cpu has no such note');
     assert.equal(auto.hd, cpu.hd);
     assert.deepEqual(auto.stats, cpu.stats);
+  });
+
+  it('without an NVIDIA device file, auto never loads the CUDA library (nor starts it for two masks)', { skip: (process.platform !== 'linux' || cudaDevicePossible()) && 'a GPU may be here (an NVIDIA device file exists), or /proc/self/maps is not there' }, async () => {
+    const a = join(dir, 'nogpu-a.nii.gz'), b = join(dir, 'nogpu-b.nii.gz');
+    writeNifti(a, { dims: [20, 20, 20], values: cube(20, 8, 0), gzip: true });
+    writeNifti(b, { dims: [20, 20, 20], values: cube(20, 8, 2), gzip: true });
+    // One thread: the pair's CPU estimate then exceeds a GPU's start, so auto would start the GPU if it could.
+    const r = await compareFiles(a, b, { method: 'grid', directed: false, backend: 'auto', threads: 1, percentile: 95 });
+    const xyz = join(dir, 'nogpu.xyz');
+    writeFileSync(xyz, '0 0 0\n1 0 0\n');
+    await compareFiles(xyz, xyz, { method: 'grid', directed: false, backend: 'auto', threads: 1 });
+    assert.equal(r.backend, 'cpu');
+    assert.ok(!readFileSync('/proc/self/maps', 'utf8').includes('libxhd_cuda.so'), 'the CUDA library is not mapped');
   });
 
   it('point clouds are not decided by it', async () => {

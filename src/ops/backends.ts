@@ -3,6 +3,7 @@ import { expectOneOf } from '../core/arguments.js';
 import { NativeError, UsageError } from '../core/errors.js';
 import { XHD_OK, type RawDeviceInfo } from '../native/abi.js';
 import { loadBackend, type BackendName, type NativeBackend } from '../native/library.js';
+import { cudaDevicePossible } from './gpu-presence.js';
 
 export const BACKEND_CHOICES = ['auto', 'cpu', 'cuda', 'optix'] as const;
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
@@ -82,7 +83,7 @@ export function cudaDevice(ordinal: number): DeviceInfo {
  * would take a thread-pool thread from the lanes for nothing).
  */
 export function warmUpCuda(ordinal: number): Promise<void> {
-  if (deviceNames.has(ordinal)) return Promise.resolve();
+  if (deviceNames.has(ordinal) || !cudaDevicePossible()) return Promise.resolve();
   let backend: NativeBackend;
   try {
     backend = loadBackend('cuda');
@@ -150,14 +151,15 @@ function cudaDevices(backend: NativeBackend): { count: number; reason: string } 
 }
 
 /**
- * The backend to run on. auto: CUDA when its library loads and sees a GPU, else the CPU (the brute reference
+ * The backend to run on. auto: CUDA when its library loads and sees a GPU (not even loaded where no NVIDIA device
+ * file exists: gpu-presence.ts), else the CPU (the brute reference
  * always runs on the CPU). auto never picks OptiX: on every case measured (docs/benchmarks.md, H100 and H200)
  * the CUDA grid is 1.8× to 7.5× faster than the OptiX search, and no GPU with RT cores has been measured. cuda,
  * optix: a GPU (and for optix a working OptiX) or a clear error (exit 3).
  */
 export function selectBackend(choice: BackendChoice, method: string, device: number): NativeBackend {
   expectOneOf(choice, BACKEND_CHOICES, 'backend');
-  if (choice === 'cpu' || (choice === 'auto' && method === 'brute')) return loadBackend('cpu');
+  if (choice === 'cpu' || (choice === 'auto' && (method === 'brute' || !cudaDevicePossible()))) return loadBackend('cpu');
   if ((choice === 'cuda' || choice === 'optix') && method === 'brute' && !implementsReferenceMethods(choice)) {
     throw new UsageError('the brute method is the CPU reference implementation; use --backend cpu or auto');
   }
