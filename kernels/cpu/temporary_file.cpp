@@ -28,33 +28,32 @@ void TemporaryFile::close() {
   fd_ = -1;
 }
 
-bool TemporaryFile::read(void* bytes, uint64_t length, uint64_t offset) {
-  auto* at = static_cast<char*>(bytes);
-  while (length > 0 && fd_ >= 0) {
-    const ssize_t got = ::pread(fd_, at, length, static_cast<off_t>(offset));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) close();
-    else {
-      at += got;
-      offset += static_cast<uint64_t>(got);
-      length -= static_cast<uint64_t>(got);
-    }
+namespace {
+
+// The whole of [at, at + length) moved by `move` (pread or pwrite) at `offset`, through short transfers and
+// signals; false on an error or on the file's end.
+template <class Byte, class Move>
+bool move_all(int fd, Byte* at, uint64_t length, uint64_t offset, Move move) {
+  while (length > 0) {
+    const ssize_t done = move(fd, at, length, static_cast<off_t>(offset));
+    if (done < 0 && errno == EINTR) continue;
+    if (done <= 0) return false;
+    at += done;
+    offset += static_cast<uint64_t>(done);
+    length -= static_cast<uint64_t>(done);
   }
+  return true;
+}
+
+}  // namespace
+
+bool TemporaryFile::read(void* bytes, uint64_t length, uint64_t offset) {
+  if (fd_ >= 0 && !move_all(fd_, static_cast<char*>(bytes), length, offset, ::pread)) close();
   return fd_ >= 0;
 }
 
 bool TemporaryFile::write(const void* bytes, uint64_t length, uint64_t offset) {
-  const auto* at = static_cast<const char*>(bytes);
-  while (length > 0 && fd_ >= 0) {
-    const ssize_t put = ::pwrite(fd_, at, length, static_cast<off_t>(offset));
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) close();
-    else {
-      at += put;
-      offset += static_cast<uint64_t>(put);
-      length -= static_cast<uint64_t>(put);
-    }
-  }
+  if (fd_ >= 0 && !move_all(fd_, static_cast<const char*>(bytes), length, offset, ::pwrite)) close();
   return fd_ >= 0;
 }
 
