@@ -5,13 +5,13 @@ import { type Geometry } from '../io/geometry.js';
 import { type Progress } from '../core/progress.js';
 import { countOf } from '../core/counts.js';
 import { hasFaces } from '../ops/surface-compare.js';
-import { nativeDistanceStats } from '../ops/distance-stats-native.js';
 import { pointsSearch } from '../ops/points-search.js';
 import type { PerPointDistances } from './per-point.js';
 import { exportSource } from './per-point.js';
 import { maskSpaceWarning, resultBase, timings, wantsPerPointDistances, wantsStats, type CompareOptions, type CompareResult, type Witness } from './compare-result.js';
 import { UsageError } from '../core/errors.js';
-import { countsTolerance, distinctTaus, surfelDistances, toleranceReport, toleranceReportFromCounts, wantsSurfelDistances } from './surface-metrics.js';
+import { surfelDistances, wantsSurfelDistances } from './surface-metrics.js';
+import { pairStatistics } from './pair-statistics.js';
 
 function pointAt(g: Geometry, index: number): number[] {
   const p = [g.positions[3 * index], g.positions[3 * index + 1], g.positions[3 * index + 2]];
@@ -50,17 +50,10 @@ export async function comparePoints(pathA: string, pathB: string, a: Geometry, b
   const statsStarted = performance.now();
   const nearest = result.perPoint;
   const surfels = wantsSurfelDistances(options) ? await surfelDistances(surfelsA!, surfelsB!, options) : null;
-  // The statistics where the distances were measured: the CPU library on every core, or the GPU (the same bits),
-  // with the voxel variant's NSD and F-score counted in the same call.
-  const counted = nearest !== null && nearest.ba !== null && countsTolerance(options);
-  const native = nearest && (wantsStats(options) || counted)
-    ? await nativeDistanceStats(nearest.ab.distances!, nearest.ba ? nearest.ba.distances! : null, options,
-      { backend: result.backend, device: result.device?.ordinal, threads: options.threads, tolerances: counted ? distinctTaus(options) : undefined }, surfels)
-    : null;
-  const stats = native && wantsStats(options) ? native.stats : null;
-  const tolerance = !nearest ? null : counted
-    ? toleranceReportFromCounts(options, native!.within!, { a: nearest.ab.distances!.length, b: nearest.ba!.distances!.length })
-    : toleranceReport(options, nearest.ab.distances!, nearest.ba?.distances ?? new Float64Array(0), surfels);
+  const { stats, tolerance } = nearest
+    ? await pairStatistics(nearest.ab.distances!, nearest.ba ? nearest.ba.distances! : null, options,
+      { backend: result.backend, device: result.device?.ordinal, threads: options.threads }, surfels)
+    : { stats: null, tolerance: null };
   const statsMs = stats || tolerance ? performance.now() - statsStarted : 0;
   const perPoint: PerPointDistances | null = nearest && (options.export || options.keepDistances) ? {
     dims: a.dims,

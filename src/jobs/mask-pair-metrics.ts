@@ -3,11 +3,12 @@
 // backend chosen); an empty side takes the --empty policy's value instead.
 import { InputError } from '../core/errors.js';
 import { pointsSearch, type PointsSearchResult } from '../ops/points-search.js';
-import { distanceStats, type SurfelDistances } from '../metrics/distance-stats.js';
+import type { SurfelDistances } from '../metrics/distance-stats.js';
+import { pairStatistics } from './pair-statistics.js';
 import type { Surfels } from '../io/surfels.js';
 import { uniformStats, type EmptyOutcome, type EmptyPolicy } from './empty-policy.js';
 import { wantsPerPointDistances, wantsStats, type CompareOptions } from './compare-result.js';
-import { surfelDistances, toleranceReport, uniformToleranceReport, wantsSurfelDistances } from './surface-metrics.js';
+import { surfelDistances, uniformToleranceReport, wantsSurfelDistances } from './surface-metrics.js';
 import type { MeasuredValues } from './metric-values.js';
 
 export interface PairMetrics extends MeasuredValues {
@@ -68,9 +69,8 @@ export async function measurePair(input: PairInput, options: CompareOptions, rul
   const ab = result.perPoint?.ab.distances ?? null, ba = result.perPoint?.ba?.distances ?? null;
   let surfels: SurfelDistances | null = null;
   if (wantsSurfelDistances(options)) surfels = await surfelDistances(input.surfels!.a, input.surfels!.b, options);
-  return {
-    hd: result.hd, hdAb: result.ab.distance, hdBa: result.ba ? result.ba.distance : null, empty, points,
-    stats: ab && wantsStats(options) ? distanceStats(ab, ba, options, surfels) : null,
-    tolerance: ab ? toleranceReport(options, ab, ba ?? new Float64Array(0), surfels) : null,
-  };
+  const { stats, tolerance } = ab
+    ? await pairStatistics(ab, ba, options, { backend: result.backend, device: result.device?.ordinal, threads: options.threads }, surfels)
+    : { stats: null, tolerance: null };
+  return { hd: result.hd, hdAb: result.ab.distance, hdBa: result.ba ? result.ba.distance : null, empty, points, stats, tolerance };
 }
