@@ -8,7 +8,7 @@ import type { Manifest, ManifestRow } from './batch-manifest.js';
 import { formatFromExtension } from '../io/format-names.js';
 import { isVolumeFormat } from '../io/geometry.js';
 import { batchGpus } from '../ops/placement.js';
-import { resolveRun } from '../ops/run-settings.js';
+import { resolveRun, type RunSettings } from '../ops/run-settings.js';
 
 /** The command's --fail-above and --metric: what a row without its own threshold or metric gets. */
 export interface BatchDefaults {
@@ -111,9 +111,8 @@ export function batchLanesPerDevice(pairs: BatchPair[], lanes: number | undefine
  * pair going to the first lane free. Null: one lane, every pair on the device given (and the CPU backend,
  * whose every pair uses every core).
  */
-function laneDevices(options: RunBatchOptions, perDevice: number): number[] | null {
+function laneDevices(options: RunBatchOptions, run: RunSettings, perDevice: number): number[] | null {
   const { devices } = options.compare;
-  const run = resolveRun({ backend: options.compare.backend, device: options.compare.device ?? (Array.isArray(devices) ? devices[0] : undefined), threads: options.compare.threads }, options.compare.method);
   if (run.backend.name === 'cpu') return null;
   const lanes = interleavedLanes(devices === undefined ? [run.device] : batchGpus(run.backend, devices), perDevice);
   return lanes.length > 1 ? lanes : null;
@@ -138,11 +137,13 @@ export function interleavedLanes(gpus: number[], perDevice: number): number[] {
 
 export async function runBatch(pairs: BatchPair[], given: RunBatchOptions): Promise<BatchSummary> {
   const started = performance.now();
-  const resolved = resolveRun({ backend: given.compare.backend, device: given.compare.device, threads: given.compare.threads }, given.compare.method).backend.name;
-  const options: RunBatchOptions = { ...given, compare: batchBackend(given.compare, resolved) };
+  // The batch's backend and first device, resolved once: the lanes and every pair's backend follow from it.
+  const { devices } = given.compare;
+  const run = resolveRun({ backend: given.compare.backend, device: given.compare.device ?? (Array.isArray(devices) ? devices[0] : undefined), threads: given.compare.threads }, given.compare.method);
+  const options: RunBatchOptions = { ...given, compare: batchBackend(given.compare, run.backend.name) };
   const summary: BatchSummary = { pairs: pairs.length, passed: 0, exceeded: 0, unchecked: 0, errors: 0, notRun: 0, labelInNeither: 0, interrupted: false, exitCode: 0, totalMs: 0 };
   let worstError = 0;
-  const lanes = laneDevices(options, batchLanesPerDevice(pairs, options.lanes)) ?? [null];
+  const lanes = laneDevices(options, run, batchLanesPerDevice(pairs, options.lanes)) ?? [null];
   // Outcomes are reported in manifest order: one that finishes early waits for those before it.
   const outcomes: Array<PairOutcome | 'cancelled' | undefined> = new Array(pairs.length);
   let reported = 0;
