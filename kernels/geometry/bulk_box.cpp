@@ -42,8 +42,8 @@ namespace {
 
 // The k-th smallest of values (from 0) when k is small beside their number: the k + 1 smallest kept in a max-heap,
 // which one comparison with its top rejects most values from. The same value std::nth_element finds, in one read
-// of each: the frame's bulk box asked two selections of 60,000-130,000 values an axis, 3.4 ms of a mask pair's
-// 3.7 ms of framing this way round through nth_element on this VM.
+// of each: the bulk box selects twice an axis among 60,000-130,000 values, and through nth_element that took
+// 3.4 ms of a mask pair's 3.7 ms of framing.
 template <class Before>
 double kth_in_order(const std::vector<double>& values, size_t k, Before before) {
   std::vector<double> heap(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k + 1));
