@@ -2,13 +2,16 @@
 //  - the target's unique points inside the frame's cube (unique_points.h, point_frame.h) go into a device
 //    grid, named by their index in the unique set; the source's inside points come in chunks, each put in
 //    Morton order by a grid of its own so that neighbouring threads search neighbouring cells;
-//  - one thread per query: the float search of the X-HD grid with nothing pruned (tree_search with no cmax:
-//    no early break, no MaxDist settling), whose nearest computed squared distance c is an actual pair's;
-//    then every target whose computed squared distance is within reach(upper(c)) (filter_bounds.h: all
-//    those truly within the float nearest's distance) evaluated in double over the input's own coordinates
-//    by exact_dist2's formula, ties to the smaller index, the reach shrinking with the best; then the loose
+//  - a group of lanes per query (nearest_group.cuh): the float search of the X-HD grid with nothing pruned
+//    over the cells near the query, whose nearest computed squared distance c is an actual pair's; then
+//    every target whose computed squared distance is within reach(upper(c)) (filter_bounds.h: all those
+//    truly within the float nearest's distance) evaluated in double over the input's own coordinates by
+//    exact_dist2's formula, ties to the smaller index, the reach shrinking with the best; then the loose
 //    targets (far outliers, not in the grid) in double where the gate says one may be nearer;
-//  - queries whose reach spans too many cells take the grid's tree; the rare one whose descent would need
+//  - a query whose nearest lies beyond the cells near it is listed and settled by passes that share its
+//    work among many threads (hard_queries.cuh), or, when too many are listed, by one thread's descent of
+//    the grid's tree (listed_nearest_kernel), with the same answer;
+//  - reaches that span too many cells take the grid's tree; the rare descent that would need
 //    more stack than a thread has is settled on the host (refine_on_host.h), as are the loose sources
 //    (loose_refine.h), exactly as the CPU backend settles them.
 // Each answer is the true nearest in double, ties to the smallest index: the CPU's values bit for bit. The
@@ -18,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -38,9 +42,12 @@
 #include "device_grid.h"
 #include "device_session.h"
 #include "exact_visit.cuh"
+#include "hard_queries.cuh"
 #include "launch.h"
 #include "loose_device.h"
 #include "loose_refine.h"
+#include "nearest_group.cuh"
+#include "nearest_query.cuh"
 #include "placement.h"
 #include "refine_on_host.h"
 #include "staged_upload.h"
@@ -51,128 +58,51 @@ namespace {
 
 constexpr int kThreads = 128;
 constexpr int kReduceThreads = 1024;
+static_assert(kThreads == kHardThreads, "the grid pass and the hard passes share their block witness code");
 
-// A candidate witness: a query's exact squared distance, its source index, its nearest's input index.
-struct DeviceWitness {
-  double dist2;
-  uint32_t from;
-  uint32_t to;
-};
-
-// per_point.h's rule: the larger squared distance, then the smaller source index.
-__device__ __forceinline__ bool beats(const DeviceWitness& a, const DeviceWitness& b) {
-  return a.dist2 > b.dist2 || (a.dist2 == b.dist2 && a.from < b.from);
-}
-
-struct NearestArgs {
-  GridView target;        // the unique target's inside points, w = unique target index
-  QueryState st;          // for the float search: cmax a zero word (nothing pruned), no heavy lists
-  const float4* queries;  // the chunk's inside source points in Morton order, w = source index
-  uint32_t query_count;
-  uint32_t first_source;         // outputs and the source truth start at this source index
-  const double* source_truth;    // 3 doubles per source index from first_source; null: the floats are the truth
-  const double* target_truth;    // 3 doubles per unique target index from target_first; null: the floats are the truth
-  const uint32_t* target_input;  // unique target index (from target_first) -> input index; null: the same
-  uint32_t target_first;         // the first unique target index of the tile the grid holds (0: all of them)
-  const double* loose_xyz;       // the loose targets' truth, 3 doubles each
-  const uint32_t* loose_index;   // their unique target indices
-  const uint32_t* loose_input;   // their input indices
-  uint32_t loose_count;          // 0 in every target tile but the first: each target is offered once
-  bool squared;                  // tiles: distance takes the squared distance, and unsettled queries NaN
-  LooseGate gate;
-  FilterBounds bounds;        // the frame's tight bounds: the grids hold points inside the cube only
-  double* distance;           // per source index from first_source (null: not wanted)
-  int64_t* nearest;           // per source index from first_source (null: not wanted)
-  DeviceWitness* block_best;  // one per block
-  uint32_t* wide;             // source indices left to the host
-  uint32_t* wide_count;
-  unsigned long long* evals;  // distances evaluated, float and double
-};
-
-__global__ void __launch_bounds__(kThreads) nearest_kernel(NearestArgs a) {
+// The one-thread grid pass over the listed queries, when there are too many for the hard passes (hard_plan):
+// each query's full float nearest through the grid's tree, then every target within reach in double.
+__global__ void __launch_bounds__(kThreads) listed_nearest_kernel(NearestArgs a) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  DeviceWitness mine{-1.0, 0xffffffffu, 0xffffffffu};
+  DeviceWitness mine{-1.0, kNoQueryIndex, kNoQueryIndex};
   uint32_t evals = 0;
-  if (i < a.query_count) {
-    const float4 qp = a.queries[i];
+  const uint32_t count = hard_plan(a).brute ? 0u : *a.hard_count;
+  if (i < count) {
+    const uint32_t slot = a.only[i];
+    const float4 qp = a.queries[slot];
     Probe q;
     q.p[0] = qp.x;
     q.p[1] = qp.y;
     q.p[2] = qp.z;
     q.source_index = __float_as_uint(qp.w);
-    q.slot = i;
+    q.slot = slot;
     q.cmin = __int_as_float(0x7f800000);
     q.threshold = -1.f;
-    // No threshold (cmax stays 0) and no cell too heavy: every query's full float nearest.
+    // No threshold (no cmax word) and no cell too heavy: every query's full float nearest.
     tree_search(a.target, Radius{__int_as_float(0x7f800000), -1.f}, q, a.st, 0xffffffffu, HeavyCells::kAbandon);
     evals += q.evals;
-    const uint32_t rel = q.source_index - a.first_source;
-    const double x = a.source_truth ? a.source_truth[3ull * rel] : q.p[0];
-    const double y = a.source_truth ? a.source_truth[3ull * rel + 1] : q.p[1];
-    const double z = a.source_truth ? a.source_truth[3ull * rel + 2] : q.p[2];
-    double best = INFINITY;
-    uint32_t index = 0xffffffffu;
-    uint32_t to = 0xffffffffu;  // index's input index
+    double x, y, z;
+    source_truth_of(a, q.p, q.source_index, x, y, z);
+    ExactBest best = no_best();
     bool settled = q.cmin < __int_as_float(0x7f800000);
     if (settled) {
       float reach = a.bounds.reach(a.bounds.upper(q.cmin));
       const auto visit = [&](const float4& t) {
-        const uint32_t id = __float_as_uint(t.w);
-        const double* tt = a.target_truth ? a.target_truth + 3ull * (id - a.target_first) : nullptr;
-        const double dx = x - (tt ? tt[0] : t.x), dy = y - (tt ? tt[1] : t.y), dz = z - (tt ? tt[2] : t.z);
-        const double d2 = dx * dx + dy * dy + dz * dz;
         ++evals;
-        if (d2 < best || (d2 == best && id < index)) {
-          best = d2;
-          index = id;
-          to = a.target_input ? a.target_input[id - a.target_first] : id;
-          reach = a.bounds.reach(sqrt(best));
-        }
+        if (offer_target(a, x, y, z, t, best)) reach = a.bounds.reach(sqrt(best.dist2));
       };
       settled = visit_within_reach(a.target, q.p, reach, visit) || visit_within_reach_tree(a.target, q.p, reach, visit);
-      settled = settled && index != 0xffffffffu;
     }
-    if (settled && a.gate.may_reach(q.p, sqrt(best))) {
-      for (uint32_t k = 0; k < a.loose_count; ++k) {
-        const double* tt = a.loose_xyz + 3ull * k;
-        const double dx = x - tt[0], dy = y - tt[1], dz = z - tt[2];
-        const double d2 = dx * dx + dy * dy + dz * dz;
-        const uint32_t id = a.loose_index[k];
-        ++evals;
-        if (d2 < best || (d2 == best && id < index)) {
-          best = d2;
-          index = id;
-          to = a.loose_input[k];
-        }
-      }
-    }
-    if (settled) {
-      // IEEE square root, as std::sqrt on the host; tiles keep the square, which the tiles' minimum compares.
-      if (a.distance) a.distance[rel] = a.squared ? best : sqrt(best);
-      if (a.nearest) a.nearest[rel] = to;
-      mine = DeviceWitness{best, q.source_index, to};
-    } else {
-      a.wide[atomicAdd(a.wide_count, 1u)] = q.source_index;
-      if (a.squared && a.distance) a.distance[rel] = __longlong_as_double(0x7ff8000000000000ll);  // NaN: none
-    }
+    mine = finish_query(a, q.p, q.source_index, x, y, z, best, settled, evals);
   }
-  __shared__ DeviceWitness best_of[kThreads];
-  best_of[threadIdx.x] = mine;
-  for (int o = 16; o > 0; o >>= 1) evals += __shfl_down_sync(0xffffffffu, evals, o);
-  if ((threadIdx.x & 31) == 0) atomicAdd(a.evals, static_cast<unsigned long long>(evals));
-  __syncthreads();
-  for (int half = kThreads / 2; half > 0; half >>= 1) {
-    if (threadIdx.x < half && beats(best_of[threadIdx.x + half], best_of[threadIdx.x]))
-      best_of[threadIdx.x] = best_of[threadIdx.x + half];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) a.block_best[blockIdx.x] = best_of[0];
+  add_evals(a.evals, evals);
+  block_witness<kThreads>(mine, a.block_best + blockIdx.x);
 }
 
 // The blocks' witnesses to one, in place at [0] (one block).
 __global__ void __launch_bounds__(kReduceThreads) reduce_witness_kernel(DeviceWitness* blocks, uint32_t count) {
   __shared__ DeviceWitness best_of[kReduceThreads];
-  DeviceWitness mine{-1.0, 0xffffffffu, 0xffffffffu};
+  DeviceWitness mine{-1.0, kNoQueryIndex, kNoQueryIndex};
   for (uint32_t k = threadIdx.x; k < count; k += kReduceThreads)
     if (beats(blocks[k], mine)) mine = blocks[k];
   best_of[threadIdx.x] = mine;
@@ -190,10 +120,28 @@ uint64_t max_cells_for(uint64_t n) { return std::min<uint64_t>(std::max<uint64_t
 uint64_t resident_set_bytes(uint64_t n) { return 12 * n + grid_build_bytes(n, max_cells_for(n)); }
 
 // Device bytes per query of a chunk: raw upload, its Morton grid (points, keys, up to 4 cells a point with
-// their counts and starts, nodes), its truth in double, the two outputs, its share of the block witnesses.
-constexpr uint64_t kPerQueryBytes = 12 + 16 + 8 + 4 * 8 + 24 * 4 + 24 + 16 + 8;
-constexpr uint64_t kFixedBytes = (4ull << 20) + (1u << 20);
+// their counts and starts, nodes), its truth in double, the two outputs, its share of the block witnesses,
+// its places in the host's and the hard passes' lists (position, float nearest, a slice's best).
+constexpr uint64_t kPerQueryBytes = 12 + 16 + 8 + 4 * 8 + 24 * 4 + 24 + 16 + 8 + 4 + 4 + 4 + 16;
+constexpr uint64_t kFixedBytes = (4ull << 20) + (1u << 20) + hard_best_capacity(0) * sizeof(ExactBest) +
+                                 kHardBlocks * sizeof(DeviceWitness);
 constexpr uint64_t kLeastChunk = 1024;  // queries a chunk holds at least beside the target
+
+// How far the first pass steps before it lists a query (nearest_group.cuh), and how many listed queries x
+// targets the hard passes take (hard_queries.cuh). XHD_CUDA_STEP_RINGS and XHD_CUDA_BRUTE_CAP set them, for
+// the tests (0 rings lists every query; a cap of 0 leaves every listed query to the one-thread pass) and for
+// tuning.
+struct HardBudget {
+  int rings = kStepRings;
+  uint64_t brute_cap = uint64_t(1) << 31;
+};
+
+HardBudget hard_budget_from_environment() {
+  HardBudget b;
+  if (const char* v = std::getenv("XHD_CUDA_STEP_RINGS")) b.rings = static_cast<int>(std::strtol(v, nullptr, 10));
+  if (const char* v = std::getenv("XHD_CUDA_BRUTE_CAP")) b.brute_cap = std::strtoull(v, nullptr, 10);
+  return b;
+}
 
 std::string gib(uint64_t bytes) {
   char text[32];
@@ -281,7 +229,9 @@ class PointsWorker {
         options_(options),
         host_threads_(host_threads),
         progress_(progress),
-        memory_(budget, stream_.get()) {
+        memory_(budget, stream_.get()),
+        hard_budget_(hard_budget_from_environment()),
+        profile_(std::getenv("XHD_CUDA_PROFILE") != nullptr) {
     // The cost probe is not the compare's data: it is measured once per device within what is free, so that a
     // small --memory-limit bounds the search and not this one-time table.
     DeviceMemory probe(device_memory_budget(device), stream_.get());
@@ -295,8 +245,8 @@ class PointsWorker {
     const uint64_t nt = work.target_inside->count;
     const uint64_t queries = work.source_inside->count;
     const uint64_t pieces = (queries + work.piece - 1) / work.piece;
-    DeviceArray<unsigned long long> zero_words(memory_, 2);  // cmax (never raised) and the evals counter
-    XHD_CUDA(cudaMemsetAsync(zero_words.get(), 0, 2 * sizeof(unsigned long long), stream_.get()));
+    DeviceArray<unsigned long long> evals_word(memory_, 1);
+    XHD_CUDA(cudaMemsetAsync(evals_word.get(), 0, sizeof(unsigned long long), stream_.get()));
     std::vector<double> tile_d2;
     std::vector<int64_t> tile_to;
     HostPhases tile_phases("points tile");
@@ -314,6 +264,10 @@ class PointsWorker {
         grid = survey_and_build(raw.get(), n_tile, static_cast<uint32_t>(p0), target, found.build_ms);
       }
       if (t == 0) describe(grid, found);
+      if (profile_)
+        std::fprintf(stderr, "xhd-profile target grid: %u points, bits %d %d %d, cell %.3g %.3g %.3g, %d levels\n", n_tile,
+                     grid.frame.bits[0], grid.frame.bits[1], grid.frame.bits[2], grid.frame.cell[0], grid.frame.cell[1],
+                     grid.frame.cell[2], grid.frame.levels);
       tile_phases.mark("target upload and grid");
       DeviceArray<double> target_truth;
       if (!exact_floats) target_truth = upload_truth(target.truth, lo, span, found);
@@ -330,7 +284,7 @@ class PointsWorker {
 
       NearestArgs args{};
       args.target = grid.view();
-      args.st.cmax = zero_words.get();
+      args.st.cmax = nullptr;  // nothing pruned
       args.st.bounds = work.frame->tight;
       args.st.loose = loose_gate(*work.frame, target);
       args.target_truth = target_truth.get();
@@ -343,7 +297,7 @@ class PointsWorker {
       args.squared = tiled;
       args.gate = args.st.loose;
       args.bounds = work.frame->tight;
-      args.evals = zero_words.get() + 1;
+      args.evals = evals_word.get();
 
       // The queries beside the tile in chunks of what fits, one piece at a time: any free worker's when the
       // target is whole, this worker's own pieces when it is tiled (their running minima are its alone).
@@ -372,7 +326,7 @@ class PointsWorker {
       tile_phases.mark("query chunks");
     }
     unsigned long long evals = 0;
-    XHD_CUDA(cudaMemcpyAsync(&evals, zero_words.get() + 1, sizeof(evals), cudaMemcpyDeviceToHost, stream_.get()));
+    XHD_CUDA(cudaMemcpyAsync(&evals, evals_word.get(), sizeof(evals), cudaMemcpyDeviceToHost, stream_.get()));
     XHD_CUDA(cudaStreamSynchronize(stream_.get()));
     found.evals += evals;
     found.peak = std::max<uint64_t>(found.peak, memory_.peak());
@@ -406,9 +360,15 @@ class PointsWorker {
     // Loose sources in the span are never searched: NaN (all bits set) tells the tiles' merge to skip them.
     if (tiled) XHD_CUDA(cudaMemsetAsync(distance.get(), 0xff, span * sizeof(double), stream_.get()));
     const unsigned blocks = blocks_for(n, kThreads);
-    DeviceArray<DeviceWitness> block_best(memory_, blocks);
-    DeviceArray<uint32_t> wide_list(memory_, static_cast<size_t>(n) + 1);  // [0]: the count
-    XHD_CUDA(cudaMemsetAsync(wide_list.get(), 0, sizeof(uint32_t), stream_.get()));
+    const unsigned group_blocks = blocks_for(uint64_t(n) * kGroup, kThreads);
+    // Witnesses: the first pass's blocks, the hard passes' blocks, then the one-thread pass's over the listed.
+    const uint32_t witness_slots = group_blocks + kHardBlocks + blocks;
+    DeviceArray<DeviceWitness> block_best(memory_, witness_slots);
+    // [0]: the host's count, [1]: the listed count, then the host's list and the listed queries.
+    DeviceArray<uint32_t> lists(memory_, 2 + 2 * static_cast<size_t>(n));
+    DeviceArray<float> hard_c(memory_, n);
+    DeviceArray<ExactBest> hard_best(memory_, hard_best_capacity(n));
+    XHD_CUDA(cudaMemsetAsync(lists.get(), 0, 2 * sizeof(uint32_t), stream_.get()));
     args.queries = order.points.get();
     args.query_count = n;
     args.first_source = lo;
@@ -416,17 +376,41 @@ class PointsWorker {
     args.distance = distance.get();
     args.nearest = nearest.get();
     args.block_best = block_best.get();
-    args.wide_count = wide_list.get();
-    args.wide = wide_list.get() + 1;
+    args.wide_count = lists.get();
+    args.hard_count = lists.get() + 1;
+    args.wide = lists.get() + 2;
+    args.hard = lists.get() + 2 + n;
+    args.hard_c = hard_c.get();
+    args.hard_best = hard_best.get();
+    args.brute_cap = hard_budget_.brute_cap;
+    args.only = args.hard;
+    DeviceArray<unsigned long long> clocks;
+    if (profile_) clocks = DeviceArray<unsigned long long>(memory_, 3ull * n);
+    args.clocks = clocks.get();
     EventTimer timer(stream_.get());
     timer.start();
-    nearest_kernel<<<blocks, kThreads, 0, stream_.get()>>>(args);
-    XHD_CUDA_LAUNCHED("nearest_kernel");
+    nearest_group_kernel<kThreads><<<group_blocks, kThreads, 0, stream_.get()>>>(
+        args, hard_budget_.rings);
+    XHD_CUDA_LAUNCHED("nearest_group_kernel");
+    // Launched whatever the count: each pass reads it on the device, and those with nothing to do return.
+    hard_float_nearest<<<kHardBlocks, kHardThreads, 0, stream_.get()>>>(args);
+    XHD_CUDA_LAUNCHED("hard_float_nearest");
+    hard_exact_nearest<<<kHardBlocks, kHardThreads, 0, stream_.get()>>>(args);
+    XHD_CUDA_LAUNCHED("hard_exact_nearest");
+    NearestArgs finish = args;
+    finish.block_best = block_best.get() + group_blocks;
+    hard_finish<<<kHardBlocks, kHardThreads, 0, stream_.get()>>>(finish);
+    XHD_CUDA_LAUNCHED("hard_finish");
+    NearestArgs listed = args;
+    listed.block_best = block_best.get() + group_blocks + kHardBlocks;
+    listed_nearest_kernel<<<blocks, kThreads, 0, stream_.get()>>>(listed);
+    XHD_CUDA_LAUNCHED("listed_nearest_kernel");
     if (!tiled) {
-      reduce_witness_kernel<<<1, kReduceThreads, 0, stream_.get()>>>(block_best.get(), blocks);
+      reduce_witness_kernel<<<1, kReduceThreads, 0, stream_.get()>>>(block_best.get(), witness_slots);
       XHD_CUDA_LAUNCHED("reduce_witness_kernel");
     }
     found.query_ms += timer.stop();
+    if (profile_) print_clocks(clocks, n);
 
     const auto download_start = std::chrono::steady_clock::now();
     DeviceWitness chunk_best{-1.0, 0xffffffffu, 0xffffffffu};
@@ -434,7 +418,7 @@ class PointsWorker {
     if (!tiled)
       XHD_CUDA(
           cudaMemcpyAsync(&chunk_best, block_best.get(), sizeof(chunk_best), cudaMemcpyDeviceToHost, stream_.get()));
-    XHD_CUDA(cudaMemcpyAsync(&wide_count, wide_list.get(), sizeof(wide_count), cudaMemcpyDeviceToHost, stream_.get()));
+    XHD_CUDA(cudaMemcpyAsync(&wide_count, lists.get(), sizeof(wide_count), cudaMemcpyDeviceToHost, stream_.get()));
     // Untiled: straight into the caller's arrays. Loose sources and unfinished queries inside [lo, hi] receive
     // what the device left there; they are written again on the host after every worker is done.
     // Tiled: into this worker's buffers, for the running minima below.
@@ -456,7 +440,7 @@ class PointsWorker {
     if (wide_count > 0) {
       const size_t at = found.wide.size();
       found.wide.resize(at + wide_count);
-      XHD_CUDA(cudaMemcpy(found.wide.data() + at, wide_list.get() + 1, wide_count * sizeof(uint32_t),
+      XHD_CUDA(cudaMemcpy(found.wide.data() + at, lists.get() + 2, wide_count * sizeof(uint32_t),
                           cudaMemcpyDeviceToHost));
     }
     found.download_ms += ms_since(download_start);
@@ -513,6 +497,26 @@ class PointsWorker {
     return g;
   }
 
+  // XHD_CUDA_PROFILE: the first pass's cycles per query (first lanes), by quantile, and the slowest blocks'.
+  void print_clocks(const DeviceArray<unsigned long long>& clocks, uint32_t n) {
+    std::vector<unsigned long long> host(3ull * n);
+    XHD_CUDA(cudaMemcpyAsync(host.data(), clocks.get(), host.size() * 8, cudaMemcpyDeviceToHost, stream_.get()));
+    XHD_CUDA(cudaStreamSynchronize(stream_.get()));
+    for (int part = 0; part < 3; ++part) {
+      std::vector<unsigned long long> v(n);
+      for (uint32_t i = 0; i < n; ++i) v[i] = host[3ull * i + part];
+      std::vector<unsigned long long> block_max;
+      for (uint32_t b = 0; b < n; b += kThreads)
+        block_max.push_back(*std::max_element(v.begin() + b, v.begin() + std::min<uint32_t>(n, b + kThreads)));
+      std::sort(v.begin(), v.end());
+      std::sort(block_max.begin(), block_max.end());
+      const char* names[3] = {"float pass cycles", "exact pass cycles", "float nearest found"};
+      std::fprintf(stderr, "xhd-profile %-20s p50 %llu p90 %llu p99 %llu max %llu; block max p50 %llu p90 %llu\n",
+                   names[part], v[n / 2], v[n * 9 / 10], v[n * 99 / 100], v[n - 1], block_max[block_max.size() / 2],
+                   block_max[block_max.size() * 9 / 10]);
+    }
+  }
+
   static void describe(const DeviceGrid& g, WorkerFound& out) {
     float side = 0.f;
     for (int i = 0; i < 3; ++i) {
@@ -528,6 +532,8 @@ class PointsWorker {
   const Progress& progress_;
   Stream stream_;
   DeviceMemory memory_;
+  HardBudget hard_budget_;
+  bool profile_;
   CostModel cost_{};
 };
 

@@ -39,8 +39,10 @@ constexpr uint32_t kHeavyPrefix = 32;
 // False once a computed squared distance (or MaxDist) is within the pruning threshold: the query stops.
 __device__ __forceinline__ bool beats_cmax(const Probe& q, float d2) { return d2 > q.threshold; }
 
+// No cmax word (the per-point search, which prunes nothing): no threshold, and no volatile read of global
+// memory at every node of every query's descent.
 __device__ __forceinline__ float current_threshold(const QueryState& st) {
-  return threshold_of(load_cmax(st.cmax), st.bounds);
+  return st.cmax == nullptr ? -1.f : threshold_of(load_cmax(st.cmax), st.bounds);
 }
 
 // A computed distance of 0: nothing lower can be found, so the search is over (false: stop), the query set
