@@ -30,6 +30,6 @@ Extent3 extent_of(const PointTruth& t, int threads);
 // 99.9% quantiles of an evenly spread sample, widened on each side by their distance, clipped to `all`.
 // Uniform data reaches 0.1% beyond its quantiles and normal data 3 standard deviations (the box reaches
 // 9), so only points far from the rest fall outside.
-Extent3 bulk_extent(const PointTruth& a, const PointTruth* b, const Extent3& all);
+Extent3 bulk_extent(const PointTruth& a, const PointTruth* b, const Extent3& all, int threads = 1);
 
 }  // namespace xhd

@@ -11,7 +11,8 @@
 namespace xhd {
 namespace {
 
-constexpr size_t kGrain = 1 << 16;
+// Points a block of the framing's passes: a mask pair's two sets of 60,000 points are 8 blocks, not one.
+constexpr size_t kGrain = 1 << 13;
 
 // The set's float copy relative to origin; returns the largest magnitude of a copied coordinate.
 double shift_into_floats(FramedSet& set, const double origin[3], int threads) {
@@ -88,7 +89,7 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
   // A caller that places the origin itself (the surface frame, whose searches carry their own margins)
   // needs no bulk of its own, nor loose points.
   const Extent3 bulk =
-      origin != nullptr ? all : bulk_extent(frame.a.truth, b != nullptr ? &frame.b.truth : nullptr, all);
+      origin != nullptr ? all : bulk_extent(frame.a.truth, b != nullptr ? &frame.b.truth : nullptr, all, threads);
   const bool outliers = !bulk.contains(all);
   phases.mark("bulk");
   double largest = 0.0, largest_input = 0.0;

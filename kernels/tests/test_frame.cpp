@@ -145,6 +145,36 @@ TEST(bulk_box_quantiles_and_extent) {
   }
   const xhd::Extent3 bulk = xhd::bulk_extent(t, nullptr, e);
   CHECK(bulk.contains(e) && e.contains(bulk));  // uniform data: the bulk is everything
+
+  // Two sets with far outliers, sampled (every step-th point) and whole: the one pass over blocks on several
+  // threads gives the box of the definition, the tails of each axis's whole sample widened by their distance.
+  for (size_t n : {size_t(5000), size_t(58000), size_t(200000)}) {
+    std::vector<double> pa = xhd_test::uniform_points(rng, n, 0, 1), pb = xhd_test::uniform_points(rng, n / 3 + 7, 0.5, 2);
+    for (size_t j = 0; j < 40; ++j) pa[3 * (j * 97 % n) + j % 3] = (j % 2 ? 1e6 : -3e5) + j;
+    const xhd::PointTruth ta{nullptr, pa.data(), n}, tb{nullptr, pb.data(), pb.size() / 3};
+    xhd::Extent3 all = xhd::extent_of(ta, 2);
+    all.merge(xhd::extent_of(tb, 2));
+    xhd::Extent3 want;
+    for (int k = 0; k < 3; ++k) {
+      std::vector<double> values;
+      for (const xhd::PointTruth* s : {&ta, &tb}) {
+        const size_t step = std::max<size_t>(1, s->count / 32768);
+        for (size_t i = 0; i < s->count; i += step) values.push_back(s->coord(i, k));
+      }
+      double q_lo, q_hi;
+      xhd::tail_quantiles(values, 0.001, q_lo, q_hi);
+      want.lo[k] = std::max(all.lo[k], q_lo - (q_hi - q_lo));
+      want.hi[k] = std::min(all.hi[k], q_hi + (q_hi - q_lo));
+    }
+    for (int threads : {1, 3}) {
+      const xhd::Extent3 got = xhd::bulk_extent(ta, &tb, all, threads);
+      for (int k = 0; k < 3; ++k) {
+        CHECK_EQ(got.lo[k], want.lo[k]);
+        CHECK_EQ(got.hi[k], want.hi[k]);
+      }
+    }
+    CHECK(!want.contains(all));  // the outliers lie outside the bulk
+  }
 }
 
 TEST(duplicates_dropped_to_first_copies) {
