@@ -715,6 +715,8 @@ void gpu_points_compare(const xhd_points& a, const xhd_points& b, const xhd_haus
   PointFrame frame;
   frame_points(a, &b, host_threads, frame);
   phases.mark("frame");
+  sample_duplicates(frame, host_threads);  // each set is a target in one direction; the directions may run at once
+  phases.mark("duplicates sampled");
   for (int k = 0; k < 3; ++k) result.origin[k] = frame.origin[k];
   const int directions = options.directions;
   progress.set_total(((directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +

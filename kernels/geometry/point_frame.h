@@ -30,6 +30,7 @@ struct FramedSet {
   size_t count = 0;
   UninitLargeVector<float> owned;  // filled by a parallel loop, which also first-touches its pages
   std::vector<uint32_t> loose;     // points whose copies leave the frame's cube (far outliers), ascending
+  int8_t sampled_duplicates = -1;  // whether unique_points.h's sample of the truth holds copies (-1: not asked)
 
   // Set where exact duplicates were dropped (unique_points.h): each point's index in the input (the
   // first of its copies; increasing), and the storage of the compacted truth. Empty: point i is input i.

@@ -30,10 +30,13 @@ uint64_t mix64(uint64_t x) {  // the splitmix64 finalizer: every input bit reach
   return x ^ (x >> 31);
 }
 
+// One multiply per coordinate and one finalizer: the pass that looks for duplicates hashes every sampled
+// point, and three finalizers a point made it a millisecond for a mask pair's two sets of 60,000.
 uint64_t point_hash(const PointTruth& t, size_t i) {
-  uint64_t h = 0x9e3779b97f4a7c15ull;
-  for (int k = 0; k < 3; ++k) h = mix64(h ^ canonical_bits(t.coord(i, k)));
-  return h;
+  const uint64_t x = canonical_bits(t.coord(i, 0)), y = canonical_bits(t.coord(i, 1)), z = canonical_bits(t.coord(i, 2));
+  const uint64_t h = x * 0x9e3779b97f4a7c15ull ^ ((y << 21) | (y >> 43)) * 0xc2b2ae3d27d4eb4full ^
+                     ((z << 42) | (z >> 22)) * 0x165667b19e3779f9ull;
+  return mix64(h);
 }
 
 void prefetch_point(const PointTruth& t, size_t i) {
@@ -91,9 +94,12 @@ bool sample_has_duplicates(const PointTruth& t) {
   while (slots < 2 * samples) slots <<= 1;
   std::vector<uint32_t> table(slots, UINT32_MAX);  // open addressing over point indices (n < 2^32 - 1)
   constexpr size_t kAhead = 16;  // the sampled points are far apart: fetch them ahead of their hashing
+  // Sample s is point floor(s n / samples), stepped without a division a point: i grows by n / samples, and
+  // by one more whenever the remainders add up to samples.
+  const size_t whole = samples == 0 ? 0 : n / samples, part = samples == 0 ? 0 : n % samples;
+  size_t i = 0, carried = 0;
   for (size_t s = 0; s < samples; ++s) {
-    const size_t i = s * n / samples;  // spread over the whole set; every point when n <= kSamplePoints
-    if (s + kAhead < samples) prefetch_point(t, (s + kAhead) * n / samples);
+    if (s + kAhead < samples) prefetch_point(t, std::min(n - 1, i + kAhead * whole));
     for (size_t slot = point_hash(t, i) & (slots - 1);; slot = (slot + 1) & (slots - 1)) {
       if (table[slot] == UINT32_MAX) {
         table[slot] = static_cast<uint32_t>(i);
@@ -101,13 +107,26 @@ bool sample_has_duplicates(const PointTruth& t) {
       }
       if (same_point(t, table[slot], i)) return true;
     }
+    i += whole;
+    carried += part;
+    if (carried >= samples) carried -= samples, ++i;
   }
   return false;
 }
 
+bool sampled_duplicates(FramedSet& set) {
+  if (set.sampled_duplicates < 0) set.sampled_duplicates = sample_has_duplicates(set.truth) ? 1 : 0;
+  return set.sampled_duplicates == 1;
+}
+
+void sample_duplicates(PointFrame& frame, int threads) {
+  FramedSet* sets[2] = {&frame.a, &frame.b};
+  parallel_blocks(2, 1, std::min(threads, 2), [&](size_t begin, size_t, int) { sampled_duplicates(*sets[begin]); });
+}
+
 bool drop_duplicates(FramedSet& set, int threads) {
   const size_t n = set.count;
-  if (n < 2 || !sample_has_duplicates(set.truth)) return false;
+  if (n < 2 || !sampled_duplicates(set)) return false;
   UninitLargeVector<uint8_t> keep;
   mark_first_copies(set.truth, threads, keep);
   FramedSet unique = pick_points(set, keep.data(), PickedIndex::kInput, threads);
@@ -122,11 +141,13 @@ FramedSet unique_targets(const FramedSet& set, int threads) {
   t.xyz = set.xyz;
   t.count = set.count;
   t.loose = set.loose;
+  t.sampled_duplicates = set.sampled_duplicates;
   drop_duplicates(t, threads);
   return t;
 }
 
 void drop_duplicates(PointFrame& frame, int threads) {
+  sample_duplicates(frame, threads);
   drop_duplicates(frame.a, threads);
   drop_duplicates(frame.b, threads);
 }

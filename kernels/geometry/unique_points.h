@@ -36,6 +36,13 @@ constexpr size_t kSamplePoints = size_t(1) << 15;
 // True when the spread sample of the set's truth holds two points equal in double.
 bool sample_has_duplicates(const PointTruth& truth);
 
+// sample_has_duplicates of the set's truth, measured once and kept in the set.
+bool sampled_duplicates(FramedSet& set);
+
+// Both sets' samples measured at once (each is a target in one direction): before the directions, which may
+// run at the same time and would each wait on its own.
+void sample_duplicates(PointFrame& frame, int threads);
+
 // Replaces the set by the first copy of each group of points equal in double, in input order, filling
 // input_index, when the sample finds duplicates; returns whether it did. The float copies and bounds stay
 // valid (a subset of the same points in the same frame).
