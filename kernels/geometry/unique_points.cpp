@@ -92,7 +92,11 @@ bool sample_has_duplicates(const PointTruth& t) {
   const size_t n = t.count, samples = std::min(n, kSamplePoints);
   size_t slots = 1;
   while (slots < 2 * samples) slots <<= 1;
-  std::vector<uint32_t> table(slots, UINT32_MAX);  // open addressing over point indices (n < 2^32 - 1)
+  // Open addressing over (the hash's top half, point index) words (n < 2^32 - 1): a probe that meets another
+  // point compares the halves first, and reads that point's coordinates (far away in the input, a cache miss)
+  // only when they agree.
+  constexpr uint64_t kEmpty = UINT64_MAX;
+  std::vector<uint64_t> table(slots, kEmpty);
   constexpr size_t kAhead = 16;  // the sampled points are far apart: fetch them ahead of their hashing
   // Sample s is point floor(s n / samples), stepped without a division a point: i grows by n / samples, and
   // by one more whenever the remainders add up to samples.
@@ -100,12 +104,15 @@ bool sample_has_duplicates(const PointTruth& t) {
   size_t i = 0, carried = 0;
   for (size_t s = 0; s < samples; ++s) {
     if (s + kAhead < samples) prefetch_point(t, std::min(n - 1, i + kAhead * whole));
-    for (size_t slot = point_hash(t, i) & (slots - 1);; slot = (slot + 1) & (slots - 1)) {
-      if (table[slot] == UINT32_MAX) {
-        table[slot] = static_cast<uint32_t>(i);
+    const uint64_t h = point_hash(t, i);
+    const uint64_t word = (h & 0xffffffff00000000ull) | static_cast<uint32_t>(i);
+    for (size_t slot = h & (slots - 1);; slot = (slot + 1) & (slots - 1)) {
+      const uint64_t held = table[slot];
+      if (held == kEmpty) {
+        table[slot] = word;
         break;
       }
-      if (same_point(t, table[slot], i)) return true;
+      if ((held >> 32) == (h >> 32) && same_point(t, static_cast<uint32_t>(held), i)) return true;
     }
     i += whole;
     carried += part;
