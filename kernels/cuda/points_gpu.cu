@@ -99,20 +99,13 @@ __global__ void __launch_bounds__(kThreads) listed_nearest_kernel(NearestArgs a)
   block_witness<kThreads>(mine, a.block_best + blockIdx.x);
 }
 
-// The blocks' witnesses to one, in place at [0] (one block).
+// The blocks' witnesses to one, in place at [0] (one block; every read of them comes before block_witness's
+// first barrier, its write after its last).
 __global__ void __launch_bounds__(kReduceThreads) reduce_witness_kernel(DeviceWitness* blocks, uint32_t count) {
-  __shared__ DeviceWitness best_of[kReduceThreads];
   DeviceWitness mine{-1.0, kNoQueryIndex, kNoQueryIndex};
   for (uint32_t k = threadIdx.x; k < count; k += kReduceThreads)
     if (beats(blocks[k], mine)) mine = blocks[k];
-  best_of[threadIdx.x] = mine;
-  __syncthreads();
-  for (int half = kReduceThreads / 2; half > 0; half >>= 1) {
-    if (threadIdx.x < half && beats(best_of[threadIdx.x + half], best_of[threadIdx.x]))
-      best_of[threadIdx.x] = best_of[threadIdx.x + half];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) blocks[0] = best_of[0];
+  block_witness<kReduceThreads>(mine, blocks);
 }
 
 // Host bytes of the planning below: what a grid over n points costs while built (hausdorff_gpu.cu's sizing).
