@@ -185,6 +185,41 @@ GridInput survey_points(DeviceMemory& memory, const float* xyz, uint32_t n, uint
   return in;
 }
 
+namespace {
+
+// The counting sort of n raw points into the cells of g.frame: g.cell_start and g.points (w: the original index).
+void sort_into_cells(DeviceMemory& memory, const float* xyz, uint32_t n, uint32_t index_base, cudaStream_t stream,
+                     DeviceGrid& g) {
+  const GridFrame& f = g.frame;
+  const uint32_t cells = f.cell_count();
+  DeviceArray<uint32_t> keys(memory, n), ranks(memory, n), counts(memory, cells + 1ull);
+  XHD_CUDA(cudaMemsetAsync(counts.get(), 0, (cells + 1ull) * sizeof(uint32_t), stream));
+  count_cells<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(xyz, n, f, keys.get(), ranks.get(), counts.get());
+  XHD_CUDA_LAUNCHED("count_cells");
+  g.cell_start = DeviceArray<uint32_t>(memory, cells + 1ull);
+  size_t scratch_bytes = 0;
+  XHD_CUDA(
+      cub::DeviceScan::ExclusiveSum(nullptr, scratch_bytes, counts.get(), g.cell_start.get(), cells + 1, stream));
+  DeviceArray<unsigned char> scratch(memory, scratch_bytes);
+  XHD_CUDA(cub::DeviceScan::ExclusiveSum(scratch.get(), scratch_bytes, counts.get(), g.cell_start.get(), cells + 1,
+                                         stream));
+  g.points = DeviceArray<float4>(memory, n);
+  scatter_points<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(xyz, n, index_base, keys.get(), ranks.get(),
+                                                                   g.cell_start.get(), g.points.get());
+  XHD_CUDA_LAUNCHED("scatter_points");
+}
+
+}  // namespace
+
+DeviceGrid order_in_frame(DeviceMemory& memory, const float* xyz, uint32_t n, uint32_t index_base, const GridFrame& frame,
+                          cudaStream_t stream) {
+  DeviceGrid g;
+  g.frame = frame;
+  g.count = n;
+  sort_into_cells(memory, xyz, n, index_base, stream, g);
+  return g;
+}
+
 DeviceGrid build_device_grid(DeviceMemory& memory, const GridInput& input, const GridPlan& plan, cudaStream_t stream) {
   PhaseLog log(stream);
   const float* xyz = input.xyz;
@@ -209,23 +244,7 @@ DeviceGrid build_device_grid(DeviceMemory& memory, const GridInput& input, const
   const uint32_t cells = f.cell_count();
   log.mark("grid sizing (model, host)");
 
-  {
-    DeviceArray<uint32_t> keys(memory, n), ranks(memory, n), counts(memory, cells + 1ull);
-    XHD_CUDA(cudaMemsetAsync(counts.get(), 0, (cells + 1ull) * sizeof(uint32_t), stream));
-    count_cells<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(xyz, n, f, keys.get(), ranks.get(), counts.get());
-    XHD_CUDA_LAUNCHED("count_cells");
-    g.cell_start = DeviceArray<uint32_t>(memory, cells + 1ull);
-    size_t scratch_bytes = 0;
-    XHD_CUDA(
-        cub::DeviceScan::ExclusiveSum(nullptr, scratch_bytes, counts.get(), g.cell_start.get(), cells + 1, stream));
-    DeviceArray<unsigned char> scratch(memory, scratch_bytes);
-    XHD_CUDA(cub::DeviceScan::ExclusiveSum(scratch.get(), scratch_bytes, counts.get(), g.cell_start.get(), cells + 1,
-                                           stream));
-    g.points = DeviceArray<float4>(memory, n);
-    scatter_points<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(xyz, n, input.index_base, keys.get(), ranks.get(),
-                                                                     g.cell_start.get(), g.points.get());
-    XHD_CUDA_LAUNCHED("scatter_points");
-  }
+  sort_into_cells(memory, xyz, n, input.index_base, stream, g);
 
   log.mark("grid counting sort");
   g.level_offset.assign(f.levels + 1, 0);

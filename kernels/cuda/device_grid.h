@@ -60,4 +60,11 @@ GridInput survey_points(DeviceMemory& memory, const float* xyz, uint32_t n, uint
 // done (stream-ordered frees on the same stream are safe).
 DeviceGrid build_device_grid(DeviceMemory& memory, const GridInput& input, const GridPlan& plan, cudaStream_t stream);
 
+// n raw points sorted into the cells of an existing frame (another set's grid; points beyond its box fall into its
+// edge cells): cell_start and points, no tree. No survey and no sizing, so no host round trip: queries put in the
+// cell order of the grid they search, neighbouring threads reading neighbouring cells. Needs the frame's cell
+// count plus one, twice, in 32-bit words beside the points.
+DeviceGrid order_in_frame(DeviceMemory& memory, const float* xyz, uint32_t n, uint32_t index_base, const GridFrame& frame,
+                          cudaStream_t stream);
+
 }  // namespace xhd

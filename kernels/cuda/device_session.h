@@ -50,7 +50,13 @@ class EventTimer {
   EventTimer& operator=(const EventTimer&) = delete;
   void start() { XHD_CUDA(cudaEventRecord(begin_, stream_)); }
   double stop() {
-    XHD_CUDA(cudaEventRecord(end_, stream_));
+    end();
+    return ms();
+  }
+  // stop() in two halves, so that the host need not wait at the end: end() queues the end, and ms(), once the
+  // stream has been waited on for other reasons, reads the time without waiting again.
+  void end() { XHD_CUDA(cudaEventRecord(end_, stream_)); }
+  double ms() {
     XHD_CUDA(cudaEventSynchronize(end_));
     float ms = 0.f;
     XHD_CUDA(cudaEventElapsedTime(&ms, begin_, end_));

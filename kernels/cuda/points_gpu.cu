@@ -1,7 +1,8 @@
 // Every source point's nearest target on the GPU, one direction at a time:
 //  - the target's unique points inside the frame's cube (unique_points.h, point_frame.h) go into a device
 //    grid, named by their index in the unique set; the source's inside points come in chunks, each put in
-//    Morton order by a grid of its own so that neighbouring threads search neighbouring cells;
+//    the target grid's cell order (or by a grid of its own) so that neighbouring threads search neighbouring
+//    cells;
 //  - a group of lanes per query (nearest_group.cuh): the float search of the X-HD grid with nothing pruned
 //    over the cells near the query, whose nearest computed squared distance c is an actual pair's; then
 //    every target whose computed squared distance is within reach(upper(c)) (filter_bounds.h: all those
@@ -331,18 +332,33 @@ class PointsWorker {
   // Inside source positions [first, first + n): their Morton grid, the search, and the downloads.
   void run_chunk(DirectionWork& work, NearestArgs& args, uint64_t first, uint32_t n, bool tiled,
                  std::vector<double>& tile_d2, std::vector<int64_t>& tile_to, WorkerFound& found) {
+    HostPhases chunk_phases("points chunk");
     const FramedSet& source = *work.source;
     const bool exact_floats = work.frame->tight.copies_exact;
     const uint32_t lo = original_index(source.loose.data(), loose_count(source), static_cast<uint32_t>(first));
     const uint32_t hi = original_index(source.loose.data(), loose_count(source), static_cast<uint32_t>(first + n - 1));
     const uint64_t span = static_cast<uint64_t>(hi) - lo + 1;
+    // The chunk in the cell order of the target's grid, when its cell table costs no more than the chunk's own
+    // grid would (up to 4 cells a query, as planned): no survey, so no host round trip; else a grid of its own.
     DeviceGrid order;
+    EventTimer order_timer(stream_.get());
+    bool order_timed = false;  // read after the downloads' wait, not waited on here
     {
       DeviceArray<float> raw = upload_floats(work.source_inside->xyz, first, n, found);
-      order = survey_and_build(raw.get(), n, static_cast<uint32_t>(first), source, found.build_ms);
+      if (args.target.frame.cell_count() <= 4ull * n) {
+        order_timer.start();
+        order = order_in_frame(memory_, raw.get(), n, static_cast<uint32_t>(first), args.target.frame, stream_.get());
+        restore_original_indices(memory_, order, source.loose, stream_.get());
+        order_timer.end();
+        order_timed = true;
+      } else {
+        order = survey_and_build(raw.get(), n, static_cast<uint32_t>(first), source, found.build_ms);
+      }
     }
+    chunk_phases.mark("upload and order");
     DeviceArray<double> source_truth;
     if (!exact_floats) source_truth = upload_truth(source.truth, lo, span, found);
+    chunk_phases.mark("source truth upload");
     // Tiles always need both (the squared distance and the nearest, for the minimum over the tiles).
     const bool want_distance = tiled || work.out.distance != nullptr;
     const bool want_nearest = tiled || work.out.nearest != nullptr;
@@ -402,8 +418,8 @@ class PointsWorker {
       reduce_witness_kernel<<<1, kReduceThreads, 0, stream_.get()>>>(block_best.get(), witness_slots);
       XHD_CUDA_LAUNCHED("reduce_witness_kernel");
     }
-    found.query_ms += timer.stop();
-    if (profile_) print_clocks(clocks, n);
+    timer.end();
+    chunk_phases.mark("buffers and launches");
 
     const auto download_start = std::chrono::steady_clock::now();
     DeviceWitness chunk_best{-1.0, 0xffffffffu, 0xffffffffu};
@@ -437,6 +453,10 @@ class PointsWorker {
                           cudaMemcpyDeviceToHost));
     }
     found.download_ms += ms_since(download_start);
+    chunk_phases.mark("wait and downloads");
+    found.query_ms += timer.ms();
+    if (order_timed) found.build_ms += order_timer.ms();
+    if (profile_) print_clocks(clocks, n);
     if (!tiled && chunk_best.from != 0xffffffffu) found.witness.offer(chunk_best.dist2, chunk_best.from, chunk_best.to);
     if (tiled) {
       // The running minimum: the smaller squared distance, ties to the smaller input index (the unique
