@@ -43,7 +43,7 @@ struct FilterBounds {
   static constexpr double kMargin = 1.0 / (1ull << 40);
 
   double slack = 0.0;         // S
-  bool copies_exact = false;  // E = 0: the float copies are the input's coordinates themselves
+  bool copies_exact = false;  // E = 0: the float copies are the input's coordinates, or those less the origin exactly
 
   // An upper bound on the true distance of a pair whose computed float squared distance is c.
   XHD_HD double upper(float c) const {

@@ -14,24 +14,37 @@ namespace {
 // Points a block of the framing's passes: a mask pair's two sets of 60,000 points are 8 blocks, not one.
 constexpr size_t kGrain = 1 << 13;
 
-// The set's float copy relative to origin; returns the largest magnitude of a copied coordinate.
-double shift_into_floats(FramedSet& set, const double origin[3], int threads) {
+// Whether copy + origin is truth exactly (TwoSum: the sum and its rounding error, both exact in double).
+bool copy_is_exact(double truth, double origin, float copy) {
+  const double c = copy, s = c + origin, z = s - c;
+  return s == truth && (c - (s - z)) + (origin - z) == 0.0;
+}
+
+// The set's float copy relative to origin; returns the largest magnitude of a copied coordinate, and in exact
+// whether every copy is its coordinate less the origin exactly (a lattice of voxel centres at a float spacing).
+double shift_into_floats(FramedSet& set, const double origin[3], int threads, bool& exact) {
   set.owned.resize(3 * set.count);
   float* out = set.owned.data();
   double largest = 0.0;
+  bool all_exact = true;
   std::mutex m;
   parallel_blocks(set.count, kGrain, threads, [&](size_t begin, size_t end, int) {
     float local = 0.f;
+    bool local_exact = true;
     for (size_t i = begin; i < end; ++i)
       for (int k = 0; k < 3; ++k) {
-        const float v = static_cast<float>(set.truth.coord(i, k) - origin[k]);
+        const double truth = set.truth.coord(i, k);
+        const float v = static_cast<float>(truth - origin[k]);
         out[3 * i + k] = v;
         local = std::max(local, std::fabs(v));
+        local_exact = local_exact && copy_is_exact(truth, origin[k], v);
       }
     std::lock_guard<std::mutex> lock(m);
     largest = std::max(largest, static_cast<double>(local));
+    all_exact = all_exact && local_exact;
   });
   set.xyz = out;
+  exact = all_exact;
   return largest;
 }
 
@@ -93,6 +106,7 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
   const bool outliers = !bulk.contains(all);
   phases.mark("bulk");
   double largest = 0.0, largest_input = 0.0;
+  bool copies_exact = all_float;
   for (int k = 0; k < 3; ++k) largest_input = std::max({largest_input, std::fabs(all.lo[k]), std::fabs(all.hi[k])});
   if (all_float) {
     // The floats are the truth: used in place, nothing rounded (E = 0).
@@ -104,13 +118,18 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
     const Extent3& around = outliers ? bulk : all;
     for (int k = 0; k < 3; ++k)
       frame.origin[k] = origin != nullptr ? origin[k] : 0.5 * around.lo[k] + 0.5 * around.hi[k];
-    largest = shift_into_floats(frame.a, frame.origin, threads);
-    if (b != nullptr) largest = std::max(largest, shift_into_floats(frame.b, frame.origin, threads));
+    bool exact_a = true, exact_b = true;
+    largest = shift_into_floats(frame.a, frame.origin, threads, exact_a);
+    if (b != nullptr) largest = std::max(largest, shift_into_floats(frame.b, frame.origin, threads, exact_b));
+    // Copies that are their coordinates less the origin exactly are as good as the coordinates themselves: a
+    // difference of two copies is the difference of their points, so every distance formula over them rounds
+    // as it does over the input (a mask's voxel centres at 1 mm, or at 0.9375 by 1.5 mm, are such a lattice).
+    copies_exact = exact_a && exact_b;
   }
   phases.mark("shift into floats");
   frame.largest = largest;
   frame.largest_input = largest_input;
-  frame.bounds = bounds_for(largest, all_float);
+  frame.bounds = bounds_for(largest, copies_exact);
   frame.tight = frame.bounds;
   if (!outliers) return;
   const float cube = cube_around(bulk, frame.origin);
@@ -126,9 +145,13 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
     return;
   }
   frame.cube = cube;
+  // Loose points are settled over their coordinates in double beside float copies of the others (the GPU's
+  // loose pass), which mixes the two unless the origin is 0: shifted copies then stand for nothing exactly.
+  if (!all_float) copies_exact = false;
+  frame.bounds = bounds_for(largest, copies_exact);
   // Every copy inside the cube has coordinates of magnitude <= cube: the bounds of filter_bounds.h with
   // cube in place of the largest magnitude hold for every pair of them.
-  frame.tight = bounds_for(cube, all_float);
+  frame.tight = bounds_for(cube, copies_exact);
 }
 
 }  // namespace xhd

@@ -95,6 +95,39 @@ TEST(frame_lists_far_outliers_as_loose) {
   CHECK(same);
 }
 
+TEST(frame_copies_of_a_lattice_are_exact) {
+  // Voxel centres in double at spacings a float holds (1, 0.9375, 1.5 mm) from a survey-like corner: every copy
+  // is its coordinate less the origin exactly, so the frame says so (no copy error in its bounds). One point off
+  // the lattice by a thousandth, or a far outlier (loose points are settled beside the copies), and it does not.
+  std::vector<double> a, b;
+  for (int i = 0; i < 40; ++i)
+    for (int j = 0; j < 30; ++j) {
+      a.insert(a.end(), {-120.0 + i * 1.0, 64.5 + j * 0.9375, 300.0 + (i + j) % 7 * 1.5});
+      b.insert(b.end(), {-119.0 + j * 1.0, 63.5625 + i * 0.9375, 301.5 + (i * j) % 5 * 1.5});
+    }
+  xhd::PointFrame lattice;
+  const xhd_points pa = doubles(a), pb = doubles(b);
+  xhd::frame_points(pa, &pb, 2, lattice);
+  CHECK(lattice.bounds.copies_exact);
+  CHECK(lattice.tight.copies_exact);
+  for (size_t i = 0; i < a.size() / 3; ++i)
+    for (int k = 0; k < 3; ++k) CHECK_EQ(static_cast<double>(lattice.a.xyz[3 * i + k]) + lattice.origin[k], a[3 * i + k]);
+  std::vector<double> off = b;
+  off[3 * 77 + 1] += 0.001;
+  xhd::PointFrame near_lattice;
+  const xhd_points pb_off = doubles(off);
+  xhd::frame_points(pa, &pb_off, 2, near_lattice);
+  CHECK(!near_lattice.bounds.copies_exact);
+  CHECK(near_lattice.bounds.slack > lattice.bounds.slack);
+  std::vector<double> far = b;
+  far.insert(far.end(), {1e9, 0, 0});
+  xhd::PointFrame with_loose;
+  const xhd_points pb_far = doubles(far);
+  xhd::frame_points(pa, &pb_far, 2, with_loose);
+  CHECK(with_loose.has_loose());
+  CHECK(!with_loose.bounds.copies_exact && !with_loose.tight.copies_exact);
+}
+
 TEST(frame_of_one_repeated_point) {
   // Every point the same: nothing to size a bulk by, no loose points, copies all at the origin.
   const std::vector<double> a(3 * 100, 7.25);
