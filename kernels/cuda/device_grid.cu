@@ -1,11 +1,10 @@
 #include "device_grid.h"
 
-#include <cub/device/device_scan.cuh>
-
 #include <algorithm>
 #include <climits>
 #include <cstring>
 
+#include "cell_starts.cuh"
 #include "cuda_check.h"
 #include "grid_sizing.h"
 #include "launch.h"
@@ -197,12 +196,7 @@ void sort_into_cells(DeviceMemory& memory, const float* xyz, uint32_t n, uint32_
   count_cells<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(xyz, n, f, keys.get(), ranks.get(), counts.get());
   XHD_CUDA_LAUNCHED("count_cells");
   g.cell_start = DeviceArray<uint32_t>(memory, cells + 1ull);
-  size_t scratch_bytes = 0;
-  XHD_CUDA(
-      cub::DeviceScan::ExclusiveSum(nullptr, scratch_bytes, counts.get(), g.cell_start.get(), cells + 1, stream));
-  DeviceArray<unsigned char> scratch(memory, scratch_bytes);
-  XHD_CUDA(cub::DeviceScan::ExclusiveSum(scratch.get(), scratch_bytes, counts.get(), g.cell_start.get(), cells + 1,
-                                         stream));
+  cell_starts(memory, counts.get(), g.cell_start.get(), cells + 1ull, stream);
   g.points = DeviceArray<float4>(memory, n);
   scatter_points<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(xyz, n, index_base, keys.get(), ranks.get(),
                                                                    g.cell_start.get(), g.points.get());

@@ -1,11 +1,11 @@
 #include "surface_grid_build.h"
 
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
 
 #include <algorithm>
 #include <cstring>
 
+#include "cell_starts.cuh"
 #include "cuda_check.h"
 #include "launch.h"
 #include "ordered_float.cuh"
@@ -152,14 +152,7 @@ DeviceTriangleGrid build_device_triangle_grid(DeviceMemory& memory, PointTruth t
                                                                                         counts.get());
   XHD_CUDA_LAUNCHED("count_crossings_kernel");
   out.cell_start = DeviceArray<uint32_t>(memory, cells + 1);
-  size_t scratch_bytes = 0;
-  XHD_CUDA(
-      cub::DeviceScan::ExclusiveSum(nullptr, scratch_bytes, counts.get(), out.cell_start.get(), cells + 1, stream));
-  {
-    DeviceArray<unsigned char> scratch(memory, scratch_bytes);
-    XHD_CUDA(cub::DeviceScan::ExclusiveSum(scratch.get(), scratch_bytes, counts.get(), out.cell_start.get(), cells + 1,
-                                           stream));
-  }
+  cell_starts(memory, counts.get(), out.cell_start.get(), cells + 1, stream);
   uint32_t total = 0;
   XHD_CUDA(cudaMemcpyAsync(&total, out.cell_start.get() + cells, sizeof(total), cudaMemcpyDeviceToHost, stream));
   XHD_CUDA(cudaStreamSynchronize(stream));
