@@ -135,7 +135,8 @@ constexpr int kStepRings = 2;
 template <int kBlock>
 __global__ void __launch_bounds__(kBlock) nearest_group_kernel(NearestArgs a, int rings) {
   const int lane = threadIdx.x % kGroup;
-  const uint32_t slot = (blockIdx.x * kBlock + threadIdx.x) / kGroup;
+  // In 64 bits: the launch has kGroup threads a query, past 2^32 from a chunk of 2^29 queries.
+  const uint32_t slot = static_cast<uint32_t>((static_cast<uint64_t>(blockIdx.x) * kBlock + threadIdx.x) / kGroup);
   const bool active = slot < a.query_count;
   const GridView& g = a.target;
   const GridFrame& f = g.frame;

@@ -525,7 +525,8 @@ class PointsWorker {
       std::sort(block_max.begin(), block_max.end());
       const char* names[3] = {"float pass cycles", "exact pass cycles", "float nearest found"};
       std::fprintf(stderr, "xhd-profile %-20s p50 %llu p90 %llu p99 %llu max %llu; block max p50 %llu p90 %llu\n",
-                   names[part], v[n / 2], v[n * 9 / 10], v[n * 99 / 100], v[n - 1], block_max[block_max.size() / 2],
+                   names[part], v[n / 2], v[uint64_t(n) * 9 / 10], v[uint64_t(n) * 99 / 100], v[n - 1],
+                   block_max[block_max.size() / 2],
                    block_max[block_max.size() * 9 / 10]);
     }
   }
