@@ -69,7 +69,6 @@ int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausd
   const int threads = xhd::resolve_thread_count(options->threads);
   xhd::PointFrame frame;
   xhd::frame_points(*a, b, threads, frame);
-  xhd::sample_duplicates(frame, threads);  // each set is a target in one direction
   for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
   xhd::cpu_points_compare(frame, *options, *per_point, threads, 1, progress, *result);
   return XHD_OK;
@@ -99,7 +98,6 @@ int32_t points_compare_placed(const xhd_points* a, const xhd_points* b, const xh
   const int threads = xhd::resolve_thread_count(options->threads);
   xhd::PointFrame frame;
   xhd::frame_points(*a, b, threads, frame);
-  xhd::sample_duplicates(frame, threads);  // each set is a target in one direction
   for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
   xhd::cpu_points_compare(frame, *options, outputs, threads, workers, progress, *result);
   placement->workers = static_cast<uint32_t>(workers);

@@ -97,6 +97,8 @@ void cpu_points_compare(PointFrame& frame, const xhd_hausdorff_options& options,
   progress.set_total(((directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
                      ((directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
   const bool brute = options.method == XHD_METHOD_BRUTE;
+  // Each set is a target in one direction: both samples at once, up front (the brute reference drops nothing).
+  if (!brute) sample_duplicates(frame, threads);
   if (directions & XHD_DIRECTION_AB) {
     if (brute) brute_direction(frame, frame.a, frame.b, threads, progress, per_point_ab(per_point), result.ab);
     else
