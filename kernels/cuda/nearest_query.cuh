@@ -72,7 +72,6 @@ struct NearestArgs {
   float* hard_c;              // per listed query: its smallest computed float squared distance
   ExactBest* hard_best;       // per listed query and target slice: the slice's nearest in double
   uint64_t brute_cap;         // listed queries x targets at most for the slice passes; beyond, the grid's tree
-  const uint32_t* only;       // the one-thread grid pass's queries: the listed ones
   // XHD_CUDA_PROFILE: per chunk position, the first pass's clock cycles in the float pass and in the exact
   // pass, and whether the float pass found its nearest (null: not measured).
   unsigned long long* clocks;

@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(kThreads) listed_nearest_kernel(NearestArgs a)
   uint32_t evals = 0;
   const uint32_t count = hard_plan(a).brute ? 0u : *a.hard_count;
   if (i < count) {
-    const uint32_t slot = a.only[i];
+    const uint32_t slot = a.hard[i];
     const float4 qp = a.queries[slot];
     Probe q;
     q.p[0] = qp.x;
@@ -329,7 +329,7 @@ class PointsWorker {
  private:
   static uint32_t loose_count(const FramedSet& set) { return static_cast<uint32_t>(set.loose.size()); }
 
-  // Inside source positions [first, first + n): their Morton grid, the search, and the downloads.
+  // Inside source positions [first, first + n): their cell order, the search, and the downloads.
   void run_chunk(DirectionWork& work, NearestArgs& args, uint64_t first, uint32_t n, bool tiled,
                  std::vector<double>& tile_d2, std::vector<int64_t>& tile_to, WorkerFound& found) {
     HostPhases chunk_phases("points chunk");
@@ -392,7 +392,6 @@ class PointsWorker {
     args.hard_c = hard_c.get();
     args.hard_best = hard_best.get();
     args.brute_cap = hard_budget_.brute_cap;
-    args.only = args.hard;
     DeviceArray<unsigned long long> clocks;
     if (profile_) clocks = DeviceArray<unsigned long long>(memory_, 3ull * n);
     args.clocks = clocks.get();
