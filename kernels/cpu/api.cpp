@@ -1,5 +1,6 @@
 // The C ABI entry points of the CPU backend: validate, dispatch, and turn every C++ exception into a
 // status code plus a last-error message, since nothing may unwind into the FFI caller.
+#include <chrono>
 #include <cmath>
 #include <utility>
 #include <string>
@@ -15,6 +16,7 @@
 #include "mesh_distance.h"
 #include "nearest_points.h"
 #include "points_compare.h"
+#include "../abi/measured_distances.h"
 #include "../abi/per_point.h"
 #include "../abi/work_split.h"
 #include "streamed_compare.h"
@@ -60,6 +62,29 @@ int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_
 
 // Without per-point outputs, xhd_hausdorff itself; with them, every point measured (points_compare.h) over one
 // frame of both inputs, as xhd_hausdorff frames them.
+int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                       const xhd_per_point* per_point, xhd_hausdorff_result* result, xhd_progress* progress_slot);
+
+// The search's outputs with distance arrays of its own where the caller gave none (measured_distances.h), then
+// the statistics of those distances on the same threads (kernels/geometry/distance_stats.cpp).
+int32_t points_compare_stats(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                             const xhd_per_point* per_point, const xhd_distance_stats_options* stats_options,
+                             xhd_distance_stats_result* stats, xhd_hausdorff_result* result,
+                             xhd_progress* progress_slot) {
+  xhd::check_hausdorff_options(options, result);
+  if (a == nullptr || b == nullptr) throw xhd::InvalidArgument("point sets must not be null");
+  const xhd::MeasuredDistances measured(*a, *b, *options, per_point, stats_options, stats);
+  const int32_t status = points_compare(a, b, options, &measured.outputs, result, progress_slot);
+  if (status != XHD_OK) return status;
+  const int threads = xhd::resolve_thread_count(options->threads);
+  const auto started = std::chrono::steady_clock::now();
+  xhd::host_distance_stats(measured.outputs.distance_ab, measured.n_ab, measured.outputs.distance_ba, measured.n_ba,
+                           *stats_options, threads, *stats);
+  stats->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  stats->threads = threads;
+  return XHD_OK;
+}
+
 int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                        const xhd_per_point* per_point, xhd_hausdorff_result* result, xhd_progress* progress_slot) {
   if (!xhd::wants_per_point(per_point)) return hausdorff(a, b, options, result, progress_slot);
@@ -220,6 +245,16 @@ XHD_API int32_t xhd_points_compare(const xhd_points* a, const xhd_points* b, con
                                    const xhd_per_point* per_point, xhd_hausdorff_result* result,
                                    xhd_progress* progress) {
   return xhd::guarded(progress, [&] { return points_compare(a, b, options, per_point, result, progress); });
+}
+
+XHD_API int32_t xhd_points_compare_stats(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                                         const xhd_per_point* per_point,
+                                         const xhd_distance_stats_options* stats_options,
+                                         xhd_distance_stats_result* stats, xhd_hausdorff_result* result,
+                                         xhd_progress* progress) {
+  return xhd::guarded(progress, [&] {
+    return points_compare_stats(a, b, options, per_point, stats_options, stats, result, progress);
+  });
 }
 
 XHD_API int32_t xhd_points_compare_placed(const xhd_points* a, const xhd_points* b,

@@ -1,12 +1,16 @@
 // The C ABI entry points of the CUDA backend: validate (shared with the CPU backend), pick the device,
 // run, and turn every exception into a status code plus a last-error message.
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 
 #include "../abi/distance_context.h"
 #include "../abi/host_phases.h"
+#include "../abi/measured_distances.h"
+#include "../abi/parallel.h"
 #include "../abi/status_guard.h"
 #include "../geometry/surface_compare.h"
 #include "../abi/progress.h"
@@ -14,6 +18,7 @@
 #include "backend_identity.h"
 #include "cuda_check.h"
 #include "device_session.h"
+#include "distance_stats_gpu.h"
 #include "hausdorff_gpu.h"
 #include "placement.h"
 #include "points_gpu.h"
@@ -103,6 +108,60 @@ int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausd
   xhd::PlacementReport report;
   xhd::gpu_points_compare(*a, *b, *options, *per_point, progress, *result, xhd::Placement{{options->device}, 0},
                           report);
+  return XHD_OK;
+}
+
+// The search with its distances kept on the device, where the statistics are then computed (points_gpu.h's
+// KeptDistances): nothing comes back but what per_point asks for and the statistics. Distances that would take
+// more than a quarter of the device's memory (they, a sorted copy and the sort's scratch must fit) are not kept:
+// they come back and are summed up on the host, with the same bits.
+int32_t points_compare_stats(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                             const xhd_per_point* per_point, const xhd_distance_stats_options* stats_options,
+                             xhd_distance_stats_result* stats, xhd_hausdorff_result* result,
+                             xhd_progress* progress_slot) {
+  xhd::check_hausdorff_call(a, b, options, result);
+  const xhd::MeasuredDistances measured(*a, *b, *options, per_point, stats_options, stats);
+  if (options->method == XHD_METHOD_BRUTE)
+    throw xhd::InvalidArgument("the brute method is the CPU reference implementation; use the CPU backend");
+  use_device(options->device);
+  const xhd::Progress progress(progress_slot);
+  xhd::PlacementReport report;
+  const xhd::Placement one{{options->device}, 0};
+  const uint64_t n_ab = measured.n_ab, n_ba = measured.n_ba;
+  std::unique_ptr<xhd::GpuStats> on_device;
+  xhd::KeptDistances kept;
+  if (8 * (n_ab + n_ba) <= xhd::device_memory_budget(options->device) / 4) {
+    on_device = std::make_unique<xhd::GpuStats>(options->device);
+    double* all = on_device->reserve(n_ab, n_ba);
+    kept.device[0] = n_ab > 0 ? all : nullptr;
+    kept.device[1] = n_ba > 0 ? all + n_ab : nullptr;
+    kept.returned[0] = measured.returned_ab;
+    kept.returned[1] = measured.returned_ba;
+  }
+  xhd::HostPhases phases("points+stats");
+  xhd::gpu_points_compare(*a, *b, *options, measured.outputs, progress, *result, one, report,
+                          on_device ? &kept : nullptr);
+  phases.mark(on_device ? "search, distances kept" : "search, distances back");
+  const double* host[2] = {measured.outputs.distance_ab, measured.outputs.distance_ba};
+  if (on_device) {
+    const uint64_t first[2] = {0, n_ab}, count[2] = {n_ab, n_ba};
+    for (int side = 0; side < 2; ++side) {
+      if (kept.whole_on_host[side]) on_device->upload(first[side], host[side], count[side]);
+      else on_device->patch(first[side], kept.settled[side].index.data(), kept.settled[side].value.data(),
+                            kept.settled[side].index.size());
+    }
+    phases.mark(kept.whole_on_host[0] || kept.whole_on_host[1] ? "tiled distances up" : "host-settled patched");
+    on_device->compute(*stats_options, *stats);
+  } else {
+    // Back on the host already, and the device may have no room for them and their sorted copies.
+    const auto started = std::chrono::steady_clock::now();
+    xhd::host_distance_stats(host[0], n_ab, host[1], n_ba, *stats_options, xhd::resolve_thread_count(options->threads),
+                             *stats);
+    stats->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  }
+  phases.mark(on_device ? "statistics on the device" : "statistics on the host");
+  stats->device = options->device;
+  stats->threads = 1;
   return XHD_OK;
 }
 
@@ -221,6 +280,16 @@ XHD_API int32_t xhd_points_compare(const xhd_points* a, const xhd_points* b, con
                                    const xhd_per_point* per_point, xhd_hausdorff_result* result,
                                    xhd_progress* progress) {
   return xhd::guarded(progress, [&] { return points_compare(a, b, options, per_point, result, progress); });
+}
+
+XHD_API int32_t xhd_points_compare_stats(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                                         const xhd_per_point* per_point,
+                                         const xhd_distance_stats_options* stats_options,
+                                         xhd_distance_stats_result* stats, xhd_hausdorff_result* result,
+                                         xhd_progress* progress) {
+  return xhd::guarded(progress, [&] {
+    return points_compare_stats(a, b, options, per_point, stats_options, stats, result, progress);
+  });
 }
 
 XHD_API int32_t xhd_points_compare_placed(const xhd_points* a, const xhd_points* b,

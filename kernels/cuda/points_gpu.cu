@@ -194,6 +194,8 @@ struct DirectionWork {
   std::vector<double> loose_xyz;      // the loose targets' truth
   std::vector<uint32_t> loose_input;  // and their input indices
   PerPointOut out;
+  double* kept = nullptr;  // the direction's distances on the device (KeptDistances), written there untiled
+  bool download = true;    // whether out.distance receives them (always when tiled)
   TilePlan plan;
   uint64_t piece = 0;                 // queries a piece holds
   std::unique_ptr<PieceQueue> queue;  // one tile: pieces taken by whichever worker is free
@@ -359,12 +361,14 @@ class PointsWorker {
     DeviceArray<double> source_truth;
     if (!exact_floats) source_truth = upload_truth(source.truth, lo, span, found);
     chunk_phases.mark("source truth upload");
-    // Tiles always need both (the squared distance and the nearest, for the minimum over the tiles).
+    // Tiles always need both (the squared distance and the nearest, for the minimum over the tiles). Kept
+    // distances are written straight into the direction's array on the device.
+    const bool keep = work.kept != nullptr && !tiled;
     const bool want_distance = tiled || work.out.distance != nullptr;
     const bool want_nearest = tiled || work.out.nearest != nullptr;
     DeviceArray<double> distance;
     DeviceArray<int64_t> nearest;
-    if (want_distance) distance = DeviceArray<double>(memory_, span);
+    if (want_distance && !keep) distance = DeviceArray<double>(memory_, span);
     if (want_nearest) nearest = DeviceArray<int64_t>(memory_, span);
     // Loose sources in the span are never searched: NaN (all bits set) tells the tiles' merge to skip them.
     if (tiled) XHD_CUDA(cudaMemsetAsync(distance.get(), 0xff, span * sizeof(double), stream_.get()));
@@ -382,7 +386,7 @@ class PointsWorker {
     args.query_count = n;
     args.first_source = lo;
     args.source_truth = source_truth.get();
-    args.distance = distance.get();
+    args.distance = keep ? work.kept + lo : distance.get();
     args.nearest = nearest.get();
     args.block_best = block_best.get();
     args.wide_count = lists.get();
@@ -430,7 +434,7 @@ class PointsWorker {
     // Untiled: straight into the caller's arrays. Loose sources and unfinished queries inside [lo, hi] receive
     // what the device left there; they are written again on the host after every worker is done.
     // Tiled: into this worker's buffers, for the running minima below.
-    double* distance_to = work.out.distance != nullptr ? work.out.distance + lo : nullptr;
+    double* distance_to = work.out.distance != nullptr && work.download ? work.out.distance + lo : nullptr;
     int64_t* nearest_to = work.out.nearest != nullptr ? work.out.nearest + lo : nullptr;
     if (tiled) {
       tile_d2.resize(span);
@@ -440,7 +444,7 @@ class PointsWorker {
     }
     if (distance_to != nullptr)
       XHD_CUDA(
-          cudaMemcpyAsync(distance_to, distance.get(), span * sizeof(double), cudaMemcpyDeviceToHost, stream_.get()));
+          cudaMemcpyAsync(distance_to, args.distance, span * sizeof(double), cudaMemcpyDeviceToHost, stream_.get()));
     if (nearest_to != nullptr)
       XHD_CUDA(
           cudaMemcpyAsync(nearest_to, nearest.get(), span * sizeof(int64_t), cudaMemcpyDeviceToHost, stream_.get()));
@@ -555,7 +559,7 @@ class PointsWorker {
 class PointsRun {
  public:
   PointsRun(const PointFrame& frame, int host_threads, const xhd_hausdorff_options& options, const Progress& progress,
-            const Placement& placement, xhd_hausdorff_result& result, PlacementReport& report)
+            const Placement& placement, xhd_hausdorff_result& result, PlacementReport& report, KeptDistances* kept)
       : frame_(frame),
         host_threads_(host_threads),
         options_(options),
@@ -564,7 +568,8 @@ class PointsRun {
         budgets_(worker_budgets(placement)),
         labels_(worker_labels(placement)),
         result_(result),
-        report_(report) {}
+        report_(report),
+        kept_(kept) {}
 
   void direction(const FramedSet& source, const FramedSet& target_set, PerPointOut out, xhd_directed& result) {
     HostPhases phases(&source == &frame_.a ? "points a->b" : "points b->a");
@@ -581,6 +586,11 @@ class PointsRun {
     work.source_inside = &source_inside;
     work.target_inside = &target_inside;
     work.out = out;
+    const int side = &source == &frame_.a ? 0 : 1;  // A -> B, or B -> A
+    if (kept_ != nullptr) {
+      work.kept = kept_->device[side];
+      work.download = kept_->returned[side];
+    }
     for (size_t k = 0; k < target.loose.size(); ++k) {
       for (int c = 0; c < 3; ++c) work.loose_xyz.push_back(target.truth.coord(target.loose[k], c));
       work.loose_input.push_back(static_cast<uint32_t>(target.input_of(target.loose[k])));
@@ -651,10 +661,16 @@ class PointsRun {
     }
     const std::vector<SourceNearest> loose = settle_loose_sources(frame_, source, target, host_threads_);
     settled.insert(settled.end(), loose.begin(), loose.end());
+    KeptDistances::Settled* listed = kept_ != nullptr && work.plan.tiles == 1 ? &kept_->settled[side] : nullptr;
+    if (kept_ != nullptr) kept_->whole_on_host[side] = work.plan.tiles > 1;
     for (const SourceNearest& s : settled) {
       const int64_t to = target.input_of(s.target);
       if (out.distance != nullptr) out.distance[s.source] = std::sqrt(s.dist2);
       if (out.nearest != nullptr) out.nearest[s.source] = to;
+      if (listed != nullptr) {
+        listed->index.push_back(s.source);
+        listed->value.push_back(std::sqrt(s.dist2));
+      }
       witness.offer(s.dist2, s.source, to);
     }
     progress_.add(source.loose.size());
@@ -707,6 +723,7 @@ class PointsRun {
   std::vector<std::string> labels_;
   xhd_hausdorff_result& result_;
   PlacementReport& report_;
+  KeptDistances* kept_;
   std::mutex merge_;  // guards the totals below and report_ while both directions run at once
   double upload_ms_ = 0, download_ms_ = 0;
   uint64_t peak_ = 0;
@@ -722,7 +739,7 @@ constexpr uint64_t kConcurrentDirectionsMaxPoints = uint64_t(1) << 22;
 
 void gpu_points_compare(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
                         const xhd_per_point& per_point, const Progress& progress, xhd_hausdorff_result& result,
-                        const Placement& placement, PlacementReport& report) {
+                        const Placement& placement, PlacementReport& report, KeptDistances* kept) {
   HostPhases phases("points");
   const int host_threads = resolve_thread_count(options.threads);
   PointFrame frame;
@@ -734,7 +751,7 @@ void gpu_points_compare(const xhd_points& a, const xhd_points& b, const xhd_haus
   const int directions = options.directions;
   progress.set_total(((directions & XHD_DIRECTION_AB) ? frame.a.count : 0) +
                      ((directions & XHD_DIRECTION_BA) ? frame.b.count : 0));
-  PointsRun run(frame, host_threads, options, progress, placement, result, report);
+  PointsRun run(frame, host_threads, options, progress, placement, result, report, kept);
   const bool both = (directions & XHD_DIRECTION_AB) != 0 && (directions & XHD_DIRECTION_BA) != 0;
   if (both && placement.devices.size() == 1 && frame.a.count + frame.b.count <= kConcurrentDirectionsMaxPoints &&
       switched_on("XHD_CUDA_CONCURRENT_DIRECTIONS")) {

@@ -21,6 +21,12 @@ void check_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uin
                           const xhd_distance_stats_options* options, xhd_distance_stats_result* result) {
   if (options == nullptr || result == nullptr) throw InvalidArgument("options and result must not be null");
   if ((ab == nullptr && n_ab > 0) || (ba == nullptr && n_ba > 0)) throw InvalidArgument("distances must not be null");
+  check_stats_request(n_ab, n_ba, options, result);
+}
+
+void check_stats_request(uint64_t n_ab, uint64_t n_ba, const xhd_distance_stats_options* options,
+                         xhd_distance_stats_result* result) {
+  if (options == nullptr || result == nullptr) throw InvalidArgument("options and result must not be null");
   if (options->has_percentile != 0 && !(options->percentile >= 0.0 && options->percentile <= 100.0))
     throw InvalidArgument("the percentile must lie in [0, 100]");
   if (options->threads < 0) throw InvalidArgument("threads must be >= 0");

@@ -12,6 +12,10 @@ namespace xhd {
 void check_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba,
                           const xhd_distance_stats_options* options, xhd_distance_stats_result* result);
 
+// The same checks of options and result for n_ab and n_ba distances not measured yet (xhd_points_compare_stats).
+void check_stats_request(uint64_t n_ab, uint64_t n_ba, const xhd_distance_stats_options* options,
+                         xhd_distance_stats_result* result);
+
 // Rank h = (n − 1)·p/100 split into its floor k and fraction.
 struct PercentileRank {
   uint64_t k;

@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 24
+#define XHD_ABI_VERSION 25
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -981,6 +981,22 @@ typedef struct xhd_distance_stats_result {
 XHD_API int32_t xhd_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba,
                                    const xhd_distance_stats_options* options, xhd_distance_stats_result* result,
                                    xhd_progress* progress);
+
+/* xhd_points_compare and the statistics of the distances it measures, in one call: every point of each direction
+ * in options->directions is measured, and *stats receives what xhd_distance_stats would give for those distances
+ * (A -> B's as ab, a->count of them, or none when A -> B is not asked; B -> A's as ba likewise), bit for bit, the
+ * counts within tolerances included. per_point may be NULL, and its distance arrays NULL: the distances are then
+ * measured for the statistics alone. stats_options->threads and ->device are not used: the search's
+ * (options->threads, options->device) are. Device libraries compute the statistics on the device, from the
+ * distances the search left there: nothing is copied back but what per_point asks for (distances too many to keep
+ * there, over a quarter of its memory, come back and are summed up on the host). Runs where
+ * xhd_points_compare runs (one device; for several, or a memory limit, xhd_points_compare_placed and then
+ * xhd_distance_stats). Returns an xhd_status; on failure progress->message and xhd_last_error() say why. */
+XHD_API int32_t xhd_points_compare_stats(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                                         const xhd_per_point* per_point,
+                                         const xhd_distance_stats_options* stats_options,
+                                         xhd_distance_stats_result* stats, xhd_hausdorff_result* result,
+                                         xhd_progress* progress);
 /* ---- Spatial join over collections of meshes (`xhd join`, after 3DPipe): every object of A against every
  * object of B, one call. Objects are surfaces: their distance is the smallest exact triangle-pair distance
  * (triangle_pair.h, in double over the input's coordinates), ties to the smallest triangle of the object of A,

@@ -199,3 +199,78 @@ TEST(distance_stats_counts_within_tolerances) {
   CHECK_EQ(xhd_distance_stats(ab.data(), ab.size(), ba.data(), ba.size(), &o, &r, nullptr),
            int32_t(XHD_ERROR_INVALID_ARGUMENT));
 }
+
+TEST(points_compare_stats_equals_search_then_stats) {
+  // Two small clouds with a far point in each (loose, settled apart from the grid): the fused call's statistics
+  // are those of xhd_points_compare's distances given to xhd_distance_stats, whether the distances come back or not.
+  std::vector<double> a(3 * 400), b(3 * 300);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = double((i * 7919) % 1000) / 997.0;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = double((i * 104729) % 1000) / 991.0;
+  a[0] = 1e9;
+  b[5] = -2e8;
+  const xhd_points pa{nullptr, 400, a.data()}, pb{nullptr, 300, b.data()};
+  xhd_hausdorff_options options{};
+  options.method = XHD_METHOD_GRID;
+  options.directions = XHD_DIRECTION_AB | XHD_DIRECTION_BA;
+  options.threads = 3;
+  std::vector<double> ab(400), ba(300);
+  xhd_per_point per_point{};
+  per_point.distance_ab = ab.data();
+  per_point.distance_ba = ba.data();
+  xhd_hausdorff_result plain{};
+  CHECK_EQ(xhd_points_compare(&pa, &pb, &options, &per_point, &plain, nullptr), int32_t(XHD_OK));
+  const double taus[2] = {0.001, 0.01};
+  uint64_t want_ab[2], want_ba[2], got_ab[2], got_ba[2];
+  xhd_distance_stats_options so{};
+  so.has_percentile = 1;
+  so.percentile = 95;
+  so.pooled = 1;
+  so.tolerances = taus;
+  so.tolerance_count = 2;
+  so.within_ab = want_ab;
+  so.within_ba = want_ba;
+  xhd_distance_stats_result want{};
+  CHECK_EQ(xhd_distance_stats(ab.data(), 400, ba.data(), 300, &so, &want, nullptr), int32_t(XHD_OK));
+  so.within_ab = got_ab;
+  so.within_ba = got_ba;
+  for (const bool returned : {false, true}) {
+    std::vector<double> back_ab(400, -1.0);
+    xhd_per_point asked{};
+    if (returned) asked.distance_ab = back_ab.data();
+    xhd_distance_stats_result got{};
+    xhd_hausdorff_result fused{};
+    CHECK_EQ(xhd_points_compare_stats(&pa, &pb, &options, returned ? &asked : nullptr, &so, &got, &fused, nullptr),
+             int32_t(XHD_OK));
+    CHECK_EQ(fused.ab.distance, plain.ab.distance);
+    CHECK_EQ(fused.ba.from_index, plain.ba.from_index);
+    for (const auto& [g, w] : {std::pair{got.ab, want.ab}, std::pair{got.ba, want.ba}}) {
+      CHECK_EQ(g.count, w.count);
+      CHECK_EQ(g.max, w.max);
+      CHECK_EQ(g.sum, w.sum);
+      CHECK_EQ(g.sq_sum, w.sq_sum);
+      CHECK_EQ(g.percentile, w.percentile);
+    }
+    CHECK_EQ(got.pooled_percentile, want.pooled_percentile);
+    for (int t = 0; t < 2; ++t) {
+      CHECK_EQ(got_ab[t], want_ab[t]);
+      CHECK_EQ(got_ba[t], want_ba[t]);
+    }
+    if (returned) CHECK(back_ab == ab);
+  }
+  // A bad request is refused before the search, and so are outputs for a direction not asked for.
+  so.percentile = 101;
+  xhd_distance_stats_result r{};
+  xhd_hausdorff_result h{};
+  CHECK_EQ(xhd_points_compare_stats(&pa, &pb, &options, nullptr, &so, &r, &h, nullptr),
+           int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  so.percentile = 95;
+  options.directions = XHD_DIRECTION_AB;
+  CHECK_EQ(xhd_points_compare_stats(&pa, &pb, &options, &per_point, &so, &r, &h, nullptr),
+           int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  // Directed: B's statistics are empty, and within_ba may be null.
+  so.within_ba = nullptr;
+  CHECK_EQ(xhd_points_compare_stats(&pa, &pb, &options, nullptr, &so, &r, &h, nullptr), int32_t(XHD_OK));
+  CHECK_EQ(r.ab.count, uint64_t(400));
+  CHECK_EQ(r.ba.count, uint64_t(0));
+  CHECK_EQ(r.ab.sum, want.ab.sum);
+}

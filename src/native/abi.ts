@@ -6,7 +6,7 @@ import koffi from './koffi.js';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 24;
+export const XHD_ABI_VERSION = 25;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -612,6 +612,11 @@ export const PROTOTYPES = {
     'int32_t xhd_points_compare_placed(const xhd_points *a, const xhd_points *b, const xhd_hausdorff_options *options, ' +
     '_Inout_ xhd_placement *placement, const xhd_per_point *per_point, _Out_ xhd_hausdorff_result *result, ' +
     'xhd_progress *progress)',
+  // The search and the statistics of its distances in one call (src/ops/points-search.ts).
+  pointsCompareStats:
+    'int32_t xhd_points_compare_stats(const xhd_points *a, const xhd_points *b, const xhd_hausdorff_options *options, ' +
+    'const xhd_per_point *per_point, const xhd_distance_stats_options *stats_options, ' +
+    '_Out_ xhd_distance_stats_result *stats, _Out_ xhd_hausdorff_result *result, xhd_progress *progress)',
   nearestPoints:
     'int32_t xhd_nearest_points(const xhd_points *queries, const xhd_points *targets, const xhd_hausdorff_options *options, ' +
     'double *distance, int64_t *nearest, _Out_ xhd_nearest_result *result, xhd_progress *progress)',

@@ -64,6 +64,7 @@ export interface NativeBackend {
   hausdorff: Koffi.KoffiFunction;
   /** The Hausdorff distance and, when asked, every point's nearest in one search (xhd_points_compare). */
   pointsCompare: Koffi.KoffiFunction;
+  pointsCompareStats: Koffi.KoffiFunction;
   /** The same on several workers (GPUs; CPU thread groups) with a memory limit (xhd_points_compare_placed). */
   pointsComparePlaced: Koffi.KoffiFunction;
   pointSurfaceDistance: Koffi.KoffiFunction;
@@ -208,6 +209,7 @@ export function loadBackend(name: BackendName): NativeBackend {
       optixInfo: name === 'optix' ? lib.func(PROTOTYPES.optixInfo) : null,
       hausdorff: lib.func(PROTOTYPES.hausdorff),
       pointsCompare: lib.func(PROTOTYPES.pointsCompare),
+      pointsCompareStats: lib.func(PROTOTYPES.pointsCompareStats),
       pointsComparePlaced: lib.func(PROTOTYPES.pointsComparePlaced),
       pointSurfaceDistance: lib.func(PROTOTYPES.pointSurfaceDistance),
       nearestPoints: capabilities.nearestPoints ? lib.func(PROTOTYPES.nearestPoints) : null,
