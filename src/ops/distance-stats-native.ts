@@ -37,29 +37,49 @@ function sumsOf(raw: RawDistanceStatsResult['ab'], percentileAsked: boolean): Di
 export async function nativeDistanceStats(ab: Float64Array, ba: Float64Array | null, options: StatsOptions, run: NativeStatsRun,
   surfels: SurfelDistances | null = null): Promise<NativeStats> {
   const backend = loadBackend(run.backend);
+  const request = statsRequest(options, run, ba !== null);
+  const result = new StructOut(DISTANCE_STATS_RESULT); // read from its own memory, not decoded by koffi
+  // Through a progress slot of its own, which carries the call's message should it fail (lanes of `xhd batch`
+  // sum up at once, and the library's last error is whichever call's failed last).
+  await callNative(backend, backend.distanceStats, [ab, ab.length, ba, ba ? ba.length : 0, request.native, result.bytes],
+    { refusal: 'the distances cannot be summed up' });
+  return statsAnswer(request, result.read(), options, ba !== null, surfels);
+}
+
+/** What xhd_distance_stats (or xhd_points_compare_stats) is asked: its options struct, and which percentiles. */
+export interface StatsRequest {
+  native: ReturnType<typeof nativeStatsOptions>;
+  wanted: ReturnType<typeof percentilesWanted>;
+}
+
+export function statsRequest(options: StatsOptions, run: NativeStatsRun, hasBa: boolean): StatsRequest {
   const wanted = percentilesWanted(options);
+  return { native: nativeStatsOptions(wanted, run, hasBa), wanted };
+}
+
+function nativeStatsOptions(wanted: ReturnType<typeof percentilesWanted>, run: NativeStatsRun, hasBa: boolean) {
   const p = wanted.directed ?? wanted.pooled;
-  const nativeOptions = {
+  return {
     percentile: p ?? 0,
     has_percentile: p === undefined ? 0 : 1,
     pooled: wanted.pooled === undefined ? 0 : 1,
     threads: run.threads ?? 0,
     device: run.device ?? 0,
-    ...countArrays(run.tolerances ?? [], ba !== null),
+    ...countArrays(run.tolerances ?? [], hasBa),
   };
-  const result = new StructOut(DISTANCE_STATS_RESULT); // read from its own memory, not decoded by koffi
-  // Through a progress slot of its own, which carries the call's message should it fail (lanes of `xhd batch`
-  // sum up at once, and the library's last error is whichever call's failed last).
-  await callNative(backend, backend.distanceStats, [ab, ab.length, ba, ba ? ba.length : 0, nativeOptions, result.bytes],
-    { refusal: 'the distances cannot be summed up' });
-  const raw = result.read();
+}
+
+/** The statistics from the result struct the library filled for request (read from its memory). */
+export function statsAnswer(request: StatsRequest, raw: RawDistanceStatsResult, options: StatsOptions,
+  hasBa: boolean, surfels: SurfelDistances | null): NativeStats {
+  const { native, wanted } = request;
   const stats = statsFromSums({
     ab: sumsOf(raw.ab, wanted.directed !== undefined),
-    ba: ba ? sumsOf(raw.ba, wanted.directed !== undefined) : null,
+    ba: hasBa ? sumsOf(raw.ba, wanted.directed !== undefined) : null,
     pooledPercentile: wanted.pooled === undefined ? null : raw.pooled_percentile,
   }, options, surfels);
-  const taus = nativeOptions.tolerance_count;
-  const within = taus > 0 ? { ab: Array.from(nativeOptions.within_ab!, Number), ba: nativeOptions.within_ba ? Array.from(nativeOptions.within_ba, Number) : [] } : null;
+  const taus = native.tolerance_count;
+  const within = taus > 0 ? { ab: Array.from(native.within_ab!, Number), ba: native.within_ba ? Array.from(native.within_ba, Number) : [] } : null;
   return { stats, within, uploadMs: raw.upload_ms, computeMs: raw.compute_ms };
 }
 
