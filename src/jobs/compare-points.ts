@@ -11,7 +11,7 @@ import { exportSource } from './per-point.js';
 import { maskSpaceWarning, resultBase, timings, wantsPerPointDistances, wantsStats, type CompareOptions, type CompareResult, type Witness } from './compare-result.js';
 import { UsageError } from '../core/errors.js';
 import { surfelDistances, wantsSurfelDistances } from './surface-metrics.js';
-import { pairStatistics } from './pair-statistics.js';
+import { searchStatistics, statisticsOfSearch } from './pair-statistics.js';
 
 function pointAt(g: Geometry, index: number): number[] {
   const p = [g.positions[3 * index], g.positions[3 * index + 1], g.positions[3 * index + 2]];
@@ -31,6 +31,12 @@ export async function comparePoints(pathA: string, pathB: string, a: Geometry, b
   if (wantsSurfelDistances(options) && (!surfelsA || !surfelsB)) {
     throw new UsageError('the surfel variants weigh the surface elements of voxel masks; give two NIfTI masks, or the voxel / max-of-directed / mean-of-means variants');
   }
+  const surfelsStarted = performance.now();
+  const surfels = wantsSurfelDistances(options) ? await surfelDistances(surfelsA!, surfelsB!, options) : null;
+  const surfelsMs = surfels ? performance.now() - surfelsStarted : 0;
+  // The statistics come with the search, summed up where the distances were measured (on the GPU: no copy back,
+  // unless the distances are exported or kept).
+  const keepsDistances = options.export !== undefined || options.keepDistances === true;
   bar.phase(measuresEveryPoint ? 'hausdorff, every point' : 'hausdorff', 0, 1);
   const result = await pointsSearch(a.positions, b.positions, {
     method: options.method,
@@ -42,19 +48,18 @@ export async function comparePoints(pathA: string, pathB: string, a: Geometry, b
     threads: options.threads,
     seed: options.seed,
     signal: options.signal,
-    distances: measuresEveryPoint,
+    distances: keepsDistances,
     nearest: options.export !== undefined,
+    stats: searchStatistics(options, options.directed === true, surfels),
     onProgress: (done, total) => bar.update(done, total),
   }).finally(() => bar.finish()); // an error message must not land on the bar's line
 
-  const statsStarted = performance.now();
   const nearest = result.perPoint;
-  const surfels = wantsSurfelDistances(options) ? await surfelDistances(surfelsA!, surfelsB!, options) : null;
-  const { stats, tolerance } = nearest
-    ? await pairStatistics(nearest.ab.distances!, nearest.ba ? nearest.ba.distances! : null, options,
-      { backend: result.backend, device: result.device?.ordinal, threads: options.threads }, surfels)
+  const { stats, tolerance } = wantsPerPointDistances(options)
+    ? statisticsOfSearch(result.stats, options, { a: a.count, b: b.count }, surfels)
     : { stats: null, tolerance: null };
-  const statsMs = stats || tolerance ? performance.now() - statsStarted : 0;
+  // The statistics' own share of the call where it was measured (the search's query time holds the rest).
+  const statsMs = stats || tolerance ? surfelsMs + (result.stats ? result.stats.uploadMs + result.stats.computeMs : 0) : 0;
   const perPoint: PerPointDistances | null = nearest && (options.export || options.keepDistances) ? {
     dims: a.dims,
     nearestIs: 'point',

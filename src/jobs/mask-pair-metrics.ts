@@ -4,7 +4,7 @@
 import { InputError } from '../core/errors.js';
 import { pointsSearch, type PointsSearchResult } from '../ops/points-search.js';
 import type { SurfelDistances } from '../metrics/distance-stats.js';
-import { pairStatistics } from './pair-statistics.js';
+import { searchStatistics, statisticsOfSearch } from './pair-statistics.js';
 import type { Surfels } from '../io/surfels.js';
 import { uniformStats, type EmptyOutcome, type EmptyPolicy } from './empty-policy.js';
 import { wantsPerPointDistances, wantsStats, type CompareOptions } from './compare-result.js';
@@ -60,17 +60,18 @@ export async function measurePair(input: PairInput, options: CompareOptions, rul
       tolerance: uniformToleranceReport(options, v),
     };
   }
-  const perPoint = wantsPerPointDistances(options);
+  const surfels: SurfelDistances | null = wantsSurfelDistances(options)
+    ? await surfelDistances(input.surfels!.a, input.surfels!.b, options)
+    : null;
+  // The statistics come with the search, summed up where the distances were measured (on the GPU, no copy back).
   const result = await pointsSearch(input.a, input.b, {
     method: options.method, directed: options.directed, backend: options.backend, device: options.device,
-    threads: options.threads, seed: options.seed, signal: options.signal, distances: perPoint,
+    threads: options.threads, seed: options.seed, signal: options.signal,
+    stats: searchStatistics(options, options.directed === true, surfels),
   });
   onSearch?.(result);
-  const ab = result.perPoint?.ab.distances ?? null, ba = result.perPoint?.ba?.distances ?? null;
-  let surfels: SurfelDistances | null = null;
-  if (wantsSurfelDistances(options)) surfels = await surfelDistances(input.surfels!.a, input.surfels!.b, options);
-  const { stats, tolerance } = ab
-    ? await pairStatistics(ab, ba, options, { backend: result.backend, device: result.device?.ordinal, threads: options.threads }, surfels)
+  const { stats, tolerance } = wantsPerPointDistances(options)
+    ? statisticsOfSearch(result.stats, options, points, surfels)
     : { stats: null, tolerance: null };
   return { hd: result.hd, hdAb: result.ab.distance, hdBa: result.ba ? result.ba.distance : null, empty, points, stats, tolerance };
 }
