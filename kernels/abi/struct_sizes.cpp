@@ -89,6 +89,8 @@ constexpr Field kFields[] = {
     XHD_FIELD(xhd_hausdorff_options, device),
     XHD_FIELD(xhd_hausdorff_options, seed),
     XHD_FIELD(xhd_hausdorff_options, cell_size),
+    XHD_FIELD(xhd_hausdorff_options, distinct),
+    XHD_FIELD(xhd_hausdorff_options, reserved),
     // xhd_directed
     XHD_FIELD(xhd_directed, distance),
     XHD_FIELD(xhd_directed, from_index),

@@ -85,6 +85,8 @@ inline void check_hausdorff_options(const xhd_hausdorff_options* options, xhd_ha
   if ((directions & (XHD_DIRECTION_AB | XHD_DIRECTION_BA)) == 0 || (directions & ~3) != 0)
     throw InvalidArgument("directions must be XHD_DIRECTION_AB, XHD_DIRECTION_BA or both");
   if (options->threads < 0) throw InvalidArgument("threads must be >= 0");
+  if ((options->distinct != 0 && options->distinct != 1) || options->reserved != 0)
+    throw InvalidArgument("distinct must be 0 or 1, and reserved 0");
   if (!(options->cell_size >= 0.0) || !std::isfinite(options->cell_size))
     throw InvalidArgument("cell_size must be a finite number >= 0");
   if (options->method < XHD_METHOD_GRID || options->method > XHD_METHOD_BRUTE)

@@ -47,6 +47,7 @@ int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_
   const int threads = xhd::resolve_thread_count(options->threads);
   xhd::PointFrame frame;
   xhd::frame_points(*a, b, threads, frame);
+  xhd::trust_distinct(frame, *options);
   for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
   // The fast methods search each set's unique points (unique_points.h); brute stays the plain reference.
   if (options->method != XHD_METHOD_BRUTE) {
@@ -94,6 +95,7 @@ int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausd
   const int threads = xhd::resolve_thread_count(options->threads);
   xhd::PointFrame frame;
   xhd::frame_points(*a, b, threads, frame);
+  xhd::trust_distinct(frame, *options);
   for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
   xhd::cpu_points_compare(frame, *options, *per_point, threads, 1, progress, *result);
   return XHD_OK;
@@ -123,6 +125,7 @@ int32_t points_compare_placed(const xhd_points* a, const xhd_points* b, const xh
   const int threads = xhd::resolve_thread_count(options->threads);
   xhd::PointFrame frame;
   xhd::frame_points(*a, b, threads, frame);
+  xhd::trust_distinct(frame, *options);
   for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
   xhd::cpu_points_compare(frame, *options, outputs, threads, workers, progress, *result);
   placement->workers = static_cast<uint32_t>(workers);

@@ -440,6 +440,7 @@ DirectedSearch grid_search() { return DirectedSearch{run_directed_xhd, nothing_m
 static void frame_both(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options, int threads,
                        const Progress& progress, xhd_hausdorff_result& result, HostPhases& phases, PointFrame& frame) {
   frame_points(a, &b, threads, frame);
+  trust_distinct(frame, options);
   phases.mark("frame");
   for (int k = 0; k < 3; ++k) result.origin[k] = frame.origin[k];
   drop_duplicates(frame, threads);

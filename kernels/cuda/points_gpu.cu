@@ -744,6 +744,7 @@ void gpu_points_compare(const xhd_points& a, const xhd_points& b, const xhd_haus
   const int host_threads = resolve_thread_count(options.threads);
   PointFrame frame;
   frame_points(a, &b, host_threads, frame);
+  trust_distinct(frame, options);
   phases.mark("frame");
   sample_duplicates(frame, host_threads);  // each set is a target in one direction; the directions may run at once
   phases.mark("duplicates sampled");

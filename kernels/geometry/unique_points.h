@@ -39,6 +39,14 @@ bool sample_has_duplicates(const PointTruth& truth);
 // sample_has_duplicates of the set's truth, measured once and kept in the set.
 bool sampled_duplicates(FramedSet& set);
 
+// The caller's word that neither set holds copies (xhd_hausdorff_options::distinct): taken as the sample's answer,
+// so no check is made. A word that is wrong costs time, not exactness: copies are then searched as distinct points.
+inline void trust_distinct(PointFrame& frame, const xhd_hausdorff_options& options) {
+  if (options.distinct == 0) return;
+  frame.a.sampled_duplicates = 0;
+  frame.b.sampled_duplicates = 0;
+}
+
 // Both sets' samples measured at once (each is a target in one direction): before the directions, which may
 // run at the same time and would each wait on its own.
 void sample_duplicates(PointFrame& frame, int threads);

@@ -89,6 +89,10 @@ typedef struct xhd_hausdorff_options {
   int32_t device;     /* GPU ordinal for device backends; the CPU backend ignores it */
   uint64_t seed;      /* seed of the shuffles (eb) and of the sampled warm-up queries (grid) */
   double cell_size;   /* grid cell side length; 0 = chosen automatically */
+  int32_t distinct;   /* 1: the caller knows that neither set holds two points equal in double (a mask's voxel
+                         centres), and the search skips its check for copies (unique_points.h); every answer is the
+                         same either way: copies cost time, never exactness */
+  int32_t reserved;   /* 0 */
 } xhd_hausdorff_options;
 
 /* One direction's answer and what it cost. */

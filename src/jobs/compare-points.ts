@@ -48,6 +48,8 @@ export async function comparePoints(pathA: string, pathB: string, a: Geometry, b
     threads: options.threads,
     seed: options.seed,
     signal: options.signal,
+    // Two masks' voxel centres: no two of a mask's are equal, so the search need not look for copies.
+    distinct: a.grid !== undefined && b.grid !== undefined,
     distances: keepsDistances,
     nearest: options.export !== undefined,
     stats: searchStatistics(options, options.directed === true, surfels),

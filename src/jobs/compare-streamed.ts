@@ -98,7 +98,7 @@ async function compareStreamed(a: PointFile, b: PointFile, limit: number, thread
   const streamed = { memory_limit: limit } as RawStreamed;
   const result = new StructOut(HAUSDORFF_RESULT);
   const nativeOptions = { method: METHOD_CODES.grid, directions: options.directed ? DIRECTION_AB : DIRECTION_AB | DIRECTION_BA, threads,
-    device: 0, seed: 0, cell_size: 0 };
+    device: 0, seed: 0, cell_size: 0, distinct: 0, reserved: 0 };
   bar.phase('hausdorff, streamed from the files', 0, 1);
   try {
     await callNative(cpu, cpu.pointsCompareFiles, [nativePointFile(a), nativePointFile(b), nativeOptions, streamed, result.bytes],

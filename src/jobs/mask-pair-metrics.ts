@@ -67,6 +67,7 @@ export async function measurePair(input: PairInput, options: CompareOptions, rul
   const result = await pointsSearch(input.a, input.b, {
     method: options.method, directed: options.directed, backend: options.backend, device: options.device,
     threads: options.threads, seed: options.seed, signal: options.signal,
+    distinct: true, // voxel centres: no two of a mask's are equal, so the search need not look for copies
     stats: searchStatistics(options, options.directed === true, surfels),
   });
   onSearch?.(result);

@@ -78,6 +78,8 @@ export const HAUSDORFF_OPTIONS = declareStruct('xhd_hausdorff_options', {
   device: 'int32_t',
   seed: 'uint64_t',
   cell_size: 'double',
+  distinct: 'int32_t',
+  reserved: 'int32_t',
 });
 export const DIRECTED = declareStruct('xhd_directed', {
   distance: 'double',

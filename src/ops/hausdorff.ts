@@ -29,6 +29,11 @@ export interface HausdorffOptions {
   seed?: number;
   /** Grid cell side; default: chosen from the data. */
   cellSize?: number;
+  /**
+   * The caller knows that neither set holds two equal points (a mask's voxel centres): the search skips its
+   * check for copies. The answers are the same either way; copies only cost time.
+   */
+  distinct?: boolean;
   /** Called about ten times a second while the native call runs. */
   onProgress?: (done: number, total: number) => void;
   /** Aborting stops the native work; the promise then rejects with a CancelledError. */
@@ -101,7 +106,7 @@ export interface HausdorffCall {
   threads: number;
   device: number;
   directed: boolean;
-  nativeOptions: { method: number; directions: number; threads: number; device: number; seed: number; cell_size: number };
+  nativeOptions: { method: number; directions: number; threads: number; device: number; seed: number; cell_size: number; distinct: number; reserved: number };
 }
 
 /** Checks the inputs and options and picks the backend (a UsageError names what is wrong). */
@@ -121,7 +126,8 @@ export function prepareHausdorff(a: Float32Array | Float64Array, b: Float32Array
     threads,
     device,
     directed,
-    nativeOptions: { method: METHOD_CODES[method], directions: directed ? DIRECTION_AB : DIRECTION_AB | DIRECTION_BA, threads, device, seed, cell_size: cellSize },
+    nativeOptions: { method: METHOD_CODES[method], directions: directed ? DIRECTION_AB : DIRECTION_AB | DIRECTION_BA, threads, device, seed, cell_size: cellSize,
+      distinct: options.distinct === true ? 1 : 0, reserved: 0 },
   };
 }
 

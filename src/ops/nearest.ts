@@ -45,7 +45,7 @@ export async function nearestDistances(queries: Float32Array | Float64Array, tar
   await callNative(backend, backend.nearestPoints!, [
     pointsArg(queries),
     pointsArg(targets),
-    { method: METHOD_CODES[method], directions: 1, threads, device: 0, seed: 0, cell_size: 0 },
+    { method: METHOD_CODES[method], directions: 1, threads, device: 0, seed: 0, cell_size: 0, distinct: 0, reserved: 0 },
     distances,
     nearest,
     raw,
