@@ -74,6 +74,7 @@ export async function surfelDistances(a: { positions: Float64Array; areas: Float
   const result = await pointsSearch(a.positions, b.positions, {
     method: options.method, directed: false, backend: options.backend, device: options.device, threads: options.threads,
     seed: options.seed, signal: options.signal, distances: true,
+    distinct: true, // one surfel a neighbourhood of the grid, at its own place: no copies to look for
   });
   return { ab: result.perPoint!.ab.distances!, ba: result.perPoint!.ba!.distances!, areasA: a.areas, areasB: b.areas };
 }
