@@ -1,26 +1,16 @@
-// Registers `xhd compare A B`.
+// Registers `xhd compare A B`. What only some runs write (exports, heatmaps, histograms, HTML reports and
+// snapshots, the label tables) is imported when asked for: a plain compare does not compile it at start-up.
 import { Command, Option } from 'commander';
 
 import { EXIT_THRESHOLD, UsageError } from '../../core/errors.js';
 import { setExitStatus } from '../exit-status.js';
 import { compareFiles, compareLabelFiles, wantsLabelVolumes } from '../../jobs/compare.js';
-import { renderLabelsJson } from '../../report/labels-json.js';
-import { renderLabelsCsv } from '../../report/labels-csv.js';
-import { renderLabelsText } from '../../report/labels-text.js';
 import { renderCompareCsv } from '../../report/compare-csv.js';
 import { renderCompareJson } from '../../report/compare-json.js';
 import { renderCompareText } from '../../report/compare-text.js';
-import { exportFormat, writeDistanceExport } from '../../report/export-distances.js';
 import { formatCount, formatMs } from '../../report/format.js';
-import { writeHeatmapPly } from '../../report/heatmap-ply.js';
-import { renderHistograms } from '../../report/histogram.js';
 import { checkWritable } from '../../report/output-file.js';
-import { DEFAULT_DISPLAY_POINTS } from '../../report/html/compare-report-data.js';
-import { writeCompareReport } from '../../report/html/compare-html.js';
-import { parseReportRange } from '../../report/html/report-range.js';
-import { checkViewerBuilt } from '../../report/html/viewer-bundle.js';
-import { checkHeadless } from '../../report/html/headless-chromium.js';
-import { scratchReportPath, writeSnapshot } from '../../report/html/snapshot.js';
+import { DEFAULT_DISPLAY_POINTS, parseReportRange } from '../../report/html/report-range.js';
 import { optionParser, parseIntegerOption } from '../option-parsers.js';
 import { terminalChalk } from '../terminal.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
@@ -87,16 +77,17 @@ export function registerCompare(program: Command): void {
         return;
       }
       if (flags.heatmap !== undefined) checkWritable(flags.heatmap); // before the work, not after it
-      if (flags.export !== undefined) {
-        exportFormat(flags.export);
-        checkWritable(flags.export);
+      const exporting = flags.export !== undefined ? await import('../../report/export-distances.js') : null;
+      if (exporting) {
+        exporting.exportFormat(flags.export!);
+        checkWritable(flags.export!);
       }
       const drawing = flags.report !== undefined || flags.snapshot !== undefined;
-      if (drawing) checkViewerBuilt('compare');
+      if (drawing) (await import('../../report/html/viewer-bundle.js')).checkViewerBuilt('compare');
       if (flags.report !== undefined) checkWritable(flags.report);
       if (flags.snapshot !== undefined) {
         checkWritable(flags.snapshot);
-        await checkHeadless('--snapshot');
+        await (await import('../../report/html/headless-chromium.js')).checkHeadless('--snapshot');
       }
       if (!drawing && flags.reportRange !== undefined) throw new UsageError('--report-range applies to --report and --snapshot; give one of them too');
       const options = {
@@ -106,7 +97,9 @@ export function registerCompare(program: Command): void {
       if (wantsLabelVolumes(options)) {
         const labels = await compareLabelFiles(a, b, options);
         const output = outputFormat(flags);
-        process.stdout.write(output === 'json' ? renderLabelsJson(labels) : output === 'csv' ? renderLabelsCsv(labels, flags.csvHeader) : renderLabelsText(labels, terminalChalk(process.stdout)));
+        process.stdout.write(output === 'json' ? (await import('../../report/labels-json.js')).renderLabelsJson(labels)
+          : output === 'csv' ? (await import('../../report/labels-csv.js')).renderLabelsCsv(labels, flags.csvHeader)
+          : (await import('../../report/labels-text.js')).renderLabelsText(labels, terminalChalk(process.stdout)));
         return;
       }
       const result = await compareFiles(a, b, options);
@@ -114,17 +107,20 @@ export function registerCompare(program: Command): void {
       // The files are part of the work the total times.
       const writeStarted = performance.now();
       if (flags.heatmap !== undefined && surface) {
+        const { writeHeatmapPly } = await import('../../report/heatmap-ply.js');
         await writeHeatmapPly(flags.heatmap, surface.queriesA, surface.distancesAb, result.a.dims, signal);
         const n = surface.distancesAb.length;
         result.notes.push(`A → B heatmap written to ${flags.heatmap} (${formatCount(n)} point${n === 1 ? '' : 's'})`);
       }
-      if (flags.export !== undefined && result.perPoint) {
-        result.notes.push(...await writeDistanceExport(flags.export, result.perPoint, signal));
+      if (exporting && result.perPoint) {
+        result.notes.push(...await exporting.writeDistanceExport(flags.export!, result.perPoint, signal));
         const n = result.perPoint.ab.distances.length + (result.perPoint.ba?.distances.length ?? 0);
         result.notes.push(`per-point distances written to ${flags.export} (${formatCount(n)} row${n === 1 ? '' : 's'})`);
       }
       if (drawing) {
         // A snapshot photographs the report page: the one asked for, or one written only for the picture.
+        const { scratchReportPath, writeSnapshot } = await import('../../report/html/snapshot.js');
+        const { writeCompareReport } = await import('../../report/html/compare-html.js');
         const scratch = flags.report === undefined ? scratchReportPath() : undefined;
         const reportPath = flags.report ?? scratch!.path;
         try {
@@ -145,7 +141,7 @@ export function registerCompare(program: Command): void {
       result.timingsMs.total += performance.now() - writeStarted;
       const output = outputFormat(flags);
       process.stdout.write(output === 'json' ? renderCompareJson(result) : output === 'csv' ? renderCompareCsv(result, flags.csvHeader) : renderCompareText(result, terminalChalk(process.stdout)));
-      if (flags.histogram && surface) process.stderr.write(renderHistograms(surface)); // stdout stays data
+      if (flags.histogram && surface) process.stderr.write((await import('../../report/histogram.js')).renderHistograms(surface)); // stdout stays data
       if (result.threshold?.exceeded) setExitStatus(EXIT_THRESHOLD);
     }));
 }

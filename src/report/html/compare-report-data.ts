@@ -1,5 +1,6 @@
 // Everything the compare report's page shows, computed here from what the compare job returned: the page
 // itself only draws. Statistics and plots use every point; the 3D view a display sample (display-sample.ts).
+import { DEFAULT_DISPLAY_POINTS } from './report-range.js';
 import type { Coordinates } from '../../core/coordinates.js';
 import type { CompareResult, Witness } from '../../jobs/compare.js';
 import { XHD_VERSION } from '../../core/version.js';
@@ -25,7 +26,6 @@ export interface ReportOptions {
   command?: string[];
 }
 
-export const DEFAULT_DISPLAY_POINTS = 500_000;
 const REGION_COUNT = 10;
 /** Worst points closer than this share of their own input's bounding-box diagonal are one region (its own:
  *  two inputs far apart would otherwise make one region of everything). */
@@ -128,3 +128,5 @@ function evenSample(n: number, budget: number): { indices: Uint32Array; worstKep
   for (let k = 0; k < m; k++) indices[k] = Math.floor((k * n) / m);
   return { indices, worstKept: 0 };
 }
+
+export { DEFAULT_DISPLAY_POINTS };
