@@ -1,12 +1,20 @@
 // The run id every shard's part carries: a hash of what the answer depends on (the inputs, the options that
 // change it, the number of shards), so that `xhd merge` refuses parts of different runs. Shards compute it
 // independently, so it is built from canonical values only: resolved paths, sorted keys.
-import { createHash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 
 import { XHD_VERSION } from '../core/version.js';
 import type { CompareOptions } from './compare-result.js';
+
+// node:crypto is required only when a run id is made: loading it costs a few milliseconds (47 internal modules),
+// which every `xhd compare` would pay at start-up for a sharded run's sake.
+const require = createRequire(import.meta.url);
+function sha256(): Hash {
+  return (require('node:crypto') as typeof import('node:crypto')).createHash('sha256');
+}
 
 /** An input file as the run id sees it: where it is, how big, when it last changed. */
 export interface InputIdentity {
@@ -32,7 +40,7 @@ export function contentIdentity(path: string): { path: string; sha256: string } 
   } catch {
     content = Buffer.alloc(0); // the manifest reader reports the unreadable file itself
   }
-  return { path: resolve(path), sha256: createHash('sha256').update(content).digest('hex') };
+  return { path: resolve(path), sha256: sha256().update(content).digest('hex') };
 }
 
 /**
@@ -60,5 +68,5 @@ export function canonicalJson(value: unknown): string {
 /** The run id: the first 20 hex digits of SHA-256 over the canonical description (80 bits: no accidental match). */
 export function runId(description: Record<string, unknown>, shardCount: number): string {
   const text = canonicalJson({ ...description, shards: shardCount, xhd: XHD_VERSION });
-  return createHash('sha256').update(text).digest('hex').slice(0, 20);
+  return sha256().update(text).digest('hex').slice(0, 20);
 }

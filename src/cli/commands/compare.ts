@@ -12,7 +12,6 @@ import { formatCount, formatMs } from '../../report/format.js';
 import { checkWritable } from '../../report/output-file.js';
 import { DEFAULT_DISPLAY_POINTS, parseReportRange } from '../../report/html/report-range.js';
 import { optionParser, parseIntegerOption } from '../option-parsers.js';
-import { terminalChalk } from '../terminal.js';
 import { addMeasureOptions, measureOptions, type MeasureFlags } from './measure-options.js';
 import { withInterrupts } from './interrupts.js';
 import { addShardOptions, type ShardFlags } from './shard-options.js';
@@ -49,6 +48,11 @@ function outputFormat(flags: CompareFlags): 'text' | 'json' | 'csv' {
   if (flags.json && flags.output !== undefined && flags.output !== 'json') throw new UsageError(`--json and --output ${flags.output} ask for different outputs; give one`);
   if (flags.csvHeader && (flags.json || flags.output !== 'csv')) throw new UsageError('--csv-header goes with --output csv');
   return flags.json ? 'json' : flags.output ?? 'text';
+}
+
+/** Colours for stdout's text: chalk, and with it node:tty, loaded only for text output (JSON and CSV need neither). */
+async function stdoutChalk() {
+  return (await import('../terminal.js')).terminalChalk(process.stdout);
 }
 
 export function registerCompare(program: Command): void {
@@ -99,7 +103,7 @@ export function registerCompare(program: Command): void {
         const output = outputFormat(flags);
         process.stdout.write(output === 'json' ? (await import('../../report/labels-json.js')).renderLabelsJson(labels)
           : output === 'csv' ? (await import('../../report/labels-csv.js')).renderLabelsCsv(labels, flags.csvHeader)
-          : (await import('../../report/labels-text.js')).renderLabelsText(labels, terminalChalk(process.stdout)));
+          : (await import('../../report/labels-text.js')).renderLabelsText(labels, await stdoutChalk()));
         return;
       }
       const result = await compareFiles(a, b, options);
@@ -140,7 +144,7 @@ export function registerCompare(program: Command): void {
       }
       result.timingsMs.total += performance.now() - writeStarted;
       const output = outputFormat(flags);
-      process.stdout.write(output === 'json' ? renderCompareJson(result) : output === 'csv' ? renderCompareCsv(result, flags.csvHeader) : renderCompareText(result, terminalChalk(process.stdout)));
+      process.stdout.write(output === 'json' ? renderCompareJson(result) : output === 'csv' ? renderCompareCsv(result, flags.csvHeader) : renderCompareText(result, await stdoutChalk()));
       if (flags.histogram && surface) process.stderr.write((await import('../../report/histogram.js')).renderHistograms(surface)); // stdout stays data
       if (result.threshold?.exceeded) setExitStatus(EXIT_THRESHOLD);
     }));
