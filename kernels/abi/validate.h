@@ -74,6 +74,11 @@ inline void check_points(const xhd_points* set, const char* name, int threads, b
 
 // Checks options and both sets, and resets result to "nothing computed".
 // The options of a Hausdorff call, its result cleared to "nothing found" first.
+inline void check_distinct_flag(const xhd_hausdorff_options& options) {
+  if ((options.distinct != 0 && options.distinct != 1) || options.reserved != 0)
+    throw InvalidArgument("distinct must be 0 or 1, and reserved 0");
+}
+
 inline void check_hausdorff_options(const xhd_hausdorff_options* options, xhd_hausdorff_result* result) {
   if (options == nullptr || result == nullptr) throw InvalidArgument("options and result must not be null");
   std::memset(result, 0, sizeof(*result));
@@ -85,8 +90,7 @@ inline void check_hausdorff_options(const xhd_hausdorff_options* options, xhd_ha
   if ((directions & (XHD_DIRECTION_AB | XHD_DIRECTION_BA)) == 0 || (directions & ~3) != 0)
     throw InvalidArgument("directions must be XHD_DIRECTION_AB, XHD_DIRECTION_BA or both");
   if (options->threads < 0) throw InvalidArgument("threads must be >= 0");
-  if ((options->distinct != 0 && options->distinct != 1) || options->reserved != 0)
-    throw InvalidArgument("distinct must be 0 or 1, and reserved 0");
+  check_distinct_flag(*options);
   if (!(options->cell_size >= 0.0) || !std::isfinite(options->cell_size))
     throw InvalidArgument("cell_size must be a finite number >= 0");
   if (options->method < XHD_METHOD_GRID || options->method > XHD_METHOD_BRUTE)

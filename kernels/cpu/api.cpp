@@ -63,8 +63,9 @@ int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_
 
 // Without per-point outputs, xhd_hausdorff itself; with them, every point measured (points_compare.h) over one
 // frame of both inputs, as xhd_hausdorff frames them.
-int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
-                       const xhd_per_point* per_point, xhd_hausdorff_result* result, xhd_progress* progress_slot);
+int32_t checked_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                               const xhd_per_point& per_point, xhd_hausdorff_result* result,
+                               xhd_progress* progress_slot);
 
 // The search's outputs with distance arrays of its own where the caller gave none (measured_distances.h), then
 // the statistics of those distances on the same threads (kernels/geometry/distance_stats.cpp).
@@ -72,10 +73,9 @@ int32_t points_compare_stats(const xhd_points* a, const xhd_points* b, const xhd
                              const xhd_per_point* per_point, const xhd_distance_stats_options* stats_options,
                              xhd_distance_stats_result* stats, xhd_hausdorff_result* result,
                              xhd_progress* progress_slot) {
-  xhd::check_hausdorff_options(options, result);
-  if (a == nullptr || b == nullptr) throw xhd::InvalidArgument("point sets must not be null");
+  xhd::check_hausdorff_call(a, b, options, result);  // before any allocation sized by the counts
   const xhd::MeasuredDistances measured(*a, *b, *options, per_point, stats_options, stats);
-  const int32_t status = points_compare(a, b, options, &measured.outputs, result, progress_slot);
+  const int32_t status = checked_points_compare(a, b, options, measured.outputs, result, progress_slot);
   if (status != XHD_OK) return status;
   const int threads = xhd::resolve_thread_count(options->threads);
   const auto started = std::chrono::steady_clock::now();
@@ -91,13 +91,20 @@ int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausd
   if (!xhd::wants_per_point(per_point)) return hausdorff(a, b, options, result, progress_slot);
   xhd::check_hausdorff_call(a, b, options, result);
   xhd::check_per_point(*per_point, options->directions);
+  return checked_points_compare(a, b, options, *per_point, result, progress_slot);
+}
+
+// points_compare once its arguments are checked (per_point asks for something).
+int32_t checked_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                               const xhd_per_point& per_point, xhd_hausdorff_result* result,
+                               xhd_progress* progress_slot) {
   const xhd::Progress progress(progress_slot);
   const int threads = xhd::resolve_thread_count(options->threads);
   xhd::PointFrame frame;
   xhd::frame_points(*a, b, threads, frame);
   xhd::trust_distinct(frame, *options);
   for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
-  xhd::cpu_points_compare(frame, *options, *per_point, threads, 1, progress, *result);
+  xhd::cpu_points_compare(frame, *options, per_point, threads, 1, progress, *result);
   return XHD_OK;
 }
 
@@ -175,6 +182,7 @@ int32_t nearest_points(const xhd_points* queries, const xhd_points* targets, con
     throw InvalidArgument("cell_size must be a finite number >= 0");
   if (options->method != XHD_METHOD_GRID && options->method != XHD_METHOD_BRUTE)
     throw InvalidArgument("nearest points: method must be grid or brute");
+  xhd::check_distinct_flag(*options);
   const int threads = xhd::resolve_thread_count(options->threads);
   xhd::check_points(queries, "of queries", threads);
   xhd::check_points(targets, "of targets", threads);
@@ -182,6 +190,7 @@ int32_t nearest_points(const xhd_points* queries, const xhd_points* targets, con
   progress.set_total(queries->count);
   xhd::PointFrame frame;
   xhd::frame_points(*queries, targets, threads, frame);
+  xhd::trust_distinct(frame, *options);
   // Only the targets: every query needs its own answer, and a copied query costs what a distinct one does.
   if (options->method != XHD_METHOD_BRUTE) xhd::drop_duplicates(frame.b, threads);
   const xhd::NearestJob job{&frame,    &frame.a, &frame.b, &frame.bounds, threads, options->cell_size,

@@ -1,6 +1,7 @@
 // The C ABI entry points of the CUDA backend: validate (shared with the CPU backend), pick the device,
 // run, and turn every exception into a status code plus a last-error message.
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -113,7 +114,8 @@ int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausd
 
 // The search with its distances kept on the device, where the statistics are then computed (points_gpu.h's
 // KeptDistances): nothing comes back but what per_point asks for and the statistics. Distances that would take
-// more than a quarter of the device's memory (they, a sorted copy and the sort's scratch must fit) are not kept:
+// more than an eighth of the device's memory are not kept (the statistics hold them, three sorted copies with the
+// pooled percentile and a sort's scratch: four times as much), nor more than a percentile's sort takes (2^31 - 1):
 // they come back and are summed up on the host, with the same bits.
 int32_t points_compare_stats(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                              const xhd_per_point* per_point, const xhd_distance_stats_options* stats_options,
@@ -130,7 +132,8 @@ int32_t points_compare_stats(const xhd_points* a, const xhd_points* b, const xhd
   const uint64_t n_ab = measured.n_ab, n_ba = measured.n_ba;
   std::unique_ptr<xhd::GpuStats> on_device;
   xhd::KeptDistances kept;
-  if (8 * (n_ab + n_ba) <= xhd::device_memory_budget(options->device) / 4) {
+  const uint64_t n = n_ab + n_ba;
+  if (n <= uint64_t(INT32_MAX) && 8 * n <= xhd::device_memory_budget(options->device) / 8) {
     on_device = std::make_unique<xhd::GpuStats>(options->device);
     double* all = on_device->reserve(n_ab, n_ba);
     kept.device[0] = n_ab > 0 ? all : nullptr;
@@ -139,8 +142,16 @@ int32_t points_compare_stats(const xhd_points* a, const xhd_points* b, const xhd
     kept.returned[1] = measured.returned_ba;
   }
   xhd::HostPhases phases("points+stats");
-  xhd::gpu_points_compare(*a, *b, *options, measured.outputs, progress, *result, one, report,
-                          on_device ? &kept : nullptr);
+  try {
+    xhd::gpu_points_compare(*a, *b, *options, measured.outputs, progress, *result, one, report,
+                            on_device ? &kept : nullptr);
+  } catch (...) {
+    // A search that failed between its launches and its wait may still have kernels writing into the kept
+    // array, which the statistics' stream would free unordered with them: wait for the device first.
+    if (on_device) cudaDeviceSynchronize();
+    throw;
+  }
+  if (on_device) result->peak_device_bytes += 8 * n;  // the kept array, beside the search's own peak
   phases.mark(on_device ? "search, distances kept" : "search, distances back");
   const double* host[2] = {measured.outputs.distance_ab, measured.outputs.distance_ba};
   if (on_device) {
@@ -155,13 +166,16 @@ int32_t points_compare_stats(const xhd_points* a, const xhd_points* b, const xhd
   } else {
     // Back on the host already, and the device may have no room for them and their sorted copies.
     const auto started = std::chrono::steady_clock::now();
-    xhd::host_distance_stats(host[0], n_ab, host[1], n_ba, *stats_options, xhd::resolve_thread_count(options->threads),
-                             *stats);
+    const int threads = xhd::resolve_thread_count(options->threads);
+    xhd::host_distance_stats(host[0], n_ab, host[1], n_ba, *stats_options, threads, *stats);
     stats->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    stats->threads = threads;  // and device stays -1 (check_stats_request): they were not summed up on a GPU
   }
   phases.mark(on_device ? "statistics on the device" : "statistics on the host");
-  stats->device = options->device;
-  stats->threads = 1;
+  if (on_device) {
+    stats->device = options->device;
+    stats->threads = 1;
+  }
   return XHD_OK;
 }
 

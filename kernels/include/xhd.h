@@ -993,7 +993,7 @@ XHD_API int32_t xhd_distance_stats(const double* ab, uint64_t n_ab, const double
  * measured for the statistics alone. stats_options->threads and ->device are not used: the search's
  * (options->threads, options->device) are. Device libraries compute the statistics on the device, from the
  * distances the search left there: nothing is copied back but what per_point asks for (distances too many to keep
- * there, over a quarter of its memory, come back and are summed up on the host). Runs where
+ * there, over an eighth of its memory or 2^31 - 1, come back and are summed up on the host). Runs where
  * xhd_points_compare runs (one device; for several, or a memory limit, xhd_points_compare_placed and then
  * xhd_distance_stats). Returns an xhd_status; on failure progress->message and xhd_last_error() say why. */
 XHD_API int32_t xhd_points_compare_stats(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
