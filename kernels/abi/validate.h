@@ -72,13 +72,14 @@ inline void check_points(const xhd_points* set, const char* name, int threads, b
   else check_coordinates(set->xyz, set->count, name, threads);
 }
 
-// Checks options and both sets, and resets result to "nothing computed".
-// The options of a Hausdorff call, its result cleared to "nothing found" first.
+// xhd_hausdorff_options::distinct is a yes or no, and reserved is 0 (every call that takes the options).
 inline void check_distinct_flag(const xhd_hausdorff_options& options) {
   if ((options.distinct != 0 && options.distinct != 1) || options.reserved != 0)
     throw InvalidArgument("distinct must be 0 or 1, and reserved 0");
 }
 
+// Checks options and both sets, and resets result to "nothing computed".
+// The options of a Hausdorff call, its result cleared to "nothing found" first.
 inline void check_hausdorff_options(const xhd_hausdorff_options* options, xhd_hausdorff_result* result) {
   if (options == nullptr || result == nullptr) throw InvalidArgument("options and result must not be null");
   std::memset(result, 0, sizeof(*result));

@@ -1,6 +1,5 @@
 // The C ABI entry points of the CPU backend: validate, dispatch, and turn every C++ exception into a
 // status code plus a last-error message, since nothing may unwind into the FFI caller.
-#include <chrono>
 #include <cmath>
 #include <utility>
 #include <string>
@@ -61,11 +60,17 @@ int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_
   return XHD_OK;
 }
 
-// Without per-point outputs, xhd_hausdorff itself; with them, every point measured (points_compare.h) over one
-// frame of both inputs, as xhd_hausdorff frames them.
-int32_t checked_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
-                               const xhd_per_point& per_point, xhd_hausdorff_result* result,
-                               xhd_progress* progress_slot);
+// points_compare once its arguments are checked (per_point asks for something).
+void checked_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                            const xhd_per_point& per_point, xhd_hausdorff_result* result, xhd_progress* progress_slot) {
+  const xhd::Progress progress(progress_slot);
+  const int threads = xhd::resolve_thread_count(options->threads);
+  xhd::PointFrame frame;
+  xhd::frame_points(*a, b, threads, frame);
+  xhd::trust_distinct(frame, *options);
+  for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
+  xhd::cpu_points_compare(frame, *options, per_point, threads, 1, progress, *result);
+}
 
 // The search's outputs with distance arrays of its own where the caller gave none (measured_distances.h), then
 // the statistics of those distances on the same threads (kernels/geometry/distance_stats.cpp).
@@ -75,38 +80,23 @@ int32_t points_compare_stats(const xhd_points* a, const xhd_points* b, const xhd
                              xhd_progress* progress_slot) {
   xhd::check_hausdorff_call(a, b, options, result);  // before any allocation sized by the counts
   const xhd::MeasuredDistances measured(*a, *b, *options, per_point, stats_options, stats);
-  const int32_t status = checked_points_compare(a, b, options, measured.outputs, result, progress_slot);
-  if (status != XHD_OK) return status;
-  const int threads = xhd::resolve_thread_count(options->threads);
-  const auto started = std::chrono::steady_clock::now();
+  checked_points_compare(a, b, options, measured.outputs, result, progress_slot);
   xhd::host_distance_stats(measured.outputs.distance_ab, measured.n_ab, measured.outputs.distance_ba, measured.n_ba,
-                           *stats_options, threads, *stats);
-  stats->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  stats->threads = threads;
+                           *stats_options, xhd::resolve_thread_count(options->threads), *stats);
   return XHD_OK;
 }
 
+// Without per-point outputs, xhd_hausdorff itself; with them, every point measured (points_compare.h) over one
+// frame of both inputs, as xhd_hausdorff frames them.
 int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
                        const xhd_per_point* per_point, xhd_hausdorff_result* result, xhd_progress* progress_slot) {
   if (!xhd::wants_per_point(per_point)) return hausdorff(a, b, options, result, progress_slot);
   xhd::check_hausdorff_call(a, b, options, result);
   xhd::check_per_point(*per_point, options->directions);
-  return checked_points_compare(a, b, options, *per_point, result, progress_slot);
-}
-
-// points_compare once its arguments are checked (per_point asks for something).
-int32_t checked_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
-                               const xhd_per_point& per_point, xhd_hausdorff_result* result,
-                               xhd_progress* progress_slot) {
-  const xhd::Progress progress(progress_slot);
-  const int threads = xhd::resolve_thread_count(options->threads);
-  xhd::PointFrame frame;
-  xhd::frame_points(*a, b, threads, frame);
-  xhd::trust_distinct(frame, *options);
-  for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
-  xhd::cpu_points_compare(frame, *options, per_point, threads, 1, progress, *result);
+  checked_points_compare(a, b, options, *per_point, result, progress_slot);
   return XHD_OK;
 }
+
 
 // Several workers: each direction's grid queries split among groups of threads (work_split.h), every point
 // measured as xhd_points_compare measures it with outputs, whose witnesses are xhd_hausdorff's. One worker

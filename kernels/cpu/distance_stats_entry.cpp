@@ -1,6 +1,4 @@
 // xhd_distance_stats of the CPU library: the statistics on every core (kernels/geometry/distance_stats.cpp).
-#include <chrono>
-
 #include "../abi/parallel.h"
 #include "../abi/status_guard.h"
 #include "../geometry/distance_stats.h"
@@ -11,11 +9,7 @@ extern "C" XHD_API int32_t xhd_distance_stats(const double* ab, uint64_t n_ab, c
                                               xhd_distance_stats_result* result, xhd_progress* progress) {
   return xhd::guarded(progress, [&] {
     xhd::check_distance_stats(ab, n_ab, ba, n_ba, options, result);
-    const int threads = xhd::resolve_thread_count(options->threads);
-    const auto started = std::chrono::steady_clock::now();
-    xhd::host_distance_stats(ab, n_ab, ba, n_ba, *options, threads, *result);
-    result->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    result->threads = threads;
+    xhd::host_distance_stats(ab, n_ab, ba, n_ba, *options, xhd::resolve_thread_count(options->threads), *result);
     return int32_t(XHD_OK);
   });
 }

@@ -1,6 +1,5 @@
 // The C ABI entry points of the CUDA backend: validate (shared with the CPU backend), pick the device,
 // run, and turn every exception into a status code plus a last-error message.
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -163,19 +162,15 @@ int32_t points_compare_stats(const xhd_points* a, const xhd_points* b, const xhd
     }
     phases.mark(kept.whole_on_host[0] || kept.whole_on_host[1] ? "tiled distances up" : "host-settled patched");
     on_device->compute(*stats_options, *stats);
-  } else {
-    // Back on the host already, and the device may have no room for them and their sorted copies.
-    const auto started = std::chrono::steady_clock::now();
-    const int threads = xhd::resolve_thread_count(options->threads);
-    xhd::host_distance_stats(host[0], n_ab, host[1], n_ba, *stats_options, threads, *stats);
-    stats->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    stats->threads = threads;  // and device stays -1 (check_stats_request): they were not summed up on a GPU
-  }
-  phases.mark(on_device ? "statistics on the device" : "statistics on the host");
-  if (on_device) {
     stats->device = options->device;
     stats->threads = 1;
+  } else {
+    // Back on the host already, and the device may have no room for them and their sorted copies (device stays
+    // -1, as check_stats_request left it: they were not summed up on a GPU).
+    xhd::host_distance_stats(host[0], n_ab, host[1], n_ba, *stats_options, xhd::resolve_thread_count(options->threads),
+                             *stats);
   }
+  phases.mark(on_device ? "statistics on the device" : "statistics on the host");
   return XHD_OK;
 }
 

@@ -40,7 +40,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr unsigned kMaxBlocks = 1024;  // with the grid-stride loop, at most 2^31 additions a shared limb gets per call
 
-
 __device__ void add_term(unsigned long long* limbs, double v) {
   SumTerm t;
   if (!exact_sum_term(v, t)) return;
@@ -308,7 +307,6 @@ DeviceArray<double> GpuStats::sorted_copy(const double* d, uint64_t n) {
 }
 
 }  // namespace xhd
-
 
 extern "C" XHD_API int32_t xhd_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba,
                                               const xhd_distance_stats_options* options,

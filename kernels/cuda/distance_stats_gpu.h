@@ -32,7 +32,6 @@ class GpuStats {
   void run(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba, const xhd_distance_stats_options& options,
            xhd_distance_stats_result& result);
 
-  double upload_ms() const { return upload_ms_; }
 
  private:
   DeviceArray<double> sorted_copy(const double* d, uint64_t n);

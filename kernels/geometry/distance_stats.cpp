@@ -5,6 +5,7 @@
 #include "distance_stats.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -127,8 +128,10 @@ double percentile_of(std::vector<double> values, double p) {
 
 }  // namespace
 
-void host_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba,
-                         const xhd_distance_stats_options& options, int threads, xhd_distance_stats_result& result) {
+namespace {
+
+void host_statistics(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba,
+                     const xhd_distance_stats_options& options, int threads, xhd_distance_stats_result& result) {
   sum_up(ab, n_ab, threads, result.ab);
   sum_up(ba, n_ba, threads, result.ba);
   const uint64_t taus = options.tolerance_count;
@@ -145,6 +148,16 @@ void host_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint
     both.insert(both.end(), ba, ba + n_ba);
     result.pooled_percentile = percentile_of(std::move(both), p);
   }
+}
+
+}  // namespace
+
+void host_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba,
+                         const xhd_distance_stats_options& options, int threads, xhd_distance_stats_result& result) {
+  const auto started = std::chrono::steady_clock::now();
+  host_statistics(ab, n_ab, ba, n_ba, options, threads, result);
+  result.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  result.threads = threads;
 }
 
 }  // namespace xhd

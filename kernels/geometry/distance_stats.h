@@ -26,7 +26,8 @@ PercentileRank percentile_rank(uint64_t n, double p);
 // The percentile from the k-th and (k+1)-th smallest values (next unused when the fraction is 0 or k + 1 = n).
 double interpolate_percentile(const PercentileRank& rank, uint64_t n, double kth, double next);
 
-// Everything on the host, on `threads` threads: exact sums, maxima, order statistics.
+// Everything on the host, on `threads` threads: exact sums, maxima, order statistics; result's compute_ms and
+// threads say how long and on how many.
 void host_distance_stats(const double* ab, uint64_t n_ab, const double* ba, uint64_t n_ba,
                          const xhd_distance_stats_options& options, int threads, xhd_distance_stats_result& result);
 

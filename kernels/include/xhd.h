@@ -1001,6 +1001,7 @@ XHD_API int32_t xhd_points_compare_stats(const xhd_points* a, const xhd_points* 
                                          const xhd_distance_stats_options* stats_options,
                                          xhd_distance_stats_result* stats, xhd_hausdorff_result* result,
                                          xhd_progress* progress);
+
 /* ---- Spatial join over collections of meshes (`xhd join`, after 3DPipe): every object of A against every
  * object of B, one call. Objects are surfaces: their distance is the smallest exact triangle-pair distance
  * (triangle_pair.h, in double over the input's coordinates), ties to the smallest triangle of the object of A,
