@@ -13,6 +13,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -44,30 +45,86 @@ inline int resolve_thread_count(int requested) {
   return requested > 0 ? requested : available_cores();
 }
 
-// Process-wide threads that wait between jobs: spinning for a while first, then asleep. One job at a time:
-// a caller that finds the pool busy (a concurrent query, or a job's own thread asking for more threads)
-// starts threads of its own instead. The pool is never destroyed: its threads sleep until the process exits.
+// Process-wide threads that wait between jobs: spinning for a while first, then asleep. A pool runs one job at a
+// time; jobs begun at once (the lanes of `xhd batch`, the workers of a compare split among GPUs) each take the
+// first idle pool of kPools, made on first use, and share the cores: a job asks for at most its share of them
+// (available_cores() over the jobs running). One that finds every pool busy, or a pool thread's job asking for
+// more threads, starts threads of its own.
+//
+// Why several pools: with one, every job begun beside another started its threads afresh. A batch of small
+// mask pairs on a 32-core, 2-GPU host ran many short jobs a pair in each of its lanes; the threads' starts and
+// their stacks' mapping (the process's memory map is one lock) kept it near 3 ms a pair whatever the lanes,
+// the GPUs or the JavaScript threads (docs/benchmarks.md, stop 44). XHD_POOL_MODE=single gives back the one
+// pool, for measuring it again.
 class WorkerPool {
  public:
+  static constexpr int kPools = 16;
+
   static WorkerPool& shared() {
-    static WorkerPool* pool = new WorkerPool();
-    return *pool;
+    static WorkerPool* pools = new WorkerPool[kPools];
+    return pools[0];
   }
 
   // Runs job(0) on the caller and job(t), t in [1, count), on other threads that start before job(0) has
   // returned (a thread that wakes later skips it: on a VM a sleeping thread can take milliseconds to be
-  // scheduled), so job(0) alone must be able to do the whole job. Returns when every job(t) begun has
-  // returned. job must not throw.
+  // scheduled), so job(0) alone must be able to do the whole job; count is an upper bound, cut to the
+  // job's share of the cores while other jobs run. Returns when every job(t) begun has returned. job must
+  // not throw.
   void run(int count, const std::function<void(int)>& job) {
     if (count <= 1) {
       if (count == 1) job(0);
       return;
     }
-    std::unique_lock<std::mutex> busy(job_mutex_, std::try_to_lock);
-    if (!busy.owns_lock() || inside_pool_thread()) {
+    if (inside_pool_thread()) {
       run_on_new_threads(count, job);
       return;
     }
+    if (single_pool()) {
+      std::unique_lock<std::mutex> busy(job_mutex_, std::try_to_lock);
+      if (!busy.owns_lock()) run_on_new_threads(count, job);
+      else run_here(count, job);
+      return;
+    }
+    struct Running {  // this job among those running, also when it throws
+      int others = running().fetch_add(1, std::memory_order_relaxed);
+      ~Running() { running().fetch_sub(1, std::memory_order_relaxed); }
+    } running_job;
+    count = std::min(count, std::max(1, cores() / (running_job.others + 1)));
+    if (count <= 1) {
+      job(0);
+      return;
+    }
+    WorkerPool* pools = &shared();
+    for (int p = 0; p < kPools; ++p) {
+      std::unique_lock<std::mutex> busy(pools[p].job_mutex_, std::try_to_lock);
+      if (!busy.owns_lock()) continue;
+      pools[p].run_here(count, job);
+      return;
+    }
+    run_on_new_threads(count, job);
+  }
+
+  WorkerPool() = default;
+
+ private:
+  static std::atomic<int>& running() {
+    static std::atomic<int> jobs{0};
+    return jobs;
+  }
+  static int cores() {
+    static const int n = available_cores();
+    return n;
+  }
+  static bool single_pool() {
+    static const bool single = [] {
+      const char* v = std::getenv("XHD_POOL_MODE");
+      return v != nullptr && std::string(v) == "single";
+    }();
+    return single;
+  }
+
+  // The job on this pool's threads; the caller holds job_mutex_.
+  void run_here(int count, const std::function<void(int)>& job) {
     bool sleepers = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -91,9 +148,6 @@ class WorkerPool {
     done_.wait(lock, [&] { return finished_.load(std::memory_order_relaxed) == wanted_; });
     job_ = nullptr;
   }
-
- private:
-  WorkerPool() = default;
 
   // Waking a sleeping thread costs 30-70 us on a small VM, as much as a mesh-distance query's whole
   // search, and jobs come in bursts (a build's levels, a search's passes), so a thread spins a while first:
