@@ -9,6 +9,7 @@ import { formatFromExtension } from '../io/format-names.js';
 import { isVolumeFormat } from '../io/geometry.js';
 import { batchGpus } from '../ops/placement.js';
 import { resolveRun, type RunSettings } from '../ops/run-settings.js';
+import { cloneableForWorkers, runLanesInWorkers } from './batch-lanes-in-workers.js';
 
 /** The command's --fail-above and --metric: what a row without its own threshold or metric gets. */
 export interface BatchDefaults {
@@ -86,6 +87,25 @@ export interface RunBatchOptions {
   onPair?: (pair: BatchPair, outcome: PairOutcome) => void | Promise<void>;
   /** Pairs each GPU runs at once (--lanes); undefined: batchLanesPerDevice's default. */
   lanes?: number;
+  /**
+   * Each lane on a worker thread of its own (batch-lanes-in-workers.ts): true or false; undefined: as
+   * XHD_BATCH_LANE_THREADS says (1 or 0), else when there are several lanes and at least LANE_THREAD_PAIRS pairs
+   * a lane. When true on the CPU backend, `lanes` threads share its cores (tests: the outcomes of one thread).
+   */
+  laneThreads?: boolean;
+}
+
+/** Pairs a lane should have before a thread of its own (its start: about a hundred modules loaded) pays. */
+export const LANE_THREAD_PAIRS = 8;
+
+function laneThreadsAsked(options: RunBatchOptions): boolean | undefined {
+  const env = process.env.XHD_BATCH_LANE_THREADS;
+  return options.laneThreads ?? (env === '1' ? true : env === '0' ? false : undefined);
+}
+
+function laneThreads(options: RunBatchOptions, lanes: Array<number | null>, pairs: BatchPair[]): boolean {
+  const wanted = laneThreadsAsked(options) ?? (lanes.length > 1 && pairs.length >= LANE_THREAD_PAIRS * lanes.length);
+  return wanted && cloneableForWorkers(pairs, options.compare);
 }
 
 /**
@@ -143,7 +163,8 @@ export async function runBatch(pairs: BatchPair[], given: RunBatchOptions): Prom
   const options: RunBatchOptions = { ...given, compare: batchBackend(given.compare, run.backend.name) };
   const summary: BatchSummary = { pairs: pairs.length, passed: 0, exceeded: 0, unchecked: 0, errors: 0, notRun: 0, labelInNeither: 0, interrupted: false, exitCode: 0, totalMs: 0 };
   let worstError = 0;
-  const lanes = laneDevices(options, run, batchLanesPerDevice(pairs, options.lanes)) ?? [null];
+  const lanes = laneDevices(options, run, batchLanesPerDevice(pairs, options.lanes)) ??
+    (laneThreadsAsked(options) === true && run.backend.name === 'cpu' ? new Array<null>(Math.max(1, options.lanes ?? 1)).fill(null) : [null]);
   // Outcomes are reported in manifest order: one that finishes early waits for those before it.
   const outcomes: Array<PairOutcome | 'cancelled' | undefined> = new Array(pairs.length);
   let reported = 0;
@@ -171,20 +192,31 @@ export async function runBatch(pairs: BatchPair[], given: RunBatchOptions): Prom
     }
   };
   let next = 0;
-  const lane = async (device: number | null) => {
-    const own = device === null ? options : { ...options, compare: { ...options.compare, device, devices: undefined } };
-    while (next < pairs.length && !summary.interrupted) {
-      if (options.signal?.aborted) {
-        summary.interrupted = true;
-        break;
-      }
-      const i = next++;
-      options.onProgress?.(i, pairs.length);
-      outcomes[i] = await runPair(pairs[i], own);
-      await report();
+  // The next pair's index, or -1 when none is left or the batch was interrupted.
+  const take = (): number => {
+    if (next >= pairs.length || summary.interrupted) return -1;
+    if (options.signal?.aborted) {
+      summary.interrupted = true;
+      return -1;
     }
+    const i = next++;
+    options.onProgress?.(i, pairs.length);
+    return i;
   };
-  await Promise.all(lanes.map(lane));
+  const finish = async (i: number, outcome: PairOutcome | 'cancelled') => {
+    outcomes[i] = outcome;
+    await report();
+  };
+  const laneCompare = (device: number | null) => (device === null ? options.compare : { ...options.compare, device, devices: undefined });
+  if (laneThreads(options, lanes, pairs)) {
+    await runLanesInWorkers(pairs, lanes.map(laneCompare), take, finish, options.signal);
+  } else {
+    const lane = async (device: number | null) => {
+      const own = { ...options, compare: laneCompare(device) };
+      for (let i = take(); i >= 0; i = take()) await finish(i, await runPair(pairs[i], own));
+    };
+    await Promise.all(lanes.map(lane));
+  }
   await report();
   if (summary.interrupted) summary.notRun = pairs.length - reported;
   if (!summary.interrupted) options.onProgress?.(pairs.length, pairs.length);
@@ -193,7 +225,7 @@ export async function runBatch(pairs: BatchPair[], given: RunBatchOptions): Prom
   return summary;
 }
 
-async function runPair(pair: BatchPair, options: RunBatchOptions): Promise<PairOutcome | 'cancelled'> {
+export async function runPair(pair: BatchPair, options: RunBatchOptions): Promise<PairOutcome | 'cancelled'> {
   try {
     // Not `{ ...options.compare, failAbove, … }`: V8 (Node 20) adds each field that follows a spread at about 2 µs.
     const compare: CompareOptions = Object.assign({}, options.compare, {
