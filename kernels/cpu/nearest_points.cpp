@@ -33,6 +33,7 @@ PerPointWitness nearest_through_grid(const PointFrame& frame, const FramedSet& q
   std::vector<PerPointWitness> witness(threads);
   std::vector<ExactSearch> exact(threads, ExactSearch{queries, targets, *loose.tight});
   std::vector<ExactSearch> exact_loose(threads, ExactSearch{queries, targets, *loose.any_pair});
+  const bool shortcut = nearest == nullptr && frame.exact_below > 0.f && !frame.has_loose();
   parallel_blocks(last - first, 1024, threads, [&](size_t begin, size_t end, int tid) {
     progress.check_cancel();
     for (size_t i = first + begin; i < first + end; ++i) {
@@ -41,6 +42,13 @@ PerPointWitness nearest_through_grid(const PointFrame& frame, const FramedSet& q
       query_nearest(grid, nothing_pruned, q);
       evals[8 * tid] += q.evals;
       if (q.best == UINT32_MAX) throw std::logic_error("nearest points: a query found no target");
+      // A lattice's float value below exact_below is the exact one (point_frame.h): the distance needs no pass in
+      // double. Its target may not be the smallest index among equal ones, so the pass still runs where the
+      // index is asked for (nearest) or where the query may become the witness.
+      if (shortcut && q.cmin2 < frame.exact_below && static_cast<double>(q.cmin2) < witness[tid].dist2) {
+        if (distance != nullptr) distance[i] = std::sqrt(static_cast<double>(q.cmin2));
+        continue;
+      }
       const ExactNearest e =
           exact_with_loose(grid, {static_cast<uint32_t>(i), q.best, q.cmin2}, loose, exact[tid], exact_loose[tid]);
       const int64_t target = targets.input_of(e.target);

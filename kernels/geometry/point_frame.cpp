@@ -1,7 +1,10 @@
 #include "point_frame.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <mutex>
 
 #include "bulk_box.h"
@@ -20,17 +23,31 @@ bool copy_is_exact(double truth, double origin, float copy) {
   return s == truth && (c - (s - z)) + (origin - z) == 0.0;
 }
 
-// The set's float copy relative to origin; returns the largest magnitude of a copied coordinate, and in exact
-// whether every copy is its coordinate less the origin exactly (a lattice of voxel centres at a float spacing).
-double shift_into_floats(FramedSet& set, const double origin[3], int threads, bool& exact) {
+// The exponent of the lowest set bit of a nonzero finite float: v is a whole multiple of 2^that.
+int lowest_bit_exponent(float v) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &v, sizeof bits);
+  const int biased = static_cast<int>((bits >> 23) & 0xffu);
+  uint32_t significand = bits & 0x7fffffu;
+  if (biased != 0) significand |= 0x800000u;
+  return (biased == 0 ? -149 : biased - 150) + __builtin_ctz(significand);
+}
+
+// The set's float copy relative to origin; returns the largest magnitude of a copied coordinate, in exact
+// whether every copy is its coordinate less the origin exactly (a lattice of voxel centres at a float spacing),
+// and in unit the exponent of the lowest bit set in any copy (every copy a whole multiple of 2^unit; INT_MAX
+// when every copy is 0).
+double shift_into_floats(FramedSet& set, const double origin[3], int threads, bool& exact, int& unit) {
   set.owned.resize(3 * set.count);
   float* out = set.owned.data();
   double largest = 0.0;
   bool all_exact = true;
+  int lowest = INT_MAX;
   std::mutex m;
   parallel_blocks(set.count, kGrain, threads, [&](size_t begin, size_t end, int) {
     float local = 0.f;
     bool local_exact = true;
+    int local_lowest = INT_MAX;
     for (size_t i = begin; i < end; ++i)
       for (int k = 0; k < 3; ++k) {
         const double truth = set.truth.coord(i, k);
@@ -38,14 +55,29 @@ double shift_into_floats(FramedSet& set, const double origin[3], int threads, bo
         out[3 * i + k] = v;
         local = std::max(local, std::fabs(v));
         local_exact = local_exact && copy_is_exact(truth, origin[k], v);
+        if (v != 0.f) local_lowest = std::min(local_lowest, lowest_bit_exponent(v));
       }
     std::lock_guard<std::mutex> lock(m);
     largest = std::max(largest, static_cast<double>(local));
     all_exact = all_exact && local_exact;
+    lowest = std::min(lowest, local_lowest);
   });
   set.xyz = out;
   exact = all_exact;
+  unit = lowest;
   return largest;
+}
+
+// The squared distances a float search computes exactly (point_frame.h, PointFrame::exact_below) when every copy
+// is a whole multiple of 2^unit and none is larger than `largest`: 2^(24 + 2 unit), or 0 when that is out of
+// float's normal range, or when the copies are so large beside 2^unit that the grid's cell placement (off by at
+// most kPlacementSlack of the largest, point_frame.h) could hide a point nearer by less than two exact values'
+// least difference (2^(unit - 13) in distance below 2^(24 + 2 unit)): largest < 2^(30 + unit) keeps it 4 times
+// smaller.
+float exact_squares_below(int unit, double largest) {
+  if (unit == INT_MAX || unit < -63 || unit > 51) return 0.f;
+  if (!(largest < std::ldexp(1.0, 30 + unit))) return 0.f;
+  return std::ldexp(1.f, 24 + 2 * unit);
 }
 
 void take_truth(FramedSet& set, const xhd_points& p) {
@@ -119,12 +151,14 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
     for (int k = 0; k < 3; ++k)
       frame.origin[k] = origin != nullptr ? origin[k] : 0.5 * around.lo[k] + 0.5 * around.hi[k];
     bool exact_a = true, exact_b = true;
-    largest = shift_into_floats(frame.a, frame.origin, threads, exact_a);
-    if (b != nullptr) largest = std::max(largest, shift_into_floats(frame.b, frame.origin, threads, exact_b));
+    int unit_a = INT_MAX, unit_b = INT_MAX;
+    largest = shift_into_floats(frame.a, frame.origin, threads, exact_a, unit_a);
+    if (b != nullptr) largest = std::max(largest, shift_into_floats(frame.b, frame.origin, threads, exact_b, unit_b));
     // Copies that are their coordinates less the origin exactly are as good as the coordinates themselves: a
     // difference of two copies is the difference of their points, so every distance formula over them rounds
     // as it does over the input (a mask's voxel centres at 1 mm, or at 0.9375 by 1.5 mm, are such a lattice).
     copies_exact = exact_a && exact_b;
+    if (copies_exact) frame.exact_below = exact_squares_below(std::min(unit_a, unit_b), largest);
   }
   phases.mark("shift into floats");
   frame.largest = largest;
@@ -148,6 +182,7 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
   // Loose points are settled over their coordinates in double beside float copies of the others (the GPU's
   // loose pass), which mixes the two unless the origin is 0: shifted copies then stand for nothing exactly.
   if (!all_float) copies_exact = false;
+  frame.exact_below = 0.f;
   frame.bounds = bounds_for(largest, copies_exact);
   // Every copy inside the cube has coordinates of magnitude <= cube: the bounds of filter_bounds.h with
   // cube in place of the largest magnitude hold for every pair of them.

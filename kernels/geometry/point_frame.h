@@ -61,6 +61,15 @@ struct PointFrame {
   // loose points (ordinary data), cube is infinite and tight equals bounds.
   float cube = INFINITY;
   FilterBounds tight;
+  // Below this, a float squared distance between two copies is exact (0: nothing is known so). When the copies
+  // are their coordinates less the origin exactly and all whole multiples of 2^e (voxel centres at 1 mm, or at
+  // 0.9375 by 1.5 mm, less an origin on that lattice's half-steps), a difference of two copies is k 2^e exactly
+  // while |k| < 2^24, and its square and the sums of squares are exact while the sum K of the k^2 is below
+  // 2^24: the value is then K 2^2e, which exact_dist2 also gives (in double, without rounding). A pair with
+  // K >= 2^24 computes to at least 2^(24 + 2e), rounding being monotone. So a computed value below
+  // exact_below = 2^(24 + 2e) is the pair's exact squared distance, and the float search's nearest value is the
+  // exact one (nearest_points.cpp). Set by frame_points only when there are no loose points.
+  float exact_below = 0.f;
   FramedSet a, b;
 
   bool has_loose() const { return !a.loose.empty() || !b.loose.empty(); }

@@ -112,6 +112,19 @@ TEST(frame_copies_of_a_lattice_are_exact) {
   CHECK(lattice.tight.copies_exact);
   for (size_t i = 0; i < a.size() / 3; ++i)
     for (int k = 0; k < 3; ++k) CHECK_EQ(static_cast<double>(lattice.a.xyz[3 * i + k]) + lattice.origin[k], a[3 * i + k]);
+  // Float squared distances are exact below 2^(24 + 2e), e the lowest bit of any copy (v = m 2^x, m in [0.5, 1)
+  // holding 24 bits: its lowest set bit is at x - 24 + the trailing zeros of m 2^24).
+  int unit = 1000;
+  for (const xhd::FramedSet* set : {&lattice.a, &lattice.b})
+    for (size_t i = 0; i < 3 * set->count; ++i) {
+      if (set->xyz[i] == 0.f) continue;
+      int x = 0;
+      const double m = std::frexp(static_cast<double>(set->xyz[i]), &x);
+      const uint32_t bits = static_cast<uint32_t>(std::fabs(std::ldexp(m, 24)));
+      unit = std::min(unit, x - 24 + __builtin_ctz(bits));
+    }
+  CHECK(unit <= -1 && unit >= -5);  // half millimetres at least, sixteenths at most, less a centre
+  CHECK_EQ(static_cast<double>(lattice.exact_below), std::ldexp(1.0, 24 + 2 * unit));
   std::vector<double> off = b;
   off[3 * 77 + 1] += 0.001;
   xhd::PointFrame near_lattice;
@@ -119,6 +132,7 @@ TEST(frame_copies_of_a_lattice_are_exact) {
   xhd::frame_points(pa, &pb_off, 2, near_lattice);
   CHECK(!near_lattice.bounds.copies_exact);
   CHECK(near_lattice.bounds.slack > lattice.bounds.slack);
+  CHECK_EQ(near_lattice.exact_below, 0.f);
   std::vector<double> far = b;
   far.insert(far.end(), {1e9, 0, 0});
   xhd::PointFrame with_loose;
@@ -126,6 +140,7 @@ TEST(frame_copies_of_a_lattice_are_exact) {
   xhd::frame_points(pa, &pb_far, 2, with_loose);
   CHECK(with_loose.has_loose());
   CHECK(!with_loose.bounds.copies_exact && !with_loose.tight.copies_exact);
+  CHECK_EQ(with_loose.exact_below, 0.f);
 }
 
 TEST(frame_of_one_repeated_point) {
