@@ -2,6 +2,7 @@
 // manifest order, as lanes sharing the main thread; errors stay a pair's outcome; an interrupt stops every lane.
 // Run on the CPU backend (laneThreads: true gives it `lanes` threads), where no GPU is needed.
 import assert from 'node:assert/strict';
+import { getMaxListeners } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -81,6 +82,8 @@ describe('batch lanes on worker threads', () => {
       },
     });
     assert.equal(summary.interrupted, true);
+    // Room for each lane's calls to listen to the signal (no MaxListenersExceededWarning with many lanes).
+    assert.ok(getMaxListeners(controller.signal) >= 12, `max listeners ${getMaxListeners(controller.signal)}`);
     assert.ok(summary.notRun > 0 && summary.notRun <= pairs.length - 4, `not run: ${summary.notRun}`);
     assert.equal(summary.exitCode, 130);
   });

@@ -1,6 +1,7 @@
 // `xhd batch`: every pair of a manifest compared in turn, in this one process, so the native library (and the
 // GPU, with its memory pool) is loaded once. A pair that fails is an outcome like any other, not the end of
 // the run; only an interrupt (SIGINT, via the AbortSignal) stops it.
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import { availableParallelism } from 'node:os';
 
 import { compareFiles, compareLabelFiles, wantsLabelVolumes, type CompareOptions, type CompareResult, type LabelsResult } from './compare.js';
@@ -214,6 +215,9 @@ export async function runBatch(pairs: BatchPair[], given: RunBatchOptions): Prom
   // 1,000 small mask pairs on a 32-core host in eight lanes: 3.3 s with every core a pair, 2.3 s with four).
   const threads = options.compare.threads ?? (lanes.length > 1 ? Math.max(1, Math.floor(availableParallelism() / lanes.length)) : undefined);
   const laneCompare = (device: number | null) => (device === null && lanes.length === 1 ? options.compare : { ...options.compare, device: device ?? options.compare.device, devices: device === null ? options.compare.devices : undefined, threads });
+  // Every native call in flight listens to the batch's signal: more lanes than Node's default of 10 listeners
+  // would print a MaxListenersExceededWarning on stderr (16 lanes on two GPUs did).
+  if (options.signal) setMaxListeners(Math.max(getMaxListeners(options.signal), 4 * lanes.length), options.signal);
   if (laneThreads(options, lanes, pairs)) {
     await runLanesInWorkers(pairs, lanes.map(laneCompare), take, finish, options.signal);
   } else {
