@@ -75,7 +75,9 @@ class WorkerPool {
       if (count == 1) job(0);
       return;
     }
-    if (inside_pool_thread()) {
+    // A pool thread's job, or the caller's own share of a job (job(0)) asking for threads again: the pool it
+    // is part of is busy with that job, and try-locking a mutex this thread holds is undefined.
+    if (inside_pool_thread() || held_pool() != nullptr) {
       run_on_new_threads(count, job);
       return;
     }
@@ -89,7 +91,8 @@ class WorkerPool {
       int others = running().fetch_add(1, std::memory_order_relaxed);
       ~Running() { running().fetch_sub(1, std::memory_order_relaxed); }
     } running_job;
-    count = std::min(count, std::max(1, cores() / (running_job.others + 1)));
+    // Alone, a job gets the threads it asks for (more than the cores, if asked); beside others, its share.
+    if (running_job.others > 0) count = std::min(count, std::max(1, cores() / (running_job.others + 1)));
     if (count <= 1) {
       job(0);
       return;
@@ -123,6 +126,12 @@ class WorkerPool {
     return single;
   }
 
+  // The pool whose job this thread is running its own share of (job(0)), or null.
+  static WorkerPool*& held_pool() {
+    static thread_local WorkerPool* held = nullptr;
+    return held;
+  }
+
   // The job on this pool's threads; the caller holds job_mutex_.
   void run_here(int count, const std::function<void(int)>& job) {
     bool sleepers = false;
@@ -137,7 +146,9 @@ class WorkerPool {
       sleepers = sleepers_ > 0;
     }
     if (sleepers) wake_.notify_all();
+    held_pool() = this;
     job(0);
+    held_pool() = nullptr;
     int started;
     {
       std::lock_guard<std::mutex> lock(mutex_);

@@ -31,9 +31,10 @@ void nearest_points_grid(const NearestJob& job, xhd_nearest_result& result);
 
 // Every query's nearest target through `grid`, a grid already built over the targets inside the frame's cube
 // (build_inside_grid), with nothing pruned: each query's float nearest starts an exact search in double
-// (exact_nearest.h; loose points as loose_points.h settles them). Writes distance and nearest (input indices
-// of the targets; either may be null), counts the double evaluations in *evals, and returns the direction's
-// witness over the queries' own indices (per_point.h).
+// (exact_nearest.h; loose points as loose_points.h settles them), unless its float value is exact already (a
+// lattice's, PointFrame::exact_below) and neither its nearest index nor the witness needs that search. Writes
+// distance and nearest (input indices of the targets; either may be null), counts the double evaluations in
+// *evals, and returns the direction's witness over the queries' own indices (per_point.h).
 PerPointWitness nearest_through_grid(const PointFrame& frame, const FramedSet& queries, const FramedSet& targets,
                                      const PointGrid& grid, int threads, const Progress& progress, double* distance,
                                      int64_t* nearest, uint64_t* evals);

@@ -70,13 +70,14 @@ double shift_into_floats(FramedSet& set, const double origin[3], int threads, bo
 
 // The squared distances a float search computes exactly (point_frame.h, PointFrame::exact_below) when every copy
 // is a whole multiple of 2^unit and none is larger than `largest`: 2^(24 + 2 unit), or 0 when that is out of
-// float's normal range, or when the copies are so large beside 2^unit that the grid's cell placement (off by at
-// most kPlacementSlack of the largest, point_frame.h) could hide a point nearer by less than two exact values'
-// least difference (2^(unit - 13) in distance below 2^(24 + 2 unit)): largest < 2^(30 + unit) keeps it 4 times
-// smaller.
+// float's normal range, or when the copies are so large beside 2^unit that the grid's cell placement could hide a
+// nearer point. Two exact squared distances below 2^(24 + 2 unit) differ by 2^(2 unit) at least, so their
+// distances by 2^(unit - 13); the float rounding of the grid's bound beyond its searched block takes half of that,
+// and cell placement is off by at most kPlacementSlack = 2^-45 of the largest coordinate an axis (point_frame.h):
+// largest < 2^(28 + unit) keeps sqrt(3) of it below 2^(unit - 16), a quarter of what is left.
 float exact_squares_below(int unit, double largest) {
   if (unit == INT_MAX || unit < -63 || unit > 51) return 0.f;
-  if (!(largest < std::ldexp(1.0, 30 + unit))) return 0.f;
+  if (!(largest < std::ldexp(1.0, 28 + unit))) return 0.f;
   return std::ldexp(1.f, 24 + 2 * unit);
 }
 
@@ -125,6 +126,7 @@ FilterBounds bounds_for(double largest, bool copies_exact) {
 
 void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame, const double* origin) {
   HostPhases phases("frame");
+  frame.exact_below = 0.f;  // known only once the copies are made below
   take_truth(frame.a, a);
   if (b != nullptr) take_truth(frame.b, *b);
   const bool all_float = a.xyz64 == nullptr && (b == nullptr || b->xyz64 == nullptr);
