@@ -100,5 +100,33 @@ describe('batch lanes on worker threads', () => {
     assert.equal(on.stdout.trim().split('\n').length, 21);
     assert.deepEqual(strip(on.stdout), strip(off.stdout));
   });
+
+  it('every label, lesions and the dataset summary come back from the lane threads whole (results cross threads by structured clone)', () => {
+    const n = 14, lines = ['a,b'];
+    for (let k = 0; k < 4; k++) {
+      const va = new Uint8Array(n * n * n), vb = new Uint8Array(n * n * n);
+      for (let z = 1; z < 12; z++) for (let y = 1; y < 12; y++) for (let x = 1; x < 12; x++) {
+        const i = x + n * (y + n * z);
+        if (x < 6) va[i] = 1; else if (x > 7 && y < 7) va[i] = 2;
+        if (x < 6 + (k % 2)) vb[i] = 1; else if (x > 8 && y < 8) vb[i] = 2;
+        if (z === 10 && x === 10 && y === 10) vb[i] = 3;
+      }
+      writeNifti(join(dir, `l${k}a.nii`), { dims: [n, n, n], values: va });
+      writeNifti(join(dir, `l${k}b.nii`), { dims: [n, n, n], values: vb });
+      lines.push(`${join(dir, `l${k}a.nii`)},${join(dir, `l${k}b.nii`)}`);
+    }
+    const manifest = join(dir, 'labels.csv');
+    writeFileSync(manifest, lines.join('\n') + '\n');
+    const strip = (text: string) => text.trim().split('\n').map((l) => JSON.stringify(JSON.parse(l), (k, v) => (/ms$|timings|threads/.test(k) ? undefined : v)));
+    for (const extra of [['--labels', 'all', '--summary'], ['--label', '1', '--components', '--summary']]) {
+      const args = ['batch', manifest, '--backend', 'cpu', '--quiet', '--percentile', '95', '--lanes', '2', ...extra];
+      const off = runXhd(args, { XHD_BATCH_LANE_THREADS: '0' });
+      const on = runXhd(args, { XHD_BATCH_LANE_THREADS: '1' });
+      assert.equal(on.code, 0, `${extra.join(' ')}: ${on.stderr}`);
+      assert.equal(off.code, 0, off.stderr);
+      assert.equal(on.stdout.trim().split('\n').length, 6, `${extra.join(' ')}: four pairs, the batch line, the summary`);
+      assert.deepEqual(strip(on.stdout), strip(off.stdout), extra.join(' '));
+    }
+  });
 });
 
