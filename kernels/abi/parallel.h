@@ -81,24 +81,19 @@ class WorkerPool {
       run_on_new_threads(count, job);
       return;
     }
-    if (single_pool()) {
-      std::unique_lock<std::mutex> busy(job_mutex_, std::try_to_lock);
-      if (!busy.owns_lock()) run_on_new_threads(count, job);
-      else run_here(count, job);
-      return;
-    }
     struct Running {  // this job among those running, also when it throws
       int others = running().fetch_add(1, std::memory_order_relaxed);
       ~Running() { running().fetch_sub(1, std::memory_order_relaxed); }
     } running_job;
+    const bool single = single_pool();
     // Alone, a job gets the threads it asks for (more than the cores, if asked); beside others, its share.
-    if (running_job.others > 0) count = std::min(count, std::max(1, cores() / (running_job.others + 1)));
+    if (!single && running_job.others > 0) count = std::min(count, std::max(1, cores() / (running_job.others + 1)));
     if (count <= 1) {
       job(0);
       return;
     }
     WorkerPool* pools = &shared();
-    for (int p = 0; p < kPools; ++p) {
+    for (int p = 0; p < (single ? 1 : kPools); ++p) {
       std::unique_lock<std::mutex> busy(pools[p].job_mutex_, std::try_to_lock);
       if (!busy.owns_lock()) continue;
       pools[p].run_here(count, job);

@@ -60,16 +60,17 @@ int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_
   return XHD_OK;
 }
 
-// points_compare once its arguments are checked (per_point asks for something).
+// points_compare once its arguments are checked, its queries shared among `workers` groups of threads.
 void checked_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
-                            const xhd_per_point& per_point, xhd_hausdorff_result* result, xhd_progress* progress_slot) {
+                            const xhd_per_point& per_point, xhd_hausdorff_result* result, xhd_progress* progress_slot,
+                            int workers = 1) {
   const xhd::Progress progress(progress_slot);
   const int threads = xhd::resolve_thread_count(options->threads);
   xhd::PointFrame frame;
   xhd::frame_points(*a, b, threads, frame);
   xhd::trust_distinct(frame, *options);
   for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
-  xhd::cpu_points_compare(frame, *options, per_point, threads, 1, progress, *result);
+  xhd::cpu_points_compare(frame, *options, per_point, threads, workers, progress, *result);
 }
 
 // The search's outputs with distance arrays of its own where the caller gave none (measured_distances.h), then
@@ -97,7 +98,6 @@ int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausd
   return XHD_OK;
 }
 
-
 // Several workers: each direction's grid queries split among groups of threads (work_split.h), every point
 // measured as xhd_points_compare measures it with outputs, whose witnesses are xhd_hausdorff's. One worker
 // (or none listed) is xhd_points_compare itself. The ordinals and the memory limit are the devices'.
@@ -118,13 +118,7 @@ int32_t points_compare_placed(const xhd_points* a, const xhd_points* b, const xh
   const xhd_per_point none{};
   const xhd_per_point& outputs = per_point != nullptr ? *per_point : none;
   xhd::check_per_point(outputs, options->directions);
-  const xhd::Progress progress(progress_slot);
-  const int threads = xhd::resolve_thread_count(options->threads);
-  xhd::PointFrame frame;
-  xhd::frame_points(*a, b, threads, frame);
-  xhd::trust_distinct(frame, *options);
-  for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
-  xhd::cpu_points_compare(frame, *options, outputs, threads, workers, progress, *result);
+  checked_points_compare(a, b, options, outputs, result, progress_slot, workers);
   placement->workers = static_cast<uint32_t>(workers);
   placement->target_tiles = 1;
   return XHD_OK;

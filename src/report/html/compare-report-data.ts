@@ -128,5 +128,3 @@ function evenSample(n: number, budget: number): { indices: Uint32Array; worstKep
   for (let k = 0; k < m; k++) indices[k] = Math.floor((k * n) / m);
   return { indices, worstKept: 0 };
 }
-
-export { DEFAULT_DISPLAY_POINTS };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { OutputError } from '../../core/errors.js';
 import type { CompareResult } from '../../jobs/compare.js';
 import { asOutputError, checkWritable } from '../output-file.js';
-import { DEFAULT_DISPLAY_POINTS } from './compare-report-data.js';
+import { DEFAULT_DISPLAY_POINTS } from './report-range.js';
 import { writeCompareReport } from './compare-html.js';
 
 /** The page of the pair on this manifest line, inside dir. */
