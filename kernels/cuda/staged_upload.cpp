@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <mutex>
+#include <stdexcept>
+#include <vector>
 
 #include "../abi/parallel.h"
 #include "cuda_check.h"
@@ -53,43 +56,89 @@ bool prepare(Stages& s) {
 // Staged copies under way in the process (one per device at most): the cores are shared among them.
 std::atomic<int> active_copies{0};
 
-// memcpy by the cores (all of them, shared among the devices uploading at once): one core copies about
-// 8 GB/s, below what the DMA takes.
-void parallel_copy(void* to, const void* from, size_t bytes) {
+// The cores a fill may use: all of them, shared among the devices uploading at once.
+int fill_threads(size_t bytes) {
   const int share = resolve_thread_count(0) / std::max(1, active_copies.load(std::memory_order_relaxed));
-  const int threads = std::max(1, std::min(share, static_cast<int>(bytes / kCopyGrain)));
-  parallel_blocks(bytes, kCopyGrain, threads, [&](size_t begin, size_t end, int) {
-    std::memcpy(static_cast<char*>(to) + begin, static_cast<const char*>(from) + begin, end - begin);
-  });
+  return std::max(1, std::min(share, static_cast<int>(std::max<size_t>(bytes / kCopyGrain, 1))));
 }
 
-}  // namespace
+// Pieces filled into one pageable buffer and copied by the driver: small copies, or pinned memory refused.
+void copy_through_driver(void* device, const std::vector<size_t>& piece_bytes, const FillPiece& fill,
+                         cudaStream_t stream) {
+  size_t total = 0;
+  for (const size_t bytes : piece_bytes) total += bytes;
+  const std::unique_ptr<char[]> host(new char[std::max<size_t>(total, 1)]);
+  size_t offset = 0;
+  for (size_t k = 0; k < piece_bytes.size(); ++k) {
+    fill(k, host.get() + offset, fill_threads(piece_bytes[k]));
+    offset += piece_bytes[k];
+  }
+  XHD_CUDA(cudaMemcpyAsync(device, host.get(), total, cudaMemcpyHostToDevice, stream));
+  XHD_CUDA(cudaStreamSynchronize(stream));  // `host` is freed on return
+}
 
-void copy_to_device(void* device, const void* host, size_t bytes, cudaStream_t stream) {
+// This device's pinned buffers, or null where they are not used (a small copy; pinned memory refused).
+Stages* stages_for(size_t bytes) {
   int ordinal = 0;
   XHD_CUDA(cudaGetDevice(&ordinal));
-  if (bytes < kDirectBelow || ordinal < 0 || ordinal >= kMaxDevices) {
-    XHD_CUDA(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));
-    return;
-  }
+  if (bytes < kDirectBelow || ordinal < 0 || ordinal >= kMaxDevices) return nullptr;
   Stages& s = stages_of(ordinal);
+  std::lock_guard<std::mutex> guard(s.lock);
+  return prepare(s) ? &s : nullptr;
+}
+
+void copy_through_stages(Stages& s, void* device, const std::vector<size_t>& piece_bytes, const FillPiece& fill,
+                         cudaStream_t stream) {
   std::lock_guard<std::mutex> guard(s.lock);  // one staged copy at a time per device
-  if (!prepare(s)) {
-    XHD_CUDA(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));
-    return;
-  }
   struct Active {  // counted while this copy runs, also when it throws
     Active() { active_copies.fetch_add(1, std::memory_order_relaxed); }
     ~Active() { active_copies.fetch_sub(1, std::memory_order_relaxed); }
   } active;
-  int k = 0;
-  for (size_t offset = 0; offset < bytes; offset += kStageBytes, k = (k + 1) % kStages) {
-    const size_t n = std::min(kStageBytes, bytes - offset);
+  size_t offset = 0;
+  for (size_t piece = 0; piece < piece_bytes.size(); ++piece) {
+    const int k = static_cast<int>(piece % kStages);
+    const size_t n = piece_bytes[piece];
     XHD_CUDA(cudaEventSynchronize(s.free_again[k]));  // the DMA that last read this buffer is done
-    parallel_copy(s.buffer[k], static_cast<const char*>(host) + offset, n);
+    fill(piece, s.buffer[k], fill_threads(n));
     XHD_CUDA(cudaMemcpyAsync(static_cast<char*>(device) + offset, s.buffer[k], n, cudaMemcpyHostToDevice, stream));
     XHD_CUDA(cudaEventRecord(s.free_again[k], stream));
+    offset += n;
   }
+}
+
+}  // namespace
+
+size_t staged_piece_bytes() { return kStageBytes; }
+
+void copy_pieces_to_device(void* device, const std::vector<size_t>& piece_bytes, const FillPiece& fill,
+                           cudaStream_t stream) {
+  size_t total = 0;
+  for (const size_t bytes : piece_bytes) {
+    if (bytes > kStageBytes) throw std::logic_error("copy_pieces_to_device: a piece larger than a stage");
+    total += bytes;
+  }
+  Stages* s = stages_for(total);
+  if (s == nullptr) return copy_through_driver(device, piece_bytes, fill, stream);
+  copy_through_stages(*s, device, piece_bytes, fill, stream);
+}
+
+void copy_to_device(void* device, const void* host, size_t bytes, cudaStream_t stream) {
+  Stages* s = stages_for(bytes);
+  if (s == nullptr) {
+    XHD_CUDA(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));
+    return;
+  }
+  // Pieces of a stage each, copied into the pinned buffers by the cores (one core copies about 8 GB/s, below
+  // what the DMA takes).
+  std::vector<size_t> pieces((bytes + kStageBytes - 1) / kStageBytes, kStageBytes);
+  pieces.back() = bytes - (pieces.size() - 1) * kStageBytes;
+  const auto copy = [&](size_t piece, void* to, int threads) {
+    const char* from = static_cast<const char*>(host) + piece * kStageBytes;
+    parallel_blocks(pieces[piece], kCopyGrain, threads, [&](size_t begin, size_t end, int) {
+      std::memcpy(static_cast<char*>(to) + begin, from + begin, end - begin);
+    });
+  };
+  copy_through_stages(*s, device, pieces, copy, stream);
 }
 
 }  // namespace xhd

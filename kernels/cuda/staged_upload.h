@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -13,5 +15,17 @@ namespace xhd {
 // Copies bytes from host (any memory the caller owns) to device on stream. Returns once host has been read
 // in full (the caller may free it); the DMA of the last pieces may still be running on stream.
 void copy_to_device(void* device, const void* host, size_t bytes, cudaStream_t stream);
+
+// The most bytes one piece of copy_pieces_to_device may have.
+size_t staged_piece_bytes();
+
+// Fills one piece: writes its bytes at `to` on up to `threads` threads.
+using FillPiece = std::function<void(size_t piece, void* to, int threads)>;
+
+// Copies to device, one after the other, pieces that fill writes straight into the pinned buffers (each at
+// most staged_piece_bytes()): data gathered from the caller's memory reaches the device without a host copy
+// of it. Returns once every piece has been filled; the last DMAs may still be running on stream.
+void copy_pieces_to_device(void* device, const std::vector<size_t>& piece_bytes, const FillPiece& fill,
+                           cudaStream_t stream);
 
 }  // namespace xhd
