@@ -10,7 +10,6 @@ namespace xhd {
 namespace {
 
 constexpr size_t kSample = size_t(1) << 15;  // points sampled a set for the plan and the guesses
-constexpr size_t kGrain = size_t(1) << 16;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // Every step-th point of the set, about kSample of them (all of a small set).
@@ -156,121 +155,182 @@ class SlabLookup {
 
 const Box kEmptyBox{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
 
+void grow(Box& box, const Box& other) {
+  for (int k = 0; k < 3; ++k) {
+    box.min[k] = std::min(box.min[k], other.min[k]);
+    box.max[k] = std::max(box.max[k], other.max[k]);
+  }
+}
+
+// Calls visit(i, u) for each point i of the layout's block that part w holds, u its position in the part.
+template <typename Visit>
+void for_part_points(const SlabLayout& layout, int w, size_t block, Visit&& visit) {
+  const uint64_t* held = layout.held[w].data();
+  const size_t begin = block * SlabLayout::kBlockPoints;
+  const size_t stop = std::min(layout.count, begin + SlabLayout::kBlockPoints);
+  uint64_t u = layout.first_of(block, w);
+  for (size_t word = begin / 64; word * 64 < stop; ++word)
+    for (uint64_t bits = held[word]; bits != 0; bits &= bits - 1) visit(word * 64 + static_cast<size_t>(__builtin_ctzll(bits)), u++);
+}
+
 }  // namespace
 
-std::vector<SlabPart> slab_parts(const FramedSet& set, const SlabPlan& plan, double halo, int threads) {
-  const int slabs = plan.slabs();
-  const size_t n = set.count, blocks = (n + kGrain - 1) / kGrain;
-  const SlabLookup lookup(plan, halo);
-  const PointTruth t = set.truth;
-  const auto x_of = [&](size_t i) { return t.coord(i, plan.axis); };
+namespace {
 
-  // Each block's count in each part, then each block's first position there. Counted in the block's own
-  // array and stored once: neighbouring blocks' counts share cache lines, and threads incrementing them
-  // in place stalled each other at every point.
-  std::vector<uint64_t> at(blocks * slabs, 0);
-  parallel_blocks(n, kGrain, threads, [&](size_t begin, size_t end, int) {
-    std::vector<uint64_t> count(slabs, 0);
-    for (size_t i = begin; i < end; ++i) {
-      const SlabRange r = lookup(x_of(i));
-      for (int w = r.first; w <= r.last; ++w) ++count[w];
+// The edges a point's coordinate is compared with, in arrays the layout's loop reads without calls: slab_of's
+// cuts, and the halo's lower and upper edges of every slab (SlabLookup's).
+struct LayoutEdges {
+  std::vector<double> cuts, lower, upper;
+  LayoutEdges(const SlabPlan& plan, double halo) : cuts(plan.cuts) {
+    for (int w = 0; w < plan.slabs(); ++w) {
+      lower.push_back(lower_edge(plan, w, halo));
+      upper.push_back(upper_edge(plan, w, halo));
     }
-    std::copy(count.begin(), count.end(), at.begin() + static_cast<ptrdiff_t>(begin / kGrain * slabs));
-  });
-  std::vector<uint64_t> sizes(slabs, 0);
-  for (size_t b = 0; b < blocks; ++b)
+  }
+};
+
+// Bits, slab boxes and counts of the layout for one block's points, their axis coordinates of type T (the
+// truth's). The slabs a point's part holds, [first, last], and its own slab are counted branch-free over the
+// few edges (slab_of's rule, as SlabLookup's), and the counts taken from the bits a word at a time: this loop
+// runs once a point of a billion, and the lookup by calls and a count a point took 23 ns a point on one core.
+template <typename T>
+void layout_block(const T* truth, int axis, const float* xyz, size_t begin, size_t end, const LayoutEdges& e,
+                  SlabLayout& layout, uint64_t* counts, uint64_t* mine, Box* box) {
+  const int slabs = layout.slabs, cuts = slabs - 1;
+  const double* cut = e.cuts.data();
+  const double* lower = e.lower.data();
+  const double* upper = e.upper.data();
+  std::vector<uint64_t> held(slabs), own(slabs);
+  for (size_t word_begin = begin; word_begin < end; word_begin += 64) {
+    std::fill(held.begin(), held.end(), 0);
+    std::fill(own.begin(), own.end(), 0);
+    const size_t stop = std::min(end, word_begin + 64);
+    for (size_t i = word_begin; i < stop; ++i) {
+      const double x = static_cast<double>(truth[3 * i + axis]);
+      int mine_slab = 0, first = 0, after = 0;
+      for (int k = 0; k < cuts; ++k) mine_slab += cut[k] <= x;
+      for (int w = 0; w < slabs; ++w) {
+        first += upper[w] < x;
+        after += lower[w] <= x;
+      }
+      const uint64_t bit = uint64_t(1) << (i - word_begin);
+      for (int w = first; w < after; ++w) held[w] |= bit;
+      if (mine_slab >= first && mine_slab < after) {
+        own[mine_slab] |= bit;
+        Box& b = box[mine_slab];
+        for (int k = 0; k < 3; ++k) {
+          b.min[k] = std::min(b.min[k], xyz[3 * i + k]);
+          b.max[k] = std::max(b.max[k], xyz[3 * i + k]);
+        }
+      }
+    }
     for (int w = 0; w < slabs; ++w) {
-      const uint64_t count = at[b * slabs + w];
-      at[b * slabs + w] = sizes[w];
-      sizes[w] += count;
+      layout.held[w][word_begin / 64] = held[w];
+      layout.own[w][word_begin / 64] = own[w];
+      counts[w] += static_cast<uint64_t>(__builtin_popcountll(held[w]));
+      mine[w] += static_cast<uint64_t>(__builtin_popcountll(own[w]));
     }
-
-  const bool floats_are_truth = t.f32 != nullptr && set.xyz == t.f32;
-  std::vector<SlabPart> parts(slabs);
-  for (int w = 0; w < slabs; ++w) {
-    FramedSet& p = parts[w].set;
-    p.input_index.resize(sizes[w]);
-    p.owned.resize(floats_are_truth ? 0 : 3 * sizes[w]);
-    p.owned_truth32.resize(t.f32 != nullptr ? 3 * sizes[w] : 0);
-    p.owned_truth64.resize(t.f64 != nullptr ? 3 * sizes[w] : 0);
-    parts[w].in_slab.resize(sizes[w]);
   }
+}
 
-  // Where each part's arrays are, read once: the loop's byte stores (in_slab) may alias anything, so
-  // through the vectors the compiler would load every pointer again after each of them.
-  struct Into {
-    uint32_t* index;
-    float* floats;
-    float* truth32;
-    double* truth64;
-    uint8_t* in_slab;
-  };
-  std::vector<Into> into(slabs);
+}  // namespace
+
+SlabLayout slab_layout(const FramedSet& set, const SlabPlan& plan, double halo, int threads) {
+  SlabLayout layout;
+  const int slabs = layout.slabs = plan.slabs();
+  const size_t n = layout.count = set.count, blocks = layout.blocks();
+  const LayoutEdges edges(plan, halo);
+  const PointTruth t = set.truth;
+  layout.held.resize(slabs);
+  layout.own.resize(slabs);
   for (int w = 0; w < slabs; ++w) {
-    FramedSet& p = parts[w].set;
-    into[w] = Into{p.input_index.data(), p.owned.data(), p.owned_truth32.data(), p.owned_truth64.data(),
-                   parts[w].in_slab.data()};
+    layout.held[w].resize(layout.words());
+    layout.own[w].resize(layout.words());
   }
-
-  // Each point into every part it belongs to. Each block counts its slab points and grows their boxes in
-  // its own arrays and adds them to its thread's entry once (a shared array updated at every point made the
-  // threads' cache lines bounce); the threads' entries are merged after.
+  // Each block's bits, counts and boxes in its own words and entries (threads updating shared ones at every
+  // point stalled each other on their cache lines), its counts stored once; the threads' boxes merged after.
+  std::vector<uint64_t> counts(blocks * slabs, 0);
   const int workers = std::max(1, threads);
   std::vector<uint64_t> slab_counts(static_cast<size_t>(workers) * slabs, 0);
   std::vector<Box> boxes(static_cast<size_t>(workers) * slabs, kEmptyBox);
-  parallel_blocks(n, kGrain, workers, [&](size_t begin, size_t end, int tid) {
-    std::vector<uint64_t> cursor(at.begin() + begin / kGrain * slabs, at.begin() + (begin / kGrain + 1) * slabs);
-    std::vector<uint64_t> mine_count(slabs, 0);
-    std::vector<Box> mine_box(slabs, kEmptyBox);
-    const float* xyz = set.xyz;
-    for (size_t i = begin; i < end; ++i) {
-      const SlabRange r = lookup(x_of(i));
-      for (int w = r.first; w <= r.last; ++w) {
-        const Into& to = into[w];
-        const uint64_t u = cursor[w]++;
-        to.index[u] = static_cast<uint32_t>(i);
-        for (int k = 0; k < 3; ++k) {
-          if (!floats_are_truth) to.floats[3 * u + k] = xyz[3 * i + k];
-          if (t.f32 != nullptr) to.truth32[3 * u + k] = t.f32[3 * i + k];
-          else to.truth64[3 * u + k] = t.f64[3 * i + k];
-        }
-        const bool mine = w == r.own;
-        to.in_slab[u] = mine;
-        if (!mine) continue;
-        ++mine_count[w];
-        Box& box = mine_box[w];
-        for (int k = 0; k < 3; ++k) {
-          box.min[k] = std::min(box.min[k], xyz[3 * i + k]);
-          box.max[k] = std::max(box.max[k], xyz[3 * i + k]);
-        }
-      }
-    }
+  parallel_blocks(n, SlabLayout::kBlockPoints, workers, [&](size_t begin, size_t end, int tid) {
+    std::vector<uint64_t> count(slabs, 0), mine(slabs, 0);
+    std::vector<Box> box(slabs, kEmptyBox);
+    if (t.f64 != nullptr) layout_block(t.f64, plan.axis, set.xyz, begin, end, edges, layout, count.data(), mine.data(), box.data());
+    else layout_block(t.f32, plan.axis, set.xyz, begin, end, edges, layout, count.data(), mine.data(), box.data());
+    std::copy(count.begin(), count.end(), counts.begin() + static_cast<ptrdiff_t>(begin / SlabLayout::kBlockPoints * slabs));
     for (int w = 0; w < slabs; ++w) {
-      slab_counts[static_cast<size_t>(tid) * slabs + w] += mine_count[w];
-      Box& box = boxes[static_cast<size_t>(tid) * slabs + w];
-      for (int k = 0; k < 3; ++k) {
-        box.min[k] = std::min(box.min[k], mine_box[w].min[k]);
-        box.max[k] = std::max(box.max[k], mine_box[w].max[k]);
-      }
+      slab_counts[static_cast<size_t>(tid) * slabs + w] += mine[w];
+      grow(boxes[static_cast<size_t>(tid) * slabs + w], box[w]);
     }
   });
+  layout.block_first.resize(blocks * slabs);
+  layout.size.assign(slabs, 0);
+  for (size_t b = 0; b < blocks; ++b)
+    for (int w = 0; w < slabs; ++w) {
+      layout.block_first[b * slabs + w] = layout.size[w];
+      layout.size[w] += counts[b * slabs + w];
+    }
+  layout.slab_count.assign(slabs, 0);
+  layout.slab_box.assign(slabs, kEmptyBox);
+  for (int tid = 0; tid < workers; ++tid)
+    for (int w = 0; w < slabs; ++w) {
+      layout.slab_count[w] += slab_counts[static_cast<size_t>(tid) * slabs + w];
+      grow(layout.slab_box[w], boxes[static_cast<size_t>(tid) * slabs + w]);
+    }
+  return layout;
+}
 
-  for (int w = 0; w < slabs; ++w) {
+void gather_part(const FramedSet& set, const SlabLayout& layout, int w, size_t first, size_t end, float* to,
+                 int threads) {
+  if (first >= end) return;
+  const uint64_t origin = layout.first_of(first, w);
+  const float* xyz = set.xyz;
+  parallel_blocks(end - first, 1, threads, [&](size_t begin, size_t stop, int) {
+    for (size_t block = first + begin; block < first + stop; ++block)
+      for_part_points(layout, w, block, [&](size_t i, uint64_t u) {
+        float* into = to + 3 * (u - origin);
+        into[0] = xyz[3 * i];
+        into[1] = xyz[3 * i + 1];
+        into[2] = xyz[3 * i + 2];
+      });
+  });
+}
+
+std::vector<SlabPart> slab_parts(const FramedSet& set, const SlabPlan& plan, double halo, int threads) {
+  const SlabLayout layout = slab_layout(set, plan, halo, threads);
+  const PointTruth t = set.truth;
+  const bool floats_are_truth = t.f32 != nullptr && set.xyz == t.f32;
+  std::vector<SlabPart> parts(layout.slabs);
+  // Each part's memory taken here, on one thread, and written by blocks on every thread: parts built by each
+  // worker on its own cost seconds at a billion points, their fresh pages faulted in while the others took theirs.
+  for (int w = 0; w < layout.slabs; ++w) {
     SlabPart& part = parts[w];
     FramedSet& p = part.set;
+    const uint64_t size = layout.size[w];
+    p.input_index.resize(size);
+    p.owned.resize(floats_are_truth ? 0 : 3 * size);
+    p.owned_truth32.resize(t.f32 != nullptr ? 3 * size : 0);
+    p.owned_truth64.resize(t.f64 != nullptr ? 3 * size : 0);
+    part.in_slab.resize(size);
+    parallel_blocks(layout.blocks(), 1, threads, [&](size_t begin, size_t end, int) {
+      for (size_t block = begin; block < end; ++block)
+        for_part_points(layout, w, block, [&](size_t i, uint64_t u) {
+          p.input_index[u] = static_cast<uint32_t>(i);
+          part.in_slab[u] = static_cast<uint8_t>((layout.own[w][i / 64] >> (i % 64)) & 1);
+          for (int k = 0; k < 3; ++k) {
+            if (!floats_are_truth) p.owned[3 * u + k] = set.xyz[3 * i + k];
+            if (t.f32 != nullptr) p.owned_truth32[3 * u + k] = t.f32[3 * i + k];
+            else p.owned_truth64[3 * u + k] = t.f64[3 * i + k];
+          }
+        });
+    });
     p.truth = PointTruth{t.f32 != nullptr ? p.owned_truth32.data() : nullptr,
-                         t.f64 != nullptr ? p.owned_truth64.data() : nullptr, sizes[w]};
+                         t.f64 != nullptr ? p.owned_truth64.data() : nullptr, size};
     p.xyz = floats_are_truth ? p.owned_truth32.data() : p.owned.data();
-    p.count = sizes[w];
-    part.slab_box = kEmptyBox;
-    for (int tid = 0; tid < workers; ++tid) {
-      part.slab_count += slab_counts[static_cast<size_t>(tid) * slabs + w];
-      const Box& box = boxes[static_cast<size_t>(tid) * slabs + w];
-      for (int k = 0; k < 3; ++k) {
-        part.slab_box.min[k] = std::min(part.slab_box.min[k], box.min[k]);
-        part.slab_box.max[k] = std::max(part.slab_box.max[k], box.max[k]);
-      }
-    }
+    p.count = size;
+    part.slab_count = layout.slab_count[w];
+    part.slab_box = layout.slab_box[w];
   }
   return parts;
 }

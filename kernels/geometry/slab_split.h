@@ -64,10 +64,38 @@ struct SlabPart {
   Box slab_box{};  // of the float copies of the points in the slab (min > max when none)
 };
 
-// Every slab's part of a set without loose points, in two passes over the set on `threads` threads (a
-// count, then every point written into each part it belongs to), the parts' memory taken beforehand on
-// the calling thread: a part built by each worker on its own costs seconds at a billion points, its fresh
-// pages faulted in while the other workers take theirs.
+// Where a set's points go among the slabs' parts, as bits rather than copies: for each slab, which points of
+// the set its part holds (within the halo) and which of those lie in the slab itself, each block's first
+// position in each part, and each part's size, slab count and float box. A part is then gathered block by
+// block where it is needed (into a GPU's pinned upload buffers: slab_upload.h), never copied whole on the
+// host: at a billion points a side those copies, 17 bytes a part point in fresh memory, took 3.5-9 s on the
+// 2- and 4-GPU hosts, more than the GPU work the split saves (docs/benchmarks.md).
+struct SlabLayout {
+  static constexpr size_t kBlockPoints = size_t(1) << 16;  // a multiple of 64: a block's bits are whole words
+  int slabs = 1;
+  size_t count = 0;
+  std::vector<uint64_t> block_first;  // blocks() x slabs: the block's first position in each part
+  std::vector<uint64_t> size;         // per slab: points in its part
+  std::vector<uint64_t> slab_count;   // per slab: of those, the points in the slab itself
+  std::vector<Box> slab_box;          // per slab: the float box of those (min > max when none)
+  std::vector<UninitLargeVector<uint64_t>> held, own;  // per slab, a bit a point: in its part; in the slab
+
+  size_t blocks() const { return (count + kBlockPoints - 1) / kBlockPoints; }
+  size_t words() const { return (count + 63) / 64; }
+  uint64_t first_of(size_t block, int w) const { return block_first[block * slabs + w]; }
+};
+
+// The layout of a set without loose points: one pass over it on `threads` threads.
+SlabLayout slab_layout(const FramedSet& set, const SlabPlan& plan, double halo, int threads);
+
+// Part w's float copies of the points in blocks [first, end) of the layout, in the set's order, into `to`
+// (from the first block's first position), on `threads` threads.
+void gather_part(const FramedSet& set, const SlabLayout& layout, int w, size_t first, size_t end, float* to,
+                 int threads);
+
+// Every slab's part of a set without loose points, copied whole (the floats, the truth, each point's index in
+// the set and its in-slab flag): the split by space's parts where a GPU worker needs the truth of its part
+// (float copies that are not the input's own coordinates), and the tests' view of the layout.
 std::vector<SlabPart> slab_parts(const FramedSet& set, const SlabPlan& plan, double halo, int threads);
 
 // A lower bound, in every slab, of the x distance from a point in it to a point beyond its halo (rounding

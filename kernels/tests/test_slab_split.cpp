@@ -140,6 +140,60 @@ TEST(slabs_cut_the_longest_axis_into_equal_shares) {
   CHECK_EQ(in_slabs, frame.a.count);
 }
 
+TEST(slab_layout_gathers_each_part_as_the_copied_parts_hold_it) {
+  // Several blocks of the layout and a short last one; gathered in runs of blocks cut anywhere, as the staged
+  // upload's pieces cut them.
+  xhd_test::Random rng(73);
+  const size_t n = 3 * xhd::SlabLayout::kBlockPoints + 1234;
+  std::vector<float> a(3 * n), b(3 * 1000);
+  for (float& v : a) v = static_cast<float>(rng.uniform(0, 1));
+  for (float& v : b) v = static_cast<float>(rng.uniform(0, 1));
+  const xhd_points pa{a.data(), n, nullptr}, pb{b.data(), 1000, nullptr};
+  xhd::PointFrame frame;
+  xhd::frame_points(pa, &pb, 2, frame);
+  const xhd::SlabPlan plan = xhd::plan_slabs(frame, 3);
+  CHECK_EQ(plan.slabs(), 3);
+  const double halo = 0.05;
+  const xhd::SlabLayout layout = xhd::slab_layout(frame.a, plan, halo, 3);
+  const std::vector<xhd::SlabPart> parts = xhd::slab_parts(frame.a, plan, halo, 2);
+  CHECK_EQ(layout.blocks(), size_t(4));
+  uint64_t slab_points = 0;
+  for (int w = 0; w < plan.slabs(); ++w) {
+    const xhd::SlabPart& part = parts[w];
+    CHECK_EQ(layout.size[w], part.set.count);
+    CHECK_EQ(layout.slab_count[w], part.slab_count);
+    slab_points += layout.slab_count[w];
+    for (int k = 0; k < 3; ++k) {
+      CHECK_EQ(layout.slab_box[w].min[k], part.slab_box.min[k]);
+      CHECK_EQ(layout.slab_box[w].max[k], part.slab_box.max[k]);
+    }
+    // The bits: a held point is one of the part's, in order; an own one is flagged in the slab.
+    uint64_t u = 0;
+    bool bits_right = true;
+    for (size_t i = 0; i < n; ++i) {
+      const bool held = (layout.held[w][i / 64] >> (i % 64)) & 1, own = (layout.own[w][i / 64] >> (i % 64)) & 1;
+      bits_right = bits_right && (held || !own);
+      if (!held) continue;
+      bits_right = bits_right && u < part.set.count && part.set.input_of(static_cast<int64_t>(u)) == static_cast<int64_t>(i) &&
+                   (part.in_slab[u] != 0) == own;
+      ++u;
+    }
+    CHECK(bits_right);
+    CHECK_EQ(u, part.set.count);
+    for (const size_t cut : {size_t(0), size_t(1), size_t(3), size_t(4)}) {
+      std::vector<float> gathered(3 * part.set.count + 3, -1.f);
+      xhd::gather_part(frame.a, layout, w, 0, cut, gathered.data(), 2);
+      const uint64_t at = cut < layout.blocks() ? layout.first_of(cut, w) : layout.size[w];
+      xhd::gather_part(frame.a, layout, w, cut, layout.blocks(), gathered.data() + 3 * at, 3);
+      bool same = true;
+      for (size_t k = 0; k < 3 * part.set.count; ++k) same = same && gathered[k] == part.set.xyz[k];
+      CHECK(same);
+      CHECK_EQ(gathered[3 * part.set.count], -1.f);  // nothing written beyond the part
+    }
+  }
+  CHECK_EQ(slab_points, uint64_t(n));
+}
+
 TEST(slab_parts_give_the_whole_answer_when_the_halo_proves_it) {
   xhd_test::Random rng(72);
   int settled = 0, cases = 0;
