@@ -37,7 +37,9 @@ interface Settings {
   out?: string;
 }
 
-type Split = 'space' | 'queries';
+// `space-copied`: split by space with each worker's parts copied on the host first (XHD_GATHERED_SLABS=0), the way
+// before the parts were gathered straight into the uploads, to measure what that saves.
+type Split = 'space' | 'queries' | 'space-copied';
 
 function parseList(text: string): number[] | 'all' {
   return text === 'all' ? 'all' : text.split(',').map(Number);
@@ -84,13 +86,15 @@ interface CompareRow {
   hd: number;
 }
 
-/** The runs of one compare split one way: with XHD_SPLIT_BY set for the library (read at each call). */
+/** The runs of one compare split one way: with XHD_SPLIT_BY (and XHD_GATHERED_SLABS) set for the library (read at each call). */
 async function withSplit<T>(split: Split, run: () => Promise<T>): Promise<T> {
-  process.env.XHD_SPLIT_BY = split;
+  process.env.XHD_SPLIT_BY = split === 'space-copied' ? 'space' : split;
+  if (split === 'space-copied') process.env.XHD_GATHERED_SLABS = '0';
   try {
     return await run();
   } finally {
     delete process.env.XHD_SPLIT_BY;
+    delete process.env.XHD_GATHERED_SLABS;
   }
 }
 

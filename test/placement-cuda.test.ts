@@ -15,7 +15,7 @@ import { utmShiftedTile } from './exact-cases.js';
 import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { writeNifti } from './nifti-writer.js';
 import { suiteUnless } from './skippable-suite.js';
-import { splitLists, withSplitBy } from './split-lists.js';
+import { splitLists, withEnv, withSplitBy } from './split-lists.js';
 
 const cuda = probeBackend('cuda');
 const skip = cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`;
@@ -91,6 +91,35 @@ suiteUnless(skip, 'CUDA --devices split by space (XHD_SPLIT_BY=space): a halo to
       if (many.placement.workers > 1) assert.deepEqual(many.placement.splitBySpace, ['ba'], `on ${devices}`);
     }
   });
+});
+
+suiteUnless(skip, 'CUDA --devices split by space: parts gathered from the sets, or copied first', () => {
+  // Where the float copies are the input's own coordinates (float32 files; doubles on a lattice about the
+  // origin), each worker's parts are gathered from the sets by their layout straight into its upload, and its
+  // grids name points by the sets' indices; XHD_GATHERED_SLABS=0 copies the parts first (the path of doubles
+  // whose copies round), with the grids naming points by the parts' positions. Both must give the CPU's answer.
+  const lattice = (n: number, seed: number, shift: number) => {
+    const random = rng(seed);
+    return Float64Array.from({ length: 3 * n }, () => Math.floor(random() * 4000) / 64 + shift);
+  };
+  const cases: Array<[string, Float32Array | Float64Array, Float32Array | Float64Array]> = [
+    ['float32, overlapping', uniform(300_000, 3, rng(91)), uniform(250_000, 3, rng(92), 0.1)],
+    ['float32, ties', withCopiesOf(uniform(200_000, 3, rng(93)), [0.5, 0.5, 0.5], 300, 7), withCopiesOf(uniform(150_000, 3, rng(94), 0.05), [0.5, 0.5, 0.5], 300, 11)],
+    ['doubles on a lattice (copies exact)', lattice(200_000, 95, 1000), lattice(180_000, 96, 1000.5)],
+    ['doubles at survey coordinates (copies round: always copied)', ...utmShiftedTile(150_000, 97)],
+  ];
+  for (const [label, a, b] of cases) {
+    it(`${label}: gathered and copied parts give the CPU's witnesses`, async () => {
+      const cpu = await pointsSearch(a, b, { backend: 'cpu' });
+      for (const devices of workerLists()) {
+        const gathered = await withSplitBy('space', () => pointsSearch(a, b, { backend: 'cuda', devices }));
+        const copied = await withSplitBy('space', () => withEnv('XHD_GATHERED_SLABS', '0', () => pointsSearch(a, b, { backend: 'cuda', devices })));
+        assert.deepEqual(answer(gathered), answer(cpu), `${label} on ${devices}, gathered`);
+        assert.deepEqual(answer(copied), answer(cpu), `${label} on ${devices}, copied`);
+        if (gathered.placement.workers > 1) assert.deepEqual(gathered.placement.splitBySpace, ['ab', 'ba'], `${label} on ${devices}`);
+      }
+    });
+  }
 });
 
 suiteUnless(skip, 'CUDA --memory-limit: a target in tiles, exactly', () => {

@@ -11,14 +11,19 @@ export function splitLists(base: WorkerList[]): WorkerList[] {
   return lists;
 }
 
-/** Runs `run` with the library asked for one way of splitting a compare (XHD_SPLIT_BY, read at each call). */
-export async function withSplitBy<T>(split: 'space' | 'queries', run: () => Promise<T>): Promise<T> {
-  const before = process.env.XHD_SPLIT_BY;
-  process.env.XHD_SPLIT_BY = split;
+/** Runs `run` with one environment variable set (the library reads its switches at each call), then puts it back. */
+export async function withEnv<T>(name: string, value: string, run: () => Promise<T>): Promise<T> {
+  const before = process.env[name];
+  process.env[name] = value;
   try {
     return await run();
   } finally {
-    if (before === undefined) delete process.env.XHD_SPLIT_BY;
-    else process.env.XHD_SPLIT_BY = before;
+    if (before === undefined) delete process.env[name];
+    else process.env[name] = before;
   }
+}
+
+/** Runs `run` with the library asked for one way of splitting a compare (XHD_SPLIT_BY, read at each call). */
+export async function withSplitBy<T>(split: 'space' | 'queries', run: () => Promise<T>): Promise<T> {
+  return withEnv('XHD_SPLIT_BY', split, run);
 }

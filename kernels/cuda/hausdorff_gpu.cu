@@ -10,6 +10,7 @@
 
 #include "../geometry/inside_cube.h"
 #include "../geometry/slab_split.h"
+#include "../abi/env_switch.h"
 #include "../abi/host_phases.h"
 #include "../abi/parallel.h"
 #include "../geometry/unique_points.h"
@@ -20,6 +21,7 @@
 #include "exact_refine.h"
 #include "loose_device.h"
 #include "slab_queries.h"
+#include "slab_upload.h"
 #include "staged_upload.h"
 #include "xhd_directed.h"
 #include "../abi/work_split.h"
@@ -85,19 +87,28 @@ uint64_t chunked_fixed_bytes(const DirectedSearch& search, uint64_t target) {
   return (8ull << 16) + (4u << 20) + search.target_bytes(target);
 }
 
-// One worker's queries of one direction split by space (slab_split.h): which points of its part of the
-// source lie in its slab, how many, and their float box.
-struct SlabQueries {
-  const uint8_t* in_slab;
-  uint64_t count;
-  Box box;
+// One worker's part of one set split by space (slab_split.h), as run_slabs takes it: gathered from the whole
+// set by its layout (the grids then name points by the set's indices), or uploaded from a copy of the part
+// (slab_parts; the grids name points by the part's positions). Its points in the slab are the queries of the
+// direction it is the source of: how many, and their float box.
+struct SlabSide {
+  const FramedSet* set;      // gathered: the whole set; copied: the part
+  const SlabLayout* layout;  // gathered only, with the slab w
+  int w;
+  const uint8_t* in_slab;  // copied only: the part's flags
+  uint64_t count;          // the part's points
+  uint64_t slab_count;
+  Box slab_box;
 };
 
-// Device bytes of one worker's slab run (run_slabs): both parts resident with their grids, the larger
-// direction's queries, search state and survivors, and the flags of the larger part.
-uint64_t slab_run_bytes(uint64_t na, uint64_t nb, uint64_t queries, uint64_t search_bytes) {
-  return resident_set_bytes(na) + resident_set_bytes(nb) + 24 * queries + query_state_bytes(queries) +
-         std::max(na, nb) + search_bytes + (4u << 20);
+// Device bytes of one worker's slab run (run_slabs): both parts resident with their grids, both directions'
+// queries, the larger one's search state and survivors, the parts' set indices and flags, and the layout's
+// bits and scan while a set's part is placed (set_points: the larger set's points, 0 for copied parts).
+uint64_t slab_run_bytes(uint64_t na, uint64_t nb, uint64_t qa, uint64_t qb, uint64_t set_points,
+                        uint64_t search_bytes) {
+  const uint64_t queries = std::max(qa, qb);
+  return resident_set_bytes(na) + resident_set_bytes(nb) + 16 * (qa + qb) + 8 * queries + query_state_bytes(queries) +
+         5 * (na + nb) + 24 * ((set_points + 63) / 64) + search_bytes + (4u << 20);
 }
 
 class GpuRun {
@@ -139,59 +150,79 @@ class GpuRun {
     result_.device = options_.device;
   }
 
-  // This worker's slab of the directions asked (slab_split.h): its parts of A and B (the frame's sets)
-  // resident, each part's grid the index of one direction and, through its points in the slab, the order of
-  // the other's queries. A direction whose slab holds queries but whose target part is empty is left with
-  // distance +inf (its halo was too small). Indices in the parts'.
-  void run_slabs(const SlabQueries& qa, const SlabQueries& qb, int directions, SharedWord& cmax_ab,
-                 SharedWord& cmax_ba, xhd_directed& out_ab, xhd_directed& out_ba) {
-    const uint32_t na = static_cast<uint32_t>(inside_a_.count), nb = static_cast<uint32_t>(inside_b_.count);
-    const uint64_t need = slab_run_bytes(na, nb, std::max(qa.count, qb.count), search_.target_bytes(std::max(na, nb)));
+  // This worker's slab of the directions asked (slab_split.h): its parts of A and B resident, each part's grid
+  // the index of one direction and, through its points in the slab, the order of the other's queries. A
+  // direction whose slab holds queries but whose target part is empty is left with distance +inf (its halo
+  // was too small). Indices in the sets' for gathered parts, in the parts' for copied ones.
+  void run_slabs(const SlabSide& sa, const SlabSide& sb, int directions, SharedWord& cmax_ab, SharedWord& cmax_ba,
+                 xhd_directed& out_ab, xhd_directed& out_ba) {
+    const uint32_t na = static_cast<uint32_t>(sa.count), nb = static_cast<uint32_t>(sb.count);
+    const bool ab = (directions & XHD_DIRECTION_AB) != 0, ba = (directions & XHD_DIRECTION_BA) != 0;
+    const uint64_t qa = ab ? sa.slab_count : 0, qb = ba ? sb.slab_count : 0;
+    const uint64_t set_points = std::max(sa.layout ? sa.layout->count : 0, sb.layout ? sb.layout->count : 0);
+    const uint64_t need = slab_run_bytes(na, nb, qa, qb, set_points, search_.target_bytes(std::max(na, nb)));
     if (need > memory_.budget())
       throw DeviceMemoryShort("a slab of the compare needs about " + gib(need) + " of GPU memory; " +
                               gib(memory_.budget()) + " is available");
     double build_ms = 0;
     DeviceGrid grid_a, grid_b;
+    DevicePart part_a = upload_side(sa), part_b = upload_side(sb);
     {
       // A part may be empty (a slab beyond one set's points): it has no grid, and nothing is uploaded.
-      DeviceArray<float> raw_a, raw_b;
-      if (na > 0) raw_a = upload(memory_, inside_a_.xyz, 0, na, stream_.get(), timings_);
-      if (nb > 0) raw_b = upload(memory_, inside_b_.xyz, 0, nb, stream_.get(), timings_);
       EventTimer timer(stream_.get());
       timer.start();
       GridInput in_a, in_b;
-      if (na > 0) in_a = survey_points(memory_, raw_a.get(), na, 0, stream_.get());
-      if (nb > 0) in_b = survey_points(memory_, raw_b.get(), nb, 0, stream_.get());
+      if (na > 0) in_a = survey_points(memory_, part_a.raw.get(), na, 0, stream_.get());
+      if (nb > 0) in_b = survey_points(memory_, part_b.raw.get(), nb, 0, stream_.get());
       if (na > 0)
         grid_a = build_device_grid(memory_, in_a, plan_for(nb > 0 ? directed_lower_bound(in_b.bounds, in_a.bounds) : 0.0),
                                    stream_.get());
-      raw_a.reset();
+      part_a.raw.reset();
       if (nb > 0)
         grid_b = build_device_grid(memory_, in_b, plan_for(na > 0 ? directed_lower_bound(in_a.bounds, in_b.bounds) : 0.0),
                                    stream_.get());
+      part_b.raw.reset();
       build_ms = timer.stop();
     }
-    const bool both = (directions & XHD_DIRECTION_AB) && (directions & XHD_DIRECTION_BA);
-    auto direction = [&](const DeviceGrid& index, const FramedSet& target, const DeviceGrid& order,
-                         const SlabQueries& q, const FramedSet& source, SharedWord& shared, xhd_directed& out) {
+    // Both directions' queries are taken while the grids' w still hold the parts' positions (the flags are by
+    // position); then gathered parts' points, grids and queries alike, are named by their sets' indices.
+    const bool queries_ab = qa > 0 && nb > 0, queries_ba = qb > 0 && na > 0;
+    DeviceArray<float4> from_a, from_b;
+    if (queries_ab) from_a = slab_queries(memory_, grid_a, part_a.in_slab.get(), qa, stream_.get());
+    if (queries_ba) from_b = slab_queries(memory_, grid_b, part_b.in_slab.get(), qb, stream_.get());
+    part_a.in_slab.reset();
+    part_b.in_slab.reset();
+    if (part_a.set_index.get() != nullptr) {
+      rename_to_set(grid_a.points.get(), na, part_a.set_index.get(), stream_.get());
+      if (queries_ab) rename_to_set(from_a.get(), qa, part_a.set_index.get(), stream_.get());
+    }
+    if (part_b.set_index.get() != nullptr) {
+      rename_to_set(grid_b.points.get(), nb, part_b.set_index.get(), stream_.get());
+      if (queries_ba) rename_to_set(from_b.get(), qb, part_b.set_index.get(), stream_.get());
+    }
+    part_a.set_index.reset();
+    part_b.set_index.reset();
+    const bool both = ab && ba;
+    auto direction = [&](const DeviceGrid& index, const FramedSet& target, const DeviceArray<float4>& queries,
+                         uint64_t count, const Box& box, const FramedSet& source, SharedWord& shared,
+                         xhd_directed& out) {
       out.build_ms = both ? build_ms / 2 : build_ms;
       out.from_index = out.to_index = XHD_NO_INDEX;
-      if (q.count == 0) return;
+      if (count == 0) return;
       if (index.count == 0) {
         out.distance = INFINITY;
         return;
       }
       describe_grid(index, out);
-      const DeviceArray<float4> queries = slab_queries(memory_, order, q.in_slab, q.count, stream_.get());
       DeviceArray<unsigned long long> cmax = fresh_cmax();
       take_shared_cmax(shared, 0, cmax.get());
-      SurvivorSink sink(memory_, static_cast<uint32_t>(q.count), stream_.get());
-      query(index, target, queries.get(), static_cast<uint32_t>(q.count), q.box, cmax.get(), sink, out);
+      SurvivorSink sink(memory_, static_cast<uint32_t>(count), stream_.get());
+      query(index, target, queries.get(), static_cast<uint32_t>(count), box, cmax.get(), sink, out);
       shared.raise(sink.last_word());
       finish_timed(source, target, index.points.get(), index.count, &index, sink, out, true);
     };
-    if (directions & XHD_DIRECTION_AB) direction(grid_b, frame_.b, grid_a, qa, frame_.a, cmax_ab, out_ab);
-    if (directions & XHD_DIRECTION_BA) direction(grid_a, frame_.a, grid_b, qb, frame_.b, cmax_ba, out_ba);
+    if (ab) direction(grid_b, frame_.b, from_a, qa, sa.slab_box, frame_.a, cmax_ab, out_ab);
+    if (ba) direction(grid_a, frame_.a, from_b, qb, sb.slab_box, frame_.b, cmax_ba, out_ba);
     result_.upload_ms = timings_.upload;
     result_.download_ms = timings_.download;
     result_.peak_device_bytes = memory_.peak();
@@ -223,6 +254,19 @@ class GpuRun {
 
  private:
   GridPlan plan_for(double radius) const { return GridPlan{cost_.ratio(), radius, options_.cell_size}; }
+
+  // One side of a slab run on the device: a gathered part placed by its layout, or a copied part uploaded with
+  // its flags (no set indices: its grids keep the part's positions).
+  DevicePart upload_side(const SlabSide& side) {
+    if (side.layout != nullptr) return upload_part(memory_, *side.set, *side.layout, side.w, stream_.get(), timings_.upload);
+    DevicePart p;
+    p.count = side.count;
+    if (p.count == 0) return p;
+    p.raw = upload(memory_, side.set->xyz, 0, p.count, stream_.get(), timings_);
+    p.in_slab = DeviceArray<uint8_t>(memory_, p.count);
+    copy_to_device(p.in_slab.get(), side.in_slab, p.count, stream_.get());
+    return p;
+  }
 
   // Surveys and sorts one set's inside points (from position base of its inside copy) into its grid, named
   // by the set's indices; `radius` is r0 of the direction it indexes (0 if none).
@@ -596,13 +640,21 @@ SlabHalos plan_halos(const SplitContext& c, const SlabPlan& plan, int directions
     // The sample's shares with a margin for what it missed.
     const uint64_t na = static_cast<uint64_t>(1.1 * share_a * c.frame.a.count) + 4096;
     const uint64_t nb = static_cast<uint64_t>(1.1 * share_b * c.frame.b.count) + 4096;
-    const uint64_t queries = std::max(std::min(na, c.frame.a.count), std::min(nb, c.frame.b.count));
-    if (slab_run_bytes(na, nb, queries, c.search_for(c.placement.devices[w]).target_bytes(std::max(na, nb))) >
+    const uint64_t qa = std::min(na, c.frame.a.count), qb = std::min(nb, c.frame.b.count);
+    const uint64_t set_points = std::max(c.frame.a.count, c.frame.b.count);
+    if (slab_run_bytes(na, nb, qa, qb, set_points, c.search_for(c.placement.devices[w]).target_bytes(std::max(na, nb))) >
         c.budgets[w])
       return h;
   }
   h.usable = true;
   return h;
+}
+
+// Whether the split by space gathers each worker's parts from the sets (slab_split.h's layouts) rather than
+// copying them first: where the float copies are the truth, so that the exact refinement reads the whole sets by
+// their indices and needs no part of the truth on the device. XHD_GATHERED_SLABS=0 copies them always (tests).
+bool gathers_parts(const PointFrame& frame) {
+  return frame.bounds.copies_exact && frame.tight.copies_exact && switched_on("XHD_GATHERED_SLABS");
 }
 
 // The split by space (slab_split.h) of `directions`: each worker its slab's queries against its part of the
@@ -613,9 +665,20 @@ int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos&
   const int workers = c.workers();
   HostPhases phases("slabs");
   // A's parts: each slab's queries of A -> B and, with the halo of B -> A, that direction's targets.
-  std::vector<SlabPart> parts_a = slab_parts(c.frame.a, plan, (directions & XHD_DIRECTION_BA) ? halos.ba : 0.0, c.host_threads);
-  std::vector<SlabPart> parts_b = slab_parts(c.frame.b, plan, (directions & XHD_DIRECTION_AB) ? halos.ab : 0.0, c.host_threads);
-  phases.mark("parts");
+  const double halo_a = (directions & XHD_DIRECTION_BA) ? halos.ba : 0.0;
+  const double halo_b = (directions & XHD_DIRECTION_AB) ? halos.ab : 0.0;
+  const bool gathered = gathers_parts(c.frame);
+  SlabLayout layout_a, layout_b;
+  std::vector<SlabPart> parts_a, parts_b;
+  if (gathered) {
+    layout_a = slab_layout(c.frame.a, plan, halo_a, c.host_threads);
+    layout_b = slab_layout(c.frame.b, plan, halo_b, c.host_threads);
+    phases.mark("layouts");
+  } else {
+    parts_a = slab_parts(c.frame.a, plan, halo_a, c.host_threads);
+    parts_b = slab_parts(c.frame.b, plan, halo_b, c.host_threads);
+    phases.mark("parts");
+  }
   SharedWord cmax_ab, cmax_ba;
   SplitFound found(workers);
   run_workers(
@@ -624,6 +687,17 @@ int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos&
         XHD_CUDA(cudaSetDevice(c.placement.devices[w]));
         HostPhases phases("slab " + std::to_string(w));
         const int threads = c.worker_threads();
+        const xhd_hausdorff_options mine = c.on(w);
+        if (gathered) {
+          const SlabSide a{&c.frame.a, &layout_a, w, nullptr, layout_a.size[w], layout_a.slab_count[w], layout_a.slab_box[w]};
+          const SlabSide b{&c.frame.b, &layout_b, w, nullptr, layout_b.size[w], layout_b.slab_count[w], layout_b.slab_box[w]};
+          GpuRun run(c.frame, threads, mine, c.progress, found.runs[w], c.search_for(mine.device), c.budgets[w]);
+          phases.mark("run set up");
+          run.run_slabs(a, b, directions, cmax_ab, cmax_ba, found.ab[w], found.ba[w]);
+          phases.mark("run");
+          injected_fault(w);
+          return;
+        }
         SlabPart a = std::move(parts_a[w]);
         SlabPart b = std::move(parts_b[w]);
         PointFrame part;
@@ -635,12 +709,11 @@ int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos&
         part.tight = c.frame.tight;
         part.a = std::move(a.set);
         part.b = std::move(b.set);
-        const xhd_hausdorff_options mine = c.on(w);
         GpuRun run(part, threads, mine, c.progress, found.runs[w], c.search_for(mine.device), c.budgets[w]);
         phases.mark("run set up");
-        run.run_slabs(SlabQueries{a.in_slab.data(), a.slab_count, a.slab_box},
-                      SlabQueries{b.in_slab.data(), b.slab_count, b.slab_box}, directions, cmax_ab, cmax_ba,
-                      found.ab[w], found.ba[w]);
+        run.run_slabs(SlabSide{&part.a, nullptr, w, a.in_slab.data(), part.a.count, a.slab_count, a.slab_box},
+                      SlabSide{&part.b, nullptr, w, b.in_slab.data(), part.b.count, b.slab_count, b.slab_box},
+                      directions, cmax_ab, cmax_ba, found.ab[w], found.ba[w]);
         phases.mark("run");
         injected_fault(w);
         // Into the frame's indices (a part's input_index names each point's index in the frame's set).

@@ -6,7 +6,6 @@
 #include <cub/device/device_select.cuh>
 
 #include "cuda_check.h"
-#include "staged_upload.h"
 
 namespace xhd {
 namespace {
@@ -27,10 +26,8 @@ DeviceArray<float4> slab_queries(DeviceMemory& memory, const DeviceGrid& grid, c
   const uint64_t n = grid.count;
   DeviceArray<float4> queries(memory, std::max<uint64_t>(slab_count, 1));
   if (n == 0 || slab_count == 0) return queries;
-  DeviceArray<uint8_t> flags(memory, n);
-  copy_to_device(flags.get(), in_slab, n, stream);
   DeviceArray<int> piece_count(memory, 1);
-  const InSlab select{flags.get()};
+  const InSlab select{in_slab};
   size_t scratch_bytes = 0;
   XHD_CUDA(cub::DeviceSelect::If(nullptr, scratch_bytes, grid.points.get(), queries.get(), piece_count.get(),
                                  static_cast<int>(std::min(n, kSelectPiece)), select, stream));

@@ -9,8 +9,9 @@
 
 namespace xhd {
 
-// in_slab: one flag per point of the part (host memory), slab_count of them set. Queued on stream; throws
-// when the device's selection does not count slab_count points.
+// in_slab: one flag per point of the part (device memory, by the part's positions, which the grid's w still
+// hold), slab_count of them set. Queued on stream; throws when the device's selection does not count
+// slab_count points.
 DeviceArray<float4> slab_queries(DeviceMemory& memory, const DeviceGrid& grid, const uint8_t* in_slab,
                                  uint64_t slab_count, cudaStream_t stream);
 
