@@ -90,7 +90,7 @@ uint64_t chunked_fixed_bytes(const DirectedSearch& search, uint64_t target) {
 // One worker's part of one set split by space (slab_split.h), as run_slabs takes it: gathered from the whole
 // set by its layout (the grids then name points by the set's indices), or uploaded from a copy of the part
 // (slab_parts; the grids name points by the part's positions). Its points in the slab are the queries of the
-// direction it is the source of: how many, and their float box.
+// direction it is the source of.
 struct SlabSide {
   const FramedSet* set;      // gathered: the whole set; copied: the part
   const SlabLayout* layout;  // gathered only, with the slab w
@@ -98,7 +98,6 @@ struct SlabSide {
   const uint8_t* in_slab;  // copied only: the part's flags
   uint64_t count;          // the part's points
   uint64_t slab_count;
-  Box slab_box;
 };
 
 // Device bytes of one worker's slab run (run_slabs): both parts resident with their grids, both directions'
@@ -204,8 +203,7 @@ class GpuRun {
     part_b.set_index.reset();
     const bool both = ab && ba;
     auto direction = [&](const DeviceGrid& index, const FramedSet& target, const DeviceArray<float4>& queries,
-                         uint64_t count, const Box& box, const FramedSet& source, SharedWord& shared,
-                         xhd_directed& out) {
+                         uint64_t count, const FramedSet& source, SharedWord& shared, xhd_directed& out) {
       out.build_ms = both ? build_ms / 2 : build_ms;
       out.from_index = out.to_index = XHD_NO_INDEX;
       if (count == 0) return;
@@ -214,6 +212,7 @@ class GpuRun {
         return;
       }
       describe_grid(index, out);
+      const Box box = points_box(memory_, queries.get(), count, stream_.get());
       DeviceArray<unsigned long long> cmax = fresh_cmax();
       take_shared_cmax(shared, 0, cmax.get());
       SurvivorSink sink(memory_, static_cast<uint32_t>(count), stream_.get());
@@ -221,8 +220,8 @@ class GpuRun {
       shared.raise(sink.last_word());
       finish_timed(source, target, index.points.get(), index.count, &index, sink, out, true);
     };
-    if (ab) direction(grid_b, frame_.b, from_a, qa, sa.slab_box, frame_.a, cmax_ab, out_ab);
-    if (ba) direction(grid_a, frame_.a, from_b, qb, sb.slab_box, frame_.b, cmax_ba, out_ba);
+    if (ab) direction(grid_b, frame_.b, from_a, qa, frame_.a, cmax_ab, out_ab);
+    if (ba) direction(grid_a, frame_.a, from_b, qb, frame_.b, cmax_ba, out_ba);
     result_.upload_ms = timings_.upload;
     result_.download_ms = timings_.download;
     result_.peak_device_bytes = memory_.peak();
@@ -689,8 +688,8 @@ int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos&
         const int threads = c.worker_threads();
         const xhd_hausdorff_options mine = c.on(w);
         if (gathered) {
-          const SlabSide a{&c.frame.a, &layout_a, w, nullptr, layout_a.size[w], layout_a.slab_count[w], layout_a.slab_box[w]};
-          const SlabSide b{&c.frame.b, &layout_b, w, nullptr, layout_b.size[w], layout_b.slab_count[w], layout_b.slab_box[w]};
+          const SlabSide a{&c.frame.a, &layout_a, w, nullptr, layout_a.size[w], layout_a.slab_count[w]};
+          const SlabSide b{&c.frame.b, &layout_b, w, nullptr, layout_b.size[w], layout_b.slab_count[w]};
           GpuRun run(c.frame, threads, mine, c.progress, found.runs[w], c.search_for(mine.device), c.budgets[w]);
           phases.mark("run set up");
           run.run_slabs(a, b, directions, cmax_ab, cmax_ba, found.ab[w], found.ba[w]);
@@ -711,8 +710,8 @@ int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos&
         part.b = std::move(b.set);
         GpuRun run(part, threads, mine, c.progress, found.runs[w], c.search_for(mine.device), c.budgets[w]);
         phases.mark("run set up");
-        run.run_slabs(SlabSide{&part.a, nullptr, w, a.in_slab.data(), part.a.count, a.slab_count, a.slab_box},
-                      SlabSide{&part.b, nullptr, w, b.in_slab.data(), part.b.count, b.slab_count, b.slab_box},
+        run.run_slabs(SlabSide{&part.a, nullptr, w, a.in_slab.data(), part.a.count, a.slab_count},
+                      SlabSide{&part.b, nullptr, w, b.in_slab.data(), part.b.count, b.slab_count},
                       directions, cmax_ab, cmax_ba, found.ab[w], found.ba[w]);
         phases.mark("run");
         injected_fault(w);

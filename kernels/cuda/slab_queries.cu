@@ -6,12 +6,51 @@
 #include <cub/device/device_select.cuh>
 
 #include "cuda_check.h"
+#include "launch.h"
+#include "ordered_float.cuh"
 
 namespace xhd {
 namespace {
 
 // CUB counts items in int: the grid's points are selected in pieces below that.
 constexpr uint64_t kSelectPiece = uint64_t(1) << 30;
+
+constexpr int kBoxThreads = 256;
+
+// Each thread's box of its points, reduced over the warp, then into the six words by integer atomics on the
+// floats' ordered images (ordered_float.cuh): min x, y, z, then max x, y, z.
+__global__ void box_kernel(const float4* points, uint64_t n, int* words) {
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (uint64_t k = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; k < n; k += uint64_t(gridDim.x) * blockDim.x) {
+    const float4 p = points[k];
+    const float c[3] = {p.x, p.y, p.z};
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = fminf(lo[d], c[d]);
+      hi[d] = fmaxf(hi[d], c[d]);
+    }
+  }
+  for (int offset = 16; offset > 0; offset /= 2)
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = fminf(lo[d], __shfl_down_sync(0xffffffffu, lo[d], offset));
+      hi[d] = fmaxf(hi[d], __shfl_down_sync(0xffffffffu, hi[d], offset));
+    }
+  if ((threadIdx.x & 31) != 0) return;
+  for (int d = 0; d < 3; ++d) {
+    atomicMin(&words[d], float_to_ordered(lo[d]));
+    atomicMax(&words[3 + d], float_to_ordered(hi[d]));
+  }
+}
+
+__global__ void box_start_kernel(int* words) {
+  for (int d = 0; d < 3; ++d) {
+    words[d] = float_to_ordered(INFINITY);
+    words[3 + d] = float_to_ordered(-INFINITY);
+  }
+}
+
+__global__ void box_floats_kernel(int* words) {
+  for (int d = 0; d < 6; ++d) words[d] = __float_as_int(ordered_to_float(words[d]));
+}
 
 // A grid point's w holds its index in the part (device_grid.h).
 struct InSlab {
@@ -45,6 +84,24 @@ DeviceArray<float4> slab_queries(DeviceMemory& memory, const DeviceGrid& grid, c
   }
   if (written != slab_count) throw std::runtime_error("slab queries: the selection disagrees with the count");
   return queries;
+}
+
+Box points_box(DeviceMemory& memory, const float4* points, uint64_t n, cudaStream_t stream) {
+  DeviceArray<int> words(memory, 6);
+  box_start_kernel<<<1, 1, 0, stream>>>(words.get());
+  XHD_CUDA_LAUNCHED("box_start_kernel");
+  if (n > 0) {
+    const unsigned blocks = std::min<unsigned>(blocks_for(n, kBoxThreads), 4096);
+    box_kernel<<<blocks, kBoxThreads, 0, stream>>>(points, n, words.get());
+    XHD_CUDA_LAUNCHED("box_kernel");
+  }
+  box_floats_kernel<<<1, 1, 0, stream>>>(words.get());
+  XHD_CUDA_LAUNCHED("box_floats_kernel");
+  Box box{};
+  static_assert(sizeof(Box) == 6 * sizeof(float), "a Box is six floats");
+  XHD_CUDA(cudaMemcpyAsync(&box, words.get(), sizeof(Box), cudaMemcpyDeviceToHost, stream));
+  XHD_CUDA(cudaStreamSynchronize(stream));
+  return box;
 }
 
 }  // namespace xhd

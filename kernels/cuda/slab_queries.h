@@ -15,4 +15,8 @@ namespace xhd {
 DeviceArray<float4> slab_queries(DeviceMemory& memory, const DeviceGrid& grid, const uint8_t* in_slab,
                                  uint64_t slab_count, cudaStream_t stream);
 
+// The float box of n device points (min > max when n is 0), back on the host: a slab's queries' bounds, which
+// the search takes as its source's box, as the one-GPU run takes a grid's.
+Box points_box(DeviceMemory& memory, const float4* points, uint64_t n, cudaStream_t stream);
+
 }  // namespace xhd

@@ -128,40 +128,6 @@ double part_share(const FramedSet& set, const SlabPlan& plan, int w, double halo
 
 namespace {
 
-// The slabs a coordinate belongs to: its own (x in [lo, hi)) and the range of those whose halo holds it.
-struct SlabRange {
-  int own, first, last;
-};
-
-class SlabLookup {
- public:
-  SlabLookup(const SlabPlan& plan, double halo) : cuts_(plan.cuts) {
-    for (int w = 0; w < plan.slabs(); ++w) {
-      lower_.push_back(lower_edge(plan, w, halo));
-      upper_.push_back(upper_edge(plan, w, halo));
-    }
-  }
-  SlabRange operator()(double x) const {
-    SlabRange r;
-    r.own = edges_below(cuts_, x, false);
-    r.first = edges_below(upper_, x, true);
-    r.last = edges_below(lower_, x, false) - 1;
-    return r;
-  }
-
- private:
-  std::vector<double> cuts_, lower_, upper_;  // the halo's edges rise with the slab, as the cuts do
-};
-
-const Box kEmptyBox{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-
-void grow(Box& box, const Box& other) {
-  for (int k = 0; k < 3; ++k) {
-    box.min[k] = std::min(box.min[k], other.min[k]);
-    box.max[k] = std::max(box.max[k], other.max[k]);
-  }
-}
-
 // Calls visit(i, u) for each point i of the layout's block that part w holds, u its position in the part.
 template <typename Visit>
 void for_part_points(const SlabLayout& layout, int w, size_t block, Visit&& visit) {
@@ -173,62 +139,55 @@ void for_part_points(const SlabLayout& layout, int w, size_t block, Visit&& visi
     for (uint64_t bits = held[word]; bits != 0; bits &= bits - 1) visit(word * 64 + static_cast<size_t>(__builtin_ctzll(bits)), u++);
 }
 
-}  // namespace
-
-namespace {
-
-// The edges a point's coordinate is compared with, in arrays the layout's loop reads without calls: slab_of's
-// cuts, and the halo's lower and upper edges of every slab (SlabLookup's).
+// The edges a point's coordinate is compared with, per slab: its own [lo, hi) (slab_of's) and its halo's
+// [lower, upper], the edges halo_gap's proof assumes.
 struct LayoutEdges {
-  std::vector<double> cuts, lower, upper;
-  LayoutEdges(const SlabPlan& plan, double halo) : cuts(plan.cuts) {
+  std::vector<double> lo, hi, lower, upper;
+  LayoutEdges(const SlabPlan& plan, double halo) {
     for (int w = 0; w < plan.slabs(); ++w) {
+      lo.push_back(plan.lo(w));
+      hi.push_back(plan.hi(w));
       lower.push_back(lower_edge(plan, w, halo));
       upper.push_back(upper_edge(plan, w, halo));
     }
   }
 };
 
-// Bits, slab boxes and counts of the layout for one block's points, their axis coordinates of type T (the
-// truth's). The slabs a point's part holds, [first, last], and its own slab are counted branch-free over the
-// few edges (slab_of's rule, as SlabLookup's), and the counts taken from the bits a word at a time: this loop
-// runs once a point of a billion, and the lookup by calls and a count a point took 23 ns a point on one core.
+// Bits and counts of the layout for one block's points, their axis coordinates of type T (the truth's). A
+// word's 64 coordinates are read once into doubles; each slab's bits are then compares against its edges over the
+// word (held: within the halo, lower <= x <= upper; own: lo <= x < hi, as slab_of has it),
+// without branches, and the counts are the bits' popcounts. The lookup by calls and a count a point took 23 ns a
+// point on one core.
+struct WordBits {
+  uint64_t bit[64];
+  constexpr WordBits() : bit() {
+    for (int j = 0; j < 64; ++j) bit[j] = uint64_t(1) << j;
+  }
+};
+constexpr WordBits kWordBits;
+constexpr const uint64_t* kBit = kWordBits.bit;
+
 template <typename T>
-void layout_block(const T* truth, int axis, const float* xyz, size_t begin, size_t end, const LayoutEdges& e,
-                  SlabLayout& layout, uint64_t* counts, uint64_t* mine, Box* box) {
-  const int slabs = layout.slabs, cuts = slabs - 1;
-  const double* cut = e.cuts.data();
-  const double* lower = e.lower.data();
-  const double* upper = e.upper.data();
-  std::vector<uint64_t> held(slabs), own(slabs);
+void layout_block(const T* truth, int axis, size_t begin, size_t end, const LayoutEdges& e, SlabLayout& layout,
+                  uint64_t* counts, uint64_t* mine) {
+  const int slabs = layout.slabs;
+  double x[64];
   for (size_t word_begin = begin; word_begin < end; word_begin += 64) {
-    std::fill(held.begin(), held.end(), 0);
-    std::fill(own.begin(), own.end(), 0);
-    const size_t stop = std::min(end, word_begin + 64);
-    for (size_t i = word_begin; i < stop; ++i) {
-      const double x = static_cast<double>(truth[3 * i + axis]);
-      int mine_slab = 0, first = 0, after = 0;
-      for (int k = 0; k < cuts; ++k) mine_slab += cut[k] <= x;
-      for (int w = 0; w < slabs; ++w) {
-        first += upper[w] < x;
-        after += lower[w] <= x;
-      }
-      const uint64_t bit = uint64_t(1) << (i - word_begin);
-      for (int w = first; w < after; ++w) held[w] |= bit;
-      if (mine_slab >= first && mine_slab < after) {
-        own[mine_slab] |= bit;
-        Box& b = box[mine_slab];
-        for (int k = 0; k < 3; ++k) {
-          b.min[k] = std::min(b.min[k], xyz[3 * i + k]);
-          b.max[k] = std::max(b.max[k], xyz[3 * i + k]);
-        }
-      }
-    }
+    const int m = static_cast<int>(std::min<size_t>(64, end - word_begin));
+    for (int j = 0; j < m; ++j) x[j] = static_cast<double>(truth[3 * (word_begin + j) + axis]);
+    for (int j = m; j < 64; ++j) x[j] = std::numeric_limits<double>::quiet_NaN();  // compares false: no bits
     for (int w = 0; w < slabs; ++w) {
-      layout.held[w][word_begin / 64] = held[w];
-      layout.own[w][word_begin / 64] = own[w];
-      counts[w] += static_cast<uint64_t>(__builtin_popcountll(held[w]));
-      mine[w] += static_cast<uint64_t>(__builtin_popcountll(own[w]));
+      const double lower = e.lower[w], upper = e.upper[w], lo = e.lo[w], hi = e.hi[w];
+      uint64_t held = 0, own = 0;
+      for (int j = 0; j < 64; ++j) {  // a select of each point's bit and an OR: compares a vector at a time
+        held |= (x[j] >= lower) & (x[j] <= upper) ? kBit[j] : 0;
+        own |= (x[j] >= lo) & (x[j] < hi) ? kBit[j] : 0;
+      }
+      own &= held;  // the halo holds the slab (lower <= lo, hi <= upper): a safeguard only
+      layout.held[w][word_begin / 64] = held;
+      layout.own[w][word_begin / 64] = own;
+      counts[w] += static_cast<uint64_t>(__builtin_popcountll(held));
+      mine[w] += static_cast<uint64_t>(__builtin_popcountll(own));
     }
   }
 }
@@ -247,36 +206,22 @@ SlabLayout slab_layout(const FramedSet& set, const SlabPlan& plan, double halo, 
     layout.held[w].resize(layout.words());
     layout.own[w].resize(layout.words());
   }
-  // Each block's bits, counts and boxes in its own words and entries (threads updating shared ones at every
-  // point stalled each other on their cache lines), its counts stored once; the threads' boxes merged after.
-  std::vector<uint64_t> counts(blocks * slabs, 0);
-  const int workers = std::max(1, threads);
-  std::vector<uint64_t> slab_counts(static_cast<size_t>(workers) * slabs, 0);
-  std::vector<Box> boxes(static_cast<size_t>(workers) * slabs, kEmptyBox);
-  parallel_blocks(n, SlabLayout::kBlockPoints, workers, [&](size_t begin, size_t end, int tid) {
-    std::vector<uint64_t> count(slabs, 0), mine(slabs, 0);
-    std::vector<Box> box(slabs, kEmptyBox);
-    if (t.f64 != nullptr) layout_block(t.f64, plan.axis, set.xyz, begin, end, edges, layout, count.data(), mine.data(), box.data());
-    else layout_block(t.f32, plan.axis, set.xyz, begin, end, edges, layout, count.data(), mine.data(), box.data());
-    std::copy(count.begin(), count.end(), counts.begin() + static_cast<ptrdiff_t>(begin / SlabLayout::kBlockPoints * slabs));
-    for (int w = 0; w < slabs; ++w) {
-      slab_counts[static_cast<size_t>(tid) * slabs + w] += mine[w];
-      grow(boxes[static_cast<size_t>(tid) * slabs + w], box[w]);
-    }
+  // Each block's bits and counts in its own words and entries (threads updating shared ones at every point
+  // stalled each other on their cache lines), its counts stored once.
+  std::vector<uint64_t> counts(blocks * slabs, 0), own_counts(blocks * slabs, 0);
+  parallel_blocks(n, SlabLayout::kBlockPoints, std::max(1, threads), [&](size_t begin, size_t end, int) {
+    const size_t at = begin / SlabLayout::kBlockPoints * slabs;
+    if (t.f64 != nullptr) layout_block(t.f64, plan.axis, begin, end, edges, layout, &counts[at], &own_counts[at]);
+    else layout_block(t.f32, plan.axis, begin, end, edges, layout, &counts[at], &own_counts[at]);
   });
   layout.block_first.resize(blocks * slabs);
   layout.size.assign(slabs, 0);
+  layout.slab_count.assign(slabs, 0);
   for (size_t b = 0; b < blocks; ++b)
     for (int w = 0; w < slabs; ++w) {
       layout.block_first[b * slabs + w] = layout.size[w];
       layout.size[w] += counts[b * slabs + w];
-    }
-  layout.slab_count.assign(slabs, 0);
-  layout.slab_box.assign(slabs, kEmptyBox);
-  for (int tid = 0; tid < workers; ++tid)
-    for (int w = 0; w < slabs; ++w) {
-      layout.slab_count[w] += slab_counts[static_cast<size_t>(tid) * slabs + w];
-      grow(layout.slab_box[w], boxes[static_cast<size_t>(tid) * slabs + w]);
+      layout.slab_count[w] += own_counts[b * slabs + w];
     }
   return layout;
 }
@@ -330,7 +275,6 @@ std::vector<SlabPart> slab_parts(const FramedSet& set, const SlabPlan& plan, dou
     p.xyz = floats_are_truth ? p.owned_truth32.data() : p.owned.data();
     p.count = size;
     part.slab_count = layout.slab_count[w];
-    part.slab_box = layout.slab_box[w];
   }
   return parts;
 }

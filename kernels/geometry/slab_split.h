@@ -56,17 +56,16 @@ double halo_guess(const FramedSet& source, const FramedSet& target, double targe
 double part_share(const FramedSet& set, const SlabPlan& plan, int w, double halo);
 
 // One worker's part of one set: its points within `halo` of slab w in the set's order (input_index: each
-// one's index in the set), which of them lie in the slab itself (its queries), and those ones' float box.
+// one's index in the set) and which of them lie in the slab itself (its queries).
 struct SlabPart {
   FramedSet set;
   UninitLargeVector<uint8_t> in_slab;
   uint64_t slab_count = 0;
-  Box slab_box{};  // of the float copies of the points in the slab (min > max when none)
 };
 
 // Where a set's points go among the slabs' parts, as bits rather than copies: for each slab, which points of
 // the set its part holds (within the halo) and which of those lie in the slab itself, each block's first
-// position in each part, and each part's size, slab count and float box. A part is then gathered block by
+// position in each part, and each part's size and slab count. A part is then gathered block by
 // block where it is needed (into a GPU's pinned upload buffers: slab_upload.h), never copied whole on the
 // host: at a billion points a side those copies, 17 bytes a part point in fresh memory, took 3.5-9 s on the
 // 2- and 4-GPU hosts, more than the GPU work the split saves (docs/benchmarks.md).
@@ -77,7 +76,6 @@ struct SlabLayout {
   std::vector<uint64_t> block_first;  // blocks() x slabs: the block's first position in each part
   std::vector<uint64_t> size;         // per slab: points in its part
   std::vector<uint64_t> slab_count;   // per slab: of those, the points in the slab itself
-  std::vector<Box> slab_box;          // per slab: the float box of those (min > max when none)
   std::vector<UninitLargeVector<uint64_t>> held, own;  // per slab, a bit a point: in its part; in the slab
 
   size_t blocks() const { return (count + kBlockPoints - 1) / kBlockPoints; }
