@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "../abi/parallel.h"
 
@@ -139,57 +140,89 @@ void for_part_points(const SlabLayout& layout, int w, size_t block, Visit&& visi
     for (uint64_t bits = held[word]; bits != 0; bits &= bits - 1) visit(word * 64 + static_cast<size_t>(__builtin_ctzll(bits)), u++);
 }
 
-// The edges a point's coordinate is compared with, per slab: its own [lo, hi) (slab_of's) and its halo's
+// The smallest T at least d, and the largest T at most d (d itself for doubles): for a coordinate v of type T,
+// v >= d exactly when v >= at_least(d), v < d when v < at_least(d), and v <= d when v <= at_most(d). So float
+// coordinates are compared in float, eight to a vector, with the same outcome as their doubles against d.
+template <typename T>
+T at_least(double d) {
+  const T t = static_cast<T>(d);
+  return static_cast<double>(t) < d ? std::nextafter(t, std::numeric_limits<T>::infinity()) : t;
+}
+template <typename T>
+T at_most(double d) {
+  const T t = static_cast<T>(d);
+  return static_cast<double>(t) > d ? std::nextafter(t, -std::numeric_limits<T>::infinity()) : t;
+}
+
+// The edges a coordinate of type T is compared with, per slab: its own [lo, hi) (slab_of's) and its halo's
 // [lower, upper], the edges halo_gap's proof assumes.
+template <typename T>
 struct LayoutEdges {
-  std::vector<double> lo, hi, lower, upper;
+  std::vector<T> lo, hi, lower, upper;
   LayoutEdges(const SlabPlan& plan, double halo) {
     for (int w = 0; w < plan.slabs(); ++w) {
-      lo.push_back(plan.lo(w));
-      hi.push_back(plan.hi(w));
-      lower.push_back(lower_edge(plan, w, halo));
-      upper.push_back(upper_edge(plan, w, halo));
+      lo.push_back(at_least<T>(plan.lo(w)));
+      hi.push_back(at_least<T>(plan.hi(w)));
+      lower.push_back(at_least<T>(lower_edge(plan, w, halo)));
+      upper.push_back(at_most<T>(upper_edge(plan, w, halo)));
     }
+  }
+};
+
+// The bit word as wide as a vector lane of T, and each lane's bit: a compare's mask selects it without widening.
+template <typename T>
+struct LaneBits {
+  using Word = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  static constexpr int kLanes = 8 * sizeof(Word);
+  Word bit[kLanes];
+  constexpr LaneBits() : bit() {
+    for (int j = 0; j < kLanes; ++j) bit[j] = Word(1) << j;
   }
 };
 
 // Bits and counts of the layout for one block's points, their axis coordinates of type T (the truth's). A
-// word's 64 coordinates are read once into doubles; each slab's bits are then compares against its edges over the
-// word (held: within the halo, lower <= x <= upper; own: lo <= x < hi, as slab_of has it),
-// without branches, and the counts are the bits' popcounts. The lookup by calls and a count a point took 23 ns a
-// point on one core.
-struct WordBits {
-  uint64_t bit[64];
-  constexpr WordBits() : bit() {
-    for (int j = 0; j < 64; ++j) bit[j] = uint64_t(1) << j;
-  }
-};
-constexpr WordBits kWordBits;
-constexpr const uint64_t* kBit = kWordBits.bit;
-
+// word's 64 coordinates are read once; each slab's bits are then compares against its edges over the word
+// (held: within the halo, lower <= x <= upper; own: lo <= x < hi, as slab_of has it), a select of each
+// point's bit and an OR, which the compiler turns into compares a vector at a time, and the counts are the
+// bits' popcounts. The lookup by calls and a count a point took 23 ns a point on one core; this, 2.5.
 template <typename T>
-void layout_block(const T* truth, int axis, size_t begin, size_t end, const LayoutEdges& e, SlabLayout& layout,
+void layout_block(const T* truth, int axis, size_t begin, size_t end, const LayoutEdges<T>& e, SlabLayout& layout,
                   uint64_t* counts, uint64_t* mine) {
+  static constexpr LaneBits<T> kBits;
+  using Word = typename LaneBits<T>::Word;
+  constexpr int kLanes = LaneBits<T>::kLanes;
   const int slabs = layout.slabs;
-  double x[64];
+  // Counted here and stored once: the block's entries share cache lines with its neighbours', which other
+  // threads count, and an update a word made those lines bounce between cores (the pass ran slower on two
+  // threads than on one).
+  std::vector<uint64_t> count(slabs, 0), in_slab(slabs, 0);
+  T x[64];
   for (size_t word_begin = begin; word_begin < end; word_begin += 64) {
     const int m = static_cast<int>(std::min<size_t>(64, end - word_begin));
-    for (int j = 0; j < m; ++j) x[j] = static_cast<double>(truth[3 * (word_begin + j) + axis]);
-    for (int j = m; j < 64; ++j) x[j] = std::numeric_limits<double>::quiet_NaN();  // compares false: no bits
+    for (int j = 0; j < m; ++j) x[j] = truth[3 * (word_begin + j) + axis];
+    for (int j = m; j < 64; ++j) x[j] = std::numeric_limits<T>::quiet_NaN();  // compares false: no bits
     for (int w = 0; w < slabs; ++w) {
-      const double lower = e.lower[w], upper = e.upper[w], lo = e.lo[w], hi = e.hi[w];
+      const T lower = e.lower[w], upper = e.upper[w], lo = e.lo[w], hi = e.hi[w];
       uint64_t held = 0, own = 0;
-      for (int j = 0; j < 64; ++j) {  // a select of each point's bit and an OR: compares a vector at a time
-        held |= (x[j] >= lower) & (x[j] <= upper) ? kBit[j] : 0;
-        own |= (x[j] >= lo) & (x[j] < hi) ? kBit[j] : 0;
+      for (int g = 0; g < 64; g += kLanes) {
+        Word h = 0, o = 0;
+        for (int j = 0; j < kLanes; ++j) {
+          const T v = x[g + j];
+          h |= (v >= lower) & (v <= upper) ? kBits.bit[j] : 0;
+          o |= (v >= lo) & (v < hi) ? kBits.bit[j] : 0;
+        }
+        held |= static_cast<uint64_t>(h) << g;
+        own |= static_cast<uint64_t>(o) << g;
       }
       own &= held;  // the halo holds the slab (lower <= lo, hi <= upper): a safeguard only
       layout.held[w][word_begin / 64] = held;
       layout.own[w][word_begin / 64] = own;
-      counts[w] += static_cast<uint64_t>(__builtin_popcountll(held));
-      mine[w] += static_cast<uint64_t>(__builtin_popcountll(own));
+      count[w] += static_cast<uint64_t>(__builtin_popcountll(held));
+      in_slab[w] += static_cast<uint64_t>(__builtin_popcountll(own));
     }
   }
+  std::copy(count.begin(), count.end(), counts);
+  std::copy(in_slab.begin(), in_slab.end(), mine);
 }
 
 }  // namespace
@@ -198,7 +231,6 @@ SlabLayout slab_layout(const FramedSet& set, const SlabPlan& plan, double halo, 
   SlabLayout layout;
   const int slabs = layout.slabs = plan.slabs();
   const size_t n = layout.count = set.count, blocks = layout.blocks();
-  const LayoutEdges edges(plan, halo);
   const PointTruth t = set.truth;
   layout.held.resize(slabs);
   layout.own.resize(slabs);
@@ -209,10 +241,12 @@ SlabLayout slab_layout(const FramedSet& set, const SlabPlan& plan, double halo, 
   // Each block's bits and counts in its own words and entries (threads updating shared ones at every point
   // stalled each other on their cache lines), its counts stored once.
   std::vector<uint64_t> counts(blocks * slabs, 0), own_counts(blocks * slabs, 0);
+  const LayoutEdges<double> edges64(plan, halo);
+  const LayoutEdges<float> edges32(plan, halo);
   parallel_blocks(n, SlabLayout::kBlockPoints, std::max(1, threads), [&](size_t begin, size_t end, int) {
     const size_t at = begin / SlabLayout::kBlockPoints * slabs;
-    if (t.f64 != nullptr) layout_block(t.f64, plan.axis, begin, end, edges, layout, &counts[at], &own_counts[at]);
-    else layout_block(t.f32, plan.axis, begin, end, edges, layout, &counts[at], &own_counts[at]);
+    if (t.f64 != nullptr) layout_block(t.f64, plan.axis, begin, end, edges64, layout, &counts[at], &own_counts[at]);
+    else layout_block(t.f32, plan.axis, begin, end, edges32, layout, &counts[at], &own_counts[at]);
   });
   layout.block_first.resize(blocks * slabs);
   layout.size.assign(slabs, 0);

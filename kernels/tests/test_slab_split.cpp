@@ -150,7 +150,27 @@ TEST(slab_layout_gathers_each_part_as_the_copied_parts_hold_it) {
   const xhd::SlabPlan plan = xhd::plan_slabs(frame, 3);
   CHECK_EQ(plan.slabs(), 3);
   const double halo = 0.05;
+  // Points on and beside every edge (the cuts, which are sampled points' coordinates, and the halos' edges in
+  // double), where comparing the floats in float must decide as comparing them in double does.
+  size_t at = 0;
+  for (int w = 0; w < plan.slabs(); ++w)
+    for (const double edge : {plan.lo(w), plan.hi(w), plan.lo(w) - halo, plan.hi(w) + halo}) {
+      if (!std::isfinite(edge)) continue;
+      const float near = static_cast<float>(edge);
+      for (const float x : {std::nextafter(near, -INFINITY), near, std::nextafter(near, INFINITY)})
+        a[3 * (at++ * 997) + plan.axis] = x;
+    }
   const xhd::SlabLayout layout = xhd::slab_layout(frame.a, plan, halo, 3);
+  bool bits_by_definition = true;
+  for (size_t i = 0; i < n; ++i) {
+    const double x = a[3 * i + plan.axis];
+    for (int w = 0; w < plan.slabs(); ++w) {
+      const bool held = (layout.held[w][i / 64] >> (i % 64)) & 1, own = (layout.own[w][i / 64] >> (i % 64)) & 1;
+      bits_by_definition = bits_by_definition && held == (x >= plan.lo(w) - halo && x <= plan.hi(w) + halo) &&
+                           own == (x >= plan.lo(w) && x < plan.hi(w));
+    }
+  }
+  CHECK(bits_by_definition);
   const std::vector<xhd::SlabPart> parts = xhd::slab_parts(frame.a, plan, halo, 2);
   CHECK_EQ(layout.blocks(), size_t(4));
   uint64_t slab_points = 0;
