@@ -21,6 +21,7 @@ namespace {
 constexpr size_t kStageBytes = size_t(128) << 20;
 constexpr int kStages = 3;
 constexpr size_t kDirectBelow = size_t(256) << 20;
+constexpr size_t kStagedOnceReady = size_t(8) << 20;
 constexpr size_t kCopyGrain = size_t(1) << 20;  // bytes per thread's share of a buffer, at least
 constexpr int kMaxDevices = 64;
 
@@ -77,13 +78,16 @@ void copy_through_driver(void* device, const std::vector<size_t>& piece_bytes, c
   XHD_CUDA(cudaStreamSynchronize(stream));  // `host` is freed on return
 }
 
-// This device's pinned buffers, or null where they are not used (a small copy; pinned memory refused).
+// This device's pinned buffers, or null where they are not used (a small copy; pinned memory refused). Once
+// they are pinned, copies from kStagedOnceReady on use them too: the driver's path from pageable memory runs on
+// one thread (a split's layout bits, 125 MB a slab and set at a billion points, went that way).
 Stages* stages_for(size_t bytes) {
   int ordinal = 0;
   XHD_CUDA(cudaGetDevice(&ordinal));
-  if (bytes < kDirectBelow || ordinal < 0 || ordinal >= kMaxDevices) return nullptr;
+  if (ordinal < 0 || ordinal >= kMaxDevices) return nullptr;
   Stages& s = stages_of(ordinal);
   std::lock_guard<std::mutex> guard(s.lock);
+  if (bytes < kDirectBelow && !(s.ready && bytes >= kStagedOnceReady)) return nullptr;
   return prepare(s) ? &s : nullptr;
 }
 
