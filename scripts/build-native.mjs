@@ -21,7 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildTarget, objectPath } from './native-build/incremental.mjs';
 import { embedPtx, findOptixInclude, optixHeaderVersion } from './native-build/optix.mjs';
-import { compilerVersion, cxxIdentity, findNvcc } from './native-build/toolchain.mjs';
+import { cxxIdentity, findNvcc } from './native-build/toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const buildDir = join(root, 'build');
@@ -120,7 +120,9 @@ async function buildCuda() {
   const out = join(buildDir, 'libxhd_cuda.so');
   const args = cudaArgs();
   // nvcc hands host code to the g++ on PATH: its version is part of what the objects depend on.
-  const identity = `${nvcc.version} / ${compilerVersion('g++')}`;
+  // The host compiler's identity resolves -march=native to this CPU's flags, as the CPU library's does: objects
+  // tuned for one CPU are not taken for another's.
+  const identity = `${nvcc.version} / ${cxxIdentity('g++', march)}`;
   const files = cudaSources();
   await buildTarget({
     root, label: `cuda library (${nvcc.cmd})`, out, jobs,
@@ -142,8 +144,8 @@ async function buildOptix() {
     return;
   }
   const args = cudaArgs();
-  const identity = `${nvcc.version} / ${compilerVersion('g++')} / OptiX ${optixHeaderVersion(optixInclude)}`;
-  const cudaIdentity = `${nvcc.version} / ${compilerVersion('g++')}`;
+  const identity = `${nvcc.version} / ${cxxIdentity('g++', march)} / OptiX ${optixHeaderVersion(optixInclude)}`;
+  const cudaIdentity = `${nvcc.version} / ${cxxIdentity('g++', march)}`;
   const optixArgs = [...args, '-I', optixInclude];
   // The driver's OptiX compiles the PTX for the GPU at hand: PTX of the oldest architecture nvcc 13 knows
   // (Turing) runs on every GPU since. (nvcc 13 also hands -ptx output for compute_90 to ptxas, which rejects
