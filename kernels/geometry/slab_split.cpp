@@ -283,32 +283,52 @@ std::vector<SlabPart> slab_parts(const FramedSet& set, const SlabPlan& plan, dou
   std::vector<SlabPart> parts(layout.slabs);
   // Each part's memory taken here, on one thread, and written by blocks on every thread: parts built by each
   // worker on its own cost seconds at a billion points, their fresh pages faulted in while the others took theirs.
+  // Where each part's arrays are, read once: the loop's byte stores (in_slab) may alias anything, so through the
+  // vectors the compiler would load every pointer again after each of them.
+  struct Into {
+    uint32_t* index;
+    float* floats;
+    float* truth32;
+    double* truth64;
+    uint8_t* in_slab;
+    const uint64_t* own;
+  };
+  std::vector<Into> into(layout.slabs);
   for (int w = 0; w < layout.slabs; ++w) {
-    SlabPart& part = parts[w];
-    FramedSet& p = part.set;
+    FramedSet& p = parts[w].set;
     const uint64_t size = layout.size[w];
     p.input_index.resize(size);
     p.owned.resize(floats_are_truth ? 0 : 3 * size);
     p.owned_truth32.resize(t.f32 != nullptr ? 3 * size : 0);
     p.owned_truth64.resize(t.f64 != nullptr ? 3 * size : 0);
-    part.in_slab.resize(size);
-    parallel_blocks(layout.blocks(), 1, threads, [&](size_t begin, size_t end, int) {
-      for (size_t block = begin; block < end; ++block)
+    parts[w].in_slab.resize(size);
+    into[w] = Into{p.input_index.data(), p.owned.data(),           p.owned_truth32.data(),
+                   p.owned_truth64.data(), parts[w].in_slab.data(), layout.own[w].data()};
+  }
+  // One pass over the set's blocks, each block into every part that holds its points while it is in cache.
+  parallel_blocks(layout.blocks(), 1, threads, [&](size_t begin, size_t end, int) {
+    for (size_t block = begin; block < end; ++block)
+      for (int w = 0; w < layout.slabs; ++w) {
+        const Into to = into[w];
         for_part_points(layout, w, block, [&](size_t i, uint64_t u) {
-          p.input_index[u] = static_cast<uint32_t>(i);
-          part.in_slab[u] = static_cast<uint8_t>((layout.own[w][i / 64] >> (i % 64)) & 1);
+          to.index[u] = static_cast<uint32_t>(i);
+          to.in_slab[u] = static_cast<uint8_t>((to.own[i / 64] >> (i % 64)) & 1);
           for (int k = 0; k < 3; ++k) {
-            if (!floats_are_truth) p.owned[3 * u + k] = set.xyz[3 * i + k];
-            if (t.f32 != nullptr) p.owned_truth32[3 * u + k] = t.f32[3 * i + k];
-            else p.owned_truth64[3 * u + k] = t.f64[3 * i + k];
+            if (!floats_are_truth) to.floats[3 * u + k] = set.xyz[3 * i + k];
+            if (t.f32 != nullptr) to.truth32[3 * u + k] = t.f32[3 * i + k];
+            else to.truth64[3 * u + k] = t.f64[3 * i + k];
           }
         });
-    });
+      }
+  });
+  for (int w = 0; w < layout.slabs; ++w) {
+    FramedSet& p = parts[w].set;
+    const uint64_t size = layout.size[w];
     p.truth = PointTruth{t.f32 != nullptr ? p.owned_truth32.data() : nullptr,
                          t.f64 != nullptr ? p.owned_truth64.data() : nullptr, size};
     p.xyz = floats_are_truth ? p.owned_truth32.data() : p.owned.data();
     p.count = size;
-    part.slab_count = layout.slab_count[w];
+    parts[w].slab_count = layout.slab_count[w];
   }
   return parts;
 }
