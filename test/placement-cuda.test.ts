@@ -15,7 +15,8 @@ import { utmShiftedTile } from './exact-cases.js';
 import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
 import { writeNifti } from './nifti-writer.js';
 import { suiteUnless } from './skippable-suite.js';
-import { splitLists, withEnv, withSplitBy } from './split-lists.js';
+import { withEnv } from './reader-test-tools.js';
+import { splitLists, withSplitBy } from './split-lists.js';
 
 const cuda = probeBackend('cuda');
 const skip = cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`;
@@ -113,7 +114,7 @@ suiteUnless(skip, 'CUDA --devices split by space: parts gathered from the sets, 
       const cpu = await pointsSearch(a, b, { backend: 'cpu' });
       for (const devices of workerLists()) {
         const gathered = await withSplitBy('space', () => pointsSearch(a, b, { backend: 'cuda', devices }));
-        const copied = await withSplitBy('space', () => withEnv('XHD_GATHERED_SLABS', '0', () => pointsSearch(a, b, { backend: 'cuda', devices })));
+        const copied = await withSplitBy('space', () => withEnv({ XHD_GATHERED_SLABS: '0' }, () => pointsSearch(a, b, { backend: 'cuda', devices })));
         assert.deepEqual(answer(gathered), answer(cpu), `${label} on ${devices}, gathered`);
         assert.deepEqual(answer(copied), answer(cpu), `${label} on ${devices}, copied`);
         if (gathered.placement.workers > 1) assert.deepEqual(gathered.placement.splitBySpace, ['ab', 'ba'], `${label} on ${devices}`);

@@ -11,16 +11,8 @@ import { pointsSearch } from '../src/ops/points-search.js';
 import { utmShiftedTile } from './exact-cases.js';
 import { assertSearchExact, cases, noGpu } from './points-search-cases.js';
 import { clustered, rng, uniform } from './random-points.js';
+import { withEnv } from './reader-test-tools.js';
 import { suiteUnless } from './skippable-suite.js';
-
-async function withEnvironment<T>(settings: Record<string, string>, run: () => Promise<T>): Promise<T> {
-  for (const [name, value] of Object.entries(settings)) process.env[name] = value;
-  try {
-    return await run();
-  } finally {
-    for (const name of Object.keys(settings)) delete process.env[name];
-  }
-}
 
 const EVERY_QUERY_SLICED = { XHD_CUDA_STEP_RINGS: '0' };
 const EVERY_QUERY_BACK_TO_THE_GRID = { XHD_CUDA_STEP_RINGS: '0', XHD_CUDA_BRUTE_CAP: '0' };
@@ -51,16 +43,16 @@ suiteUnless(noGpu, 'points search on the CUDA backend: queries far from every ta
     ['one ring of cells (listed and stepped queries in one launch)', ONE_RING],
   ] as const) {
     for (const [label, a, b] of cases()) {
-      it(`${mode}: ${label}`, () => withEnvironment(settings, () => assertSearchExact(label, a, b, 'cuda')));
+      it(`${mode}: ${label}`, () => withEnv(settings, () => assertSearchExact(label, a, b, 'cuda')));
     }
   }
 
   it('the slice passes ran: each listed query was measured against every target; in the one-thread pass, far fewer', async () => {
     const a = clustered(6000, 3, rng(31)), b = clustered(5000, 3, rng(32));
-    const sliced = await withEnvironment(EVERY_QUERY_SLICED, () => pointsSearch(a, b, { backend: 'cuda', distances: true }));
+    const sliced = await withEnv(EVERY_QUERY_SLICED, () => pointsSearch(a, b, { backend: 'cuda', distances: true }));
     assert.ok(sliced.ab.distanceEvals >= 6000 * 5000, `A→B evaluated ${sliced.ab.distanceEvals} distances`);
     assert.ok(sliced.ba!.distanceEvals >= 5000 * 6000, `B→A evaluated ${sliced.ba!.distanceEvals} distances`);
-    const grid = await withEnvironment(EVERY_QUERY_BACK_TO_THE_GRID, () => pointsSearch(a, b, { backend: 'cuda', distances: true }));
+    const grid = await withEnv(EVERY_QUERY_BACK_TO_THE_GRID, () => pointsSearch(a, b, { backend: 'cuda', distances: true }));
     assert.ok(grid.ab.distanceEvals < 6000 * 5000 / 10, `A→B evaluated ${grid.ab.distanceEvals} distances`);
     assert.deepEqual(sliced.perPoint, grid.perPoint);
   });
@@ -68,7 +60,7 @@ suiteUnless(noGpu, 'points search on the CUDA backend: queries far from every ta
   it('shells with a far island, at the default rings: the CPU values and witnesses bit for bit', async () => {
     const [a, b] = shellsWithIsland();
     await assertSearchExact('shells with a far island', a, b, 'cuda');
-    const sliced = await withEnvironment(EVERY_QUERY_SLICED, () => pointsSearch(a, b, { backend: 'cuda', distances: true, nearest: true }));
+    const sliced = await withEnv(EVERY_QUERY_SLICED, () => pointsSearch(a, b, { backend: 'cuda', distances: true, nearest: true }));
     const plain = await pointsSearch(a, b, { backend: 'cuda', distances: true, nearest: true });
     assert.deepEqual(plain.perPoint, sliced.perPoint);
   });
@@ -78,14 +70,14 @@ suiteUnless(noGpu, 'points search on the CUDA backend: queries far from every ta
     const b = partners.slice(0, 3 * 50_000);
     const cpu = await pointsSearch(a, b, { backend: 'cpu', directed: true, distances: true, nearest: true });
     const settings = { XHD_CUDA_MEMORY_LIMIT: String(40 << 20), XHD_CUDA_STEP_RINGS: '1', XHD_CUDA_BRUTE_CAP: String(1e12) };
-    const gpu = await withEnvironment(settings, () => pointsSearch(a, b, { backend: 'cuda', directed: true, distances: true, nearest: true }));
+    const gpu = await withEnv(settings, () => pointsSearch(a, b, { backend: 'cuda', directed: true, distances: true, nearest: true }));
     assert.ok(gpu.queryChunks > 1, `expected several chunks, got ${gpu.queryChunks}`);
     assert.deepEqual([gpu.ab.distance, gpu.ab.fromIndex, gpu.ab.toIndex], [cpu.ab.distance, cpu.ab.fromIndex, cpu.ab.toIndex]);
     assert.deepEqual(gpu.perPoint, cpu.perPoint);
     const [ta, tb] = [uniform(200_000, 3, rng(34)), uniform(150_000, 3, rng(35))];
     const tiledCpu = await pointsSearch(ta, tb, { backend: 'cpu', distances: true, nearest: true });
     const { XHD_CUDA_MEMORY_LIMIT: _, ...budgetOnly } = settings;
-    const tiled = await withEnvironment(budgetOnly, () =>
+    const tiled = await withEnv(budgetOnly, () =>
       pointsSearch(ta, tb, { backend: 'cuda', distances: true, nearest: true, memoryLimit: 24 << 20 }));
     assert.ok(tiled.placement.targetTiles > 1, `expected tiles, got ${tiled.placement.targetTiles}`);
     assert.deepEqual(tiled.perPoint, tiledCpu.perPoint);

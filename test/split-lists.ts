@@ -1,6 +1,8 @@
 // Worker lists (--devices) the CUDA suites run their split checks on: the lists given, and on a multi-GPU
 // host whatever XHD_TEST_DEVICES asks for (`all`, or ordinals such as `0,1,2`). Two workers on device 0 run
 // the split and the merge on any GPU machine.
+import { withEnv } from './reader-test-tools.js';
+
 export type WorkerList = number[] | 'all';
 
 export function splitLists(base: WorkerList[]): WorkerList[] {
@@ -11,19 +13,7 @@ export function splitLists(base: WorkerList[]): WorkerList[] {
   return lists;
 }
 
-/** Runs `run` with one environment variable set (the library reads its switches at each call), then puts it back. */
-export async function withEnv<T>(name: string, value: string, run: () => Promise<T>): Promise<T> {
-  const before = process.env[name];
-  process.env[name] = value;
-  try {
-    return await run();
-  } finally {
-    if (before === undefined) delete process.env[name];
-    else process.env[name] = before;
-  }
-}
-
 /** Runs `run` with the library asked for one way of splitting a compare (XHD_SPLIT_BY, read at each call). */
 export async function withSplitBy<T>(split: 'space' | 'queries', run: () => Promise<T>): Promise<T> {
-  return withEnv('XHD_SPLIT_BY', split, run);
+  return withEnv({ XHD_SPLIT_BY: split }, run);
 }
