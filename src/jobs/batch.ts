@@ -13,6 +13,7 @@ import { isVolumeFormat } from '../io/geometry.js';
 import { batchGpus } from '../ops/placement.js';
 import { resolveRun, type RunSettings } from '../ops/run-settings.js';
 import { cloneableForWorkers, runLanesInWorkers } from './batch-lanes-in-workers.js';
+import { InOrderReports } from './in-order-reports.js';
 
 /** The command's --fail-above and --metric: what a row without its own threshold or metric gets. */
 export interface BatchDefaults {
@@ -84,8 +85,9 @@ export interface RunBatchOptions {
   /** Called before each pair starts (index 0-based), and with index = pairs.length at the end. */
   onProgress?: (index: number, total: number) => void;
   /**
-   * Called with each pair's outcome, in manifest order, as soon as it is known; a returned promise (a pair's
-   * report being written) is awaited before its lane's next pair starts, so a lane holds one pair's data at a time.
+   * Called with each pair's outcome, in manifest order, as soon as it and those before it are known; a returned
+   * promise (a pair's report being written) is awaited before the next outcome's call. The lanes go on meanwhile,
+   * up to REPORT_WINDOW_PER_LANE pairs a lane ahead of the first outcome not yet reported.
    */
   onPair?: (pair: BatchPair, outcome: PairOutcome) => void | Promise<void>;
   /** Pairs each GPU runs at once (--lanes); undefined: batchLanesPerDevice's default. */
@@ -120,6 +122,12 @@ function laneThreads(options: RunBatchOptions, lanes: Array<number | null>, pair
  * and GPU memory, so they keep one lane unless asked.
  */
 export const MASK_LANES = 4;
+
+/**
+ * Pairs a lane may run ahead of the first outcome not yet reported (in-order-reports.ts), so that a slow pair holds
+ * back no lane but its own, while the outcomes held at once stay at this many a lane.
+ */
+export const REPORT_WINDOW_PER_LANE = 4;
 
 export function batchLanesPerDevice(pairs: BatchPair[], lanes: number | undefined): number {
   if (lanes !== undefined) return lanes;
@@ -168,48 +176,33 @@ export async function runBatch(pairs: BatchPair[], given: RunBatchOptions): Prom
   let worstError = 0;
   const lanes = laneDevices(options, run, batchLanesPerDevice(pairs, options.lanes)) ??
     (laneThreadsAsked(options) === true && run.backend.name === 'cpu' ? new Array<null>(Math.max(1, options.lanes ?? 1)).fill(null) : [null]);
-  // Outcomes are reported in manifest order: one that finishes early waits for those before it.
-  const outcomes: Array<PairOutcome | 'cancelled' | undefined> = new Array(pairs.length);
-  let reported = 0;
-  // One report at a time (onPair may be async: a pair's report page being written), chained so that each
-  // lane waits for its pair's turn, and a pair's data is let go once reported.
-  let reporting = Promise.resolve();
-  const report = () => (reporting = reporting.then(drain));
-  const drain = async () => {
-    while (reported < pairs.length && outcomes[reported] !== undefined && !summary.interrupted) {
-      const outcome = outcomes[reported]!;
-      if (outcome === 'cancelled') {
-        summary.interrupted = true;
-        break;
-      }
-      if (outcome.status === 'error') {
-        summary.errors++;
-        worstError = Math.max(worstError, outcome.exitCode);
-      } else {
-        summary[outcome.status]++;
-        if (outcome.result.labelInNeither) summary.labelInNeither++;
-      }
-      outcomes[reported] = undefined; // reported: its result (and any distances it kept) can go
-      await options.onPair?.(pairs[reported], outcome);
-      reported++;
+  // Outcomes are reported in manifest order, each lane going on with its next pair meanwhile (in-order-reports.ts).
+  const reports = new InOrderReports<PairOutcome | 'cancelled'>(pairs.length, REPORT_WINDOW_PER_LANE * lanes.length, async (i, outcome) => {
+    if (outcome === 'cancelled') {
+      summary.interrupted = true;
+      return false;
     }
-  };
-  let next = 0;
+    if (outcome.status === 'error') {
+      summary.errors++;
+      worstError = Math.max(worstError, outcome.exitCode);
+    } else {
+      summary[outcome.status]++;
+      if (outcome.result.labelInNeither) summary.labelInNeither++;
+    }
+    await options.onPair?.(pairs[i], outcome);
+    return true;
+  });
   // The next pair's index, or -1 when none is left or the batch was interrupted.
   const take = (): number => {
-    if (next >= pairs.length || summary.interrupted) return -1;
-    if (options.signal?.aborted) {
+    if (options.signal?.aborted && !summary.interrupted) {
       summary.interrupted = true;
-      return -1;
+      reports.stop();
     }
-    const i = next++;
-    options.onProgress?.(i, pairs.length);
+    const i = reports.take();
+    if (i >= 0) options.onProgress?.(i, pairs.length);
     return i;
   };
-  const finish = async (i: number, outcome: PairOutcome | 'cancelled') => {
-    outcomes[i] = outcome;
-    await report();
-  };
+  const finish = (i: number, outcome: PairOutcome | 'cancelled') => reports.finish(i, outcome);
   // Lanes share the host's cores: each pair's native calls take its lane's share unless --threads was given. A
   // pair given every core runs short jobs on 32 threads beside seven other lanes doing the same (a batch of
   // 1,000 small mask pairs on a 32-core host in eight lanes: 3.3 s with every core a pair, 2.3 s with four).
@@ -227,8 +220,8 @@ export async function runBatch(pairs: BatchPair[], given: RunBatchOptions): Prom
     };
     await Promise.all(lanes.map(lane));
   }
-  await report();
-  if (summary.interrupted) summary.notRun = pairs.length - reported;
+  await reports.settled();
+  if (summary.interrupted) summary.notRun = pairs.length - reports.reported;
   if (!summary.interrupted) options.onProgress?.(pairs.length, pairs.length);
   summary.exitCode = summary.interrupted ? new CancelledError(options.signal?.reason).exitCode : worstError > 0 ? worstError : summary.exceeded > 0 ? 1 : 0;
   summary.totalMs = performance.now() - started;
