@@ -1,9 +1,10 @@
 // The outcomes of a batch's pairs, reported in manifest order while the lanes run ahead. A lane that finishes a
 // pair records its outcome and takes the next pair at once, unless it is a window of pairs ahead of the first one
 // not yet reported: then it waits for the reports to catch up, so the outcomes held at once stay bounded. Until
-// stop 46 each lane waited for its own pair's report, so every lane kept pace with the slowest pair in flight: on
-// the 2-GPU host, 1,000 small mask pairs in eight lanes spent about half of each lane's time waiting there
-// (docs/benchmarks.md, "The batch's lanes no longer wait for the reports").
+// stop 46 each lane waited for its own pair's report, so a lane that finished while an earlier, larger pair was
+// still running (a full-size mask among small ones) stood idle until that pair ended. On the 2-GPU host this
+// changed neither the 1,000 small pairs' wall time nor, beyond its noise, that of a batch with every tenth pair
+// full size (docs/benchmarks.md, "Where the batch's lanes wait (stop 46)"): there the lanes' time goes elsewhere.
 export class InOrderReports<Outcome> {
   readonly #outcomes: Array<Outcome | undefined>;
   readonly #window: number;
