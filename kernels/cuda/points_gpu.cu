@@ -23,14 +23,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "../geometry/inside_cube.h"
+#include "../abi/beside.h"
 #include "../abi/env_switch.h"
 #include "../abi/host_phases.h"
 #include "../abi/parallel.h"
@@ -756,23 +755,11 @@ void gpu_points_compare(const xhd_points& a, const xhd_points& b, const xhd_haus
   const bool both = (directions & XHD_DIRECTION_AB) != 0 && (directions & XHD_DIRECTION_BA) != 0;
   if (both && placement.devices.size() == 1 && frame.a.count + frame.b.count <= kConcurrentDirectionsMaxPoints &&
       switched_on("XHD_CUDA_CONCURRENT_DIRECTIONS")) {
-    // B -> A on a thread of its own, A -> B here; a failure of either is the call's (A -> B's first).
-    std::exception_ptr ba_failure;
-    std::thread ba([&] {
-      try {
-        run.direction(frame.b, frame.a, per_point_ba(per_point), result.ba);
-      } catch (...) {
-        ba_failure = std::current_exception();
-      }
-    });
-    try {
-      run.direction(frame.a, frame.b, per_point_ab(per_point), result.ab);
-    } catch (...) {
-      ba.join();
-      throw;
-    }
+    // B -> A on a helper thread (beside.h), A -> B here; a failure of either is the call's (A -> B's first:
+    // leaving by it waits for B -> A, which reads this frame).
+    Beside ba([&] { run.direction(frame.b, frame.a, per_point_ba(per_point), result.ba); });
+    run.direction(frame.a, frame.b, per_point_ab(per_point), result.ab);
     ba.join();
-    if (ba_failure) std::rethrow_exception(ba_failure);
   } else {
     if (directions & XHD_DIRECTION_AB) run.direction(frame.a, frame.b, per_point_ab(per_point), result.ab);
     if (directions & XHD_DIRECTION_BA) run.direction(frame.b, frame.a, per_point_ba(per_point), result.ba);

@@ -4,11 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <exception>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "../abi/beside.h"
 #include "../abi/elapsed.h"
 #include "../abi/owned_buffer.h"
 #include "../abi/parallel.h"
@@ -71,32 +70,6 @@ void measure(const SurfaceBackend& backend, const SurfaceQueries& queries, const
   backend.measure(SurfaceMeasureJob{queries.points, &target.mesh, threads, &progress, out.distances.as<double>()},
                   out.search);
 }
-
-// Runs a job on its own thread, joined (and its exception rethrown) by join(), or on destruction when the
-// caller leaves early by an exception of its own.
-class Beside {
- public:
-  template <class Job>
-  explicit Beside(Job job)
-      : thread_([this, job] {
-          try {
-            job();
-          } catch (...) {
-            failure_ = std::current_exception();
-          }
-        }) {}
-  ~Beside() {
-    if (thread_.joinable()) thread_.join();
-  }
-  void join() {
-    thread_.join();
-    if (failure_) std::rethrow_exception(failure_);
-  }
-
- private:
-  std::exception_ptr failure_;
-  std::thread thread_;
-};
 
 // The statistics in the TypeScript reduce's order (reduceDistances): one pass in sample order, the witness the
 // first sample of the largest distance.
