@@ -1,10 +1,82 @@
 #include "device_session.h"
 
 #include <cstdlib>
+#include <mutex>
+#include <vector>
 
 #include "placement.h"
 
 namespace xhd {
+
+namespace {
+
+// Handles kept per device, at most kKeptHandles of each kind (more are destroyed on their return): as many as
+// the calls running at once have needed. Never destroyed itself: the driver may be gone by the process's end.
+constexpr size_t kKeptHandles = 64;
+
+template <class Handle>
+struct KeptHandles {
+  std::mutex m;
+  std::vector<std::vector<Handle>> per_device;
+
+  // One kept for `device`, or null.
+  Handle take(int device) {
+    std::lock_guard<std::mutex> lock(m);
+    if (device < 0 || static_cast<size_t>(device) >= per_device.size() || per_device[device].empty()) return nullptr;
+    Handle h = per_device[device].back();
+    per_device[device].pop_back();
+    return h;
+  }
+  // Whether `h` was kept (else the caller destroys it).
+  bool keep(int device, Handle h) {
+    if (device < 0) return false;
+    std::lock_guard<std::mutex> lock(m);
+    if (static_cast<size_t>(device) >= per_device.size()) per_device.resize(device + 1);
+    if (per_device[device].size() >= kKeptHandles) return false;
+    per_device[device].push_back(h);
+    return true;
+  }
+};
+
+KeptHandles<cudaStream_t>& kept_streams() {
+  static auto* kept = new KeptHandles<cudaStream_t>;
+  return *kept;
+}
+
+KeptHandles<cudaEvent_t>& kept_events() {
+  static auto* kept = new KeptHandles<cudaEvent_t>;
+  return *kept;
+}
+
+}  // namespace
+
+int current_device() {
+  int device = 0;
+  XHD_CUDA(cudaGetDevice(&device));
+  return device;
+}
+
+cudaStream_t take_stream(int device) {
+  if (cudaStream_t s = kept_streams().take(device)) return s;
+  cudaStream_t s = nullptr;
+  XHD_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  return s;
+}
+
+void give_back_stream(int device, cudaStream_t stream) {
+  if (stream != nullptr && !kept_streams().keep(device, stream)) cudaStreamDestroy(stream);
+}
+
+cudaEvent_t take_timing_event(int device) {
+  if (cudaEvent_t e = kept_events().take(device)) return e;
+  cudaEvent_t e = nullptr;
+  XHD_CUDA(cudaEventCreate(&e));
+  return e;
+}
+
+void give_back_timing_event(int device, cudaEvent_t event) {
+  if (event != nullptr && !kept_events().keep(device, event)) cudaEventDestroy(event);
+}
 
 int usable_device_count() {
   int count = 0;

@@ -23,28 +23,42 @@ int usable_device_count();
 // exercise the chunked path.
 uint64_t device_memory_budget(int device);
 
+// Streams and timing events are kept for the next call on the same device rather than created and destroyed
+// each time: the driver serialises both across the process's threads, GPUs and all. On the 2 x H200 host a stream's
+// creation and destruction took 7 us alone and 83 us each with 8 threads at it, an event's 9 and 81 us, and each
+// batch lane's mask pair made tens of them (docs/benchmarks.md, "Where the batch's lanes wait"). A handle goes back
+// with whatever work it still has queued: the next owner's work is ordered after it.
+cudaStream_t take_stream(int device);
+void give_back_stream(int device, cudaStream_t stream);
+cudaEvent_t take_timing_event(int device);
+void give_back_timing_event(int device, cudaEvent_t event);
+
+// The current device's (cudaSetDevice before).
+int current_device();
+
+// A non-blocking stream of the current device.
 class Stream {
  public:
-  Stream() { XHD_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-  ~Stream() { cudaStreamDestroy(stream_); }
+  Stream() : device_(current_device()), stream_(take_stream(device_)) {}
+  ~Stream() { give_back_stream(device_, stream_); }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
   cudaStream_t get() const { return stream_; }
 
  private:
+  int device_;
   cudaStream_t stream_ = nullptr;
 };
 
 // Milliseconds of device work between start() and stop(), by CUDA events on the stream.
 class EventTimer {
  public:
-  explicit EventTimer(cudaStream_t stream) : stream_(stream) {
-    XHD_CUDA(cudaEventCreate(&begin_));
-    XHD_CUDA(cudaEventCreate(&end_));
-  }
+  // On the current device, which must be the stream's.
+  explicit EventTimer(cudaStream_t stream)
+      : stream_(stream), device_(current_device()), begin_(take_timing_event(device_)), end_(take_timing_event(device_)) {}
   ~EventTimer() {
-    cudaEventDestroy(begin_);
-    cudaEventDestroy(end_);
+    give_back_timing_event(device_, begin_);
+    give_back_timing_event(device_, end_);
   }
   EventTimer(const EventTimer&) = delete;
   EventTimer& operator=(const EventTimer&) = delete;
@@ -65,6 +79,7 @@ class EventTimer {
 
  private:
   cudaStream_t stream_;
+  int device_;
   cudaEvent_t begin_ = nullptr, end_ = nullptr;
 };
 
