@@ -35,7 +35,9 @@ try {
 // Chunks are named by their content: old ones must not pile up.
 rmSync(outdir, { recursive: true, force: true });
 const result = await esbuild.build({
-  entryPoints: { main: entry },
+  // The batch's lane worker too (src/jobs/batch-lanes-in-workers.ts): each lane's thread then loads one file and
+  // the chunks it shares with main.mjs, not about a hundred modules.
+  entryPoints: { main: entry, 'batch-lane-worker': join(root, 'dist', 'src', 'jobs', 'batch-lane-worker.js') },
   outdir,
   outExtension: { '.js': '.mjs' },
   splitting: true,
