@@ -1,8 +1,9 @@
 // A job run beside the caller (a compare's second direction) on a long-lived helper thread rather than a thread
-// started for it. A fresh thread costs its creation and, once it calls CUDA, the runtime's set-up of the thread;
-// on the 2 x H200 host that was 0.13 ms a job alone and 0.5-0.9 ms with 8-16 batch lanes starting theirs at once
-// (the driver serialises it), for a mask pair whose whole search takes about 2 ms (docs/benchmarks.md, "Where
-// the batch's lanes wait"). Helpers are started as jobs need them and then wait for the next job; they are never
+// started for it. A fresh thread costs its creation and, once it calls CUDA, the runtime's set-up of the thread:
+// on the 2 x H200 host a stream made and one launch waited for took 0.07-0.13 ms on a thread started for them
+// against 0.02 ms on one already running, and 0.33-0.9 ms against 0.21-0.26 ms with 8-16 threads doing so at
+// once (docs/benchmarks.md, "Where the batch's lanes wait"), for a mask pair whose whole search takes about 2 ms.
+// Helpers are started as jobs need them and then wait for the next job; they are never
 // stopped (the process's end ends them), so their state is leaked on purpose rather than destroyed under them.
 #pragma once
 
