@@ -5,7 +5,7 @@
 // by later phases without new mappings.
 // Small allocations (up to kSmallBytes) are carved from slabs of kSlabBytes, one cudaMallocAsync for many: the
 // driver serialises its allocation calls across the process's threads and GPUs (2 x H200: an allocation and its
-// free took 13 us alone and 95-180 us with 8-16 threads at it), and a small mask pair made tens of them in each
+// free took 9-13 us alone and 93-183 us with 8-16 threads at it), and a small mask pair made tens of them in each
 // direction (docs/benchmarks.md, "Where the batch's lanes wait"). A slab is used again once everything carved
 // from it is freed; every use is on the call's one stream, so stream order keeps the old and new uses apart, as
 // it does for cudaFreeAsync. Budgets below kSlabsFrom (tests' small limits) allocate everything directly.
