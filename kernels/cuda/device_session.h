@@ -24,10 +24,10 @@ int usable_device_count();
 uint64_t device_memory_budget(int device);
 
 // Streams and timing events are kept for the next call on the same device rather than created and destroyed
-// each time: the driver serialises both across the process's threads, GPUs and all. On the 2 x H200 host a stream's
-// creation and destruction took 6-9 us alone and 60-83 us each with 8 threads at it, an event's 8-9 and 55-81 us, and each
-// batch lane's mask pair made tens of them (docs/benchmarks.md, "Where the batch's lanes wait"). A handle goes back
-// with whatever work it still has queued: the next owner's work is ordered after it.
+// each time: the driver serialises both across the process's threads, GPUs and all. On the 2 x H200 host a
+// stream's creation and destruction took 6-9 us alone and 60-83 us each with 8 threads at it, an event's 8-9 and
+// 55-81 us, and each batch lane's mask pair made tens of them (docs/benchmarks.md, "Where the batch's lanes
+// wait"). A handle goes back with whatever work it still has queued: the next owner's work is ordered after it.
 cudaStream_t take_stream(int device);
 void give_back_stream(int device, cudaStream_t stream);
 cudaEvent_t take_timing_event(int device);
@@ -55,7 +55,10 @@ class EventTimer {
  public:
   // On the current device, which must be the stream's.
   explicit EventTimer(cudaStream_t stream)
-      : stream_(stream), device_(current_device()), begin_(take_timing_event(device_)), end_(take_timing_event(device_)) {}
+      : stream_(stream),
+        device_(current_device()),
+        begin_(take_timing_event(device_)),
+        end_(take_timing_event(device_)) {}
   ~EventTimer() {
     give_back_timing_event(device_, begin_);
     give_back_timing_event(device_, end_);
