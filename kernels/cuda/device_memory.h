@@ -44,8 +44,10 @@ class DeviceMemory {
   void release(void* p, size_t bytes) {
     if (p == nullptr) return;
     if (bytes <= kSmallBytes) {
+      const uintptr_t at = reinterpret_cast<uintptr_t>(p);
       for (Slab& s : slabs_) {
-        if (p < s.base || p >= s.base + kSlabBytes) continue;
+        const uintptr_t base = reinterpret_cast<uintptr_t>(s.base);
+        if (at < base || at >= base + kSlabBytes) continue;
         if (--s.live == 0) s.used = 0;
         return;
       }
