@@ -51,9 +51,9 @@ describe('in-order reports', () => {
   });
 
   it('let the other lanes run ahead of a slow pair, by the window and no further', async () => {
-    // Pair 0 takes 150 ms, the others 1 ms: a lane waiting for its own report would do nothing meanwhile.
+    // Pair 0 takes 400 ms, the others 1 ms: a lane waiting for its own report would do nothing meanwhile.
     const window = 8;
-    const run = await runLanes(30, 2, window, (i) => (i === 0 ? 150 : 1));
+    const run = await runLanes(30, 2, window, (i) => (i === 0 ? 400 : 1));
     assert.equal(run.finishedBeforeFirst, window - 1, 'the second lane ran the window\'s other pairs while pair 0 ran');
     assert.ok(run.mostPending <= window, `at most a window of pairs pending (${run.mostPending})`);
     assert.deepEqual(run.reportedOrder, Array.from({ length: 30 }, (_, i) => i));
