@@ -10,8 +10,9 @@ import type { LaneReply, LaneRequest, LaneWorkerData } from './batch-lane-messag
 // From the bundled CLI (dist/src/bundle/, scripts/bundle-cli.mjs) the worker's own bundle beside it: one file for
 // each lane's thread to load, not about a hundred modules (four lane threads started in 0.20 s from the bundle and
 // 0.32-0.35 s from the modules on the 2-core VM; on the 2-GPU host eight lane threads added about 0.25 s to a
-// batch's start). From the modules, the worker's module ('../jobs/': this folder).
-const LANE_WORKER = import.meta.url.includes('/bundle/')
+// batch's start). From the modules, the worker's module ('../jobs/': this folder). Which of the two by this file's
+// own folder, not by '/bundle/' anywhere in its path: xhd may be installed under a folder of that name.
+const LANE_WORKER = new URL('.', import.meta.url).pathname.endsWith('/bundle/')
   ? new URL('./batch-lane-worker.mjs', import.meta.url)
   : new URL('../jobs/batch-lane-worker.js', import.meta.url);
 
