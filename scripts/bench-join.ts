@@ -136,7 +136,7 @@ async function main(): Promise<void> {
     const c = cpu?.stats;
     rows.push(`| ${w.name} | ${c ? c.pairs.toLocaleString('en-US') : '—'} | ${c ? `${c.objectPairs.toLocaleString('en-US')} / ${c.groupPairs.toLocaleString('en-US')} / ${c.trianglePairs.toLocaleString('en-US')}` : '—'} | ` +
       `${cpu ? `${fmt(cpu.ms)} (build ${fmt(c!.buildMs)}, filter ${fmt(c!.filterMs)}, refine ${fmt(c!.refineMs)})` : '—'} | ` +
-      `${cuda ? `${fmt(cuda.ms)} (refine ${fmt(cuda.stats.refineMs)})` : `skipped: ${gpu.reason?.split('\n')[0] ?? ''}`} | ${fclCell} |`);
+      `${cuda ? `${fmt(cuda.ms)} (build ${fmt(cuda.stats.buildMs)}, filter ${fmt(cuda.stats.filterMs)}, refine ${fmt(cuda.stats.refineMs)}, of it upload ${fmt(cuda.stats.uploadMs)})` : `skipped: ${gpu.reason?.split('\n')[0] ?? ''}`} | ${fclCell} |`);
     log(`  ${rows[rows.length - 1]}`);
   }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "../abi/host_phases.h"
 #include "../abi/parallel.h"
 #include "../abi/validate.h"
 
@@ -46,9 +47,21 @@ void check_set(const xhd_join_set& s, const char* name, int threads) {
   }
   const xhd_points vertices{s.xyz, s.vertex_count, s.xyz64};
   check_points(&vertices, name, threads);
-  const uint64_t n = s.object_faces[s.object_count];
-  for (uint64_t k = 0; k < 3 * n; ++k)
-    if (s.triangles[k] >= s.vertex_count)
+  // The first bad index, found on every thread: each block keeps its own first, the smallest is reported.
+  const uint64_t n = 3 * s.object_faces[s.object_count];
+  constexpr uint64_t kNone = UINT64_MAX;
+  const uint64_t block = uint64_t(1) << 20;
+  std::vector<uint64_t> first_bad((n + block - 1) / block, kNone);
+  parallel_blocks(first_bad.size(), 1, threads, [&](size_t begin, size_t end, int) {
+    for (size_t b = begin; b < end; ++b)
+      for (uint64_t k = b * block; k < std::min(n, (b + 1) * block); ++k)
+        if (s.triangles[k] >= s.vertex_count) {
+          first_bad[b] = k;
+          break;
+        }
+  });
+  for (uint64_t k : first_bad)
+    if (k != kNone)
       throw InvalidArgument("triangle " + std::to_string(k / 3) + " of collection " + name + " uses vertex " +
                             std::to_string(s.triangles[k]) + ", outside 0.." + std::to_string(s.vertex_count - 1));
 }
@@ -88,7 +101,9 @@ void split(std::vector<Centroid>& items, size_t begin, size_t end, size_t size, 
 }  // namespace
 
 void group_join_set(const xhd_join_set& in, const char* name, uint32_t group_size, int threads, GroupedSet& out) {
+  HostPhases phases(std::string("join-") + name);
   check_set(in, name, threads);
+  phases.mark("checks");
   const size_t size = group_size == 0 ? 32 : group_size;
   JoinSetView& v = out.set;
   v.f32 = in.xyz64 == nullptr ? in.xyz : nullptr;
@@ -96,6 +111,7 @@ void group_join_set(const xhd_join_set& in, const char* name, uint32_t group_siz
   v.triangles = in.triangles;
   v.object_faces = in.object_faces;
   v.objects = in.object_count;
+  v.vertex_count = in.vertex_count;
   const uint64_t objects = in.object_count, triangles = in.object_faces[objects];
 
   // Each object's groups, built apart, then laid end to end.
@@ -106,6 +122,7 @@ void group_join_set(const xhd_join_set& in, const char* name, uint32_t group_siz
   std::vector<double> largest(static_cast<size_t>(std::max(threads, 1)), 0.0);
   parallel_blocks(objects, 16, threads, [&](size_t begin, size_t end, int tid) {
     std::vector<Centroid> items;
+    double block_largest = 0.0;  // kept here and stored once: threads updating neighbouring slots share a cache line
     for (size_t o = begin; o < end; ++o) {
       const uint64_t first = in.object_faces[o], last = in.object_faces[o + 1];
       items.clear();
@@ -118,15 +135,17 @@ void group_join_set(const xhd_join_set& in, const char* name, uint32_t group_siz
         items.push_back(it);
         for (const Dvec3& p : c.v) {
           grow(box, p);
-          largest[tid] = std::max(largest[tid], std::max(std::fabs(p.x), std::max(std::fabs(p.y), std::fabs(p.z))));
+          block_largest = std::max(block_largest, std::max(std::fabs(p.x), std::max(std::fabs(p.y), std::fabs(p.z))));
         }
       }
       split(items, 0, items.size(), size, ends[o]);
       for (size_t i = 0; i < items.size(); ++i) out.order[first + i] = items[i].t;
       out.object_box[o] = box;
     }
+    largest[tid] = std::max(largest[tid], block_largest);
   });
   out.largest_coordinate = *std::max_element(largest.begin(), largest.end());
+  phases.mark("groups split");
 
   out.object_group.resize(objects + 1);
   out.object_group[0] = 0;
@@ -138,9 +157,10 @@ void group_join_set(const xhd_join_set& in, const char* name, uint32_t group_siz
     out.group_begin[g0] = in.object_faces[o];
     for (size_t i = 0; i < ends[o].size(); ++i) out.group_begin[g0 + i + 1] = in.object_faces[o] + ends[o][i];
   }
-  out.group_box.assign(groups, empty_box());
-  out.slot_box.assign(triangles, empty_box());
+  out.group_box.resize(groups);
+  out.slot_box.resize(triangles);
   out.group_anchor.resize(groups);
+  phases.mark("group arrays");
   // Anchors: the vertex nearest the box's centre (ties to the first seen), of each group and each object.
   parallel_blocks(objects, 16, threads, [&](size_t begin, size_t end, int) {
     for (size_t o = begin; o < end; ++o) {
@@ -170,6 +190,7 @@ void group_join_set(const xhd_join_set& in, const char* name, uint32_t group_siz
       }
     }
   });
+  phases.mark("boxes and anchors");
 }
 
 }  // namespace xhd

@@ -9,6 +9,7 @@
 
 #include "triangle_pair.h"
 #include "xhd.h"
+#include "../abi/large_buffer.h"
 
 namespace xhd {
 
@@ -38,6 +39,7 @@ struct JoinSetView {
   const uint32_t* triangles = nullptr;
   const uint64_t* object_faces = nullptr;
   uint64_t objects = 0;
+  uint64_t vertex_count = 0;
 
   Dvec3 vertex(uint32_t i) const {
     if (f64 != nullptr) return {f64[3ull * i], f64[3ull * i + 1], f64[3ull * i + 2]};
@@ -51,14 +53,16 @@ struct JoinSetView {
   }
 };
 
+// The arrays with an element per triangle or group are left unwritten when sized (UninitLargeVector) and first
+// written by the parallel loops that fill them: zero-filled, a billion triangles' boxes took seconds on one core.
 struct GroupedSet {
   JoinSetView set;
-  std::vector<uint64_t> order;         // the set's triangles, each object's run permuted so groups are contiguous
-  std::vector<uint64_t> group_begin;   // group g is order[group_begin[g], group_begin[g + 1])
-  std::vector<uint64_t> object_group;  // object o's groups are [object_group[o], object_group[o + 1])
-  std::vector<DBox> group_box;
-  std::vector<Dvec3> group_anchor;
-  std::vector<DBox> slot_box;  // each triangle's box, by its slot in order
+  UninitLargeVector<uint64_t> order;        // the set's triangles, each object's run permuted so groups are contiguous
+  UninitLargeVector<uint64_t> group_begin;  // group g is order[group_begin[g], group_begin[g + 1])
+  std::vector<uint64_t> object_group;       // object o's groups are [object_group[o], object_group[o + 1])
+  UninitLargeVector<DBox> group_box;
+  UninitLargeVector<Dvec3> group_anchor;
+  UninitLargeVector<DBox> slot_box;  // each triangle's box, by its slot in order
   std::vector<DBox> object_box;
   std::vector<Dvec3> object_anchor;
   double largest_coordinate = 0.0;  // over the set's triangles' corners
