@@ -35,9 +35,9 @@ interface Joined {
   intersecting: number[];
 }
 
-async function joined(a: JoinCollection, b: JoinCollection | null, predicate: JoinPredicate, backend: 'cpu' | 'cuda'): Promise<Joined> {
+async function joined(a: JoinCollection, b: JoinCollection | null, predicate: JoinPredicate, backend: 'cpu' | 'cuda', groupSize?: number): Promise<Joined> {
   const out: Joined = { objects: [], distance: [], triangles: [], points: [], intersecting: [] };
-  const stats = await spatialJoin(a, b, { predicate, backend }, (batch: JoinBatch) => {
+  const stats = await spatialJoin(a, b, { predicate, backend, groupSize }, (batch: JoinBatch) => {
     out.objects.push(...batch.objects);
     out.distance.push(...batch.distance);
     out.triangles.push(...batch.triangles);
@@ -48,21 +48,22 @@ async function joined(a: JoinCollection, b: JoinCollection | null, predicate: Jo
   return out;
 }
 
-async function assertSameOnBoth(a: JoinCollection, b: JoinCollection | null, predicate: JoinPredicate, label: string) {
-  const cpu = await joined(a, b, predicate, 'cpu');
-  const gpu = await joined(a, b, predicate, 'cuda');
+async function assertSameOnBoth(a: JoinCollection, b: JoinCollection | null, predicate: JoinPredicate, label: string, groupSize?: number) {
+  const cpu = await joined(a, b, predicate, 'cpu', groupSize);
+  const gpu = await joined(a, b, predicate, 'cuda', groupSize);
   assert.ok(cpu.distance.length > 0, `${label}: the case finds pairs`);
   // deepEqual on numbers compares with Object.is: the same doubles, bit for bit (0 and -0 apart).
   assert.deepEqual(gpu, cpu, label);
 }
 
-function sceneDirectory(seed: number, count: number): string {
+// Spheres (of 108 triangles; `fine`: 560) and cubes at random, and three cubes whose distances tie.
+function sceneDirectory(seed: number, count: number, fine = false): string {
   const random = rng(seed);
   const dir = join(scratchDir(), `scene${seed}`);
   mkdirSync(dir);
   for (let i = 0; i < count; i++) {
     const at = [random() * 12, random() * 12, random() * 12];
-    const mesh = i % 2 === 0 ? uvSphere(0.5 + random(), 6, 9) : cube(0.4 + random() * 0.5);
+    const mesh = i % 2 === 0 ? uvSphere(0.5 + random(), fine ? 14 : 6, fine ? 20 : 9) : cube(0.4 + random() * 0.5);
     writeOff(join(dir, `o${String(i).padStart(3, '0')}.off`), shifted(mesh, at));
   }
   for (const x of [40, 43, 46]) writeOff(join(dir, `tie${x}.off`), shifted(cube(1), [x, 0, 0]));
@@ -94,6 +95,17 @@ suiteUnless(skip, 'the CUDA join equals the CPU join bit for bit', () => {
       assert.equal(gpu.code, 0, gpu.stderr);
       assert.equal(gpu.stdout, cpu.stdout, predicate.join(' '));
     }
+  });
+
+  // The GPU holds a group's triangles in shared memory 64 at a time: groups of 150 take several tiles a side,
+  // groups of 1 leave most of a tile empty. Float32 coordinates are read as floats on both backends.
+  it('facet groups of 150 and of 1, and float32 coordinates', async () => {
+    const a = readJoinCollection(sceneDirectory(6, 30, true)), b = readJoinCollection(sceneDirectory(7, 30, true));
+    for (const groupSize of [150, 1])
+      for (const [name, predicate] of PREDICATES) await assertSameOnBoth(a, b, predicate, `${name}, groups of ${groupSize}`, groupSize);
+    const floats = (c: JoinCollection): JoinCollection => ({ ...c, positions: Float32Array.from(c.positions) });
+    assert.ok(floats(a).positions instanceof Float32Array);
+    for (const [name, predicate] of PREDICATES) await assertSameOnBoth(floats(a), floats(b), predicate, `${name}, float32`);
   });
 
   it('--method brute is refused on the GPU (exit 2)', () => {

@@ -1,16 +1,14 @@
-// xhd_join on the GPU: the shared filter (geometry/join.cpp) on host threads, then every kept group pair's
-// triangle pairs on the device, after 3DPipe's refinement: one thread block per group pair, one thread per
-// triangle pair (flattened, round robin), the block's best candidate reduced in shared memory with the same
-// order as the CPU (smallest distance, then triangle of a, then of b), and each object pair's best taken on
-// the host over its group pairs. Both collections' corners are uploaded once, in group order (doubles: the
-// exact routine runs over the input's coordinates); the group pairs go in chunks on two streams, so one
-// chunk's copies overlap the other's kernel and memory stays bounded whatever the number of pairs.
+// xhd_join on the GPU: the shared filter (geometry/join.cpp) on host threads, then every kept object pair
+// refined on the device by one thread block (join_refine.cuh), as the CPU refines it on one core: its group
+// pairs nearest first, stopping once they pass the best found. Both collections go to the device once, as the
+// caller gave them (vertices, triangles) with the grouping's order, group ranges and group boxes: about a
+// fifth of the bytes of each triangle's corners in double, which at 91M triangles took 6 s to build and copy.
+// The object pairs go in batches on two streams, each batch's group pairs and answers through pinned
+// buffers kept for the call, so one batch's copies overlap the other's kernel and memory stays bounded
+// whatever the number of pairs.
 //
-// Identical answers to the CPU: the CPU refines a pair's group pairs nearest first and stops early, the GPU
-// refines all of them; both take the minimum over a set that holds every triangle pair at the pair's exact
-// distance whenever that distance is within the threshold (join.h), with the same tie rule, and
-// triangle_pair_min is compiled without fused multiply-adds (--fmad=false), so the distances and points are
-// the same bits. k-NN: the CPU may leave pairs it proved too far empty; the k nearest are the same.
+// Identical answers to the CPU (join_refine.cuh says why), with the same tie rule. k-NN: the CPU may leave
+// pairs it proved too far empty; the GPU refines each pair alone; the k nearest are the same.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,79 +20,20 @@
 #include <vector>
 
 #include "../abi/elapsed.h"
+#include "../abi/host_phases.h"
 #include "../abi/parallel.h"
 #include "../abi/status_guard.h"
 #include "../geometry/join.h"
 #include "cuda_check.h"
 #include "device_session.h"
+#include "join_refine.cuh"
+#include "staged_upload.h"
 
 namespace xhd {
 
 namespace {
 
-constexpr int kJoinThreads = 128;
-constexpr uint64_t kItemsPerChunk = uint64_t(1) << 18;
-
-// One group pair to refine: its triangles' slots in the uploaded arrays, and how far a triangle pair may be.
-struct JoinItem {
-  uint64_t a_first, b_first;
-  uint32_t a_count, b_count;
-  double reach;  // limit + slack: triangle pairs whose plane bound passes it cannot be the answer
-};
-
-__device__ Corners3 load_corners(const double* c, uint64_t slot) {
-  Corners3 t;
-  const double* p = c + 9 * slot;
-  for (int k = 0; k < 3; ++k) t.v[k] = {p[3 * k], p[3 * k + 1], p[3 * k + 2]};
-  return t;
-}
-
-// The squared gap between the boxes of two triangles' corners (0 when they overlap).
-__device__ double corner_box_gap2(const Corners3& x, const Corners3& y) {
-  double s = 0.0;
-  for (int k = 0; k < 3; ++k) {
-    const double xl = fmin(dget(x.v[0], k), fmin(dget(x.v[1], k), dget(x.v[2], k)));
-    const double xh = fmax(dget(x.v[0], k), fmax(dget(x.v[1], k), dget(x.v[2], k)));
-    const double yl = fmin(dget(y.v[0], k), fmin(dget(y.v[1], k), dget(y.v[2], k)));
-    const double yh = fmax(dget(y.v[0], k), fmax(dget(y.v[1], k), dget(y.v[2], k)));
-    const double d = xl > yh ? xl - yh : (yl > xh ? yl - xh : 0.0);
-    s += d * d;
-  }
-  return s;
-}
-
-__global__ void refine_group_pairs(const JoinItem* items, const double* corners_a, const uint32_t* local_a,
-                                   const double* corners_b, const uint32_t* local_b, Candidate* out,
-                                   unsigned long long* tested) {
-  __shared__ Candidate best[kJoinThreads];
-  const JoinItem it = items[blockIdx.x];
-  Candidate mine = empty_candidate<false>();
-  unsigned long long count = 0;
-  const uint64_t total = static_cast<uint64_t>(it.a_count) * it.b_count;
-  const double reach2 = it.reach * it.reach;
-  for (uint64_t k = threadIdx.x; k < total; k += blockDim.x) {
-    const uint64_t i = it.a_first + k / it.b_count, j = it.b_first + k % it.b_count;
-    const Corners3 x = load_corners(corners_a, i), y = load_corners(corners_b, j);
-    if (corner_box_gap2(x, y) > reach2) continue;  // as the CPU's triangle boxes: a few operations
-    if (triangle_pair_lower2(x, y) > reach2) continue;
-    ++count;
-    Candidate c;
-    c.at = triangle_pair_min(x, y);
-    c.d2 = c.at.d2;
-    c.ta = local_a[i];
-    c.tb = local_b[j];
-    if (better_candidate<false>(c, mine)) mine = c;
-  }
-  best[threadIdx.x] = mine;
-  if (count > 0) atomicAdd(tested, count);
-  __syncthreads();
-  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s && better_candidate<false>(best[threadIdx.x + s], best[threadIdx.x]))
-      best[threadIdx.x] = best[threadIdx.x + s];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) out[blockIdx.x] = best[0];
-}
+constexpr uint64_t kGroupPairsPerBatch = uint64_t(1) << 20;
 
 // A device allocation freed with its owner, counted toward the call's peak.
 class DeviceArray {
@@ -145,22 +84,37 @@ class PinnedArray {
   T* p_ = nullptr;
 };
 
-// A collection's triangles on the device: corners (9 doubles a slot) and each slot's index in its object.
-struct DeviceSet {
-  std::unique_ptr<DeviceArray> corners, local;
+// Group pairs per batch; XHD_JOIN_CHUNK_ITEMS lowers it so that tests run many batches on small inputs.
+uint64_t batch_group_pairs() {
+  const char* v = std::getenv("XHD_JOIN_CHUNK_ITEMS");
+  if (v == nullptr) return kGroupPairsPerBatch;
+  const unsigned long long n = std::strtoull(v, nullptr, 10);
+  return n == 0 ? kGroupPairsPerBatch : static_cast<uint64_t>(n);
+}
+
+// One collection's arrays on the device (join_refine.cuh, DeviceJoinSet).
+struct DeviceSetArrays {
+  std::unique_ptr<DeviceArray> vertices, triangles, order, group_begin, group_box;
+  DeviceJoinSet view{};
 };
 
-// Group pairs per chunk; XHD_JOIN_CHUNK_ITEMS lowers it so that tests run many chunks on small inputs.
-uint64_t chunk_items() {
-  const char* v = std::getenv("XHD_JOIN_CHUNK_ITEMS");
-  if (v == nullptr) return kItemsPerChunk;
-  const unsigned long long n = std::strtoull(v, nullptr, 10);
-  return n == 0 ? kItemsPerChunk : static_cast<uint64_t>(n);
-}
+// Two streams' worth of batch buffers, host (pinned) and device, sized for `pairs` object pairs and `groups`
+// group pairs a batch.
+struct BatchBuffers {
+  BatchBuffers(uint64_t pairs, uint64_t groups, uint64_t& in_use, uint64_t& peak)
+      : items(pairs), group_pairs(groups), results(pairs),
+        d_items(pairs * sizeof(JoinPairItem), in_use, peak),
+        d_groups(groups * sizeof(GroupPair), in_use, peak),
+        d_results(pairs * sizeof(Candidate), in_use, peak) {}
+  PinnedArray<JoinPairItem> items;
+  PinnedArray<GroupPair> group_pairs;
+  PinnedArray<Candidate> results;
+  DeviceArray d_items, d_groups, d_results;
+};
 
 class GpuRefiner : public JoinRefiner {
  public:
-  GpuRefiner(int threads) : threads_(threads) {
+  explicit GpuRefiner(int threads) : threads_(threads) {
     for (cudaStream_t& s : streams_) XHD_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   }
   ~GpuRefiner() override {
@@ -173,100 +127,133 @@ class GpuRefiner : public JoinRefiner {
   void refine(const GroupedSet& a, const GroupedSet& b, const std::vector<PairWork>& pairs,
               std::vector<GroupPair>& groups, double slack, uint32_t, std::vector<Candidate>& best,
               JoinCounters& counters) override {
+    HostPhases phases("join-gpu");
     if (!uploaded_) {
       const auto start = std::chrono::steady_clock::now();
       upload(a, set_a_);
       if (&a != &b) upload(b, set_b_);
+      XHD_CUDA(cudaStreamSynchronize(streams_[0]));
       uploaded_ = true;
       upload_ms += elapsed_ms(start);
+      phases.mark("sets uploaded");
     }
-    const DeviceSet& db = &a == &b ? set_a_ : set_b_;
-    // Every kept group pair as an item, in the order of the pairs.
-    const uint64_t n = groups.size();
+    const DeviceJoinSet& db = &a == &b ? set_a_.view : set_b_.view;
     for (Candidate& c : best) c = empty_candidate<false>();
-    if (n == 0) return;
-    PinnedArray<JoinItem> items(n);
-    PinnedArray<Candidate> results(n);
-    std::vector<uint32_t> owner(n);
+    if (pairs.empty()) return;
+    // Each pair's group pairs nearest first, as the CPU visits them (the block stops at the first too far).
     parallel_blocks(pairs.size(), 64, threads_, [&](size_t begin, size_t end, int) {
-      for (size_t p = begin; p < end; ++p) {
-        const PairWork& w = pairs[p];
-        for (uint64_t g = w.first; g < w.first + w.count; ++g) {
-          const GroupPair& gp = groups[g];
-          JoinItem it;
-          it.a_first = a.group_begin[gp.ga];
-          it.a_count = static_cast<uint32_t>(a.group_begin[gp.ga + 1] - it.a_first);
-          it.b_first = b.group_begin[gp.gb];
-          it.b_count = static_cast<uint32_t>(b.group_begin[gp.gb + 1] - it.b_first);
-          it.reach = w.limit + slack;
-          items.data()[g] = it;
-          owner[g] = static_cast<uint32_t>(p);
-        }
-      }
+      for (size_t p = begin; p < end; ++p)
+        std::sort(groups.begin() + pairs[p].first, groups.begin() + pairs[p].first + pairs[p].count,
+                  [](const GroupPair& x, const GroupPair& y) {
+                    return x.gap != y.gap ? x.gap < y.gap : (x.ga != y.ga ? x.ga < y.ga : x.gb < y.gb);
+                  });
     });
-    const uint64_t per_chunk = std::min(n, chunk_items());
-    DeviceArray d_items0(per_chunk * sizeof(JoinItem), in_use_, peak),
-        d_items1(per_chunk * sizeof(JoinItem), in_use_, peak);
-    DeviceArray d_out0(per_chunk * sizeof(Candidate), in_use_, peak),
-        d_out1(per_chunk * sizeof(Candidate), in_use_, peak);
-    DeviceArray d_tested(sizeof(unsigned long long), in_use_, peak);
-    XHD_CUDA(cudaMemset(d_tested.as<void>(), 0, sizeof(unsigned long long)));
-    const DeviceArray* d_items[2] = {&d_items0, &d_items1};
-    const DeviceArray* d_out[2] = {&d_out0, &d_out1};
-    for (uint64_t first = 0, chunk = 0; first < n; first += per_chunk, ++chunk) {
-      const uint64_t count = std::min(per_chunk, n - first);
-      const int s = static_cast<int>(chunk % 2);
-      XHD_CUDA(cudaMemcpyAsync(d_items[s]->as<JoinItem>(), items.data() + first, count * sizeof(JoinItem),
-                               cudaMemcpyHostToDevice, streams_[s]));
-      refine_group_pairs<<<static_cast<unsigned>(count), kJoinThreads, 0, streams_[s]>>>(
-          d_items[s]->as<JoinItem>(), set_a_.corners->as<double>(), set_a_.local->as<uint32_t>(),
-          db.corners->as<double>(), db.local->as<uint32_t>(), d_out[s]->as<Candidate>(),
-          d_tested.as<unsigned long long>());
-      XHD_CUDA_LAUNCHED("refine_group_pairs");
-      XHD_CUDA(cudaMemcpyAsync(results.data() + first, d_out[s]->as<Candidate>(), count * sizeof(Candidate),
-                               cudaMemcpyDeviceToHost, streams_[s]));
+    phases.mark("group pairs sorted");
+    // Batches of whole pairs, each up to per_batch group pairs (a larger pair alone).
+    const uint64_t per_batch = batch_group_pairs();
+    std::vector<size_t> batch_start{0};
+    uint64_t in_batch = 0, widest = 0, most_pairs = 0;
+    for (size_t p = 0; p < pairs.size(); ++p) {
+      if (in_batch > 0 && in_batch + pairs[p].count > per_batch) {
+        most_pairs = std::max<uint64_t>(most_pairs, p - batch_start.back());
+        widest = std::max(widest, in_batch);
+        batch_start.push_back(p);
+        in_batch = 0;
+      }
+      in_batch += pairs[p].count;
     }
-    for (cudaStream_t st : streams_) XHD_CUDA(cudaStreamSynchronize(st));
+    most_pairs = std::max<uint64_t>(most_pairs, pairs.size() - batch_start.back());
+    widest = std::max(widest, in_batch);
+    batch_start.push_back(pairs.size());
+    if (!buffers_[0] || pairs_capacity_ < most_pairs || groups_capacity_ < widest) {
+      for (auto& buffer : buffers_) buffer.reset();
+      pairs_capacity_ = std::max(pairs_capacity_, most_pairs);
+      groups_capacity_ = std::max(groups_capacity_, widest);
+      for (auto& buffer : buffers_)
+        buffer = std::make_unique<BatchBuffers>(pairs_capacity_, groups_capacity_, in_use_, peak);
+    }
+    if (!tested_) {
+      tested_ = std::make_unique<DeviceArray>(sizeof(unsigned long long), in_use_, peak);
+      XHD_CUDA(cudaMemset(tested_->as<void>(), 0, sizeof(unsigned long long)));
+    }
+    phases.mark("batch buffers");
+
+    const size_t batches = batch_start.size() - 1;
+    auto harvest = [&](size_t k) {  // batch k's answers, once its stream is done
+      BatchBuffers& buf = *buffers_[k % 2];
+      XHD_CUDA(cudaStreamSynchronize(streams_[k % 2]));
+      std::memcpy(best.data() + batch_start[k], buf.results.data(),
+                  (batch_start[k + 1] - batch_start[k]) * sizeof(Candidate));
+    };
+    for (size_t k = 0; k < batches; ++k) {
+      if (k >= 2) harvest(k - 2);
+      BatchBuffers& buf = *buffers_[k % 2];
+      const size_t p0 = batch_start[k], p1 = batch_start[k + 1];
+      uint64_t placed = 0;
+      for (size_t p = p0; p < p1; ++p) {
+        const PairWork& w = pairs[p];
+        JoinPairItem& item = buf.items.data()[p - p0];
+        item.first = placed;
+        item.count = w.count;
+        item.limit = w.limit;
+        item.a_face0 = a.set.object_faces[w.a];
+        item.b_face0 = b.set.object_faces[w.b];
+        std::memcpy(buf.group_pairs.data() + placed, groups.data() + w.first, w.count * sizeof(GroupPair));
+        placed += w.count;
+      }
+      const cudaStream_t s = streams_[k % 2];
+      XHD_CUDA(cudaMemcpyAsync(buf.d_items.as<JoinPairItem>(), buf.items.data(), (p1 - p0) * sizeof(JoinPairItem),
+                               cudaMemcpyHostToDevice, s));
+      XHD_CUDA(cudaMemcpyAsync(buf.d_groups.as<GroupPair>(), buf.group_pairs.data(), placed * sizeof(GroupPair),
+                               cudaMemcpyHostToDevice, s));
+      refine_object_pairs<<<static_cast<unsigned>(p1 - p0), kJoinThreads, 0, s>>>(
+          buf.d_items.as<JoinPairItem>(), buf.d_groups.as<GroupPair>(), set_a_.view, db, slack,
+          buf.d_results.as<Candidate>(), tested_->as<unsigned long long>());
+      XHD_CUDA_LAUNCHED("refine_object_pairs");
+      XHD_CUDA(cudaMemcpyAsync(buf.results.data(), buf.d_results.as<Candidate>(), (p1 - p0) * sizeof(Candidate),
+                               cudaMemcpyDeviceToHost, s));
+    }
+    for (size_t k = batches >= 2 ? batches - 2 : 0; k < batches; ++k) harvest(k);
+    phases.mark("batches refined");
     unsigned long long tested = 0;
     const auto start = std::chrono::steady_clock::now();
-    XHD_CUDA(cudaMemcpy(&tested, d_tested.as<void>(), sizeof(tested), cudaMemcpyDeviceToHost));
+    XHD_CUDA(cudaMemcpy(&tested, tested_->as<void>(), sizeof(tested), cudaMemcpyDeviceToHost));
+    XHD_CUDA(cudaMemset(tested_->as<void>(), 0, sizeof(unsigned long long)));
     download_ms += elapsed_ms(start);
     counters.triangle_pairs += tested;
-    // Each object pair's best over its group pairs, in the CPU's order.
-    for (uint64_t g = 0; g < n; ++g)
-      if (better_candidate<false>(results.data()[g], best[owner[g]])) best[owner[g]] = results.data()[g];
   }
 
  private:
-  void upload(const GroupedSet& s, DeviceSet& d) {
-    const uint64_t n = s.order.size();
-    std::vector<double> corners(9 * n);
-    std::vector<uint32_t> local(n);
-    parallel_blocks(s.set.objects, 64, threads_, [&](size_t begin, size_t end, int) {
-      for (size_t o = begin; o < end; ++o)
-        for (uint64_t slot = s.set.object_faces[o]; slot < s.set.object_faces[o + 1]; ++slot) {
-          const uint64_t t = s.order[slot];
-          const Corners3 c = s.set.corners(t);
-          for (int k = 0; k < 3; ++k) {
-            corners[9 * slot + 3 * k] = c.v[k].x;
-            corners[9 * slot + 3 * k + 1] = c.v[k].y;
-            corners[9 * slot + 3 * k + 2] = c.v[k].z;
-          }
-          local[slot] = static_cast<uint32_t>(t - s.set.object_faces[o]);
-        }
-    });
-    d.corners = std::make_unique<DeviceArray>(corners.size() * sizeof(double), in_use_, peak);
-    d.local = std::make_unique<DeviceArray>(local.size() * sizeof(uint32_t), in_use_, peak);
-    XHD_CUDA(
-        cudaMemcpy(d.corners->as<void>(), corners.data(), corners.size() * sizeof(double), cudaMemcpyHostToDevice));
-    XHD_CUDA(cudaMemcpy(d.local->as<void>(), local.data(), local.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  // A collection's arrays, straight from the caller's and the grouping's memory through the pinned stages.
+  void upload(const GroupedSet& s, DeviceSetArrays& d) {
+    const JoinSetView& v = s.set;
+    const uint64_t triangles = v.object_faces[v.objects], groups = s.group_box.size();
+    const size_t vertex_bytes = 3 * v.vertex_count * (v.f64 != nullptr ? sizeof(double) : sizeof(float));
+    auto put = [&](std::unique_ptr<DeviceArray>& to, const void* from, size_t bytes) {
+      to = std::make_unique<DeviceArray>(bytes, in_use_, peak);
+      if (bytes > 0) copy_to_device(to->as<void>(), from, bytes, streams_[0]);
+    };
+    put(d.vertices, v.f64 != nullptr ? static_cast<const void*>(v.f64) : static_cast<const void*>(v.f32), vertex_bytes);
+    put(d.triangles, v.triangles, 3 * triangles * sizeof(uint32_t));
+    put(d.order, s.order.data(), triangles * sizeof(uint64_t));
+    put(d.group_begin, s.group_begin.data(), (groups + 1) * sizeof(uint64_t));
+    put(d.group_box, s.group_box.data(), groups * sizeof(DBox));
+    d.view.v64 = v.f64 != nullptr ? d.vertices->as<double>() : nullptr;
+    d.view.v32 = v.f64 != nullptr ? nullptr : d.vertices->as<float>();
+    d.view.triangles = d.triangles->as<uint32_t>();
+    d.view.order = d.order->as<uint64_t>();
+    d.view.group_begin = d.group_begin->as<uint64_t>();
+    d.view.group_box = d.group_box->as<DBox>();
   }
 
   int threads_;
   cudaStream_t streams_[2] = {nullptr, nullptr};
   bool uploaded_ = false;
   uint64_t in_use_ = 0;
-  DeviceSet set_a_, set_b_;
+  DeviceSetArrays set_a_, set_b_;
+  std::unique_ptr<BatchBuffers> buffers_[2];
+  uint64_t pairs_capacity_ = 0, groups_capacity_ = 0;
+  std::unique_ptr<DeviceArray> tested_;
 };
 
 }  // namespace
