@@ -141,10 +141,8 @@ void candidate_groups(const GroupedSet& A, const GroupedSet& B, uint64_t a, uint
   const double reach = t + slack;
   near_a.clear();
   near_b.clear();
-  for (uint64_t g = A.object_group[a]; g < A.object_group[a + 1]; ++g)
-    if (box_gap(A.group_box[g], B.object_box[b]) <= reach) near_a.push_back(g);
-  for (uint64_t g = B.object_group[b]; g < B.object_group[b + 1]; ++g)
-    if (box_gap(B.group_box[g], A.object_box[a]) <= reach) near_b.push_back(g);
+  groups_near(A, a, B.object_box[b], reach, [&](uint64_t g) { near_a.push_back(g); });
+  groups_near(B, b, A.object_box[a], reach, [&](uint64_t g) { near_b.push_back(g); });
   if (near_a.empty() || near_b.empty()) return;
   double upper = point_distance(A.object_anchor[a], B.object_anchor[b]);
   const size_t first = groups.size();

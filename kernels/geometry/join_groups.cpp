@@ -98,6 +98,21 @@ void split(std::vector<Centroid>& items, size_t begin, size_t end, size_t size, 
   split(items, mid, end, size, ends);
 }
 
+// Fills the preorder node boxes of groups [first, first + count) of one object (join_groups.h, groups_near)
+// at nodes, returning the root's box.
+DBox build_group_tree(DBox* nodes, const DBox* group_box, uint64_t first, uint64_t count) {
+  if (count == 1) return nodes[0] = group_box[first];
+  const uint64_t half = count / 2;
+  const DBox left = build_group_tree(nodes + 1, group_box, first, half);
+  const DBox right = build_group_tree(nodes + 2 * half, group_box, first + half, count - half);
+  DBox box;
+  for (int k = 0; k < 3; ++k) {
+    box.lo[k] = std::min(left.lo[k], right.lo[k]);
+    box.hi[k] = std::max(left.hi[k], right.hi[k]);
+  }
+  return nodes[0] = box;
+}
+
 }  // namespace
 
 void group_join_set(const xhd_join_set& in, const char* name, uint32_t group_size, int threads, GroupedSet& out) {
@@ -160,6 +175,7 @@ void group_join_set(const xhd_join_set& in, const char* name, uint32_t group_siz
   out.group_box.resize(groups);
   out.slot_box.resize(triangles);
   out.group_anchor.resize(groups);
+  out.node_box.resize(2 * groups - objects);
   phases.mark("group arrays");
   // Anchors: the vertex nearest the box's centre (ties to the first seen), of each group and each object.
   parallel_blocks(objects, 16, threads, [&](size_t begin, size_t end, int) {
@@ -188,6 +204,8 @@ void group_join_set(const xhd_join_set& in, const char* name, uint32_t group_siz
             if (dobj < o_best) o_best = dobj, out.object_anchor[o] = p;
           }
       }
+      const uint64_t g0 = out.object_group[o];
+      build_group_tree(out.node_box.data() + (2 * g0 - o), out.group_box.data(), g0, out.object_group[o + 1] - g0);
     }
   });
   phases.mark("boxes and anchors");

@@ -63,10 +63,40 @@ struct GroupedSet {
   UninitLargeVector<DBox> group_box;
   UninitLargeVector<Dvec3> group_anchor;
   UninitLargeVector<DBox> slot_box;  // each triangle's box, by its slot in order
+  // Each object's groups as the leaves of the binary tree their median splits made (groups_near): object o's
+  // 2 n - 1 node boxes (n its groups) start at 2 object_group[o] - o, in preorder.
+  UninitLargeVector<DBox> node_box;
   std::vector<DBox> object_box;
   std::vector<Dvec3> object_anchor;
   double largest_coordinate = 0.0;  // over the set's triangles' corners
 };
+
+// Calls visit(g) for each group g of object o whose box lies within reach of q (box_gap(group_box[g], q) <=
+// reach), in increasing order. The tree over the object's groups [lo, hi) halves them, left n / 2 first, as
+// the median splits did, so its nodes are compact; a node's box holds its groups' boxes and box_gap, rounding
+// included, never shrinks as a box grows, so a node too far has no group within reach.
+template <class Visit>
+void groups_near(const GroupedSet& s, uint64_t o, const DBox& q, double reach, Visit visit) {
+  const uint64_t g0 = s.object_group[o], groups = s.object_group[o + 1] - g0;
+  const DBox* nodes = s.node_box.data() + (2 * g0 - o);
+  struct Entry {
+    uint64_t first, count, node;
+  };
+  Entry stack[130];  // one entry a level and one more: at most 65 for 2^64 groups
+  int top = 0;
+  stack[top++] = {0, groups, 0};
+  while (top > 0) {
+    const Entry e = stack[--top];
+    if (!(box_gap(nodes[e.node], q) <= reach)) continue;
+    if (e.count == 1) {
+      visit(g0 + e.first);
+      continue;
+    }
+    const uint64_t half = e.count / 2;
+    stack[top++] = {e.first + half, e.count - half, e.node + 2 * half};
+    stack[top++] = {e.first, half, e.node + 1};
+  }
+}
 
 // Checks the set (offsets, indices, coordinates; an object without triangles is refused by its index) and
 // groups it: each object's triangles are split at the median centroid along the longest side of their
