@@ -138,19 +138,23 @@ bool skipped_pair(bool self, int32_t predicate, uint64_t a, uint64_t b) {
 void candidate_groups(const GroupedSet& A, const GroupedSet& B, uint64_t a, uint64_t b, double t, double slack,
                       std::vector<GroupPair>& groups, std::vector<PairWork>& pairs, std::vector<uint64_t>& near_a,
                       std::vector<uint64_t>& near_b) {
-  const double reach = t + slack;
+  // Only group pairs within min(t, upper) + slack are kept in the end, and upper only falls: the reach is
+  // that bound as it stands (a group pair skipped for it lies farther than its own anchors' distance could
+  // lower upper to, up to rounding, which at worst keeps upper a little larger: a valid bound all the same).
+  double upper = point_distance(A.object_anchor[a], B.object_anchor[b]);
+  double reach = std::min(t, upper) + slack;
   near_a.clear();
   near_b.clear();
   groups_near(A, a, B.object_box[b], reach, [&](uint64_t g) { near_a.push_back(g); });
   groups_near(B, b, A.object_box[a], reach, [&](uint64_t g) { near_b.push_back(g); });
   if (near_a.empty() || near_b.empty()) return;
-  double upper = point_distance(A.object_anchor[a], B.object_anchor[b]);
   const size_t first = groups.size();
   for (uint64_t ga : near_a)
     for (uint64_t gb : near_b) {
       const double gap = box_gap(A.group_box[ga], B.group_box[gb]);
       if (!(gap <= reach)) continue;
       upper = std::min(upper, point_distance(A.group_anchor[ga], B.group_anchor[gb]));
+      reach = std::min(t, upper) + slack;
       groups.push_back({gap, ga, gb});
     }
   const double limit = std::min(t, upper);
