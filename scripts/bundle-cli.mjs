@@ -37,7 +37,12 @@ rmSync(outdir, { recursive: true, force: true });
 const result = await esbuild.build({
   // The batch's lane worker too (src/jobs/batch-lanes-in-workers.ts): each lane's thread then loads one file and
   // the chunks it shares with main.mjs, not about a hundred modules.
-  entryPoints: { main: entry, 'batch-lane-worker': join(root, 'dist', 'src', 'jobs', 'batch-lane-worker.js') },
+  entryPoints: {
+    main: entry,
+    'batch-lane-worker': join(root, 'dist', 'src', 'jobs', 'batch-lane-worker.js'),
+    // The threads reading a join collection's files (src/io/read-geometries.ts), likewise.
+    'mesh-read-worker': join(root, 'dist', 'src', 'io', 'mesh-read-worker.js'),
+  },
   outdir,
   outExtension: { '.js': '.mjs' },
   splitting: true,

@@ -11,6 +11,7 @@ import { basename, dirname, extname, isAbsolute, join as joinPath } from 'node:p
 import { InputError, UsageError } from '../core/errors.js';
 import type { Coordinates } from './geometry.js';
 import { readGeometry } from './read.js';
+import { readGeometries, type ReadOutcome } from './read-geometries.js';
 import { isManifestPath, readManifest } from './join-manifest.js';
 import { connectedComponents } from './mesh-components.js';
 import { objGroupOfTriangles } from './obj-groups.js';
@@ -69,38 +70,63 @@ function hasFaces(g: Geometry): boolean {
   return g.triangles !== undefined && g.triangles.length > 0;
 }
 
-function directoryParts(dir: string): Part[] {
+/** A collection's file (a directory's, a manifest's line), before it is read: a check failed here comes first. */
+interface FileEntry {
+  id: string;
+  source: string;
+  path: string;
+  /** Why this entry is refused before its file is read (an id repeated, a file missing), if it is. */
+  refused?: InputError;
+  blame: () => InputError;
+}
+
+function directoryEntries(dir: string): FileEntry[] {
   const names = readdirSync(dir).filter((n) => MESH_EXTENSIONS.has(extname(n).toLowerCase())).sort();
   if (names.length === 0) throw new InputError(dir, {}, 'the directory holds no mesh files (.off, .ply, .obj, .stl)');
   const seen = new Map<string, string>();
   return names.map((name) => {
     const id = basename(name, extname(name));
-    const other = seen.get(id);
-    if (other !== undefined) throw new InputError(joinPath(dir, name), {}, `its id '${id}' repeats that of ${joinPath(dir, other)}`);
-    seen.set(id, name);
     const path = joinPath(dir, name);
-    const geometry = readGeometry(path);
-    return { id, source: path, geometry, faces: null, blame: () => new InputError(path, {}, 'has no faces: a join object must be a triangle mesh') };
+    const other = seen.get(id);
+    const refused = other !== undefined ? new InputError(path, {}, `its id '${id}' repeats that of ${joinPath(dir, other)}`) : undefined;
+    if (other === undefined) seen.set(id, name);
+    return { id, source: path, path, refused, blame: () => new InputError(path, {}, 'has no faces: a join object must be a triangle mesh') };
   });
 }
 
-function manifestParts(manifest: string): Part[] {
+function manifestEntries(manifest: string): FileEntry[] {
   const entries = readManifest(manifest);
   const base = dirname(manifest);
   const seen = new Map<string, number>();
   return entries.map((e) => {
     const id = e.id ?? e.path;
     const before = seen.get(id);
-    if (before !== undefined) throw new InputError(manifest, { line: e.line }, `id '${id}' repeats line ${before}`);
-    seen.set(id, e.line);
     const path = isAbsolute(e.path) ? e.path : joinPath(base, e.path);
-    if (!exists(path)) throw new InputError(manifest, { line: e.line }, `${e.path}: no such file`);
-    const geometry = readGeometry(path);
+    let refused: InputError | undefined;
+    if (before !== undefined) refused = new InputError(manifest, { line: e.line }, `id '${id}' repeats line ${before}`);
+    else if (!exists(path)) refused = new InputError(manifest, { line: e.line }, `${e.path}: no such file`);
+    if (before === undefined) seen.set(id, e.line);
     return {
-      id, source: `${manifest}:${e.line}`, geometry, faces: null,
+      id, source: `${manifest}:${e.line}`, path, refused,
       blame: () => new InputError(manifest, { line: e.line }, `${e.path} has no faces: a join object must be a triangle mesh`),
     };
   });
+}
+
+/** The entries' parts, from their read outcomes: the first refusal or read error, in the entries' order, is thrown. */
+function entryParts(entries: FileEntry[], read: (i: number) => ReadOutcome): Part[] {
+  return entries.map((e, i) => {
+    if (e.refused !== undefined) throw e.refused;
+    const outcome = read(i);
+    if ('error' in outcome) throw outcome.error;
+    return { id: e.id, source: e.source, geometry: outcome.geometry, faces: null, blame: e.blame };
+  });
+}
+
+/** The entries read up to the first one refused (a serial read stops there; reading past it would waste time). */
+function entriesToRead(entries: FileEntry[]): string[] {
+  const refused = entries.findIndex((e) => e.refused !== undefined);
+  return entries.slice(0, refused < 0 ? entries.length : refused).map((e) => e.path);
 }
 
 function fileParts(path: string, split: ObjectSplit): Part[] {
@@ -116,11 +142,39 @@ function fileParts(path: string, split: ObjectSplit): Part[] {
   return groups.map((g) => ({ id: `${name}#${g.name}`, source: path, geometry, faces: g.triangles, blame }));
 }
 
-/** Reads a collection; every problem is an InputError (exit 2) naming the file and, for manifests, the line. */
-export function readJoinCollection(path: string, split: ObjectSplit = 'components'): JoinCollection {
+function collectionKind(path: string): JoinCollection['kind'] {
   if (!isDirectory(path) && !exists(path)) throw new InputError(path, {}, 'no such file or directory');
-  const kind = isDirectory(path) ? 'directory' : isManifestPath(path) ? 'manifest' : 'file';
-  const parts = kind === 'directory' ? directoryParts(path) : kind === 'manifest' ? manifestParts(path) : fileParts(path, split);
+  return isDirectory(path) ? 'directory' : isManifestPath(path) ? 'manifest' : 'file';
+}
+
+/** Reads a collection on this thread; every problem is an InputError (exit 2) naming the file and, for manifests, the line. */
+export function readJoinCollection(path: string, split: ObjectSplit = 'components'): JoinCollection {
+  const kind = collectionKind(path);
+  if (kind === 'file') return assemble(path, kind, fileParts(path, split));
+  const entries = kind === 'directory' ? directoryEntries(path) : manifestEntries(path);
+  return assemble(path, kind, entryParts(entries, (i) => {
+    try {
+      return { geometry: readGeometry(entries[i].path) };
+    } catch (err) {
+      return { error: err as Error };
+    }
+  }));
+}
+
+/**
+ * readJoinCollection with a directory's or a manifest's files read on up to `threads` threads (read-geometries.ts):
+ * the same collection, or the same error.
+ */
+export async function readJoinCollectionAsync(path: string, split: ObjectSplit = 'components', threads?: number): Promise<JoinCollection> {
+  const kind = collectionKind(path);
+  if (kind === 'file') return assemble(path, kind, fileParts(path, split));
+  const entries = kind === 'directory' ? directoryEntries(path) : manifestEntries(path);
+  const outcomes = await readGeometries(entriesToRead(entries), threads);
+  return assemble(path, kind, entryParts(entries, (i) => outcomes[i]));
+}
+
+/** One collection from its parts, ordered by id, in the layout the library takes. */
+function assemble(path: string, kind: JoinCollection['kind'], parts: Part[]): JoinCollection {
   for (const p of parts) if (!hasFaces(p.geometry) || (p.faces !== null && p.faces.length === 0)) throw p.blame();
   parts.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
 

@@ -4,7 +4,7 @@ import { realpathSync } from 'node:fs';
 
 import { formatCount } from '../core/counts.js';
 import { silentProgress, type ProgressFactory } from '../core/progress.js';
-import { readJoinCollection, type JoinCollection, type ObjectSplit } from '../io/join-collection.js';
+import { readJoinCollectionAsync, type JoinCollection, type ObjectSplit } from '../io/join-collection.js';
 import { type BackendChoice, type DeviceInfo } from '../ops/backends.js';
 import { spatialJoin, type JoinMethod, type JoinPredicate } from '../ops/join.js';
 
@@ -73,10 +73,10 @@ export async function joinFiles(pathA: string, pathB: string, options: JoinRunOp
   const bar = (options.progress ?? silentProgress)('join');
   try {
     bar.status(`reading ${pathA}`);
-    const a = readJoinCollection(pathA, options.objects);
+    const a = await readJoinCollectionAsync(pathA, options.objects, options.threads);
     const selfJoin = samePath(pathA, pathB);
     bar.status(selfJoin ? 'self-join' : `reading ${pathB}`);
-    const b = selfJoin ? a : readJoinCollection(pathB, options.objects);
+    const b = selfJoin ? a : await readJoinCollectionAsync(pathB, options.objects, options.threads);
     const readMs = performance.now() - started;
     bar.status(`joining ${formatCount(a.objects.length)} × ${formatCount(b.objects.length)} objects`);
     const stats = await spatialJoin(a, selfJoin ? null : b, {
