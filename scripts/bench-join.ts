@@ -3,15 +3,19 @@
 // distance as the CPU peer where libfcl-dev is installed. Prints a markdown report on stdout.
 //
 //   scripts/bench-join [--vessels N] [--nuclei M] [--within D] [--knn K] [--cad N] [--sides cpu,cuda]
-//                      [--threads T] [--runs R] [--meshes DIR] [--group-size G]
+//                      [--threads T] [--runs R] [--meshes DIR] [--group-size G] [--files F]
 //
 // Defaults are sized for a small VM (10 vessels × 2,000 nuclei: the paper's 200 nuclei per vessel); the
 // paper's NV is --vessels 1000 --nuclei 200000. Each measurement is the median of --runs runs of one join
 // call (the first also reads its pairs out, to compare the CPU's and the GPU's; the others only count them).
-import { availableParallelism, cpus, totalmem } from 'node:os';
+// --files F also writes F of the nuclei as OFF files into a temporary directory and times reading them as a
+// collection (`xhd join DIR …` does) on one thread and on every core.
+import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { readJoinCollection, readJoinCollectionAsync, type JoinCollection } from '../src/io/join-collection.js';
 import { cudaDevice, probeBackend } from '../src/ops/backends.js';
 import { spatialJoin, type JoinObjects, type JoinPredicate, type JoinStats } from '../src/ops/join.js';
 import { cadParts, nuclei, objectCount, readShape, triangleCount, vessels } from './bench/join-datasets.js';
@@ -29,12 +33,13 @@ interface Settings {
   runs: number;
   meshes: string;
   groupSize?: number;
+  files: number;
 }
 
 function parseSettings(argv: string[]): Settings {
   const s: Settings = {
     vessels: 10, nuclei: 2000, within: 50, knn: 10, cad: 300, sides: ['cpu', 'cuda', 'fcl'], threads: availableParallelism(), runs: 3,
-    meshes: join(ROOT, '..', 'shared', 'data', 'meshes'),
+    meshes: join(ROOT, '..', 'shared', 'data', 'meshes'), files: 0,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i], value = argv[i + 1];
@@ -55,8 +60,9 @@ function parseSettings(argv: string[]): Settings {
       case '--sides': s.sides = value.split(','); i++; break;
       case '--meshes': s.meshes = value; i++; break;
       case '--group-size': s.groupSize = number(); break;
+      case '--files': s.files = number(); break;
       case '--help':
-        process.stdout.write('scripts/bench-join [--vessels N] [--nuclei M] [--within D] [--knn K] [--cad N] [--sides cpu,cuda,fcl] [--threads T] [--runs R] [--meshes DIR] [--group-size G]\n');
+        process.stdout.write('scripts/bench-join [--vessels N] [--nuclei M] [--within D] [--knn K] [--cad N] [--sides cpu,cuda,fcl] [--threads T] [--runs R] [--meshes DIR] [--group-size G] [--files F]\n');
         process.exit(0);
       default: throw new Error(`unknown flag ${flag}`);
     }
@@ -87,6 +93,55 @@ async function measure(a: JoinObjects, b: JoinObjects | null, predicate: JoinPre
   runs.sort((x, y) => x.ms - y.ms);
   const middle = runs[Math.floor((runs.length - 1) / 2)];
   return { ms: middle.ms, stats: middle.stats, pairs: lines.join('\n') };
+}
+
+/** Objects [0, count) of a collection as OFF files, one each, named so that they sort in object order. */
+function writeObjects(c: JoinObjects, count: number, dir: string): void {
+  const digits = String(count).length;
+  for (let o = 0; o < count; o++) {
+    const f0 = Number(c.objectFaces[o]), f1 = Number(c.objectFaces[o + 1]);
+    const used = new Map<number, number>();
+    const lines: string[] = [];
+    const faces: string[] = [];
+    for (let t = f0; t < f1; t++) {
+      const corner = [0, 1, 2].map((k) => {
+        const v = c.triangles[3 * t + k];
+        if (!used.has(v)) {
+          used.set(v, used.size);
+          lines.push(`${c.positions[3 * v]} ${c.positions[3 * v + 1]} ${c.positions[3 * v + 2]}`);
+        }
+        return used.get(v);
+      });
+      faces.push(`3 ${corner.join(' ')}`);
+    }
+    writeFileSync(join(dir, `n${String(o).padStart(digits, '0')}.off`), `OFF\n${used.size} ${f1 - f0} 0\n${lines.join('\n')}\n${faces.join('\n')}\n`);
+  }
+}
+
+function sameCollection(x: JoinCollection, y: JoinCollection): boolean {
+  const equal = (p: ArrayLike<number | bigint>, q: ArrayLike<number | bigint>) => p.length === q.length && Array.prototype.every.call(p, (v: number | bigint, i: number) => Object.is(v, q[i]));
+  return x.objects.length === y.objects.length && x.objects.every((o, i) => o.id === y.objects[i].id) &&
+    equal(x.positions, y.positions) && equal(x.triangles, y.triangles) && equal(x.objectFaces, y.objectFaces);
+}
+
+/** Reading `count` nuclei as a directory of OFF files: one thread, then s.threads. */
+async function readingRow(N: JoinObjects, s: Settings): Promise<string> {
+  const count = Math.min(s.files, objectCount(N));
+  const dir = mkdtempSync(join(tmpdir(), 'xhd-bench-join-'));
+  try {
+    writeObjects(N, count, dir);
+    let start = performance.now();
+    const serial = readJoinCollection(dir);
+    const serialMs = performance.now() - start;
+    start = performance.now();
+    const parallel = await readJoinCollectionAsync(dir, 'components', s.threads);
+    const parallelMs = performance.now() - start;
+    if (!sameCollection(serial, parallel)) throw new Error('the collection read on threads differs from the one read on one thread');
+    return `Reading ${count.toLocaleString('en-US')} nuclei as OFF files (\`xhd join DIR\`'s reader): one thread ${fmt(serialMs)}, ` +
+      `${s.threads} threads ${fmt(parallelMs)} (${(serialMs / parallelMs).toFixed(1)}×); the same collection.`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function fmt(ms: number): string {
@@ -140,6 +195,9 @@ async function main(): Promise<void> {
     log(`  ${rows[rows.length - 1]}`);
   }
 
+  const reading = s.files > 0 ? await readingRow(N, s) : '';
+  if (reading) log(reading);
+
   let commit = 'unknown';
   try {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
@@ -158,6 +216,7 @@ async function main(): Promise<void> {
     '| --- | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
     '',
+    ...(reading ? [reading, ''] : []),
   ];
   process.stdout.write(out.join('\n'));
 }
