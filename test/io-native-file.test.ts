@@ -1,5 +1,7 @@
 // Whole files read by the native reader (xhd_read_file, pieces on every core): the same bytes as Node's
 // own read, across piece boundaries and at odd sizes, still placed so that a PLY body starts 8-byte aligned.
+// readInputFile takes a file from its 64 KiB probe (sizes 0 to 4095 below), reads one of up to 4 MiB with one
+// call (4 MiB - 1) and a larger one natively (9 MiB + 3): every path gives the same bytes.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -72,6 +72,9 @@ export function readInputFile(path: string, expected: string): Uint8Array {
   }
 }
 
+/** Files up to this size are read with one read call (xhd_read_file's pieces are 4 MiB). */
+const NATIVE_READ_FROM = 4 << 20;
+
 /** How far into the file the header is looked for, to align the body that follows it. */
 const HEADER_PROBE_BYTES = 64 * 1024;
 
@@ -88,7 +91,14 @@ function readWhole(path: string, size: number): Uint8Array {
     const storage = Buffer.allocUnsafeSlow(size + 7);
     const shift = (8 - ((storage.byteOffset + bodyStart) % 8)) % 8;
     const bytes = storage.subarray(shift, shift + size);
-    const native = nativeReader();
+    // A file the probe holds whole is not read again; one of a single native piece or less is read here: the
+    // native reader's parallel pieces cannot help it, and threads reading thousands of small files at once
+    // (a join collection, read-geometries.ts) would queue on its shared pool.
+    if (probed === size) {
+      bytes.set(probe.subarray(0, probed));
+      return bytes;
+    }
+    const native = size > NATIVE_READ_FROM ? nativeReader() : undefined;
     if (native) return bytes.subarray(0, readNatively(native, path, bytes));
     let filled = 0;
     while (filled < size) {
