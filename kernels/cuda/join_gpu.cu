@@ -7,12 +7,13 @@
 // buffers kept for the call, so one batch's copies overlap the other's kernel and memory stays bounded
 // whatever the number of pairs.
 //
-// Identical answers to the CPU (join_refine.cuh says why), with the same tie rule. k-NN: the CPU may leave
-// pairs it proved too far empty; the GPU refines each pair alone; the k nearest are the same.
+// Identical answers to the CPU (join_refine.cuh says why), with the same tie rule. k-NN: both leave pairs they
+// proved too far empty, each by its own bound (refine_nearest); the k nearest are the same.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -125,7 +126,7 @@ class GpuRefiner : public JoinRefiner {
   uint64_t peak = 0;
 
   void refine(const GroupedSet& a, const GroupedSet& b, const std::vector<PairWork>& pairs,
-              std::vector<GroupPair>& groups, double slack, uint32_t, std::vector<Candidate>& best,
+              std::vector<GroupPair>& groups, double slack, uint32_t knn, std::vector<Candidate>& best,
               JoinCounters& counters) override {
     HostPhases phases("join-gpu");
     if (!uploaded_) {
@@ -137,7 +138,6 @@ class GpuRefiner : public JoinRefiner {
       upload_ms += elapsed_ms(start);
       phases.mark("sets uploaded");
     }
-    const DeviceJoinSet& db = &a == &b ? set_a_.view : set_b_.view;
     for (Candidate& c : best) c = empty_candidate<false>();
     if (pairs.empty()) return;
     // Each pair's group pairs nearest first, as the CPU visits them (the block stops at the first too far).
@@ -149,6 +149,65 @@ class GpuRefiner : public JoinRefiner {
                   });
     });
     phases.mark("group pairs sorted");
+    if (knn == 0) {
+      run_batches(a, b, pairs, groups, slack, best.data());
+    } else {
+      refine_nearest(a, b, pairs, groups, slack, knn, best);
+    }
+    phases.mark("batches refined");
+    unsigned long long tested = 0;
+    const auto start = std::chrono::steady_clock::now();
+    XHD_CUDA(cudaMemcpy(&tested, tested_->as<void>(), sizeof(tested), cudaMemcpyDeviceToHost));
+    XHD_CUDA(cudaMemset(tested_->as<void>(), 0, sizeof(unsigned long long)));
+    download_ms += elapsed_ms(start);
+    counters.triangle_pairs += tested;
+  }
+
+ private:
+  // k-NN in two rounds, as 3DPipe tightens its k-th bound: first each pair's nearest group pair alone, whose best
+  // is an upper bound of the pair's distance; the k-th smallest of them over an object's pairs bounds its k-th
+  // nearest distance (k pairs lie at most that far). Then the pairs whose lower bound passes it are left empty
+  // (join.h allows it: they cannot be among the k nearest) and the others refined with their limit lowered to it,
+  // which still finds every distance up to it exactly, the k nearest and their ties included.
+  void refine_nearest(const GroupedSet& a, const GroupedSet& b, const std::vector<PairWork>& pairs,
+                      const std::vector<GroupPair>& groups, double slack, uint32_t knn, std::vector<Candidate>& best) {
+    std::vector<PairWork> first(pairs);
+    for (PairWork& w : first) w.count = 1;
+    std::vector<Candidate> upper(pairs.size());
+    run_batches(a, b, first, groups, slack, upper.data());
+    std::vector<PairWork> rest;
+    std::vector<size_t> rest_index;
+    std::vector<double> bounds;
+    for (size_t i = 0; i < pairs.size();) {
+      size_t j = i;
+      while (j < pairs.size() && pairs[j].a == pairs[i].a) ++j;
+      bounds.clear();
+      for (size_t p = i; p < j; ++p)
+        if (upper[p].ta != 0xffffffffu) bounds.push_back(std::sqrt(upper[p].d2));
+      double kth = INFINITY;
+      if (bounds.size() >= knn) {
+        std::nth_element(bounds.begin(), bounds.begin() + (knn - 1), bounds.end());
+        kth = bounds[knn - 1];
+      }
+      for (size_t p = i; p < j; ++p) {
+        if (pairs[p].lower > kth + slack) continue;
+        PairWork w = pairs[p];
+        w.limit = std::min(w.limit, kth);
+        rest.push_back(w);
+        rest_index.push_back(p);
+      }
+      i = j;
+    }
+    std::vector<Candidate> refined(rest.size());
+    run_batches(a, b, rest, groups, slack, refined.data());
+    for (size_t r = 0; r < rest.size(); ++r) best[rest_index[r]] = refined[r];
+  }
+
+  // Refines pairs (their group pairs sorted nearest first) on the device: out[i] is pairs[i]'s best.
+  void run_batches(const GroupedSet& a, const GroupedSet& b, const std::vector<PairWork>& pairs,
+                   const std::vector<GroupPair>& groups, double slack, Candidate* out) {
+    if (pairs.empty()) return;
+    const DeviceJoinSet& db = &a == &b ? set_a_.view : set_b_.view;
     // Batches of whole pairs, each up to per_batch group pairs (a larger pair alone).
     const uint64_t per_batch = batch_group_pairs();
     std::vector<size_t> batch_start{0};
@@ -176,14 +235,12 @@ class GpuRefiner : public JoinRefiner {
       tested_ = std::make_unique<DeviceArray>(sizeof(unsigned long long), in_use_, peak);
       XHD_CUDA(cudaMemset(tested_->as<void>(), 0, sizeof(unsigned long long)));
     }
-    phases.mark("batch buffers");
 
     const size_t batches = batch_start.size() - 1;
     auto harvest = [&](size_t k) {  // batch k's answers, once its stream is done
       BatchBuffers& buf = *buffers_[k % 2];
       XHD_CUDA(cudaStreamSynchronize(streams_[k % 2]));
-      std::memcpy(best.data() + batch_start[k], buf.results.data(),
-                  (batch_start[k + 1] - batch_start[k]) * sizeof(Candidate));
+      std::memcpy(out + batch_start[k], buf.results.data(), (batch_start[k + 1] - batch_start[k]) * sizeof(Candidate));
     };
     for (size_t k = 0; k < batches; ++k) {
       if (k >= 2) harvest(k - 2);
@@ -214,16 +271,8 @@ class GpuRefiner : public JoinRefiner {
                                cudaMemcpyDeviceToHost, s));
     }
     for (size_t k = batches >= 2 ? batches - 2 : 0; k < batches; ++k) harvest(k);
-    phases.mark("batches refined");
-    unsigned long long tested = 0;
-    const auto start = std::chrono::steady_clock::now();
-    XHD_CUDA(cudaMemcpy(&tested, tested_->as<void>(), sizeof(tested), cudaMemcpyDeviceToHost));
-    XHD_CUDA(cudaMemset(tested_->as<void>(), 0, sizeof(unsigned long long)));
-    download_ms += elapsed_ms(start);
-    counters.triangle_pairs += tested;
   }
 
- private:
   // A collection's arrays, straight from the caller's and the grouping's memory through the pinned stages.
   void upload(const GroupedSet& s, DeviceSetArrays& d) {
     const JoinSetView& v = s.set;
