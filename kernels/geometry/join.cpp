@@ -135,9 +135,11 @@ bool skipped_pair(bool self, int32_t predicate, uint64_t a, uint64_t b) {
 }
 
 // The candidate group pairs of objects a and b under threshold t: appended to groups, with the pair's work.
-void candidate_groups(const GroupedSet& A, const GroupedSet& B, uint64_t a, uint64_t b, double t, double slack,
-                      std::vector<GroupPair>& groups, std::vector<PairWork>& pairs, std::vector<uint64_t>& near_a,
-                      std::vector<uint64_t>& near_b) {
+// Returns upper, the smallest anchor distance found: the distance between two points of the surfaces, so an
+// upper bound of the pair's distance (infinity when the pair has no group pair within reach).
+double candidate_groups(const GroupedSet& A, const GroupedSet& B, uint64_t a, uint64_t b, double t, double slack,
+                        std::vector<GroupPair>& groups, std::vector<PairWork>& pairs, std::vector<uint64_t>& near_a,
+                        std::vector<uint64_t>& near_b) {
   // Only group pairs within min(t, upper) + slack are kept in the end, and upper only falls: the reach is
   // that bound as it stands (a group pair skipped for it lies farther than its own anchors' distance could
   // lower upper to, up to rounding, which at worst keeps upper a little larger: a valid bound all the same).
@@ -147,7 +149,7 @@ void candidate_groups(const GroupedSet& A, const GroupedSet& B, uint64_t a, uint
   near_b.clear();
   groups_near(A, a, B.object_box[b], reach, [&](uint64_t g) { near_a.push_back(g); });
   groups_near(B, b, A.object_box[a], reach, [&](uint64_t g) { near_b.push_back(g); });
-  if (near_a.empty() || near_b.empty()) return;
+  if (near_a.empty() || near_b.empty()) return INFINITY;
   const size_t first = groups.size();
   for (uint64_t ga : near_a)
     for (uint64_t gb : near_b) {
@@ -162,10 +164,11 @@ void candidate_groups(const GroupedSet& A, const GroupedSet& B, uint64_t a, uint
   for (size_t i = first; i < groups.size(); ++i)
     if (groups[i].gap <= limit + slack) groups[kept++] = groups[i];
   groups.resize(kept);
-  if (kept == first) return;
+  if (kept == first) return INFINITY;
   double lower = INFINITY;
   for (size_t i = first; i < kept; ++i) lower = std::min(lower, groups[i].gap);
   pairs.push_back({a, b, t, limit, lower, first, kept - first});
+  return upper;
 }
 
 // Whether found pair (a, b) with candidate c is reported under threshold t.
@@ -266,6 +269,8 @@ void run_join(const xhd_join_set* a, const xhd_join_set* b, const xhd_join_optio
     std::vector<uint64_t> object_pairs(static_cast<size_t>(threads), 0);
     parallel_blocks(c1 - c0, 4, threads, [&](size_t begin, size_t end, int tid) {
       std::vector<uint64_t> near_a, near_b, candidates;
+      std::vector<std::pair<double, uint64_t>> gaps;
+      std::priority_queue<double> uppers;  // k-NN: the k smallest upper bounds found, largest on top
       for (size_t i = begin; i < end; ++i) {
         const uint64_t oa = c0 + i;
         const DBox& q = A.object_box[oa];
@@ -279,10 +284,35 @@ void run_join(const xhd_join_set* a, const xhd_join_set* b, const xhd_join_optio
         tree.within(q, t + slack, [&](uint64_t ob) {
           if (!skipped_pair(self, predicate, oa, ob)) candidates.push_back(ob);
         });
-        std::sort(candidates.begin(), candidates.end());
-        object_pairs[tid] += candidates.size();
-        for (uint64_t ob : candidates)
-          candidate_groups(A, B, oa, ob, t, slack, groups_of[i], work_of[i], near_a, near_b);
+        if (predicate != XHD_JOIN_KNN) {
+          std::sort(candidates.begin(), candidates.end());
+          object_pairs[tid] += candidates.size();
+          for (uint64_t ob : candidates)
+            candidate_groups(A, B, oa, ob, t, slack, groups_of[i], work_of[i], near_a, near_b);
+          continue;
+        }
+        // k-NN: the candidates nearest box first, the threshold falling to the k-th smallest upper bound found
+        // so far. A candidate whose box gap passes it lies farther than k others (by more than the slack's
+        // rounding), so it cannot be among the k nearest, nor tie with the k-th; nor can any after it. Every pair
+        // kept has a threshold at least the k-th nearest distance, so those are all refined exactly.
+        gaps.clear();
+        for (uint64_t ob : candidates) gaps.push_back({box_gap(q, B.object_box[ob]), ob});
+        std::sort(gaps.begin(), gaps.end());
+        uppers = {};
+        for (const auto& [gap, ob] : gaps) {
+          const double tk = uppers.size() == options->k ? std::min(t, uppers.top()) : t;
+          if (gap > tk + slack) break;
+          ++object_pairs[tid];
+          const double upper = candidate_groups(A, B, oa, ob, tk, slack, groups_of[i], work_of[i], near_a, near_b);
+          if (uppers.size() < options->k) {
+            uppers.push(upper);
+          } else if (upper < uppers.top()) {
+            uppers.pop();
+            uppers.push(upper);
+          }
+        }
+        // The pairs of oa in order of b, as for the other predicates.
+        std::sort(work_of[i].begin(), work_of[i].end(), [](const PairWork& x, const PairWork& y) { return x.b < y.b; });
       }
     });
     std::vector<GroupPair> groups;
