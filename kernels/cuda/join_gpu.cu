@@ -1,6 +1,6 @@
 // xhd_join on the GPU: the shared filter (geometry/join.cpp) on host threads, then every kept object pair
-// refined on the device by one thread block (join_refine.cuh), as the CPU refines it on one core: its group
-// pairs nearest first, stopping once they pass the best found. Both collections go to the device once, as the
+// refined on the device by one thread block (join_refine.cuh; a pair of more than 64 group pairs by several),
+// as the CPU refines it on one core: its group pairs nearest first, stopping once they pass the best found. Both collections go to the device once, as the
 // caller gave them (vertices, triangles) with the grouping's order, group ranges and group boxes: about a
 // fifth of the bytes of each triangle's corners in double, which at 91M triangles took 6 s to build and copy.
 // The object pairs go in batches on two streams, each batch's group pairs and answers through pinned
@@ -35,6 +35,8 @@ namespace xhd {
 namespace {
 
 constexpr uint64_t kGroupPairsPerBatch = uint64_t(1) << 20;
+// The most group pairs of one object pair a block refines (run_batches).
+constexpr uint64_t kGroupPairsPerBlock = 64;
 
 // A device allocation freed with its owner, counted toward the call's peak.
 class DeviceArray {
@@ -90,7 +92,7 @@ uint64_t batch_group_pairs() {
   const char* v = std::getenv("XHD_JOIN_CHUNK_ITEMS");
   if (v == nullptr) return kGroupPairsPerBatch;
   const unsigned long long n = std::strtoull(v, nullptr, 10);
-  return n == 0 ? kGroupPairsPerBatch : static_cast<uint64_t>(n);
+  return n == 0 ? kGroupPairsPerBatch : std::min<uint64_t>(n, uint64_t(1) << 30);  // blocks a launch stays below 2^31
 }
 
 // One collection's arrays on the device (join_refine.cuh, DeviceJoinSet).
@@ -158,7 +160,7 @@ class GpuRefiner : public JoinRefiner {
     unsigned long long tested = 0;
     const auto start = std::chrono::steady_clock::now();
     XHD_CUDA(cudaMemcpy(&tested, tested_->as<void>(), sizeof(tested), cudaMemcpyDeviceToHost));
-    XHD_CUDA(cudaMemset(tested_->as<void>(), 0, sizeof(unsigned long long)));
+    clear_tested();
     download_ms += elapsed_ms(start);
     counters.triangle_pairs += tested;
   }
@@ -203,74 +205,96 @@ class GpuRefiner : public JoinRefiner {
     for (size_t r = 0; r < rest.size(); ++r) best[rest_index[r]] = refined[r];
   }
 
-  // Refines pairs (their group pairs sorted nearest first) on the device: out[i] is pairs[i]'s best.
+  // Refines pairs (their group pairs sorted nearest first) on the device: out[i] is pairs[i]'s best. A block
+  // refines up to kGroupPairsPerBlock of a pair's group pairs (a pair with more is spread over several blocks,
+  // which few large objects need to fill the GPU); a pair's best is the best of its blocks', each of which is
+  // the exact best over its group pairs within its reach, the pair's own best included (join_refine.cuh).
   void run_batches(const GroupedSet& a, const GroupedSet& b, const std::vector<PairWork>& pairs,
                    const std::vector<GroupPair>& groups, double slack, Candidate* out) {
     if (pairs.empty()) return;
     const DeviceJoinSet& db = &a == &b ? set_a_.view : set_b_.view;
-    // Batches of whole pairs, each up to per_batch group pairs (a larger pair alone).
+    struct Item {
+      size_t pair;
+      uint64_t first, count;  // group pairs [first, first + count) of groups
+    };
+    std::vector<Item> items;
+    for (size_t p = 0; p < pairs.size(); ++p)
+      for (uint64_t g = 0; g < pairs[p].count; g += kGroupPairsPerBlock)
+        items.push_back({p, pairs[p].first + g, std::min(kGroupPairsPerBlock, pairs[p].count - g)});
+    // Batches of items, each up to per_batch group pairs (and at least one item).
     const uint64_t per_batch = batch_group_pairs();
     std::vector<size_t> batch_start{0};
-    uint64_t in_batch = 0, widest = 0, most_pairs = 0;
-    for (size_t p = 0; p < pairs.size(); ++p) {
-      if (in_batch > 0 && in_batch + pairs[p].count > per_batch) {
-        most_pairs = std::max<uint64_t>(most_pairs, p - batch_start.back());
+    uint64_t in_batch = 0, widest = 0, most_items = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (in_batch > 0 && in_batch + items[i].count > per_batch) {
+        most_items = std::max<uint64_t>(most_items, i - batch_start.back());
         widest = std::max(widest, in_batch);
-        batch_start.push_back(p);
+        batch_start.push_back(i);
         in_batch = 0;
       }
-      in_batch += pairs[p].count;
+      in_batch += items[i].count;
     }
-    most_pairs = std::max<uint64_t>(most_pairs, pairs.size() - batch_start.back());
+    most_items = std::max<uint64_t>(most_items, items.size() - batch_start.back());
     widest = std::max(widest, in_batch);
-    batch_start.push_back(pairs.size());
-    if (!buffers_[0] || pairs_capacity_ < most_pairs || groups_capacity_ < widest) {
+    batch_start.push_back(items.size());
+    if (!buffers_[0] || pairs_capacity_ < most_items || groups_capacity_ < widest) {
       for (auto& buffer : buffers_) buffer.reset();
-      pairs_capacity_ = std::max(pairs_capacity_, most_pairs);
+      pairs_capacity_ = std::max(pairs_capacity_, most_items);
       groups_capacity_ = std::max(groups_capacity_, widest);
       for (auto& buffer : buffers_)
         buffer = std::make_unique<BatchBuffers>(pairs_capacity_, groups_capacity_, in_use_, peak);
     }
     if (!tested_) {
       tested_ = std::make_unique<DeviceArray>(sizeof(unsigned long long), in_use_, peak);
-      XHD_CUDA(cudaMemset(tested_->as<void>(), 0, sizeof(unsigned long long)));
+      clear_tested();
     }
 
+    for (size_t p = 0; p < pairs.size(); ++p) out[p] = empty_candidate<false>();
     const size_t batches = batch_start.size() - 1;
     auto harvest = [&](size_t k) {  // batch k's answers, once its stream is done
       BatchBuffers& buf = *buffers_[k % 2];
       XHD_CUDA(cudaStreamSynchronize(streams_[k % 2]));
-      std::memcpy(out + batch_start[k], buf.results.data(), (batch_start[k + 1] - batch_start[k]) * sizeof(Candidate));
+      for (size_t i = batch_start[k]; i < batch_start[k + 1]; ++i) {
+        const Candidate& c = buf.results.data()[i - batch_start[k]];
+        if (better_candidate<false>(c, out[items[i].pair])) out[items[i].pair] = c;
+      }
     };
     for (size_t k = 0; k < batches; ++k) {
       if (k >= 2) harvest(k - 2);
       BatchBuffers& buf = *buffers_[k % 2];
-      const size_t p0 = batch_start[k], p1 = batch_start[k + 1];
+      const size_t i0 = batch_start[k], i1 = batch_start[k + 1];
       uint64_t placed = 0;
-      for (size_t p = p0; p < p1; ++p) {
-        const PairWork& w = pairs[p];
-        JoinPairItem& item = buf.items.data()[p - p0];
+      for (size_t i = i0; i < i1; ++i) {
+        const PairWork& w = pairs[items[i].pair];
+        JoinPairItem& item = buf.items.data()[i - i0];
         item.first = placed;
-        item.count = w.count;
+        item.count = items[i].count;
         item.limit = w.limit;
         item.a_face0 = a.set.object_faces[w.a];
         item.b_face0 = b.set.object_faces[w.b];
-        std::memcpy(buf.group_pairs.data() + placed, groups.data() + w.first, w.count * sizeof(GroupPair));
-        placed += w.count;
+        std::memcpy(buf.group_pairs.data() + placed, groups.data() + items[i].first, items[i].count * sizeof(GroupPair));
+        placed += items[i].count;
       }
       const cudaStream_t s = streams_[k % 2];
-      XHD_CUDA(cudaMemcpyAsync(buf.d_items.as<JoinPairItem>(), buf.items.data(), (p1 - p0) * sizeof(JoinPairItem),
+      XHD_CUDA(cudaMemcpyAsync(buf.d_items.as<JoinPairItem>(), buf.items.data(), (i1 - i0) * sizeof(JoinPairItem),
                                cudaMemcpyHostToDevice, s));
       XHD_CUDA(cudaMemcpyAsync(buf.d_groups.as<GroupPair>(), buf.group_pairs.data(), placed * sizeof(GroupPair),
                                cudaMemcpyHostToDevice, s));
-      refine_object_pairs<<<static_cast<unsigned>(p1 - p0), kJoinThreads, 0, s>>>(
+      refine_object_pairs<<<static_cast<unsigned>(i1 - i0), kJoinThreads, 0, s>>>(
           buf.d_items.as<JoinPairItem>(), buf.d_groups.as<GroupPair>(), set_a_.view, db, slack,
           buf.d_results.as<Candidate>(), tested_->as<unsigned long long>());
       XHD_CUDA_LAUNCHED("refine_object_pairs");
-      XHD_CUDA(cudaMemcpyAsync(buf.results.data(), buf.d_results.as<Candidate>(), (p1 - p0) * sizeof(Candidate),
+      XHD_CUDA(cudaMemcpyAsync(buf.results.data(), buf.d_results.as<Candidate>(), (i1 - i0) * sizeof(Candidate),
                                cudaMemcpyDeviceToHost, s));
     }
     for (size_t k = batches >= 2 ? batches - 2 : 0; k < batches; ++k) harvest(k);
+  }
+
+  // The triangle-pair counter zeroed on a stream of the call and waited for: the streams do not wait for the
+  // legacy default stream (they are non-blocking), so a plain cudaMemset could land after a kernel had counted.
+  void clear_tested() {
+    XHD_CUDA(cudaMemsetAsync(tested_->as<void>(), 0, sizeof(unsigned long long), streams_[0]));
+    XHD_CUDA(cudaStreamSynchronize(streams_[0]));
   }
 
   // A collection's arrays, straight from the caller's and the grouping's memory through the pinned stages.
