@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { InputError, UsageError, XhdError } from '../core/errors.js';
 import type { Geometry } from './geometry.js';
 import { readGeometry } from './read.js';
-import type { ClonedError, ReadWorkerData, ReadWorkerResult } from './read-geometries-messages.js';
+import type { ClonedError, PackedChunk, Placed, ReadWorkerData, ReadWorkerResult } from './read-geometries-messages.js';
 
 // The worker's own bundle beside the bundled CLI (scripts/bundle-cli.mjs), else its module in this folder; which
 // one by this file's own folder (as batch-lanes-in-workers.ts chooses the lane worker).
@@ -34,6 +34,14 @@ function rebuilt(e: ClonedError): Error {
   return error;
 }
 
+/** A file's geometry from its chunk: views of the packed arrays, no copy. */
+function unpacked(r: Extract<ReadWorkerResult, { placed: Placed }>, chunk: PackedChunk): Geometry {
+  const p = r.placed;
+  const positions = (p.float ? chunk.f32 : chunk.f64).subarray(p.at, p.at + p.length);
+  const triangles = p.trianglesAt < 0 ? undefined : chunk.triangles.subarray(p.trianglesAt, p.trianglesAt + p.trianglesLength);
+  return { ...r.rest, positions, ...(triangles ? { triangles } : {}) };
+}
+
 /**
  * Reads paths[i] into outcome i, on up to `threads` threads (default: every core; XHD_READ_THREADS overrides, and
  * a small list is read on this thread). Every file is read, whatever the others' errors.
@@ -53,13 +61,19 @@ export async function readGeometries(paths: string[], threads?: number): Promise
     });
   }
   const outcomes: ReadOutcome[] = new Array(paths.length);
-  await Promise.all(Array.from({ length: workers }, (_, w) => new Promise<void>((resolve, reject) => {
-    const worker = new Worker(READ_WORKER, { workerData: { paths, first: w, step: workers, chunk: CHUNK } satisfies ReadWorkerData });
-    worker.on('message', (results: ReadWorkerResult[]) => {
-      for (const r of results) outcomes[r.index] = 'geometry' in r ? { geometry: r.geometry } : { error: rebuilt(r.error) };
+  await Promise.all(Array.from({ length: workers }, (_, w) => new Promise<void>((resolve) => {
+    // Each thread is sent only its own files: chunks w, w + workers, … of CHUNK files.
+    const indices: number[] = [];
+    for (let c = w; c < chunks; c += workers) for (let i = c * CHUNK; i < Math.min(paths.length, (c + 1) * CHUNK); i++) indices.push(i);
+    const data: ReadWorkerData = { paths: indices.map((i) => paths[i]), indices, chunk: CHUNK };
+    const worker = new Worker(READ_WORKER, { workerData: data });
+    worker.on('message', (chunk: PackedChunk) => {
+      for (const r of chunk.results) outcomes[r.index] = 'error' in r ? { error: rebuilt(r.error) } : { geometry: unpacked(r, chunk) };
     });
-    worker.on('error', reject);
-    worker.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`a file-reading thread exited with code ${code}`))));
+    // A thread that fails (its module missing from an install, memory) is not the files' fault: what it left
+    // unread is read below, on this thread, and its errors are the files' own.
+    worker.on('error', () => undefined);
+    worker.on('exit', () => resolve());
   })));
   // Every file has its outcome once every thread has exited; read here any a thread left without one.
   for (let i = 0; i < paths.length; i++) {
