@@ -198,13 +198,20 @@ function assemble(path: string, kind: JoinCollection['kind'], parts: Part[]): Jo
     const shift = offsetOf.get(p.geometry)!;
     const src = p.geometry.triangles!;
     const faces = p.faces ?? null;
-    const n = faces === null ? src.length / 3 : faces.length;
-    for (let k = 0; k < n; k++) {
-      const f = faces === null ? k : faces[k];
-      triangles[3 * t] = src[3 * f] + shift;
-      triangles[3 * t + 1] = src[3 * f + 1] + shift;
-      triangles[3 * t + 2] = src[3 * f + 2] + shift;
-      t++;
+    if (faces === null) {
+      // A whole file's triangles: one flat loop (200,000 nuclei hold 59M triangles).
+      const at = 3 * t, end = at + src.length;
+      triangles.set(src, at);
+      if (shift !== 0) for (let k = at; k < end; k++) triangles[k] += shift;
+      t += src.length / 3;
+    } else {
+      for (let k = 0; k < faces.length; k++) {
+        const f = faces[k];
+        triangles[3 * t] = src[3 * f] + shift;
+        triangles[3 * t + 1] = src[3 * f + 1] + shift;
+        triangles[3 * t + 2] = src[3 * f + 2] + shift;
+        t++;
+      }
     }
     objectFaces[i + 1] = BigInt(t);
   });
