@@ -1,8 +1,9 @@
 // xhd_join on the GPU: the shared filter (geometry/join.cpp) on host threads, then every kept object pair
 // refined on the device by one thread block (join_refine.cuh; a pair of more than 64 group pairs by several),
-// as the CPU refines it on one core: its group pairs nearest first, stopping once they pass the best found. Both collections go to the device once, as the
-// caller gave them (vertices, triangles) with the grouping's order, group ranges and group boxes: about a
-// fifth of the bytes of each triangle's corners in double, which at 91M triangles took 6 s to build and copy.
+// as the CPU refines it on one core: its group pairs nearest first, stopping once they pass the best found.
+// Both collections go to the device once, as the caller gave them (vertices, triangles) with the grouping's
+// order, group ranges and group boxes: about a fifth of the bytes of each triangle's corners in double, which
+// at 91M triangles took 6 s to build and copy.
 // The object pairs go in batches on two streams, each batch's group pairs and answers through pinned
 // buffers kept for the call, so one batch's copies overlap the other's kernel and memory stays bounded
 // whatever the number of pairs.
@@ -272,7 +273,8 @@ class GpuRefiner : public JoinRefiner {
         item.limit = w.limit;
         item.a_face0 = a.set.object_faces[w.a];
         item.b_face0 = b.set.object_faces[w.b];
-        std::memcpy(buf.group_pairs.data() + placed, groups.data() + items[i].first, items[i].count * sizeof(GroupPair));
+        std::memcpy(buf.group_pairs.data() + placed, groups.data() + items[i].first,
+                    items[i].count * sizeof(GroupPair));
         placed += items[i].count;
       }
       const cudaStream_t s = streams_[k % 2];

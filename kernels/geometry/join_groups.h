@@ -72,8 +72,8 @@ struct GroupedSet {
 };
 
 // Calls visit(g) for each group g of object o whose box lies within reach of q (box_gap(group_box[g], q) <=
-// reach), in increasing order. The tree over the object's groups [lo, hi) halves them, left n / 2 first, as
-// the median splits did, so its nodes are compact; a node's box holds its groups' boxes and box_gap, rounding
+// reach), in increasing order. Each node of the tree over the object's groups halves its count of them, the
+// left child taking count / 2, as the median splits did, so its nodes are compact; a node's box holds its groups' boxes and box_gap, rounding
 // included, never shrinks as a box grows, so a node too far has no group within reach.
 template <class Visit>
 void groups_near(const GroupedSet& s, uint64_t o, const DBox& q, double reach, Visit visit) {

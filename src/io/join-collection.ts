@@ -11,7 +11,7 @@ import { basename, dirname, extname, isAbsolute, join as joinPath } from 'node:p
 import { InputError, UsageError } from '../core/errors.js';
 import type { Coordinates } from './geometry.js';
 import { readGeometry } from './read.js';
-import { readGeometries, type ReadOutcome } from './read-geometries.js';
+import { readGeometries, readOutcome, type ReadOutcome } from './read-geometries.js';
 import { isManifestPath, readManifest } from './join-manifest.js';
 import { connectedComponents } from './mesh-components.js';
 import { objGroupOfTriangles } from './obj-groups.js';
@@ -152,13 +152,7 @@ export function readJoinCollection(path: string, split: ObjectSplit = 'component
   const kind = collectionKind(path);
   if (kind === 'file') return assemble(path, kind, fileParts(path, split));
   const entries = kind === 'directory' ? directoryEntries(path) : manifestEntries(path);
-  return assemble(path, kind, entryParts(entries, (i) => {
-    try {
-      return { geometry: readGeometry(entries[i].path) };
-    } catch (err) {
-      return { error: err as Error };
-    }
-  }));
+  return assemble(path, kind, entryParts(entries, (i) => readOutcome(entries[i].path)));
 }
 
 /**

@@ -23,6 +23,15 @@ const PARALLEL_FROM = 256;
 
 export type ReadOutcome = { geometry: Geometry } | { error: Error };
 
+/** One file read on this thread, its error kept in its place. */
+export function readOutcome(path: string): ReadOutcome {
+  try {
+    return { geometry: readGeometry(path) };
+  } catch (err) {
+    return { error: err as Error };
+  }
+}
+
 /** The error a thread reported, as the class the CLI maps to its exit code (InputError, UsageError: exit 2). */
 function rebuilt(e: ClonedError): Error {
   let error: Error;
@@ -51,15 +60,7 @@ export async function readGeometries(paths: string[], threads?: number): Promise
   const asked = env > 0 ? env : threads ?? availableParallelism();
   const chunks = Math.ceil(paths.length / CHUNK);
   const workers = Math.min(asked, chunks);
-  if (workers <= 1 || (paths.length < PARALLEL_FROM && !(env > 0))) {
-    return paths.map((path) => {
-      try {
-        return { geometry: readGeometry(path) };
-      } catch (err) {
-        return { error: err as Error };
-      }
-    });
-  }
+  if (workers <= 1 || (paths.length < PARALLEL_FROM && !(env > 0))) return paths.map(readOutcome);
   const outcomes: ReadOutcome[] = new Array(paths.length);
   await Promise.all(Array.from({ length: workers }, (_, w) => new Promise<void>((resolve) => {
     // Each thread is sent only its own files: chunks w, w + workers, … of CHUNK files.
@@ -76,13 +77,6 @@ export async function readGeometries(paths: string[], threads?: number): Promise
     worker.on('exit', () => resolve());
   })));
   // Every file has its outcome once every thread has exited; read here any a thread left without one.
-  for (let i = 0; i < paths.length; i++) {
-    if (outcomes[i] !== undefined) continue;
-    try {
-      outcomes[i] = { geometry: readGeometry(paths[i]) };
-    } catch (err) {
-      outcomes[i] = { error: err as Error };
-    }
-  }
+  for (let i = 0; i < paths.length; i++) outcomes[i] ??= readOutcome(paths[i]);
   return outcomes;
 }
