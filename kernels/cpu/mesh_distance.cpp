@@ -16,6 +16,7 @@
 #include "../geometry/oriented_box_build.h"
 #include "../abi/parallel.h"
 #include "node_points.h"
+#include "node_shapes_on_demand.h"
 
 namespace xhd {
 namespace {
@@ -25,22 +26,16 @@ namespace {
 // 2,098, 1,024 at 1,308 but in no less time (large nodes' scans cost more than the pairs they save).
 constexpr uint32_t kPointNodeTriangles = 256;
 
-// A node's oriented box and DOP reaches, read together (two cache lines that are fetched as a pair).
-struct alignas(128) NodeShape {
-  OrientedBox box;
-  DopReaches dop;
-};
-
 // One mesh's f12 hierarchy in its own frame (mesh_frame.h), built once from its float copy: tight boxes,
-// and for the minimum oriented boxes and their DOP reaches; beside it the input's corners where the copy is
-// not the input.
+// and for the minimum oriented boxes, their DOP reaches and the small nodes' points, each made when a search
+// first reaches its node; beside it the input's corners where the copy is not the input. Never moved (the
+// bounds point at the mesh).
 struct Tree {
   F12Mesh mesh;
   LargeVector<double> truth;  // 9 a slot (double inputs); empty: mesh.corners are the truth
   FrameInfo frame;
   UninitLargeVector<Box> boxes;  // implicit breadth-first layout
-  UninitLargeVector<NodeShape> shapes;
-  NodePoints points;  // the small nodes' vertices (minimum only)
+  NodeShapesOnDemand bounds;  // minimum only
 
   uint32_t depth() const { return mesh.shape.depth; }
   // The slot's corners as the input states them: what every exact distance is measured over.
@@ -85,8 +80,8 @@ class PosedB {
   CentredBox moved(uint32_t node) const { return moved(node, eps_); }
 
   // Oriented boxes stay boxes only under a rigid pose.
-  bool oriented() const { return rigid_ && !b_.shapes.empty(); }
-  MovedOrientedBox oriented(uint32_t node) const { return move_oriented_box(b_.shapes[node].box, m_, eps_); }
+  bool oriented() const { return rigid_ && b_.bounds.ready(); }
+  MovedOrientedBox oriented(uint32_t node) const { return move_oriented_box(b_.bounds.shape(node).box, m_, eps_); }
   double eps() const { return eps_; }
 
   // The least x·p over the posed points of a node of B (which has points), and that point, posed: the
@@ -94,8 +89,9 @@ class PosedB {
   double least(uint32_t node, const Dvec3& x, Dvec3& at) const {
     const double l[3] = {m_[0] * x.x + m_[4] * x.y + m_[8] * x.z, m_[1] * x.x + m_[5] * x.y + m_[9] * x.z,
                          m_[2] * x.x + m_[6] * x.y + m_[10] * x.z};
-    const float* xs = b_.points.xs(node);
-    const uint32_t n = b_.points.count(node);
+    const NodePointsView points = b_.bounds.points(node);
+    const float* xs = points.xs;
+    const uint32_t n = points.padded;
     const Support s = node_support(xs, n, -l[0], -l[1], -l[2]);
     const float* v = xs + s.at;
     double q[3];
@@ -282,17 +278,17 @@ class Search {
     if (kMax) return -centred_far2(a, w.moved_box);
     const double key = centred_gap2(a, w.moved_box);
     if (cut(key, w)) return key;
-    const bool hull = a_.points.has(na) && b_.tree().points.has(nb);
+    const bool hull = a_.bounds.has_points(na) && b_.tree().bounds.has_points(nb);
     double bound = key;
     if (b_.oriented()) {
       if (!w.moved_oriented) {
         w.oriented = b_.oriented(nb);
         w.moved_oriented = true;
       }
-      const NodeShape& shape = a_.shapes[na];
+      const NodeShape& shape = a_.bounds.shape(na);
       const MovedOrientedBox oriented = as_double(shape.box);
       const DopView a_dop = dop_view(oriented, shape.dop),
-                    b_dop = dop_view(w.oriented, b_.tree().shapes[nb].dop, b_.eps());
+                    b_dop = dop_view(w.oriented, b_.tree().bounds.shape(nb).dop, b_.eps());
       const double thin = dop_thin_gap(a_dop, b_dop);
       bound = larger(key, thin * thin);
       if (cut(bound, w)) return bound;
@@ -311,8 +307,9 @@ class Search {
   // the separation along x, starting from the line between the boxes' centres, then along Gilbert's
   // refinements (the nearest point to the origin of the segment from x to the two points found).
   double hull_gap(uint32_t na, uint32_t nb, Dvec3 x, Worker& w) const {
-    const float* xs = a_.points.xs(na);
-    const uint32_t n = a_.points.count(na);
+    const NodePointsView points = a_.bounds.points(na);
+    const float* xs = points.xs;
+    const uint32_t n = points.padded;
     double best = 0.0;
     for (int step = 0;; ++step) {
       const double xx = ddot(x, x);
@@ -560,16 +557,15 @@ class ContactSearch {
 };
 
 // What each step of a build counts on the progress bar, per triangle of its mesh: roughly its share of the
-// time (1M triangles, CPU time: ordering 0.2 s, boxes 0.05 s, points 0.6 s, oriented boxes and reaches 1.3 s).
-constexpr uint64_t kOrderWeight = 2, kBoxesWeight = 1, kPointsWeight = 6, kShapesWeight = 6;
+// time (1M triangles, CPU time: ordering 0.2 s, boxes 0.05 s). The nodes' bounds are made by the searches.
+constexpr uint64_t kOrderWeight = 4, kBoxesWeight = 1;
 
 class F12Distance final : public MeshDistanceEngine {
  public:
   F12Distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o, const Progress& progress)
       : which_(o.which), threads_(resolve_thread_count(o.threads)) {
     const bool min = (o.which & XHD_DISTANCE_MIN) != 0;
-    const uint64_t per_triangle = kOrderWeight + kBoxesWeight + (min ? kPointsWeight + kShapesWeight : 0);
-    progress.set_total(per_triangle * (a.triangle_count + b.triangle_count));
+    progress.set_total((kOrderWeight + kBoxesWeight) * (a.triangle_count + b.triangle_count));
     for (auto [tree, mesh] : {std::pair<Tree*, const xhd_mesh*>{&a_, &a}, {&b_, &b}}) {
       const uint64_t n = mesh->triangle_count;
       MeshFrame frame;
@@ -580,19 +576,7 @@ class F12Distance final : public MeshDistanceEngine {
       tree->truth = truth_corners(tree->mesh, frame, threads_);
       tree->boxes = f12_boxes(tree->mesh, threads_);
       progress.step_done(kBoxesWeight * n);
-      if (min) {
-        // The points first: the oriented boxes and reaches are then scanned over each node's distinct
-        // vertices instead of every corner (the same extremes, a sixth of the reads on a closed mesh).
-        tree->points = build_node_points(tree->mesh, kPointNodeTriangles, threads_, progress);
-        progress.step_done(kPointsWeight * n);
-        const NodePoints& p = tree->points;
-        const NodeVertexBlocks blocks{p.first_level, p.offset.data(), p.padded.data(), p.pool.data()};
-        tree->shapes = UninitLargeVector<NodeShape>(f12_node_count(tree->mesh.shape));  // every node written below
-        build_oriented_shapes(
-            tree->mesh, &blocks, true, threads_, progress,
-            OrientedShapeSink{&tree->shapes[0].box, sizeof(NodeShape), &tree->shapes[0].dop, sizeof(NodeShape)});
-        progress.step_done(kShapesWeight * n);
-      }
+      if (min) tree->bounds = NodeShapesOnDemand(tree->mesh, kPointNodeTriangles, threads_);
     }
   }
 

@@ -62,14 +62,37 @@ Subtree build_subtree(const F12Mesh& mesh, uint64_t root, uint32_t levels) {
 
 }  // namespace
 
-NodePoints build_node_points(const F12Mesh& mesh, uint32_t max_triangles, int threads, const Progress& progress) {
-  const F12Shape& s = mesh.shape;
-  NodePoints out;
+uint32_t node_points_first_level(const F12Shape& s, uint32_t max_triangles) {
   // A node `up` levels above the leaves holds at most 2^(up+1) triangles (leaves hold 1 or 2).
   uint32_t up = 0;
   while (up < s.depth && (2ull << (up + 1)) <= max_triangles) ++up;
-  if ((2ull << up) > max_triangles) return out;
-  out.first_level = s.depth - up;
+  return (2ull << up) > max_triangles ? UINT32_MAX : s.depth - up;
+}
+
+std::vector<float> node_point_blocks(const F12Mesh& mesh, uint64_t node) {
+  const F12Shape& s = mesh.shape;
+  const uint32_t level = f12_level(node), shift = s.depth - level;
+  const uint64_t i = node - ((1ull << level) - 1);
+  std::vector<Point> p;
+  for (uint32_t slot = f12_leaf_first(s, i << shift); slot < f12_leaf_first(s, (i + 1) << shift); ++slot)
+    for (int c = 0; c < 3; ++c) {
+      const float* v = mesh.corners.data() + 9ull * slot + 3 * c;
+      p.push_back({v[0], v[1], v[2]});
+    }
+  // The same set as the merges of build_subtree: every corner below the node, sorted, each once.
+  std::sort(p.begin(), p.end());
+  p.erase(std::unique(p.begin(), p.end()), p.end());
+  Subtree one;
+  append_blocks(p, one);
+  return std::move(one.soa);
+}
+
+NodePoints build_node_points(const F12Mesh& mesh, uint32_t max_triangles, int threads, const Progress& progress) {
+  const F12Shape& s = mesh.shape;
+  NodePoints out;
+  out.first_level = node_points_first_level(s, max_triangles);
+  if (out.first_level == UINT32_MAX) return out;
+  const uint32_t up = s.depth - out.first_level;
   const uint64_t roots = 1ull << out.first_level;
   std::vector<Subtree> parts(roots);
   parallel_blocks(roots, 64, threads, [&](size_t begin, size_t end, int) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "../geometry/f12_bvh.h"
 #include "../abi/large_buffer.h"
@@ -33,6 +34,13 @@ class Progress;
 // Points for every node of the deepest levels whose nodes hold at most `max_triangles` triangles. Honours
 // the caller's cancel between blocks of subtrees (throwing Cancelled).
 NodePoints build_node_points(const F12Mesh& mesh, uint32_t max_triangles, int threads, const Progress& progress);
+
+// The first level whose nodes hold at most max_triangles triangles (UINT32_MAX: none do).
+uint32_t node_points_first_level(const F12Shape& shape, uint32_t max_triangles);
+
+// One node's points and padding as build_node_points lays them out (xs, then ys, then zs; a whole number of
+// blocks each), from its corners on the calling thread: for nodes made when a search first reaches them.
+std::vector<float> node_point_blocks(const F12Mesh& mesh, uint64_t node);
 
 // The largest x·p over a node's points, and the point where it is found (its index in the node's list).
 struct Support {

@@ -307,7 +307,56 @@ void build_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, int threa
   }
 }
 
+// A node's moments summed as the level-by-level build sums them (each leaf over its corners, each parent its
+// children's, left then right), so the axes come out the same bits.
+Moments subtree_moments(const F12Mesh& mesh, uint32_t level, uint64_t i, const Dvec3& origin) {
+  const F12Shape& s = mesh.shape;
+  if (level == s.depth) {
+    Moments m;
+    const float* corners = mesh.corners.data();
+    for (uint64_t v = 3ull * f12_leaf_first(s, i); v < 3ull * f12_leaf_first(s, i + 1); ++v)
+      m.add(dsub(dload(corners + 3 * v), origin));
+    return m;
+  }
+  Moments m = subtree_moments(mesh, level + 1, 2 * i, origin);
+  m.add(subtree_moments(mesh, level + 1, 2 * i + 1, origin));
+  return m;
+}
+
 }  // namespace
+
+void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, OrientedBox& box, DopReaches& reaches) {
+  const F12Shape& s = mesh.shape;
+  const uint32_t level = f12_level(node);
+  const uint64_t i = node - ((1ull << level) - 1);
+  const float* corners = mesh.corners.data();
+  const Dvec3 origin = dload(corners);
+  const NodeVertices vertices(mesh, nullptr);
+  // A large node is scanned in parts on every thread, as the level-by-level build scans its top levels.
+  const uint64_t parts = threads > 1 ? std::min<uint64_t>(4 * threads, vertices.per_node(level) / kVerticesPerPart) : 1;
+  Moments m;
+  if (parts > 1) {
+    // Its descendants a few levels down summed on the threads, then added up pairwise as the recursion would.
+    uint32_t down = 0;
+    while (level + down < s.depth && (1ull << down) < parts) ++down;
+    std::vector<Moments> below(1ull << down);
+    parallel_blocks(below.size(), 1, threads, [&](size_t begin, size_t end, int) {
+      for (size_t k = begin; k < end; ++k) below[k] = subtree_moments(mesh, level + down, (i << down) + k, origin);
+    });
+    for (uint64_t n = below.size(); n > 1; n /= 2)
+      for (uint64_t k = 0; k < n / 2; ++k) {
+        below[k] = below[2 * k];
+        below[k].add(below[2 * k + 1]);
+      }
+    m = below[0];
+  } else {
+    m = subtree_moments(mesh, level, i, origin);
+  }
+  principal_box_axes(m, box);
+  const uint32_t first = f12_leaf_first(s, i << (s.depth - level));
+  finish_node<true>(vertices, level, i, dload(corners + 9ull * first), std::max<uint64_t>(parts, 1), threads, box,
+                    &reaches);
+}
 
 void build_oriented_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, bool with_reaches, int threads,
                            const Progress& progress, const OrientedShapeSink& sink) {

@@ -48,6 +48,11 @@ struct OrientedShapeSink {
 void build_oriented_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, bool with_reaches, int threads,
                            const Progress& progress, const OrientedShapeSink& sink);
 
+// One node's box and reaches, the same bits as build_oriented_shapes gives it, from its corners: for searches
+// that visit few nodes and make each when first reached (cpu/node_shapes_on_demand.h). A large node's scans
+// are split among `threads` threads (from the caller's pool, or new threads when called from a pool's job).
+void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, OrientedBox& box, DopReaches& reaches);
+
 // The boxes alone, from the corners.
 LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads, const Progress& progress);
 

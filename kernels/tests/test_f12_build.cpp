@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "../abi/progress.h"
 #include "../cpu/node_points.h"
+#include "../cpu/node_shapes_on_demand.h"
 #include "../geometry/f12_bvh.h"
 #include "../geometry/oriented_box_build.h"
 #include "check.h"
@@ -148,6 +150,52 @@ TEST(f12_shapes_same_from_points_and_threads) {
     for (uint64_t node = 0; node < nodes; node += step)
       check_definition(mesh, node, reference.boxes[node], reference.reaches[node]);
     check_definition(mesh, 0, reference.boxes[0], reference.reaches[0]);
+  }
+}
+
+TEST(f12_shapes_on_demand_same_bits) {
+  // Every node's bounds made on demand (NodeShapesOnDemand) against the level-by-level build: the same box
+  // and reaches, and for the small nodes the same points as build_node_points lays out. The large sphere's
+  // top nodes are scanned in parts when threads > 1; 6 threads ask for the nodes at once, each in its own
+  // order, so most nodes are asked for by several threads together.
+  const std::vector<xhd_test::Mesh> meshes{xhd_test::sphere(120, 160, 1.0, 0.0), xhd_test::sphere(7, 9, 2.0, 1.0),
+                                           soup(5000, 7), soup(1, 3), soup(3, 4)};
+  for (const xhd_test::Mesh& m : meshes) {
+    const std::vector<float> xyz = xhd_test::to_float(m.xyz);
+    const xhd::F12Mesh mesh = f12_of(xyz, m.triangles);
+    const Shapes reference = build(mesh, nullptr, 2);
+    const xhd::NodePoints points = xhd::build_node_points(mesh, 256, 2, xhd::Progress(nullptr));
+    for (int threads : {1, 3}) {
+      const xhd::NodeShapesOnDemand on_demand(mesh, 256, threads);
+      const uint64_t nodes = reference.boxes.size();
+      std::vector<std::thread> askers;
+      for (uint64_t t = 0; t < 6; ++t)
+        askers.emplace_back([&, t] {
+          for (uint64_t k = 0; k < nodes; ++k) {
+            const uint32_t node = static_cast<uint32_t>((k * (2 * t + 1) + t) % nodes);
+            on_demand.shape(node);
+            if (on_demand.has_points(node)) on_demand.points(node);
+          }
+        });
+      for (std::thread& a : askers) a.join();
+      CHECK_EQ(on_demand.shapes_made(), nodes);
+      bool boxes = true, reaches = true, same_points = true;
+      uint64_t with_points = 0;
+      for (uint32_t node = 0; node < nodes; ++node) {
+        boxes = boxes && same_box(reference.boxes[node], on_demand.shape(node).box);
+        reaches = reaches && same_reaches(reference.reaches[node], on_demand.shape(node).dop);
+        CHECK_EQ(on_demand.has_points(node), points.first_level != UINT32_MAX && points.has(node));
+        if (!on_demand.has_points(node) || !points.has(node)) continue;
+        ++with_points;
+        const xhd::NodePointsView got = on_demand.points(node);
+        same_points = same_points && got.padded == points.count(node) &&
+                      std::memcmp(got.xs, points.xs(node), 3ull * got.padded * sizeof(float)) == 0;
+      }
+      CHECK(boxes);
+      CHECK(reaches);
+      CHECK(same_points);
+      CHECK_EQ(on_demand.points_made(), with_points);
+    }
   }
 }
 
