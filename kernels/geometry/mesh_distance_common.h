@@ -114,8 +114,10 @@ struct Contacts {
 
 inline void check_distance_call(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options) {
   if (options == nullptr) throw InvalidArgument("options must not be null");
-  if ((options->which & (XHD_DISTANCE_MIN | XHD_DISTANCE_MAX)) == 0 || (options->which & ~7) != 0)
-    throw InvalidArgument("which must be XHD_DISTANCE_MIN, XHD_DISTANCE_MAX or both (and XHD_DISTANCE_CONTACTS)");
+  constexpr int32_t kKnown = XHD_DISTANCE_MIN | XHD_DISTANCE_MAX | XHD_DISTANCE_CONTACTS | XHD_DISTANCE_ON_DEMAND;
+  if ((options->which & (XHD_DISTANCE_MIN | XHD_DISTANCE_MAX)) == 0 || (options->which & ~kKnown) != 0)
+    throw InvalidArgument(
+        "which must be XHD_DISTANCE_MIN, XHD_DISTANCE_MAX or both (and XHD_DISTANCE_CONTACTS, XHD_DISTANCE_ON_DEMAND)");
   if ((options->which & XHD_DISTANCE_CONTACTS) != 0 && (options->which & XHD_DISTANCE_MIN) == 0)
     throw InvalidArgument("XHD_DISTANCE_CONTACTS needs XHD_DISTANCE_MIN");
   if (options->method != XHD_DISTANCE_BVH && options->method != XHD_DISTANCE_BRUTE)

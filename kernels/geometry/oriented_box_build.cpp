@@ -52,29 +52,6 @@ Dvec3 unit(Dvec3 v) {
   return {v.x / n, v.y / n, v.z / n};
 }
 
-// First and second moments of a node's vertices about a common origin: they add up the tree.
-struct Moments {
-  double n = 0.0;
-  double s[3] = {0, 0, 0};
-  double ss[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-
-  void add(const Dvec3& p) {
-    const double q[3] = {p.x, p.y, p.z};
-    n += 1.0;
-    for (int i = 0; i < 3; ++i) {
-      s[i] += q[i];
-      for (int j = 0; j < 3; ++j) ss[i][j] += q[i] * q[j];
-    }
-  }
-  void add(const Moments& o) {
-    n += o.n;
-    for (int i = 0; i < 3; ++i) {
-      s[i] += o.s[i];
-      for (int j = 0; j < 3; ++j) ss[i][j] += o.ss[i][j];
-    }
-  }
-};
-
 // Axes u0 and (u1 made orthogonal to it), completed by their cross product; orthonormal in double, then
 // rounded to float (the bounds allow for that). False where they do not span a plane.
 bool set_axes(Dvec3 u0, Dvec3 u1, OrientedBox& box) {
@@ -91,7 +68,7 @@ bool set_axes(Dvec3 u0, Dvec3 u1, OrientedBox& box) {
 }
 
 // The principal axes of the moments.
-void principal_box_axes(const Moments& m, OrientedBox& box) {
+void principal_box_axes(const NodeMoments& m, OrientedBox& box) {
   double cov[3][3], axes[3][3];
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) cov[i][j] = m.ss[i][j] - m.s[i] * m.s[j] / m.n;
@@ -269,12 +246,12 @@ void build_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, int threa
   // Moments of one level at a time, leaves first.
   // Two buffers for the whole build, swapped level by level (fresh ones per level were faulted in again each time);
   // a parent's entry is assigned from its children before anything is added to it.
-  LargeVector<Moments> below(1ull << s.depth), here(s.depth > 0 ? 1ull << (s.depth - 1) : 1);
+  LargeVector<NodeMoments> below(1ull << s.depth), here(s.depth > 0 ? 1ull << (s.depth - 1) : 1);
   for (uint32_t level = s.depth + 1; level-- > 0;) {
     progress.check_cancel();
     const uint64_t count = 1ull << level;
     const uint32_t shift = s.depth - level;
-    LargeVector<Moments>& moments = level == s.depth ? below : here;
+    LargeVector<NodeMoments>& moments = level == s.depth ? below : here;
     // Few nodes with many vertices: one node at a time, its vertices in parts on every thread.
     const uint64_t parts = count >= static_cast<uint64_t>(2 * threads)
                                ? 1
@@ -282,7 +259,7 @@ void build_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, int threa
                                                                           vertices.per_node(level) / kVerticesPerPart));
     auto node = [&](uint64_t i, int node_threads) {
       const uint32_t first = f12_leaf_first(s, i << shift), last = f12_leaf_first(s, (i + 1) << shift);
-      Moments& m = moments[i];
+      NodeMoments& m = moments[i];
       if (level == s.depth) {
         for (uint64_t v = 3ull * first; v < 3ull * last; ++v) m.add(dsub(dload(corners + 3 * v), origin));
       } else {
@@ -308,49 +285,84 @@ void build_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, int threa
 }
 
 // A node's moments summed as the level-by-level build sums them (each leaf over its corners, each parent its
-// children's, left then right), so the axes come out the same bits.
-Moments subtree_moments(const F12Mesh& mesh, uint32_t level, uint64_t i, const Dvec3& origin) {
+// children's, left then right), so the axes come out the same bits; read from `top` where it holds them.
+NodeMoments subtree_moments(const F12Mesh& mesh, uint32_t level, uint64_t i, const Dvec3& origin,
+                            const TopNodeMoments* top) {
   const F12Shape& s = mesh.shape;
+  if (top != nullptr && level < top->levels) return top->at[f12_node(level, i)];
   if (level == s.depth) {
-    Moments m;
+    NodeMoments m;
     const float* corners = mesh.corners.data();
     for (uint64_t v = 3ull * f12_leaf_first(s, i); v < 3ull * f12_leaf_first(s, i + 1); ++v)
       m.add(dsub(dload(corners + 3 * v), origin));
     return m;
   }
-  Moments m = subtree_moments(mesh, level + 1, 2 * i, origin);
-  m.add(subtree_moments(mesh, level + 1, 2 * i + 1, origin));
+  NodeMoments m = subtree_moments(mesh, level + 1, 2 * i, origin, top);
+  m.add(subtree_moments(mesh, level + 1, 2 * i + 1, origin, top));
   return m;
+}
+
+// The moments of the 2^down descendants of node i of the level, `down` levels below it, on the threads.
+std::vector<NodeMoments> descendant_moments(const F12Mesh& mesh, uint32_t level, uint64_t i, uint32_t down,
+                                            int threads, const TopNodeMoments* top) {
+  const Dvec3 origin = dload(mesh.corners.data());
+  std::vector<NodeMoments> below(1ull << down);
+  parallel_blocks(below.size(), 1, threads, [&](size_t begin, size_t end, int) {
+    for (size_t k = begin; k < end; ++k) below[k] = subtree_moments(mesh, level + down, (i << down) + k, origin, top);
+  });
+  return below;
+}
+
+// Adds up a level's moments pairwise, as the recursion would: below[k] becomes the sum of its two
+// children's, level by level, until below[0] is the whole.
+void add_up_pairwise(std::vector<NodeMoments>& below) {
+  for (uint64_t n = below.size(); n > 1; n /= 2)
+    for (uint64_t k = 0; k < n / 2; ++k) {
+      below[k] = below[2 * k];
+      below[k].add(below[2 * k + 1]);
+    }
 }
 
 }  // namespace
 
-void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, OrientedBox& box, DopReaches& reaches) {
+TopNodeMoments top_node_moments(const F12Mesh& mesh, uint64_t min_triangles, int threads) {
+  const F12Shape& s = mesh.shape;
+  TopNodeMoments top;
+  uint32_t last = 0;
+  while (last < s.depth && (static_cast<uint64_t>(s.triangles) >> (last + 1)) >= min_triangles) ++last;
+  if ((static_cast<uint64_t>(s.triangles) >> last) < min_triangles) return top;
+  top.at.resize(f12_node_count({s.triangles, last}));
+  // The last level's nodes from their subtrees on the threads, then each level above from the one below.
+  const std::vector<NodeMoments> bottom = descendant_moments(mesh, 0, 0, last, threads, nullptr);
+  std::copy(bottom.begin(), bottom.end(), top.at.begin() + f12_node(last, 0));
+  for (uint32_t level = last; level-- > 0;)
+    for (uint64_t i = 0; i < (1ull << level); ++i) {
+      NodeMoments m = top.at[f12_node(level + 1, 2 * i)];
+      m.add(top.at[f12_node(level + 1, 2 * i + 1)]);
+      top.at[f12_node(level, i)] = m;
+    }
+  top.levels = last + 1;
+  return top;
+}
+
+void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, const TopNodeMoments* top, OrientedBox& box,
+                       DopReaches& reaches) {
   const F12Shape& s = mesh.shape;
   const uint32_t level = f12_level(node);
   const uint64_t i = node - ((1ull << level) - 1);
   const float* corners = mesh.corners.data();
-  const Dvec3 origin = dload(corners);
   const NodeVertices vertices(mesh, nullptr);
   // A large node is scanned in parts on every thread, as the level-by-level build scans its top levels.
   const uint64_t parts = threads > 1 ? std::min<uint64_t>(4 * threads, vertices.per_node(level) / kVerticesPerPart) : 1;
-  Moments m;
-  if (parts > 1) {
-    // Its descendants a few levels down summed on the threads, then added up pairwise as the recursion would.
+  NodeMoments m;
+  if (parts > 1 && !(top != nullptr && level < top->levels)) {
     uint32_t down = 0;
     while (level + down < s.depth && (1ull << down) < parts) ++down;
-    std::vector<Moments> below(1ull << down);
-    parallel_blocks(below.size(), 1, threads, [&](size_t begin, size_t end, int) {
-      for (size_t k = begin; k < end; ++k) below[k] = subtree_moments(mesh, level + down, (i << down) + k, origin);
-    });
-    for (uint64_t n = below.size(); n > 1; n /= 2)
-      for (uint64_t k = 0; k < n / 2; ++k) {
-        below[k] = below[2 * k];
-        below[k].add(below[2 * k + 1]);
-      }
+    std::vector<NodeMoments> below = descendant_moments(mesh, level, i, down, threads, top);
+    add_up_pairwise(below);
     m = below[0];
   } else {
-    m = subtree_moments(mesh, level, i, origin);
+    m = subtree_moments(mesh, level, i, dload(corners), top);
   }
   principal_box_axes(m, box);
   const uint32_t first = f12_leaf_first(s, i << (s.depth - level));

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "f12_bvh.h"
 #include "../abi/large_buffer.h"
@@ -48,10 +49,46 @@ struct OrientedShapeSink {
 void build_oriented_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, bool with_reaches, int threads,
                            const Progress& progress, const OrientedShapeSink& sink);
 
+// First and second moments of a node's vertices (every corner of its triangles) about the mesh's first
+// corner: they add up the tree.
+struct NodeMoments {
+  double n = 0.0;
+  double s[3] = {0, 0, 0};
+  double ss[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+
+  void add(const Dvec3& p) {
+    const double q[3] = {p.x, p.y, p.z};
+    n += 1.0;
+    for (int i = 0; i < 3; ++i) {
+      s[i] += q[i];
+      for (int j = 0; j < 3; ++j) ss[i][j] += q[i] * q[j];
+    }
+  }
+  void add(const NodeMoments& o) {
+    n += o.n;
+    for (int i = 0; i < 3; ++i) {
+      s[i] += o.s[i];
+      for (int j = 0; j < 3; ++j) ss[i][j] += o.ss[i][j];
+    }
+  }
+};
+
+// The moments of every node of the top levels, breadth first, the same sums as the level-by-level build's.
+struct TopNodeMoments {
+  uint32_t levels = 0;  // levels 0 .. levels - 1
+  std::vector<NodeMoments> at;
+};
+
+// The top levels down to the last whose nodes hold at least min_triangles triangles (none if the root holds
+// fewer), in one pass over the corners on `threads` threads.
+TopNodeMoments top_node_moments(const F12Mesh& mesh, uint64_t min_triangles, int threads);
+
 // One node's box and reaches, the same bits as build_oriented_shapes gives it, from its corners: for searches
-// that visit few nodes and make each when first reached (cpu/node_shapes_on_demand.h). A large node's scans
+// that visit few nodes and make each when first reached (cpu/node_bounds.h). A large node's scans
 // are split among `threads` threads (from the caller's pool, or new threads when called from a pool's job).
-void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, OrientedBox& box, DopReaches& reaches);
+// top (may be null): moments already summed, so a node there is not summed again from its corners.
+void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, const TopNodeMoments* top, OrientedBox& box,
+                       DopReaches& reaches);
 
 // The boxes alone, from the corners.
 LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads, const Progress& progress);

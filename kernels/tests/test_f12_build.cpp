@@ -11,7 +11,7 @@
 
 #include "../abi/progress.h"
 #include "../cpu/node_points.h"
-#include "../cpu/node_shapes_on_demand.h"
+#include "../cpu/node_bounds.h"
 #include "../geometry/f12_bvh.h"
 #include "../geometry/oriented_box_build.h"
 #include "check.h"
@@ -154,10 +154,11 @@ TEST(f12_shapes_same_from_points_and_threads) {
 }
 
 TEST(f12_shapes_on_demand_same_bits) {
-  // Every node's bounds made on demand (NodeShapesOnDemand) against the level-by-level build: the same box
-  // and reaches, and for the small nodes the same points as build_node_points lays out. The large sphere's
-  // top nodes are scanned in parts when threads > 1; 6 threads ask for the nodes at once, each in its own
-  // order, so most nodes are asked for by several threads together.
+  // Every node's bounds made on demand (NodeBounds) against the level-by-level build: the same box and
+  // reaches, and for the small nodes the same points as build_node_points lays out; and the bounds built all
+  // at once (not on demand) the same again. The large sphere's top nodes are scanned in parts when
+  // threads > 1 and read their moments from the top levels' table; 6 threads ask for the nodes at once, each
+  // in its own order, so most nodes are asked for by several threads together.
   const std::vector<xhd_test::Mesh> meshes{xhd_test::sphere(120, 160, 1.0, 0.0), xhd_test::sphere(7, 9, 2.0, 1.0),
                                            soup(5000, 7), soup(1, 3), soup(3, 4)};
   for (const xhd_test::Mesh& m : meshes) {
@@ -166,7 +167,7 @@ TEST(f12_shapes_on_demand_same_bits) {
     const Shapes reference = build(mesh, nullptr, 2);
     const xhd::NodePoints points = xhd::build_node_points(mesh, 256, 2, xhd::Progress(nullptr));
     for (int threads : {1, 3}) {
-      const xhd::NodeShapesOnDemand on_demand(mesh, 256, threads);
+      const xhd::NodeBounds on_demand(mesh, 256, threads, true, xhd::Progress(nullptr));
       const uint64_t nodes = reference.boxes.size();
       std::vector<std::thread> askers;
       for (uint64_t t = 0; t < 6; ++t)
@@ -196,6 +197,15 @@ TEST(f12_shapes_on_demand_same_bits) {
       CHECK(same_points);
       CHECK_EQ(on_demand.points_made(), with_points);
     }
+    const xhd::NodeBounds built(mesh, 256, 2, false, xhd::Progress(nullptr));
+    bool boxes = true, reaches = true;
+    for (uint32_t node = 0; node < reference.boxes.size(); ++node) {
+      boxes = boxes && same_box(reference.boxes[node], built.shape(node).box);
+      reaches = reaches && same_reaches(reference.reaches[node], built.shape(node).dop);
+      CHECK_EQ(built.has_points(node), points.first_level != UINT32_MAX && points.has(node));
+    }
+    CHECK(boxes);
+    CHECK(reaches);
   }
 }
 
@@ -206,9 +216,9 @@ TEST(f12_parallel_build_answers_match_brute) {
   const std::vector<float> a32 = xhd_test::to_float(a.xyz), b32 = xhd_test::to_float(b.xyz);
   const xhd_mesh ma{a32.data(), a32.size() / 3, a.triangles.data(), a.triangles.size() / 3, nullptr};
   const xhd_mesh mb{b32.data(), b32.size() / 3, b.triangles.data(), b.triangles.size() / 3, nullptr};
-  auto create = [&](int method, int threads) {
+  auto create = [&](int method, int threads, int32_t more = 0) {
     xhd_distance_options o{};
-    o.which = XHD_DISTANCE_MIN | XHD_DISTANCE_MAX;
+    o.which = XHD_DISTANCE_MIN | XHD_DISTANCE_MAX | more;
     o.method = method;
     o.threads = threads;
     xhd_distance_context* c = nullptr;
@@ -218,14 +228,16 @@ TEST(f12_parallel_build_answers_match_brute) {
   xhd_distance_context* brute = create(XHD_DISTANCE_BRUTE, 2);
   xhd_distance_context* one = create(XHD_DISTANCE_BVH, 1);
   xhd_distance_context* three = create(XHD_DISTANCE_BVH, 3);
-  if (brute == nullptr || one == nullptr || three == nullptr) return;
+  // Bounds made on demand: each query makes the nodes it reaches first, the later ones reuse them.
+  xhd_distance_context* on_demand = create(XHD_DISTANCE_BVH, 3, XHD_DISTANCE_ON_DEMAND);
+  if (brute == nullptr || one == nullptr || three == nullptr || on_demand == nullptr) return;
   for (int k = 0; k < 6; ++k) {
     const double t = 0.7 * k, c = std::cos(t), s = std::sin(t);
     const double pose[12] = {c, -s, 0, 0.45 * k, s, c, 0, -0.1 * k, 0, 0, 1, 0.05 * k};
-    xhd_distance_result r[3]{};
-    xhd_distance_context* each[3] = {brute, one, three};
-    for (int j = 0; j < 3; ++j) CHECK_EQ(xhd_distance_query(each[j], pose, &r[j], nullptr), int32_t(XHD_OK));
-    for (int j = 1; j < 3; ++j) {
+    xhd_distance_result r[4]{};
+    xhd_distance_context* each[4] = {brute, one, three, on_demand};
+    for (int j = 0; j < 4; ++j) CHECK_EQ(xhd_distance_query(each[j], pose, &r[j], nullptr), int32_t(XHD_OK));
+    for (int j = 1; j < 4; ++j) {
       CHECK_EQ(r[j].min.distance, r[0].min.distance);
       CHECK_EQ(r[j].min.triangle_a, r[0].min.triangle_a);
       CHECK_EQ(r[j].min.triangle_b, r[0].min.triangle_b);
@@ -237,6 +249,7 @@ TEST(f12_parallel_build_answers_match_brute) {
   xhd_distance_context_destroy(brute);
   xhd_distance_context_destroy(one);
   xhd_distance_context_destroy(three);
+  xhd_distance_context_destroy(on_demand);
 }
 
 namespace {

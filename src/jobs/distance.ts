@@ -122,6 +122,8 @@ export async function distanceFiles(pathA: string, pathB: string, options: Dista
   try {
     context = await MeshDistance.create(meshA, meshB, {
       min: options.min, max: options.max, contacts: options.contacts, method: options.method, backend: options.backend, device: options.device, threads: options.threads,
+      // One pose: make only the nodes its search reaches (MeshDistanceOptions.boundsOnDemand).
+      boundsOnDemand: poses.length === 1,
       signal: options.signal, onProgress: (done, total) => buildBar.update(done, total),
     });
   } finally {

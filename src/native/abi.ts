@@ -197,6 +197,8 @@ export const DISTANCE_MIN = 1;
 export const DISTANCE_MAX = 2;
 /** With DISTANCE_MIN: every triangle pair at distance 0, counted and bounded (CPU backend). */
 export const DISTANCE_CONTACTS = 4;
+/** With DISTANCE_MIN: each node's tight bounds made when a search first reaches it (CPU backend; for few queries). */
+export const DISTANCE_ON_DEMAND = 8;
 export const DISTANCE_METHOD_CODES = { bvh: 0, brute: 1 } as const;
 
 // Reading input files (XHD_CAP_FILE_READERS, XHD_CAP_DELIMITED_TEXT): see "Reading input files" in kernels/include/xhd.h.
