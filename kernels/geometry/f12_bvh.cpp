@@ -40,18 +40,23 @@ int longest_axis(const float lo[3], const float hi[3]) {
   return axis;
 }
 
-// Splits the run [first, last) of a large node at middle on every thread: the centroids' box, the key of
-// rank middle - first found 11 bits at a time from per-thread histograms, then a stable partition through
-// `spare` (same size as c) around that key. The halves hold exactly what std::nth_element would put there.
-void shared_split(UninitLargeVector<Centroid>& c, UninitLargeVector<Centroid>& spare, uint64_t first, uint64_t last,
-                  uint64_t middle, int threads) {
+// Splits the run [first, last) of c, a large node's, at middle on every thread into the same run of `spare`:
+// the centroids' box, then the key of rank middle - first found 11 bits at a time from per-thread histograms
+// until at most kFewCandidates keys share the bits found, then among those; then a stable partition around
+// that key. The halves hold exactly what std::nth_element would put there. The caller swaps the buffers once
+// every node of the level is split.
+constexpr uint64_t kFewCandidates = 1 << 14;
+
+void shared_split(const UninitLargeVector<Centroid>& c, UninitLargeVector<Centroid>& spare, uint64_t first,
+                  uint64_t last, uint64_t middle, int threads) {
   const uint64_t n = last - first, blocks = (n + kSplitBlock - 1) / kSplitBlock;
+  auto block_end = [&](uint64_t b) { return std::min(last, first + (b + 1) * kSplitBlock); };
   std::vector<float> box(6 * blocks);
   parallel_blocks(blocks, 1, threads, [&](size_t begin, size_t end, int) {
     for (size_t b = begin; b < end; ++b) {
       float* lo = &box[6 * b];
       for (int j = 0; j < 3; ++j) lo[j] = INFINITY, lo[3 + j] = -INFINITY;
-      for (uint64_t k = first + b * kSplitBlock; k < std::min(last, first + (b + 1) * kSplitBlock); ++k)
+      for (uint64_t k = first + b * kSplitBlock; k < block_end(b); ++k)
         for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], c[k].at[j]), lo[3 + j] = std::max(lo[3 + j], c[k].at[j]);
     }
   });
@@ -60,56 +65,75 @@ void shared_split(UninitLargeVector<Centroid>& c, UninitLargeVector<Centroid>& s
     for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], box[6 * b + j]), hi[j] = std::max(hi[j], box[6 * b + 3 + j]);
   const int axis = longest_axis(lo, hi);
 
-  // 11 bits a pass (6 passes): per-thread histograms of 2,048 counts, which cost nothing to clear; 16-bit
-  // ones were 512 KiB a thread to clear per pass, per node.
+  // 11 bits a pass: per-thread histograms of 2,048 counts, which cost nothing to clear; 16-bit ones were
+  // 512 KiB a thread to clear per pass, per node. Two passes usually leave a few hundred keys of a million.
   const int workers = static_cast<int>(std::min<uint64_t>(std::max(threads, 1), blocks));
   std::vector<uint64_t> histogram(static_cast<size_t>(workers) << kRadixBits);
-  uint64_t rank = middle - first, pivot = 0;
+  uint64_t rank = middle - first, prefix = 0, fixed = 0;  // the bits found, and which
   for (int high = 64; high > 0;) {
     const int width = std::min(kRadixBits, high), shift = high - width;
-    const uint64_t fixed = high == 64 ? 0 : ~0ull << high;  // the bits already chosen
     const uint64_t digit = (1ull << width) - 1;
     std::fill(histogram.begin(), histogram.end(), 0);
     parallel_blocks(blocks, 1, workers, [&](size_t begin, size_t end, int tid) {
       uint64_t* h = &histogram[static_cast<size_t>(tid) << kRadixBits];
-      for (uint64_t k = first + begin * kSplitBlock; k < std::min(last, first + end * kSplitBlock); ++k) {
+      for (uint64_t k = first + begin * kSplitBlock; k < block_end(end - 1); ++k) {
         const uint64_t key = split_key(c[k], axis);
-        if ((key & fixed) == pivot) ++h[(key >> shift) & digit];
+        if ((key & fixed) == prefix) ++h[(key >> shift) & digit];
       }
     });
+    uint64_t in = 0;
     for (uint64_t bucket = 0;; ++bucket) {
-      uint64_t in = 0;
+      in = 0;
       for (int t = 0; t < workers; ++t) in += histogram[(static_cast<size_t>(t) << kRadixBits) + bucket];
       if (rank < in) {
-        pivot |= bucket << shift;
+        prefix |= bucket << shift;
         break;
       }
       rank -= in;
     }
+    fixed = shift == 0 ? ~0ull : ~0ull << shift;
     high = shift;
+    if (in <= kFewCandidates) break;
   }
 
-  // Stable partition: each block's smaller keys, then the pivot, then its larger ones, in block order.
+  // One pass: each block's keys below and above the bits found, and the few that share them, which decide the
+  // pivot (keys are distinct: the triangle index is in them) and then the rest of the blocks' counts.
+  struct Candidate {
+    uint64_t key, block;
+  };
   std::vector<uint64_t> smaller(blocks + 1, 0), larger(blocks + 1, 0);
-  parallel_blocks(blocks, 1, threads, [&](size_t begin, size_t end, int) {
-    for (size_t b = begin; b < end; ++b)
-      for (uint64_t k = first + b * kSplitBlock; k < std::min(last, first + (b + 1) * kSplitBlock); ++k) {
-        const uint64_t key = split_key(c[k], axis);
-        smaller[b + 1] += key < pivot;
-        larger[b + 1] += key > pivot;
+  std::vector<std::vector<Candidate>> found(workers);
+  parallel_blocks(blocks, 1, workers, [&](size_t begin, size_t end, int tid) {
+    for (size_t b = begin; b < end; ++b) {
+      uint64_t below = 0, above = 0;
+      for (uint64_t k = first + b * kSplitBlock; k < block_end(b); ++k) {
+        const uint64_t key = split_key(c[k], axis), masked = key & fixed;
+        below += masked < prefix;
+        above += masked > prefix;
+        if (masked == prefix) found[tid].push_back({key, b});
       }
+      smaller[b + 1] = below, larger[b + 1] = above;
+    }
   });
+  std::vector<uint64_t> keys;
+  for (const std::vector<Candidate>& f : found)
+    for (const Candidate& x : f) keys.push_back(x.key);
+  std::nth_element(keys.begin(), keys.begin() + rank, keys.end());
+  const uint64_t pivot = keys[rank];
+  for (const std::vector<Candidate>& f : found)
+    for (const Candidate& x : f) smaller[x.block + 1] += x.key < pivot, larger[x.block + 1] += x.key > pivot;
+
+  // Stable partition: each block's smaller keys, then the pivot, then its larger ones, in block order.
   for (uint64_t b = 0; b < blocks; ++b) smaller[b + 1] += smaller[b], larger[b + 1] += larger[b];
   parallel_blocks(blocks, 1, threads, [&](size_t begin, size_t end, int) {
     for (size_t b = begin; b < end; ++b) {
       uint64_t below = first + smaller[b], above = middle + 1 + larger[b];
-      for (uint64_t k = first + b * kSplitBlock; k < std::min(last, first + (b + 1) * kSplitBlock); ++k) {
+      for (uint64_t k = first + b * kSplitBlock; k < block_end(b); ++k) {
         const uint64_t key = split_key(c[k], axis);
         spare[key < pivot ? below++ : (key > pivot ? above++ : middle)] = c[k];
       }
     }
   });
-  std::copy(spare.begin() + first, spare.begin() + last, c.begin() + first);
 }
 
 // The triangles in the order of a kd-tree with the f12 tree's shape: every node's run of slots is split
@@ -138,11 +162,12 @@ UninitLargeVector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* 
       return std::array<uint64_t, 3>{f12_leaf_first(s, i << shift), f12_leaf_first(s, (2 * i + 1) << (shift - 1)),
                                      f12_leaf_first(s, (i + 1) << shift)};
     };
-    if (count >> level >= kSharedSplit) {
+    if (count >> level >= kSharedSplit) {  // every node of the level: each is split into spare
       for (uint64_t i = 0; i < (1ull << level); ++i) {
         const auto [first, middle, last] = run(i);
         shared_split(c, spare, first, last, middle, threads);
       }
+      c.swap(spare);
       continue;
     }
     parallel_blocks(1ull << level, std::max<uint64_t>(1, 65536 >> shift), threads, [&](size_t begin, size_t end, int) {
