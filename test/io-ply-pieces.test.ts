@@ -94,6 +94,52 @@ describe('binary PLY in pieces', () => {
     }
   });
 
+  it('plain triangle records (a uchar-counted int or uint list alone), whole and in pieces: read fast, and a polygon, a bad index or the end handed to the general walk', () => {
+    // Faces written as given: the records are 13 bytes while every face is a triangle.
+    const write = (name: string, type: 'int' | 'uint', vertices: number, faces: number[][], cut = 0): { path: string; start: number } => {
+      const header = ['ply', 'format binary_little_endian 1.0', `element vertex ${vertices}`, 'property float x',
+        'property float y', 'property float z', `element face ${faces.length}`, `property list uchar ${type} vertex_indices`,
+        'end_header', ''].join('\n');
+      const body = Buffer.alloc(12 * vertices);
+      for (let v = 0; v < vertices; v++) body.writeFloatLE(v, 12 * v);
+      const records = faces.map((f) => {
+        const b = Buffer.alloc(1 + 4 * f.length);
+        b.writeUInt8(f.length, 0);
+        f.forEach((index, k) => (type === 'int' ? b.writeInt32LE(index, 1 + 4 * k) : b.writeUInt32LE(index >>> 0, 1 + 4 * k)));
+        return b;
+      });
+      const all = Buffer.concat([Buffer.from(header, 'latin1'), body, ...records]);
+      const path = join(dir, name);
+      writeFileSync(path, all.subarray(0, all.length - cut));
+      return { path, start: Buffer.byteLength(header, 'latin1') + 12 * vertices };
+    };
+    const faces = Array.from({ length: 5000 }, (_, i) => [i % 997, (i * 7) % 1000, (i * 13 + 5) % 1000]);
+    for (const type of ['int', 'uint'] as const) {
+      const { path } = write(`plain-${type}.ply`, type, 1000, faces);
+      for (const piece of [0, 64, 1000, 1 << 20]) { // 0: read whole
+        const g = piece === 0 ? readGeometry(path) : inPieces(piece, () => readGeometry(path));
+        assert.deepEqual(Array.from(g.triangles!), faces.flat(), `${type}, pieces of ${piece}`);
+      }
+      // A quad at face 2500: it and every face after it through the general walk (fanned: two triangles).
+      const withQuad = faces.map((f, i) => (i === 2500 ? [...f, 999] : f));
+      const { path: quadPath } = write(`quad-${type}.ply`, type, 1000, withQuad);
+      const expected = withQuad.flatMap((f) => (f.length === 4 ? [f[0], f[1], f[2], f[0], f[2], f[3]] : f));
+      assert.deepEqual(Array.from(readGeometry(quadPath).triangles!), expected, type);
+      assert.deepEqual(Array.from(inPieces(1000, () => readGeometry(quadPath)).triangles!), expected, type);
+      // An index out of range at face 3000, corner 2: the general walk's error, at that index's byte.
+      const bad = faces.map((f, i) => (i === 3000 ? [f[0], f[1], type === 'int' ? -1 : 1000] : f));
+      const { path: badPath, start } = write(`bad-${type}.ply`, type, 1000, bad);
+      for (const piece of [0, 64, 1 << 20]) { // 0: read whole
+        const message = errorOf(() => (piece === 0 ? readGeometry(badPath) : inPieces(piece, () => readGeometry(badPath))));
+        assert.equal(message, `${badPath} (byte ${start + 13 * 3000 + 9}): face 3000 uses vertex index ${type === 'int' ? -1 : 1000}, outside 0..999`);
+      }
+      // The file ends 5 bytes into the last face.
+      const { path: shortPath } = write(`short-${type}.ply`, type, 1000, faces, 8);
+      assert.match(errorOf(() => readGeometry(shortPath)), /\(byte \d+\): file is truncated: data ran out in face record 4999 of 5000/);
+      assert.match(errorOf(() => inPieces(1000, () => readGeometry(shortPath))), /file is truncated: data ran out in face record 4999 of 5000/);
+    }
+  });
+
   it('errors name the same file and byte offset as the whole-file reader', () => {
     const cases = ['bad-truncated-binary.ply', 'bad-nan-binary.ply', 'bad-index-binary.ply', 'bad-face-2-binary.ply', 'bad-inf-double.ply', 'bad-count-lies.ply'];
     for (const name of cases) {

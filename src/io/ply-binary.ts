@@ -192,7 +192,8 @@ class BinaryBodyReader {
     const indexProperty = props[layout.faceIndices];
     const countType = indexProperty.countType!, countSize = PLY_TYPE_SIZE[countType];
     const itemType = indexProperty.type, itemSize = PLY_TYPE_SIZE[itemType];
-    for (let f = 0; f < element.count; f++) {
+    const plain = plainTriangleRecords(element, layout, le) ? this.readTriangleRecords(vertexCount, element.count, collector) : 0;
+    for (let f = plain; f < element.count; f++) {
       let offset = this.offset;
       for (let p = 0; p < props.length; p++) {
         const property = props[p];
@@ -224,6 +225,35 @@ class BinaryBodyReader {
       this.offset = offset;
     }
   }
+
+  /**
+   * Faces of the plain triangle layout (plainTriangleRecords) from the current offset, while each is a triangle
+   * with its indices in range and wholly in the buffer: how many were read. The general loop goes on from the
+   * first that is not, and says what is wrong where. Faster than that loop's decoding of every value through
+   * its type: a 7.5M-triangle binary PLY read in 0.31-0.33 s instead of 0.53-0.67 s on the development VM.
+   */
+  private readTriangleRecords(vertexCount: number, count: number, collector: TriangleCollector): number {
+    const bytes = this.bytes, view = this.view, end = bytes.length;
+    let offset = this.offset, f = 0;
+    for (; f < count && offset + TRIANGLE_RECORD <= end; f++, offset += TRIANGLE_RECORD) {
+      // Unsigned reads: a negative int32 index reads as 2^31 or more, beyond any vertex count.
+      const a = view.getUint32(offset + 1, true), b = view.getUint32(offset + 5, true), c = view.getUint32(offset + 9, true);
+      if (bytes[offset] !== 3 || a >= vertexCount || b >= vertexCount || c >= vertexCount) break;
+      collector.addTriangle(a, b, c);
+    }
+    this.offset = offset;
+    return f;
+  }
+}
+
+/** A triangle record of the commonest face layout: `property list uchar int|uint vertex_indices` alone, little-endian. */
+export const TRIANGLE_RECORD = 13;
+
+/** Whether the face element has that layout, whose records are 13 bytes while every face is a triangle. */
+export function plainTriangleRecords(element: PlyElement, layout: PlyLayout, le: boolean): boolean {
+  const [only] = element.properties;
+  return le && element.properties.length === 1 && layout.faceIndices === 0 && only.countType === PlyType.Uint8 &&
+    (only.type === PlyType.Int32 || only.type === PlyType.Uint32);
 }
 
 export const hostIsLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;

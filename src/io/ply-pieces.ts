@@ -12,7 +12,7 @@ import { badCoordinate, boundsAreExact, finishGeometry, firstInexactCoordinate, 
 import { computeBounds, type Bounds, type Coordinates, type Geometry } from './geometry.js';
 import { readFully } from './input-file.js';
 import type { PlyLayout } from './ply-layout.js';
-import { hostIsLittleEndian, propertyOffsets, readScalar, storesFloat32 } from './ply-binary.js';
+import { hostIsLittleEndian, plainTriangleRecords, propertyOffsets, readScalar, storesFloat32, TRIANGLE_RECORD } from './ply-binary.js';
 import { fixedRecordSize, PLY_TYPE_SIZE, PlyType, type PlyElement, type PlyHeader } from './ply-header.js';
 import { nativeReader } from './native-reader.js';
 import { readPlyVerticesNatively } from './ply-vertices-native.js';
@@ -55,8 +55,11 @@ export function readBinaryPlyInPieces(path: string, size: number, header: PlyHea
         positions = storesFloat32(element, layout) ? new Float32Array(3 * element.count) : new Float64Array(3 * element.count);
         position = readVertices(source, position, element, layout, le, positions, found, threads);
       } else if (element === layout.face) {
-        position = walkListRecords(source, position, element, le,
-          (view, at, record, fileOffset) => readFace(view, at, record, fileOffset, layout, le, collector, source.file));
+        const visit = (view: DataView, at: number, record: number, fileOffset: number): void =>
+          readFace(view, at, record, fileOffset, layout, le, collector, source.file);
+        position = plainTriangleRecords(element, layout, le)
+          ? readTriangleRecords(source, position, element, layout, collector, visit)
+          : walkListRecords(source, position, element, le, visit);
       } else if (fixedRecordSize(element) >= 0) {
         const stride = fixedRecordSize(element);
         if (position + stride * element.count > size) truncated(path, size, element, Math.floor((size - position) / Math.max(1, stride)));
@@ -170,7 +173,7 @@ function readPackedVertices(source: PieceSource, start: number, element: PlyElem
  * after the element.
  */
 function walkListRecords(source: PieceSource, start: number, element: PlyElement, le: boolean,
-  visit: (view: DataView, at: number, record: number, fileOffset: number) => void): number {
+  visit: (view: DataView, at: number, record: number, fileOffset: number) => void, firstRecord = 0): number {
   const buffer = source.buffer;
   const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   let windowStart = start;   // file position of buffer[0]
@@ -187,7 +190,7 @@ function walkListRecords(source: PieceSource, start: number, element: PlyElement
     filled += want;
     return true;
   };
-  for (let record = 0; record < element.count; record++) {
+  for (let record = firstRecord; record < element.count; record++) {
     let length = recordLength(view, at, filled, element, le);
     while (length < 0) {
       if (at === 0 && filled === buffer.length) {
@@ -203,6 +206,36 @@ function walkListRecords(source: PieceSource, start: number, element: PlyElement
     at += length;
   }
   return windowStart + at;
+}
+
+/**
+ * Face records of the plain triangle layout (plainTriangleRecords) read a piece at a time as 13-byte triangles,
+ * as the whole-file reader reads them: the general walk decodes each record's length and every value through
+ * its type. At the first record that is not a plain triangle with its indices in range (a polygon, a negative
+ * or too large index, the file's end) the general walk takes over from that record, and says what is wrong where.
+ */
+function readTriangleRecords(source: PieceSource, start: number, element: PlyElement, layout: PlyLayout,
+  collector: TriangleCollector, visit: (view: DataView, at: number, record: number, fileOffset: number) => void): number {
+  const vertexCount = layout.vertex.count;
+  const buffer = source.buffer;
+  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  const perPiece = Math.max(1, Math.floor(buffer.length / TRIANGLE_RECORD));
+  let position = start;
+  for (let first = 0; first < element.count;) {
+    const records = Math.min(perPiece, element.count - first);
+    if (!source.read(position, records * TRIANGLE_RECORD)) return walkListRecords(source, position, element, true, visit, first);
+    for (let r = 0, at = 0; r < records; r++, at += TRIANGLE_RECORD) {
+      // Unsigned reads: a negative int32 index reads as 2^31 or more, beyond any vertex count.
+      const a = view.getUint32(at + 1, true), b = view.getUint32(at + 5, true), c = view.getUint32(at + 9, true);
+      if (buffer[at] !== 3 || a >= vertexCount || b >= vertexCount || c >= vertexCount) {
+        return walkListRecords(source, position + at, element, true, visit, first + r);
+      }
+      collector.addTriangle(a, b, c);
+    }
+    position += records * TRIANGLE_RECORD;
+    first += records;
+  }
+  return position;
 }
 
 /** A record's length at `at` when it lies wholly before `end`; -1 when it does not; Infinity for a negative list length. */
