@@ -21,6 +21,7 @@ struct Centroid {
 constexpr uint64_t kSharedSplit = 1 << 17;
 constexpr uint64_t kSplitBlock = 1 << 15;  // the shared split's blocks (fixed: the partition is stable)
 constexpr int kRadixBits = 11;             // the median's key found this many bits at a time
+constexpr uint64_t kCachedSubtree = 1 << 15;  // triangles of a subtree whose centroids (16 B each) stay in cache
 
 // The split's order as one 64-bit key: the coordinate's bits ordered as the floats are (-0 as +0, which
 // compare equal), then the triangle index, as the comparator below breaks ties.
@@ -136,6 +137,32 @@ void shared_split(const UninitLargeVector<Centroid>& c, UninitLargeVector<Centro
   });
 }
 
+// Node i of the level split where the f12 layout puts its children's boundary, along the longest side of its
+// centroids' box, on the calling thread.
+void split_node(UninitLargeVector<Centroid>& c, const F12Shape& s, uint32_t level, uint64_t i) {
+  const uint32_t shift = s.depth - level;
+  const uint64_t first = f12_leaf_first(s, i << shift), middle = f12_leaf_first(s, (2 * i + 1) << (shift - 1)),
+                 last = f12_leaf_first(s, (i + 1) << shift);
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (uint64_t k = first; k < last; ++k)
+    for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], c[k].at[j]), hi[j] = std::max(hi[j], c[k].at[j]);
+  const int axis = longest_axis(lo, hi);
+  // Ties go by triangle index, so the order is the same on every platform.
+  std::nth_element(c.begin() + first, c.begin() + middle, c.begin() + last, [axis](const Centroid& x, const Centroid& y) {
+    return x.at[axis] < y.at[axis] || (x.at[axis] == y.at[axis] && x.triangle < y.triangle);
+  });
+}
+
+// Node i of the level and every node below it, depth first: the subtree's run stays in the cache through all
+// its levels, where a pass a level streamed the whole array (7.5M triangles: 120 MB) once a level. Each node's
+// halves are the same sets either way (no two keys are equal), so the leaves are too.
+void split_subtree(UninitLargeVector<Centroid>& c, const F12Shape& s, uint32_t level, uint64_t i) {
+  split_node(c, s, level, i);
+  if (level + 1 >= s.depth) return;
+  split_subtree(c, s, level + 1, 2 * i);
+  split_subtree(c, s, level + 1, 2 * i + 1);
+}
+
 // The triangles in the order of a kd-tree with the f12 tree's shape: every node's run of slots is split
 // where the f12 layout puts its children's boundary, along the longest side of its centroids' box. Every
 // subtree is then a compact set of triangles. (A Morton order, cut at the fixed f12 boundaries, puts
@@ -170,19 +197,19 @@ UninitLargeVector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* 
       c.swap(spare);
       continue;
     }
-    parallel_blocks(1ull << level, std::max<uint64_t>(1, 65536 >> shift), threads, [&](size_t begin, size_t end, int) {
-      for (size_t i = begin; i < end; ++i) {
-        const auto [first, middle, last] = run(i);
-        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-        for (uint64_t k = first; k < last; ++k)
-          for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], c[k].at[j]), hi[j] = std::max(hi[j], c[k].at[j]);
-        const int axis = longest_axis(lo, hi);
-        // Ties go by triangle index, so the order is the same on every platform.
-        std::nth_element(c.begin() + first, c.begin() + middle, c.begin() + last,
-                         [axis](const Centroid& x, const Centroid& y) {
-                           return x.at[axis] < y.at[axis] || (x.at[axis] == y.at[axis] && x.triangle < y.triangle);
-                         });
-      }
+    // Enough nodes to share among the threads, or nodes that fit in a core's cache: each thread takes whole
+    // subtrees, depth first.
+    if ((1ull << level) >= 4ull * std::max(threads, 1) || (count >> level) <= kCachedSubtree) {
+      parallel_blocks(1ull << level, 1, threads, [&](size_t begin, size_t end, int) {
+        for (size_t i = begin; i < end; ++i) {
+          progress.check_cancel();
+          split_subtree(c, s, level, i);
+        }
+      });
+      break;
+    }
+    parallel_blocks(1ull << level, 1, threads, [&](size_t begin, size_t end, int) {
+      for (size_t i = begin; i < end; ++i) split_node(c, s, level, i);
     });
   }
   UninitLargeVector<uint32_t> order(count);
