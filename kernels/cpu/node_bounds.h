@@ -86,6 +86,8 @@ class NodeBounds {
   // On demand: the large nodes' moments, summed once (each node made there would sum its subtree again);
   // the points made so far, and each node's state (kNotMade, kMaking, kMade).
   TopNodeMoments top_;
+  NodePoints level_points_;         // one level's distinct vertices, which the larger nodes' scans read
+  NodeVertexBlocks level_blocks_;   // views of them (first_level UINT32_MAX: none)
   std::unique_ptr<NodePointsView[]> points_;
   uint64_t point_nodes_ = 0;
   std::unique_ptr<std::atomic<uint8_t>[]> shape_state_, point_state_;

@@ -87,6 +87,67 @@ std::vector<float> node_point_blocks(const F12Mesh& mesh, uint64_t node) {
   return std::move(one.soa);
 }
 
+namespace {
+
+// A node's corners with repeats dropped by a hash table of their bits, in the order first seen, padded to
+// blocks: for scans of extremes, the same set as node_point_blocks without its sort (each corner costs a hash
+// probe instead of a dozen comparisons). -0 and +0 may both be kept, which changes no extreme.
+std::vector<float> distinct_corner_blocks(const F12Mesh& mesh, uint64_t node, std::vector<uint32_t>& table) {
+  const F12Shape& s = mesh.shape;
+  const uint32_t level = f12_level(node), shift = s.depth - level;
+  const uint64_t i = node - ((1ull << level) - 1);
+  const uint64_t first = 3ull * f12_leaf_first(s, i << shift), last = 3ull * f12_leaf_first(s, (i + 1) << shift);
+  uint64_t size = 16;
+  while (size < 2 * (last - first)) size *= 2;
+  table.assign(size, UINT32_MAX);
+  const float* c = mesh.corners.data();
+  std::vector<Point> p;
+  for (uint64_t v = first; v < last; ++v) {
+    uint32_t bits[3];
+    __builtin_memcpy(bits, c + 3 * v, sizeof bits);
+    uint64_t h = (bits[0] * 0x9E3779B97F4A7C15ull) ^ (bits[1] * 0xC2B2AE3D27D4EB4Full) ^ (bits[2] * 0x165667B19E3779F9ull);
+    h = (h ^ (h >> 29)) & (size - 1);
+    for (;; h = (h + 1) & (size - 1)) {
+      if (table[h] == UINT32_MAX) {
+        table[h] = static_cast<uint32_t>(p.size());
+        p.push_back({c[3 * v], c[3 * v + 1], c[3 * v + 2]});
+        break;
+      }
+      if (__builtin_memcmp(p[table[h]].data(), c + 3 * v, sizeof bits) == 0) break;
+    }
+  }
+  Subtree one;
+  append_blocks(p, one);
+  return std::move(one.soa);
+}
+
+}  // namespace
+
+NodePoints build_level_points(const F12Mesh& mesh, uint32_t level, int threads) {
+  const uint64_t count = 1ull << level, first_node = count - 1;
+  std::vector<std::vector<float>> blocks(count);
+  parallel_blocks(count, 16, threads, [&](size_t begin, size_t end, int) {
+    std::vector<uint32_t> table;
+    for (size_t i = begin; i < end; ++i) blocks[i] = distinct_corner_blocks(mesh, first_node + i, table);
+  });
+  uint64_t total = 0;
+  for (const std::vector<float>& b : blocks) total += b.size();
+  NodePoints out;
+  if (total >= (1ull << 32)) return out;  // offsets are 32-bit: none, the scans read corners
+  out.first_level = level;
+  out.pool = LargeVector<float>(total);
+  out.offset = LargeVector<uint32_t>(count);
+  out.padded = LargeVector<uint32_t>(count);
+  for (uint64_t i = 0, at = 0; i < count; at += blocks[i].size(), ++i) {
+    out.offset[i] = static_cast<uint32_t>(at);
+    out.padded[i] = static_cast<uint32_t>(blocks[i].size() / 3);
+  }
+  parallel_blocks(count, 16, threads, [&](size_t begin, size_t end, int) {
+    for (size_t i = begin; i < end; ++i) std::copy(blocks[i].begin(), blocks[i].end(), out.pool.begin() + out.offset[i]);
+  });
+  return out;
+}
+
 NodePoints build_node_points(const F12Mesh& mesh, uint32_t max_triangles, int threads, const Progress& progress) {
   const F12Shape& s = mesh.shape;
   NodePoints out;

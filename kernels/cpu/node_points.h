@@ -35,6 +35,10 @@ class Progress;
 // the caller's cancel between blocks of subtrees (throwing Cancelled).
 NodePoints build_node_points(const F12Mesh& mesh, uint32_t max_triangles, int threads, const Progress& progress);
 
+// Points for the nodes of one level alone (NodePoints::has is then true below it too: read only that level's).
+// The larger nodes' scans read them instead of their corners (oriented_box_build.h's NodeVertexBlocks).
+NodePoints build_level_points(const F12Mesh& mesh, uint32_t level, int threads);
+
 // The first level whose nodes hold at most max_triangles triangles (UINT32_MAX: none do).
 uint32_t node_points_first_level(const F12Shape& shape, uint32_t max_triangles);
 

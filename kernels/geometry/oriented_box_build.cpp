@@ -97,6 +97,7 @@ class NodeVertices {
   void scan(uint32_t level, uint64_t i, uint64_t part, uint64_t parts, F&& f) const {
     if (blocks_ == nullptr) return corners(level, i, part, parts, f);
     const uint32_t top = blocks_->first_level;
+    if (level > blocks_->last_level) return corners(level, i, part, parts, f);
     if (level >= top) {
       const uint64_t node = f12_node(level, i);
       const uint32_t n = blocks_->padded[node - ((1ull << top) - 1)];
@@ -345,13 +346,13 @@ TopNodeMoments top_node_moments(const F12Mesh& mesh, uint64_t min_triangles, int
   return top;
 }
 
-void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, const TopNodeMoments* top, OrientedBox& box,
-                       DopReaches& reaches) {
+void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, const TopNodeMoments* top,
+                       const NodeVertexBlocks* blocks, OrientedBox& box, DopReaches& reaches) {
   const F12Shape& s = mesh.shape;
   const uint32_t level = f12_level(node);
   const uint64_t i = node - ((1ull << level) - 1);
   const float* corners = mesh.corners.data();
-  const NodeVertices vertices(mesh, nullptr);
+  const NodeVertices vertices(mesh, blocks);
   // A large node is scanned in parts on every thread, as the level-by-level build scans its top levels.
   const uint64_t parts = threads > 1 ? std::min<uint64_t>(4 * threads, vertices.per_node(level) / kVerticesPerPart) : 1;
   NodeMoments m;

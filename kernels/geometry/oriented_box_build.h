@@ -18,9 +18,10 @@ class Progress;
 // A node's distinct vertices, in blocks (x's, then y's, then z's, padded with repeats of a point) for the
 // nodes of first_level and every level below: node k of those (counted from first_level's first) has
 // padded[k] values of each coordinate from pool + offset[k]. The scans then read each vertex once instead of
-// once per triangle around it. Any other node reads its descendants' blocks on first_level.
+// once per triangle around it. Any node above first_level reads its descendants' blocks on first_level.
 struct NodeVertexBlocks {
   uint32_t first_level = UINT32_MAX;  // UINT32_MAX: none, every node reads its corners
+  uint32_t last_level = UINT32_MAX;   // the nodes below it read their corners (their blocks are not held)
   const uint32_t* offset = nullptr;
   const uint32_t* padded = nullptr;
   const float* pool = nullptr;
@@ -87,8 +88,9 @@ TopNodeMoments top_node_moments(const F12Mesh& mesh, uint64_t min_triangles, int
 // that visit few nodes and make each when first reached (cpu/node_bounds.h). A large node's scans
 // are split among `threads` threads (from the caller's pool, or new threads when called from a pool's job).
 // top (may be null): moments already summed, so a node there is not summed again from its corners.
-void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, const TopNodeMoments* top, OrientedBox& box,
-                       DopReaches& reaches);
+// blocks (may be null): where the node's vertices are read, as for build_oriented_shapes.
+void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, const TopNodeMoments* top,
+                       const NodeVertexBlocks* blocks, OrientedBox& box, DopReaches& reaches);
 
 // The boxes alone, from the corners.
 LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads, const Progress& progress);
