@@ -32,7 +32,7 @@ export interface MeshDistanceOptions {
    * all at creation (the CPU backend; the same answers). A single query on two 1M-triangle spheres reaches
    * about a hundred of each mesh's million nodes. With backend auto the CPU is then chosen: its creation makes
    * only the nodes' order and boxes, the GPU's builds every bound (an H200 host, two 1M-triangle spheres:
-   * 0.88–0.91 s against 1.22–1.40 s for the whole `xhd distance`; 7.5M: 5.1 s against 7.9–8.1 s).
+   * 0.52–0.70 s against 1.25–1.34 s for the whole `xhd distance`; 7.5M: 2.1–3.0 s against 5.3–5.4 s).
    */
   boundsOnDemand?: boolean;
   backend?: BackendChoice;
