@@ -62,8 +62,8 @@ NodeBounds::NodeBounds(const F12Mesh& mesh, uint32_t point_node_triangles, int t
   // instead of every corner (the same extremes, a sixth of the reads on a closed mesh).
   built_points_ = build_node_points(mesh, point_node_triangles, threads, progress);
   first_point_level_ = built_points_.first_level;  // none where the pool would pass 32-bit offsets
-  const NodeVertexBlocks blocks{built_points_.first_level, UINT32_MAX, built_points_.offset.data(), built_points_.padded.data(),
-                                built_points_.pool.data()};
+  const NodeVertexBlocks blocks{built_points_.first_level, UINT32_MAX, built_points_.offset.data(),
+                                built_points_.padded.data(), built_points_.pool.data()};
   build_oriented_shapes(mesh, &blocks, true, threads, progress,
                         OrientedShapeSink{&shapes_[0].box, sizeof(NodeShape), &shapes_[0].dop, sizeof(NodeShape)});
 }
@@ -125,8 +125,9 @@ void NodeBounds::free_points() {
 }
 
 void NodeBounds::make_shape(uint32_t node) const {
-  make_once(shape_state_[node],
-            [&] { oriented_shape_of(*mesh_, node, threads_, &top_, &level_blocks_, shapes_[node].box, shapes_[node].dop); });
+  make_once(shape_state_[node], [&] {
+    oriented_shape_of(*mesh_, node, threads_, &top_, &level_blocks_, shapes_[node].box, shapes_[node].dop);
+  });
 }
 
 void NodeBounds::make_points(uint32_t node) const {
@@ -146,7 +147,8 @@ uint64_t NodeBounds::shapes_made() const {
 
 uint64_t NodeBounds::points_made() const {
   if (mesh_ == nullptr || first_point_level_ == UINT32_MAX) return 0;
-  return on_demand_ ? count_made(point_state_.get(), point_nodes_) : shapes_.size() - ((1ull << first_point_level_) - 1);
+  if (on_demand_) return count_made(point_state_.get(), point_nodes_);
+  return shapes_.size() - ((1ull << first_point_level_) - 1);
 }
 
 }  // namespace xhd

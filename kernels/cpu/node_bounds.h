@@ -1,11 +1,11 @@
 // The CPU minimum search's per-node bounds of one hierarchy: each node's oriented box and DOP reaches, and
 // for the small nodes their distinct points. Built for every node at once (level by level on every thread:
 // for many queries), or each made the first time a search reaches its node (on demand: for one or a few
-// queries: one query on two 1M-triangle spheres reached about a hundred of each mesh's million nodes, while
-// building every node's bounds first took 1.9 of such a mesh's 2.1 s of build on one thread). A node made on demand is
-// made on the thread that first asks, the same bits as the full build gives it (oriented_shape_of,
-// node_point_blocks), so the searches visit the same pairs either way; a thread that asks while another
-// makes it waits for that one.
+// queries; one query on two 1M-triangle spheres reached about a hundred of each mesh's million nodes, while
+// building every node's bounds first took 1.9 of such a mesh's 2.1 s of build on one thread). A node made on
+// demand is made on the thread that first asks, the same bits as the full build gives it (oriented_shape_of,
+// node_point_blocks), so the searches visit the same pairs either way; a thread that asks while another makes
+// it waits for that one.
 #pragma once
 
 #include <atomic>
@@ -70,7 +70,6 @@ class NodeBounds {
  private:
   enum : uint8_t { kNotMade = 0, kMaking = 1, kMade = 2 };
 
-  void build_all(const Progress& progress);
   void prepare_on_demand();
   void make_shape(uint32_t node) const;
   void make_points(uint32_t node) const;

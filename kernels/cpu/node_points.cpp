@@ -105,7 +105,8 @@ std::vector<float> distinct_corner_blocks(const F12Mesh& mesh, uint64_t node, st
   for (uint64_t v = first; v < last; ++v) {
     uint32_t bits[3];
     __builtin_memcpy(bits, c + 3 * v, sizeof bits);
-    uint64_t h = (bits[0] * 0x9E3779B97F4A7C15ull) ^ (bits[1] * 0xC2B2AE3D27D4EB4Full) ^ (bits[2] * 0x165667B19E3779F9ull);
+    uint64_t h =
+        (bits[0] * 0x9E3779B97F4A7C15ull) ^ (bits[1] * 0xC2B2AE3D27D4EB4Full) ^ (bits[2] * 0x165667B19E3779F9ull);
     h = (h ^ (h >> 29)) & (size - 1);
     for (;; h = (h + 1) & (size - 1)) {
       if (table[h] == UINT32_MAX) {
@@ -143,7 +144,8 @@ NodePoints build_level_points(const F12Mesh& mesh, uint32_t level, int threads) 
     out.padded[i] = static_cast<uint32_t>(blocks[i].size() / 3);
   }
   parallel_blocks(count, 16, threads, [&](size_t begin, size_t end, int) {
-    for (size_t i = begin; i < end; ++i) std::copy(blocks[i].begin(), blocks[i].end(), out.pool.begin() + out.offset[i]);
+    for (size_t i = begin; i < end; ++i)
+      std::copy(blocks[i].begin(), blocks[i].end(), out.pool.begin() + out.offset[i]);
   });
   return out;
 }

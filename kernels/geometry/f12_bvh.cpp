@@ -148,9 +148,10 @@ void split_node(UninitLargeVector<Centroid>& c, const F12Shape& s, uint32_t leve
     for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], c[k].at[j]), hi[j] = std::max(hi[j], c[k].at[j]);
   const int axis = longest_axis(lo, hi);
   // Ties go by triangle index, so the order is the same on every platform.
-  std::nth_element(c.begin() + first, c.begin() + middle, c.begin() + last, [axis](const Centroid& x, const Centroid& y) {
-    return x.at[axis] < y.at[axis] || (x.at[axis] == y.at[axis] && x.triangle < y.triangle);
-  });
+  std::nth_element(c.begin() + first, c.begin() + middle, c.begin() + last,
+                   [axis](const Centroid& x, const Centroid& y) {
+                     return x.at[axis] < y.at[axis] || (x.at[axis] == y.at[axis] && x.triangle < y.triangle);
+                   });
 }
 
 // Node i of the level and every node below it, depth first: the subtree's run stays in the cache through all
