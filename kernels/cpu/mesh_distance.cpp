@@ -27,9 +27,9 @@ namespace {
 constexpr uint32_t kPointNodeTriangles = 256;
 
 // One mesh's f12 hierarchy in its own frame (mesh_frame.h), built once from its float copy: tight boxes,
-// and for the minimum oriented boxes, their DOP reaches and the small nodes' points, each made when a search
-// first reaches its node; beside it the input's corners where the copy is not the input. Never moved (the
-// bounds point at the mesh).
+// and for the minimum oriented boxes, their DOP reaches and the small nodes' points (all built first, or each
+// made when a search first reaches its node: node_bounds.h); beside it the input's corners where the copy is
+// not the input. Never moved (the bounds point at the mesh).
 struct Tree {
   F12Mesh mesh;
   LargeVector<double> truth;  // 9 a slot (double inputs); empty: mesh.corners are the truth

@@ -20,7 +20,7 @@ constexpr uint32_t kBlockTriangles = 1 << 12;
 // is made. If make() throws, the node is left not made (a later call tries again) and the error goes on.
 template <typename Make>
 void make_once(std::atomic<uint8_t>& state, Make&& make) {
-  constexpr uint8_t kNotMade = 0, kMaking = 1, kMade = 2;
+  constexpr uint8_t kNotMade = NodeBounds::kNotMade, kMaking = NodeBounds::kMaking, kMade = NodeBounds::kMade;
   uint8_t seen = kNotMade;
   if (state.compare_exchange_strong(seen, kMaking, std::memory_order_acquire)) {
     try {
@@ -41,7 +41,7 @@ void make_once(std::atomic<uint8_t>& state, Make&& make) {
 
 uint64_t count_made(const std::atomic<uint8_t>* state, uint64_t n) {
   uint64_t made = 0;
-  for (uint64_t k = 0; k < n; ++k) made += state[k].load(std::memory_order_relaxed) == 2;
+  for (uint64_t k = 0; k < n; ++k) made += state[k].load(std::memory_order_relaxed) == NodeBounds::kMade;
   return made;
 }
 

@@ -67,9 +67,10 @@ class NodeBounds {
   uint64_t shapes_made() const;
   uint64_t points_made() const;
 
- private:
+  // A node's state on demand.
   enum : uint8_t { kNotMade = 0, kMaking = 1, kMade = 2 };
 
+ private:
   void prepare_on_demand();
   void make_shape(uint32_t node) const;
   void make_points(uint32_t node) const;

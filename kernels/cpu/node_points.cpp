@@ -70,11 +70,9 @@ uint32_t node_points_first_level(const F12Shape& s, uint32_t max_triangles) {
 }
 
 std::vector<float> node_point_blocks(const F12Mesh& mesh, uint64_t node) {
-  const F12Shape& s = mesh.shape;
-  const uint32_t level = f12_level(node), shift = s.depth - level;
-  const uint64_t i = node - ((1ull << level) - 1);
+  const F12Slots slots = f12_node_slots(mesh.shape, node);
   std::vector<Point> p;
-  for (uint32_t slot = f12_leaf_first(s, i << shift); slot < f12_leaf_first(s, (i + 1) << shift); ++slot)
+  for (uint32_t slot = slots.first; slot < slots.last; ++slot)
     for (int c = 0; c < 3; ++c) {
       const float* v = mesh.corners.data() + 9ull * slot + 3 * c;
       p.push_back({v[0], v[1], v[2]});
@@ -93,10 +91,8 @@ namespace {
 // blocks: for scans of extremes, the same set as node_point_blocks without its sort (each corner costs a hash
 // probe instead of a dozen comparisons). -0 and +0 may both be kept, which changes no extreme.
 std::vector<float> distinct_corner_blocks(const F12Mesh& mesh, uint64_t node, std::vector<uint32_t>& table) {
-  const F12Shape& s = mesh.shape;
-  const uint32_t level = f12_level(node), shift = s.depth - level;
-  const uint64_t i = node - ((1ull << level) - 1);
-  const uint64_t first = 3ull * f12_leaf_first(s, i << shift), last = 3ull * f12_leaf_first(s, (i + 1) << shift);
+  const F12Slots slots = f12_node_slots(mesh.shape, node);
+  const uint64_t first = 3ull * slots.first, last = 3ull * slots.last;
   uint64_t size = 16;
   while (size < 2 * (last - first)) size *= 2;
   table.assign(size, UINT32_MAX);

@@ -1,7 +1,6 @@
 #include "f12_bvh.h"
 
 #include <algorithm>
-#include <array>
 #include <vector>
 
 #include "../abi/parallel.h"
@@ -140,9 +139,8 @@ void shared_split(const UninitLargeVector<Centroid>& c, UninitLargeVector<Centro
 // Node i of the level split where the f12 layout puts its children's boundary, along the longest side of its
 // centroids' box, on the calling thread.
 void split_node(UninitLargeVector<Centroid>& c, const F12Shape& s, uint32_t level, uint64_t i) {
-  const uint32_t shift = s.depth - level;
-  const uint64_t first = f12_leaf_first(s, i << shift), middle = f12_leaf_first(s, (2 * i + 1) << (shift - 1)),
-                 last = f12_leaf_first(s, (i + 1) << shift);
+  const auto [first, last] = f12_node_slots(s, level, i);
+  const uint64_t middle = f12_node_slots(s, level + 1, 2 * i + 1).first;
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (uint64_t k = first; k < last; ++k)
     for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], c[k].at[j]), hi[j] = std::max(hi[j], c[k].at[j]);
@@ -185,15 +183,10 @@ UninitLargeVector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* 
   UninitLargeVector<Centroid> spare(count >= kSharedSplit ? count : 0);
   for (uint32_t level = 0; level < s.depth; ++level) {
     progress.check_cancel();  // each level partitions every triangle: at most a few hundred ms at millions
-    const uint32_t shift = s.depth - level;
-    auto run = [&](size_t i) {
-      return std::array<uint64_t, 3>{f12_leaf_first(s, i << shift), f12_leaf_first(s, (2 * i + 1) << (shift - 1)),
-                                     f12_leaf_first(s, (i + 1) << shift)};
-    };
     if (count >> level >= kSharedSplit) {  // every node of the level: each is split into spare
       for (uint64_t i = 0; i < (1ull << level); ++i) {
-        const auto [first, middle, last] = run(i);
-        shared_split(c, spare, first, last, middle, threads);
+        const auto [first, last] = f12_node_slots(s, level, i);
+        shared_split(c, spare, first, last, f12_node_slots(s, level + 1, 2 * i + 1).first, threads);
       }
       c.swap(spare);
       continue;

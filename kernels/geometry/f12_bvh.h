@@ -42,6 +42,19 @@ XHD_HD uint32_t f12_leaf_first(const F12Shape& s, uint64_t leaf) {
   return static_cast<uint32_t>((leaf * s.triangles) >> s.depth);
 }
 
+// The sorted triangle slots [first, last) under node (level, i): a run, since every subtree is one.
+struct F12Slots {
+  uint32_t first, last;
+};
+XHD_HD F12Slots f12_node_slots(const F12Shape& s, uint32_t level, uint64_t i) {
+  const uint32_t shift = s.depth - level;
+  return {f12_leaf_first(s, i << shift), f12_leaf_first(s, (i + 1) << shift)};
+}
+XHD_HD F12Slots f12_node_slots(const F12Shape& s, uint64_t node) {
+  const uint32_t level = f12_level(node);
+  return f12_node_slots(s, level, node - ((1ull << level) - 1));
+}
+
 // ---- Bounds between two tight boxes, in double from the float corners ----
 
 // Per axis: the gap between two intervals (0 when they overlap) and their farthest spread.

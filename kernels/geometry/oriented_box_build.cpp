@@ -303,27 +303,6 @@ NodeMoments subtree_moments(const F12Mesh& mesh, uint32_t level, uint64_t i, con
   return m;
 }
 
-// The moments of the 2^down descendants of node i of the level, `down` levels below it, on the threads.
-std::vector<NodeMoments> descendant_moments(const F12Mesh& mesh, uint32_t level, uint64_t i, uint32_t down,
-                                            int threads, const TopNodeMoments* top) {
-  const Dvec3 origin = dload(mesh.corners.data());
-  std::vector<NodeMoments> below(1ull << down);
-  parallel_blocks(below.size(), 1, threads, [&](size_t begin, size_t end, int) {
-    for (size_t k = begin; k < end; ++k) below[k] = subtree_moments(mesh, level + down, (i << down) + k, origin, top);
-  });
-  return below;
-}
-
-// Adds up a level's moments pairwise, as the recursion would: below[k] becomes the sum of its two
-// children's, level by level, until below[0] is the whole.
-void add_up_pairwise(std::vector<NodeMoments>& below) {
-  for (uint64_t n = below.size(); n > 1; n /= 2)
-    for (uint64_t k = 0; k < n / 2; ++k) {
-      below[k] = below[2 * k];
-      below[k].add(below[2 * k + 1]);
-    }
-}
-
 }  // namespace
 
 TopNodeMoments top_node_moments(const F12Mesh& mesh, uint64_t min_triangles, int threads) {
@@ -334,8 +313,10 @@ TopNodeMoments top_node_moments(const F12Mesh& mesh, uint64_t min_triangles, int
   if ((static_cast<uint64_t>(s.triangles) >> last) < min_triangles) return top;
   top.at.resize(f12_node_count({s.triangles, last}));
   // The last level's nodes from their subtrees on the threads, then each level above from the one below.
-  const std::vector<NodeMoments> bottom = descendant_moments(mesh, 0, 0, last, threads, nullptr);
-  std::copy(bottom.begin(), bottom.end(), top.at.begin() + f12_node(last, 0));
+  const Dvec3 origin = dload(mesh.corners.data());
+  parallel_blocks(1ull << last, 1, threads, [&](size_t begin, size_t end, int) {
+    for (size_t i = begin; i < end; ++i) top.at[f12_node(last, i)] = subtree_moments(mesh, last, i, origin, nullptr);
+  });
   for (uint32_t level = last; level-- > 0;)
     for (uint64_t i = 0; i < (1ull << level); ++i) {
       NodeMoments m = top.at[f12_node(level + 1, 2 * i)];
@@ -348,27 +329,18 @@ TopNodeMoments top_node_moments(const F12Mesh& mesh, uint64_t min_triangles, int
 
 void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, const TopNodeMoments* top,
                        const NodeVertexBlocks* blocks, OrientedBox& box, DopReaches& reaches) {
-  const F12Shape& s = mesh.shape;
   const uint32_t level = f12_level(node);
   const uint64_t i = node - ((1ull << level) - 1);
   const float* corners = mesh.corners.data();
   const NodeVertices vertices(mesh, blocks);
+  // The moments: from `top`, or summed over the node's subtree (small where `top` holds the large nodes).
+  principal_box_axes(subtree_moments(mesh, level, i, dload(corners), top), box);
   // A large node is scanned in parts on every thread, as the level-by-level build scans its top levels.
-  const uint64_t parts = threads > 1 ? std::min<uint64_t>(4 * threads, vertices.per_node(level) / kVerticesPerPart) : 1;
-  NodeMoments m;
-  if (parts > 1 && !(top != nullptr && level < top->levels)) {
-    uint32_t down = 0;
-    while (level + down < s.depth && (1ull << down) < parts) ++down;
-    std::vector<NodeMoments> below = descendant_moments(mesh, level, i, down, threads, top);
-    add_up_pairwise(below);
-    m = below[0];
-  } else {
-    m = subtree_moments(mesh, level, i, dload(corners), top);
-  }
-  principal_box_axes(m, box);
-  const uint32_t first = f12_leaf_first(s, i << (s.depth - level));
-  finish_node<true>(vertices, level, i, dload(corners + 9ull * first), std::max<uint64_t>(parts, 1), threads, box,
-                    &reaches);
+  const uint64_t parts =
+      threads > 1 ? std::max<uint64_t>(1, std::min<uint64_t>(4 * threads, vertices.per_node(level) / kVerticesPerPart))
+                  : 1;
+  const uint32_t first = f12_node_slots(mesh.shape, level, i).first;
+  finish_node<true>(vertices, level, i, dload(corners + 9ull * first), parts, threads, box, &reaches);
 }
 
 void build_oriented_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, bool with_reaches, int threads,

@@ -87,7 +87,8 @@ TopNodeMoments top_node_moments(const F12Mesh& mesh, uint64_t min_triangles, int
 // One node's box and reaches, the same bits as build_oriented_shapes gives it, from its corners: for searches
 // that visit few nodes and make each when first reached (cpu/node_bounds.h). A large node's scans
 // are split among `threads` threads (from the caller's pool, or new threads when called from a pool's job).
-// top (may be null): moments already summed, so a node there is not summed again from its corners.
+// top (may be null): moments already summed, so a node there is not summed again from its corners (without
+// it, a node's moments are summed over its subtree on the calling thread).
 // blocks (may be null): where the node's vertices are read, as for build_oriented_shapes.
 void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, const TopNodeMoments* top,
                        const NodeVertexBlocks* blocks, OrientedBox& box, DopReaches& reaches);

@@ -12,7 +12,7 @@ import { badCoordinate, boundsAreExact, finishGeometry, firstInexactCoordinate, 
 import { computeBounds, type Bounds, type Coordinates, type Geometry } from './geometry.js';
 import { readFully } from './input-file.js';
 import type { PlyLayout } from './ply-layout.js';
-import { hostIsLittleEndian, plainTriangleRecords, propertyOffsets, readScalar, storesFloat32, TRIANGLE_RECORD } from './ply-binary.js';
+import { hostIsLittleEndian, plainTriangleRecords, propertyOffsets, readScalar, readTriangleRun, storesFloat32, TRIANGLE_RECORD } from './ply-binary.js';
 import { fixedRecordSize, PLY_TYPE_SIZE, PlyType, type PlyElement, type PlyHeader } from './ply-header.js';
 import { nativeReader } from './native-reader.js';
 import { readPlyVerticesNatively } from './ply-vertices-native.js';
@@ -224,14 +224,8 @@ function readTriangleRecords(source: PieceSource, start: number, element: PlyEle
   for (let first = 0; first < element.count;) {
     const records = Math.min(perPiece, element.count - first);
     if (!source.read(position, records * TRIANGLE_RECORD)) return walkListRecords(source, position, element, true, visit, first);
-    for (let r = 0, at = 0; r < records; r++, at += TRIANGLE_RECORD) {
-      // Unsigned reads: a negative int32 index reads as 2^31 or more, beyond any vertex count.
-      const a = view.getUint32(at + 1, true), b = view.getUint32(at + 5, true), c = view.getUint32(at + 9, true);
-      if (buffer[at] !== 3 || a >= vertexCount || b >= vertexCount || c >= vertexCount) {
-        return walkListRecords(source, position + at, element, true, visit, first + r);
-      }
-      collector.addTriangle(a, b, c);
-    }
+    const read = readTriangleRun(buffer, view, 0, records, vertexCount, collector);
+    if (read < records) return walkListRecords(source, position + read * TRIANGLE_RECORD, element, true, visit, first + read);
     position += records * TRIANGLE_RECORD;
     first += records;
   }
