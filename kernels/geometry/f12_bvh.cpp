@@ -9,10 +9,7 @@
 namespace xhd {
 namespace {
 
-struct Centroid {
-  float at[3];
-  uint32_t triangle;
-};
+using Centroid = F12Centroid;
 
 // Nodes of at least this many triangles are split on every thread (a radix selection of the median and a
 // stable partition), smaller ones on one thread each (std::nth_element). A size, never a thread count,
@@ -170,27 +167,10 @@ void split_subtree(UninitLargeVector<Centroid>& c, const F12Shape& s, uint32_t l
 UninitLargeVector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* triangles, const F12Shape& s,
                                               int threads, const Progress& progress) {
   const uint64_t count = s.triangles;
-  UninitLargeVector<Centroid> c(count);  // every entry written below
-  parallel_blocks(count, 65536, threads, [&](size_t begin, size_t end, int) {
-    for (size_t t = begin; t < end; ++t) {
-      for (int i = 0; i < 3; ++i)
-        c[t].at[i] = (xyz[3ull * triangles[3 * t] + i] + xyz[3ull * triangles[3 * t + 1] + i] +
-                      xyz[3ull * triangles[3 * t + 2] + i]) /
-                     3.f;
-      c[t].triangle = static_cast<uint32_t>(t);
-    }
-  });
+  UninitLargeVector<Centroid> c = f12_centroids(xyz, triangles, count, threads);
   UninitLargeVector<Centroid> spare(count >= kSharedSplit ? count : 0);
-  for (uint32_t level = 0; level < s.depth; ++level) {
-    progress.check_cancel();  // each level partitions every triangle: at most a few hundred ms at millions
-    if (count >> level >= kSharedSplit) {  // every node of the level: each is split into spare
-      for (uint64_t i = 0; i < (1ull << level); ++i) {
-        const auto [first, last] = f12_node_slots(s, level, i);
-        shared_split(c, spare, first, last, f12_node_slots(s, level + 1, 2 * i + 1).first, threads);
-      }
-      c.swap(spare);
-      continue;
-    }
+  for (uint32_t level = f12_split_shared_levels(c, spare, s, threads, progress); level < s.depth; ++level) {
+    progress.check_cancel();
     // Enough nodes to share among the threads, or nodes that fit in a core's cache: each thread takes whole
     // subtrees, depth first.
     if ((1ull << level) >= 4ull * std::max(threads, 1) || (count >> level) <= kCachedSubtree) {
@@ -219,6 +199,54 @@ UninitLargeVector<uint32_t> triangle_kd_order(const float* xyz, const uint32_t* 
 }
 
 }  // namespace
+
+UninitLargeVector<F12Centroid> f12_centroids(const float* xyz, const uint32_t* triangles, uint64_t count, int threads) {
+  UninitLargeVector<Centroid> c(count);  // every entry written below
+  parallel_blocks(count, 65536, threads, [&](size_t begin, size_t end, int) {
+    for (size_t t = begin; t < end; ++t) {
+      for (int i = 0; i < 3; ++i)
+        c[t].at[i] = (xyz[3ull * triangles[3 * t] + i] + xyz[3ull * triangles[3 * t + 1] + i] +
+                      xyz[3ull * triangles[3 * t + 2] + i]) /
+                     3.f;
+      c[t].triangle = static_cast<uint32_t>(t);
+    }
+  });
+  return c;
+}
+
+uint32_t f12_split_shared_levels(UninitLargeVector<F12Centroid>& c, UninitLargeVector<F12Centroid>& spare,
+                                 const F12Shape& s, int threads, const Progress& progress) {
+  const uint64_t count = s.triangles;
+  uint32_t level = 0;
+  for (; level < s.depth && count >> level >= kSharedSplit; ++level) {
+    progress.check_cancel();  // each level partitions every triangle: at most a few hundred ms at millions
+    for (uint64_t i = 0; i < (1ull << level); ++i) {  // every node of the level: each is split into spare
+      const auto [first, last] = f12_node_slots(s, level, i);
+      shared_split(c, spare, first, last, f12_node_slots(s, level + 1, 2 * i + 1).first, threads);
+    }
+    c.swap(spare);
+  }
+  return level;
+}
+
+void f12_split_node(UninitLargeVector<F12Centroid>& c, UninitLargeVector<F12Centroid>& spare, const F12Shape& s,
+                    uint32_t level, uint64_t i, int threads) {
+  const auto [first, last] = f12_node_slots(s, level, i);
+  if (last - first < kSharedSplit) return split_node(c, s, level, i);
+  shared_split(c, spare, first, last, f12_node_slots(s, level + 1, 2 * i + 1).first, threads);
+  parallel_blocks(last - first, kSplitBlock, threads, [&](size_t begin, size_t end, int) {
+    std::copy(spare.begin() + first + begin, spare.begin() + first + end, c.begin() + first + begin);
+  });
+}
+
+void f12_split_subtree(UninitLargeVector<F12Centroid>& c, const F12Shape& s, uint32_t level, uint64_t i) {
+  if (level < s.depth) split_subtree(c, s, level, i);
+  const uint32_t shift = s.depth - level;
+  for (uint64_t leaf = i << shift; leaf < (i + 1) << shift; ++leaf) {
+    const uint64_t first = f12_leaf_first(s, leaf), last = f12_leaf_first(s, leaf + 1);
+    if (last - first == 2 && c[first].triangle > c[first + 1].triangle) std::swap(c[first], c[first + 1]);
+  }
+}
 
 F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t count, int threads,
                        const Progress& progress) {

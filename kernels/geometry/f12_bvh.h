@@ -188,4 +188,31 @@ F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t tri
 // The tight box of every node, leaves first (from their corners), then level by level up.
 UninitLargeVector<Box> f12_boxes(const F12Mesh& mesh, int threads);
 
+// ---- The kd order in pieces, for hierarchies ordered only where a search reaches them (cpu/lazy_f12_order.h) ----
+
+// A triangle as the kd order moves it: its centroid and index.
+struct F12Centroid {
+  float at[3];
+  uint32_t triangle;
+};
+
+UninitLargeVector<F12Centroid> f12_centroids(const float* xyz, const uint32_t* triangles, uint64_t count, int threads);
+
+// Splits every node of the first levels whose nodes hold many triangles (all of them reached by any search) on
+// `threads` threads, as build_f12_mesh does, level by level through spare (sized as c, swapped with it each
+// level); returns how many levels. Honours the caller's cancel between levels (throws Cancelled).
+uint32_t f12_split_shared_levels(UninitLargeVector<F12Centroid>& c, UninitLargeVector<F12Centroid>& spare,
+                                 const F12Shape& s, int threads, const Progress& progress);
+
+// Splits node (level, i)'s run of c where the f12 layout puts its children's boundary, as build_f12_mesh does:
+// a large run on `threads` threads through the same run of spare (sized as c; its contents are scratch),
+// a smaller one on the calling thread. Each half then holds the same set of triangles as in build_f12_mesh's
+// order, in some order of its own.
+void f12_split_node(UninitLargeVector<F12Centroid>& c, UninitLargeVector<F12Centroid>& spare, const F12Shape& s,
+                    uint32_t level, uint64_t i, int threads);
+
+// Node (level, i) and every node below it, on the calling thread, each 2-triangle leaf in index order: the
+// subtree's run then holds exactly build_f12_mesh's order.
+void f12_split_subtree(UninitLargeVector<F12Centroid>& c, const F12Shape& s, uint32_t level, uint64_t i);
+
 }  // namespace xhd
