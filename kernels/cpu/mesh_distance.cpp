@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "../geometry/oriented_box_build.h"
 #include "../abi/parallel.h"
 #include "node_points.h"
+#include "lazy_f12_order.h"
 #include "node_bounds.h"
 
 namespace xhd {
@@ -28,16 +30,23 @@ constexpr uint32_t kPointNodeTriangles = 256;
 
 // One mesh's f12 hierarchy in its own frame (mesh_frame.h), built once from its float copy: tight boxes,
 // and for the minimum oriented boxes, their DOP reaches and the small nodes' points (all built first, or each
-// made when a search first reaches its node: node_bounds.h); beside it the input's corners where the copy is
-// not the input. Never moved (the bounds point at the mesh).
+// made when a search first reaches its node, the order itself too: lazy_f12_order.h, node_bounds.h); beside it
+// the input's corners where the copy is not the input. Never moved (the bounds point at the mesh). A search
+// reads a leaf's slots only after its box: by then they are made.
 struct Tree {
   F12Mesh mesh;
-  LargeVector<double> truth;  // 9 a slot (double inputs); empty: mesh.corners are the truth
+  UninitLargeVector<double> truth;  // 9 a slot (double inputs); empty: mesh.corners are the truth
   FrameInfo frame;
   UninitLargeVector<Box> boxes;  // implicit breadth-first layout
+  std::unique_ptr<LazyF12Order> lazy;  // on demand: the order, boxes and slots made as the searches reach them
   NodeBounds bounds;  // minimum only
 
   uint32_t depth() const { return mesh.shape.depth; }
+  // A node's tight box; on demand, the node is made first (its slots too, where it is on or below the frontier).
+  const Box& box(uint32_t node) const {
+    if (lazy) lazy->reach(node);
+    return boxes[node];
+  }
   // The slot's corners as the input states them: what every exact distance is measured over.
   Corners3 slot(uint32_t s) const {
     return truth.empty() ? load_corners(mesh.corners.data() + 9ull * s) : load_corners(truth.data() + 9ull * s);
@@ -61,7 +70,7 @@ class PosedB {
     for (int k = 0; k < 3; ++k) moved_scale_ = std::fmax(moved_scale_, std::fabs(dget(root.c, k)) + dget(root.h, k));
     // Every posed vertex lies within the moved root box (to rounding): finite there means finite everywhere.
     if (!(moved_scale_ < 3e38)) throw InvalidArgument("the pose moves B's vertices beyond the float range");
-    eps_ = kMovedSlack * (moved_scale_ + largest_coordinate(b.boxes[0]));
+    eps_ = kMovedSlack * (moved_scale_ + largest_coordinate(b.box(0)));
   }
 
   // The largest coordinate of B as posed (its moved root box).
@@ -69,7 +78,7 @@ class PosedB {
 
   // The node's box moved, as centre and half extents of its axis-aligned bound in A's frame, widened.
   CentredBox moved(uint32_t node, double widen) const {
-    const CentredBox local = centred(b_.boxes[node]);
+    const CentredBox local = centred(b_.box(node));
     double c[3], h[3];
     for (int r = 0; r < 3; ++r) {
       c[r] = ((m_[4 * r] * local.c.x + m_[4 * r + 1] * local.c.y) + m_[4 * r + 2] * local.c.z) + m_[4 * r + 3];
@@ -274,7 +283,7 @@ class Search {
       w.moved_box = b_.moved(nb);
       w.moved_oriented = false;
     }
-    const CentredBox a = centred(a_.boxes[na]);
+    const CentredBox a = centred(a_.box(na));
     if (kMax) return -centred_far2(a, w.moved_box);
     const double key = centred_gap2(a, w.moved_box);
     if (cut(key, w)) return key;
@@ -532,7 +541,7 @@ class ContactSearch {
   // One node pair: cut, or its leaves' triangle pairs measured, or its child pairs pushed onto `more`.
   void visit(const NodePair& p, Part& part, std::vector<NodePair>& more) const {
     ++part.box_pairs;
-    if (centred_gap2(centred(a_.boxes[p.a]), b_.moved(p.b)) > limit_) return;
+    if (centred_gap2(centred(a_.box(p.a)), b_.moved(p.b)) > limit_) return;
     const bool leaf_a = a_.leaf(p.a), leaf_b = tb_.leaf(p.b);
     if (leaf_a && leaf_b) {
       const uint64_t ia = p.a - ((1ull << a_.depth()) - 1), ib = p.b - ((1ull << tb_.depth()) - 1);
@@ -573,6 +582,14 @@ class F12Distance final : public MeshDistanceEngine {
       MeshFrame frame;
       frame_mesh(*mesh, threads_, frame);
       tree->frame = frame.info;
+      if (on_demand) {
+        tree->lazy = std::make_unique<LazyF12Order>(frame, mesh->vertex_count, tree->mesh, tree->truth, tree->boxes,
+                                                    threads_, progress);
+        if (min) tree->bounds = NodeBounds(tree->mesh, kPointNodeTriangles, threads_, true, progress, tree->lazy.get());
+        tree->lazy->reach(0);
+        progress.step_done((kOrderWeight + kBoxesWeight) * n);
+        continue;
+      }
       tree->mesh = build_f12_mesh(frame.xyz(), mesh->triangles, n, threads_, progress);
       progress.step_done(kOrderWeight * n);
       tree->truth = truth_corners(tree->mesh, frame, threads_);
@@ -592,7 +609,7 @@ class F12Distance final : public MeshDistanceEngine {
     // Every bound the CPU compares against is an exact distance, so the filters' distance from the truth
     // counts once (mesh_frame.h). The truth's magnitude: the frame's (A's box, B's moved one) plus A's origin.
     const double truth_scale =
-        std::fmax(largest_coordinate(a_.boxes[0]), b.moved_scale()) + largest_abs(a_.frame.origin);
+        std::fmax(largest_coordinate(a_.box(0)), b.moved_scale()) + largest_abs(a_.frame.origin);
     const double slack = pruning_slack(truth_scale) + a_.frame.copy_error + frame.displacement;
     if (which_ & XHD_DISTANCE_MIN)
       write_pair(Search<false>(a_, b, threads_, slack).run(last_min_, r.box_pairs, r.triangle_pairs), r.min);

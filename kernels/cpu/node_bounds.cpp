@@ -1,5 +1,8 @@
 #include "node_bounds.h"
 
+#include "lazy_f12_order.h"
+#include "make_once.h"
+
 #include <algorithm>
 #include <thread>
 #include <vector>
@@ -16,40 +19,12 @@ constexpr uint64_t kTopMomentsTriangles = 1 << 12;
 // node is made, and larger nodes scan those instead of their corners (about a sixth as many on a closed mesh).
 constexpr uint32_t kBlockTriangles = 1 << 12;
 
-// Runs make() once for the node whose state this is: the first caller makes it, later ones wait until it
-// is made. If make() throws, the node is left not made (a later call tries again) and the error goes on.
-template <typename Make>
-void make_once(std::atomic<uint8_t>& state, Make&& make) {
-  constexpr uint8_t kNotMade = NodeBounds::kNotMade, kMaking = NodeBounds::kMaking, kMade = NodeBounds::kMade;
-  uint8_t seen = kNotMade;
-  if (state.compare_exchange_strong(seen, kMaking, std::memory_order_acquire)) {
-    try {
-      make();
-    } catch (...) {
-      state.store(kNotMade, std::memory_order_release);
-      throw;
-    }
-    state.store(kMade, std::memory_order_release);
-    return;
-  }
-  // Another thread makes it: a large node takes milliseconds, a small one microseconds.
-  while (state.load(std::memory_order_acquire) != kMade) {
-    if (state.load(std::memory_order_relaxed) == kNotMade) return make_once(state, make);  // its maker failed
-    std::this_thread::yield();
-  }
-}
-
-uint64_t count_made(const std::atomic<uint8_t>* state, uint64_t n) {
-  uint64_t made = 0;
-  for (uint64_t k = 0; k < n; ++k) made += state[k].load(std::memory_order_relaxed) == NodeBounds::kMade;
-  return made;
-}
-
 }  // namespace
 
 NodeBounds::NodeBounds(const F12Mesh& mesh, uint32_t point_node_triangles, int threads, bool on_demand,
-                       const Progress& progress)
+                       const Progress& progress, LazyF12Order* lazy)
     : mesh_(&mesh),
+      lazy_(on_demand ? lazy : nullptr),
       threads_(threads),
       on_demand_(on_demand),
       first_point_level_(node_points_first_level(mesh.shape, point_node_triangles)),
@@ -58,6 +33,7 @@ NodeBounds::NodeBounds(const F12Mesh& mesh, uint32_t point_node_triangles, int t
     prepare_on_demand();
     return;
   }
+  origin_ = dload(mesh.corners.data());
   // The points first: the oriented boxes and reaches are then scanned over each node's distinct vertices
   // instead of every corner (the same extremes, a sixth of the reads on a closed mesh).
   built_points_ = build_node_points(mesh, point_node_triangles, threads, progress);
@@ -78,14 +54,22 @@ void NodeBounds::prepare_on_demand() {
     madvise(shapes_.data(), LargeBufferAllocator<NodeShape>::mapped_bytes(nodes), MADV_NOHUGEPAGE);
 #endif
   }
-  top_ = top_node_moments(*mesh_, kTopMomentsTriangles, threads_);
-  const uint32_t block_level = node_points_first_level(mesh_->shape, kBlockTriangles);
-  if (block_level != UINT32_MAX && block_level > 0) {  // a root of this size or less reads its corners
-    level_points_ = build_level_points(*mesh_, block_level, threads_);
-    level_blocks_ = {level_points_.first_level, level_points_.first_level, level_points_.offset.data(),
-                     level_points_.padded.data(), level_points_.pool.data()};
-  }
   shape_state_.reset(new std::atomic<uint8_t>[nodes]());
+  if (lazy_ != nullptr) {
+    // Nothing is ordered yet: the nodes above the frontier get their shapes as they are made, the others
+    // sum their own subtrees' moments and scan their corners (the frontier's nodes are small).
+    origin_ = lazy_->origin();
+    lazy_->set_shape_sink(OrientedShapeSink{&shapes_[0].box, sizeof(NodeShape), &shapes_[0].dop, sizeof(NodeShape)});
+  } else {
+    origin_ = dload(mesh_->corners.data());
+    top_ = top_node_moments(*mesh_, kTopMomentsTriangles, threads_);
+    const uint32_t block_level = node_points_first_level(mesh_->shape, kBlockTriangles);
+    if (block_level != UINT32_MAX && block_level > 0) {  // a root of this size or less reads its corners
+      level_points_ = build_level_points(*mesh_, block_level, threads_);
+      level_blocks_ = {level_points_.first_level, level_points_.first_level, level_points_.offset.data(),
+                       level_points_.padded.data(), level_points_.pool.data()};
+    }
+  }
   if (first_point_level_ != UINT32_MAX) {
     first_point_node_ = (1ull << first_point_level_) - 1;
     point_nodes_ = nodes - first_point_node_;
@@ -100,6 +84,8 @@ NodeBounds& NodeBounds::operator=(NodeBounds&& other) noexcept {
   if (this == &other) return *this;
   free_points();
   mesh_ = other.mesh_;
+  lazy_ = other.lazy_;
+  origin_ = other.origin_;
   threads_ = other.threads_;
   on_demand_ = other.on_demand_;
   first_point_level_ = other.first_point_level_;
@@ -126,13 +112,18 @@ void NodeBounds::free_points() {
 
 void NodeBounds::make_shape(uint32_t node) const {
   make_once(shape_state_[node], [&] {
-    oriented_shape_of(*mesh_, node, threads_, &top_, &level_blocks_, shapes_[node].box, shapes_[node].dop);
+    if (lazy_ != nullptr) {
+      lazy_->reach(node);
+      if (f12_level(node) < lazy_->frontier()) return;  // its making wrote its shape
+    }
+    oriented_shape_of(*mesh_, node, threads_, &top_, &level_blocks_, origin_, shapes_[node].box, shapes_[node].dop);
   });
 }
 
 void NodeBounds::make_points(uint32_t node) const {
   const uint64_t k = node - first_point_node_;
   make_once(point_state_[k], [&] {
+    if (lazy_ != nullptr) lazy_->reach(node);
     const std::vector<float> blocks = node_point_blocks(*mesh_, node);
     float* xs = new float[blocks.size()];
     std::copy(blocks.begin(), blocks.end(), xs);

@@ -5,7 +5,9 @@
 // building every node's bounds first took 1.9 of such a mesh's 2.1 s of build on one thread). A node made on
 // demand is made on the thread that first asks, the same bits as the full build gives it (oriented_shape_of,
 // node_point_blocks), so the searches visit the same pairs either way; a thread that asks while another makes
-// it waits for that one.
+// it waits for that one. On demand over a hierarchy ordered as it is reached (lazy_f12_order.h), a node above
+// its frontier gets the shape its making computed (from its run's moments: other bits than the full build's,
+// as valid), and one on or below it is made as here once its subtree is ordered.
 #pragma once
 
 #include <atomic>
@@ -17,11 +19,13 @@
 #include "../geometry/oriented_box.h"
 #include "../geometry/oriented_box_build.h"
 #include "../geometry/oriented_dop.h"
+#include "make_once.h"
 #include "node_points.h"
 
 namespace xhd {
 
 class Progress;
+class LazyF12Order;
 
 // A node's oriented box and DOP reaches, read together (two cache lines that are fetched as a pair).
 struct alignas(128) NodeShape {
@@ -40,8 +44,10 @@ class NodeBounds {
   NodeBounds() = default;
   // mesh must outlive this. Nodes of at most point_node_triangles triangles get points; a large node's scans
   // are split among `threads` threads. Not on demand: every node's bounds are built here (honouring the
-  // caller's cancel between levels, throwing Cancelled).
-  NodeBounds(const F12Mesh& mesh, uint32_t point_node_triangles, int threads, bool on_demand, const Progress& progress);
+  // caller's cancel between levels, throwing Cancelled). lazy (on demand only, may be null): the order mesh is
+  // in, made as it is reached; this then sets its shape sink.
+  NodeBounds(const F12Mesh& mesh, uint32_t point_node_triangles, int threads, bool on_demand, const Progress& progress,
+             LazyF12Order* lazy = nullptr);
   ~NodeBounds();
   NodeBounds(NodeBounds&& other) noexcept { *this = std::move(other); }
   NodeBounds& operator=(NodeBounds&& other) noexcept;
@@ -67,9 +73,6 @@ class NodeBounds {
   uint64_t shapes_made() const;
   uint64_t points_made() const;
 
-  // A node's state on demand.
-  enum : uint8_t { kNotMade = 0, kMaking = 1, kMade = 2 };
-
  private:
   void prepare_on_demand();
   void make_shape(uint32_t node) const;
@@ -77,6 +80,8 @@ class NodeBounds {
   void free_points();
 
   const F12Mesh* mesh_ = nullptr;
+  LazyF12Order* lazy_ = nullptr;
+  Dvec3 origin_{0, 0, 0};  // what the moments are summed about
   int threads_ = 1;
   bool on_demand_ = false;
   uint32_t first_point_level_ = UINT32_MAX;

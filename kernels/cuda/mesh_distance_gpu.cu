@@ -311,7 +311,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     if (exact_) {
       // The exact distances read the inputs' corners: A's as they are (a float A's copy is its input), B's
       // posed per query from its input's.
-      const LargeVector<double> ta = truth_corners(fa, frame_a, threads), tb = truth_corners(fb, frame_b, threads);
+      const UninitLargeVector<double> ta = truth_corners(fa, frame_a, threads), tb = truth_corners(fb, frame_b, threads);
       a_truth_ = upload(memory_, ta.data(), ta.size(), s);
       if (!tb.empty()) b_source64_ = upload(memory_, tb.data(), tb.size(), s);
       b_truth_ = DeviceArray<double>(memory_, fb.corners.size());

@@ -26,8 +26,8 @@ void frame_mesh(const xhd_mesh& mesh, int threads, MeshFrame& frame) {
   info.copy_error = info.copy_is_truth ? 0.0 : float_copy_error(frame.vertices.largest);
 }
 
-LargeVector<double> truth_corners(const F12Mesh& mesh, const MeshFrame& frame, int threads) {
-  LargeVector<double> out;
+UninitLargeVector<double> truth_corners(const F12Mesh& mesh, const MeshFrame& frame, int threads) {
+  UninitLargeVector<double> out;  // every entry written below
   if (frame.info.copy_is_truth) return out;
   const uint64_t slots = mesh.shape.triangles;
   out.resize(9 * slots);

@@ -78,7 +78,7 @@ void frame_mesh(const xhd_mesh& mesh, int threads, MeshFrame& frame);
 
 // The input's corners (9 doubles a slot) in the f12 order of `mesh`, built from frame's copy; empty when the
 // copy is the truth.
-LargeVector<double> truth_corners(const F12Mesh& mesh, const MeshFrame& frame, int threads);
+UninitLargeVector<double> truth_corners(const F12Mesh& mesh, const MeshFrame& frame, int threads);
 
 struct FramePose {
   double m[12];         // [M | t']

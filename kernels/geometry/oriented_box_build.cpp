@@ -303,6 +303,20 @@ NodeMoments subtree_moments(const F12Mesh& mesh, uint32_t level, uint64_t i, con
   return m;
 }
 
+// A node's box (its axes set) finished from its vertices, and its reaches: a large node is scanned in parts on
+// every thread, as the level-by-level build scans its top levels.
+void finish_shape(const F12Mesh& mesh, uint64_t node, const NodeVertexBlocks* blocks, int threads, OrientedBox& box,
+                  DopReaches& reaches) {
+  const uint32_t level = f12_level(node);
+  const uint64_t i = node - ((1ull << level) - 1);
+  const NodeVertices vertices(mesh, blocks);
+  const uint64_t parts =
+      threads > 1 ? std::max<uint64_t>(1, std::min<uint64_t>(4 * threads, vertices.per_node(level) / kVerticesPerPart))
+                  : 1;
+  const uint32_t first = f12_node_slots(mesh.shape, level, i).first;
+  finish_node<true>(vertices, level, i, dload(mesh.corners.data() + 9ull * first), parts, threads, box, &reaches);
+}
+
 }  // namespace
 
 TopNodeMoments top_node_moments(const F12Mesh& mesh, uint64_t min_triangles, int threads) {
@@ -328,19 +342,81 @@ TopNodeMoments top_node_moments(const F12Mesh& mesh, uint64_t min_triangles, int
 }
 
 void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, const TopNodeMoments* top,
-                       const NodeVertexBlocks* blocks, OrientedBox& box, DopReaches& reaches) {
+                       const NodeVertexBlocks* blocks, const Dvec3& origin, OrientedBox& box, DopReaches& reaches) {
   const uint32_t level = f12_level(node);
   const uint64_t i = node - ((1ull << level) - 1);
-  const float* corners = mesh.corners.data();
-  const NodeVertices vertices(mesh, blocks);
   // The moments: from `top`, or summed over the node's subtree (small where `top` holds the large nodes).
-  principal_box_axes(subtree_moments(mesh, level, i, dload(corners), top), box);
-  // A large node is scanned in parts on every thread, as the level-by-level build scans its top levels.
+  principal_box_axes(subtree_moments(mesh, level, i, origin, top), box);
+  finish_shape(mesh, node, blocks, threads, box, reaches);
+}
+
+namespace {
+
+// Axes from the moments of a strided sample of a node's triangles about its tight box's centre, which becomes the
+// box's centre: any axes give a valid box (its extents are measured apart), and a few thousand triangles give
+// nearly the principal ones of millions.
+void sampled_axes(const F12Mesh& mesh, uint64_t node, const Box& tight, OrientedBox& box) {
+  constexpr uint64_t kAxisSample = 1 << 12;
+  const F12Slots slots = f12_node_slots(mesh.shape, node);
+  const float* corners = mesh.corners.data();
+  const uint64_t stride = std::max<uint64_t>(1, (slots.last - slots.first) / kAxisSample);
+  for (int k = 0; k < 3; ++k) box.c[k] = static_cast<float>(0.5 * (static_cast<double>(tight.min[k]) + tight.max[k]));
+  NodeMoments m;
+  for (uint64_t slot = slots.first; slot < slots.last; slot += stride)
+    for (int k = 0; k < 3; ++k) m.add(dsub(dload(corners + 9 * slot + 3 * k), fvec(box.c)));
+  principal_box_axes(m, box);
+}
+
+// The extents from projections about the box's centre (rounded up, with room for the double arithmetic).
+void set_extents(const double lo[3], const double hi[3], OrientedBox& box) {
+  for (int j = 0; j < 3; ++j) {
+    const double e = larger(-lo[j], hi[j]);
+    box.e[j] = std::nextafter(static_cast<float>(e * (1.0 + 1e-12)), INFINITY);
+  }
+}
+
+}  // namespace
+
+void oriented_shape_of_run(const F12Mesh& mesh, uint64_t node, const Box& tight, int threads, OrientedBox& box,
+                           DopReaches& reaches) {
+  const uint32_t level = f12_level(node);
+  const uint64_t i = node - ((1ull << level) - 1);
+  sampled_axes(mesh, node, tight, box);
+  // One exact scan of the extents, and the reaches the box implies along the 26 directions (a direction's
+  // extremes over the box bound the vertices').
+  const NodeVertices vertices(mesh, nullptr);
   const uint64_t parts =
       threads > 1 ? std::max<uint64_t>(1, std::min<uint64_t>(4 * threads, vertices.per_node(level) / kVerticesPerPart))
                   : 1;
-  const uint32_t first = f12_node_slots(mesh.shape, level, i).first;
-  finish_node<true>(vertices, level, i, dload(corners + 9ull * first), parts, threads, box, &reaches);
+  const Projections<false> about = project<false>(vertices, level, i, box, fvec(box.c), parts, threads);
+  set_extents(about.lo, about.hi, box);
+  Projections<true> implied;
+  for (int j = 0; j < 3; ++j) implied.lo[j] = about.lo[j], implied.hi[j] = about.hi[j];
+  for (int k = 0; k < Projections<true>::kHalf; ++k) {
+    double lo = 0.0, hi = 0.0;
+    for (int j = 0; j < 3; ++j) {
+      const double a = kHalfDirections[k][j] * about.lo[j], b = kHalfDirections[k][j] * about.hi[j];
+      lo += smaller(a, b), hi += larger(a, b);
+    }
+    implied.dir_lo[k] = lo, implied.dir_hi[k] = hi;
+  }
+  reaches = reaches_from(implied);
+}
+
+void oriented_shape_over_boxes(const F12Mesh& mesh, uint64_t node, const Box& tight, const Box* parts,
+                               uint64_t part_count, OrientedBox& box, DopReaches& reaches) {
+  sampled_axes(mesh, node, tight, box);
+  const Dvec3 u[3] = {fvec(box.u[0]), fvec(box.u[1]), fvec(box.u[2])};
+  const Dvec3 c = fvec(box.c);
+  Projections<true> about;
+  for (uint64_t p = 0; p < part_count; ++p)
+    for (int corner = 0; corner < 8; ++corner) {
+      const float v[3] = {corner & 1 ? parts[p].max[0] : parts[p].min[0], corner & 2 ? parts[p].max[1] : parts[p].min[1],
+                          corner & 4 ? parts[p].max[2] : parts[p].min[2]};
+      about.add(dsub(dload(v), c), u);
+    }
+  set_extents(about.lo, about.hi, box);
+  reaches = reaches_from(about);
 }
 
 void build_oriented_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, bool with_reaches, int threads,

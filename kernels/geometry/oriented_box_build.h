@@ -84,14 +84,27 @@ struct TopNodeMoments {
 // fewer), in one pass over the corners on `threads` threads.
 TopNodeMoments top_node_moments(const F12Mesh& mesh, uint64_t min_triangles, int threads);
 
-// One node's box and reaches, the same bits as build_oriented_shapes gives it, from its corners: for searches
-// that visit few nodes and make each when first reached (cpu/node_bounds.h). A large node's scans
-// are split among `threads` threads (from the caller's pool, or new threads when called from a pool's job).
+// One node's box and reaches from its corners: for searches that visit few nodes and make each when first
+// reached (cpu/node_bounds.h). With origin the mesh's first corner (as build_oriented_shapes sums the moments
+// about), the same bits as build_oriented_shapes gives it. A large node's scans are split among `threads`
+// threads (from the caller's pool, or new threads when called from a pool's job).
 // top (may be null): moments already summed, so a node there is not summed again from its corners (without
 // it, a node's moments are summed over its subtree on the calling thread).
 // blocks (may be null): where the node's vertices are read, as for build_oriented_shapes.
 void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, const TopNodeMoments* top,
-                       const NodeVertexBlocks* blocks, OrientedBox& box, DopReaches& reaches);
+                       const NodeVertexBlocks* blocks, const Dvec3& origin, OrientedBox& box, DopReaches& reaches);
+
+// A node's box and reaches from its run of corners alone, whatever their order below it, for a node whose subtree
+// is not ordered yet (cpu/lazy_f12_order.h): axes from a sample of the run's triangles, centre that of its tight
+// box `tight`, extents from one scan of every corner (on `threads` threads), reaches those the box implies. A
+// valid box, though looser than build_oriented_shapes's and not its bits; deterministic for a given run.
+void oriented_shape_of_run(const F12Mesh& mesh, uint64_t node, const Box& tight, int threads, OrientedBox& box,
+                           DopReaches& reaches);
+
+// The same with extents and reaches from the corners of boxes that hold every vertex of the node between them
+// (its descendants' tight boxes on some level) instead of a scan: looser, and a few hundred points a node.
+void oriented_shape_over_boxes(const F12Mesh& mesh, uint64_t node, const Box& tight, const Box* parts,
+                               uint64_t part_count, OrientedBox& box, DopReaches& reaches);
 
 // The boxes alone, from the corners.
 LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads, const Progress& progress);

@@ -713,11 +713,12 @@ XHD_API int32_t xhd_write_laz(const char* path, const uint8_t* header, uint64_t 
  * touching), counted, and a box holding every point the meshes share (xhd_distance_result.contact_*).
  * CPU backend (bvh and brute methods); the CUDA backend refuses it. */
 #define XHD_DISTANCE_CONTACTS 4
-/* With XHD_DISTANCE_MIN on the CPU backend: each hierarchy node's tight bounds (its oriented box, DOP and, for
- * small nodes, distinct points) are made when a search first reaches the node, not all at creation. For one or a
- * few queries, which reach a small share of a mesh's nodes (about a hundred of a 1M-triangle mesh's million):
- * creation then takes a fraction of the time and the first queries longer. The answers and the pairs searched
- * are the same. Other backends ignore it. */
+/* On the CPU backend: each hierarchy is ordered, and each node's bounds (its box, and for the minimum its oriented
+ * box, DOP and, for small nodes, distinct points) made, when a search first reaches the node, not all at creation;
+ * only the top levels, which every search reaches, are split at creation. For one or a few queries, which reach a
+ * small share of a mesh's nodes (about a hundred of a 1M-triangle mesh's million): creation then takes a fraction
+ * of the time and the first queries longer. The answers are the same; the large nodes' bounds are looser (the
+ * pairs searched may differ). Other backends ignore it. */
 #define XHD_DISTANCE_ON_DEMAND 8
 
 typedef enum xhd_distance_method {
