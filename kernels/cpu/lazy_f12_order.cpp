@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "../abi/host_phases.h"
 #include "../abi/parallel.h"
 #include "../abi/progress.h"
 
@@ -26,6 +27,7 @@ LazyF12Order::LazyF12Order(const MeshFrame& frame, uint64_t vertex_count, F12Mes
                            UninitLargeVector<double>& truth, UninitLargeVector<Box>& boxes, int threads,
                            const Progress& progress)
     : mesh_(mesh), truth_(truth), boxes_(boxes), threads_(threads) {
+  HostPhases phases("lazy order");
   const uint64_t n = frame.triangle_count;
   mesh_.shape = f12_shape(static_cast<uint32_t>(n));
   while (frontier_ < mesh_.shape.depth && ((n - 1) >> frontier_) + 1 > kFrontierTriangles) ++frontier_;
@@ -42,18 +44,21 @@ LazyF12Order::LazyF12Order(const MeshFrame& frame, uint64_t vertex_count, F12Mes
   const uint64_t tracked = f12_node_count({mesh_.shape.triangles, frontier_});
   made_.reset(new std::atomic<uint8_t>[tracked]());
   split_.reset(new std::atomic<uint8_t>[tracked]());
+  phases.mark("copies");
   order_ = f12_centroids(xyz_.data(), triangles_.data(), n, threads);
   spare_.resize(n);  // pages touched only by the splits that use them
-  make_top(progress);
+  phases.mark("centroids");
+  make_top(progress, phases);
 }
 LazyF12Order::~LazyF12Order() = default;
 
 // The top levels, whose nodes every search reaches (two 7.5M-triangle spheres 0.5 apart: all of them), split at
 // once on every thread as the full build splits them; their runs gathered below the last of them, with its
 // nodes' boxes, and every box above those merged from them.
-void LazyF12Order::make_top(const Progress& progress) {
+void LazyF12Order::make_top(const Progress& progress, HostPhases& phases) {
   const F12Shape& s = mesh_.shape;
   top_ = std::min(f12_split_shared_levels(order_, spare_, s, threads_, progress), frontier_);
+  phases.mark("top levels split");
   if (top_ == 0) return;
   std::vector<Box>& below = below_;
   below.resize(1ull << top_);
@@ -71,6 +76,7 @@ void LazyF12Order::make_top(const Progress& progress) {
       made_[f12_node(level, i)].store(kMade, std::memory_order_relaxed);
       split_[f12_node(level, i)].store(kMade, std::memory_order_relaxed);
     }
+  phases.mark("top levels gathered");
 }
 
 void LazyF12Order::set_shape_sink(const OrientedShapeSink& sink) {

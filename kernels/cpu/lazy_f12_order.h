@@ -28,6 +28,7 @@
 
 namespace xhd {
 
+class HostPhases;
 class Progress;
 
 class LazyF12Order {
@@ -65,7 +66,7 @@ class LazyF12Order {
   uint64_t nodes_made() const;
 
  private:
-  void make_top(const Progress& progress);
+  void make_top(const Progress& progress, HostPhases& phases);
   void make(uint32_t node) const;
   void split(uint32_t node) const;
   Box gather(uint32_t first, uint32_t last) const;
