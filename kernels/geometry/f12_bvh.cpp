@@ -1,6 +1,7 @@
 #include "f12_bvh.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "../abi/parallel.h"
@@ -37,100 +38,190 @@ int longest_axis(const float lo[3], const float hi[3]) {
   return axis;
 }
 
-// Splits the run [first, last) of c, a large node's, at middle on every thread into the same run of `spare`:
-// the centroids' box, then the key of rank middle - first found 11 bits at a time from per-thread histograms
-// until at most kFewCandidates keys share the bits found, then among those; then a stable partition around
-// that key. The halves hold exactly what std::nth_element would put there. The caller swaps the buffers once
-// every node of the level is split.
-constexpr uint64_t kFewCandidates = 1 << 14;
-
-void shared_split(const UninitLargeVector<Centroid>& c, UninitLargeVector<Centroid>& spare, uint64_t first,
-                  uint64_t last, uint64_t middle, int threads) {
-  const uint64_t n = last - first, blocks = (n + kSplitBlock - 1) / kSplitBlock;
-  auto block_end = [&](uint64_t b) { return std::min(last, first + (b + 1) * kSplitBlock); };
-  std::vector<float> box(6 * blocks);
-  parallel_blocks(blocks, 1, threads, [&](size_t begin, size_t end, int) {
-    for (size_t b = begin; b < end; ++b) {
-      float* lo = &box[6 * b];
-      for (int j = 0; j < 3; ++j) lo[j] = INFINITY, lo[3 + j] = -INFINITY;
-      for (uint64_t k = first + b * kSplitBlock; k < block_end(b); ++k)
-        for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], c[k].at[j]), lo[3 + j] = std::max(lo[3 + j], c[k].at[j]);
-    }
-  });
+// A run's centroids' box (min, then max, per axis).
+struct CentroidBox {
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (uint64_t b = 0; b < blocks; ++b)
-    for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], box[6 * b + j]), hi[j] = std::max(hi[j], box[6 * b + 3 + j]);
-  const int axis = longest_axis(lo, hi);
 
-  // 11 bits a pass: per-thread histograms of 2,048 counts, which cost nothing to clear; 16-bit ones were
-  // 512 KiB a thread to clear per pass, per node. Two passes usually leave a few hundred keys of a million.
-  const int workers = static_cast<int>(std::min<uint64_t>(std::max(threads, 1), blocks));
-  std::vector<uint64_t> histogram(static_cast<size_t>(workers) << kRadixBits);
-  uint64_t rank = middle - first, prefix = 0, fixed = 0;  // the bits found, and which
-  for (int high = 64; high > 0;) {
-    const int width = std::min(kRadixBits, high), shift = high - width;
-    const uint64_t digit = (1ull << width) - 1;
-    std::fill(histogram.begin(), histogram.end(), 0);
-    parallel_blocks(blocks, 1, workers, [&](size_t begin, size_t end, int tid) {
-      uint64_t* h = &histogram[static_cast<size_t>(tid) << kRadixBits];
-      for (uint64_t k = first + begin * kSplitBlock; k < block_end(end - 1); ++k) {
-        const uint64_t key = split_key(c[k], axis);
-        if ((key & fixed) == prefix) ++h[(key >> shift) & digit];
-      }
-    });
-    uint64_t in = 0;
-    for (uint64_t bucket = 0;; ++bucket) {
-      in = 0;
-      for (int t = 0; t < workers; ++t) in += histogram[(static_cast<size_t>(t) << kRadixBits) + bucket];
-      if (rank < in) {
-        prefix |= bucket << shift;
-        break;
-      }
-      rank -= in;
+  void add(const Centroid& x) {
+    for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], x.at[j]), hi[j] = std::max(hi[j], x.at[j]);
+  }
+  void add(const CentroidBox& o) {
+    for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], o.lo[j]), hi[j] = std::max(hi[j], o.hi[j]);
+  }
+};
+
+// Splits the run [first, last) of c, a large node's, at middle on every thread into the same run of `spare`:
+// the key of rank middle - first (split_key along the longest side of the centroids' box), then a stable
+// partition around it. The halves hold exactly what std::nth_element would put there. The caller swaps the
+// buffers once every node of the level is split.
+//
+// The key: the keys between two of a strided sample's, chosen 8 standard deviations of the sample's rank either
+// side of the rank sought, are counted below, above and between in one pass, and the rank is then among the
+// few between (one pass where 11-bit histograms took two or three; when it is not, they run). box (may be null):
+// the run's centroids' box, known from its parent's partition; halves (may be null) receives the two halves'.
+constexpr uint64_t kFewCandidates = 1 << 14;  // the histograms stop once at most this many keys share the bits found
+constexpr uint64_t kSampleMax = 1 << 16;
+
+class SharedSplit {
+ public:
+  SharedSplit(const UninitLargeVector<Centroid>& c, uint64_t first, uint64_t last, int threads)
+      : c_(c), first_(first), last_(last), blocks_((last - first + kSplitBlock - 1) / kSplitBlock),
+        threads_(threads), workers_(static_cast<int>(std::min<uint64_t>(std::max(threads, 1), blocks_))),
+        smaller_(blocks_ + 1), larger_(blocks_ + 1) {}
+
+  void run(UninitLargeVector<Centroid>& spare, uint64_t middle, const CentroidBox* box, CentroidBox* halves) {
+    const CentroidBox whole = box != nullptr ? *box : centroid_box();
+    axis_ = longest_axis(whole.lo, whole.hi);
+    const uint64_t rank = middle - first_;
+    uint64_t lo, hi;
+    if (!(sampled_bracket(rank, lo, hi) && count_around(lo, hi, rank))) {
+      radix_bracket(rank, lo, hi);
+      count_around(lo, hi, rank);
     }
-    fixed = shift == 0 ? ~0ull : ~0ull << shift;
-    high = shift;
-    if (in <= kFewCandidates) break;
+    partition(spare, middle, halves);
   }
 
-  // One pass: each block's keys below and above the bits found, and the few that share them, which decide the
-  // pivot (keys are distinct: the triangle index is in them) and then the rest of the blocks' counts.
-  struct Candidate {
-    uint64_t key, block;
-  };
-  std::vector<uint64_t> smaller(blocks + 1, 0), larger(blocks + 1, 0);
-  std::vector<std::vector<Candidate>> found(workers);
-  parallel_blocks(blocks, 1, workers, [&](size_t begin, size_t end, int tid) {
-    for (size_t b = begin; b < end; ++b) {
-      uint64_t below = 0, above = 0;
-      for (uint64_t k = first + b * kSplitBlock; k < block_end(b); ++k) {
-        const uint64_t key = split_key(c[k], axis), masked = key & fixed;
-        below += masked < prefix;
-        above += masked > prefix;
-        if (masked == prefix) found[tid].push_back({key, b});
-      }
-      smaller[b + 1] = below, larger[b + 1] = above;
-    }
-  });
-  std::vector<uint64_t> keys;
-  for (const std::vector<Candidate>& f : found)
-    for (const Candidate& x : f) keys.push_back(x.key);
-  std::nth_element(keys.begin(), keys.begin() + rank, keys.end());
-  const uint64_t pivot = keys[rank];
-  for (const std::vector<Candidate>& f : found)
-    for (const Candidate& x : f) smaller[x.block + 1] += x.key < pivot, larger[x.block + 1] += x.key > pivot;
+ private:
+  uint64_t block_end(uint64_t b) const { return std::min(last_, first_ + (b + 1) * kSplitBlock); }
+  uint64_t key(uint64_t k) const { return split_key(c_[k], axis_); }
 
-  // Stable partition: each block's smaller keys, then the pivot, then its larger ones, in block order.
-  for (uint64_t b = 0; b < blocks; ++b) smaller[b + 1] += smaller[b], larger[b + 1] += larger[b];
-  parallel_blocks(blocks, 1, threads, [&](size_t begin, size_t end, int) {
-    for (size_t b = begin; b < end; ++b) {
-      uint64_t below = first + smaller[b], above = middle + 1 + larger[b];
-      for (uint64_t k = first + b * kSplitBlock; k < block_end(b); ++k) {
-        const uint64_t key = split_key(c[k], axis);
-        spare[key < pivot ? below++ : (key > pivot ? above++ : middle)] = c[k];
-      }
+  CentroidBox centroid_box() const {
+    std::vector<CentroidBox> part(blocks_);
+    parallel_blocks(blocks_, 1, threads_, [&](size_t begin, size_t end, int) {
+      for (size_t b = begin; b < end; ++b)
+        for (uint64_t k = first_ + b * kSplitBlock; k < block_end(b); ++k) part[b].add(c_[k]);
+    });
+    CentroidBox box;
+    for (const CentroidBox& p : part) box.add(p);
+    return box;
+  }
+
+  // Keys lo <= hi from a strided sample, 8 standard deviations (of the sample rank of the key sought: at most
+  // half the sample's square root) either side of where the key sought falls in it.
+  bool sampled_bracket(uint64_t rank, uint64_t& lo, uint64_t& hi) const {
+    const uint64_t n = last_ - first_, size = std::min(kSampleMax, n / 16);
+    if (size < 1024) return false;
+    const uint64_t stride = n / size;
+    std::vector<uint64_t> sample(size);
+    parallel_blocks(size, 4096, threads_, [&](size_t begin, size_t end, int) {
+      for (size_t k = begin; k < end; ++k) sample[k] = key(first_ + k * stride);
+    });
+    const uint64_t at = rank * size / n, margin = 4 * static_cast<uint64_t>(std::sqrt(static_cast<double>(size)));
+    lo = 0, hi = UINT64_MAX;
+    if (at >= margin) {
+      std::nth_element(sample.begin(), sample.begin() + (at - margin), sample.end());
+      lo = sample[at - margin];
     }
-  });
+    if (at + margin < size) {
+      const auto from = at >= margin ? sample.begin() + (at - margin) : sample.begin();
+      std::nth_element(from, sample.begin() + (at + margin), sample.end());
+      hi = sample[at + margin];
+    }
+    return true;
+  }
+
+  // The bits of the key sought, 11 at a time from per-thread histograms, until at most kFewCandidates keys
+  // share them: the keys from lo to hi. 11 bits a pass: per-thread histograms of 2,048 counts, which cost
+  // nothing to clear; 16-bit ones were 512 KiB a thread to clear per pass, per node.
+  void radix_bracket(uint64_t rank, uint64_t& lo, uint64_t& hi) const {
+    std::vector<uint64_t> histogram(static_cast<size_t>(workers_) << kRadixBits);
+    uint64_t prefix = 0, fixed = 0;  // the bits found, and which
+    for (int high = 64; high > 0;) {
+      const int width = std::min(kRadixBits, high), shift = high - width;
+      const uint64_t digit = (1ull << width) - 1;
+      std::fill(histogram.begin(), histogram.end(), 0);
+      parallel_blocks(blocks_, 1, workers_, [&](size_t begin, size_t end, int tid) {
+        uint64_t* h = &histogram[static_cast<size_t>(tid) << kRadixBits];
+        for (uint64_t k = first_ + begin * kSplitBlock; k < block_end(end - 1); ++k) {
+          const uint64_t x = key(k);
+          if ((x & fixed) == prefix) ++h[(x >> shift) & digit];
+        }
+      });
+      uint64_t in = 0;
+      for (uint64_t bucket = 0;; ++bucket) {
+        in = 0;
+        for (int t = 0; t < workers_; ++t) in += histogram[(static_cast<size_t>(t) << kRadixBits) + bucket];
+        if (rank < in) {
+          prefix |= bucket << shift;
+          break;
+        }
+        rank -= in;
+      }
+      fixed = shift == 0 ? ~0ull : ~0ull << shift;
+      high = shift;
+      if (in <= kFewCandidates) break;
+    }
+    lo = prefix, hi = prefix | ~fixed;
+  }
+
+  // One pass: each block's keys below lo and above hi, and those from lo to hi, which decide the key of the
+  // rank (keys are distinct: the triangle index is in them) and then the rest of the blocks' counts. False
+  // when the rank is not among those from lo to hi.
+  bool count_around(uint64_t lo, uint64_t hi, uint64_t rank) {
+    struct Candidate {
+      uint64_t key, block;
+    };
+    std::vector<std::vector<Candidate>> found(workers_);
+    parallel_blocks(blocks_, 1, workers_, [&](size_t begin, size_t end, int tid) {
+      for (size_t b = begin; b < end; ++b) {
+        uint64_t below = 0, above = 0;
+        for (uint64_t k = first_ + b * kSplitBlock; k < block_end(b); ++k) {
+          const uint64_t x = key(k);
+          below += x < lo;
+          above += x > hi;
+          if (x >= lo && x <= hi) found[tid].push_back({x, b});
+        }
+        smaller_[b + 1] = below, larger_[b + 1] = above;
+      }
+    });
+    uint64_t below = 0;
+    std::vector<uint64_t> keys;
+    for (uint64_t b = 1; b <= blocks_; ++b) below += smaller_[b];
+    for (const std::vector<Candidate>& f : found)
+      for (const Candidate& x : f) keys.push_back(x.key);
+    if (rank < below || rank - below >= keys.size()) return false;
+    std::nth_element(keys.begin(), keys.begin() + (rank - below), keys.end());
+    pivot_ = keys[rank - below];
+    for (const std::vector<Candidate>& f : found)
+      for (const Candidate& x : f) smaller_[x.block + 1] += x.key < pivot_, larger_[x.block + 1] += x.key > pivot_;
+    return true;
+  }
+
+  // Stable partition: each block's smaller keys, then the pivot, then its larger ones, in block order; the
+  // halves' centroid boxes on the way (the pivot's slot, middle, is the second half's first).
+  void partition(UninitLargeVector<Centroid>& spare, uint64_t middle, CentroidBox* halves) {
+    for (uint64_t b = 0; b < blocks_; ++b) smaller_[b + 1] += smaller_[b], larger_[b + 1] += larger_[b];
+    std::vector<CentroidBox> part(halves != nullptr ? 2 * blocks_ : 0);
+    parallel_blocks(blocks_, 1, threads_, [&](size_t begin, size_t end, int) {
+      for (size_t b = begin; b < end; ++b) {
+        uint64_t below = first_ + smaller_[b], above = middle + 1 + larger_[b];
+        CentroidBox left, right;
+        for (uint64_t k = first_ + b * kSplitBlock; k < block_end(b); ++k) {
+          const uint64_t x = key(k);
+          const bool first_half = x < pivot_;
+          spare[first_half ? below++ : (x > pivot_ ? above++ : middle)] = c_[k];
+          if (halves != nullptr) (first_half ? left : right).add(c_[k]);
+        }
+        if (halves != nullptr) part[2 * b] = left, part[2 * b + 1] = right;
+      }
+    });
+    if (halves == nullptr) return;
+    halves[0] = halves[1] = CentroidBox{};
+    for (uint64_t b = 0; b < blocks_; ++b) halves[0].add(part[2 * b]), halves[1].add(part[2 * b + 1]);
+  }
+
+  const UninitLargeVector<Centroid>& c_;
+  const uint64_t first_, last_, blocks_;
+  const int threads_, workers_;
+  int axis_ = 0;
+  uint64_t pivot_ = 0;
+  std::vector<uint64_t> smaller_, larger_;  // per block, then their running sums
+};
+
+void shared_split(const UninitLargeVector<Centroid>& c, UninitLargeVector<Centroid>& spare, uint64_t first,
+                  uint64_t last, uint64_t middle, int threads, const CentroidBox* box = nullptr,
+                  CentroidBox* halves = nullptr) {
+  SharedSplit(c, first, last, threads).run(spare, middle, box, halves);
 }
 
 // Node i of the level split where the f12 layout puts its children's boundary, along the longest side of its
@@ -218,12 +309,17 @@ uint32_t f12_split_shared_levels(UninitLargeVector<F12Centroid>& c, UninitLargeV
                                  const F12Shape& s, int threads, const Progress& progress) {
   const uint64_t count = s.triangles;
   uint32_t level = 0;
+  // Each level's centroid boxes come from the partitions of the level above (the root's from a pass of its own).
+  std::vector<CentroidBox> boxes, halves;
   for (; level < s.depth && count >> level >= kSharedSplit; ++level) {
     progress.check_cancel();  // each level partitions every triangle: at most a few hundred ms at millions
+    halves.assign(2ull << level, CentroidBox{});
     for (uint64_t i = 0; i < (1ull << level); ++i) {  // every node of the level: each is split into spare
       const auto [first, last] = f12_node_slots(s, level, i);
-      shared_split(c, spare, first, last, f12_node_slots(s, level + 1, 2 * i + 1).first, threads);
+      shared_split(c, spare, first, last, f12_node_slots(s, level + 1, 2 * i + 1).first, threads,
+                   level > 0 ? &boxes[i] : nullptr, &halves[2 * i]);
     }
+    boxes.swap(halves);
     c.swap(spare);
   }
   return level;

@@ -308,10 +308,22 @@ xhd_test::Mesh grid_soup(uint64_t n, uint64_t seed) {
   return m;
 }
 
+// A soup whose every 16th triangle lies far along x: the shared split's strided sample (every 16th at this size)
+// then sees only those, its bracket misses the median, and the histograms must find it instead.
+xhd_test::Mesh strided_outliers(uint64_t n, uint64_t seed) {
+  xhd_test::Mesh m = soup(n, seed);
+  for (uint64_t t = 0; t < n; t += 16)
+    for (int k = 0; k < 3; ++k) m.xyz[9 * t + 3 * k] += 10.0;
+  return m;
+}
+
 }  // namespace
 
 TEST(f12_kd_order_same_leaves_on_any_threads) {
-  for (const xhd_test::Mesh& m : {grid_soup(150000, 11), xhd_test::sphere(300, 250, 1.0, 0.5), soup(3000, 5)}) {
+  // The first three are split on every thread at the root (over 131,072 triangles), the 270,000 on two levels
+  // (the second level's centroid boxes from the first's partition).
+  for (const xhd_test::Mesh& m : {grid_soup(150000, 11), xhd_test::sphere(300, 250, 1.0, 0.5),
+                                  strided_outliers(150000, 13), grid_soup(270000, 17), soup(3000, 5)}) {
     const std::vector<float> xyz = xhd_test::to_float(m.xyz);
     const std::vector<std::vector<uint32_t>> expected = reference_leaves(xyz, m.triangles);
     std::vector<uint32_t> first_order;
