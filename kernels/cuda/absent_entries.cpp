@@ -38,6 +38,14 @@ XHD_API int32_t xhd_read_ply_vertices(const char*, const xhd_ply_vertex_layout*,
   return unavailable("xhd_read_ply_vertices", "XHD_CAP_FILE_READERS");
 }
 
+XHD_API int32_t xhd_read_triangle_records(const uint8_t*, uint64_t, uint32_t, int32_t, uint32_t*, uint64_t*) {
+  return unavailable("xhd_read_triangle_records", "XHD_CAP_FILE_READERS");
+}
+
+XHD_API int32_t xhd_count_degenerate_triangles(const xhd_mesh*, int32_t, uint64_t*) {
+  return unavailable("xhd_count_degenerate_triangles", "XHD_CAP_FILE_READERS");
+}
+
 XHD_API int32_t xhd_read_laz(const char*, const xhd_laz_job*, double*, double*, uint8_t*, uint8_t*, xhd_laz_result*) {
   return unavailable("xhd_read_laz", "XHD_CAP_FILE_READERS");
 }

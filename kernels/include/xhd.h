@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 25
+#define XHD_ABI_VERSION 26
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -179,7 +179,9 @@ XHD_API int32_t xhd_abi_version(void);
 
 /* Bits of xhd_capabilities(): the optional parts of this ABI a library implements. */
 #define XHD_CAP_NEAREST_POINTS (1ull << 0) /* xhd_nearest_points */
-#define XHD_CAP_FILE_READERS (1ull << 1)   /* xhd_read_file, xhd_read_ply_vertices, the LAS, LAZ and E57 readers */
+#define XHD_CAP_FILE_READERS                                                       \
+  (1ull << 1) /* xhd_read_file, xhd_read_ply_vertices, xhd_read_triangle_records,  \
+                 xhd_count_degenerate_triangles, the LAS, LAZ and E57 readers */
 #define XHD_CAP_DELIMITED_TEXT (1ull << 2) /* xhd_count_lines and xhd_parse_delimited */
 #define XHD_CAP_DEVICES                                                          \
   (1ull << 3) /* computes on devices (GPUs): xhd_device_count may be nonzero and \
@@ -332,7 +334,8 @@ XHD_API int32_t xhd_surface_area(const xhd_mesh* mesh, double* area);
 XHD_API int32_t xhd_sample_surface(const xhd_mesh* mesh, uint64_t count, uint32_t* state, int32_t threads, float* xyz,
                                    double* xyz64);
 
-/* ---- Reading input files: host code. Optional: XHD_CAP_FILE_READERS (xhd_read_file, xhd_read_ply_vertices) and
+/* ---- Reading input files: host code. Optional: XHD_CAP_FILE_READERS (xhd_read_file, xhd_read_ply_vertices,
+ * xhd_read_triangle_records, xhd_count_degenerate_triangles) and
  * XHD_CAP_DELIMITED_TEXT (xhd_count_lines, xhd_parse_delimited), both implemented by the CPU library alone (the
  * reader loads it whichever backend computes; src/io/native-reader.ts); elsewhere they return
  * XHD_ERROR_UNAVAILABLE. The TypeScript readers stay the reference: these give their results bit for bit, and
@@ -404,6 +407,24 @@ typedef struct xhd_read_result {
  * when it is not XHD_READ_OK, xyz holds nothing to use. */
 XHD_API int32_t xhd_read_ply_vertices(const char* path, const xhd_ply_vertex_layout* layout, void* xyz,
                                       xhd_read_result* result);
+
+/* A binary PLY's plain triangle records, the commonest face layout (`property list uchar int|uint vertex_indices`
+ * alone, little endian: 13 bytes a record, a count byte then three indices), decoded by `threads` threads (0 =
+ * every hardware thread). Writes the indices of the longest run of records from the first that are triangles
+ * (count byte 3) with every index below vertex_count (an int32 index read unsigned, so a negative one is out of
+ * range) into triangles, 3 a record, and that run's length into *read. The caller's general reader goes on from
+ * the first record not in the run and says what is wrong with it, so only the run is written for certain:
+ * triangles past it may hold anything. records: count * 13 bytes; triangles: room for 3 * count indices. */
+XHD_API int32_t xhd_read_triangle_records(const uint8_t* records, uint64_t count, uint32_t vertex_count,
+                                          int32_t threads, uint32_t* triangles, uint64_t* read);
+
+/* The mesh's triangles that repeat a vertex index, or whose cross product (b - a) x (c - a), computed in double
+ * from the coordinates widened to double, is exactly zero in all three components, counted by `threads` threads
+ * (0 = every hardware thread) into *degenerate: the readers' note on degenerate triangles, equal to the
+ * TypeScript count (countDegenerateTriangles) bit for bit. Exactly one of xyz and xyz64 when vertex_count > 0;
+ * no other check of the mesh (a triangle with an index beyond the vertices, which TypeScript sees as NaN
+ * coordinates, counts only where it repeats an index). */
+XHD_API int32_t xhd_count_degenerate_triangles(const xhd_mesh* mesh, int32_t threads, uint64_t* degenerate);
 
 /* ---- Points compare streamed from files: inputs larger than the host memory given. Optional:
  * XHD_CAP_STREAMED_COMPARE (the CPU library). ---- */

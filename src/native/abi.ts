@@ -6,7 +6,7 @@ import koffi from './koffi.js';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 25;
+export const XHD_ABI_VERSION = 26;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -635,6 +635,10 @@ export const PROTOTYPES = {
     '_Inout_ xhd_streamed *streamed, _Out_ xhd_hausdorff_result *result, xhd_progress *progress)',
   readPlyVertices:
     'int32_t xhd_read_ply_vertices(const char *path, const xhd_ply_vertex_layout *layout, void *xyz, _Out_ xhd_read_result *result)',
+  readTriangleRecords:
+    'int32_t xhd_read_triangle_records(const uint8_t *records, uint64_t count, uint32_t vertex_count, int32_t threads, ' +
+    'uint32_t *triangles, uint64_t *read)',
+  countDegenerateTriangles: 'int32_t xhd_count_degenerate_triangles(const xhd_mesh *mesh, int32_t threads, uint64_t *degenerate)',
   readLas:
     'int32_t xhd_read_las(const char *path, const xhd_las_job *job, double *positions, uint8_t *attributes, _Out_ xhd_las_result *result)',
   readE57: 'int32_t xhd_read_e57(const char *path, const xhd_e57_job *job, double *positions, _Out_ xhd_e57_result *result)',

@@ -25,7 +25,8 @@ export type BackendName = 'cpu' | 'cuda' | 'optix';
 export interface Capabilities {
   /** xhd_nearest_points */
   nearestPoints: boolean;
-  /** xhd_read_file and xhd_read_ply_vertices */
+  /** xhd_read_file, xhd_read_ply_vertices, xhd_read_triangle_records, xhd_count_degenerate_triangles and the LAS,
+   * LAZ and E57 readers */
   fileReaders: boolean;
   /** xhd_count_lines and xhd_parse_delimited */
   delimitedText: boolean;
@@ -98,6 +99,8 @@ export interface NativeBackend {
 export interface NativeReaders {
   readFile: Koffi.KoffiFunction;
   readPlyVertices: Koffi.KoffiFunction;
+  readTriangleRecords: Koffi.KoffiFunction;
+  countDegenerateTriangles: Koffi.KoffiFunction;
   readLas: Koffi.KoffiFunction;
   readE57: Koffi.KoffiFunction;
   readLaz: Koffi.KoffiFunction;
@@ -231,6 +234,8 @@ export function loadBackend(name: BackendName): NativeBackend {
       readers: capabilities.fileReaders && capabilities.delimitedText ? {
         readFile: lib.func(PROTOTYPES.readFile),
         readPlyVertices: lib.func(PROTOTYPES.readPlyVertices),
+        readTriangleRecords: lib.func(PROTOTYPES.readTriangleRecords),
+        countDegenerateTriangles: lib.func(PROTOTYPES.countDegenerateTriangles),
         readLas: lib.func(PROTOTYPES.readLas),
         readE57: lib.func(PROTOTYPES.readE57),
         readLaz: lib.func(PROTOTYPES.readLaz),
