@@ -2,7 +2,9 @@
 // of a Geometry (bounds, triangle notes).
 import { formatCount } from '../core/counts.js';
 import { InputError, type FileLocation } from '../core/errors.js';
+import { countDegenerateTrianglesNatively, NATIVE_DEGENERATE_TRIANGLES } from './degenerate-native.js';
 import { boundsAreFinite, computeBounds, markFinite, type Bounds, type Coordinates, type FileFormat, type Geometry } from './geometry.js';
+import { nativeReader } from './native-reader.js';
 
 /**
  * Largest coordinate magnitude a reader accepts. Up to 1e15 a double still resolves 1/8, so coordinates
@@ -84,7 +86,7 @@ export class TriangleCollector {
   }
 
   addTriangle(a: number, b: number, c: number): void {
-    if (this.length + 3 > this.data.length) this.grow();
+    if (this.length + 3 > this.data.length) this.grow(this.length + 3);
     const d = this.data, i = this.length;
     d[i] = a;
     d[i + 1] = b;
@@ -108,8 +110,23 @@ export class TriangleCollector {
     if (this.corners > 3) this.polygons++;
   }
 
-  private grow(): void {
-    const next = new Uint32Array(this.data.length * 2);
+  /**
+   * Room for `triangles` more triangles, as the part of data they will fill: a native reader writes them there
+   * itself, and added() then counts those it wrote.
+   */
+  room(triangles: number): Uint32Array {
+    const end = this.length + 3 * triangles;
+    if (end > this.data.length) this.grow(end);
+    return this.data.subarray(this.length, end);
+  }
+
+  /** Counts `triangles` written into room() (they are plain triangles: no polygon was triangulated). */
+  added(triangles: number): void {
+    this.length += 3 * triangles;
+  }
+
+  private grow(minimum: number): void {
+    const next = new Uint32Array(Math.max(minimum, this.data.length * 2));
     next.set(this.data.subarray(0, this.length));
     this.data = next;
   }
@@ -136,6 +153,12 @@ export function countDegenerateTriangles(positions: Coordinates, triangles: Uint
   return degenerate;
 }
 
+/** countDegenerateTriangles, by the native library on every core for a large mesh when the native readers are there. */
+function degenerateTriangles(positions: Coordinates, triangles: Uint32Array, threads: number | undefined): number {
+  const native = triangles.length >= 3 * NATIVE_DEGENERATE_TRIANGLES && triangles.length % 3 === 0 ? nativeReader() : undefined;
+  return native ? countDegenerateTrianglesNatively(native, positions, triangles, threads) : countDegenerateTriangles(positions, triangles);
+}
+
 export interface GeometryParts {
   positions: Coordinates;
   dims: 2 | 3;
@@ -147,6 +170,8 @@ export interface GeometryParts {
   notes?: string[];
   /** Bounds when the reader already computed them (they double as its finiteness check). */
   bounds?: Bounds;
+  /** Threads for the native count of degenerate triangles (the run's --threads; unset: every core). */
+  threads?: number;
 }
 
 /**
@@ -162,7 +187,7 @@ export function finishGeometry(parts: GeometryParts): Geometry {
   if (triangles) {
     const polygons = parts.polygonsTriangulated ?? 0;
     if (polygons > 0) notes.push(`${plural(polygons, 'polygon')} with more than 3 vertices fan-triangulated`);
-    const degenerate = countDegenerateTriangles(positions, triangles);
+    const degenerate = degenerateTriangles(positions, triangles, parts.threads);
     if (degenerate > 0) notes.push(`${plural(degenerate, 'degenerate triangle')} (repeated vertex or zero area) kept`);
   }
   const bounds = parts.bounds ?? computeBounds(positions);

@@ -58,7 +58,7 @@ export function readBinaryPlyInPieces(path: string, size: number, header: PlyHea
         const visit = (view: DataView, at: number, record: number, fileOffset: number): void =>
           readFace(view, at, record, fileOffset, layout, le, collector, source.file);
         position = plainTriangleRecords(element, layout, le)
-          ? readTriangleRecords(source, position, element, layout, collector, visit)
+          ? readTriangleRecords(source, position, element, layout, collector, visit, threads)
           : walkListRecords(source, position, element, le, visit);
       } else if (fixedRecordSize(element) >= 0) {
         const stride = fixedRecordSize(element);
@@ -83,6 +83,7 @@ export function readBinaryPlyInPieces(path: string, size: number, header: PlyHea
       format: 'ply',
       notes,
       bounds: found.bounds,
+      threads,
     });
   } finally {
     closeSync(fd);
@@ -215,7 +216,7 @@ function walkListRecords(source: PieceSource, start: number, element: PlyElement
  * or too large index, the file's end) the general walk takes over from that record, and says what is wrong where.
  */
 function readTriangleRecords(source: PieceSource, start: number, element: PlyElement, layout: PlyLayout,
-  collector: TriangleCollector, visit: (view: DataView, at: number, record: number, fileOffset: number) => void): number {
+  collector: TriangleCollector, visit: (view: DataView, at: number, record: number, fileOffset: number) => void, threads?: number): number {
   const vertexCount = layout.vertex.count;
   const buffer = source.buffer;
   const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
@@ -224,7 +225,7 @@ function readTriangleRecords(source: PieceSource, start: number, element: PlyEle
   for (let first = 0; first < element.count;) {
     const records = Math.min(perPiece, element.count - first);
     if (!source.read(position, records * TRIANGLE_RECORD)) return walkListRecords(source, position, element, true, visit, first);
-    const read = readTriangleRun(buffer, view, 0, records, vertexCount, collector);
+    const read = readTriangleRun(buffer, view, 0, records, vertexCount, collector, threads);
     if (read < records) return walkListRecords(source, position + read * TRIANGLE_RECORD, element, true, visit, first + read);
     position += records * TRIANGLE_RECORD;
     first += records;

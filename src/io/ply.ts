@@ -12,19 +12,20 @@ import { fixedRecordSize, isIntegerType, minimumBinaryRecordSize, parsePlyHeader
 import type { PlyBody, PlyLayout } from './ply-layout.js';
 
 
-export function parsePly(bytes: Uint8Array, file: string): Geometry {
+/** threads: the native reader's (--threads; unset: every core). */
+export function parsePly(bytes: Uint8Array, file: string, threads?: number): Geometry {
   const header = parsePlyHeader(bytes, file);
   const layout = findLayout(header, file);
   checkDeclaredSizes(header, bytes.length, file);
 
   const body = header.encoding === 'ascii'
     ? readAsciiPlyBody(bytes, file, header, layout)
-    : readBinaryPlyBody(bytes, file, header, layout);
-  return plyGeometry(header, layout, body);
+    : readBinaryPlyBody(bytes, file, header, layout, threads);
+  return plyGeometry(header, layout, body, threads);
 }
 
 /** The Geometry of a body read by either reader, with notes on what was skipped. */
-function plyGeometry(header: PlyHeader, layout: PlyLayout, body: PlyBody): Geometry {
+function plyGeometry(header: PlyHeader, layout: PlyLayout, body: PlyBody, threads?: number): Geometry {
   const notes = [...body.notes];
   const skipped = header.elements.filter((e) => e !== layout.vertex && e !== layout.face && e.count > 0);
   if (skipped.length > 0) notes.push(`skipped PLY elements: ${skipped.map((e) => `${e.name} (${e.count})`).join(', ')}`);
@@ -38,6 +39,7 @@ function plyGeometry(header: PlyHeader, layout: PlyLayout, body: PlyBody): Geome
     format: 'ply',
     notes,
     bounds: body.bounds,
+    threads,
   });
 }
 
@@ -56,7 +58,7 @@ export function readPlyInPieces(path: string, size: number, prefix: Uint8Array, 
   checkDeclaredSizes(header, size, path);
   if (header.encoding !== 'ascii') return readBinaryPlyInPieces(path, size, header, layout, threads);
   const geometry = withLinePieces(path, size, header.dataStart, (more) =>
-    plyGeometry(header, layout, readAsciiPlyRecords(AsciiScanner.overPieces(more, path, { line: header.dataLine, comments: false }), header, layout)));
+    plyGeometry(header, layout, readAsciiPlyRecords(AsciiScanner.overPieces(more, path, { line: header.dataLine, comments: false }), header, layout), threads));
   geometry.notes.push(PIECES_NOTE);
   return geometry;
 }

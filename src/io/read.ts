@@ -186,7 +186,7 @@ function withoutBom(bytes: Uint8Array): Uint8Array {
 function parseAs(format: FileFormat, bytes: Uint8Array, name: string, options: ReadOptions): Geometry {
   switch (format) {
     case 'off': return parseOff(withoutBom(bytes), name);
-    case 'ply': return parsePly(bytes, name);
+    case 'ply': return parsePly(bytes, name, options.threads);
     case 'stl': return parseStl(bytes, name);
     case 'obj': return parseObj(withoutBom(bytes), name);
     case 'csv':
