@@ -160,7 +160,12 @@ describe('capabilities come from the library', () => {
     const lines = new BigUint64Array(1);
     assert.equal(lib.func(PROTOTYPES.countLines)(new Uint8Array(4), 4, 1, lines), XHD_ERROR_UNAVAILABLE);
     assert.match(cuda.lastError(), /xhd_count_lines \(XHD_CAP_DELIMITED_TEXT\)/);
-    for (const entry of ['readFile', 'readPlyVertices', 'parseDelimited'] as const) assert.doesNotThrow(() => lib.func(PROTOTYPES[entry]), entry);
+    const read = new BigUint64Array(1);
+    assert.equal(lib.func(PROTOTYPES.readTriangleRecords)(new Uint8Array(13), 1, 3, 1, new Uint32Array(3), read), XHD_ERROR_UNAVAILABLE);
+    assert.match(cuda.lastError(), /xhd_read_triangle_records \(XHD_CAP_FILE_READERS\); the cpu library does/);
+    for (const entry of ['readFile', 'readPlyVertices', 'countDegenerateTriangles', 'parseDelimited'] as const) {
+      assert.doesNotThrow(() => lib.func(PROTOTYPES[entry]), entry);
+    }
   });
 });
 
