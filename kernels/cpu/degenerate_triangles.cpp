@@ -66,10 +66,10 @@ extern "C" XHD_API int32_t xhd_count_degenerate_triangles(const xhd_mesh* mesh, 
       throw xhd::InvalidArgument("mesh must have exactly one of xyz and xyz64");
     if (threads < 0) throw xhd::InvalidArgument("threads must be >= 0");
     const int workers = xhd::resolve_thread_count(threads);
+    const uint64_t vertices = mesh->vertex_count, triangles = mesh->triangle_count;
     // Without vertices every triangle that repeats no index points outside them: only repeats count.
-    *degenerate = mesh->xyz64 != nullptr
-                      ? count_degenerate(mesh->xyz64, mesh->vertex_count, mesh->triangles, mesh->triangle_count, workers)
-                      : count_degenerate(mesh->xyz, mesh->vertex_count, mesh->triangles, mesh->triangle_count, workers);
+    *degenerate = mesh->xyz64 != nullptr ? count_degenerate(mesh->xyz64, vertices, mesh->triangles, triangles, workers)
+                                         : count_degenerate(mesh->xyz, vertices, mesh->triangles, triangles, workers);
     return int32_t(XHD_OK);
   });
 }

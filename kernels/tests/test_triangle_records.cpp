@@ -132,8 +132,10 @@ TEST(ply_triangle_records_edges) {
   check_prefix(one, bad, 7, 0);
   // Refused: null pointers, negative threads.
   uint32_t triangles[3];
-  CHECK_EQ(xhd_read_triangle_records(one.bytes.data(), 1, 7, 1, triangles, nullptr), int32_t(XHD_ERROR_INVALID_ARGUMENT));
-  CHECK_EQ(xhd_read_triangle_records(nullptr, 1, 7, 1, triangles, &read), int32_t(XHD_ERROR_INVALID_ARGUMENT));
-  CHECK_EQ(xhd_read_triangle_records(one.bytes.data(), 1, 7, 1, nullptr, &read), int32_t(XHD_ERROR_INVALID_ARGUMENT));
-  CHECK_EQ(xhd_read_triangle_records(one.bytes.data(), 1, 7, -1, triangles, &read), int32_t(XHD_ERROR_INVALID_ARGUMENT));
+  const uint8_t* records = one.bytes.data();
+  const int32_t invalid = XHD_ERROR_INVALID_ARGUMENT;
+  CHECK_EQ(xhd_read_triangle_records(records, 1, 7, 1, triangles, nullptr), invalid);
+  CHECK_EQ(xhd_read_triangle_records(nullptr, 1, 7, 1, triangles, &read), invalid);
+  CHECK_EQ(xhd_read_triangle_records(records, 1, 7, 1, nullptr, &read), invalid);
+  CHECK_EQ(xhd_read_triangle_records(records, 1, 7, -1, triangles, &read), invalid);
 }
