@@ -99,7 +99,11 @@ export async function distanceFiles(pathA: string, pathB: string, options: Dista
   // A bad frames file is found before any mesh is read or any hierarchy built.
   const poses: PoseFrame[] = options.frames !== undefined ? readPoseFile(options.frames) : [{ pose: options.pose ?? IDENTITY_POSE, line: 0 }];
 
-  const mayUseCuda = options.backend !== 'cpu' && options.method !== 'brute';
+  // One pose: make only the nodes its search reaches (MeshDistanceOptions.boundsOnDemand); backend auto then
+  // runs on the CPU, as it does for contacts, so no CUDA context is started for it (an H200 host: 0.4 s waited for).
+  const onePose = poses.length === 1;
+  const auto = options.backend === undefined || options.backend === 'auto';
+  const mayUseCuda = options.backend !== 'cpu' && options.method !== 'brute' && !(auto && (onePose || options.contacts));
   const warming = mayUseCuda ? warmUpCuda(options.device ?? 0) : Promise.resolve(); // overlaps the reading
   const readStarted = performance.now();
   const [a, b] = readInputs(pathA, pathB, options, bar);
@@ -122,8 +126,7 @@ export async function distanceFiles(pathA: string, pathB: string, options: Dista
   try {
     context = await MeshDistance.create(meshA, meshB, {
       min: options.min, max: options.max, contacts: options.contacts, method: options.method, backend: options.backend, device: options.device, threads: options.threads,
-      // One pose: make only the nodes its search reaches (MeshDistanceOptions.boundsOnDemand).
-      boundsOnDemand: poses.length === 1,
+      boundsOnDemand: onePose,
       signal: options.signal, onProgress: (done, total) => buildBar.update(done, total),
     });
   } finally {
