@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -196,7 +197,20 @@ class Search {
     work(workers[0], workers, true, kSoloPairs);
     if (!workers[0].heap.empty() && threads_ > 1) {
       active_.store(1);
-      WorkerPool::shared().run(threads_, [&](int t) { work(workers[t], workers, false, UINT64_MAX); });
+      // A node made on the way may fail (memory): the others then stop at their next pair, and the caller gets
+      // the error (a worker pool's job must not throw, and a worker left active would keep the others waiting).
+      std::exception_ptr failure;
+      std::mutex failure_mutex;
+      WorkerPool::shared().run(threads_, [&](int t) {
+        try {
+          work(workers[t], workers, false, UINT64_MAX);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(failure_mutex);
+          if (!failure) failure = std::current_exception();
+          failed_.store(true, std::memory_order_relaxed);
+        }
+      });
+      if (failure) std::rethrow_exception(failure);
     } else if (!workers[0].heap.empty()) {
       work(workers[0], workers, true, UINT64_MAX);
     }
@@ -431,6 +445,7 @@ class Search {
     NodePair p;
     double next_key;
     for (;;) {
+      if (failed_.load(std::memory_order_relaxed)) return;
       if (pop(w, p, next_key)) {
         dive(p, next_key, w);
         if (w.box_pairs >= stop_at) {
@@ -485,6 +500,7 @@ class Search {
   const double slack_;
   std::atomic<double> bound_{0.0};
   std::atomic<int> active_{0};  // workers with pairs, or following one down
+  std::atomic<bool> failed_{false};  // a worker threw: every worker stops
 };
 
 // Every triangle pair at distance 0 (XHD_DISTANCE_CONTACTS): down from the roots through every node pair
