@@ -35,7 +35,7 @@ void use_device(int device) {
   if (device < 0 || device >= count)
     throw xhd::InvalidArgument("device " + std::to_string(device) + " does not exist (" + std::to_string(count) +
                                " CUDA device" + (count == 1 ? "" : "s") + " found)");
-  xhd::make_current(device);
+  XHD_CUDA(cudaSetDevice(device));
 }
 
 xhd::DirectedSearch search_on(int device) { return xhd::backend_directed_search(device); }
@@ -270,7 +270,7 @@ XHD_API int32_t xhd_device_info_get(int32_t ordinal, xhd_device_info* info) {
     info->compute_minor = prop.minor;
     info->multiprocessors = prop.multiProcessorCount;
     info->total_memory = prop.totalGlobalMem;
-    xhd::make_current(ordinal);
+    XHD_CUDA(cudaSetDevice(ordinal));
     size_t free_bytes = 0, total_bytes = 0;
     XHD_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
     info->free_memory = free_bytes;

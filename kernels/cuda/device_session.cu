@@ -1,8 +1,6 @@
 #include "device_session.h"
 
-#include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <mutex>
 #include <vector>
 
@@ -51,39 +49,6 @@ KeptHandles<cudaEvent_t>& kept_events() {
 }
 
 }  // namespace
-
-namespace {
-
-// XHD_CUDA_WAIT as cudaSetDeviceFlags's scheduling flag, or 0 to leave the driver's.
-unsigned wait_flag() {
-  const char* v = std::getenv("XHD_CUDA_WAIT");
-  if (v == nullptr) return 0;
-  const std::string w(v);
-  return w == "spin" ? cudaDeviceScheduleSpin
-         : w == "yield" ? cudaDeviceScheduleYield
-         : w == "block" ? cudaDeviceScheduleBlockingSync
-                        : 0;
-}
-
-}  // namespace
-
-void make_current(int device) {
-  XHD_CUDA(cudaSetDevice(device));
-  static const unsigned flag = wait_flag();
-  constexpr int kDevices = 64;
-  static std::once_flag once[kDevices];
-  if (flag == 0 || device < 0 || device >= kDevices) return;
-  std::call_once(once[device], [] {
-    // Overwrites the flags of the device's context (made by cudaSetDevice). Where the driver refuses, its
-    // own choice stays: only the waiting's cost changes, never an answer.
-    if (cudaSetDeviceFlags(flag) != cudaSuccess) cudaGetLastError();
-    if (std::getenv("XHD_HOST_PROFILE") != nullptr) {
-      unsigned now = 0;
-      cudaGetDeviceFlags(&now);
-      std::fprintf(stderr, "xhd-host cuda wait flags %u (asked %u)\n", now & cudaDeviceScheduleMask, flag);
-    }
-  });
-}
 
 int current_device() {
   int device = 0;
@@ -172,7 +137,7 @@ std::vector<uint64_t> worker_budgets(const Placement& placement) {
   for (const int d : placement.devices) {
     int sharing = 0;
     for (const int other : placement.devices) sharing += other == d ? 1 : 0;
-    make_current(d);
+    XHD_CUDA(cudaSetDevice(d));
     uint64_t budget = device_memory_budget(d) / static_cast<uint64_t>(sharing);
     if (placement.memory_limit > 0 && placement.memory_limit < budget) budget = placement.memory_limit;
     budgets.push_back(budget);

@@ -36,12 +36,6 @@ void give_back_timing_event(int device, cudaEvent_t event);
 // The current device's (cudaSetDevice before).
 int current_device();
 
-// cudaSetDevice(device), and the first time a device is made current in this process, how its host threads wait
-// for it (XHD_CUDA_WAIT: spin, yield or block; unset or anything else: the driver's choice, which spins while the
-// process has fewer contexts than cores). A batch's lanes each wait on their pair's GPU work; spinning, 16 lanes
-// kept 18 of 32 cores busy for a batch whose host work needed a fraction of that.
-void make_current(int device);
-
 // A non-blocking stream of the current device.
 class Stream {
  public:

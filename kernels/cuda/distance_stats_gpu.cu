@@ -317,7 +317,7 @@ extern "C" XHD_API int32_t xhd_distance_stats(const double* ab, uint64_t n_ab, c
     if (options->device < 0 || options->device >= count)
       throw xhd::InvalidArgument("device " + std::to_string(options->device) + " does not exist (" +
                                  std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") + " found)");
-    xhd::make_current(options->device);
+    XHD_CUDA(cudaSetDevice(options->device));
     result->device = options->device;
     result->threads = 1;
     xhd::GpuStats(options->device).run(ab, n_ab, ba, n_ba, *options, *result);

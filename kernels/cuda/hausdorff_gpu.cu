@@ -593,7 +593,7 @@ SplitFound split_by_queries(const SplitContext& c, int directions) {
   run_workers(
       c.labels,
       [&](int w) {
-        make_current(c.placement.devices[w]);
+        XHD_CUDA(cudaSetDevice(c.placement.devices[w]));
         const xhd_hausdorff_options mine = c.on(w);
         GpuRun run(c.frame, c.worker_threads(), mine, c.progress, found.runs[w], c.search_for(mine.device), c.budgets[w]);
         if (directions & XHD_DIRECTION_AB)
@@ -683,7 +683,7 @@ int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos&
   run_workers(
       c.labels,
       [&](int w) {
-        make_current(c.placement.devices[w]);
+        XHD_CUDA(cudaSetDevice(c.placement.devices[w]));
         HostPhases phases("slab " + std::to_string(w));
         const int threads = c.worker_threads();
         const xhd_hausdorff_options mine = c.on(w);

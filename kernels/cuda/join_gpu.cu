@@ -350,7 +350,7 @@ XHD_API int32_t xhd_join(const xhd_join_set* a, const xhd_join_set* b, const xhd
     if (options->device < 0 || options->device >= count)
       throw xhd::InvalidArgument("device " + std::to_string(options->device) + " does not exist (" +
                                  std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") + " found)");
-    xhd::make_current(options->device);
+    XHD_CUDA(cudaSetDevice(options->device));
     const int threads = xhd::resolve_thread_count(options->threads);
     std::vector<xhd::JoinFound> found;
     xhd::JoinCounters counters;

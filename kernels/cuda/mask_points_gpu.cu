@@ -199,7 +199,7 @@ extern "C" XHD_API int32_t xhd_mask_points(const xhd_voxel_mask* mask, xhd_mask_
     if (mask->device < 0 || mask->device >= count)
       throw xhd::InvalidArgument("device " + std::to_string(mask->device) + " does not exist (" +
                                  std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") + " found)");
-    xhd::make_current(mask->device);
+    XHD_CUDA(cudaSetDevice(mask->device));
     result->device = mask->device;
     result->threads = 1;
     xhd::gpu_mask_points(*mask, *result);

@@ -616,7 +616,7 @@ class PointsRun {
     run_workers(
         labels_,
         [&](int w) {
-          make_current(placement_.devices[w]);
+          XHD_CUDA(cudaSetDevice(placement_.devices[w]));
           HostPhases worker_phases("points worker");
           PointsWorker worker(placement_.devices[w], budgets_[w], options_, workers > 1 ? 1 : host_threads_, progress_);
           worker_phases.mark("set-up (stream, budget)");
