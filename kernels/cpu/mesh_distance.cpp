@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../abi/elapsed.h"
+#include "../abi/host_phases.h"
 #include "../geometry/f12_bvh.h"
 #include "../geometry/mesh_distance_common.h"
 #include "../geometry/mesh_frame.h"
@@ -606,11 +607,14 @@ class F12Distance final : public MeshDistanceEngine {
         progress.step_done((kOrderWeight + kBoxesWeight) * n);
         continue;
       }
+      HostPhases phases("f12 build");
       tree->mesh = build_f12_mesh(frame.xyz(), mesh->triangles, n, threads_, progress);
       progress.step_done(kOrderWeight * n);
+      phases.mark("kd order, corners");
       tree->truth = truth_corners(tree->mesh, frame, threads_);
       tree->boxes = f12_boxes(tree->mesh, threads_);
       progress.step_done(kBoxesWeight * n);
+      phases.mark("boxes");
       if (!min) continue;
       tree->bounds = NodeBounds(tree->mesh, kPointNodeTriangles, threads_, on_demand, progress);
       if (!on_demand) progress.step_done(kBoundsWeight * n);

@@ -1,5 +1,6 @@
 #include "node_bounds.h"
 
+#include "../abi/host_phases.h"
 #include "lazy_f12_order.h"
 #include "make_once.h"
 
@@ -36,12 +37,15 @@ NodeBounds::NodeBounds(const F12Mesh& mesh, uint32_t point_node_triangles, int t
   origin_ = dload(mesh.corners.data());
   // The points first: the oriented boxes and reaches are then scanned over each node's distinct vertices
   // instead of every corner (the same extremes, a sixth of the reads on a closed mesh).
+  HostPhases phases("f12 bounds");
   built_points_ = build_node_points(mesh, point_node_triangles, threads, progress);
   first_point_level_ = built_points_.first_level;  // none where the pool would pass 32-bit offsets
+  phases.mark("node points");
   const NodeVertexBlocks blocks{built_points_.first_level, UINT32_MAX, built_points_.offset.data(),
                                 built_points_.padded.data(), built_points_.pool.data()};
   build_oriented_shapes(mesh, &blocks, true, threads, progress,
                         OrientedShapeSink{&shapes_[0].box, sizeof(NodeShape), &shapes_[0].dop, sizeof(NodeShape)});
+  phases.mark("oriented shapes");
 }
 
 void NodeBounds::prepare_on_demand() {
