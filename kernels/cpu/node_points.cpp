@@ -19,25 +19,42 @@ struct Subtree {
   std::vector<uint32_t> start, padded;
 };
 
-void append_blocks(const std::vector<Point>& points, Subtree& out) {
-  const uint32_t padded = static_cast<uint32_t>((points.size() + kPointBlock - 1) / kPointBlock * kPointBlock);
+// A node's points (sorted, distinct) as blocks of xs, then ys, then zs, the last block padded with the first point.
+void append_blocks(const Point* points, uint32_t count, Subtree& out) {
+  const uint32_t padded = (count + kPointBlock - 1) / kPointBlock * kPointBlock;
   out.start.push_back(static_cast<uint32_t>(out.soa.size()));
   out.padded.push_back(padded);
   for (int k = 0; k < 3; ++k)
-    for (uint32_t i = 0; i < padded; ++i) out.soa.push_back(points[i < points.size() ? i : 0][k]);
+    for (uint32_t i = 0; i < padded; ++i) out.soa.push_back(points[i < count ? i : 0][k]);
 }
+
+void append_blocks(const std::vector<Point>& points, Subtree& out) {
+  append_blocks(points.data(), static_cast<uint32_t>(points.size()), out);
+}
+
+// A subtree's sorted distinct points, level by level: each level's nodes' lists one after another, and where
+// each ends. One thread reuses it for every subtree it builds: a vector a node was 15M allocations for a
+// 7.5M-triangle mesh, and the node points' 0.63-0.83 s of its build on an H200 host (16 threads).
+struct SubtreeLists {
+  std::vector<std::vector<Point>> points;
+  std::vector<std::vector<uint32_t>> ends;
+};
 
 // The subtree under `root` (a node of the first level with points, by its index there), `levels` deep: leaves from
 // their corners, each parent from its children's sorted lists (a merge).
-Subtree build_subtree(const F12Mesh& mesh, uint64_t root, uint32_t levels) {
+Subtree build_subtree(const F12Mesh& mesh, uint64_t root, uint32_t levels, SubtreeLists& lists) {
   const F12Shape& s = mesh.shape;
-  // Bottom up, keeping each level's lists; the blocks are written top down afterwards (breadth first).
-  std::vector<std::vector<std::vector<Point>>> lists(levels + 1);
+  lists.points.resize(levels + 1);
+  lists.ends.resize(levels + 1);
+  uint64_t values = 0;
   for (uint32_t k = levels + 1; k-- > 0;) {
+    std::vector<Point>& p = lists.points[k];
+    std::vector<uint32_t>& ends = lists.ends[k];
+    p.clear();
+    ends.clear();
     const uint64_t count = 1ull << k, first = root << k;
-    lists[k].resize(count);
     for (uint64_t i = 0; i < count; ++i) {
-      std::vector<Point>& p = lists[k][i];
+      const size_t begin = p.size();
       if (k == levels) {
         const uint64_t leaf = first + i;
         for (uint32_t slot = f12_leaf_first(s, leaf); slot < f12_leaf_first(s, leaf + 1); ++slot)
@@ -45,18 +62,26 @@ Subtree build_subtree(const F12Mesh& mesh, uint64_t root, uint32_t levels) {
             const float* v = mesh.corners.data() + 9ull * slot + 3 * c;
             p.push_back({v[0], v[1], v[2]});
           }
-        std::sort(p.begin(), p.end());
+        std::sort(p.begin() + begin, p.end());
       } else {
-        const std::vector<Point>&l = lists[k + 1][2 * i], &r = lists[k + 1][2 * i + 1];
-        p.resize(l.size() + r.size());
-        std::merge(l.begin(), l.end(), r.begin(), r.end(), p.begin());
+        const std::vector<Point>& below = lists.points[k + 1];
+        const std::vector<uint32_t>& at = lists.ends[k + 1];
+        const uint32_t l0 = i == 0 ? 0 : at[2 * i - 1], l1 = at[2 * i], r1 = at[2 * i + 1];
+        p.resize(begin + (r1 - l0));
+        std::merge(below.begin() + l0, below.begin() + l1, below.begin() + l1, below.begin() + r1, p.begin() + begin);
       }
-      p.erase(std::unique(p.begin(), p.end()), p.end());
+      p.erase(std::unique(p.begin() + begin, p.end()), p.end());
+      ends.push_back(static_cast<uint32_t>(p.size()));
+      values += 3 * ((p.size() - begin + kPointBlock - 1) / kPointBlock * kPointBlock);
     }
   }
   Subtree out;
+  out.soa.reserve(values);
+  out.start.reserve((2ull << levels) - 1);
+  out.padded.reserve((2ull << levels) - 1);
   for (uint32_t k = 0; k <= levels; ++k)
-    for (const std::vector<Point>& p : lists[k]) append_blocks(p, out);
+    for (uint32_t i = 0, begin = 0; i < lists.ends[k].size(); begin = lists.ends[k][i++])
+      append_blocks(lists.points[k].data() + begin, lists.ends[k][i] - begin, out);
   return out;
 }
 
@@ -156,7 +181,8 @@ NodePoints build_node_points(const F12Mesh& mesh, uint32_t max_triangles, int th
   std::vector<Subtree> parts(roots);
   parallel_blocks(roots, 64, threads, [&](size_t begin, size_t end, int) {
     progress.check_cancel();
-    for (size_t r = begin; r < end; ++r) parts[r] = build_subtree(mesh, r, up);
+    SubtreeLists lists;
+    for (size_t r = begin; r < end; ++r) parts[r] = build_subtree(mesh, r, up, lists);
   });
   uint64_t total = 0;
   for (const Subtree& p : parts) total += p.soa.size();
