@@ -77,6 +77,16 @@ void principal_box_axes(const NodeMoments& m, OrientedBox& box) {
     set_axes({1, 0, 0}, {0, 1, 0}, box);
 }
 
+// A leaf's axes from its first triangle: along its first edge, across it in its plane, and its normal, which a
+// leaf of one triangle makes a box of no thickness (the principal axes too, up to the turn in the plane) and a
+// leaf of two neighbours nearly so; the Jacobi rotations cost about 20% of a full build's CPU time, leaves half
+// the nodes. A degenerate first triangle takes the moments' axes.
+void leaf_axes(const float* corners, const NodeMoments& m, OrientedBox& box) {
+  const Dvec3 a = dload(corners), b = dload(corners + 3), c = dload(corners + 6);
+  const Dvec3 along = dsub(b, a), normal = dcross(along, dsub(c, a));
+  if (!set_axes(along, dcross(normal, along), box)) principal_box_axes(m, box);
+}
+
 // How many threads share one node's scans: a level with fewer nodes than threads splits each node's
 // vertices into parts (their extremes merge exactly), so the top levels use every core too.
 constexpr uint64_t kVerticesPerPart = 1 << 15;
@@ -268,7 +278,11 @@ void build_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, int threa
         m.add(below[2 * i + 1]);
       }
       OrientedBox box;
-      principal_box_axes(m, box);
+      if (level == s.depth) {
+        leaf_axes(corners + 9ull * first, m, box);
+      } else {
+        principal_box_axes(m, box);
+      }
       // Exact extents at every level (children's boxes would be cheaper, but measured 1.2–3x more pairs).
       DopReaches reaches;
       finish_node<kReaches>(vertices, level, i, dload(corners + 9ull * first), parts, node_threads, box, &reaches);
@@ -346,7 +360,12 @@ void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, const To
   const uint32_t level = f12_level(node);
   const uint64_t i = node - ((1ull << level) - 1);
   // The moments: from `top`, or summed over the node's subtree (small where `top` holds the large nodes).
-  principal_box_axes(subtree_moments(mesh, level, i, origin, top), box);
+  const NodeMoments m = subtree_moments(mesh, level, i, origin, top);
+  if (level == mesh.shape.depth) {
+    leaf_axes(mesh.corners.data() + 9ull * f12_leaf_first(mesh.shape, i), m, box);
+  } else {
+    principal_box_axes(m, box);
+  }
   finish_shape(mesh, node, blocks, threads, box, reaches);
 }
 
