@@ -157,9 +157,9 @@ NodePoints build_level_points(const F12Mesh& mesh, uint32_t level, int threads) 
   NodePoints out;
   if (total >= (1ull << 32)) return out;  // offsets are 32-bit: none, the scans read corners
   out.first_level = level;
-  out.pool = LargeVector<float>(total);
-  out.offset = LargeVector<uint32_t>(count);
-  out.padded = LargeVector<uint32_t>(count);
+  out.pool = UninitLargeVector<float>(total);
+  out.offset = UninitLargeVector<uint32_t>(count);
+  out.padded = UninitLargeVector<uint32_t>(count);
   for (uint64_t i = 0, at = 0; i < count; at += blocks[i].size(), ++i) {
     out.offset[i] = static_cast<uint32_t>(at);
     out.padded[i] = static_cast<uint32_t>(blocks[i].size() / 3);
@@ -187,10 +187,10 @@ NodePoints build_node_points(const F12Mesh& mesh, uint32_t max_triangles, int th
   uint64_t total = 0;
   for (const Subtree& p : parts) total += p.soa.size();
   if (total >= (1ull << 32)) return NodePoints{};  // offsets are 32-bit: no points, the DOPs serve
-  out.pool = LargeVector<float>(total);
+  out.pool = UninitLargeVector<float>(total);
   const uint64_t nodes = (2ull << s.depth) - roots;
-  out.offset = LargeVector<uint32_t>(nodes);
-  out.padded = LargeVector<uint32_t>(nodes);
+  out.offset = UninitLargeVector<uint32_t>(nodes);
+  out.padded = UninitLargeVector<uint32_t>(nodes);
   std::vector<uint64_t> base(roots);
   for (uint64_t r = 0, at = 0; r < roots; ++r) base[r] = at, at += parts[r].soa.size();
   parallel_blocks(roots, 64, threads, [&](size_t begin, size_t end, int) {

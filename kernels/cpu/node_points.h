@@ -19,9 +19,10 @@ constexpr uint32_t kPointBlock = 8;
 
 struct NodePoints {
   uint32_t first_level = UINT32_MAX;  // the nodes of this level and every level below have points
-  LargeVector<uint32_t> offset;       // per node from the first level's first: where its xs start in pool
-  LargeVector<uint32_t> padded;       // its points, rounded up to whole blocks; ys and zs follow its xs
-  LargeVector<float> pool;
+  // Every entry written by the build's parallel loops (not zero-filled on one thread first).
+  UninitLargeVector<uint32_t> offset;  // per node from the first level's first: where its xs start in pool
+  UninitLargeVector<uint32_t> padded;  // its points, rounded up to whole blocks; ys and zs follow its xs
+  UninitLargeVector<float> pool;
 
   bool has(uint32_t node) const { return f12_level(node) >= first_level; }
   uint32_t index(uint32_t node) const { return node - ((1u << first_level) - 1); }
