@@ -318,9 +318,9 @@ class F12GpuDistance final : public MeshDistanceEngine {
       XHD_CUDA(cudaStreamSynchronize(s));  // the host arrays go out of scope
     }
     if (min) {
-      const LargeVector<OrientedBox> oa = build_oriented_boxes(fa, threads, progress);
+      const UninitLargeVector<OrientedBox> oa = build_oriented_boxes(fa, threads, progress);
       progress.step_done(kOrientedWeight * a.triangle_count);
-      const LargeVector<OrientedBox> ob = build_oriented_boxes(fb, threads, progress);
+      const UninitLargeVector<OrientedBox> ob = build_oriented_boxes(fb, threads, progress);
       progress.step_done(kOrientedWeight * b.triangle_count);
       a_oriented_ = upload(memory_, oa.data(), oa.size(), s);
       b_oriented_ = upload(memory_, ob.data(), ob.size(), s);

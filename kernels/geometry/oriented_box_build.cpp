@@ -464,8 +464,8 @@ void build_oriented_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, 
   else build_shapes<false>(mesh, blocks, threads, progress, sink);
 }
 
-LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads, const Progress& progress) {
-  LargeVector<OrientedBox> boxes(f12_node_count(mesh.shape));
+UninitLargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads, const Progress& progress) {
+  UninitLargeVector<OrientedBox> boxes(f12_node_count(mesh.shape));  // every node's written by the build
   build_oriented_shapes(mesh, nullptr, false, threads, progress,
                         OrientedShapeSink{boxes.data(), sizeof(OrientedBox), nullptr, 0});
   return boxes;

@@ -107,7 +107,7 @@ void oriented_shape_over_boxes(const F12Mesh& mesh, uint64_t node, const Box& ti
                                uint64_t part_count, OrientedBox& box, DopReaches& reaches);
 
 // The boxes alone, from the corners.
-LargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads, const Progress& progress);
+UninitLargeVector<OrientedBox> build_oriented_boxes(const F12Mesh& mesh, int threads, const Progress& progress);
 
 // Whether the pose's 3x3 part is orthogonal (to 1e-9), so oriented boxes move with it as boxes.
 bool is_rigid(const double* pose);
