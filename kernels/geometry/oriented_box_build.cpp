@@ -450,8 +450,9 @@ void oriented_shape_over_boxes(const F12Mesh& mesh, uint64_t node, const Box& ti
   Projections<true> about;
   for (uint64_t p = 0; p < part_count; ++p)
     for (int corner = 0; corner < 8; ++corner) {
-      const float v[3] = {corner & 1 ? parts[p].max[0] : parts[p].min[0], corner & 2 ? parts[p].max[1] : parts[p].min[1],
-                          corner & 4 ? parts[p].max[2] : parts[p].min[2]};
+      const Box& b = parts[p];
+      const float v[3] = {corner & 1 ? b.max[0] : b.min[0], corner & 2 ? b.max[1] : b.min[1],
+                          corner & 4 ? b.max[2] : b.min[2]};
       about.add(dsub(dload(v), c), u);
     }
   set_extents(about.lo, about.hi, box);

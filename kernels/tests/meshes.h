@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "random_points.h"
+
 namespace xhd_test {
 
 struct Mesh {
@@ -29,6 +31,20 @@ inline Mesh sphere(int rings, int sectors, double radius, double centre) {
       const uint32_t a = r * sectors + s, b = r * sectors + (s + 1) % sectors, c = a + sectors, d = b + sectors;
       m.triangles.insert(m.triangles.end(), {a, b, c, b, d, c});  // the poles give degenerate triangles
     }
+  return m;
+}
+
+// A soup of n small random triangles in the unit cube: no shared vertices.
+inline Mesh soup(uint64_t n, uint64_t seed) {
+  Random rng(seed);
+  Mesh m{"soup", {}, {}};
+  for (uint64_t t = 0; t < n; ++t) {
+    const double x = rng.uniform(0, 1), y = rng.uniform(0, 1), z = rng.uniform(0, 1);
+    for (int k = 0; k < 3; ++k) {
+      m.xyz.insert(m.xyz.end(), {x + rng.uniform(0, 0.02), y + rng.uniform(0, 0.02), z + rng.uniform(0, 0.02)});
+      m.triangles.push_back(static_cast<uint32_t>(3 * t + k));
+    }
+  }
   return m;
 }
 

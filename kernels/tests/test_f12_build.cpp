@@ -15,8 +15,10 @@
 #include "../geometry/f12_bvh.h"
 #include "../geometry/oriented_box_build.h"
 #include "check.h"
+#include "distance_walk.h"
 #include "meshes.h"
 #include "random_points.h"
+#include "reach_check.h"
 #include "xhd.h"
 
 namespace {
@@ -82,21 +84,13 @@ void check_definition(const xhd::F12Mesh& mesh, uint64_t node, const OrientedBox
   for (int j = 0; j < 3; ++j)
     CHECK_EQ(box.e[j], std::nextafter(static_cast<float>(std::fmax(-lo[j], hi[j]) * (1.0 + 1e-12)), INFINITY));
   // Every corner lies within its reach along each of the 26 directions (in the stored units, rounded up).
-  const double unit = xhd::dop_unit(reaches.r);
   bool within = true;
   for (uint64_t v = first; v < last; ++v) {
     double q[3];
     for (int j = 0; j < 3; ++j)
       q[j] = double(box.u[j][0]) * (c[3 * v] - at[0]) + double(box.u[j][1]) * (c[3 * v + 1] - at[1]) +
              double(box.u[j][2]) * (c[3 * v + 2] - at[2]);
-    for (int s0 = -1; s0 <= 1; ++s0)
-      for (int s1 = -1; s1 <= 1; ++s1)
-        for (int s2 = -1; s2 <= 1; ++s2) {
-          if (s0 == 0 && s1 == 0 && s2 == 0) continue;
-          const double h = s0 * q[0] + s1 * q[1] + s2 * q[2];
-          const uint16_t stored = reaches.h[xhd::dop_slot(s0, s1, s2)];
-          within = within && (stored == 65535 || h <= stored * unit * (1 + 1e-9));
-        }
+    within = within && xhd_test::within_reaches(q, reaches);
   }
   CHECK(within);
 }
@@ -105,19 +99,6 @@ xhd::F12Mesh f12_of(const std::vector<float>& xyz, const std::vector<uint32_t>& 
   return xhd::build_f12_mesh(xyz.data(), triangles.data(), triangles.size() / 3, 2, xhd::Progress(nullptr));
 }
 
-// A soup of n small random triangles in the unit cube: no shared vertices.
-xhd_test::Mesh soup(uint64_t n, uint64_t seed) {
-  xhd_test::Random rng(seed);
-  xhd_test::Mesh m{"soup", {}, {}};
-  for (uint64_t t = 0; t < n; ++t) {
-    const double x = rng.uniform(0, 1), y = rng.uniform(0, 1), z = rng.uniform(0, 1);
-    for (int k = 0; k < 3; ++k) {
-      m.xyz.insert(m.xyz.end(), {x + rng.uniform(0, 0.02), y + rng.uniform(0, 0.02), z + rng.uniform(0, 0.02)});
-      m.triangles.push_back(static_cast<uint32_t>(3 * t + k));
-    }
-  }
-  return m;
-}
 
 }  // namespace
 
@@ -125,8 +106,8 @@ TEST(f12_shapes_same_from_points_and_threads) {
   // A closed sphere large enough that the top levels split their scans (nodes of over 2 x 32k vertices), a
   // small one (every node within the point levels), a soup (no repeated vertices), and tiny meshes.
   const std::vector<xhd_test::Mesh> meshes{
-      xhd_test::sphere(120, 160, 1.0, 0.0), xhd_test::sphere(7, 9, 2.0, 1.0), soup(5000, 7), soup(1, 3), soup(3, 4),
-      xhd_test::sphere(2, 3, 1.0, 0.0)};
+      xhd_test::sphere(120, 160, 1.0, 0.0), xhd_test::sphere(7, 9, 2.0, 1.0), xhd_test::soup(5000, 7),
+      xhd_test::soup(1, 3), xhd_test::soup(3, 4), xhd_test::sphere(2, 3, 1.0, 0.0)};
   for (const xhd_test::Mesh& m : meshes) {
     const std::vector<float> xyz = xhd_test::to_float(m.xyz);
     const xhd::F12Mesh mesh = f12_of(xyz, m.triangles);
@@ -160,7 +141,7 @@ TEST(f12_shapes_on_demand_same_bits) {
   // threads > 1 and read their moments from the top levels' table; 6 threads ask for the nodes at once, each
   // in its own order, so most nodes are asked for by several threads together.
   const std::vector<xhd_test::Mesh> meshes{xhd_test::sphere(120, 160, 1.0, 0.0), xhd_test::sphere(7, 9, 2.0, 1.0),
-                                           soup(5000, 7), soup(1, 3), soup(3, 4)};
+                                           xhd_test::soup(5000, 7), xhd_test::soup(1, 3), xhd_test::soup(3, 4)};
   for (const xhd_test::Mesh& m : meshes) {
     const std::vector<float> xyz = xhd_test::to_float(m.xyz);
     const xhd::F12Mesh mesh = f12_of(xyz, m.triangles);
@@ -231,21 +212,7 @@ TEST(f12_parallel_build_answers_match_brute) {
   // Bounds made on demand: each query makes the nodes it reaches first, the later ones reuse them.
   xhd_distance_context* on_demand = create(XHD_DISTANCE_BVH, 3, XHD_DISTANCE_ON_DEMAND);
   if (brute == nullptr || one == nullptr || three == nullptr || on_demand == nullptr) return;
-  for (int k = 0; k < 6; ++k) {
-    const double t = 0.7 * k, c = std::cos(t), s = std::sin(t);
-    const double pose[12] = {c, -s, 0, 0.45 * k, s, c, 0, -0.1 * k, 0, 0, 1, 0.05 * k};
-    xhd_distance_result r[4]{};
-    xhd_distance_context* each[4] = {brute, one, three, on_demand};
-    for (int j = 0; j < 4; ++j) CHECK_EQ(xhd_distance_query(each[j], pose, &r[j], nullptr), int32_t(XHD_OK));
-    for (int j = 1; j < 4; ++j) {
-      CHECK_EQ(r[j].min.distance, r[0].min.distance);
-      CHECK_EQ(r[j].min.triangle_a, r[0].min.triangle_a);
-      CHECK_EQ(r[j].min.triangle_b, r[0].min.triangle_b);
-      CHECK_EQ(r[j].max.distance, r[0].max.distance);
-      CHECK_EQ(r[j].max.triangle_a, r[0].max.triangle_a);
-      CHECK_EQ(r[j].max.triangle_b, r[0].max.triangle_b);
-    }
-  }
+  xhd_test::check_same_answers_along_walk({brute, one, three, on_demand}, 6);
   xhd_distance_context_destroy(brute);
   xhd_distance_context_destroy(one);
   xhd_distance_context_destroy(three);
@@ -311,7 +278,7 @@ xhd_test::Mesh grid_soup(uint64_t n, uint64_t seed) {
 // A soup whose every 16th triangle lies far along x: the shared split's strided sample (every 16th at this size)
 // then sees only those, its bracket misses the median, and the histograms must find it instead.
 xhd_test::Mesh strided_outliers(uint64_t n, uint64_t seed) {
-  xhd_test::Mesh m = soup(n, seed);
+  xhd_test::Mesh m = xhd_test::soup(n, seed);
   for (uint64_t t = 0; t < n; t += 16)
     for (int k = 0; k < 3; ++k) m.xyz[9 * t + 3 * k] += 10.0;
   return m;
@@ -323,7 +290,7 @@ TEST(f12_kd_order_same_leaves_on_any_threads) {
   // The first three are split on every thread at the root (over 131,072 triangles), the 270,000 on two levels
   // (the second level's centroid boxes from the first's partition).
   for (const xhd_test::Mesh& m : {grid_soup(150000, 11), xhd_test::sphere(300, 250, 1.0, 0.5),
-                                  strided_outliers(150000, 13), grid_soup(270000, 17), soup(3000, 5)}) {
+                                  strided_outliers(150000, 13), grid_soup(270000, 17), xhd_test::soup(3000, 5)}) {
     const std::vector<float> xyz = xhd_test::to_float(m.xyz);
     const std::vector<std::vector<uint32_t>> expected = reference_leaves(xyz, m.triangles);
     std::vector<uint32_t> first_order;

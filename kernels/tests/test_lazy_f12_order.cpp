@@ -16,8 +16,10 @@
 #include "../geometry/oriented_box_build.h"
 #include "../geometry/oriented_dop.h"
 #include "check.h"
+#include "distance_walk.h"
 #include "meshes.h"
 #include "random_points.h"
+#include "reach_check.h"
 #include "xhd.h"
 
 namespace {
@@ -29,7 +31,6 @@ using xhd::OrientedBox;
 // along the 26 directions (the stored units, rounded up), measured in double about the box's centre.
 bool holds_corners(const xhd::F12Mesh& mesh, uint64_t node, const OrientedBox& box, const DopReaches& reaches) {
   const xhd::F12Slots run = xhd::f12_node_slots(mesh.shape, node);
-  const double unit = xhd::dop_unit(reaches.r);
   bool within = true;
   for (uint64_t v = 3ull * run.first; v < 3ull * run.last; ++v) {
     const float* p = mesh.corners.data() + 3 * v;
@@ -38,14 +39,7 @@ bool holds_corners(const xhd::F12Mesh& mesh, uint64_t node, const OrientedBox& b
       q[j] = double(box.u[j][0]) * (double(p[0]) - box.c[0]) + double(box.u[j][1]) * (double(p[1]) - box.c[1]) +
              double(box.u[j][2]) * (double(p[2]) - box.c[2]);
     for (int j = 0; j < 3; ++j) within = within && std::fabs(q[j]) <= box.e[j];
-    for (int s0 = -1; s0 <= 1; ++s0)
-      for (int s1 = -1; s1 <= 1; ++s1)
-        for (int s2 = -1; s2 <= 1; ++s2) {
-          if (s0 == 0 && s1 == 0 && s2 == 0) continue;
-          const double h = s0 * q[0] + s1 * q[1] + s2 * q[2];
-          const uint16_t stored = reaches.h[xhd::dop_slot(s0, s1, s2)];
-          within = within && (stored == 65535 || h <= stored * unit * (1 + 1e-9));
-        }
+    within = within && xhd_test::within_reaches(q, reaches);
   }
   return within;
 }
@@ -56,19 +50,6 @@ bool same_box(const xhd::Box& x, const xhd::Box& y) {
   return true;
 }
 
-// A soup of n small random triangles in the unit cube: no shared vertices.
-xhd_test::Mesh soup(uint64_t n, uint64_t seed) {
-  xhd_test::Random rng(seed);
-  xhd_test::Mesh m{"soup", {}, {}};
-  for (uint64_t t = 0; t < n; ++t) {
-    const double x = rng.uniform(0, 1), y = rng.uniform(0, 1), z = rng.uniform(0, 1);
-    for (int k = 0; k < 3; ++k) {
-      m.xyz.insert(m.xyz.end(), {x + rng.uniform(0, 0.02), y + rng.uniform(0, 0.02), z + rng.uniform(0, 0.02)});
-      m.triangles.push_back(static_cast<uint32_t>(3 * t + k));
-    }
-  }
-  return m;
-}
 
 }  // namespace
 
@@ -77,7 +58,7 @@ TEST(lazy_f12_order_reached_everywhere_is_the_full_build) {
   // (frontier levels, nothing at once), a soup, and meshes smaller than a frontier node (the root is one). The
   // sphere is passed as doubles, so the input's corners are gathered too.
   const std::vector<xhd_test::Mesh> meshes{xhd_test::sphere(300, 240, 1.0, 0.0), xhd_test::sphere(120, 160, 2.0, 1.0),
-                                           soup(9000, 7), soup(1, 3), soup(700, 4)};
+                                           xhd_test::soup(9000, 7), xhd_test::soup(1, 3), xhd_test::soup(700, 4)};
   const xhd::Progress none(nullptr);
   for (size_t m = 0; m < meshes.size(); ++m) {
     const xhd_test::Mesh& input = meshes[m];
@@ -99,7 +80,8 @@ TEST(lazy_f12_order_reached_everywhere_is_the_full_build) {
       CHECK_EQ(nodes, full_boxes.size());
       std::vector<OrientedBox> shapes(nodes);
       std::vector<DopReaches> reaches(nodes);
-      lazy.set_shape_sink(xhd::OrientedShapeSink{shapes.data(), sizeof(OrientedBox), reaches.data(), sizeof(DopReaches)});
+      lazy.set_shape_sink(
+          xhd::OrientedShapeSink{shapes.data(), sizeof(OrientedBox), reaches.data(), sizeof(DopReaches)});
       std::vector<std::thread> askers;
       for (uint64_t t = 0; t < 6; ++t)
         askers.emplace_back([&, t] {
@@ -126,7 +108,7 @@ TEST(lazy_f12_shapes_hold_their_nodes) {
   // The shapes above the frontier, made from a sample's axes and a scan (or, on the top levels, the boxes of
   // their descendants): each checked over its node's corners before anything below it is split, by reaching
   // the nodes level by level on one thread (a node's run is final only while nothing below it is split).
-  const std::vector<xhd_test::Mesh> meshes{xhd_test::sphere(300, 240, 1.0, 0.0), soup(40000, 5)};
+  const std::vector<xhd_test::Mesh> meshes{xhd_test::sphere(300, 240, 1.0, 0.0), xhd_test::soup(40000, 5)};
   const xhd::Progress none(nullptr);
   for (const xhd_test::Mesh& input : meshes) {
     const std::vector<float> xyz = xhd_test::to_float(input.xyz);
@@ -144,7 +126,8 @@ TEST(lazy_f12_shapes_hold_their_nodes) {
       CHECK(lazy.frontier() >= 2);
       std::vector<OrientedBox> shapes(above);
       std::vector<DopReaches> reaches(above);
-      lazy.set_shape_sink(xhd::OrientedShapeSink{shapes.data(), sizeof(OrientedBox), reaches.data(), sizeof(DopReaches)});
+      lazy.set_shape_sink(
+          xhd::OrientedShapeSink{shapes.data(), sizeof(OrientedBox), reaches.data(), sizeof(DopReaches)});
       bool held = true;
       // Breadth first: when node k is reached, only nodes above it (and beside it) have been split.
       for (uint32_t node = 0; node < above; ++node) {
@@ -153,7 +136,8 @@ TEST(lazy_f12_shapes_hold_their_nodes) {
         const xhd::F12Slots run = xhd::f12_node_slots(lazy_mesh.shape, node);
         xhd::Box box;
         xhd::box_make_empty(box);
-        for (uint64_t v = 3ull * run.first; v < 3ull * run.last; ++v) xhd::box_grow(box, lazy_mesh.corners.data() + 3 * v);
+        for (uint64_t v = 3ull * run.first; v < 3ull * run.last; ++v)
+          xhd::box_grow(box, lazy_mesh.corners.data() + 3 * v);
         held = held && same_box(box, boxes[node]);
       }
       CHECK(held);
@@ -163,9 +147,9 @@ TEST(lazy_f12_shapes_hold_their_nodes) {
 
 TEST(lazy_f12_answers_match_the_full_hierarchy) {
   // Two bumpy spheres of 38,400 and 33,600 triangles (frontier levels) and a pair of 144,000 (top levels split
-  // at once), float inputs and (the first pair) double ones: B turned and moved through crossing, touching-close and apart; the
-  // one-pose contexts on 1 and 3 threads, each queried in turn (later queries reuse the nodes made), against
-  // the full hierarchy's minimum and maximum (the large pair's minimum alone).
+  // at once), float inputs and (the first pair) double ones, along distance_walk.h's poses: the one-pose contexts
+  // on 1 and 3 threads, each queried in turn (later queries reuse the nodes made), against the full hierarchy's
+  // minimum and maximum (the large pair's minimum alone).
   struct Pair {
     xhd_test::Mesh a, b;
   };
@@ -191,23 +175,10 @@ TEST(lazy_f12_answers_match_the_full_hierarchy) {
         CHECK_EQ(status, int32_t(XHD_OK));
         return c;
       };
-      xhd_distance_context* each[3] = {create(3, 0), create(1, XHD_DISTANCE_ON_DEMAND),
-                                       create(3, XHD_DISTANCE_ON_DEMAND)};
+      const std::vector<xhd_distance_context*> each{create(3, 0), create(1, XHD_DISTANCE_ON_DEMAND),
+                                                    create(3, XHD_DISTANCE_ON_DEMAND)};
       if (each[0] == nullptr || each[1] == nullptr || each[2] == nullptr) return;
-      for (int k = 0; k < (large ? 3 : 5); ++k) {
-        const double t = 0.7 * k, c = std::cos(t), s = std::sin(t);
-        const double pose[12] = {c, -s, 0, 0.45 * k, s, c, 0, -0.1 * k, 0, 0, 1, 0.05 * k};
-        xhd_distance_result r[3]{};
-        for (int j = 0; j < 3; ++j) CHECK_EQ(xhd_distance_query(each[j], pose, &r[j], nullptr), int32_t(XHD_OK));
-        for (int j = 1; j < 3; ++j) {
-          CHECK_EQ(r[j].min.distance, r[0].min.distance);
-          CHECK_EQ(r[j].min.triangle_a, r[0].min.triangle_a);
-          CHECK_EQ(r[j].min.triangle_b, r[0].min.triangle_b);
-          CHECK_EQ(r[j].max.distance, r[0].max.distance);
-          CHECK_EQ(r[j].max.triangle_a, r[0].max.triangle_a);
-          CHECK_EQ(r[j].max.triangle_b, r[0].max.triangle_b);
-        }
-      }
+      xhd_test::check_same_answers_along_walk(each, large ? 3 : 5);
       for (xhd_distance_context* c : each) xhd_distance_context_destroy(c);
     }
 }
