@@ -3,10 +3,9 @@
 // (build_f12_mesh) took most of a single query's wall time.
 //
 // The top levels, whose nodes every search reaches, are split at once on every thread (f12_split_shared_levels).
-// Below them, a node is made the first time it is reached: its parent is
-// split (f12_split_node: the same halves as build_f12_mesh's, so every node holds the same triangles as in the
-// full build), then its run's corners are gathered and its tight box (and, for the minimum, its oriented shape)
-// computed from them. A node of the frontier level, the first whose nodes hold at most kFrontierTriangles, is
+// Below them, a node is made the first time it is reached: its parent is split (f12_split_node: the same halves
+// as build_f12_mesh's, so every node holds the same triangles as in the full build), then its run's corners are
+// gathered and its tight box (and, for the minimum, its oriented shape) computed from them. A node of the frontier level, the first whose nodes hold at most kFrontierTriangles, is
 // made with its whole subtree ordered (f12_split_subtree: exactly build_f12_mesh's slots), every box below it,
 // and its corners and triangle indices final, so the nodes below it need nothing more from here. Once every
 // node is reached, mesh, truth and boxes hold exactly what build_f12_mesh, truth_corners and f12_boxes give.
@@ -33,8 +32,9 @@ class Progress;
 
 class LazyF12Order {
  public:
-  // Nodes of the frontier level hold at most this many triangles; measured on two 7.5M-triangle spheres
-  // (see the .cpp): above it, nodes are split one at a time as reached; below, whole subtrees at once.
+  // Nodes of the frontier level hold at most this many triangles: above it, nodes are split one at a time as
+  // reached; below, whole subtrees at once. Chosen, not tuned: a frontier node's subtree is ordered on one thread
+  // in well under a millisecond, and the levels above it hold about one node per this many triangles.
   static constexpr uint64_t kFrontierTriangles = 1 << 12;
 
   // Copies what it needs of frame (its float vertices, triangles and, where the copy is not the truth, the
