@@ -5,9 +5,10 @@
 // The top levels, whose nodes every search reaches, are split at once on every thread (f12_split_shared_levels).
 // Below them, a node is made the first time it is reached: its parent is split (f12_split_node: the same halves
 // as build_f12_mesh's, so every node holds the same triangles as in the full build), then its run's corners are
-// gathered and its tight box (and, for the minimum, its oriented shape) computed from them. A node of the frontier level, the first whose nodes hold at most kFrontierTriangles, is
-// made with its whole subtree ordered (f12_split_subtree: exactly build_f12_mesh's slots), every box below it,
-// and its corners and triangle indices final, so the nodes below it need nothing more from here. Once every
+// gathered and its tight box (and, for the minimum, its oriented shape) computed from them. A node of the
+// frontier level, the first whose nodes hold at most kFrontierTriangles, is made with its whole subtree ordered
+// (f12_split_subtree: exactly build_f12_mesh's slots), every box below it, and its corners and triangle indices
+// final, so the nodes below it need nothing more from here. Once every
 // node is reached, mesh, truth and boxes hold exactly what build_f12_mesh, truth_corners and f12_boxes give.
 //
 // Thread safety: reach() may be called from any number of threads. A node's run is read only while the node

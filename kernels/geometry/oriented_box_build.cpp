@@ -81,11 +81,17 @@ void principal_box_axes(const NodeMoments& m, OrientedBox& box) {
 // A leaf's axes from its first triangle: along its first edge, across it in its plane, and its normal, which a
 // leaf of one triangle makes a box of no thickness (the principal axes too, up to the turn in the plane) and a
 // leaf of two neighbours nearly so; the Jacobi rotations cost about 20% of a full build's CPU time, leaves half
-// the nodes. A degenerate first triangle takes the moments' axes.
+// the nodes. The edges are made unit first, so that set_axes's test of the second axis (against 1e-12 of the
+// first's length squared) asks only for corners not collinear, whatever the triangle's size: unscaled, a
+// 1M-triangle unit sphere's edges (5e-3) made every leaf fail it. A degenerate first triangle takes the moments'
+// axes.
 void leaf_axes(const float* corners, const NodeMoments& m, OrientedBox& box) {
   const Dvec3 a = dload(corners), b = dload(corners + 3), c = dload(corners + 6);
-  const Dvec3 along = dsub(b, a), normal = dcross(along, dsub(c, a));
-  if (!set_axes(along, dcross(normal, along), box)) principal_box_axes(m, box);
+  const Dvec3 ab = dsub(b, a), ac = dsub(c, a);
+  const double lab = std::sqrt(ddot(ab, ab)), lac = std::sqrt(ddot(ac, ac));
+  if (!(lab > 0.0) || !(lac > 0.0)) return principal_box_axes(m, box);
+  const Dvec3 along = {ab.x / lab, ab.y / lab, ab.z / lab}, other = {ac.x / lac, ac.y / lac, ac.z / lac};
+  if (!set_axes(along, dcross(dcross(along, other), along), box)) principal_box_axes(m, box);
 }
 
 // How many threads share one node's scans: a level with fewer nodes than threads splits each node's

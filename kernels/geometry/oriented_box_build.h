@@ -41,9 +41,9 @@ struct OrientedShapeSink {
   }
 };
 
-// Every node's oriented box: axes from the covariance of its vertices (every corner of its triangles), centre
-// and extents exact from its vertices; with_reaches: also its reaches along the 26 directions of its box's
-// axes (rounded up). blocks (may be null) only change where the vertices are read, never the result: the
+// Every node's oriented box: axes from the covariance of its vertices (every corner of its triangles; a leaf's
+// from its first triangle), centre and extents exact from its vertices; with_reaches: also its reaches along
+// the 26 directions of its box's axes (rounded up). blocks (may be null) only change where the vertices are read, never the result: the
 // extremes of a set are those of its distinct members. Level by level, leaves first; a level with fewer nodes
 // than threads splits each node's vertices among the threads. Honours the caller's cancel between levels
 // (throwing Cancelled).
