@@ -155,8 +155,10 @@ Box LazyF12Order::gather_here(uint32_t first, uint32_t last) const {
 }
 
 void LazyF12Order::make_above(uint32_t node) const {
+  const uint32_t level = f12_level(node);
   const F12Slots run = f12_node_slots(mesh_.shape, node);
-  boxes_[node] = gather(run.first, run.last);
+  // A node on the last top level still holds what make_top gathered (nothing below it is split before it is made).
+  boxes_[node] = top_ > 0 && level == top_ ? below_[node - ((1ull << level) - 1)] : gather(run.first, run.last);
   if (sink_.box == nullptr) return;
   OrientedBox shape;
   DopReaches reaches;
@@ -172,21 +174,10 @@ void LazyF12Order::make_frontier(uint32_t node) const {
   f12_split_subtree(order_, s, level, i);
   const F12Slots run = f12_node_slots(s, level, i);
   gather(run.first, run.last);
-  const float* corners = mesh_.corners.data();
   for (uint32_t at = s.depth + 1; at-- > level;) {
     const uint32_t shift = at - level;
-    for (uint64_t k = i << shift; k < (i + 1) << shift; ++k) {
-      Box box;
-      if (at == s.depth) {
-        box_make_empty(box);
-        for (uint32_t slot = f12_leaf_first(s, k); slot < f12_leaf_first(s, k + 1); ++slot)
-          for (int c = 0; c < 3; ++c) box_grow(box, corners + 9ull * slot + 3 * c);
-      } else {
-        box = boxes_[f12_node(at + 1, 2 * k)];
-        box_merge(box, boxes_[f12_node(at + 1, 2 * k + 1)]);
-      }
-      boxes_[f12_node(at, k)] = box;
-    }
+    for (uint64_t k = i << shift; k < (i + 1) << shift; ++k)
+      boxes_[f12_node(at, k)] = at == s.depth ? f12_leaf_box(mesh_, k) : f12_children_box(boxes_.data(), at, k);
   }
 }
 

@@ -229,10 +229,9 @@ void shared_split(const UninitLargeVector<Centroid>& c, UninitLargeVector<Centro
 void split_node(UninitLargeVector<Centroid>& c, const F12Shape& s, uint32_t level, uint64_t i) {
   const auto [first, last] = f12_node_slots(s, level, i);
   const uint64_t middle = f12_node_slots(s, level + 1, 2 * i + 1).first;
-  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (uint64_t k = first; k < last; ++k)
-    for (int j = 0; j < 3; ++j) lo[j] = std::min(lo[j], c[k].at[j]), hi[j] = std::max(hi[j], c[k].at[j]);
-  const int axis = longest_axis(lo, hi);
+  CentroidBox box;
+  for (uint64_t k = first; k < last; ++k) box.add(c[k]);
+  const int axis = longest_axis(box.lo, box.hi);
   // Ties go by triangle index, so the order is the same on every platform.
   std::nth_element(c.begin() + first, c.begin() + middle, c.begin() + last,
                    [axis](const Centroid& x, const Centroid& y) {
@@ -361,29 +360,28 @@ F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t cou
   return m;
 }
 
+Box f12_leaf_box(const F12Mesh& mesh, uint64_t leaf) {
+  const F12Shape& s = mesh.shape;
+  const float* corners = mesh.corners.data();
+  Box box;
+  box_make_empty(box);
+  for (uint32_t slot = f12_leaf_first(s, leaf); slot < f12_leaf_first(s, leaf + 1); ++slot)
+    for (int k = 0; k < 3; ++k) box_grow(box, corners + 9ull * slot + 3 * k);
+  return box;
+}
+
 UninitLargeVector<Box> f12_boxes(const F12Mesh& mesh, int threads) {
   constexpr size_t kBlock = 16384;
   const F12Shape& s = mesh.shape;
   const uint64_t leaves = 1ull << s.depth, first_leaf = leaves - 1;
-  const float* corners = mesh.corners.data();
   UninitLargeVector<Box> boxes(f12_node_count(s));
   parallel_blocks(leaves, kBlock, threads, [&](size_t begin, size_t end, int) {
-    for (size_t i = begin; i < end; ++i) {
-      Box box;
-      box_make_empty(box);
-      for (uint32_t slot = f12_leaf_first(s, i); slot < f12_leaf_first(s, i + 1); ++slot)
-        for (int k = 0; k < 3; ++k) box_grow(box, corners + 9ull * slot + 3 * k);
-      boxes[first_leaf + i] = box;
-    }
+    for (size_t i = begin; i < end; ++i) boxes[first_leaf + i] = f12_leaf_box(mesh, i);
   });
   for (uint32_t level = s.depth; level-- > 0;) {
     const uint64_t count = 1ull << level, first = count - 1;
     parallel_blocks(count, kBlock, count >= 2 * kBlock ? threads : 1, [&](size_t begin, size_t end, int) {
-      for (size_t i = begin; i < end; ++i) {
-        Box box = boxes[f12_node(level + 1, 2 * i)];
-        box_merge(box, boxes[f12_node(level + 1, 2 * i + 1)]);
-        boxes[first + i] = box;
-      }
+      for (size_t i = begin; i < end; ++i) boxes[first + i] = f12_children_box(boxes.data(), level, i);
     });
   }
   return boxes;

@@ -188,6 +188,15 @@ F12Mesh build_f12_mesh(const float* xyz, const uint32_t* triangles, uint64_t tri
 // The tight box of every node, leaves first (from their corners), then level by level up.
 UninitLargeVector<Box> f12_boxes(const F12Mesh& mesh, int threads);
 
+// One leaf's tight box, from its corners; and a node's (level, i) from its two children's in `boxes` (the
+// implicit layout). f12_boxes is these over every node; a hierarchy ordered as reached makes them node by node.
+Box f12_leaf_box(const F12Mesh& mesh, uint64_t leaf);
+inline Box f12_children_box(const Box* boxes, uint32_t level, uint64_t i) {
+  Box box = boxes[f12_node(level + 1, 2 * i)];
+  box_merge(box, boxes[f12_node(level + 1, 2 * i + 1)]);
+  return box;
+}
+
 // ---- The kd order in pieces, for hierarchies ordered only where a search reaches them (cpu/lazy_f12_order.h) ----
 
 // A triangle as the kd order moves it: its centroid and index.
