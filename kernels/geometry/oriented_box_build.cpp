@@ -94,6 +94,13 @@ void leaf_axes(const float* corners, const NodeMoments& m, OrientedBox& box) {
   if (!set_axes(along, dcross(dcross(along, other), along), box)) principal_box_axes(m, box);
 }
 
+// Node i of the level's axes: a leaf's from its first triangle, any other node's from its moments m. The one
+// definition the full build and the nodes made on demand share, so both give the same bits.
+void node_axes(const F12Mesh& mesh, uint32_t level, uint64_t i, const NodeMoments& m, OrientedBox& box) {
+  if (level == mesh.shape.depth) return leaf_axes(mesh.corners.data() + 9ull * f12_leaf_first(mesh.shape, i), m, box);
+  principal_box_axes(m, box);
+}
+
 // How many threads share one node's scans: a level with fewer nodes than threads splits each node's
 // vertices into parts (their extremes merge exactly), so the top levels use every core too.
 constexpr uint64_t kVerticesPerPart = 1 << 15;
@@ -232,6 +239,21 @@ DopReaches reaches_from(const Projections<true>& p) {
   return out;
 }
 
+// The extents from projections about the box's centre (rounded up, with room for the double arithmetic).
+void set_extents(const double lo[3], const double hi[3], OrientedBox& box) {
+  for (int j = 0; j < 3; ++j) {
+    const double e = larger(-lo[j], hi[j]);
+    box.e[j] = std::nextafter(static_cast<float>(e * (1.0 + 1e-12)), INFINITY);
+  }
+}
+
+// How many parts one node's scans are split into on `threads` threads, where it is scanned alone: enough to
+// share among them, none smaller than kVerticesPerPart.
+uint64_t scan_parts(const NodeVertices& vertices, uint32_t level, int threads) {
+  if (threads <= 1) return 1;
+  return std::max<uint64_t>(1, std::min<uint64_t>(4 * threads, vertices.per_node(level) / kVerticesPerPart));
+}
+
 // One node's box (axes already set from its moments) and reaches: the vertices' interval along each axis
 // measured from the node's first corner o gives the centre, rounded to float; measured again about that
 // centre, it gives the extents (rounded up, with room for the double arithmetic) and the DOP's reaches.
@@ -246,10 +268,7 @@ void finish_node(const NodeVertices& vertices, uint32_t level, uint64_t i, const
   }
   box.c[0] = static_cast<float>(c.x), box.c[1] = static_cast<float>(c.y), box.c[2] = static_cast<float>(c.z);
   const Projections<kReaches> about = project<kReaches>(vertices, level, i, box, fvec(box.c), parts, threads);
-  for (int j = 0; j < 3; ++j) {
-    const double e = larger(-about.lo[j], about.hi[j]);
-    box.e[j] = std::nextafter(static_cast<float>(e * (1.0 + 1e-12)), INFINITY);
-  }
+  set_extents(about.lo, about.hi, box);
   if constexpr (kReaches) *reaches = reaches_from(about);
 }
 
@@ -304,11 +323,7 @@ void build_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, int threa
       }
       moments.put(i, m);
       OrientedBox box;
-      if (level == s.depth) {
-        leaf_axes(corners + 9ull * first, m, box);
-      } else {
-        principal_box_axes(m, box);
-      }
+      node_axes(mesh, level, i, m, box);
       // Exact extents at every level (children's boxes would be cheaper, but measured 1.2–3x more pairs).
       DopReaches reaches;
       finish_node<kReaches>(vertices, level, i, dload(corners + 9ull * first), parts, node_threads, box, &reaches);
@@ -350,9 +365,7 @@ void finish_shape(const F12Mesh& mesh, uint64_t node, const NodeVertexBlocks* bl
   const uint32_t level = f12_level(node);
   const uint64_t i = node - ((1ull << level) - 1);
   const NodeVertices vertices(mesh, blocks);
-  const uint64_t parts =
-      threads > 1 ? std::max<uint64_t>(1, std::min<uint64_t>(4 * threads, vertices.per_node(level) / kVerticesPerPart))
-                  : 1;
+  const uint64_t parts = scan_parts(vertices, level, threads);
   const uint32_t first = f12_node_slots(mesh.shape, level, i).first;
   finish_node<true>(vertices, level, i, dload(mesh.corners.data() + 9ull * first), parts, threads, box, &reaches);
 }
@@ -386,12 +399,7 @@ void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, const To
   const uint32_t level = f12_level(node);
   const uint64_t i = node - ((1ull << level) - 1);
   // The moments: from `top`, or summed over the node's subtree (small where `top` holds the large nodes).
-  const NodeMoments m = subtree_moments(mesh, level, i, origin, top);
-  if (level == mesh.shape.depth) {
-    leaf_axes(mesh.corners.data() + 9ull * f12_leaf_first(mesh.shape, i), m, box);
-  } else {
-    principal_box_axes(m, box);
-  }
+  node_axes(mesh, level, i, subtree_moments(mesh, level, i, origin, top), box);
   finish_shape(mesh, node, blocks, threads, box, reaches);
 }
 
@@ -412,13 +420,6 @@ void sampled_axes(const F12Mesh& mesh, uint64_t node, const Box& tight, Oriented
   principal_box_axes(m, box);
 }
 
-// The extents from projections about the box's centre (rounded up, with room for the double arithmetic).
-void set_extents(const double lo[3], const double hi[3], OrientedBox& box) {
-  for (int j = 0; j < 3; ++j) {
-    const double e = larger(-lo[j], hi[j]);
-    box.e[j] = std::nextafter(static_cast<float>(e * (1.0 + 1e-12)), INFINITY);
-  }
-}
 
 }  // namespace
 
@@ -430,9 +431,7 @@ void oriented_shape_of_run(const F12Mesh& mesh, uint64_t node, const Box& tight,
   // One exact scan of the extents, and the reaches the box implies along the 26 directions (a direction's
   // extremes over the box bound the vertices').
   const NodeVertices vertices(mesh, nullptr);
-  const uint64_t parts =
-      threads > 1 ? std::max<uint64_t>(1, std::min<uint64_t>(4 * threads, vertices.per_node(level) / kVerticesPerPart))
-                  : 1;
+  const uint64_t parts = scan_parts(vertices, level, threads);
   const Projections<false> about = project<false>(vertices, level, i, box, fvec(box.c), parts, threads);
   set_extents(about.lo, about.hi, box);
   Projections<true> implied;
