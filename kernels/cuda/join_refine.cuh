@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(kJoinThreads)
           const int i = k / nb, j = k - i * nb;
           if (join_box_gap2(tile_box[0][i], tile_box[1][j]) > r2) continue;
           const Corners3 x = tile[0][i], y = tile[1][j];
-          if (triangle_pair_lower2(x, y) > r2) continue;
+          if (triangle_pair_beyond(x, y, r2)) continue;
           ++count;
           Candidate c;
           c.at = triangle_pair_min(x, y);

@@ -282,9 +282,10 @@ Candidate refine_pair_on_host(const GroupedSet& A, const GroupedSet& B, const Pa
       for (size_t j = 0; j < near_b.size(); ++j) {
         const uint64_t sb = near_b[j];
         reach = std::min(w.limit, std::sqrt(best.d2)) + slack;
-        if (box_gap(A.slot_box[sa], B.slot_box[sb]) > reach) continue;
+        const double reach2 = reach * reach;
+        if (box_gap2(A.slot_box[sa], B.slot_box[sb]) > reach2) continue;
         const Corners3& cb = corners_b[j];
-        if (triangle_pair_lower2(ca, cb) > reach * reach) continue;
+        if (triangle_pair_beyond(ca, cb, reach2)) continue;
         ++triangle_pairs;
         Candidate c;
         c.at = triangle_pair_min(ca, cb);

@@ -17,15 +17,17 @@ struct DBox {
   double lo[3], hi[3];
 };
 
-// The smallest distance between two boxes (0 when they overlap), in double.
-inline double box_gap(const DBox& a, const DBox& b) {
+// The smallest distance between two boxes (0 when they overlap), in double, squared.
+inline double box_gap2(const DBox& a, const DBox& b) {
   double s = 0.0;
   for (int k = 0; k < 3; ++k) {
     const double d = a.lo[k] > b.hi[k] ? a.lo[k] - b.hi[k] : (b.lo[k] > a.hi[k] ? b.lo[k] - a.hi[k] : 0.0);
     s += d * d;
   }
-  return std::sqrt(s);
+  return s;
 }
+
+inline double box_gap(const DBox& a, const DBox& b) { return std::sqrt(box_gap2(a, b)); }
 
 inline double point_distance(const Dvec3& p, const Dvec3& q) {
   const Dvec3 d = dsub(p, q);

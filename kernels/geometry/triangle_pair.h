@@ -158,11 +158,50 @@ XHD_HD double plane_separation2(const Corners3& a, const Corners3& b) {
   return gap * gap / nn;
 }
 
-// A cheap lower bound of triangle_pair_min (squared): the separation along either triangle's normal.
-// Two convex sets are at least as far apart as their projections on any direction.
+// How far apart a and b lie along the line through their centroids (0 if their extents along it overlap),
+// squared. For two small triangles far apart, a pair's distance is nearly its centroids' distance less their
+// extents along that line, which this keeps; a normal's separation does not grow with the pair's sideways
+// offset at all. On 3DPipe's nuclei within 400 of its vessels, where a vessel's triangles in a patch hundreds of
+// units wide all face a nucleus at about the same height, the normals and the boxes (which lose up to a
+// triangle's size) left about 860 triangle pairs an object pair to evaluate even with the answer known
+// (docs/benchmarks.md). The direction n is 3 (centroid of b - centroid of a), from differences to a's first
+// corner; any direction bounds the distance, and the heights' rounding is a few ulps of |corner - a.v[0]| |n|,
+// which the callers' pruning slack covers as for plane_separation2.
+XHD_HD double centroid_axis_separation2(const Corners3& a, const Corners3& b) {
+  Dvec3 n = {0.0, 0.0, 0.0};
+  for (int k = 0; k < 3; ++k) {
+    const Dvec3 db = dsub(b.v[k], a.v[0]), da = dsub(a.v[k], a.v[0]);
+    n = {n.x + db.x - da.x, n.y + db.y - da.y, n.z + db.z - da.z};
+  }
+  const double nn = ddot(n, n);
+  if (!(nn > 0.0) || !(nn < static_cast<double>(INFINITY))) return 0.0;
+  double a_hi = 0.0;  // a.v[0] is at height 0; b lies along +n
+  for (int k = 1; k < 3; ++k) {
+    const double h = ddot(dsub(a.v[k], a.v[0]), n);
+    a_hi = h > a_hi ? h : a_hi;
+  }
+  double b_lo = ddot(dsub(b.v[0], a.v[0]), n);
+  for (int k = 1; k < 3; ++k) {
+    const double h = ddot(dsub(b.v[k], a.v[0]), n);
+    b_lo = h < b_lo ? h : b_lo;
+  }
+  const double gap = b_lo > a_hi ? b_lo - a_hi : 0.0;
+  return gap * gap / nn;
+}
+
+// A cheap lower bound of triangle_pair_min (squared): the separation along either triangle's normal or along
+// the line through their centroids. Two convex sets are at least as far apart as their projections on any
+// direction.
 XHD_HD double triangle_pair_lower2(const Corners3& a, const Corners3& b) {
-  const double ab = plane_separation2(a, b), ba = plane_separation2(b, a);
-  return ab > ba ? ab : ba;
+  const double ab = plane_separation2(a, b), ba = plane_separation2(b, a), axis = centroid_axis_separation2(a, b);
+  const double planes = ab > ba ? ab : ba;
+  return planes > axis ? planes : axis;
+}
+
+// Whether triangle_pair_lower2(a, b) > r2, its bounds tried cheapest and likeliest first: the centroid line
+// prunes most pairs that lie apart for a third of the cost of the two normals.
+XHD_HD bool triangle_pair_beyond(const Corners3& a, const Corners3& b, double r2) {
+  return centroid_axis_separation2(a, b) > r2 || plane_separation2(a, b) > r2 || plane_separation2(b, a) > r2;
 }
 
 // The exact maximum distance between triangles a and b: their farthest pair of corners.

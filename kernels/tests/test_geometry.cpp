@@ -152,6 +152,38 @@ TEST(triangle_pair_lower_bound_near_collinear) {
   CHECK(separated > 1000);  // the bound still separates many pairs: it has not become 0 everywhere
 }
 
+// Small triangles far apart and offset sideways, as a nucleus's facets face a vessel's patch at within 400:
+// both normals see only the height between the facing planes, while the pair's distance grows with the
+// offset. The centroid line's separation follows the distance (within the triangles' extents along it), never
+// exceeds it, at the origin or at survey coordinates, and triangle_pair_beyond agrees with the bound it tests.
+TEST(triangle_pair_centroid_line_bound) {
+  xhd_test::Random rng(47);
+  int tighter = 0;
+  for (int k = 0; k < 4000; ++k) {
+    const Dvec3 base = k % 2 == 0 ? Dvec3{0, 0, 0} : Dvec3{6.1e5, -4.2e6, 350.0};
+    const double size = rng.uniform(0.5, 10.0), height = rng.uniform(0.0, 400.0), offset = rng.uniform(0.0, 400.0);
+    const double angle = rng.uniform(0.0, 6.283185307179586);
+    xhd::Corners3 a, b;
+    for (int i = 0; i < 3; ++i) {
+      const Dvec3 p = random_point(rng, size), q = random_point(rng, size);
+      a.v[i] = {base.x + p.x, base.y + p.y, base.z + 0.05 * p.z};  // facing +z, nearly flat
+      b.v[i] = {base.x + offset * std::cos(angle) + q.x, base.y + offset * std::sin(angle) + q.y,
+                base.z + height + 0.05 * q.z};
+    }
+    const double exact = std::sqrt(xhd::triangle_pair_min(a, b).d2);
+    const double axis = std::sqrt(xhd::centroid_axis_separation2(a, b));
+    const double scale = std::fabs(base.x) + std::fabs(base.y) + 1000.0;
+    CHECK(axis <= exact + 1e-12 * scale);
+    const double planes = std::sqrt(std::max(xhd::plane_separation2(a, b), xhd::plane_separation2(b, a)));
+    if (offset > 100.0 && exact > 4.0 * size && axis > planes && axis > exact - 2.5 * size) ++tighter;
+    const double lower2 = xhd::triangle_pair_lower2(a, b);
+    for (const double r2 : {0.25 * lower2, 0.999 * lower2, lower2, 1.001 * lower2, 4.0 * lower2 + 1.0})
+      CHECK_EQ(xhd::triangle_pair_beyond(a, b, r2), lower2 > r2);
+  }
+  // Pairs offset sideways are bounded within a few triangle sizes of their distance, above both normals.
+  CHECK(tighter > 1000);
+}
+
 // Two slivers (corners collinear to 1e-15 of their size), each a translate of the other, are skew segments
 // 0.144 apart; the plane test on their rounding-noise normals once reported them crossing (distance 0).
 TEST(triangle_pair_slivers_do_not_cross_by_rounding) {
