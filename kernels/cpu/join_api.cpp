@@ -18,7 +18,7 @@ class HostRefiner : public xhd::JoinRefiner {
   explicit HostRefiner(int threads) : threads_(threads) {}
 
   void refine(const xhd::GroupedSet& a, const xhd::GroupedSet& b, const std::vector<xhd::PairWork>& pairs,
-              std::vector<xhd::GroupPair>& groups, double slack, uint32_t knn, std::vector<xhd::Candidate>& best,
+              xhd::GroupPairList& groups, double slack, uint32_t knn, std::vector<xhd::Candidate>& best,
               xhd::JoinCounters& counters) override {
     std::vector<uint64_t> tested(static_cast<size_t>(threads_), 0);
     if (knn == 0) {

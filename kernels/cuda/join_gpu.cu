@@ -129,7 +129,7 @@ class GpuRefiner : public JoinRefiner {
   uint64_t peak = 0;
 
   void refine(const GroupedSet& a, const GroupedSet& b, const std::vector<PairWork>& pairs,
-              std::vector<GroupPair>& groups, double slack, uint32_t knn, std::vector<Candidate>& best,
+              GroupPairList& groups, double slack, uint32_t knn, std::vector<Candidate>& best,
               JoinCounters& counters) override {
     HostPhases phases("join-gpu");
     if (!uploaded_) {
@@ -173,7 +173,7 @@ class GpuRefiner : public JoinRefiner {
   // (join.h allows it: they cannot be among the k nearest) and the others refined with their limit lowered to it,
   // which still finds every distance up to it exactly, the k nearest and their ties included.
   void refine_nearest(const GroupedSet& a, const GroupedSet& b, const std::vector<PairWork>& pairs,
-                      const std::vector<GroupPair>& groups, double slack, uint32_t knn, std::vector<Candidate>& best) {
+                      const GroupPairList& groups, double slack, uint32_t knn, std::vector<Candidate>& best) {
     std::vector<PairWork> first(pairs);
     for (PairWork& w : first) w.count = 1;
     std::vector<Candidate> upper(pairs.size());
@@ -211,7 +211,7 @@ class GpuRefiner : public JoinRefiner {
   // which few large objects need to fill the GPU); a pair's best is the best of its blocks', each of which is
   // the exact best over its group pairs within its reach, the pair's own best included (join_refine.cuh).
   void run_batches(const GroupedSet& a, const GroupedSet& b, const std::vector<PairWork>& pairs,
-                   const std::vector<GroupPair>& groups, double slack, Candidate* out) {
+                   const GroupPairList& groups, double slack, Candidate* out) {
     if (pairs.empty()) return;
     const DeviceJoinSet& db = &a == &b ? set_a_.view : set_b_.view;
     struct Item {

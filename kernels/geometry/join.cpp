@@ -370,17 +370,24 @@ void run_join(const xhd_join_set* a, const xhd_join_set* b, const xhd_join_optio
         std::sort(work_of[i].begin(), work_of[i].end(), [](const PairWork& x, const PairWork& y) { return x.b < y.b; });
       }
     });
-    std::vector<GroupPair> groups;
-    std::vector<PairWork> work;
+    // The objects' lists laid end to end, each copied by the thread that takes it.
+    std::vector<uint64_t> group_at(groups_of.size() + 1, 0), work_at(groups_of.size() + 1, 0);
     for (size_t i = 0; i < groups_of.size(); ++i) {
-      const uint64_t shift = groups.size();
-      for (PairWork w : work_of[i]) {
-        w.first += shift;
-        work.push_back(w);
-      }
-      groups.insert(groups.end(), groups_of[i].begin(), groups_of[i].end());
-      std::vector<GroupPair>().swap(groups_of[i]);
+      group_at[i + 1] = group_at[i] + groups_of[i].size();
+      work_at[i + 1] = work_at[i] + work_of[i].size();
     }
+    GroupPairList groups(group_at.back());
+    std::vector<PairWork> work(work_at.back());
+    parallel_blocks(groups_of.size(), 1, threads, [&](size_t begin, size_t end, int) {
+      for (size_t i = begin; i < end; ++i) {
+        std::copy(groups_of[i].begin(), groups_of[i].end(), groups.begin() + group_at[i]);
+        for (size_t j = 0; j < work_of[i].size(); ++j) {
+          work[work_at[i] + j] = work_of[i][j];
+          work[work_at[i] + j].first += group_at[i];
+        }
+        std::vector<GroupPair>().swap(groups_of[i]);
+      }
+    });
     for (uint64_t n : object_pairs) counters.object_pairs += n;
     counters.group_pairs += groups.size();
     times.filter_ms += elapsed_ms(start);
