@@ -181,6 +181,26 @@ double close_vertices_distance(const GroupedSet& A, uint64_t ga, const GroupedSe
   return point_distance(p, q);
 }
 
+// A group of object o near box q, found in a few steps: at each level of o's group tree (groups_near), the child
+// whose box lies nearer q.
+uint64_t group_toward(const GroupedSet& s, uint64_t o, const DBox& q) {
+  const uint64_t g0 = s.object_group[o];
+  const DBox* nodes = s.node_box.data() + (2 * g0 - o);
+  uint64_t first = 0, count = s.object_group[o + 1] - g0, node = 0;
+  while (count > 1) {
+    const uint64_t half = count / 2, left = node + 1, right = node + 2 * half;
+    if (box_gap2(nodes[left], q) <= box_gap2(nodes[right], q)) {
+      node = left;
+      count = half;
+    } else {
+      node = right;
+      first += half;
+      count -= half;
+    }
+  }
+  return g0 + first;
+}
+
 // The candidate group pairs of objects a and b under threshold t: appended to groups, with the pair's work.
 // Returns upper, the smallest anchor distance found: the distance between two points of the surfaces, so an
 // upper bound of the pair's distance (infinity when the pair has no group pair within reach).
@@ -191,6 +211,14 @@ double candidate_groups(const GroupedSet& A, const GroupedSet& B, uint64_t a, ui
   // that bound as it stands (a group pair skipped for it lies farther than its own anchors' distance could
   // lower upper to, up to rounding, which at worst keeps upper a little larger: a valid bound all the same).
   double upper = point_distance(A.object_anchor[a], B.object_anchor[b]);
+  // First a close pair of groups, whose close vertices bound the pair's distance near its value, so that the
+  // searches below reach about that far rather than t: at within 400 on 3DPipe's NV a vessel has hundreds of
+  // groups within t of a nucleus, and their box gaps were most of the filter's time.
+  // (At t = 0, intersects, the reach is 0 already.)
+  if (t > 0.0) {
+    const uint64_t toward_a = group_toward(A, a, B.object_box[b]);
+    upper = std::min(upper, close_vertices_distance(A, toward_a, B, group_toward(B, b, A.group_box[toward_a])));
+  }
   double reach = std::min(t, upper) + slack;
   near_a.clear();
   near_b.clear();
