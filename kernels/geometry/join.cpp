@@ -145,26 +145,14 @@ double box_dist2(const DBox& b, const Dvec3& p) {
   return s;
 }
 
-// A vertex of `g` nearest to box `q` (by squared box distance, ties to the first seen).
-Dvec3 vertex_nearest_box(const GroupedSet& s, uint64_t g, const DBox& q) {
-  Dvec3 best{};
-  double best_d2 = INFINITY;
-  for (uint64_t i = s.group_begin[g]; i < s.group_begin[g + 1]; ++i)
-    for (const Dvec3& p : s.set.corners(s.order[i]).v) {
-      const double d2 = box_dist2(q, p);
-      if (d2 < best_d2) best_d2 = d2, best = p;
-    }
-  return best;
-}
-
-// A vertex of `g` nearest to point p.
-Dvec3 vertex_nearest_point(const GroupedSet& s, uint64_t g, const Dvec3& p) {
+// A vertex of group g with the smallest dist2(vertex) (ties to the first seen).
+template <class Dist2>
+Dvec3 vertex_nearest(const GroupedSet& s, uint64_t g, Dist2 dist2) {
   Dvec3 best{};
   double best_d2 = INFINITY;
   for (uint64_t i = s.group_begin[g]; i < s.group_begin[g + 1]; ++i)
     for (const Dvec3& v : s.set.corners(s.order[i]).v) {
-      const Dvec3 d = dsub(v, p);
-      const double d2 = ddot(d, d);
+      const double d2 = dist2(v);
       if (d2 < best_d2) best_d2 = d2, best = v;
     }
   return best;
@@ -176,8 +164,12 @@ Dvec3 vertex_nearest_point(const GroupedSet& s, uint64_t g, const Dvec3& p) {
 // of the tube, their bound kept about a hundred group pairs an object pair at within 400, and the
 // materialised pairs were most of the filter's time (docs/benchmarks.md).
 double close_vertices_distance(const GroupedSet& A, uint64_t ga, const GroupedSet& B, uint64_t gb) {
-  const Dvec3 p = vertex_nearest_box(A, ga, B.group_box[gb]);
-  const Dvec3 q = vertex_nearest_point(B, gb, p);
+  const DBox& box_b = B.group_box[gb];
+  const Dvec3 p = vertex_nearest(A, ga, [&](const Dvec3& v) { return box_dist2(box_b, v); });
+  const Dvec3 q = vertex_nearest(B, gb, [&](const Dvec3& v) {
+    const Dvec3 d = dsub(v, p);
+    return ddot(d, d);
+  });
   return point_distance(p, q);
 }
 
