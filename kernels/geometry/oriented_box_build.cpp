@@ -68,11 +68,64 @@ bool set_axes(Dvec3 u0, Dvec3 u1, OrientedBox& box) {
   return true;
 }
 
+// The eigenvector of symmetric a for its eigenvalue lambda: the largest cross product of two rows of
+// a - lambda I (their common normal). False where every such product is rounding noise (lambda repeated).
+bool eigenvector_of(const double a[3][3], double lambda, Dvec3& v) {
+  const Dvec3 r0 = {a[0][0] - lambda, a[0][1], a[0][2]}, r1 = {a[1][0], a[1][1] - lambda, a[1][2]},
+              r2 = {a[2][0], a[2][1], a[2][2] - lambda};
+  const Dvec3 c[3] = {dcross(r0, r1), dcross(r0, r2), dcross(r1, r2)};
+  int best = 0;
+  double best_n = ddot(c[0], c[0]);
+  for (int k = 1; k < 3; ++k) {
+    const double n = ddot(c[k], c[k]);
+    if (n > best_n) best = k, best_n = n;
+  }
+  const double rows = ddot(r0, r0) + ddot(r1, r1) + ddot(r2, r2);
+  if (!(best_n > 1e-18 * rows * rows)) return false;
+  v = unit(c[best]);  // unit, for set_axes's test of the second axis against the first's length
+  return true;
+}
+
+// The principal axes of symmetric a in closed form: its eigenvalues from the trigonometric solution of the
+// characteristic cubic, then the eigenvectors of the two extreme ones, the better separated first. A few
+// hundred operations where the Jacobi rotations took a few thousand (a quarter of the oriented shapes' time on
+// the spheres). False where the eigenvalues are too close for it (the caller then rotates).
+bool closed_form_axes(const double a[3][3], OrientedBox& box) {
+  const double off = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+  const double q = (a[0][0] + a[1][1] + a[2][2]) / 3.0;
+  const double d0 = a[0][0] - q, d1 = a[1][1] - q, d2 = a[2][2] - q;
+  const double p = std::sqrt((d0 * d0 + d1 * d1 + d2 * d2 + 2.0 * off) / 6.0);
+  if (!(p > 1e-6 * std::fabs(q))) return false;  // nearly isotropic: no direction stands out
+  double b[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) b[i][j] = (a[i][j] - (i == j ? q : 0.0)) / p;
+  const double det = b[0][0] * (b[1][1] * b[2][2] - b[1][2] * b[2][1]) -
+                     b[0][1] * (b[1][0] * b[2][2] - b[1][2] * b[2][0]) +
+                     b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0]);
+  const double r = std::fmax(-1.0, std::fmin(1.0, det / 2.0));
+  const double phi = std::acos(r) / 3.0;
+  const double largest = q + 2.0 * p * std::cos(phi), smallest = q + 2.0 * p * std::cos(phi + 2.0943951023931957);
+  const double middle = 3.0 * q - largest - smallest;
+  // Each vector is found from the gap between its eigenvalue and the others; the wider gap goes first, and the
+  // other vector is then only asked to be independent of it (set_axes makes it orthogonal). Where the other two
+  // eigenvalues are equal (a patch as wide as it is long: most internal nodes of the spheres), every direction
+  // across the first is principal: the coordinate axis least along it.
+  const bool largest_first = largest - middle >= middle - smallest;
+  Dvec3 first, second;
+  if (!eigenvector_of(a, largest_first ? largest : smallest, first)) return false;
+  if (!eigenvector_of(a, largest_first ? smallest : largest, second)) {
+    const double ax = std::fabs(first.x), ay = std::fabs(first.y), az = std::fabs(first.z);
+    second = ax <= ay && ax <= az ? Dvec3{1, 0, 0} : (ay <= az ? Dvec3{0, 1, 0} : Dvec3{0, 0, 1});
+  }
+  return set_axes(first, second, box);
+}
+
 // The principal axes of the moments.
 void principal_box_axes(const NodeMoments& m, OrientedBox& box) {
   double cov[3][3], axes[3][3];
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) cov[i][j] = m.ss[i][j] - m.s[i] * m.s[j] / m.n;
+  if (closed_form_axes(cov, box)) return;
   principal_axes(cov, axes);
   if (!set_axes({axes[0][0], axes[1][0], axes[2][0]}, {axes[0][1], axes[1][1], axes[2][1]}, box))
     set_axes({1, 0, 0}, {0, 1, 0}, box);
@@ -234,8 +287,10 @@ DopReaches reaches_from(const Projections<true>& p) {
   // Axes orthonormal to float precision: the radius from the three face reaches, with room.
   out.r = std::nextafter(static_cast<float>(std::sqrt(radius2) * (1.0 + 1e-6) + 1e-30), INFINITY);
   const double unit = dop_unit(out.r);
-  for (int k = 0; k < kDopSlots; ++k)
-    out.h[k] = static_cast<uint16_t>(std::fmin(65535.0, std::ceil(larger(reach[k], 0.0) / unit)));
+  for (int k = 0; k < kDopSlots; ++k) {
+    const double steps = std::ceil(larger(reach[k], 0.0) / unit);
+    out.h[k] = static_cast<uint16_t>(steps < 65535.0 ? steps : 65535.0);  // fmin's value, without its call
+  }
   return out;
 }
 
