@@ -16,16 +16,9 @@
 #include <thread>
 #include <vector>
 
-namespace {
+#include "check-cuda.h"
 
-#define CHECK_CUDA(call)                                                               \
-  do {                                                                                 \
-    const cudaError_t status = (call);                                                 \
-    if (status != cudaSuccess) {                                                       \
-      std::printf("%s failed: %s\n", #call, cudaGetErrorString(status));              \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
+namespace {
 
 __global__ void nothing(int* never) {
   if (never != nullptr && threadIdx.x == 0) *never = 1;

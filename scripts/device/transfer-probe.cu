@@ -22,16 +22,9 @@
 #include <thread>
 #include <vector>
 
-namespace {
+#include "check-cuda.h"
 
-#define CHECK_CUDA(call)                                                               \
-  do {                                                                                 \
-    const cudaError_t status = (call);                                                 \
-    if (status != cudaSuccess) {                                                       \
-      std::printf("%s failed: %s\n", #call, cudaGetErrorString(status));              \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
+namespace {
 
 double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -174,22 +167,26 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaSetDevice(0));
   CHECK_CUDA(cudaDeviceSynchronize());
 
+  // A contiguous half of each set to each of GPUs 0 and 1 at once (A's first half and B's first half to GPU 0),
+  // each GPU's two uploads on a thread of its own.
+  auto halves_to_two = [&](auto upload) {
+    std::vector<std::thread> uploads;
+    for (int g = 0; g < 2; ++g)
+      uploads.emplace_back([&, g] {
+        for (int set = 0; set < 2; ++set)
+          upload(g, device[g] + set * (set_bytes / 2), host + set * set_bytes + g * (set_bytes / 2), set_bytes / 2);
+      });
+    for (std::thread& u : uploads) u.join();
+  };
+
   std::printf("| what | GB | ms | GB/s |\n| --- | ---: | ---: | ---: |\n");
   for (int round = 0; round < 2; ++round) {
     t = now_ms();
     staged_upload(0, device[0], host, bytes, cores);
     row("staged upload, both sets to GPU 0", bytes, now_ms() - t);
     if (gpus >= 2) {
-      // A contiguous half of each set to each GPU: A's first half and B's first half to GPU 0, and so on.
       t = now_ms();
-      std::vector<std::thread> uploads;
-      for (int g = 0; g < 2; ++g)
-        uploads.emplace_back([&, g] {
-          for (int set = 0; set < 2; ++set)
-            staged_upload(g, device[g] + set * (set_bytes / 2), host + set * set_bytes + g * (set_bytes / 2),
-                          set_bytes / 2, cores / 2);
-        });
-      for (std::thread& u : uploads) u.join();
+      halves_to_two([&](int g, char* to, const char* from, size_t n) { staged_upload(g, to, from, n, cores / 2); });
       row("staged upload, half of each set to each of GPUs 0 and 1 at once", bytes, now_ms() - t);
     }
   }
@@ -203,14 +200,7 @@ int main(int argc, char** argv) {
     row("registered upload, both sets to GPU 0", bytes, now_ms() - t);
     if (gpus >= 2) {
       t = now_ms();
-      std::vector<std::thread> uploads;
-      for (int g = 0; g < 2; ++g)
-        uploads.emplace_back([&, g] {
-          for (int set = 0; set < 2; ++set)
-            direct_upload(g, device[g] + set * (set_bytes / 2), host + set * set_bytes + g * (set_bytes / 2),
-                          set_bytes / 2);
-        });
-      for (std::thread& u : uploads) u.join();
+      halves_to_two([&](int g, char* to, const char* from, size_t n) { direct_upload(g, to, from, n); });
       row("registered upload, half of each set to each of GPUs 0 and 1 at once", bytes, now_ms() - t);
     }
   }
