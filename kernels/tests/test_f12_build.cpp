@@ -79,10 +79,15 @@ void check_definition(const xhd::F12Mesh& mesh, uint64_t node, const OrientedBox
   for (int j = 0; j < 3; ++j)
     for (int k = 0; k < 3; ++k) centre[k] += 0.5 * (lo[j] + hi[j]) * box.u[j][k];
   for (int k = 0; k < 3; ++k) CHECK_EQ(box.c[k], static_cast<float>(centre[k]));
+  // The extents: the same intervals moved to the float centre (one scan: oriented_box_build.cpp, finish_node).
   const double at[3] = {box.c[0], box.c[1], box.c[2]};
-  interval(at, lo, hi);
-  for (int j = 0; j < 3; ++j)
-    CHECK_EQ(box.e[j], std::nextafter(static_cast<float>(std::fmax(-lo[j], hi[j]) * (1.0 + 1e-12)), INFINITY));
+  const double to_centre[3] = {at[0] - o[0], at[1] - o[1], at[2] - o[2]};
+  for (int j = 0; j < 3; ++j) {
+    const double moved = double(box.u[j][0]) * to_centre[0] + double(box.u[j][1]) * to_centre[1] +
+                         double(box.u[j][2]) * to_centre[2];
+    const double e = std::fmax(-(lo[j] - moved), hi[j] - moved);
+    CHECK_EQ(box.e[j], std::nextafter(static_cast<float>(e * (1.0 + 1e-12)), INFINITY));
+  }
   // Every corner lies within its reach along each of the 26 directions (in the stored units, rounded up).
   bool within = true;
   for (uint64_t v = first; v < last; ++v) {
