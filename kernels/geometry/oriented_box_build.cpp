@@ -131,27 +131,43 @@ void principal_box_axes(const NodeMoments& m, OrientedBox& box) {
     set_axes({1, 0, 0}, {0, 1, 0}, box);
 }
 
+// A leaf's moments about origin, its corners in order: the one sum both the full build (whose parents of
+// leaves sum them again rather than keep them) and the nodes made on demand use, so their bits agree.
+NodeMoments leaf_moments(const F12Mesh& mesh, uint64_t leaf, const Dvec3& origin) {
+  NodeMoments m;
+  const float* corners = mesh.corners.data();
+  for (uint64_t v = 3ull * f12_leaf_first(mesh.shape, leaf); v < 3ull * f12_leaf_first(mesh.shape, leaf + 1); ++v)
+    m.add(dsub(dload(corners + 3 * v), origin));
+  return m;
+}
+
 // A leaf's axes from its first triangle: along its first edge, across it in its plane, and its normal, which a
 // leaf of one triangle makes a box of no thickness (the principal axes too, up to the turn in the plane) and a
 // leaf of two neighbours nearly so; the Jacobi rotations cost about 20% of a full build's CPU time, leaves half
 // the nodes. The edges are made unit first, so that set_axes's test of the second axis (against 1e-12 of the
 // first's length squared) asks only for corners not collinear, whatever the triangle's size: unscaled, a
 // 1M-triangle unit sphere's edges (5e-3) made every leaf fail it. A degenerate first triangle takes the moments'
-// axes.
-void leaf_axes(const float* corners, const NodeMoments& m, OrientedBox& box) {
+// axes (summed only then).
+void leaf_axes(const F12Mesh& mesh, uint64_t leaf, const Dvec3& origin, OrientedBox& box) {
+  const float* corners = mesh.corners.data() + 9ull * f12_leaf_first(mesh.shape, leaf);
   const Dvec3 a = dload(corners), b = dload(corners + 3), c = dload(corners + 6);
   const Dvec3 ab = dsub(b, a), ac = dsub(c, a);
   const double lab = std::sqrt(ddot(ab, ab)), lac = std::sqrt(ddot(ac, ac));
-  if (!(lab > 0.0) || !(lac > 0.0)) return principal_box_axes(m, box);
-  const Dvec3 along = {ab.x / lab, ab.y / lab, ab.z / lab}, other = {ac.x / lac, ac.y / lac, ac.z / lac};
-  if (!set_axes(along, dcross(dcross(along, other), along), box)) principal_box_axes(m, box);
+  if (lab > 0.0 && lac > 0.0) {
+    const Dvec3 along = {ab.x / lab, ab.y / lab, ab.z / lab}, other = {ac.x / lac, ac.y / lac, ac.z / lac};
+    if (set_axes(along, dcross(dcross(along, other), along), box)) return;
+  }
+  principal_box_axes(leaf_moments(mesh, leaf, origin), box);
 }
 
-// Node i of the level's axes: a leaf's from its first triangle, any other node's from its moments m. The one
-// definition the full build and the nodes made on demand share, so both give the same bits.
-void node_axes(const F12Mesh& mesh, uint32_t level, uint64_t i, const NodeMoments& m, OrientedBox& box) {
-  if (level == mesh.shape.depth) return leaf_axes(mesh.corners.data() + 9ull * f12_leaf_first(mesh.shape, i), m, box);
-  principal_box_axes(m, box);
+// Node i of the level's axes: a leaf's from its first triangle, any other node's from its moments (moments(),
+// asked only for those). The one definition the full build and the nodes made on demand share, so both give the
+// same bits.
+template <class Moments>
+void node_axes(const F12Mesh& mesh, uint32_t level, uint64_t i, const Dvec3& origin, Moments moments,
+               OrientedBox& box) {
+  if (level == mesh.shape.depth) return leaf_axes(mesh, i, origin, box);
+  principal_box_axes(moments(), box);
 }
 
 // How many threads share one node's scans: a level with fewer nodes than threads splits each node's
@@ -369,14 +385,9 @@ void build_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, int threa
   // Moments of one level at a time, leaves first.
   // Two buffers for the whole build, swapped level by level (fresh ones per level were faulted in again each time);
   // each entry is written whole by its node before the level above reads it. The leaves' are not kept: their
-  // parents sum their few corners again, in the same order (so the same bits), rather than read them from a
-  // buffer as large as both others (436 MB at 7.5M triangles, every page of it faulted in and cleared).
-  auto leaf_moments = [&](uint64_t leaf) {
-    NodeMoments m;
-    for (uint64_t v = 3ull * f12_leaf_first(s, leaf); v < 3ull * f12_leaf_first(s, leaf + 1); ++v)
-      m.add(dsub(dload(corners + 3 * v), origin));
-    return m;
-  };
+  // parents sum their few corners (leaf_moments) rather than read them from a buffer as large as both others
+  // (436 MB at 7.5M triangles, every page of it faulted in and cleared); a leaf sums its own only when its first
+  // triangle cannot give its axes.
   LevelMoments below(s.depth > 0 ? 1ull << (s.depth - 1) : 1), here(s.depth > 1 ? 1ull << (s.depth - 2) : 1);
   for (uint32_t level = s.depth + 1; level-- > 0;) {
     progress.check_cancel();
@@ -390,19 +401,15 @@ void build_shapes(const F12Mesh& mesh, const NodeVertexBlocks* blocks, int threa
                                                                           vertices.per_node(level) / kVerticesPerPart));
     auto node = [&](uint64_t i, int node_threads) {
       const uint32_t first = f12_leaf_first(s, i << shift);
-      NodeMoments m;
-      if (level == s.depth) {
-        m = leaf_moments(i);
-      } else if (level + 1 == s.depth) {
-        m = leaf_moments(2 * i);
-        m.add(leaf_moments(2 * i + 1));
-      } else {
-        m = below[2 * i];
-        m.add(below[2 * i + 1]);
-      }
-      if (level < s.depth) moments.put(i, m);
+      // An internal node's moments, kept for the level above.
+      auto sum = [&] {
+        NodeMoments m = level + 1 == s.depth ? leaf_moments(mesh, 2 * i, origin) : below[2 * i];
+        m.add(level + 1 == s.depth ? leaf_moments(mesh, 2 * i + 1, origin) : below[2 * i + 1]);
+        moments.put(i, m);
+        return m;
+      };
       OrientedBox box;
-      node_axes(mesh, level, i, m, box);
+      node_axes(mesh, level, i, origin, sum, box);
       // Exact extents at every level (children's boxes would be cheaper, but measured 1.2–3x more pairs).
       DopReaches reaches;
       finish_node<kReaches>(vertices, level, i, dload(corners + 9ull * first), parts, node_threads, box, &reaches);
@@ -425,13 +432,7 @@ NodeMoments subtree_moments(const F12Mesh& mesh, uint32_t level, uint64_t i, con
                             const TopNodeMoments* top) {
   const F12Shape& s = mesh.shape;
   if (top != nullptr && level < top->levels) return top->at[f12_node(level, i)];
-  if (level == s.depth) {
-    NodeMoments m;
-    const float* corners = mesh.corners.data();
-    for (uint64_t v = 3ull * f12_leaf_first(s, i); v < 3ull * f12_leaf_first(s, i + 1); ++v)
-      m.add(dsub(dload(corners + 3 * v), origin));
-    return m;
-  }
+  if (level == s.depth) return leaf_moments(mesh, i, origin);
   NodeMoments m = subtree_moments(mesh, level + 1, 2 * i, origin, top);
   m.add(subtree_moments(mesh, level + 1, 2 * i + 1, origin, top));
   return m;
@@ -478,7 +479,7 @@ void oriented_shape_of(const F12Mesh& mesh, uint64_t node, int threads, const To
   const uint32_t level = f12_level(node);
   const uint64_t i = node - ((1ull << level) - 1);
   // The moments: from `top`, or summed over the node's subtree (small where `top` holds the large nodes).
-  node_axes(mesh, level, i, subtree_moments(mesh, level, i, origin, top), box);
+  node_axes(mesh, level, i, origin, [&] { return subtree_moments(mesh, level, i, origin, top); }, box);
   finish_shape(mesh, node, blocks, threads, box, reaches);
 }
 
