@@ -208,9 +208,11 @@ double candidate_groups(const GroupedSet& A, const GroupedSet& B, uint64_t a, ui
   // searches below reach about that far rather than t: at within 400 on 3DPipe's NV a vessel has hundreds of
   // groups within t of a nucleus, and the filter took 40% less time once they were not all visited.
   // (At t = 0, intersects, the reach is 0 already.)
+  uint64_t toward_a = UINT64_MAX, toward_b = UINT64_MAX;
   if (t > 0.0) {
-    const uint64_t toward_a = group_toward(A, a, B.object_box[b]);
-    upper = std::min(upper, close_vertices_distance(A, toward_a, B, group_toward(B, b, A.group_box[toward_a])));
+    toward_a = group_toward(A, a, B.object_box[b]);
+    toward_b = group_toward(B, b, A.group_box[toward_a]);
+    upper = std::min(upper, close_vertices_distance(A, toward_a, B, toward_b));
   }
   double reach = std::min(t, upper) + slack;
   near_a.clear();
@@ -232,7 +234,7 @@ double candidate_groups(const GroupedSet& A, const GroupedSet& B, uint64_t a, ui
   size_t nearest = first;
   for (size_t i = first + 1; i < groups.size(); ++i)
     if (groups[i].gap < groups[nearest].gap) nearest = i;
-  if (nearest < groups.size())
+  if (nearest < groups.size() && (groups[nearest].ga != toward_a || groups[nearest].gb != toward_b))
     upper = std::min(upper, close_vertices_distance(A, groups[nearest].ga, B, groups[nearest].gb));
   const double limit = std::min(t, upper);
   size_t kept = first;
