@@ -185,22 +185,24 @@ class NodeVertices {
   // Roughly how many vertices a node of the level holds (to size its parts).
   uint64_t per_node(uint32_t level) const { return (3ull * mesh_.shape.triangles) >> level; }
 
-  // Calls f(x, y, z) for every vertex of part `part` of `parts` of node i of the level.
-  template <typename F>
-  void scan(uint32_t level, uint64_t i, uint64_t part, uint64_t parts, F&& f) const {
-    if (blocks_ == nullptr) return corners(level, i, part, parts, f);
+  // Calls g(xs, ys, zs, count, stride) for the runs of vertices of part `part` of `parts` of node i of the level:
+  // vertex k of a run at xs[k * stride], ys[k * stride], zs[k * stride].
+  template <typename G>
+  void runs(uint32_t level, uint64_t i, uint64_t part, uint64_t parts, G&& g) const {
+    if (blocks_ == nullptr) return corners(level, i, part, parts, g);
     const uint32_t top = blocks_->first_level;
-    if (level > blocks_->last_level) return corners(level, i, part, parts, f);
+    if (level > blocks_->last_level) return corners(level, i, part, parts, g);
     if (level >= top) {
       const uint64_t node = f12_node(level, i);
       const uint32_t n = blocks_->padded[node - ((1ull << top) - 1)];
-      if (n >= 3 * triangles(level, i)) return corners(level, i, part, parts, f);  // small nodes: padding
+      if (n >= 3 * triangles(level, i)) return corners(level, i, part, parts, g);  // small nodes: padding
       const float* xs = blocks_->pool + blocks_->offset[node - ((1ull << top) - 1)];
-      for (uint64_t k = n * part / parts; k < n * (part + 1) / parts; ++k) f(xs[k], xs[n + k], xs[2 * n + k]);
+      const uint64_t begin = n * part / parts, end = n * (part + 1) / parts;
+      g(xs + begin, xs + n + begin, xs + 2 * n + begin, end - begin, uint64_t{1});
       return;
     }
     const uint64_t roots = 1ull << (top - level), first = i * roots;
-    for (uint64_t r = first + roots * part / parts; r < first + roots * (part + 1) / parts; ++r) scan(top, r, 0, 1, f);
+    for (uint64_t r = first + roots * part / parts; r < first + roots * (part + 1) / parts; ++r) runs(top, r, 0, 1, g);
   }
 
  private:
@@ -209,14 +211,14 @@ class NodeVertices {
     return f12_leaf_first(mesh_.shape, (i + 1) << shift) - f12_leaf_first(mesh_.shape, i << shift);
   }
 
-  template <typename F>
-  void corners(uint32_t level, uint64_t i, uint64_t part, uint64_t parts, F&& f) const {
+  template <typename G>
+  void corners(uint32_t level, uint64_t i, uint64_t part, uint64_t parts, G&& g) const {
     const uint32_t shift = mesh_.shape.depth - level;
     const uint64_t first = 3ull * f12_leaf_first(mesh_.shape, i << shift);
     const uint64_t last = 3ull * f12_leaf_first(mesh_.shape, (i + 1) << shift);
-    const float* c = mesh_.corners.data();
-    for (uint64_t v = first + (last - first) * part / parts; v < first + (last - first) * (part + 1) / parts; ++v)
-      f(c[3 * v], c[3 * v + 1], c[3 * v + 2]);
+    const float* c = mesh_.corners.data() + 3 * (first + (last - first) * part / parts);
+    const uint64_t count = (last - first) * (part + 1) / parts - (last - first) * part / parts;
+    g(c, c + 1, c + 2, count, uint64_t{3});
   }
 
   const F12Mesh& mesh_;
@@ -224,10 +226,25 @@ class NodeVertices {
 };
 
 // The 13 directions s0·u0 + s1·u1 + s2·u2 whose first non-zero sign is +; the other 13 are their negatives.
-// Constant, so the scans' products by them unroll (each is still a product by -1, 0 or 1 in double).
 constexpr int kHalfDirections[13][3] = {{0, 0, 1},  {0, 1, -1}, {0, 1, 0},  {0, 1, 1}, {1, -1, -1},
                                         {1, -1, 0}, {1, -1, 1}, {1, 0, -1}, {1, 0, 0}, {1, 0, 1},
                                         {1, 1, -1}, {1, 1, 0},  {1, 1, 1}};
+
+// The 13 directions' projections, in kHalfDirections's order, from a vertex's projections q on the three axes: the
+// sums s0·q0 + s1·q1 + s2·q2 with the products by 0 and ±1 left out. They are the same values (a zero's sign aside)
+// in 10 additions where the products took 39 multiplications and 26 additions.
+template <class T>
+inline void direction_sums(const T (&q)[3], T (&h)[13]) {
+  const T plus01 = q[0] + q[1], minus01 = q[0] - q[1];
+  h[0] = q[2], h[1] = q[1] - q[2], h[2] = q[1], h[3] = q[1] + q[2];
+  h[4] = minus01 - q[2], h[5] = minus01, h[6] = minus01 + q[2];
+  h[7] = q[0] - q[2], h[8] = q[0], h[9] = q[0] + q[2];
+  h[10] = plus01 - q[2], h[11] = plus01, h[12] = plus01 + q[2];
+}
+
+// Four doubles, one a vertex (GCC's vector extensions: AVX registers where the target has them).
+typedef double VertexLanes __attribute__((vector_size(32)));
+typedef float VertexLaneFloats __attribute__((vector_size(16)));
 
 // The least and largest projections of a node's vertices on three axes (and on the 13 DOP directions built
 // from them, when kReaches), each vertex measured from an origin o as ddot(u_j, v - o).
@@ -244,12 +261,67 @@ struct Projections {
   void add(const Dvec3& p, const Dvec3 (&u)[3]) {
     const double q[3] = {ddot(u[0], p), ddot(u[1], p), ddot(u[2], p)};
     for (int j = 0; j < 3; ++j) lo[j] = smaller(lo[j], q[j]), hi[j] = larger(hi[j], q[j]);
-    if (kReaches)
-      for (int k = 0; k < kHalf; ++k) {
-        const double h = kHalfDirections[k][0] * q[0] + kHalfDirections[k][1] * q[1] + kHalfDirections[k][2] * q[2];
-        dir_hi[k] = larger(dir_hi[k], h);
-        dir_lo[k] = smaller(dir_lo[k], h);
+    if constexpr (kReaches) {
+      double h[kHalf];
+      direction_sums(q, h);
+      for (int k = 0; k < kHalf; ++k) dir_hi[k] = larger(dir_hi[k], h[k]), dir_lo[k] = smaller(dir_lo[k], h[k]);
+    }
+  }
+  // A run of vertices (vertex k at xs[k * kStride], ...) measured as add() measures each, four at a time in
+  // lanes of their own: each lane keeps its own extremes, merged at the end (a set's extremes are the same in any
+  // order). A run's last group is filled up with repeats of its first vertex, which change no extreme.
+  template <int kStride>
+  void add_run(const float* xs, const float* ys, const float* zs, uint64_t count, const Dvec3& o,
+               const Dvec3 (&u)[3]) {
+    if (count == 0) return;
+    constexpr int kN = kReaches ? 3 + kHalf : 3;
+    VertexLanes least[kN], most[kN];
+    for (int k = 0; k < kN; ++k) least[k] = VertexLanes{} + INFINITY, most[k] = VertexLanes{} - INFINITY;
+    auto take = [&](const VertexLanes& x, const VertexLanes& y, const VertexLanes& z) {
+      const VertexLanes px = x - o.x, py = y - o.y, pz = z - o.z;
+      VertexLanes v[kN];
+      for (int j = 0; j < 3; ++j) v[j] = u[j].x * px + u[j].y * py + u[j].z * pz;  // ddot(u_j, p), term by term
+      if constexpr (kReaches) {
+        const VertexLanes q[3] = {v[0], v[1], v[2]};
+        VertexLanes h[kHalf];
+        direction_sums(q, h);
+        for (int k = 0; k < kHalf; ++k) v[3 + k] = h[k];
       }
+      for (int k = 0; k < kN; ++k) {
+        least[k] = least[k] < v[k] ? least[k] : v[k];
+        most[k] = most[k] > v[k] ? most[k] : v[k];
+      }
+    };
+    uint64_t k = 0;
+    for (; k + 4 <= count; k += 4) {
+      if constexpr (kStride == 1) {
+        VertexLaneFloats fx, fy, fz;
+        __builtin_memcpy(&fx, xs + k, sizeof fx);
+        __builtin_memcpy(&fy, ys + k, sizeof fy);
+        __builtin_memcpy(&fz, zs + k, sizeof fz);
+        take(__builtin_convertvector(fx, VertexLanes), __builtin_convertvector(fy, VertexLanes),
+             __builtin_convertvector(fz, VertexLanes));
+      } else {
+        const uint64_t a = k * kStride;
+        take(VertexLanes{xs[a], xs[a + kStride], xs[a + 2 * kStride], xs[a + 3 * kStride]},
+             VertexLanes{ys[a], ys[a + kStride], ys[a + 2 * kStride], ys[a + 3 * kStride]},
+             VertexLanes{zs[a], zs[a + kStride], zs[a + 2 * kStride], zs[a + 3 * kStride]});
+      }
+    }
+    if (k < count) {
+      VertexLanes x, y, z;
+      for (uint64_t l = 0; l < 4; ++l) {
+        const uint64_t a = (k + l < count ? k + l : k) * kStride;
+        x[l] = xs[a], y[l] = ys[a], z[l] = zs[a];
+      }
+      take(x, y, z);
+    }
+    auto fold = [&](double& low, double& high, const VertexLanes& l, const VertexLanes& h) {
+      for (int lane = 0; lane < 4; ++lane) low = smaller(low, l[lane]), high = larger(high, h[lane]);
+    };
+    for (int j = 0; j < 3; ++j) fold(lo[j], hi[j], least[j], most[j]);
+    if constexpr (kReaches)
+      for (int d = 0; d < kHalf; ++d) fold(dir_lo[d], dir_hi[d], least[3 + d], most[3 + d]);
   }
   // Merged in vertex order (a part's extremes after the earlier parts'), as one scan would keep them.
   void merge(const Projections& o) {
@@ -268,10 +340,11 @@ Projections<kReaches> project(const NodeVertices& vertices, uint32_t level, uint
   const Dvec3 u[3] = {fvec(box.u[0]), fvec(box.u[1]), fvec(box.u[2])};
   auto part_of = [&](uint64_t part) {
     Projections<kReaches> p;
-    vertices.scan(level, i, part, parts, [&](float x, float y, float z) {
-      const float v[3] = {x, y, z};
-      p.add(dsub(dload(v), o), u);
-    });
+    vertices.runs(level, i, part, parts,
+                  [&](const float* xs, const float* ys, const float* zs, uint64_t count, uint64_t stride) {
+                    if (stride == 1) p.template add_run<1>(xs, ys, zs, count, o, u);
+                    else p.template add_run<3>(xs, ys, zs, count, o, u);
+                  });
     return p;
   };
   if (parts == 1) return part_of(0);
@@ -286,7 +359,8 @@ Projections<kReaches> project(const NodeVertices& vertices, uint32_t level, uint
 // The reaches along the 26 directions from the box's centre, rounded up, from the 13 directions' extremes
 // (the other 13 are their minima negated).
 DopReaches reaches_from(const Projections<true>& p) {
-  double reach[kDopSlots] = {};
+  // Slot 27 pads the reaches to whole lanes (below); the centre, slot 13, stays 0 as unused.
+  alignas(32) double reach[kDopSlots + 1] = {};
   for (int k = 0; k < Projections<true>::kHalf; ++k) {
     const int* s = kHalfDirections[k];
     const double hi = p.dir_hi[k], lo = p.dir_lo[k];
@@ -302,10 +376,22 @@ DopReaches reaches_from(const Projections<true>& p) {
   DopReaches out;
   // Axes orthonormal to float precision: the radius from the three face reaches, with room.
   out.r = std::nextafter(static_cast<float>(std::sqrt(radius2) * (1.0 + 1e-6) + 1e-30), INFINITY);
-  const double unit = dop_unit(out.r);
-  for (int k = 0; k < kDopSlots; ++k) {
-    const double steps = std::ceil(larger(reach[k], 0.0) / unit);
-    out.h[k] = static_cast<uint16_t>(steps < 65535.0 ? steps : 65535.0);  // fmin's value, without its call
+  // Steps of the unit, rounded up and at most 65535: four slots at a time, by a product with the unit's
+  // reciprocal (27 divisions, one after the other, were the largest cost here). The quotient may come out a few
+  // ulps low, far inside the room every reach carries (1e-12 of its size). Clamped to [0, 65535] before the
+  // rounding up (the same as after: 65535 is whole), which then is a truncation plus one where it cut.
+  typedef int32_t StepLanes __attribute__((vector_size(16)));
+  const double per_unit = 1.0 / dop_unit(out.r);
+  const VertexLanes zero = {}, most = zero + 65535.0;
+  for (int k = 0; k < kDopSlots; k += 4) {
+    VertexLanes x;
+    __builtin_memcpy(&x, reach + k, sizeof x);
+    x *= per_unit;
+    x = x > zero ? x : zero;  // also where x is NaN, as std::max(x, 0.0) read the other way round
+    x = x < most ? x : most;
+    StepLanes steps = __builtin_convertvector(x, StepLanes);
+    steps -= __builtin_convertvector(__builtin_convertvector(steps, VertexLanes) < x, StepLanes);  // -1 where cut
+    for (int l = 0; l < 4 && k + l < kDopSlots; ++l) out.h[k + l] = static_cast<uint16_t>(steps[l]);
   }
   return out;
 }
