@@ -39,10 +39,10 @@ NodeBounds::NodeBounds(const F12Mesh& mesh, uint32_t point_node_triangles, int t
   // instead of every corner (the same extremes, a sixth of the reads on a closed mesh).
   HostPhases phases("f12 bounds");
   built_points_ = build_node_points(mesh, point_node_triangles, threads, progress);
-  first_point_level_ = built_points_.first_level;  // none where the pool would pass 32-bit offsets
+  first_point_level_ = built_points_.first_level;
   phases.mark("node points");
-  const NodeVertexBlocks blocks{built_points_.first_level, UINT32_MAX, built_points_.offset.data(),
-                                built_points_.padded.data(), built_points_.pool.data()};
+  const NodeVertexBlocks blocks{built_points_.first_level, UINT32_MAX, built_points_.start.data(),
+                               built_points_.padded.data()};
   build_oriented_shapes(mesh, &blocks, true, threads, progress,
                         OrientedShapeSink{&shapes_[0].box, sizeof(NodeShape), &shapes_[0].dop, sizeof(NodeShape)});
   phases.mark("oriented shapes");
@@ -70,8 +70,8 @@ void NodeBounds::prepare_on_demand() {
     const uint32_t block_level = node_points_first_level(mesh_->shape, kBlockTriangles);
     if (block_level != UINT32_MAX && block_level > 0) {  // a root of this size or less reads its corners
       level_points_ = build_level_points(*mesh_, block_level, threads_);
-      level_blocks_ = {level_points_.first_level, level_points_.first_level, level_points_.offset.data(),
-                       level_points_.padded.data(), level_points_.pool.data()};
+      level_blocks_ = {level_points_.first_level, level_points_.first_level, level_points_.start.data(),
+                       level_points_.padded.data()};
     }
   }
   if (first_point_level_ != UINT32_MAX) {

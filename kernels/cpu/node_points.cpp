@@ -152,22 +152,15 @@ NodePoints build_level_points(const F12Mesh& mesh, uint32_t level, int threads) 
     std::vector<uint32_t> table;
     for (size_t i = begin; i < end; ++i) blocks[i] = distinct_corner_blocks(mesh, first_node + i, table);
   });
-  uint64_t total = 0;
-  for (const std::vector<float>& b : blocks) total += b.size();
   NodePoints out;
-  if (total >= (1ull << 32)) return out;  // offsets are 32-bit: none, the scans read corners
   out.first_level = level;
-  out.pool = UninitLargeVector<float>(total);
-  out.offset = UninitLargeVector<uint32_t>(count);
+  out.start = UninitLargeVector<const float*>(count);
   out.padded = UninitLargeVector<uint32_t>(count);
-  for (uint64_t i = 0, at = 0; i < count; at += blocks[i].size(), ++i) {
-    out.offset[i] = static_cast<uint32_t>(at);
+  for (uint64_t i = 0; i < count; ++i) {
+    out.start[i] = blocks[i].data();
     out.padded[i] = static_cast<uint32_t>(blocks[i].size() / 3);
   }
-  parallel_blocks(count, 16, threads, [&](size_t begin, size_t end, int) {
-    for (size_t i = begin; i < end; ++i)
-      std::copy(blocks[i].begin(), blocks[i].end(), out.pool.begin() + out.offset[i]);
-  });
+  out.storage = std::move(blocks);  // moving the vectors keeps their data where start points
   return out;
 }
 
@@ -184,24 +177,20 @@ NodePoints build_node_points(const F12Mesh& mesh, uint32_t max_triangles, int th
     SubtreeLists lists;
     for (size_t r = begin; r < end; ++r) parts[r] = build_subtree(mesh, r, up, lists);
   });
-  uint64_t total = 0;
-  for (const Subtree& p : parts) total += p.soa.size();
-  if (total >= (1ull << 32)) return NodePoints{};  // offsets are 32-bit: no points, the DOPs serve
-  out.pool = UninitLargeVector<float>(total);
   const uint64_t nodes = (2ull << s.depth) - roots;
-  out.offset = UninitLargeVector<uint32_t>(nodes);
+  out.start = UninitLargeVector<const float*>(nodes);
   out.padded = UninitLargeVector<uint32_t>(nodes);
-  std::vector<uint64_t> base(roots);
-  for (uint64_t r = 0, at = 0; r < roots; ++r) base[r] = at, at += parts[r].soa.size();
+  out.storage.resize(roots);
   parallel_blocks(roots, 64, threads, [&](size_t begin, size_t end, int) {
     for (size_t r = begin; r < end; ++r) {
-      const Subtree& p = parts[r];
-      std::copy(p.soa.begin(), p.soa.end(), out.pool.begin() + base[r]);
+      Subtree& p = parts[r];
+      out.storage[r] = std::move(p.soa);  // the vector's data stays where the subtree's builder wrote it
+      const float* soa = out.storage[r].data();
       uint32_t k = 0;
       for (uint32_t depth = 0; depth <= up; ++depth)
         for (uint64_t i = 0; i < (1ull << depth); ++i, ++k) {
           const uint64_t node = f12_node(out.first_level + depth, (static_cast<uint64_t>(r) << depth) + i);
-          out.offset[out.index(static_cast<uint32_t>(node))] = static_cast<uint32_t>(base[r] + p.start[k]);
+          out.start[out.index(static_cast<uint32_t>(node))] = soa + p.start[k];
           out.padded[out.index(static_cast<uint32_t>(node))] = p.padded[k];
         }
     }

@@ -20,13 +20,15 @@ constexpr uint32_t kPointBlock = 8;
 struct NodePoints {
   uint32_t first_level = UINT32_MAX;  // the nodes of this level and every level below have points
   // Every entry written by the build's parallel loops (not zero-filled on one thread first).
-  UninitLargeVector<uint32_t> offset;  // per node from the first level's first: where its xs start in pool
-  UninitLargeVector<uint32_t> padded;  // its points, rounded up to whole blocks; ys and zs follow its xs
-  UninitLargeVector<float> pool;
+  UninitLargeVector<const float*> start;  // per node from the first level's first: where its xs are in storage
+  UninitLargeVector<uint32_t> padded;     // its points, rounded up to whole blocks; ys and zs follow its xs
+  // The blocks stay where the threads that built them wrote them, a subtree's (or a node's) to a vector: copied
+  // into one pool they were written twice, and the copy and its fresh pages were a tenth of a full build.
+  std::vector<std::vector<float>> storage;
 
   bool has(uint32_t node) const { return f12_level(node) >= first_level; }
   uint32_t index(uint32_t node) const { return node - ((1u << first_level) - 1); }
-  const float* xs(uint32_t node) const { return pool.data() + offset[index(node)]; }
+  const float* xs(uint32_t node) const { return start[index(node)]; }
   uint32_t count(uint32_t node) const { return padded[index(node)]; }  // a whole number of blocks
 };
 

@@ -196,7 +196,7 @@ class NodeVertices {
       const uint64_t node = f12_node(level, i);
       const uint32_t n = blocks_->padded[node - ((1ull << top) - 1)];
       if (n >= 3 * triangles(level, i)) return corners(level, i, part, parts, g);  // small nodes: padding
-      const float* xs = blocks_->pool + blocks_->offset[node - ((1ull << top) - 1)];
+      const float* xs = blocks_->start[node - ((1ull << top) - 1)];
       const uint64_t begin = n * part / parts, end = n * (part + 1) / parts;
       g(xs + begin, xs + n + begin, xs + 2 * n + begin, end - begin, uint64_t{1});
       return;

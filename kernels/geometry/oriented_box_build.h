@@ -17,14 +17,13 @@ class Progress;
 
 // A node's distinct vertices, in blocks (x's, then y's, then z's, padded with repeats of a point) for the
 // nodes of first_level and every level below: node k of those (counted from first_level's first) has
-// padded[k] values of each coordinate from pool + offset[k]. The scans then read each vertex once instead of
+// padded[k] values of each coordinate from start[k]. The scans then read each vertex once instead of
 // once per triangle around it. Any node above first_level reads its descendants' blocks on first_level.
 struct NodeVertexBlocks {
   uint32_t first_level = UINT32_MAX;  // UINT32_MAX: none, every node reads its corners
   uint32_t last_level = UINT32_MAX;   // the nodes below it read their corners (their blocks are not held)
-  const uint32_t* offset = nullptr;
+  const float* const* start = nullptr;
   const uint32_t* padded = nullptr;
-  const float* pool = nullptr;
 };
 
 // Where the build puts node k's box and reaches: at box + k * box_stride bytes (and reaches + k *

@@ -118,8 +118,7 @@ TEST(f12_shapes_same_from_points_and_threads) {
     const xhd::F12Mesh mesh = f12_of(xyz, m.triangles);
     const Shapes reference = build(mesh, nullptr, 1);
     const xhd::NodePoints points = xhd::build_node_points(mesh, 256, 2, xhd::Progress(nullptr));
-    const xhd::NodeVertexBlocks blocks{points.first_level, UINT32_MAX, points.offset.data(), points.padded.data(),
-                                       points.pool.data()};
+    const xhd::NodeVertexBlocks blocks{points.first_level, UINT32_MAX, points.start.data(), points.padded.data()};
     for (int threads : {1, 3, 8})
       for (const xhd::NodeVertexBlocks* b : {static_cast<const xhd::NodeVertexBlocks*>(nullptr), &blocks}) {
         const Shapes other = build(mesh, b, threads);
