@@ -130,25 +130,6 @@ class PosedB {
   double eps_ = 0.0;
 };
 
-// Squared gap and squared farthest spread between two boxes given as centre and half extents.
-double centred_gap2(const CentredBox& a, const CentredBox& b) {
-  double s = 0.0;
-  for (int k = 0; k < 3; ++k) {
-    const double g = std::fabs(dget(a.c, k) - dget(b.c, k)) - dget(a.h, k) - dget(b.h, k);
-    s += positive(g) * positive(g);
-  }
-  return s;
-}
-
-double centred_far2(const CentredBox& a, const CentredBox& b) {
-  double s = 0.0;
-  for (int k = 0; k < 3; ++k) {
-    const double f = std::fabs(dget(a.c, k) - dget(b.c, k)) + dget(a.h, k) + dget(b.h, k);
-    s += f * f;
-  }
-  return s;
-}
-
 // A triangle pair by its slots in the two meshes' f12 order: the last query's answer, tried first by the
 // next (frames move B a little, so it is often near the new answer and bounds the search from the start).
 struct SlotPair {

@@ -86,6 +86,27 @@ XHD_HD CentredBox centred(const Box& b) {
            0.5 * (static_cast<double>(b.max[2]) - b.min[2])}};
 }
 
+// Squared gap and squared farthest spread between two boxes given as centre and half extents (B's moved ones:
+// the CPU's and the GPU's searches bound node pairs by these).
+XHD_HD double centred_gap2(const CentredBox& a, const CentredBox& b) {
+  const double g[3] = {fabs(a.c.x - b.c.x) - a.h.x - b.h.x, fabs(a.c.y - b.c.y) - a.h.y - b.h.y,
+                       fabs(a.c.z - b.c.z) - a.h.z - b.h.z};
+  double s = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double p = g[k] > 0.0 ? g[k] : 0.0;
+    s += p * p;
+  }
+  return s;
+}
+
+XHD_HD double centred_far2(const CentredBox& a, const CentredBox& b) {
+  const double f[3] = {fabs(a.c.x - b.c.x) + a.h.x + b.h.x, fabs(a.c.y - b.c.y) + a.h.y + b.h.y,
+                       fabs(a.c.z - b.c.z) + a.h.z + b.h.z};
+  double s = 0.0;
+  for (int k = 0; k < 3; ++k) s += f[k] * f[k];
+  return s;
+}
+
 // Upper bound of the maximum distance (squared): the boxes' farthest corners.
 XHD_HD double box_far2(const Box& a, const Box& b) {
   double s = 0.0;
