@@ -33,33 +33,68 @@ struct Pose {
   double m[12];
 };
 
-struct Origin {
-  double at[3];
-};
-
+// A mesh's hierarchy in its own frame, as built: nothing of B is re-posed or refitted per query (Motion moves
+// what a search reaches).
 struct TreeView {
   F12Shape shape;
-  const float* corners;  // the float copy the boxes are fitted to (B: posed)
+  const float* corners;  // the float copy the boxes are fitted to (in the mesh's own frame)
   const uint32_t* triangle;
   Box* boxes;
   const OrientedBox* oriented;  // in the mesh's own frame; null when only the maximum is asked for
-  const double* truth;          // the input's corners (B: posed), 9 a slot, where the copy is not the input; else null
+  const double* truth;          // the input's corners, 9 a slot, where the copy is not the input; else null
 };
 
-// A slot's corners as the input states them (B: posed): what every exact distance is measured over.
-__device__ Corners3 exact_corners(const TreeView& t, uint32_t slot) {
-  return t.truth != nullptr ? load_corners(t.truth + 9ull * slot) : load_corners(t.corners + 9ull * slot);
-}
-
-// How B's oriented boxes move with this query's pose (the frame pose, mesh_frame.h): only for a rigid pose,
-// widened by eps for rounding.
+// B as A sees it under the query's pose, as the CPU backend's PosedB sees it: a box moves to a parallelepiped,
+// bounded by its axis-aligned box in A's frame (by the frame pose, mesh_frame.h, widened by eps); oriented boxes
+// move with rigid poses; a slot's corners are posed from the input's by the pose itself.
 struct Motion {
-  Pose pose;
+  Pose frame;    // B's copy into A's
+  Pose truth;    // B's input to the truth: the query's pose
+  double abs[9];  // |the frame pose's 3x3 part|
   double eps;
   bool rigid;
 };
 
-// The running bound (enhanced box bounds and exact distances), the best exact squared distance, and the
+__host__ __device__ CentredBox moved_box(const Motion& m, const Box& b) {
+  const CentredBox local = centred(b);
+  const double* f = m.frame.m;
+  double c[3], h[3];
+  for (int r = 0; r < 3; ++r) {
+    c[r] = ((f[4 * r] * local.c.x + f[4 * r + 1] * local.c.y) + f[4 * r + 2] * local.c.z) + f[4 * r + 3];
+    h[r] = m.abs[3 * r] * local.h.x + m.abs[3 * r + 1] * local.h.y + m.abs[3 * r + 2] * local.h.z + m.eps;
+  }
+  return {{c[0], c[1], c[2]}, {h[0], h[1], h[2]}};
+}
+
+// A's slot's corners as the input states them: what every exact distance is measured over.
+__device__ Corners3 exact_corners(const TreeView& a, uint32_t slot) {
+  return a.truth != nullptr ? load_corners(a.truth + 9ull * slot) : load_corners(a.corners + 9ull * slot);
+}
+
+// B's slot's corners posed: the truth's (posed_corners, the CPU backend's bits).
+__device__ Corners3 posed_exact_corners(const TreeView& b, const Motion& m, uint32_t slot) {
+  return b.truth != nullptr ? posed_corners(m.truth.m, b.truth + 9ull * slot)
+                            : posed_corners(m.truth.m, b.corners + 9ull * slot);
+}
+
+// A node pair's key: for the minimum the moved boxes' squared gap, for the maximum their farthest spread negated.
+template <bool kMax>
+__device__ double pair_key(const TreeView& a, const TreeView& b, const Motion& m, uint32_t na, uint32_t nb) {
+  const CentredBox ca = centred(a.boxes[na]), cb = moved_box(m, b.boxes[nb]);
+  return kMax ? -centred_far2(ca, cb) : centred_gap2(ca, cb);
+}
+
+// A real distance between the two nodes (the first corners of their first slots, exact), squared: an upper bound
+// of their minimum and a lower bound of their maximum, which tightens the running bound while the front expands
+// (the tight boxes' face bounds, which did so before, do not hold for B's moved boxes).
+__device__ double corner_distance2(const TreeView& a, const TreeView& b, const Motion& m, uint32_t na, uint32_t nb) {
+  const uint32_t sa = f12_node_slots(a.shape, na).first, sb = f12_node_slots(b.shape, nb).first;
+  const Corners3 ca = exact_corners(a, sa), cb = posed_exact_corners(b, m, sb);
+  const Dvec3 d = dsub(ca.v[0], cb.v[0]);
+  return ddot(d, d);
+}
+
+// The running bound (exact distances: nodes' corners and triangle pairs), the best exact squared distance, and the
 // winning pair's key (triangle of A << 32 | triangle of B): the smallest key among equal distances.
 struct SearchState {
   unsigned long long bound;
@@ -85,46 +120,12 @@ __device__ double read_double(const unsigned long long* slot) {
 }
 
 template <bool kMax>
-__device__ double box_key(const Box& a, const Box& b) {
-  return kMax ? -box_far2(a, b) : box_gap2(a, b);
-}
-
-template <bool kMax>
 __device__ bool cut(double key, double bound2, double slack) {
   if (kMax) {
     const double far2 = -key;
     return far2 < bound2 && sqrt(far2) < sqrt(bound2) - slack;
   }
   return key > bound2 && sqrt(key) > sqrt(bound2) + slack;
-}
-
-__global__ void pose_kernel(Pose pose, const float* source, float* posed, uint64_t vertices, int* bad) {
-  const uint64_t v = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
-  if (v >= vertices) return;
-  float* out = posed + 3 * v;
-  pose_vertex(pose.m, source + 3 * v, out);
-  if (!isfinite(out[0]) || !isfinite(out[1]) || !isfinite(out[2])) *bad = 1;
-}
-
-// Double inputs: B's corners posed as the truth (float B rounded to float, double B kept in double), and
-// their float copy relative to A's origin, which B's boxes are refitted to.
-__global__ void pose_truth_kernel(Pose pose, Origin origin, const float* source32, const double* source64,
-                                  double* truth, float* copy, uint64_t vertices, int* bad) {
-  const uint64_t v = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
-  if (v >= vertices) return;
-  double q[3];
-  if (source64 != nullptr) {
-    pose_vertex64(pose.m, source64 + 3 * v, q);
-  } else {
-    float posed[3];
-    pose_vertex(pose.m, source32 + 3 * v, posed);
-    for (int k = 0; k < 3; ++k) q[k] = posed[k];
-  }
-  for (int k = 0; k < 3; ++k) {
-    truth[3 * v + k] = q[k];
-    copy[3 * v + k] = to_float(q[k] - origin.at[k]);
-    if (!isfinite(copy[3 * v + k])) *bad = 1;
-  }
 }
 
 __global__ void leaf_box_kernel(TreeView t) {
@@ -146,9 +147,8 @@ __global__ void level_box_kernel(Box* boxes, uint32_t level) {
 }
 
 template <bool kMax>
-__global__ void start_kernel(TreeView a, TreeView b, SearchState* s, uint2* front) {
-  const double bound = kMax ? box_max_lower2(a.boxes[0], b.boxes[0]) : box_min_upper2(a.boxes[0], b.boxes[0]);
-  s->bound = __double_as_longlong(bound);
+__global__ void start_kernel(TreeView a, TreeView b, Motion m, SearchState* s, uint2* front) {
+  s->bound = __double_as_longlong(corner_distance2(a, b, m, 0, 0));
   s->best = __double_as_longlong(kMax ? -1.0 : static_cast<double>(INFINITY));
   s->key = ~0ull;
   s->tests = 0;
@@ -158,7 +158,7 @@ __global__ void start_kernel(TreeView a, TreeView b, SearchState* s, uint2* fron
 // One thread straight down the most promising children to a pair of leaves, whose exact distances give
 // the bound a real value before the front expands (the CPU backend starts the same way).
 template <bool kMax>
-__global__ void descent_kernel(TreeView a, TreeView b, SearchState* s) {
+__global__ void descent_kernel(TreeView a, TreeView b, Motion m, SearchState* s) {
   uint64_t na = 0, nb = 0;
   for (uint32_t la = 0, lb = 0; la < a.shape.depth || lb < b.shape.depth;) {
     const bool split_a = la < a.shape.depth, split_b = lb < b.shape.depth;
@@ -167,7 +167,7 @@ __global__ void descent_kernel(TreeView a, TreeView b, SearchState* s) {
     for (int i = 0; i < (split_a ? 2 : 1); ++i)
       for (int j = 0; j < (split_b ? 2 : 1); ++j) {
         const uint64_t ca = split_a ? 2 * na + 1 + i : na, cb = split_b ? 2 * nb + 1 + j : nb;
-        const double key = box_key<kMax>(a.boxes[ca], b.boxes[cb]);
+        const double key = pair_key<kMax>(a, b, m, static_cast<uint32_t>(ca), static_cast<uint32_t>(cb));
         if (key < best_key) best_key = key, best_a = ca, best_b = cb;
       }
     na = best_a, nb = best_b;
@@ -176,13 +176,13 @@ __global__ void descent_kernel(TreeView a, TreeView b, SearchState* s) {
   const uint64_t ia = na - ((1ull << a.shape.depth) - 1), ib = nb - ((1ull << b.shape.depth) - 1);
   for (uint32_t sa = f12_leaf_first(a.shape, ia); sa < f12_leaf_first(a.shape, ia + 1); ++sa)
     for (uint32_t sb = f12_leaf_first(b.shape, ib); sb < f12_leaf_first(b.shape, ib + 1); ++sb) {
-      const Corners3 ca = exact_corners(a, sa), cb = exact_corners(b, sb);
+      const Corners3 ca = exact_corners(a, sa), cb = posed_exact_corners(b, m, sb);
       atomic_tighten<kMax>(&s->bound, (kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb)).d2);
     }
 }
 
 // One thread per generated BVTT node: the pair of k-th descendants its index encodes. Survivors are
-// appended to `out`; their enhanced bounds are reduced per block and tighten the global bound once.
+// appended to `out`; their corners' distances are reduced per block and tighten the global bound once.
 template <bool kMax>
 __global__ void __launch_bounds__(kThreads)
     expand_kernel(TreeView a, TreeView b, const uint2* in, uint64_t generated, uint32_t la, uint32_t lb, uint32_t ka,
@@ -198,16 +198,15 @@ __global__ void __launch_bounds__(kThreads)
     const uint64_t pa = p.x - ((1ull << la) - 1), pb = p.y - ((1ull << lb) - 1);
     child.x = static_cast<uint32_t>(f12_node(la + ka, (pa << ka) + (j >> kb)));
     child.y = static_cast<uint32_t>(f12_node(lb + kb, (pb << kb) + (j & ((1ull << kb) - 1))));
-    const Box ba = a.boxes[child.x], bb = b.boxes[child.y];
     const double bound = read_double(&s->bound);
-    keep = !cut<kMax>(box_key<kMax>(ba, bb), bound, slack);
+    keep = !cut<kMax>(pair_key<kMax>(a, b, motion, child.x, child.y), bound, slack);
     // The oriented boxes (minimum only): patches of smooth surfaces facing each other, or side by side,
     // part long before their axis-aligned boxes do.
     if (!kMax && keep && motion.rigid && a.oriented != nullptr) {
-      const MovedOrientedBox ob = move_oriented_box(b.oriented[child.y], motion.pose.m, motion.eps);
+      const MovedOrientedBox ob = move_oriented_box(b.oriented[child.y], motion.frame.m, motion.eps);
       keep = !cut<kMax>(oriented_gap2(a.oriented[child.x], ob), bound, slack);
     }
-    if (keep) mine = kMax ? box_max_lower2(ba, bb) : box_min_upper2(ba, bb);
+    if (keep) mine = corner_distance2(a, b, motion, child.x, child.y);
   }
   // Warp-aggregated append.
   const unsigned lane = threadIdx.x & 31, ballot = __ballot_sync(0xffffffffu, keep);
@@ -231,7 +230,7 @@ __global__ void __launch_bounds__(kThreads)
 
 // The final front, every pair of leaves: up to 2 × 2 triangle pairs each, one thread per triangle pair.
 template <bool kMax>
-__global__ void leaf_pairs_kernel(TreeView a, TreeView b, const uint2* pairs, uint32_t count, double slack,
+__global__ void leaf_pairs_kernel(TreeView a, TreeView b, Motion m, const uint2* pairs, uint32_t count, double slack,
                                   SearchState* s, double* d2) {
   const uint64_t t = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
   if (t >= 4ull * count) return;
@@ -242,8 +241,8 @@ __global__ void leaf_pairs_kernel(TreeView a, TreeView b, const uint2* pairs, ui
   double value = kMax ? -1.0 : static_cast<double>(INFINITY);
   bool tested = false;
   if (sa < f12_leaf_first(a.shape, ia + 1) && sb < f12_leaf_first(b.shape, ib + 1) &&
-      !cut<kMax>(box_key<kMax>(a.boxes[p.x], b.boxes[p.y]), read_double(&s->bound), slack)) {
-    const Corners3 ca = exact_corners(a, sa), cb = exact_corners(b, sb);
+      !cut<kMax>(pair_key<kMax>(a, b, m, p.x, p.y), read_double(&s->bound), slack)) {
+    const Corners3 ca = exact_corners(a, sa), cb = posed_exact_corners(b, m, sb);
     // The normals' separation first (minimum only): most leaf pairs of facing surfaces end there.
     if (kMax || !cut<kMax>(triangle_pair_lower2(ca, cb), read_double(&s->bound), slack)) {
       value = (kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb)).d2;
@@ -310,11 +309,10 @@ class F12GpuDistance final : public MeshDistanceEngine {
     b_shape_ = fb.shape;
     if (exact_) {
       // The exact distances read the inputs' corners: A's as they are (a float A's copy is its input), B's
-      // posed per query from its input's.
+      // posed per pair from its input's.
       const UninitLargeVector<double> ta = truth_corners(fa, frame_a, threads), tb = truth_corners(fb, frame_b, threads);
       a_truth_ = upload(memory_, ta.data(), ta.size(), s);
-      if (!tb.empty()) b_source64_ = upload(memory_, tb.data(), tb.size(), s);
-      b_truth_ = DeviceArray<double>(memory_, fb.corners.size());
+      if (!tb.empty()) b_truth_ = upload(memory_, tb.data(), tb.size(), s);
       XHD_CUDA(cudaStreamSynchronize(s));  // the host arrays go out of scope
     }
     if (min) {
@@ -324,69 +322,51 @@ class F12GpuDistance final : public MeshDistanceEngine {
       progress.step_done(kOrientedWeight * b.triangle_count);
       a_oriented_ = upload(memory_, oa.data(), oa.size(), s);
       b_oriented_ = upload(memory_, ob.data(), ob.size(), s);
-      b_local_scale_ = largest_coordinate(fb.corners.data(), fb.corners.size());
       XHD_CUDA(cudaStreamSynchronize(s));  // the host arrays go out of scope
     }
     a_corners_ = upload(memory_, fa.corners.data(), fa.corners.size(), s);
     a_triangle_ = upload(memory_, fa.triangle.data(), fa.triangle.size(), s);
-    // B's posing starts from its input: the float corners, unless the doubles went up above.
-    if (b_source64_.get() == nullptr) b_source_ = upload(memory_, fb.corners.data(), fb.corners.size(), s);
+    // B's float copy: its boxes, fitted once in its own frame, and (float inputs) the corners every pose starts from.
+    b_corners_ = upload(memory_, fb.corners.data(), fb.corners.size(), s);
     b_triangle_ = upload(memory_, fb.triangle.data(), fb.triangle.size(), s);
-    b_corners_ = DeviceArray<float>(memory_, fb.corners.size());
     a_boxes_ = DeviceArray<Box>(memory_, f12_node_count(a_shape_));
     b_boxes_ = DeviceArray<Box>(memory_, f12_node_count(b_shape_));
     state_ = DeviceArray<SearchState>(memory_, 1);
-    bad_ = DeviceArray<int>(memory_, 1);
     fronts_.reserve(64);
     refit(view_a());
+    refit(view_b());
     XHD_CUDA(cudaStreamSynchronize(s));
-    // The host needs A's box for the slack; B's comes with every query.
+    // The host needs the root boxes for the slack and B's motion.
     XHD_CUDA(cudaMemcpy(&a_root_, a_boxes_.get(), sizeof(Box), cudaMemcpyDeviceToHost));
+    XHD_CUDA(cudaMemcpy(&b_root_, b_boxes_.get(), sizeof(Box), cudaMemcpyDeviceToHost));
     progress.add(kUploadWeight * (a.triangle_count + b.triangle_count));
   }
 
   void query(const double* pose, xhd_distance_result& r) override {
     const auto start = std::chrono::steady_clock::now();
-    cudaStream_t s = stream_.get();
     Pose p;
     std::copy(pose ? pose : kIdentityPose, (pose ? pose : kIdentityPose) + 12, p.m);
-    XHD_CUDA(cudaMemsetAsync(bad_.get(), 0, sizeof(int), s));
-    const uint64_t vertices = 3ull * b_shape_.triangles;
-    if (exact_) {
-      Origin o;
-      std::copy(a_frame_.origin, a_frame_.origin + 3, o.at);
-      pose_truth_kernel<<<blocks_for(vertices, kThreads), kThreads, 0, s>>>(
-          p, o, b_source_.get(), b_source64_.get(), b_truth_.get(), b_corners_.get(), vertices, bad_.get());
-      XHD_CUDA_LAUNCHED("pose_truth_kernel");
-    } else {
-      pose_kernel<<<blocks_for(vertices, kThreads), kThreads, 0, s>>>(p, b_source_.get(), b_corners_.get(), vertices,
-                                                                      bad_.get());
-      XHD_CUDA_LAUNCHED("pose_kernel");
-    }
-    refit(view_b());
-    int bad = 0;
-    Box b_root;
-    XHD_CUDA(cudaMemcpyAsync(&bad, bad_.get(), sizeof(int), cudaMemcpyDeviceToHost, s));
-    XHD_CUDA(cudaMemcpyAsync(&b_root, b_boxes_.get(), sizeof(Box), cudaMemcpyDeviceToHost, s));
-    XHD_CUDA(cudaStreamSynchronize(s));
-    PhaseLog log(s);
-    log.mark("pose and refit B");
-    if (bad) throw InvalidArgument("the pose moves B's vertices beyond the float range");
-    const double moved_scale = largest_coordinate(b_root);
-    // The filters' distance from the truth (mesh_frame.h): B's boxes were fitted to the float copy of its
-    // posed truth, within float_copy_error of it; its oriented boxes (from its own copy, moved by the frame
-    // pose) are widened by D_B, so they hold the truth themselves. The running bound mixes exact distances
-    // with the boxes' enhanced bounds (upper bounds of the minimum, lower of the maximum, over the copies),
-    // so the copies' error counts twice: once for the pair cut, once for the bound it is cut against.
-    // Float32 inputs: the copies are the truth, nothing is added.
+    // B moved as the CPU backend moves it (PosedB): nothing of B is posed or refitted here, only what the
+    // search reaches. Every bound the search compares against is an exact distance (the descent's, the nodes'
+    // corners', the triangle pairs'), so the filters' distance from the truth counts once (mesh_frame.h).
     const FramePose frame = frame_pose(p.m, a_frame_, b_frame_);
-    const double b_error = exact_ ? float_copy_error(moved_scale) : 0.0;
+    Motion m{};
+    std::copy(frame.m, frame.m + 12, m.frame.m);
+    m.truth = p;
+    for (int i = 0; i < 9; ++i) m.abs[i] = std::fabs(frame.m[4 * (i / 3) + i % 3]);
+    m.eps = 0.0;
+    const CentredBox root = moved_box(m, b_root_);
+    double moved_scale = 0.0;
+    for (int k = 0; k < 3; ++k) moved_scale = std::fmax(moved_scale, std::fabs(dget(root.c, k)) + dget(root.h, k));
+    // Every posed vertex lies within the moved root box (to rounding): finite there means finite everywhere.
+    if (!(moved_scale < 3e38)) throw InvalidArgument("the pose moves B's vertices beyond the float range");
+    m.eps = kMovedSlack * (moved_scale + largest_coordinate(b_root_));
+    m.rigid = b_oriented_.get() != nullptr && is_rigid(frame.m);
+    motion_ = m;
     const double truth_scale = std::fmax(largest_coordinate(a_root_), moved_scale) + largest_abs(a_frame_.origin);
-    const double slack = pruning_slack(truth_scale) + 2.0 * (a_frame_.copy_error + b_error);
-    Pose moved;
-    std::copy(frame.m, frame.m + 12, moved.m);
-    motion_ = {moved, kMovedSlack * (moved_scale + b_local_scale_) + frame.displacement,
-               b_oriented_.get() != nullptr && is_rigid(p.m)};
+    const double slack = pruning_slack(truth_scale) + a_frame_.copy_error + frame.displacement;
+    PhaseLog log(stream_.get());
+    log.mark("B's motion");
     if (which_ & XHD_DISTANCE_MIN) r.min = search<false>(p, slack, r, log);
     if (which_ & XHD_DISTANCE_MAX) r.max = search<true>(p, slack, r, log);
     r.query_ms = elapsed_ms(start);
@@ -437,9 +417,9 @@ class F12GpuDistance final : public MeshDistanceEngine {
     cudaStream_t s = stream_.get();
     const TreeView a = view_a(), b = view_b();
     Fronts& top = fronts_at(0);
-    start_kernel<kMax><<<1, 1, 0, s>>>(a, b, state_.get(), top.buffer[0].get());
+    start_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, state_.get(), top.buffer[0].get());
     XHD_CUDA_LAUNCHED("start_kernel");
-    descent_kernel<kMax><<<1, 1, 0, s>>>(a, b, state_.get());
+    descent_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, state_.get());
     XHD_CUDA_LAUNCHED("descent_kernel");
     log.mark("start and descent");
     Found found{kMax ? -1.0 : static_cast<double>(INFINITY), ~0ull};
@@ -504,8 +484,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
   void leaf_stage(const uint2* pairs, uint64_t n, double slack, Found& found, xhd_distance_result& r, PhaseLog& log) {
     cudaStream_t s = stream_.get();
     const TreeView a = view_a(), b = view_b();
-    leaf_pairs_kernel<kMax><<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(a, b, pairs, static_cast<uint32_t>(n),
-                                                                             slack, state_.get(), d2_.get());
+    leaf_pairs_kernel<kMax><<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(
+        a, b, motion_, pairs, static_cast<uint32_t>(n), slack, state_.get(), d2_.get());
     XHD_CUDA_LAUNCHED("leaf_pairs_kernel");
     winner_kernel<<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(a, b, pairs, static_cast<uint32_t>(n), d2_.get(),
                                                                    state_.get());
@@ -532,18 +512,16 @@ class F12GpuDistance final : public MeshDistanceEngine {
   const MeshTruth a_input_, b_input_;
   FrameInfo a_frame_, b_frame_;
   F12Shape a_shape_{1, 0}, b_shape_{1, 0};
-  DeviceArray<float> a_corners_, b_source_, b_corners_;
-  DeviceArray<double> a_truth_, b_source64_, b_truth_;  // double inputs only (a_truth_: a double A only)
+  DeviceArray<float> a_corners_, b_corners_;  // float copies (float inputs: the inputs themselves)
+  DeviceArray<double> a_truth_, b_truth_;       // double inputs only (each: where that mesh is double), unposed
   DeviceArray<uint32_t> a_triangle_, b_triangle_;
   DeviceArray<Box> a_boxes_, b_boxes_;
   DeviceArray<OrientedBox> a_oriented_, b_oriented_;
-  double b_local_scale_ = 0.0;
   Motion motion_{};
   DeviceArray<SearchState> state_;
-  DeviceArray<int> bad_;
   std::vector<Fronts> fronts_;
   DeviceArray<double> d2_;
-  Box a_root_{};
+  Box a_root_{}, b_root_{};
 };
 
 }  // namespace
