@@ -29,6 +29,7 @@
 #include "cuda_check.h"
 #include "device_session.h"
 #include "join_refine.cuh"
+#include "pinned_array.h"
 #include "staged_upload.h"
 
 namespace xhd {
@@ -68,24 +69,6 @@ class DeviceArray {
   void* p_ = nullptr;
   size_t bytes_;
   uint64_t& in_use_;
-};
-
-// Pinned host memory, so the copies on the streams are truly asynchronous.
-template <class T>
-class PinnedArray {
- public:
-  explicit PinnedArray(size_t n) {
-    if (n > 0) XHD_CUDA(cudaMallocHost(&p_, n * sizeof(T)));
-  }
-  ~PinnedArray() {
-    if (p_ != nullptr) cudaFreeHost(p_);
-  }
-  PinnedArray(const PinnedArray&) = delete;
-  PinnedArray& operator=(const PinnedArray&) = delete;
-  T* data() const { return p_; }
-
- private:
-  T* p_ = nullptr;
 };
 
 // Group pairs per batch; XHD_JOIN_CHUNK_ITEMS lowers it so that tests run many batches on small inputs.
