@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "device_session.h"
 #include "launch.h"
 #include "phase_log.h"
+#include "pinned_array.h"
 
 namespace xhd {
 namespace {
@@ -31,6 +33,10 @@ constexpr uint64_t kFrontCapacity = 1ull << 24;
 
 struct Pose {
   double m[12];
+};
+
+struct TrianglePair {
+  uint32_t a, b;
 };
 
 // A mesh's hierarchy in its own frame, as built: nothing of B is re-posed or refitted per query (Motion moves
@@ -146,9 +152,11 @@ __global__ void level_box_kernel(Box* boxes, uint32_t level) {
   boxes[f12_node(level, i)] = box;
 }
 
+// given: a real distance already known (the last query's answer under this pose), or none (kMax ? -1 : inf).
 template <bool kMax>
-__global__ void start_kernel(TreeView a, TreeView b, Motion m, SearchState* s, uint2* front) {
-  s->bound = __double_as_longlong(corner_distance2(a, b, m, 0, 0));
+__global__ void start_kernel(TreeView a, TreeView b, Motion m, double given, SearchState* s, uint2* front) {
+  const double corners = corner_distance2(a, b, m, 0, 0);
+  s->bound = __double_as_longlong(kMax ? fmax(corners, given) : fmin(corners, given));
   s->best = __double_as_longlong(kMax ? -1.0 : static_cast<double>(INFINITY));
   s->key = ~0ull;
   s->tests = 0;
@@ -417,10 +425,21 @@ class F12GpuDistance final : public MeshDistanceEngine {
     cudaStream_t s = stream_.get();
     const TreeView a = view_a(), b = view_b();
     Fronts& top = fronts_at(0);
-    start_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, state_.get(), top.buffer[0].get());
+    // The last query's answer under this pose bounds the search from the start (frames move B a little, so it is
+    // often near the new answer), as on the CPU backend; the first query walks down to a pair of leaves instead
+    // (a single thread's descent, about 0.1 ms of a 0.25 ms frame at 1M).
+    const std::optional<TrianglePair>& last = kMax ? last_max_ : last_min_;
+    double given = kMax ? -1.0 : static_cast<double>(INFINITY);
+    if (last) {
+      const Corners3 ca = a_input_.corners(last->a), cb = b_input_.posed_corners(pose.m, last->b);
+      given = (kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb)).d2;
+    }
+    start_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, given, state_.get(), top.buffer[0].get());
     XHD_CUDA_LAUNCHED("start_kernel");
-    descent_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, state_.get());
-    XHD_CUDA_LAUNCHED("descent_kernel");
+    if (!last) {
+      descent_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, state_.get());
+      XHD_CUDA_LAUNCHED("descent_kernel");
+    }
     log.mark("start and descent");
     Found found{kMax ? -1.0 : static_cast<double>(INFINITY), ~0ull};
     expand<kMax>(top.buffer[0].get(), 1, 0, 0, 0, slack, found, r, log);
@@ -429,6 +448,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     if (found.key == ~0ull) throw std::runtime_error("the search ended without a triangle pair");
     // The winning pair's points, recomputed on the host by the same functions: the CPU backend's bits.
     const uint32_t ta = static_cast<uint32_t>(found.key >> 32), tb = static_cast<uint32_t>(found.key & 0xffffffffu);
+    (kMax ? last_max_ : last_min_) = TrianglePair{ta, tb};
     const Corners3 ca = a_input_.corners(ta), cb = b_input_.posed_corners(pose.m, tb);
     const PairPoints p = kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb);
     write_pair({p.d2, ta, tb, p}, out);
@@ -462,9 +482,10 @@ class F12GpuDistance final : public MeshDistanceEngine {
       expand_kernel<kMax><<<blocks_for(generated, kThreads), kThreads, 0, s>>>(
           a, b, front, generated, la, lb, ka, kb, slack, motion_, state_.get(), fronts_at(depth).buffer[next].get());
       XHD_CUDA_LAUNCHED("expand_kernel");
-      unsigned int count = 0;
-      XHD_CUDA(cudaMemcpyAsync(&count, &state_.get()->count, sizeof(count), cudaMemcpyDeviceToHost, s));
+      XHD_CUDA(cudaMemcpyAsync(&readback_.data()->count, &state_.get()->count, sizeof(unsigned int),
+                               cudaMemcpyDeviceToHost, s));
       XHD_CUDA(cudaStreamSynchronize(s));
+      const unsigned int count = readback_.data()->count;
       r.box_pairs += generated;
       ++r.iterations;
       char phase[80];
@@ -490,12 +511,12 @@ class F12GpuDistance final : public MeshDistanceEngine {
     winner_kernel<<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(a, b, pairs, static_cast<uint32_t>(n), d2_.get(),
                                                                    state_.get());
     XHD_CUDA_LAUNCHED("winner_kernel");
-    SearchState chunk;
-    XHD_CUDA(cudaMemcpyAsync(&chunk, state_.get(), sizeof(chunk), cudaMemcpyDeviceToHost, s));
+    XHD_CUDA(cudaMemcpyAsync(readback_.data(), state_.get(), sizeof(SearchState), cudaMemcpyDeviceToHost, s));
     // The next chunk starts its own winner and count; the bound and the best distance carry on.
     XHD_CUDA(cudaMemsetAsync(&state_.get()->key, 0xff, sizeof(unsigned long long), s));
     XHD_CUDA(cudaMemsetAsync(&state_.get()->tests, 0, sizeof(unsigned long long), s));
     XHD_CUDA(cudaStreamSynchronize(s));
+    const SearchState chunk = *readback_.data();
     log.mark("leaf pairs and winner");
     r.triangle_pairs += chunk.tests;
     if (chunk.key == ~0ull) return;  // nothing here at the best distance found so far
@@ -519,6 +540,9 @@ class F12GpuDistance final : public MeshDistanceEngine {
   DeviceArray<OrientedBox> a_oriented_, b_oriented_;
   Motion motion_{};
   DeviceArray<SearchState> state_;
+  PinnedArray<SearchState> readback_{1};  // the state's copies back land here: pinned, so they are real DMA
+  // The last query's answers (triangles of A and B), tried first by the next.
+  std::optional<TrianglePair> last_min_, last_max_;
   std::vector<Fronts> fronts_;
   DeviceArray<double> d2_;
   Box a_root_{}, b_root_{};
