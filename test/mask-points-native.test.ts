@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { computeBounds, type Bounds } from '../src/core/coordinates.js';
-import { maskToPointsInTs, type MaskPoints } from '../src/io/voxel-mask.js';
+import { maskToPoints, maskToPointsAsync, maskToPointsInTs, type MaskPoints } from '../src/io/voxel-mask.js';
 import type { VoxelVolume } from '../src/io/nifti.js';
 import { maskPointsOn, maskPointsOnAsync } from '../src/ops/mask-points.js';
 import { probeBackend } from '../src/ops/backends.js';
@@ -206,5 +206,22 @@ for (const backend of ['cuda', 'optix'] as const) {
         assert.ok(got.peakDeviceBytes > 0 && got.computeMs >= 0);
       }
     });
+
+    if (backend === 'cuda') {
+      it('a mask read for --backend cuda (maskToPointsAsync with a device): the CPU library\'s points and bounds', async () => {
+        const dims: Dims = [37, 29, 23];
+        const volume = volumeOf(blobVolume(dims, (n) => new Uint8Array(n), 7), dims, awkwardAffine(3));
+        for (const label of [undefined, 2]) {
+          const want = maskToPoints(volume, { region: 'surface', label });
+          const got = await maskToPointsAsync(volume, { region: 'surface', label, device: 0 });
+          assert.ok(want.count > 100);
+          assert.equal(got.count, want.count);
+          assert.equal(got.foregroundVoxels, want.foregroundVoxels);
+          assert.deepEqual(got.bounds, want.bounds);
+          assert.ok(Buffer.from(got.positions.buffer, got.positions.byteOffset, got.positions.byteLength)
+            .equals(Buffer.from(want.positions.buffer, want.positions.byteOffset, want.positions.byteLength)), `label ${label}`);
+        }
+      });
+    }
   });
 }

@@ -7,5 +7,5 @@ import { parseVoxelMaskAsync } from './voxel-geometry.js';
 
 export async function readVolumeFileAsync(path: string, format: VoxelFormat, options: ReadOptions): Promise<Geometry> {
   const bytes = readInputFile(path, 'a geometry file');
-  return filtered(await parseVoxelMaskAsync(bytes, path, options.mask ?? {}, format, options.threads), path, options);
+  return filtered(await parseVoxelMaskAsync(bytes, path, options.mask ?? {}, format, options.threads, options.maskDevice), path, options);
 }

@@ -165,7 +165,7 @@ export function parseGeometry(bytes: Uint8Array, name: string, options: ReadOpti
 /** parseGeometry with a voxel mask parsed by parseVoxelMaskAsync (off the main thread); the rest as parseGeometry. */
 async function parseGeometryAsync(bytes: Uint8Array, name: string, options: ReadOptions): Promise<Geometry> {
   const format = formatOf(bytes, name, options);
-  return isVolumeFormat(format) ? parseVoxelMaskAsync(bytes, name, options.mask ?? {}, format, options.threads) : parseAs(format, bytes, name, options);
+  return isVolumeFormat(format) ? parseVoxelMaskAsync(bytes, name, options.mask ?? {}, format, options.threads, options.maskDevice) : parseAs(format, bytes, name, options);
 }
 
 function formatOf(bytes: Uint8Array, name: string, options: ReadOptions): FileFormat {

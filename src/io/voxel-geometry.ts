@@ -19,16 +19,17 @@ export function parseVoxelMask(bytes: Uint8Array, name: string, options: MaskOpt
 
 /**
  * parseVoxelMask with the inflating and the library's selection of the points on the thread pool, off the main
- * thread (where `xhd batch` lanes would wait on each other): the same geometry, or the same error.
+ * thread (where `xhd batch` lanes would wait on each other): the same geometry, or the same error. device: the
+ * points selected on that GPU (ReadOptions.maskDevice).
  */
 export async function parseVoxelMaskAsync(bytes: Uint8Array, name: string, options: MaskOptions, format: VoxelFormat = 'nifti',
-  threads?: number): Promise<Geometry> {
+  threads?: number, device?: number): Promise<Geometry> {
   const volume = await parseVolumeAsync(format, bytes, name, options.label);
-  return maskGeometry(volume, await maskToPointsAsync(volume, pointOptions(options, threads)), name, options, format);
+  return maskGeometry(volume, await maskToPointsAsync(volume, pointOptions(options, threads, device)), name, options, format);
 }
 
-function pointOptions(options: MaskOptions, threads: number | undefined) {
-  return { label: options.label, region: options.region ?? 'surface', voxelSpace: options.voxelSpace, threads };
+function pointOptions(options: MaskOptions, threads: number | undefined, device?: number) {
+  return { label: options.label, region: options.region ?? 'surface', voxelSpace: options.voxelSpace, threads, device };
 }
 
 /** The geometry of a mask's points: their bounds (checked), what was compared, and the grid for the same-space check. */

@@ -3,6 +3,7 @@
 import type { Bounds } from '../core/coordinates.js';
 import { UsageError } from '../core/errors.js';
 import { nativeMaskPoints, nativeMaskPointsAsync, type NativeMaskPoints, type NativeMaskRequest } from '../native/mask-points.js';
+import { maskPointsOnAsync } from '../ops/mask-points.js';
 import { nativeReader } from './native-reader.js';
 import type { VoxelVolume } from './nifti.js';
 import { readerThreads } from './reader-threads.js';
@@ -16,6 +17,8 @@ export interface MaskOptions {
   voxelSpace?: boolean;
   /** Threads the library uses (the run's --threads); default every core this process may use. */
   threads?: number;
+  /** A GPU ordinal: the points selected there by the CUDA library (maskToPointsAsync only), the same points. */
+  device?: number;
 }
 
 export interface MaskPoints {
@@ -48,6 +51,9 @@ export function maskToPoints(volume: VoxelVolume, options: MaskOptions): MaskPoi
 /** maskToPoints with the library's work on the thread pool, off the main thread: the same points, or the same error. */
 export async function maskToPointsAsync(volume: VoxelVolume, options: MaskOptions): Promise<MaskPoints> {
   checkMaskOptions(options);
+  if (options.device !== undefined) {
+    return maskPointsOf(await maskPointsOnAsync('cuda', { ...nativeRequest(volume, options), device: options.device }));
+  }
   const native = nativeReader();
   if (!native) return maskToPointsInTs(volume, options);
   return maskPointsOf(await nativeMaskPointsAsync(native, nativeRequest(volume, options)));

@@ -105,7 +105,10 @@ async function compareInputs(pathA: string, pathB: string, options: CompareOptio
   // With one input on standard input, --format names that one's format; the file's comes from its name.
   const stdin = pathA === STDIN_NAME || pathB === STDIN_NAME;
   const readOptions = (path: string) => ({ format: stdin && path !== STDIN_NAME ? undefined : options.format, columns: options.columns, mask: options.mask, filters: options.filters, threads: options.threads,
-    lasAttributes: options.export !== undefined && /\.la[sz]$/i.test(options.export) }); // a LAS export keeps LAS inputs' classes and returns
+    lasAttributes: options.export !== undefined && /\.la[sz]$/i.test(options.export), // a LAS export keeps LAS inputs' classes and returns
+    // --backend cuda: a mask's points are selected on the GPU too, not on the host's cores (which a batch's lanes
+    // share: the selection was about half of a BraTS-sized pair's host work there).
+    maskDevice: options.backend === 'cuda' ? options.device ?? 0 : undefined });
 
   // Larger than --memory-limit on the CPU backend: streamed from the files rather than read in.
   // (Loaded only then: its LAS, LAZ and PLY point-file readers are no ordinary compare's.)
