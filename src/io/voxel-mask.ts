@@ -51,7 +51,7 @@ export function maskToPoints(volume: VoxelVolume, options: MaskOptions): MaskPoi
 /** maskToPoints with the library's work on the thread pool, off the main thread: the same points, or the same error. */
 export async function maskToPointsAsync(volume: VoxelVolume, options: MaskOptions): Promise<MaskPoints> {
   checkMaskOptions(options);
-  if (options.device !== undefined) {
+  if (options.device !== undefined && process.env.XHD_NATIVE_READ !== '0') {  // =0: the TypeScript pass, as below
     return maskPointsOf(await maskPointsOnAsync('cuda', { ...nativeRequest(volume, options), device: options.device }));
   }
   const native = nativeReader();
