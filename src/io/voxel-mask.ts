@@ -3,7 +3,7 @@
 import type { Bounds } from '../core/coordinates.js';
 import { UsageError } from '../core/errors.js';
 import { nativeMaskPoints, nativeMaskPointsAsync, type NativeMaskPoints, type NativeMaskRequest } from '../native/mask-points.js';
-import { maskPointsOnAsync } from '../ops/mask-points.js';
+import { loadBackend } from '../native/library.js';
 import { nativeReader } from './native-reader.js';
 import type { VoxelVolume } from './nifti.js';
 import { readerThreads } from './reader-threads.js';
@@ -52,7 +52,7 @@ export function maskToPoints(volume: VoxelVolume, options: MaskOptions): MaskPoi
 export async function maskToPointsAsync(volume: VoxelVolume, options: MaskOptions): Promise<MaskPoints> {
   checkMaskOptions(options);
   if (options.device !== undefined && process.env.XHD_NATIVE_READ !== '0') {  // =0: the TypeScript pass, as below
-    return maskPointsOf(await maskPointsOnAsync('cuda', { ...nativeRequest(volume, options), device: options.device }));
+    return maskPointsOf(await nativeMaskPointsAsync(loadBackend('cuda'), { ...nativeRequest(volume, options), device: options.device }));
   }
   const native = nativeReader();
   if (!native) return maskToPointsInTs(volume, options);
