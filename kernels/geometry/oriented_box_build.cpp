@@ -432,12 +432,11 @@ void finish_node(const NodeVertices& vertices, uint32_t level, uint64_t i, const
   const Dvec3 shift = dsub(fvec(box.c), o);
   const double moved[3] = {ddot(fvec(box.u[0]), shift), ddot(fvec(box.u[1]), shift), ddot(fvec(box.u[2]), shift)};
   for (int j = 0; j < 3; ++j) about.lo[j] -= moved[j], about.hi[j] -= moved[j];
-  if constexpr (kReaches)
-    for (int k = 0; k < Projections<kReaches>::kHalf; ++k) {
-      const double h =
-          kHalfDirections[k][0] * moved[0] + kHalfDirections[k][1] * moved[1] + kHalfDirections[k][2] * moved[2];
-      about.dir_lo[k] -= h, about.dir_hi[k] -= h;
-    }
+  if constexpr (kReaches) {
+    double h[Projections<kReaches>::kHalf];
+    direction_sums(moved, h);
+    for (int k = 0; k < Projections<kReaches>::kHalf; ++k) about.dir_lo[k] -= h[k], about.dir_hi[k] -= h[k];
+  }
   set_extents(about.lo, about.hi, box);
   if constexpr (kReaches) *reaches = reaches_from(about);
 }
