@@ -63,43 +63,31 @@ struct Tree {
 // distances are the same bits.
 class PosedB {
  public:
-  PosedB(const Tree& b, const FramePose& frame, const double* pose) : b_(b) {
-    std::copy(frame.m, frame.m + 12, m_);
+  PosedB(const Tree& b, const FramePose& frame, const double* pose)
+      : b_(b), motion_(box_motion(frame.m, b.box(0))), rigid_(is_rigid(frame.m)) {
     std::copy(pose, pose + 12, truth_m_);
-    for (int i = 0; i < 9; ++i) abs_[i] = std::fabs(m_[4 * (i / 3) + i % 3]);
-    rigid_ = is_rigid(m_);
-    const CentredBox root = moved(0, 0.0);
-    for (int k = 0; k < 3; ++k) moved_scale_ = std::fmax(moved_scale_, std::fabs(dget(root.c, k)) + dget(root.h, k));
-    // Every posed vertex lies within the moved root box (to rounding): finite there means finite everywhere.
-    if (!(moved_scale_ < 3e38)) throw InvalidArgument("the pose moves B's vertices beyond the float range");
-    eps_ = kMovedSlack * (moved_scale_ + largest_coordinate(b.box(0)));
   }
 
   // The largest coordinate of B as posed (its moved root box).
-  double moved_scale() const { return moved_scale_; }
+  double moved_scale() const { return motion_.moved_scale; }
 
   // The node's box moved, as centre and half extents of its axis-aligned bound in A's frame, widened.
-  CentredBox moved(uint32_t node, double widen) const {
-    const CentredBox local = centred(b_.box(node));
-    double c[3], h[3];
-    for (int r = 0; r < 3; ++r) {
-      c[r] = ((m_[4 * r] * local.c.x + m_[4 * r + 1] * local.c.y) + m_[4 * r + 2] * local.c.z) + m_[4 * r + 3];
-      h[r] = abs_[3 * r] * local.h.x + abs_[3 * r + 1] * local.h.y + abs_[3 * r + 2] * local.h.z + widen;
-    }
-    return {{c[0], c[1], c[2]}, {h[0], h[1], h[2]}};
-  }
-  CentredBox moved(uint32_t node) const { return moved(node, eps_); }
+  CentredBox moved(uint32_t node, double widen) const { return motion_.moved(b_.box(node), widen); }
+  CentredBox moved(uint32_t node) const { return motion_.moved(b_.box(node)); }
 
   // Oriented boxes stay boxes only under a rigid pose.
   bool oriented() const { return rigid_ && b_.bounds.ready(); }
-  MovedOrientedBox oriented(uint32_t node) const { return move_oriented_box(b_.bounds.shape(node).box, m_, eps_); }
-  double eps() const { return eps_; }
+  MovedOrientedBox oriented(uint32_t node) const {
+    return move_oriented_box(b_.bounds.shape(node).box, motion_.m, motion_.eps);
+  }
+  double eps() const { return motion_.eps; }
 
   // The least x·p over the posed points of a node of B (which has points), and that point, posed: the
   // points are posed as the boxes are (each within eps of its posed float vertex).
   double least(uint32_t node, const Dvec3& x, Dvec3& at) const {
-    const double l[3] = {m_[0] * x.x + m_[4] * x.y + m_[8] * x.z, m_[1] * x.x + m_[5] * x.y + m_[9] * x.z,
-                         m_[2] * x.x + m_[6] * x.y + m_[10] * x.z};
+    const double* m = motion_.m;
+    const double l[3] = {m[0] * x.x + m[4] * x.y + m[8] * x.z, m[1] * x.x + m[5] * x.y + m[9] * x.z,
+                         m[2] * x.x + m[6] * x.y + m[10] * x.z};
     const NodePointsView points = b_.bounds.points(node);
     const float* xs = points.xs;
     const uint32_t n = points.padded;
@@ -107,9 +95,9 @@ class PosedB {
     const float* v = xs + s.at;
     double q[3];
     for (int r = 0; r < 3; ++r)
-      q[r] = ((m_[4 * r] * v[0] + m_[4 * r + 1] * v[n]) + m_[4 * r + 2] * v[2 * n]) + m_[4 * r + 3];
+      q[r] = ((m[4 * r] * v[0] + m[4 * r + 1] * v[n]) + m[4 * r + 2] * v[2 * n]) + m[4 * r + 3];
     at = {q[0], q[1], q[2]};
-    return -s.h + (m_[3] * x.x + m_[7] * x.y + m_[11] * x.z);
+    return -s.h + (m[3] * x.x + m[7] * x.y + m[11] * x.z);
   }
 
   // The slot's corners as posed truth.
@@ -122,12 +110,9 @@ class PosedB {
 
  private:
   const Tree& b_;
-  double m_[12];        // the frame pose: B's copy into A's
-  double truth_m_[12];  // the pose itself: B's input to the truth
-  double abs_[9];
+  BoxMotion motion_;    // by the frame pose: B's copy into A's
   bool rigid_ = false;
-  double moved_scale_ = 0.0;
-  double eps_ = 0.0;
+  double truth_m_[12];  // the pose itself: B's input to the truth
 };
 
 // A triangle pair by its slots in the two meshes' f12 order: the last query's answer, tried first by the

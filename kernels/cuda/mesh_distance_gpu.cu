@@ -54,23 +54,10 @@ struct TreeView {
 // bounded by its axis-aligned box in A's frame (by the frame pose, mesh_frame.h, widened by eps); oriented boxes
 // move with rigid poses; a slot's corners are posed from the input's by the pose itself.
 struct Motion {
-  Pose frame;    // B's copy into A's
-  Pose truth;    // B's input to the truth: the query's pose
-  double abs[9];  // |the frame pose's 3x3 part|
-  double eps;
+  BoxMotion boxes;  // by the frame pose: B's copy into A's (mesh_distance_common.h, the CPU's too)
+  Pose truth;       // B's input to the truth: the query's pose
   bool rigid;
 };
-
-__host__ __device__ CentredBox moved_box(const Motion& m, const Box& b) {
-  const CentredBox local = centred(b);
-  const double* f = m.frame.m;
-  double c[3], h[3];
-  for (int r = 0; r < 3; ++r) {
-    c[r] = ((f[4 * r] * local.c.x + f[4 * r + 1] * local.c.y) + f[4 * r + 2] * local.c.z) + f[4 * r + 3];
-    h[r] = m.abs[3 * r] * local.h.x + m.abs[3 * r + 1] * local.h.y + m.abs[3 * r + 2] * local.h.z + m.eps;
-  }
-  return {{c[0], c[1], c[2]}, {h[0], h[1], h[2]}};
-}
 
 // A's slot's corners as the input states them: what every exact distance is measured over.
 __device__ Corners3 exact_corners(const TreeView& a, uint32_t slot) {
@@ -86,17 +73,30 @@ __device__ Corners3 posed_exact_corners(const TreeView& b, const Motion& m, uint
 // A node pair's key: for the minimum the moved boxes' squared gap, for the maximum their farthest spread negated.
 template <bool kMax>
 __device__ double pair_key(const TreeView& a, const TreeView& b, const Motion& m, uint32_t na, uint32_t nb) {
-  const CentredBox ca = centred(a.boxes[na]), cb = moved_box(m, b.boxes[nb]);
+  const CentredBox ca = centred(a.boxes[na]), cb = m.boxes.moved(b.boxes[nb]);
   return kMax ? -centred_far2(ca, cb) : centred_gap2(ca, cb);
 }
 
 // A real distance between the two nodes (the first corners of their first slots, exact), squared: an upper bound
 // of their minimum and a lower bound of their maximum, which tightens the running bound while the front expands
 // (the tight boxes' face bounds, which did so before, do not hold for B's moved boxes).
+// Only those corners are read and posed (the same values as exact_corners' and posed_exact_corners' first), on
+// every pair an expansion keeps.
 __device__ double corner_distance2(const TreeView& a, const TreeView& b, const Motion& m, uint32_t na, uint32_t nb) {
-  const uint32_t sa = f12_node_slots(a.shape, na).first, sb = f12_node_slots(b.shape, nb).first;
-  const Corners3 ca = exact_corners(a, sa), cb = posed_exact_corners(b, m, sb);
-  const Dvec3 d = dsub(ca.v[0], cb.v[0]);
+  const uint64_t at_a = 9ull * f12_node_slots(a.shape, na).first, at_b = 9ull * f12_node_slots(b.shape, nb).first;
+  const Dvec3 pa =
+      a.truth != nullptr ? Dvec3{a.truth[at_a], a.truth[at_a + 1], a.truth[at_a + 2]} : dload(a.corners + at_a);
+  Dvec3 pb;
+  if (b.truth != nullptr) {
+    double q[3];
+    pose_vertex64(m.truth.m, b.truth + at_b, q);
+    pb = {q[0], q[1], q[2]};
+  } else {
+    float q[3];
+    pose_vertex(m.truth.m, b.corners + at_b, q);
+    pb = dload(q);
+  }
+  const Dvec3 d = dsub(pa, pb);
   return ddot(d, d);
 }
 
@@ -211,7 +211,7 @@ __global__ void __launch_bounds__(kThreads)
     // The oriented boxes (minimum only): patches of smooth surfaces facing each other, or side by side,
     // part long before their axis-aligned boxes do.
     if (!kMax && keep && motion.rigid && a.oriented != nullptr) {
-      const MovedOrientedBox ob = move_oriented_box(b.oriented[child.y], motion.frame.m, motion.eps);
+      const MovedOrientedBox ob = move_oriented_box(b.oriented[child.y], motion.boxes.m, motion.boxes.eps);
       keep = !cut<kMax>(oriented_gap2(a.oriented[child.x], ob), bound, slack);
     }
     if (keep) mine = corner_distance2(a, b, motion, child.x, child.y);
@@ -358,20 +358,9 @@ class F12GpuDistance final : public MeshDistanceEngine {
     // search reaches. Every bound the search compares against is an exact distance (the descent's, the nodes'
     // corners', the triangle pairs'), so the filters' distance from the truth counts once (mesh_frame.h).
     const FramePose frame = frame_pose(p.m, a_frame_, b_frame_);
-    Motion m{};
-    std::copy(frame.m, frame.m + 12, m.frame.m);
-    m.truth = p;
-    for (int i = 0; i < 9; ++i) m.abs[i] = std::fabs(frame.m[4 * (i / 3) + i % 3]);
-    m.eps = 0.0;
-    const CentredBox root = moved_box(m, b_root_);
-    double moved_scale = 0.0;
-    for (int k = 0; k < 3; ++k) moved_scale = std::fmax(moved_scale, std::fabs(dget(root.c, k)) + dget(root.h, k));
-    // Every posed vertex lies within the moved root box (to rounding): finite there means finite everywhere.
-    if (!(moved_scale < 3e38)) throw InvalidArgument("the pose moves B's vertices beyond the float range");
-    m.eps = kMovedSlack * (moved_scale + largest_coordinate(b_root_));
-    m.rigid = b_oriented_.get() != nullptr && is_rigid(frame.m);
-    motion_ = m;
-    const double truth_scale = std::fmax(largest_coordinate(a_root_), moved_scale) + largest_abs(a_frame_.origin);
+    motion_ = {box_motion(frame.m, b_root_), p, b_oriented_.get() != nullptr && is_rigid(frame.m)};
+    const double truth_scale =
+        std::fmax(largest_coordinate(a_root_), motion_.boxes.moved_scale) + largest_abs(a_frame_.origin);
     const double slack = pruning_slack(truth_scale) + a_frame_.copy_error + frame.displacement;
     PhaseLog log(stream_.get());
     log.mark("B's motion");

@@ -52,6 +52,42 @@ inline double largest_coordinate(const float* xyz, uint64_t count) {
   return scale;
 }
 
+// B as A sees it under a query's pose, for the searches of both backends, which move B's boxes (fitted once in
+// B's own frame) when they reach them: nothing of B is re-posed or refitted per query. A box moves to a
+// parallelepiped, bounded by its axis-aligned box, widened by eps (the rounding of B's posed vertices).
+struct BoxMotion {
+  double m[12];   // the frame pose (mesh_frame.h): B's copy into A's, row by row
+  double abs[9];  // |its 3x3 part|
+  double eps;
+  double moved_scale;  // the largest coordinate of B as posed (its moved root box)
+
+  // The box moved, as centre and half extents of its axis-aligned bound in A's frame, widened.
+  XHD_HD CentredBox moved(const Box& box, double widen) const {
+    const CentredBox local = centred(box);
+    double c[3], h[3];
+    for (int r = 0; r < 3; ++r) {
+      c[r] = ((m[4 * r] * local.c.x + m[4 * r + 1] * local.c.y) + m[4 * r + 2] * local.c.z) + m[4 * r + 3];
+      h[r] = abs[3 * r] * local.h.x + abs[3 * r + 1] * local.h.y + abs[3 * r + 2] * local.h.z + widen;
+    }
+    return {{c[0], c[1], c[2]}, {h[0], h[1], h[2]}};
+  }
+  XHD_HD CentredBox moved(const Box& box) const { return moved(box, eps); }
+};
+
+// The motion of B's boxes by the frame pose, B's root box being b_root: eps from the moved root's scale. Refuses a
+// pose that moves B beyond the float range (every posed vertex lies within the moved root box, to rounding).
+inline BoxMotion box_motion(const double* frame_pose, const Box& b_root) {
+  BoxMotion out{};
+  for (int i = 0; i < 12; ++i) out.m[i] = frame_pose[i];
+  for (int i = 0; i < 9; ++i) out.abs[i] = std::fabs(frame_pose[4 * (i / 3) + i % 3]);
+  const CentredBox root = out.moved(b_root, 0.0);
+  out.moved_scale = 0.0;
+  for (int k = 0; k < 3; ++k) out.moved_scale = std::fmax(out.moved_scale, std::fabs(dget(root.c, k)) + dget(root.h, k));
+  if (!(out.moved_scale < 3e38)) throw InvalidArgument("the pose moves B's vertices beyond the float range");
+  out.eps = kMovedSlack * (out.moved_scale + largest_coordinate(b_root));
+  return out;
+}
+
 // Box bounds and exact distances round differently; pruning keeps every pair within this slack of the
 // bound, so no pair whose rounded exact distance could win (or tie) is ever cut. Each exact candidate is
 // the distance between two points computed, a few dozen operations in double, on the two triangles: within
