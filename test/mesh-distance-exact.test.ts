@@ -3,7 +3,7 @@
 // float32 copies cannot tell apart included; the same meshes at the origin and at survey coordinates give
 // the same distances and triangles; poses at survey coordinates equal pre-posed doubles.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 
 import { probeBackend } from '../src/ops/backends.js';
 import { MeshDistance, meshDistance, type DistanceMesh, type MeshDistanceOptions, type Pose } from '../src/ops/mesh-distance.js';
@@ -189,5 +189,13 @@ describe('mesh distance over doubles on the CPU', () => {
 });
 
 describe('mesh distance over doubles on the GPU equals the brute force', { skip: cuda.available ? false : 'no usable CUDA GPU' }, () => {
+  // Each tree the GPU builds is also checked against the host's build (f12_build_gpu.h): the float copies of
+  // survey coordinates and their truths gathered on the device.
+  const saved = process.env.XHD_CHECK_GPU_BUILD;
+  before(() => { process.env.XHD_CHECK_GPU_BUILD = '1'; });
+  after(() => {
+    if (saved === undefined) delete process.env.XHD_CHECK_GPU_BUILD;
+    else process.env.XHD_CHECK_GPU_BUILD = saved;
+  });
   agreementCases({ backend: 'cuda' });
 });

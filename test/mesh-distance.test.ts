@@ -194,6 +194,43 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
     }
   });
 
+  it("builds on the GPU the host's hierarchy (order and boxes to the bit), oriented boxes holding every corner", async () => {
+    // XHD_CHECK_GPU_BUILD=1 makes the library build each tree on the host too and compare (f12_build_gpu.h); a
+    // difference is an internal error, which rejects.
+    const grid = (n: number): TriangleMesh => {  // a flat grid: many centroids share each coordinate (ties by index)
+      const positions: number[] = [], triangles: number[] = [];
+      for (let i = 0; i <= n; i++) for (let j = 0; j <= n; j++) positions.push(i, j, 0);
+      for (let i = 0; i < n; i++)
+        for (let j = 0; j < n; j++) {
+          const v = i * (n + 1) + j;
+          triangles.push(v, v + 1, v + n + 1, v + 1, v + n + 2, v + n + 1);
+        }
+      return { positions: new Float32Array(positions), triangles: new Uint32Array(triangles) };
+    };
+    const few = (count: number): TriangleMesh => ({ positions: small.positions, triangles: small.triangles.slice(0, 3 * count) });
+    const big = uvSphere(1, 250, 400);
+    const cases: [string, TriangleMesh, TriangleMesh][] = [
+      ...scenes,
+      ['a grid of ties', grid(37), moved(grid(20), 3, 1, 0.5)],
+      ['one, two and three triangles', few(1), few(2)],
+      ['three against five', few(3), few(5)],
+      ['200k spheres', big, moved(big, 2.05, 0.3, 0.1, 0.999)],
+    ];
+    const saved = process.env.XHD_CHECK_GPU_BUILD;
+    process.env.XHD_CHECK_GPU_BUILD = '1';
+    try {
+      for (const [name, a, b] of cases) {
+        const gpu = await meshDistance(a, b, { min: true, max: true, backend: 'cuda' }, rotationZ(10, [0.1, 0, 0]));
+        const cpu = await meshDistance(a, b, { min: true, max: true, backend: 'cpu' }, rotationZ(10, [0.1, 0, 0]));
+        assertSamePair(gpu.min, cpu.min, `${name} min`);
+        assertSamePair(gpu.max, cpu.max, `${name} max`);
+      }
+    } finally {
+      if (saved === undefined) delete process.env.XHD_CHECK_GPU_BUILD;
+      else process.env.XHD_CHECK_GPU_BUILD = saved;
+    }
+  });
+
   it('refuses the brute method, which is the CPU reference', async () => {
     await assert.rejects(MeshDistance.create(cube(1), cube(1), { backend: 'cuda', method: 'brute' }), /CPU reference/);
   });

@@ -15,7 +15,9 @@
 #include "../geometry/mesh_truth.h"
 #include "../geometry/oriented_box_build.h"
 #include "../abi/parallel.h"
+#include "../abi/env_switch.h"
 #include "cuda_check.h"
+#include "f12_build_gpu.h"
 #include "device_memory.h"
 #include "device_session.h"
 #include "launch.h"
@@ -132,24 +134,6 @@ __device__ bool cut(double key, double bound2, double slack) {
     return far2 < bound2 && sqrt(far2) < sqrt(bound2) - slack;
   }
   return key > bound2 && sqrt(key) > sqrt(bound2) + slack;
-}
-
-__global__ void leaf_box_kernel(TreeView t) {
-  const uint64_t leaf = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
-  if (leaf >= (1ull << t.shape.depth)) return;
-  Box box;
-  box_make_empty(box);
-  for (uint32_t slot = f12_leaf_first(t.shape, leaf); slot < f12_leaf_first(t.shape, leaf + 1); ++slot)
-    for (int k = 0; k < 3; ++k) box_grow(box, t.corners + 9ull * slot + 3 * k);
-  t.boxes[f12_node(t.shape.depth, leaf)] = box;
-}
-
-__global__ void level_box_kernel(Box* boxes, uint32_t level) {
-  const uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
-  if (i >= (1ull << level)) return;
-  Box box = boxes[f12_node(level + 1, 2 * i)];
-  box_merge(box, boxes[f12_node(level + 1, 2 * i + 1)]);
-  boxes[f12_node(level, i)] = box;
 }
 
 // given: a real distance already known (the last query's answer under this pose), or none (kMax ? -1 : inf).
@@ -305,6 +289,53 @@ class F12GpuDistance final : public MeshDistanceEngine {
     frame_mesh(b, threads, frame_b);
     a_frame_ = frame_a.info;
     b_frame_ = frame_b.info;
+    if (switched_on("XHD_GPU_BUILD")) {
+      const uint64_t weight = kOrderWeight + (min ? kOrientedWeight : 0);
+      build_on_device(a, frame_a, min, a_shape_, a_triangle_, a_corners_, a_boxes_, a_oriented_, a_truth_, threads);
+      progress.step_done(weight * a.triangle_count);
+      build_on_device(b, frame_b, min, b_shape_, b_triangle_, b_corners_, b_boxes_, b_oriented_, b_truth_, threads);
+      progress.step_done(weight * b.triangle_count);
+    } else {
+      build_on_host(a, b, frame_a, frame_b, min, threads, progress);
+    }
+    state_ = DeviceArray<SearchState>(memory_, 1);
+    fronts_.reserve(64);
+    XHD_CUDA(cudaStreamSynchronize(stream_.get()));
+    // The host needs the root boxes for the slack and B's motion.
+    XHD_CUDA(cudaMemcpy(&a_root_, a_boxes_.get(), sizeof(Box), cudaMemcpyDeviceToHost));
+    XHD_CUDA(cudaMemcpy(&b_root_, b_boxes_.get(), sizeof(Box), cudaMemcpyDeviceToHost));
+    progress.add(kUploadWeight * (a.triangle_count + b.triangle_count));
+  }
+
+ private:
+  // One mesh's hierarchy built on the device (f12_build_gpu.h) from its float copy's vertices and its triangles,
+  // uploaded; the truth's corners (double inputs whose copy rounds) gathered there from the input's vertices.
+  // With XHD_CHECK_GPU_BUILD=1 (tests), checked against the host's build.
+  void build_on_device(const xhd_mesh& in, const MeshFrame& frame, bool min, F12Shape& shape,
+                       DeviceArray<uint32_t>& triangle, DeviceArray<float>& corners, DeviceArray<Box>& boxes,
+                       DeviceArray<OrientedBox>& oriented, DeviceArray<double>& truth, int threads) {
+    cudaStream_t s = stream_.get();
+    const DeviceArray<float> xyz = upload(memory_, frame.xyz(), 3 * in.vertex_count, s);
+    const DeviceArray<uint32_t> triangles = upload(memory_, in.triangles, 3 * in.triangle_count, s);
+    DeviceF12 tree = build_f12_on_device(memory_, s, xyz.get(), triangles.get(), in.triangle_count, min);
+    if (exact_ && !frame.info.copy_is_truth) {
+      const DeviceArray<double> xyz64 = upload(memory_, frame.xyz64(), 3 * in.vertex_count, s);
+      truth = device_truth_corners(memory_, s, tree, triangles.get(), xyz64.get());
+    }
+    if (std::getenv("XHD_CHECK_GPU_BUILD") != nullptr && std::getenv("XHD_CHECK_GPU_BUILD")[0] == '1')
+      check_device_tree(s, tree, frame.xyz(), in.triangles, threads);
+    XHD_CUDA(cudaStreamSynchronize(s));  // the uploads' sources are the caller's and the frame's
+    shape = tree.shape;
+    triangle = std::move(tree.triangle);
+    corners = std::move(tree.corners);
+    boxes = std::move(tree.boxes);
+    oriented = std::move(tree.oriented);
+  }
+
+  // The same on the host (XHD_GPU_BUILD=0: to compare the two): the kd order and the oriented boxes built there
+  // and uploaded, the boxes fitted on the device.
+  void build_on_host(const xhd_mesh& a, const xhd_mesh& b, const MeshFrame& frame_a, const MeshFrame& frame_b,
+                     bool min, int threads, const Progress& progress) {
     // Cancel (a Cancelled thrown by these builds or by step_done) is honoured only where no copy is in
     // flight: every upload below is synchronized before the next check, so unwinding frees no host array
     // the device still reads; the device arrays free themselves.
@@ -339,17 +370,12 @@ class F12GpuDistance final : public MeshDistanceEngine {
     b_triangle_ = upload(memory_, fb.triangle.data(), fb.triangle.size(), s);
     a_boxes_ = DeviceArray<Box>(memory_, f12_node_count(a_shape_));
     b_boxes_ = DeviceArray<Box>(memory_, f12_node_count(b_shape_));
-    state_ = DeviceArray<SearchState>(memory_, 1);
-    fronts_.reserve(64);
-    refit(view_a());
-    refit(view_b());
-    XHD_CUDA(cudaStreamSynchronize(s));
-    // The host needs the root boxes for the slack and B's motion.
-    XHD_CUDA(cudaMemcpy(&a_root_, a_boxes_.get(), sizeof(Box), cudaMemcpyDeviceToHost));
-    XHD_CUDA(cudaMemcpy(&b_root_, b_boxes_.get(), sizeof(Box), cudaMemcpyDeviceToHost));
-    progress.add(kUploadWeight * (a.triangle_count + b.triangle_count));
+    fit_f12_boxes(s, a_shape_, a_corners_.get(), a_boxes_.get());
+    fit_f12_boxes(s, b_shape_, b_corners_.get(), b_boxes_.get());
+    XHD_CUDA(cudaStreamSynchronize(s));  // fa and fb go out of scope
   }
 
+ public:
   void query(const double* pose, xhd_distance_result& r) override {
     const auto start = std::chrono::steady_clock::now();
     Pose p;
@@ -376,16 +402,6 @@ class F12GpuDistance final : public MeshDistanceEngine {
   }
   TreeView view_b() {
     return {b_shape_, b_corners_.get(), b_triangle_.get(), b_boxes_.get(), b_oriented_.get(), b_truth_.get()};
-  }
-
-  void refit(const TreeView& t) {
-    cudaStream_t s = stream_.get();
-    leaf_box_kernel<<<blocks_for(1ull << t.shape.depth, kThreads), kThreads, 0, s>>>(t);
-    XHD_CUDA_LAUNCHED("leaf_box_kernel");
-    for (uint32_t level = t.shape.depth; level-- > 0;) {
-      level_box_kernel<<<blocks_for(1ull << level, kThreads), kThreads, 0, s>>>(t.boxes, level);
-      XHD_CUDA_LAUNCHED("level_box_kernel");
-    }
   }
 
   // The front buffers of each chunk depth (and the leaf stage's distances): allocated on first use, kept
