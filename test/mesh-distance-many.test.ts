@@ -223,10 +223,20 @@ suiteUnless(cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').
   it('a signal stops the build and a call part-way', async () => {
     const abort = new AbortController();
     const big = torus(1, 0.3, 800, 250);
-    // One host thread: the host's part of the build (ordering, oriented boxes) lasts past the first report.
-    await assert.rejects(MeshDistance.create(big, moved(big, 0.5), {
-      backend: 'cuda', threads: 1, signal: abort.signal, onProgress: () => abort.abort(),
-    }), CancelledError);
+    // The hierarchies are built on the GPU in a few milliseconds, before any report; the host's build of the same
+    // context (XHD_GPU_BUILD=0) on one thread lasts past the first report, and stops there.
+    await assert.rejects(MeshDistance.create(big, moved(big, 0.5), { backend: 'cuda', signal: AbortSignal.abort() }),
+      CancelledError);
+    const saved = process.env.XHD_GPU_BUILD;
+    process.env.XHD_GPU_BUILD = '0';
+    try {
+      await assert.rejects(MeshDistance.create(big, moved(big, 0.5), {
+        backend: 'cuda', threads: 1, signal: abort.signal, onProgress: () => abort.abort(),
+      }), CancelledError);
+    } finally {
+      if (saved === undefined) delete process.env.XHD_GPU_BUILD;
+      else process.env.XHD_GPU_BUILD = saved;
+    }
     const context = await MeshDistance.create(big, moved(big, 0.5), { backend: 'cuda' });
     try {
       const stop = new AbortController();

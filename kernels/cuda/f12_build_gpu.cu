@@ -14,6 +14,7 @@
 #include "cuda_check.h"
 #include "launch.h"
 #include "ordered_float.cuh"
+#include "phase_log.h"
 
 namespace xhd {
 namespace {
@@ -412,16 +413,21 @@ DeviceF12 build_f12_on_device(DeviceMemory& memory, cudaStream_t stream, const f
   DeviceF12 t;
   t.shape = f12_shape(static_cast<uint32_t>(triangle_count));
   Builder build(memory, stream, triangle_count);
+  PhaseLog log(stream);
+  log.mark("build: before");
   t.triangle = build.kd_order(xyz, triangles, t.shape);
+  log.mark("build: kd order");
   t.corners = DeviceArray<float>(memory, 9 * triangle_count);
   gather_corners_kernel<float><<<blocks_for(triangle_count, kThreads), kThreads, 0, stream>>>(
       xyz, triangles, t.triangle.get(), triangle_count, t.corners.get());
   XHD_CUDA_LAUNCHED("gather_corners_kernel");
   t.boxes = DeviceArray<Box>(memory, f12_node_count(t.shape));
   fit_f12_boxes(stream, t.shape, t.corners.get(), t.boxes.get());
+  log.mark("build: corners and boxes");
   if (with_oriented) {
     t.oriented = DeviceArray<OrientedBox>(memory, f12_node_count(t.shape));
     build.oriented(t, t.oriented.get());
+    log.mark("build: oriented boxes");
   }
   return t;
 }

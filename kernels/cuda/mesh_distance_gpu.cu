@@ -283,10 +283,13 @@ class F12GpuDistance final : public MeshDistanceEngine {
     const bool min = (o.which & XHD_DISTANCE_MIN) != 0;
     progress.set_total((kOrderWeight + (min ? kOrientedWeight : 0) + kUploadWeight) *
                        (a.triangle_count + b.triangle_count));
+    PhaseLog log(stream_.get());
+    log.mark("context: stream and memory");
     // Each mesh's hierarchy from its float copy (mesh_frame.h); float32 inputs are their own copies.
     MeshFrame frame_a, frame_b;
     frame_mesh(a, threads, frame_a);
     frame_mesh(b, threads, frame_b);
+    log.mark("context: frames");
     a_frame_ = frame_a.info;
     b_frame_ = frame_b.info;
     if (switched_on("XHD_GPU_BUILD")) {
@@ -298,6 +301,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     } else {
       build_on_host(a, b, frame_a, frame_b, min, threads, progress);
     }
+    log.mark("context: hierarchies");
     state_ = DeviceArray<SearchState>(memory_, 1);
     fronts_.reserve(64);
     XHD_CUDA(cudaStreamSynchronize(stream_.get()));
@@ -315,8 +319,10 @@ class F12GpuDistance final : public MeshDistanceEngine {
                        DeviceArray<uint32_t>& triangle, DeviceArray<float>& corners, DeviceArray<Box>& boxes,
                        DeviceArray<OrientedBox>& oriented, DeviceArray<double>& truth, int threads) {
     cudaStream_t s = stream_.get();
+    PhaseLog log(s);
     const DeviceArray<float> xyz = upload(memory_, frame.xyz(), 3 * in.vertex_count, s);
     const DeviceArray<uint32_t> triangles = upload(memory_, in.triangles, 3 * in.triangle_count, s);
+    log.mark("build: upload");
     DeviceF12 tree = build_f12_on_device(memory_, s, xyz.get(), triangles.get(), in.triangle_count, min);
     if (exact_ && !frame.info.copy_is_truth) {
       const DeviceArray<double> xyz64 = upload(memory_, frame.xyz64(), 3 * in.vertex_count, s);
