@@ -231,6 +231,34 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
     }
   });
 
+  it('the search driven by the host, and fronts searched in chunks, give the same pairs as the device loop', async () => {
+    // XHD_GPU_DEVICE_LOOP=0: a launch a step, the front's size read back between them; XHD_MESH_FRONT_CAPACITY: fronts
+    // of more than 16,384 pairs are cut into chunks (the device loop stops there and the host goes on).
+    const big = uvSphere(1, 250, 400);
+    const cases: [string, TriangleMesh, TriangleMesh][] = [...scenes, ['200k spheres', big, moved(big, 2.05, 0.3, 0.1, 0.999)]];
+    const saved = { loop: process.env.XHD_GPU_DEVICE_LOOP, capacity: process.env.XHD_MESH_FRONT_CAPACITY };
+    const settings: [string, string | undefined, string | undefined][] = [
+      ['host-driven', '0', undefined], ['device loop, chunks', undefined, '16384'], ['host-driven, chunks', '0', '16384'],
+    ];
+    try {
+      for (const [name, a, b] of cases) {
+        const pose = rotationZ(33, [0.1, 0.2, 0]);
+        const cpu = await meshDistance(a, b, { min: true, max: true, backend: 'cpu' }, pose);
+        for (const [setting, loop, capacity] of settings) {
+          if (loop === undefined) delete process.env.XHD_GPU_DEVICE_LOOP; else process.env.XHD_GPU_DEVICE_LOOP = loop;
+          if (capacity === undefined) delete process.env.XHD_MESH_FRONT_CAPACITY; else process.env.XHD_MESH_FRONT_CAPACITY = capacity;
+          const gpu = await meshDistance(a, b, { min: true, max: true, backend: 'cuda' }, pose);
+          assertSamePair(gpu.min, cpu.min, `${name} min, ${setting}`);
+          assertSamePair(gpu.max, cpu.max, `${name} max, ${setting}`);
+        }
+      }
+    } finally {
+      for (const [key, value] of [['XHD_GPU_DEVICE_LOOP', saved.loop], ['XHD_MESH_FRONT_CAPACITY', saved.capacity]] as const) {
+        if (value === undefined) delete process.env[key]; else process.env[key] = value;
+      }
+    }
+  });
+
   it('refuses the brute method, which is the CPU reference', async () => {
     await assert.rejects(MeshDistance.create(cube(1), cube(1), { backend: 'cuda', method: 'brute' }), /CPU reference/);
   });

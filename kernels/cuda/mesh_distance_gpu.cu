@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <cooperative_groups.h>
+
 #include "../abi/elapsed.h"
 #include "../geometry/f12_bvh.h"
 #include "../geometry/mesh_distance_common.h"
@@ -138,7 +140,7 @@ __device__ bool cut(double key, double bound2, double slack) {
 
 // given: a real distance already known (the last query's answer under this pose), or none (kMax ? -1 : inf).
 template <bool kMax>
-__global__ void start_kernel(TreeView a, TreeView b, Motion m, double given, SearchState* s, uint2* front) {
+__device__ void start_search(TreeView a, TreeView b, const Motion& m, double given, SearchState* s, uint2* front) {
   const double corners = corner_distance2(a, b, m, 0, 0);
   s->bound = __double_as_longlong(kMax ? fmax(corners, given) : fmin(corners, given));
   s->best = __double_as_longlong(kMax ? -1.0 : static_cast<double>(INFINITY));
@@ -150,7 +152,7 @@ __global__ void start_kernel(TreeView a, TreeView b, Motion m, double given, Sea
 // One thread straight down the most promising children to a pair of leaves, whose exact distances give
 // the bound a real value before the front expands (the CPU backend starts the same way).
 template <bool kMax>
-__global__ void descent_kernel(TreeView a, TreeView b, Motion m, SearchState* s) {
+__device__ void descend(const TreeView& a, const TreeView& b, const Motion& m, SearchState* s) {
   uint64_t na = 0, nb = 0;
   for (uint32_t la = 0, lb = 0; la < a.shape.depth || lb < b.shape.depth;) {
     const bool split_a = la < a.shape.depth, split_b = lb < b.shape.depth;
@@ -173,23 +175,28 @@ __global__ void descent_kernel(TreeView a, TreeView b, Motion m, SearchState* s)
     }
 }
 
-// One thread per generated BVTT node: the pair of k-th descendants its index encodes. Survivors are
-// appended to `out`; their corners' distances are reduced per block and tighten the global bound once.
+// One expansion step (levels la, lb down by ka, kb), as the host loop launches it and the device loop runs it.
+struct Step {
+  uint32_t la, lb, ka, kb;
+  uint64_t generated;
+};
+
+// Generated BVTT node t (t >= generated: none, but the thread still takes part in the warp's and block's steps):
+// the pair of k-th descendants its index encodes. Survivors are appended to `out` (counted in *count); their
+// corners' distances are reduced per block and tighten the global bound once. Every thread of the block calls it.
 template <bool kMax>
-__global__ void __launch_bounds__(kThreads)
-    expand_kernel(TreeView a, TreeView b, const uint2* in, uint64_t generated, uint32_t la, uint32_t lb, uint32_t ka,
-                  uint32_t kb, double slack, Motion motion, SearchState* s, uint2* out) {
+__device__ void expand_item(const TreeView& a, const TreeView& b, const uint2* in, const Step& st, uint64_t t,
+                            double slack, const Motion& motion, SearchState* s, unsigned int* count, uint2* out) {
   __shared__ double block_bound[kThreads / 32];
-  const uint64_t t = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
   double mine = kMax ? -1.0 : static_cast<double>(INFINITY);
   bool keep = false;
   uint2 child = make_uint2(0, 0);
-  if (t < generated) {
-    const uint2 p = in[t >> (ka + kb)];
-    const uint64_t j = t & ((1ull << (ka + kb)) - 1);
-    const uint64_t pa = p.x - ((1ull << la) - 1), pb = p.y - ((1ull << lb) - 1);
-    child.x = static_cast<uint32_t>(f12_node(la + ka, (pa << ka) + (j >> kb)));
-    child.y = static_cast<uint32_t>(f12_node(lb + kb, (pb << kb) + (j & ((1ull << kb) - 1))));
+  if (t < st.generated) {
+    const uint2 p = in[t >> (st.ka + st.kb)];
+    const uint64_t j = t & ((1ull << (st.ka + st.kb)) - 1);
+    const uint64_t pa = p.x - ((1ull << st.la) - 1), pb = p.y - ((1ull << st.lb) - 1);
+    child.x = static_cast<uint32_t>(f12_node(st.la + st.ka, (pa << st.ka) + (j >> st.kb)));
+    child.y = static_cast<uint32_t>(f12_node(st.lb + st.kb, (pb << st.kb) + (j & ((1ull << st.kb) - 1))));
     const double bound = read_double(&s->bound);
     keep = !cut<kMax>(pair_key<kMax>(a, b, motion, child.x, child.y), bound, slack);
     // The oriented boxes (minimum only): patches of smooth surfaces facing each other, or side by side,
@@ -203,7 +210,7 @@ __global__ void __launch_bounds__(kThreads)
   // Warp-aggregated append.
   const unsigned lane = threadIdx.x & 31, ballot = __ballot_sync(0xffffffffu, keep);
   unsigned base = 0;
-  if (lane == 0 && ballot) base = atomicAdd(&s->count, __popc(ballot));
+  if (lane == 0 && ballot) base = atomicAdd(count, __popc(ballot));
   base = __shfl_sync(0xffffffffu, base, 0);
   if (keep) out[base + __popc(ballot & ((1u << lane) - 1))] = child;
   // Block reduction of the bounds, then one atomic per block.
@@ -218,13 +225,13 @@ __global__ void __launch_bounds__(kThreads)
     for (int w = 1; w < kThreads / 32; ++w) best = kMax ? fmax(best, block_bound[w]) : fmin(best, block_bound[w]);
     atomic_tighten<kMax>(&s->bound, best);
   }
+  __syncthreads();  // block_bound is written again by the block's next item (the device loop)
 }
 
-// The final front, every pair of leaves: up to 2 × 2 triangle pairs each, one thread per triangle pair.
+// Triangle pair t of the final front, every pair of leaves: up to 2 × 2 triangle pairs each.
 template <bool kMax>
-__global__ void leaf_pairs_kernel(TreeView a, TreeView b, Motion m, const uint2* pairs, uint32_t count, double slack,
-                                  SearchState* s, double* d2) {
-  const uint64_t t = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
+__device__ void leaf_pair_item(const TreeView& a, const TreeView& b, const Motion& m, const uint2* pairs,
+                               uint32_t count, uint64_t t, double slack, SearchState* s, double* d2) {
   if (t >= 4ull * count) return;
   const uint2 p = pairs[t >> 2];
   const uint64_t ia = p.x - ((1ull << a.shape.depth) - 1), ib = p.y - ((1ull << b.shape.depth) - 1);
@@ -249,15 +256,107 @@ __global__ void leaf_pairs_kernel(TreeView a, TreeView b, Motion m, const uint2*
 }
 
 // Among the pairs at the best distance, the smallest (triangle of A, triangle of B).
-__global__ void winner_kernel(TreeView a, TreeView b, const uint2* pairs, uint32_t count, const double* d2,
-                              SearchState* s) {
-  const uint64_t t = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
+__device__ void winner_item(const TreeView& a, const TreeView& b, const uint2* pairs, uint32_t count, uint64_t t,
+                            const double* d2, SearchState* s) {
   if (t >= 4ull * count || d2[t] != __longlong_as_double(s->best)) return;
   const uint2 p = pairs[t >> 2];
   const uint64_t ia = p.x - ((1ull << a.shape.depth) - 1), ib = p.y - ((1ull << b.shape.depth) - 1);
   const uint32_t sa = f12_leaf_first(a.shape, ia) + static_cast<uint32_t>((t >> 1) & 1);
   const uint32_t sb = f12_leaf_first(b.shape, ib) + static_cast<uint32_t>(t & 1);
   atomicMin(&s->key, (static_cast<unsigned long long>(a.triangle[sa]) << 32) | b.triangle[sb]);
+}
+
+// ---- The host-driven search: a launch a step, the front's size read back between them ----
+
+template <bool kMax>
+__global__ void start_kernel(TreeView a, TreeView b, Motion m, double given, bool descent, SearchState* s,
+                             uint2* front) {
+  start_search<kMax>(a, b, m, given, s, front);
+  if (descent) descend<kMax>(a, b, m, s);
+}
+
+template <bool kMax>
+__global__ void __launch_bounds__(kThreads)
+    expand_kernel(TreeView a, TreeView b, const uint2* in, Step st, double slack, Motion motion, SearchState* s,
+                  uint2* out) {
+  expand_item<kMax>(a, b, in, st, blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x, slack, motion, s,
+                    &s->count, out);
+}
+
+template <bool kMax>
+__global__ void leaf_pairs_kernel(TreeView a, TreeView b, Motion m, const uint2* pairs, uint32_t count, double slack,
+                                  SearchState* s, double* d2) {
+  leaf_pair_item<kMax>(a, b, m, pairs, count, blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x, slack,
+                       s, d2);
+}
+
+__global__ void winner_kernel(TreeView a, TreeView b, const uint2* pairs, uint32_t count, const double* d2,
+                              SearchState* s) {
+  winner_item(a, b, pairs, count, blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x, d2, s);
+}
+
+// The adaptive depth of the next step: the largest k with 4^k · (front size) < kGenerated (at least 1), within
+// what is left of each tree, and within the front's capacity (which tests lower below kGenerated).
+XHD_HD Step next_step(uint64_t n, uint32_t la, uint32_t lb, const F12Shape& sa, const F12Shape& sb, uint64_t capacity) {
+  const uint64_t most = capacity < kGenerated ? capacity : kGenerated;
+  uint32_t k = 1;
+  while (k < 16 && (n << (2 * (k + 1))) < most) ++k;
+  const uint32_t ka = k < sa.depth - la ? k : sa.depth - la, kb = k < sb.depth - lb ? k : sb.depth - lb;
+  return {la, lb, ka, kb, n << (ka + kb)};
+}
+
+// ---- The device-driven search: every step in one cooperative launch, a grid-wide barrier between steps ----
+
+// Where it ended: the leaves tested (finished), or a front too large for the buffers, which the host then
+// searches in chunks from `front` (which buffer), `count` pairs at levels la, lb.
+struct LoopEnd {
+  unsigned long long box_pairs;
+  unsigned int iterations, la, lb, count, front, finished;
+};
+
+// The whole search of one query: start (and descent), the expansion steps, the leaf pairs and the winner. Every
+// thread runs every loop the same number of times (items past the end take part idle), so the barriers and the
+// blocks' reductions see every thread. Each step appends to counts[step % 3]: the one after it is cleared during
+// the step (every thread read it two barriers ago), so no thread can clear a count another is still reading.
+template <bool kMax>
+__global__ void __launch_bounds__(kThreads)
+    search_kernel(TreeView a, TreeView b, Motion m, double given, bool descent, double slack, uint64_t capacity,
+                  SearchState* s, uint2* front0, uint2* front1, double* d2, unsigned int* counts, LoopEnd* end) {
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const uint64_t rank = grid.thread_rank(), size = grid.size();
+  if (rank == 0) {
+    start_search<kMax>(a, b, m, given, s, front0);
+    if (descent) descend<kMax>(a, b, m, s);
+    counts[0] = counts[1] = counts[2] = 0;
+  }
+  grid.sync();
+  uint2* fronts[2] = {front0, front1};
+  uint64_t n = 1, box_pairs = 0;
+  uint32_t la = 0, lb = 0, at = 0, step = 0;
+  for (; la < a.shape.depth || lb < b.shape.depth; ++step) {
+    const Step st = next_step(n, la, lb, a.shape, b.shape, capacity);
+    if (st.generated > capacity) break;  // the same decision in every thread
+    unsigned int* count = counts + step % 3;
+    if (rank == 0) counts[(step + 1) % 3] = 0;
+    for (uint64_t first = 0; first < st.generated; first += size)
+      expand_item<kMax>(a, b, fronts[at], st, first + rank, slack, m, s, count, fronts[at ^ 1]);
+    grid.sync();
+    n = *reinterpret_cast<volatile unsigned int*>(count);
+    box_pairs += st.generated;
+    at ^= 1;
+    la += st.ka;
+    lb += st.kb;
+    if (n == 0) break;
+  }
+  const bool finished = n == 0 || !(la < a.shape.depth || lb < b.shape.depth);
+  if (finished && n > 0) {
+    for (uint64_t first = 0; first < 4 * n; first += size)
+      leaf_pair_item<kMax>(a, b, m, fronts[at], static_cast<uint32_t>(n), first + rank, slack, s, d2);
+    grid.sync();
+    for (uint64_t first = 0; first < 4 * n; first += size)
+      winner_item(a, b, fronts[at], static_cast<uint32_t>(n), first + rank, d2, s);
+  }
+  if (rank == 0) *end = {box_pairs, step, la, lb, static_cast<unsigned int>(n), at, finished ? 1u : 0u};
 }
 
 template <typename T>
@@ -304,6 +403,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     log.mark("context: hierarchies");
     state_ = DeviceArray<SearchState>(memory_, 1);
     fronts_.reserve(64);
+    plan_device_loop(o.device);
     XHD_CUDA(cudaStreamSynchronize(stream_.get()));
     // The host needs the root boxes for the slack and B's motion.
     XHD_CUDA(cudaMemcpy(&a_root_, a_boxes_.get(), sizeof(Box), cudaMemcpyDeviceToHost));
@@ -312,6 +412,27 @@ class F12GpuDistance final : public MeshDistanceEngine {
   }
 
  private:
+  // Whether the search runs as one cooperative launch (cooperative launches supported; XHD_GPU_DEVICE_LOOP=0 turns
+  // it off), and on how many blocks: XHD_GPU_LOOP_BLOCKS_PER_SM of those that fit on a multiprocessor at once
+  // (default 2: a grid-wide barrier costs more the more blocks it waits for, and the fronts rarely fill more).
+  void plan_device_loop(int device) {
+    if (const char* c = std::getenv("XHD_MESH_FRONT_CAPACITY"))
+      front_capacity_ = std::min<uint64_t>(kFrontCapacity, std::max<uint64_t>(1024, std::strtoull(c, nullptr, 10)));
+    int cooperative = 0, sms = 0, fit_min = 0, fit_max = 0;
+    XHD_CUDA(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+    if (!cooperative || !switched_on("XHD_GPU_DEVICE_LOOP")) return;
+    XHD_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    XHD_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit_min, search_kernel<false>, kThreads, 0));
+    XHD_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit_max, search_kernel<true>, kThreads, 0));
+    int per_sm = 2;
+    if (const char* c = std::getenv("XHD_GPU_LOOP_BLOCKS_PER_SM")) per_sm = std::max(1, std::atoi(c));
+    per_sm = std::min({per_sm, fit_min, fit_max});
+    if (per_sm < 1) return;
+    loop_blocks_ = static_cast<unsigned int>(per_sm * sms);
+    counts_ = DeviceArray<unsigned int>(memory_, 3);
+    loop_end_ = DeviceArray<LoopEnd>(memory_, 1);
+  }
+
   // One mesh's hierarchy built on the device (f12_build_gpu.h) from its float copy's vertices and its triangles,
   // uploaded; the truth's corners (double inputs whose copy rounds) gathered there from the input's vertices.
   // With XHD_CHECK_GPU_BUILD=1 (tests), checked against the host's build.
@@ -418,10 +539,10 @@ class F12GpuDistance final : public MeshDistanceEngine {
   Fronts& fronts_at(size_t depth) {
     while (fronts_.size() <= depth) {
       fronts_.emplace_back();
-      fronts_.back().buffer[0] = DeviceArray<uint2>(memory_, kFrontCapacity);
-      fronts_.back().buffer[1] = DeviceArray<uint2>(memory_, kFrontCapacity);
+      fronts_.back().buffer[0] = DeviceArray<uint2>(memory_, front_capacity_);
+      fronts_.back().buffer[1] = DeviceArray<uint2>(memory_, front_capacity_);
     }
-    if (d2_.get() == nullptr) d2_ = DeviceArray<double>(memory_, 4 * kFrontCapacity);
+    if (d2_.get() == nullptr) d2_ = DeviceArray<double>(memory_, 4 * front_capacity_);
     return fronts_[depth];
   }
 
@@ -445,15 +566,15 @@ class F12GpuDistance final : public MeshDistanceEngine {
       const Corners3 ca = a_input_.corners(last->a), cb = b_input_.posed_corners(pose.m, last->b);
       given = (kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb)).d2;
     }
-    start_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, given, state_.get(), top.buffer[0].get());
-    XHD_CUDA_LAUNCHED("start_kernel");
-    if (!last) {
-      descent_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, state_.get());
-      XHD_CUDA_LAUNCHED("descent_kernel");
-    }
-    log.mark("start and descent");
     Found found{kMax ? -1.0 : static_cast<double>(INFINITY), ~0ull};
-    expand<kMax>(top.buffer[0].get(), 1, 0, 0, 0, slack, found, r, log);
+    if (loop_blocks_ > 0) {
+      device_search<kMax>(given, !last, slack, found, r, log);
+    } else {
+      start_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, given, !last, state_.get(), top.buffer[0].get());
+      XHD_CUDA_LAUNCHED("start_kernel");
+      log.mark("start and descent");
+      expand<kMax>(top.buffer[0].get(), 1, 0, 0, 0, slack, found, r, log);
+    }
     xhd_distance_pair out{};
     out.triangle_a = out.triangle_b = XHD_NO_INDEX;
     if (found.key == ~0ull) throw std::runtime_error("the search ended without a triangle pair");
@@ -476,13 +597,12 @@ class F12GpuDistance final : public MeshDistanceEngine {
     const TreeView a = view_a(), b = view_b();
     int current = -1;  // -1: the front is still the caller's `in`
     while (la < a.shape.depth || lb < b.shape.depth) {
-      uint32_t k = 1;
-      while (k < 16 && (n << (2 * (k + 1))) < kGenerated) ++k;
-      const uint32_t ka = std::min(k, a.shape.depth - la), kb = std::min(k, b.shape.depth - lb);
-      const uint64_t generated = n << (ka + kb);
+      const Step st = next_step(n, la, lb, a.shape, b.shape, front_capacity_);
+      const uint32_t ka = st.ka, kb = st.kb;
+      const uint64_t generated = st.generated;
       const uint2* front = current < 0 ? in : fronts_at(depth).buffer[current].get();
-      if (generated > kFrontCapacity) {
-        const uint64_t piece = std::max<uint64_t>(1, kFrontCapacity >> (ka + kb));
+      if (generated > front_capacity_) {
+        const uint64_t piece = std::max<uint64_t>(1, front_capacity_ >> (ka + kb));
         for (uint64_t first = 0; first < n; first += piece)
           expand<kMax>(front + first, std::min(piece, n - first), la, lb, depth + 1, slack, found, r, log);
         return;
@@ -491,7 +611,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
       const int next = current >= 0 ? 1 - current : (in == fronts_at(depth).buffer[0].get() ? 1 : 0);
       XHD_CUDA(cudaMemsetAsync(&state_.get()->count, 0, sizeof(unsigned int), s));
       expand_kernel<kMax><<<blocks_for(generated, kThreads), kThreads, 0, s>>>(
-          a, b, front, generated, la, lb, ka, kb, slack, motion_, state_.get(), fronts_at(depth).buffer[next].get());
+          a, b, front, st, slack, motion_, state_.get(), fronts_at(depth).buffer[next].get());
       XHD_CUDA_LAUNCHED("expand_kernel");
       XHD_CUDA(cudaMemcpyAsync(&readback_.data()->count, &state_.get()->count, sizeof(unsigned int),
                                cudaMemcpyDeviceToHost, s));
@@ -527,14 +647,48 @@ class F12GpuDistance final : public MeshDistanceEngine {
     XHD_CUDA(cudaMemsetAsync(&state_.get()->key, 0xff, sizeof(unsigned long long), s));
     XHD_CUDA(cudaMemsetAsync(&state_.get()->tests, 0, sizeof(unsigned long long), s));
     XHD_CUDA(cudaStreamSynchronize(s));
-    const SearchState chunk = *readback_.data();
     log.mark("leaf pairs and winner");
+    take_chunk<kMax>(*readback_.data(), found, r);
+  }
+
+  // A chunk's winner (if it has one at the best distance so far) against the chunks' before it.
+  template <bool kMax>
+  static void take_chunk(const SearchState& chunk, Found& found, xhd_distance_result& r) {
     r.triangle_pairs += chunk.tests;
     if (chunk.key == ~0ull) return;  // nothing here at the best distance found so far
     double d2;
     std::memcpy(&d2, &chunk.best, sizeof(d2));
     const bool better = kMax ? d2 > found.d2 : d2 < found.d2;
     if (better || (d2 == found.d2 && chunk.key < found.key)) found = {d2, chunk.key};
+  }
+
+  // The whole search in one cooperative launch (search_kernel) and one readback; where the front outgrows the
+  // buffers, the host goes on from there in chunks, as the host-driven search does.
+  template <bool kMax>
+  void device_search(double given, bool descent, double slack, Found& found, xhd_distance_result& r, PhaseLog& log) {
+    cudaStream_t s = stream_.get();
+    TreeView a = view_a(), b = view_b();
+    Motion m = motion_;
+    Fronts& top = fronts_at(0);
+    uint2 *front0 = top.buffer[0].get(), *front1 = top.buffer[1].get();
+    double* d2 = d2_.get();
+    SearchState* state = state_.get();
+    unsigned int* counts = counts_.get();
+    LoopEnd* end = loop_end_.get();
+    uint64_t capacity = front_capacity_;
+    void* args[] = {&a, &b, &m, &given, &descent, &slack, &capacity, &state, &front0, &front1, &d2, &counts, &end};
+    XHD_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&search_kernel<kMax>), dim3(loop_blocks_),
+                                         dim3(kThreads), args, 0, s));
+    XHD_CUDA_LAUNCHED("search_kernel");
+    XHD_CUDA(cudaMemcpyAsync(readback_.data(), state, sizeof(SearchState), cudaMemcpyDeviceToHost, s));
+    XHD_CUDA(cudaMemcpyAsync(loop_readback_.data(), end, sizeof(LoopEnd), cudaMemcpyDeviceToHost, s));
+    XHD_CUDA(cudaStreamSynchronize(s));
+    const LoopEnd e = *loop_readback_.data();
+    r.box_pairs += e.box_pairs;
+    r.iterations += e.iterations;
+    log.mark("device loop");
+    if (e.finished) return take_chunk<kMax>(*readback_.data(), found, r);
+    expand<kMax>(top.buffer[e.front].get(), e.count, e.la, e.lb, 0, slack, found, r, log);
   }
 
   const int which_;
@@ -557,6 +711,15 @@ class F12GpuDistance final : public MeshDistanceEngine {
   std::vector<Fronts> fronts_;
   DeviceArray<double> d2_;
   Box a_root_{}, b_root_{};
+  // The device-driven search: blocks of its cooperative launch (0: the host drives the search), its step counts
+  // and where it ended.
+  unsigned int loop_blocks_ = 0;
+  DeviceArray<unsigned int> counts_;
+  DeviceArray<LoopEnd> loop_end_;
+  PinnedArray<LoopEnd> loop_readback_{1};
+  // Front pairs an expansion may generate before the front is searched in chunks (XHD_MESH_FRONT_CAPACITY
+  // lowers it, for tests of the chunks; the buffers hold this many).
+  uint64_t front_capacity_ = kFrontCapacity;
 };
 
 }  // namespace
