@@ -376,8 +376,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
       : which_(o.which),
         exact_(a.xyz64 != nullptr || b.xyz64 != nullptr),
         memory_(device_memory_budget(o.device), stream_.get()),
-        a_input_(a),
-        b_input_(b) {
+        a_input_(a, resolve_thread_count(o.threads)),
+        b_input_(b, resolve_thread_count(o.threads)) {
     const int threads = resolve_thread_count(o.threads);
     const bool min = (o.which & XHD_DISTANCE_MIN) != 0;
     progress.set_total((kOrderWeight + (min ? kOrientedWeight : 0) + kUploadWeight) *

@@ -17,7 +17,7 @@ namespace {
 class BruteDistance final : public MeshDistanceEngine {
  public:
   BruteDistance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o)
-      : which_(o.which), threads_(resolve_thread_count(o.threads)), a_(a), b_(b) {}
+      : which_(o.which), threads_(resolve_thread_count(o.threads)), a_(a, threads_), b_(b, threads_) {}
 
   void query(const double* pose, xhd_distance_result& r) override {
     const auto start = std::chrono::steady_clock::now();
