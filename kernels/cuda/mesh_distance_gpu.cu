@@ -677,15 +677,26 @@ class F12GpuDistance final : public MeshDistanceEngine {
     LoopEnd* end = loop_end_.get();
     uint64_t capacity = front_capacity_;
     void* args[] = {&a, &b, &m, &given, &descent, &slack, &capacity, &state, &front0, &front1, &d2, &counts, &end};
+    cudaEvent_t timing[2] = {nullptr, nullptr};  // the kernel's own time, where XHD_CUDA_PROFILE asks
+    if (log.enabled())
+      for (cudaEvent_t& e : timing) XHD_CUDA(cudaEventCreate(&e)), XHD_CUDA(cudaEventRecord(e, s));
     XHD_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&search_kernel<kMax>), dim3(loop_blocks_),
                                          dim3(kThreads), args, 0, s));
     XHD_CUDA_LAUNCHED("search_kernel");
+    if (log.enabled()) XHD_CUDA(cudaEventRecord(timing[1], s));
     XHD_CUDA(cudaMemcpyAsync(readback_.data(), state, sizeof(SearchState), cudaMemcpyDeviceToHost, s));
     XHD_CUDA(cudaMemcpyAsync(loop_readback_.data(), end, sizeof(LoopEnd), cudaMemcpyDeviceToHost, s));
     XHD_CUDA(cudaStreamSynchronize(s));
     const LoopEnd e = *loop_readback_.data();
     r.box_pairs += e.box_pairs;
     r.iterations += e.iterations;
+    if (log.enabled()) {
+      float kernel_ms = 0.0f;
+      XHD_CUDA(cudaEventElapsedTime(&kernel_ms, timing[0], timing[1]));
+      for (cudaEvent_t ev : timing) cudaEventDestroy(ev);
+      std::fprintf(stderr, "xhd-profile search_kernel %u steps, %llu box pairs: %.3f ms\n", e.iterations,
+                   static_cast<unsigned long long>(e.box_pairs), kernel_ms);
+    }
     log.mark("device loop");
     if (e.finished) return take_chunk<kMax>(*readback_.data(), found, r);
     expand<kMax>(top.buffer[e.front].get(), e.count, e.la, e.lb, 0, slack, found, r, log);
