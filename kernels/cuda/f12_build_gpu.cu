@@ -321,16 +321,16 @@ class Builder {
     // A stable sort by the coordinate's bits keeps equal coordinates in index order: the key (coordinate, index).
     size_t bytes = 0;
     XHD_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys.get(), sorted_keys.get(), index.get(), runs[0].get(),
-                                             n_, 0, 32, s_));
+                                             static_cast<int>(n_), 0, 32, s_));
     DeviceArray<unsigned char> scratch(memory_, bytes);
     for (int a = 0; a < 3; ++a)
       XHD_CUDA(cub::DeviceRadixSort::SortPairs(scratch.get(), bytes, keys.get() + a * n_, sorted_keys.get(),
-                                               index.get(), runs[a].get(), n_, 0, 32, s_));
+                                               index.get(), runs[a].get(), static_cast<int>(n_), 0, 32, s_));
     if (shape.depth > 0) {
       DeviceArray<uint8_t> axis_of(memory_, 1ull << (shape.depth - 1)), first_half(memory_, n_);
       DeviceArray<uint32_t> before(memory_, 3 * n_);
       size_t scan_bytes = 0;
-      XHD_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, before.get(), before.get(), 3 * n_, s_));
+      XHD_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, before.get(), before.get(), static_cast<int>(n_), s_));
       DeviceArray<unsigned char> scan_scratch(memory_, scan_bytes);
       for (uint32_t level = 0; level < shape.depth; ++level) {
         const SortedRuns in{{runs[0].get(), runs[1].get(), runs[2].get()}};
@@ -343,9 +343,10 @@ class Builder {
         XHD_CUDA_LAUNCHED("split_side_kernel");
         side_counts_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(n_, in, first_half.get(), before.get());
         XHD_CUDA_LAUNCHED("side_counts_kernel");
-        // One scan over the three runs end to end: each run's counts are read relative to its node's first slot,
-        // so what the runs before it add cancels.
-        XHD_CUDA(cub::DeviceScan::ExclusiveSum(scan_scratch.get(), scan_bytes, before.get(), before.get(), 3 * n_, s_));
+        // Each run's counts are read relative to its node's first slot. (A scan a run: older CUB counts items in int.)
+        for (int a = 0; a < 3; ++a)
+          XHD_CUDA(cub::DeviceScan::ExclusiveSum(scan_scratch.get(), scan_bytes, before.get() + a * n_,
+                                                 before.get() + a * n_, static_cast<int>(n_), s_));
         partition_kernel<<<blocks_for(n_, kThreads), kThreads, 0, s_>>>(shape, level, in, first_half.get(),
                                                                         before.get(), out);
         XHD_CUDA_LAUNCHED("partition_kernel");
@@ -359,16 +360,17 @@ class Builder {
 
   void oriented(const DeviceF12& t, OrientedBox* oriented) {
     const F12Shape& s = t.shape;
-    // Axes, leaves up; each level's moments kept only until its parents are summed.
-    DeviceArray<Moments> moments[2] = {DeviceArray<Moments>(memory_, 1ull << s.depth),
-                                       DeviceArray<Moments>(memory_, s.depth > 0 ? 1ull << (s.depth - 1) : 1)};
-    leaf_axes_kernel<<<blocks_for(1ull << s.depth, kThreads), kThreads, 0, s_>>>(s, t.corners.get(),
-                                                                                moments[0].get(), oriented);
-    XHD_CUDA_LAUNCHED("leaf_axes_kernel");
-    for (uint32_t level = s.depth, at = 0; level-- > 0; at ^= 1) {
-      node_axes_kernel<<<blocks_for(1ull << level, kThreads), kThreads, 0, s_>>>(level, moments[at].get(),
-                                                                                moments[at ^ 1].get(), oriented);
-      XHD_CUDA_LAUNCHED("node_axes_kernel");
+    {  // Axes, leaves up; each level's moments kept only until its parents are summed, and freed before the extents.
+      DeviceArray<Moments> moments[2] = {DeviceArray<Moments>(memory_, 1ull << s.depth),
+                                         DeviceArray<Moments>(memory_, s.depth > 0 ? 1ull << (s.depth - 1) : 1)};
+      leaf_axes_kernel<<<blocks_for(1ull << s.depth, kThreads), kThreads, 0, s_>>>(s, t.corners.get(),
+                                                                                  moments[0].get(), oriented);
+      XHD_CUDA_LAUNCHED("leaf_axes_kernel");
+      for (uint32_t level = s.depth, at = 0; level-- > 0; at ^= 1) {
+        node_axes_kernel<<<blocks_for(1ull << level, kThreads), kThreads, 0, s_>>>(level, moments[at].get(),
+                                                                                  moments[at ^ 1].get(), oriented);
+        XHD_CUDA_LAUNCHED("node_axes_kernel");
+      }
     }
     // Extents, a level at a time (every level reads every corner once).
     DeviceArray<Extremes> extremes(memory_, 1ull << s.depth);

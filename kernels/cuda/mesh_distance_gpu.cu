@@ -251,8 +251,9 @@ __device__ void leaf_pair_item(const TreeView& a, const TreeView& b, const Motio
     }
   }
   d2[t] = value;
-  const unsigned tests = __popc(__ballot_sync(__activemask(), tested));
-  if ((threadIdx.x & 31) == __ffs(__activemask()) - 1) atomicAdd(&s->tests, static_cast<unsigned long long>(tests));
+  const unsigned active = __activemask();
+  const unsigned tests = __popc(__ballot_sync(active, tested));
+  if ((threadIdx.x & 31) == __ffs(active) - 1) atomicAdd(&s->tests, static_cast<unsigned long long>(tests));
 }
 
 // Among the pairs at the best distance, the smallest (triangle of A, triangle of B).
@@ -333,7 +334,7 @@ __global__ void __launch_bounds__(kThreads)
   uint2* fronts[2] = {front0, front1};
   uint64_t n = 1, box_pairs = 0;
   uint32_t la = 0, lb = 0, at = 0, step = 0;
-  for (; la < a.shape.depth || lb < b.shape.depth; ++step) {
+  while (la < a.shape.depth || lb < b.shape.depth) {
     const Step st = next_step(n, la, lb, a.shape, b.shape, capacity);
     if (st.generated > capacity) break;  // the same decision in every thread
     unsigned int* count = counts + step % 3;
@@ -343,6 +344,7 @@ __global__ void __launch_bounds__(kThreads)
     grid.sync();
     n = *reinterpret_cast<volatile unsigned int*>(count);
     box_pairs += st.generated;
+    ++step;
     at ^= 1;
     la += st.ka;
     lb += st.kb;
@@ -391,15 +393,26 @@ class F12GpuDistance final : public MeshDistanceEngine {
     log.mark("context: frames");
     a_frame_ = frame_a.info;
     b_frame_ = frame_b.info;
-    if (switched_on("XHD_GPU_BUILD")) {
-      const uint64_t weight = kOrderWeight + (min ? kOrientedWeight : 0);
-      build_on_device(a, frame_a, min, a_shape_, a_triangle_, a_corners_, a_boxes_, a_oriented_, a_truth_, threads);
-      progress.step_done(weight * a.triangle_count);
-      build_on_device(b, frame_b, min, b_shape_, b_triangle_, b_corners_, b_boxes_, b_oriented_, b_truth_, threads);
-      progress.step_done(weight * b.triangle_count);
-    } else {
-      build_on_host(a, b, frame_a, frame_b, min, threads, progress);
+    // The GPU's build needs about twice the device memory of the host's (its sorts' and levels' scratch), and the
+    // radix sorts and scans count items in int on older CUB: where either does not hold, the host builds.
+    bool built = false;
+    if (switched_on("XHD_GPU_BUILD") && std::max(a.triangle_count, b.triangle_count) <= uint64_t(INT32_MAX)) {
+      try {
+        const uint64_t weight = kOrderWeight + (min ? kOrientedWeight : 0);
+        build_on_device(a, frame_a, min, a_shape_, a_triangle_, a_corners_, a_boxes_, a_oriented_, a_truth_, threads);
+        progress.step_done(weight * a.triangle_count);
+        build_on_device(b, frame_b, min, b_shape_, b_triangle_, b_corners_, b_boxes_, b_oriented_, b_truth_, threads);
+        progress.step_done(weight * b.triangle_count);
+        built = true;
+      } catch (const DeviceMemoryShort&) {
+        XHD_CUDA(cudaStreamSynchronize(stream_.get()));
+        a_triangle_ = {}, b_triangle_ = {}, a_corners_ = {}, b_corners_ = {}, a_boxes_ = {}, b_boxes_ = {};
+        a_oriented_ = {}, b_oriented_ = {}, a_truth_ = {}, b_truth_ = {};
+        progress.restart((kOrderWeight + (min ? kOrientedWeight : 0) + kUploadWeight) *
+                         (a.triangle_count + b.triangle_count));
+      }
     }
+    if (!built) build_on_host(a, b, frame_a, frame_b, min, threads, progress);
     log.mark("context: hierarchies");
     state_ = DeviceArray<SearchState>(memory_, 1);
     fronts_.reserve(64);
@@ -418,9 +431,11 @@ class F12GpuDistance final : public MeshDistanceEngine {
   void plan_device_loop(int device) {
     if (const char* c = std::getenv("XHD_MESH_FRONT_CAPACITY"))
       front_capacity_ = std::min<uint64_t>(kFrontCapacity, std::max<uint64_t>(1024, std::strtoull(c, nullptr, 10)));
-    int cooperative = 0, sms = 0, fit_min = 0, fit_max = 0;
+    int cooperative = 0, watchdog = 0, sms = 0, fit_min = 0, fit_max = 0;
     XHD_CUDA(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
-    if (!cooperative || !switched_on("XHD_GPU_DEVICE_LOOP")) return;
+    // A display's watchdog may stop a long kernel: there the search keeps to short launches.
+    XHD_CUDA(cudaDeviceGetAttribute(&watchdog, cudaDevAttrKernelExecTimeout, device));
+    if (!cooperative || watchdog || !switched_on("XHD_GPU_DEVICE_LOOP")) return;
     XHD_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     XHD_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit_min, search_kernel<false>, kThreads, 0));
     XHD_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit_max, search_kernel<true>, kThreads, 0));
@@ -680,8 +695,20 @@ class F12GpuDistance final : public MeshDistanceEngine {
     cudaEvent_t timing[2] = {nullptr, nullptr};  // the kernel's own time, where XHD_CUDA_PROFILE asks
     if (log.enabled())
       for (cudaEvent_t& e : timing) XHD_CUDA(cudaEventCreate(&e)), XHD_CUDA(cudaEventRecord(e, s));
-    XHD_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&search_kernel<kMax>), dim3(loop_blocks_),
-                                         dim3(kThreads), args, 0, s));
+    const cudaError_t launched = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&search_kernel<kMax>),
+                                                             dim3(loop_blocks_), dim3(kThreads), args, 0, s);
+    if (launched == cudaErrorCooperativeLaunchTooLarge || launched == cudaErrorNotSupported) {
+      // Refused where it was planned to fit (e.g. a multiprocessor limit under MPS): this and every later search
+      // is driven by the host.
+      cudaGetLastError();
+      for (cudaEvent_t ev : timing)
+        if (ev != nullptr) cudaEventDestroy(ev);
+      loop_blocks_ = 0;
+      start_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, given, descent, state_.get(), top.buffer[0].get());
+      XHD_CUDA_LAUNCHED("start_kernel");
+      return expand<kMax>(top.buffer[0].get(), 1, 0, 0, 0, slack, found, r, log);
+    }
+    XHD_CUDA(launched);
     XHD_CUDA_LAUNCHED("search_kernel");
     if (log.enabled()) XHD_CUDA(cudaEventRecord(timing[1], s));
     XHD_CUDA(cudaMemcpyAsync(readback_.data(), state, sizeof(SearchState), cudaMemcpyDeviceToHost, s));
