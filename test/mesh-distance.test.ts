@@ -259,6 +259,39 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
     }
   });
 
+  it('a build the device memory cannot hold on the GPU is made on the host, with the same answers', async () => {
+    // The GPU's build holds about twice the host's build's device memory; a limit between the two peaks makes it
+    // run short, and the context builds on the host instead. (Small front buffers, so that the searches fit.)
+    const big = uvSphere(1, 250, 400), b = moved(big, 2.05, 0.3, 0.1, 0.999);
+    const keys = ['XHD_GPU_BUILD', 'XHD_MESH_FRONT_CAPACITY', 'XHD_CUDA_MEMORY_LIMIT'] as const;
+    const saved = keys.map((k) => process.env[k]);
+    const peak = async (env: Record<string, string>) => {
+      for (const [k, v] of Object.entries(env)) process.env[k] = v;
+      const context = await MeshDistance.create(big, b, { min: true, max: true, backend: 'cuda' });
+      try {
+        const r = await context.query(rotationZ(10, [0.1, 0, 0]));
+        return { r, peak: r.peakDeviceBytes };
+      } finally {
+        context.close();
+      }
+    };
+    try {
+      process.env.XHD_MESH_FRONT_CAPACITY = '16384';
+      const host = await peak({ XHD_GPU_BUILD: '0' });
+      delete process.env.XHD_GPU_BUILD;
+      const device = await peak({});
+      assert.ok(device.peak > host.peak, `GPU build ${device.peak} B, host build ${host.peak} B`);
+      const limited = await peak({ XHD_CUDA_MEMORY_LIMIT: String(Math.floor((host.peak + device.peak) / 2)) });
+      const cpu = await meshDistance(big, b, { min: true, max: true, backend: 'cpu' }, rotationZ(10, [0.1, 0, 0]));
+      for (const r of [host.r, device.r, limited.r]) {
+        assertSamePair(r.min, cpu.min, 'min');
+        assertSamePair(r.max, cpu.max, 'max');
+      }
+    } finally {
+      keys.forEach((k, i) => (saved[i] === undefined ? delete process.env[k] : (process.env[k] = saved[i])));
+    }
+  });
+
   it('refuses the brute method, which is the CPU reference', async () => {
     await assert.rejects(MeshDistance.create(cube(1), cube(1), { backend: 'cuda', method: 'brute' }), /CPU reference/);
   });

@@ -38,6 +38,8 @@ export interface DistanceQuery {
   boxPairs: number;
   trianglePairs: number;
   iterations: number;
+  /** The most device memory the context has held (0 on the CPU). */
+  peakDeviceBytes: number;
 }
 
 const RESULT = 'xhd_distance_result';
@@ -62,6 +64,7 @@ function measure() {
     },
     queryMs: at('query_ms'), uploadMs: at('upload_ms'), downloadMs: at('download_ms'),
     boxPairs: at('box_pairs'), trianglePairs: at('triangle_pairs'), iterations: at('iterations'),
+    peakDeviceBytes: at('peak_device_bytes'),
     contactPairs: at('contact_pairs'), contactMin: at('contact_min'), contactMax: at('contact_max'),
   };
 }
@@ -98,6 +101,7 @@ export class DistanceResults {
       boxPairs: this.int64(base + l.boxPairs),
       trianglePairs: this.int64(base + l.trianglePairs),
       iterations: v.getUint32(base + l.iterations, LE),
+      peakDeviceBytes: this.int64(base + l.peakDeviceBytes),
     };
   }
 

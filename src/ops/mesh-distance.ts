@@ -169,6 +169,7 @@ export class MeshDistance {
       boxPairs: Number(raw.box_pairs),
       trianglePairs: Number(raw.triangle_pairs),
       iterations: raw.iterations,
+      peakDeviceBytes: Number(raw.peak_device_bytes),
     };
   }
 
