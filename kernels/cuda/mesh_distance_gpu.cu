@@ -25,7 +25,6 @@
 #include "launch.h"
 #include "phase_log.h"
 #include "pinned_array.h"
-#include "staged_upload.h"
 
 namespace xhd {
 namespace {
@@ -362,12 +361,10 @@ __global__ void __launch_bounds__(kThreads)
   if (rank == 0) *end = {box_pairs, step, la, lb, static_cast<unsigned int>(n), at, finished ? 1u : 0u};
 }
 
-// Through pinned buffers filled by every core (staged_upload.h): the driver's own copy of pageable memory ran on one
-// thread, 17-30 ms for a 7.5M-triangle mesh's vertices and triangles, as long as the GPU's build of it.
 template <typename T>
 DeviceArray<T> upload(DeviceMemory& memory, const T* host, size_t count, cudaStream_t stream) {
   DeviceArray<T> out(memory, count);
-  if (count > 0) copy_to_device(out.get(), host, count * sizeof(T), stream);
+  if (count > 0) XHD_CUDA(cudaMemcpyAsync(out.get(), host, count * sizeof(T), cudaMemcpyHostToDevice, stream));
   return out;
 }
 
