@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -315,6 +316,14 @@ struct LoopEnd {
   unsigned int iterations, la, lb, count, front, finished;
 };
 
+// A context's one device record of its searches: the state, where the device loop ended (the two read back in one
+// copy), and the loop's step counts.
+struct SearchRecord {
+  SearchState state;
+  LoopEnd end;
+  unsigned int counts[3];
+};
+
 // The whole search of one query: start (and descent), the expansion steps, the leaf pairs and the winner. Every
 // thread runs every loop the same number of times (items past the end take part idle), so the barriers and the
 // blocks' reductions see every thread. Each step appends to counts[step % 3]: the one after it is cleared during
@@ -414,7 +423,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     }
     if (!built) build_on_host(a, b, frame_a, frame_b, min, threads, progress);
     log.mark("context: hierarchies");
-    state_ = DeviceArray<SearchState>(memory_, 1);
+    record_ = DeviceArray<SearchRecord>(memory_, 1);
     fronts_.reserve(64);
     plan_device_loop(o.device);
     XHD_CUDA(cudaStreamSynchronize(stream_.get()));
@@ -444,8 +453,6 @@ class F12GpuDistance final : public MeshDistanceEngine {
     per_sm = std::min({per_sm, fit_min, fit_max});
     if (per_sm < 1) return;
     loop_blocks_ = static_cast<unsigned int>(per_sm * sms);
-    counts_ = DeviceArray<unsigned int>(memory_, 3);
-    loop_end_ = DeviceArray<LoopEnd>(memory_, 1);
   }
 
   // One mesh's hierarchy built on the device (f12_build_gpu.h) from its float copy's vertices and its triangles,
@@ -464,8 +471,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
       const DeviceArray<double> xyz64 = upload(memory_, frame.xyz64(), 3 * in.vertex_count, s);
       truth = device_truth_corners(memory_, s, tree, triangles.get(), xyz64.get());
     }
-    if (std::getenv("XHD_CHECK_GPU_BUILD") != nullptr && std::getenv("XHD_CHECK_GPU_BUILD")[0] == '1')
-      check_device_tree(s, tree, frame.xyz(), in.triangles, threads);
+    const char* check = std::getenv("XHD_CHECK_GPU_BUILD");
+    if (check != nullptr && check[0] == '1') check_device_tree(s, tree, frame.xyz(), in.triangles, threads);
     XHD_CUDA(cudaStreamSynchronize(s));  // the uploads' sources are the caller's and the frame's
     shape = tree.shape;
     triangle = std::move(tree.triangle);
@@ -582,10 +589,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
       given = (kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb)).d2;
     }
     Found found{kMax ? -1.0 : static_cast<double>(INFINITY), ~0ull};
-    if (loop_blocks_ > 0) {
-      device_search<kMax>(given, !last, slack, found, r, log);
-    } else {
-      start_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, given, !last, state_.get(), top.buffer[0].get());
+    if (!(loop_blocks_ > 0 && device_search<kMax>(given, !last, slack, found, r, log))) {
+      start_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, given, !last, state(), top.buffer[0].get());
       XHD_CUDA_LAUNCHED("start_kernel");
       log.mark("start and descent");
       expand<kMax>(top.buffer[0].get(), 1, 0, 0, 0, slack, found, r, log);
@@ -624,14 +629,14 @@ class F12GpuDistance final : public MeshDistanceEngine {
       }
       // Never write the buffer being read: the first front may be one of this depth's buffers (the root's).
       const int next = current >= 0 ? 1 - current : (in == fronts_at(depth).buffer[0].get() ? 1 : 0);
-      XHD_CUDA(cudaMemsetAsync(&state_.get()->count, 0, sizeof(unsigned int), s));
+      XHD_CUDA(cudaMemsetAsync(&state()->count, 0, sizeof(unsigned int), s));
       expand_kernel<kMax><<<blocks_for(generated, kThreads), kThreads, 0, s>>>(
-          a, b, front, st, slack, motion_, state_.get(), fronts_at(depth).buffer[next].get());
+          a, b, front, st, slack, motion_, state(), fronts_at(depth).buffer[next].get());
       XHD_CUDA_LAUNCHED("expand_kernel");
-      XHD_CUDA(cudaMemcpyAsync(&readback_.data()->count, &state_.get()->count, sizeof(unsigned int),
+      XHD_CUDA(cudaMemcpyAsync(&readback_.data()->state.count, &state()->count, sizeof(unsigned int),
                                cudaMemcpyDeviceToHost, s));
       XHD_CUDA(cudaStreamSynchronize(s));
-      const unsigned int count = readback_.data()->count;
+      const unsigned int count = readback_.data()->state.count;
       r.box_pairs += generated;
       ++r.iterations;
       char phase[80];
@@ -652,18 +657,18 @@ class F12GpuDistance final : public MeshDistanceEngine {
     cudaStream_t s = stream_.get();
     const TreeView a = view_a(), b = view_b();
     leaf_pairs_kernel<kMax><<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(
-        a, b, motion_, pairs, static_cast<uint32_t>(n), slack, state_.get(), d2_.get());
+        a, b, motion_, pairs, static_cast<uint32_t>(n), slack, state(), d2_.get());
     XHD_CUDA_LAUNCHED("leaf_pairs_kernel");
     winner_kernel<<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(a, b, pairs, static_cast<uint32_t>(n), d2_.get(),
-                                                                   state_.get());
+                                                                   state());
     XHD_CUDA_LAUNCHED("winner_kernel");
-    XHD_CUDA(cudaMemcpyAsync(readback_.data(), state_.get(), sizeof(SearchState), cudaMemcpyDeviceToHost, s));
+    XHD_CUDA(cudaMemcpyAsync(&readback_.data()->state, state(), sizeof(SearchState), cudaMemcpyDeviceToHost, s));
     // The next chunk starts its own winner and count; the bound and the best distance carry on.
-    XHD_CUDA(cudaMemsetAsync(&state_.get()->key, 0xff, sizeof(unsigned long long), s));
-    XHD_CUDA(cudaMemsetAsync(&state_.get()->tests, 0, sizeof(unsigned long long), s));
+    XHD_CUDA(cudaMemsetAsync(&state()->key, 0xff, sizeof(unsigned long long), s));
+    XHD_CUDA(cudaMemsetAsync(&state()->tests, 0, sizeof(unsigned long long), s));
     XHD_CUDA(cudaStreamSynchronize(s));
     log.mark("leaf pairs and winner");
-    take_chunk<kMax>(*readback_.data(), found, r);
+    take_chunk<kMax>(readback_.data()->state, found, r);
   }
 
   // A chunk's winner (if it has one at the best distance so far) against the chunks' before it.
@@ -678,18 +683,21 @@ class F12GpuDistance final : public MeshDistanceEngine {
   }
 
   // The whole search in one cooperative launch (search_kernel) and one readback; where the front outgrows the
-  // buffers, the host goes on from there in chunks, as the host-driven search does.
+  // buffers, the host goes on from there in chunks, as the host-driven search does. False, with nothing done, where
+  // the launch is refused although it was planned to fit (e.g. a multiprocessor limit under MPS): this and every
+  // later search is then driven by the host.
   template <bool kMax>
-  void device_search(double given, bool descent, double slack, Found& found, xhd_distance_result& r, PhaseLog& log) {
+  bool device_search(double given, bool descent, double slack, Found& found, xhd_distance_result& r, PhaseLog& log) {
     cudaStream_t s = stream_.get();
     TreeView a = view_a(), b = view_b();
     Motion m = motion_;
     Fronts& top = fronts_at(0);
     uint2 *front0 = top.buffer[0].get(), *front1 = top.buffer[1].get();
     double* d2 = d2_.get();
-    SearchState* state = state_.get();
-    unsigned int* counts = counts_.get();
-    LoopEnd* end = loop_end_.get();
+    SearchRecord* record = record_.get();
+    SearchState* state = &record->state;
+    unsigned int* counts = record->counts;
+    LoopEnd* end = &record->end;
     uint64_t capacity = front_capacity_;
     void* args[] = {&a, &b, &m, &given, &descent, &slack, &capacity, &state, &front0, &front1, &d2, &counts, &end};
     cudaEvent_t timing[2] = {nullptr, nullptr};  // the kernel's own time, where XHD_CUDA_PROFILE asks
@@ -698,23 +706,18 @@ class F12GpuDistance final : public MeshDistanceEngine {
     const cudaError_t launched = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&search_kernel<kMax>),
                                                              dim3(loop_blocks_), dim3(kThreads), args, 0, s);
     if (launched == cudaErrorCooperativeLaunchTooLarge || launched == cudaErrorNotSupported) {
-      // Refused where it was planned to fit (e.g. a multiprocessor limit under MPS): this and every later search
-      // is driven by the host.
       cudaGetLastError();
       for (cudaEvent_t ev : timing)
         if (ev != nullptr) cudaEventDestroy(ev);
       loop_blocks_ = 0;
-      start_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, given, descent, state_.get(), top.buffer[0].get());
-      XHD_CUDA_LAUNCHED("start_kernel");
-      return expand<kMax>(top.buffer[0].get(), 1, 0, 0, 0, slack, found, r, log);
+      return false;
     }
     XHD_CUDA(launched);
     XHD_CUDA_LAUNCHED("search_kernel");
     if (log.enabled()) XHD_CUDA(cudaEventRecord(timing[1], s));
-    XHD_CUDA(cudaMemcpyAsync(readback_.data(), state, sizeof(SearchState), cudaMemcpyDeviceToHost, s));
-    XHD_CUDA(cudaMemcpyAsync(loop_readback_.data(), end, sizeof(LoopEnd), cudaMemcpyDeviceToHost, s));
+    XHD_CUDA(cudaMemcpyAsync(readback_.data(), record, offsetof(SearchRecord, counts), cudaMemcpyDeviceToHost, s));
     XHD_CUDA(cudaStreamSynchronize(s));
-    const LoopEnd e = *loop_readback_.data();
+    const LoopEnd e = readback_.data()->end;
     r.box_pairs += e.box_pairs;
     r.iterations += e.iterations;
     if (log.enabled()) {
@@ -725,9 +728,12 @@ class F12GpuDistance final : public MeshDistanceEngine {
                    static_cast<unsigned long long>(e.box_pairs), kernel_ms);
     }
     log.mark("device loop");
-    if (e.finished) return take_chunk<kMax>(*readback_.data(), found, r);
-    expand<kMax>(top.buffer[e.front].get(), e.count, e.la, e.lb, 0, slack, found, r, log);
+    if (e.finished) take_chunk<kMax>(readback_.data()->state, found, r);
+    else expand<kMax>(top.buffer[e.front].get(), e.count, e.la, e.lb, 0, slack, found, r, log);
+    return true;
   }
+
+  SearchState* state() { return &record_.get()->state; }
 
   const int which_;
   const bool exact_;  // an input is double: the boxes are fitted to float copies, the exact tests read the truth
@@ -742,19 +748,15 @@ class F12GpuDistance final : public MeshDistanceEngine {
   DeviceArray<Box> a_boxes_, b_boxes_;
   DeviceArray<OrientedBox> a_oriented_, b_oriented_;
   Motion motion_{};
-  DeviceArray<SearchState> state_;
-  PinnedArray<SearchState> readback_{1};  // the state's copies back land here: pinned, so they are real DMA
+  DeviceArray<SearchRecord> record_;
+  PinnedArray<SearchRecord> readback_{1};  // the record's copies back land here: pinned, so they are real DMA
   // The last query's answers (triangles of A and B), tried first by the next.
   std::optional<TrianglePair> last_min_, last_max_;
   std::vector<Fronts> fronts_;
   DeviceArray<double> d2_;
   Box a_root_{}, b_root_{};
-  // The device-driven search: blocks of its cooperative launch (0: the host drives the search), its step counts
-  // and where it ended.
+  // The device-driven search: blocks of its cooperative launch (0: the host drives the search).
   unsigned int loop_blocks_ = 0;
-  DeviceArray<unsigned int> counts_;
-  DeviceArray<LoopEnd> loop_end_;
-  PinnedArray<LoopEnd> loop_readback_{1};
   // Front pairs an expansion may generate before the front is searched in chunks (XHD_MESH_FRONT_CAPACITY
   // lowers it, for tests of the chunks; the buffers hold this many).
   uint64_t front_capacity_ = kFrontCapacity;
