@@ -1,0 +1,115 @@
+#include "solid_shape.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "point_triangle.h"
+
+namespace xhd {
+namespace {
+
+Dvec3 vertex(const SolidMesh& m, uint32_t v) { return {m.xyz[3ull * v], m.xyz[3ull * v + 1], m.xyz[3ull * v + 2]}; }
+
+uint32_t root(std::vector<uint32_t>& parent, uint32_t x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+}  // namespace
+
+SolidTopology solid_topology(const uint32_t* triangles, uint64_t triangle_count, uint64_t vertex_count) {
+  SolidTopology t;
+  std::vector<bool> named(vertex_count, false);
+  bool repeats = false;
+  for (uint64_t i = 0; i < triangle_count; ++i) {
+    const uint32_t* c = triangles + 3 * i;
+    named[c[0]] = named[c[1]] = named[c[2]] = true;
+    repeats = repeats || c[0] == c[1] || c[1] == c[2] || c[2] == c[0];
+  }
+  for (uint64_t v = 0; v < vertex_count; ++v)
+    if (named[v]) t.used.push_back(static_cast<uint32_t>(v));
+  if (repeats || triangle_count == 0 || triangle_count > UINT32_MAX / 3) return t;
+  // Each directed edge as (start << 32 | end, its corner 3t + k); closed means each key once and its reverse once.
+  std::vector<std::pair<uint64_t, uint32_t>> edges(3 * triangle_count);
+  for (uint64_t i = 0; i < triangle_count; ++i)
+    for (int k = 0; k < 3; ++k) {
+      const uint64_t from = triangles[3 * i + k], to = triangles[3 * i + (k + 1) % 3];
+      edges[3 * i + k] = {from << 32 | to, static_cast<uint32_t>(3 * i + k)};
+    }
+  std::sort(edges.begin(), edges.end());
+  for (size_t e = 1; e < edges.size(); ++e)
+    if (edges[e].first == edges[e - 1].first) return t;
+  t.across.resize(3 * triangle_count);
+  std::vector<uint32_t> parent(triangle_count);
+  std::iota(parent.begin(), parent.end(), 0u);
+  for (const auto& [key, corner] : edges) {
+    const uint64_t reverse = (key << 32) | (key >> 32);
+    const auto it = std::lower_bound(edges.begin(), edges.end(), std::make_pair(reverse, 0u));
+    if (it == edges.end() || it->first != reverse) {
+      t.across.clear();
+      return t;
+    }
+    const uint32_t other = it->second;  // corner k' of triangle u runs the edge back; u's third corner is k' + 2
+    t.across[corner] = triangles[3 * (other / 3) + (other % 3 + 2) % 3];
+    parent[root(parent, corner / 3)] = root(parent, other / 3);
+  }
+  t.closed = true;
+  uint64_t pieces = 0;
+  for (uint32_t i = 0; i < triangle_count; ++i) pieces += root(parent, i) == i;
+  const int64_t euler = static_cast<int64_t>(t.used.size()) - static_cast<int64_t>(edges.size() / 2) +
+                        static_cast<int64_t>(triangle_count);
+  t.sphere = pieces == 1 && euler == 2;
+  return t;
+}
+
+double solid_scale(const SolidMesh& m, const SolidTopology& t) {
+  double scale = 0.0;
+  for (uint32_t v : t.used)
+    for (int k = 0; k < 3; ++k) scale = std::max(scale, std::fabs(m.xyz[3ull * v + k]));
+  return scale;
+}
+
+int solid_orientation(const SolidMesh& m, const SolidTopology& t) {
+  if (!t.closed || t.used.empty()) return 0;
+  // Six times the signed volume, each tetrahedron measured from one of the mesh's own vertices (so the terms are
+  // of the mesh's size, not of its distance from the origin), with the sum of the terms' magnitudes: the sum's
+  // rounding is far below 1e-9 of that, while a solid's volume is a sizeable share of it.
+  const Dvec3 o = vertex(m, t.used[0]);
+  double volume = 0.0, magnitude = 0.0;
+  for (uint64_t i = 0; i < m.triangle_count; ++i) {
+    const uint32_t* c = m.triangles + 3 * i;
+    const Dvec3 a = dsub(vertex(m, c[0]), o), b = dsub(vertex(m, c[1]), o), d = dsub(vertex(m, c[2]), o);
+    const double term = ddot(a, dcross(b, d));
+    volume += term;
+    magnitude += std::fabs(term);
+  }
+  if (!(std::fabs(volume) > 1e-9 * magnitude)) return 0;
+  return volume > 0.0 ? 1 : -1;
+}
+
+bool solid_convex(const SolidMesh& m, const SolidTopology& t, int orientation) {
+  if (!t.sphere || orientation == 0) return false;
+  const double flat = kConvexFlatness * solid_scale(m, t);
+  std::vector<double> angles(m.vertex_count, 0.0);
+  for (uint64_t i = 0; i < m.triangle_count; ++i) {
+    const uint32_t* c = m.triangles + 3 * i;
+    const Dvec3 p[3] = {vertex(m, c[0]), vertex(m, c[1]), vertex(m, c[2])};
+    const Dvec3 n = dcross_accurate(dsub(p[1], p[0]), dsub(p[2], p[0]));
+    const double length = std::sqrt(ddot(n, n));
+    for (int k = 0; k < 3; ++k) {
+      // The corner across edge k, measured along the outward normal: above the plane means the edge bends inward.
+      const double rise = orientation * ddot(n, dsub(vertex(m, t.across[3 * i + k]), p[0]));
+      if (rise > flat * length) return false;
+      const Dvec3 e1 = dsub(p[(k + 1) % 3], p[k]), e2 = dsub(p[(k + 2) % 3], p[k]);
+      const Dvec3 x = dcross(e1, e2);
+      angles[c[k]] += std::atan2(std::sqrt(ddot(x, x)), ddot(e1, e2));
+    }
+  }
+  constexpr double kTurn = 6.283185307179586;
+  for (uint32_t v : t.used)
+    if (angles[v] > kTurn * (1.0 + 1e-9)) return false;
+  return true;
+}
+
+}  // namespace xhd
