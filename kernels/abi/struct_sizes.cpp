@@ -347,6 +347,11 @@ constexpr Field kFields[] = {
     XHD_FIELD(xhd_distance_result, contact_pairs),
     XHD_FIELD(xhd_distance_result, contact_min),
     XHD_FIELD(xhd_distance_result, contact_max),
+    XHD_FIELD(xhd_distance_result, solids),
+    XHD_FIELD(xhd_distance_result, solids_flags),
+    XHD_FIELD(xhd_distance_result, penetration_lower),
+    XHD_FIELD(xhd_distance_result, penetration_upper),
+    XHD_FIELD(xhd_distance_result, penetration_direction),
     // xhd_surface_compare_options
     XHD_FIELD(xhd_surface_compare_options, method),
     XHD_FIELD(xhd_surface_compare_options, directions),

@@ -17,6 +17,7 @@
 #include "../geometry/mesh_distance_common.h"
 #include "../geometry/mesh_frame.h"
 #include "../geometry/oriented_box_build.h"
+#include "../geometry/penetration.h"
 #include "../abi/parallel.h"
 #include "node_points.h"
 #include "lazy_f12_order.h"
@@ -557,6 +558,7 @@ class F12Distance final : public MeshDistanceEngine {
  public:
   F12Distance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o, const Progress& progress)
       : which_(o.which), threads_(resolve_thread_count(o.threads)) {
+    if (o.which & XHD_DISTANCE_PENETRATION) penetration_ = std::make_unique<PenetrationProbe>(a, b, false, threads_);
     const bool min = (o.which & XHD_DISTANCE_MIN) != 0, on_demand = (o.which & XHD_DISTANCE_ON_DEMAND) != 0;
     const uint64_t per_triangle = kOrderWeight + kBoxesWeight + (min && !on_demand ? kBoundsWeight : 0);
     progress.set_total(per_triangle * (a.triangle_count + b.triangle_count));
@@ -602,6 +604,7 @@ class F12Distance final : public MeshDistanceEngine {
     if (which_ & XHD_DISTANCE_CONTACTS)
       (r.min.distance == 0.0 ? ContactSearch(a_, b, slack).run(threads_, r.box_pairs, r.triangle_pairs) : Contacts{})
           .write(r);
+    if (penetration_) penetration_->query(pose, r.min.distance, r);
     if (which_ & XHD_DISTANCE_MAX)
       write_pair(Search<true>(a_, b, threads_, slack).run(last_max_, r.box_pairs, r.triangle_pairs), r.max);
     r.query_ms = elapsed_ms(start);
@@ -612,6 +615,7 @@ class F12Distance final : public MeshDistanceEngine {
   const int threads_;
   Tree a_, b_;
   SlotPair last_min_, last_max_;  // the last query's answers
+  std::unique_ptr<PenetrationProbe> penetration_;  // XHD_DISTANCE_PENETRATION
 };
 
 }  // namespace

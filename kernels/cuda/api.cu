@@ -331,9 +331,10 @@ XHD_API int32_t xhd_distance_context_create(const xhd_mesh* a, const xhd_mesh* b
         if (o.method == XHD_DISTANCE_BRUTE)
           throw xhd::InvalidArgument(
               "the brute distance method is the CPU reference implementation; use the CPU backend");
-        if (o.which & XHD_DISTANCE_CONTACTS)
+        if (o.which & (XHD_DISTANCE_CONTACTS | XHD_DISTANCE_PENETRATION))
           throw xhd::InvalidArgument(
-              "contact pairs and bounds are computed by the CPU backend only; use the CPU backend");
+              "contact pairs and bounds, and penetration facts, are computed by the CPU backend only; use the CPU "
+              "backend");
         use_device(o.device);
         return xhd::make_gpu_mesh_distance(*a, *b, o, p);
       });

@@ -112,6 +112,7 @@ inline void reset_distance_result(xhd_distance_result& r) {
   r.min.triangle_a = r.min.triangle_b = r.max.triangle_a = r.max.triangle_b = XHD_NO_INDEX;
   r.device = -1;
   for (int k = 0; k < 3; ++k) r.contact_min[k] = r.contact_max[k] = std::nan("");
+  r.penetration_lower = r.penetration_upper = std::nan("");
 }
 
 // The contact facts of XHD_DISTANCE_CONTACTS, gathered pair by pair (in any order: a count and a union of
@@ -150,12 +151,16 @@ struct Contacts {
 
 inline void check_distance_call(const xhd_mesh* a, const xhd_mesh* b, const xhd_distance_options* options) {
   if (options == nullptr) throw InvalidArgument("options must not be null");
-  constexpr int32_t kKnown = XHD_DISTANCE_MIN | XHD_DISTANCE_MAX | XHD_DISTANCE_CONTACTS | XHD_DISTANCE_ON_DEMAND;
+  constexpr int32_t kKnown = XHD_DISTANCE_MIN | XHD_DISTANCE_MAX | XHD_DISTANCE_CONTACTS | XHD_DISTANCE_ON_DEMAND |
+                             XHD_DISTANCE_PENETRATION;
   if ((options->which & (XHD_DISTANCE_MIN | XHD_DISTANCE_MAX)) == 0 || (options->which & ~kKnown) != 0)
     throw InvalidArgument(
-        "which must be XHD_DISTANCE_MIN, XHD_DISTANCE_MAX or both (and XHD_DISTANCE_CONTACTS, XHD_DISTANCE_ON_DEMAND)");
+        "which must be XHD_DISTANCE_MIN, XHD_DISTANCE_MAX or both (and XHD_DISTANCE_CONTACTS, XHD_DISTANCE_ON_DEMAND, "
+        "XHD_DISTANCE_PENETRATION)");
   if ((options->which & XHD_DISTANCE_CONTACTS) != 0 && (options->which & XHD_DISTANCE_MIN) == 0)
     throw InvalidArgument("XHD_DISTANCE_CONTACTS needs XHD_DISTANCE_MIN");
+  if ((options->which & XHD_DISTANCE_PENETRATION) != 0 && (options->which & XHD_DISTANCE_MIN) == 0)
+    throw InvalidArgument("XHD_DISTANCE_PENETRATION needs XHD_DISTANCE_MIN");
   if (options->method != XHD_DISTANCE_BVH && options->method != XHD_DISTANCE_BRUTE)
     throw InvalidArgument("unknown distance method " + std::to_string(options->method));
   if (options->threads < 0) throw InvalidArgument("threads must be >= 0");

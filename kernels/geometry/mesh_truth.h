@@ -24,6 +24,8 @@ class MeshTruth {
   }
 
   size_t triangle_count() const { return triangles_.size() / 3; }
+  size_t vertex_count() const { return (f64_.empty() ? f32_.size() : f64_.size()) / 3; }
+  const uint32_t* triangles() const { return triangles_.data(); }
 
   // Triangle t as given (A).
   Corners3 corners(size_t t) const {
@@ -46,7 +48,7 @@ class MeshTruth {
 
   // Every vertex posed the same way, as doubles (3 a vertex).
   std::vector<double> posed_vertices(const double* pose) const {
-    const size_t n = (f64_.empty() ? f32_.size() : f64_.size()) / 3;
+    const size_t n = vertex_count();
     std::vector<double> out(3 * n);
     for (size_t v = 0; v < n; ++v) {
       if (f64_.empty()) {

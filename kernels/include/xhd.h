@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 26
+#define XHD_ABI_VERSION 27
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -741,6 +741,24 @@ XHD_API int32_t xhd_write_laz(const char* path, const uint8_t* header, uint64_t 
  * of the time and the first queries longer. The answers are the same; the large nodes' bounds are looser (the
  * pairs searched may differ). Other backends ignore it. */
 #define XHD_DISTANCE_ON_DEMAND 8
+/* With XHD_DISTANCE_MIN, for two closed meshes (every edge run by exactly two triangles, in opposite directions):
+ * whether the solids they bound (the even-odd rule) overlap, and bounds on their penetration depth, the length of
+ * the shortest translation of B after which the solids' interiors are disjoint (xhd_distance_result.solids,
+ * penetration_*; kernels/geometry/penetration.h says how each bound is made). Never a guess: the depth lies within
+ * [lower, upper]; where both meshes are convex the two meet, to 1e-12 of the largest coordinate. CPU backend (bvh
+ * and brute methods give the same bits); the CUDA backend refuses it. */
+#define XHD_DISTANCE_PENETRATION 16
+
+/* xhd_distance_result.solids: */
+#define XHD_SOLIDS_NOT_ASKED 0
+#define XHD_SOLIDS_OPEN 1      /* a mesh is not closed, or bounds no volume: no bounds (NaN) */
+#define XHD_SOLIDS_APART 2     /* the interiors are disjoint (or overlap by no more than upper, within rounding) */
+#define XHD_SOLIDS_OVERLAP 3   /* the interiors overlap: lower > 0 */
+#define XHD_SOLIDS_UNDECIDED 4 /* the depth lies in [lower, upper], lower = 0: touching, or no deep point found */
+/* xhd_distance_result.solids_flags: */
+#define XHD_SOLIDS_A_CLOSED 1
+#define XHD_SOLIDS_B_CLOSED 2
+#define XHD_SOLIDS_CONVEX 4 /* both are convex solids: lower and upper meet */
 
 typedef enum xhd_distance_method {
   XHD_DISTANCE_BVH = 0,  /* f12 bounding volume hierarchies: BVTT front expansion (GPU), best-first (CPU) */
@@ -783,6 +801,14 @@ typedef struct xhd_distance_result {
   uint64_t contact_pairs;
   double contact_min[3];
   double contact_max[3];
+  /* XHD_DISTANCE_PENETRATION: XHD_SOLIDS_* and XHD_SOLIDS_A_CLOSED | ... bits; the depth lies in [lower, upper],
+   * and moving B by upper along direction (unit) leaves the solids' interiors disjoint (NaN bounds when a mesh is
+   * not closed; upper 0 and direction 0 when the solids are proven disjoint). */
+  int32_t solids;
+  int32_t solids_flags;
+  double penetration_lower;
+  double penetration_upper;
+  double penetration_direction[3];
 } xhd_distance_result;
 
 /* Both meshes' hierarchies (and on a GPU their device copies), built once and queried for many poses of B.

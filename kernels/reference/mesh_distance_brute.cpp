@@ -8,6 +8,7 @@
 #include "../abi/elapsed.h"
 #include "../geometry/mesh_distance_common.h"
 #include "../geometry/mesh_truth.h"
+#include "../geometry/penetration.h"
 #include "../abi/parallel.h"
 #include "../cpu/mesh_distance.h"
 
@@ -17,7 +18,9 @@ namespace {
 class BruteDistance final : public MeshDistanceEngine {
  public:
   BruteDistance(const xhd_mesh& a, const xhd_mesh& b, const xhd_distance_options& o)
-      : which_(o.which), threads_(resolve_thread_count(o.threads)), a_(a, threads_), b_(b, threads_) {}
+      : which_(o.which), threads_(resolve_thread_count(o.threads)), a_(a, threads_), b_(b, threads_) {
+    if (o.which & XHD_DISTANCE_PENETRATION) penetration_ = std::make_unique<PenetrationProbe>(a, b, true, threads_);
+  }
 
   void query(const double* pose, xhd_distance_result& r) override {
     const auto start = std::chrono::steady_clock::now();
@@ -29,6 +32,7 @@ class BruteDistance final : public MeshDistanceEngine {
     if (which_ & XHD_DISTANCE_MIN) write_pair(all_pairs<false>(posed, r, contacts), r.min);
     if (which_ & XHD_DISTANCE_MAX) write_pair(all_pairs<true>(posed, r, contacts), r.max);
     if (which_ & XHD_DISTANCE_CONTACTS) contacts.write(r);
+    if (penetration_) penetration_->query(pose ? pose : kIdentityPose, r.min.distance, r);
     r.query_ms = elapsed_ms(start);
   }
 
@@ -61,6 +65,7 @@ class BruteDistance final : public MeshDistanceEngine {
   const int which_;
   const int threads_;
   const MeshTruth a_, b_;
+  std::unique_ptr<PenetrationProbe> penetration_;  // XHD_DISTANCE_PENETRATION
 };
 
 }  // namespace

@@ -155,7 +155,7 @@ TEST(mesh_distance_contacts_need_the_minimum) {
   CHECK_EQ(xhd_distance_context_create(&m, &m, &options, &context, nullptr, nullptr),
            int32_t(XHD_ERROR_INVALID_ARGUMENT));
   CHECK(context == nullptr);
-  options.which = 16 | XHD_DISTANCE_MIN;  // a bit no flag has (XHD_DISTANCE_ON_DEMAND is 8)
+  options.which = 32 | XHD_DISTANCE_MIN;  // a bit no flag has (XHD_DISTANCE_PENETRATION is 16)
   CHECK_EQ(xhd_distance_context_create(&m, &m, &options, &context, nullptr, nullptr),
            int32_t(XHD_ERROR_INVALID_ARGUMENT));
   CHECK(context == nullptr);

@@ -1,0 +1,45 @@
+// The penetration facts of XHD_DISTANCE_PENETRATION (xhd.h): for two closed meshes, the solids they bound (the
+// even-odd rule), whether those overlap, and bounds on the penetration depth: the length of the shortest
+// translation of B after which the two solids' interiors are disjoint.
+//   upper: the hull bound (hull_penetration.h), good for any solids.
+//   lower: a point p inside both solids stays inside both while B moves by less than d_A(p) + d_B(p) (its
+//          distances to the two surfaces: balls of those radii round p lie in each solid), so the largest such sum
+//          over the points tried bounds the depth from below: every used vertex of each mesh inside the other (one
+//          of the two distances 0), points of a 12 x 12 x 12 grid over the overlap of the two boxes, and a pattern
+//          search from the best of them. Each inside is proven (solid_queries.h); an undecided point is left out.
+//          Where both solids are convex, the hull bound's lower bound is the depth's too, and the two meet.
+// Every bound is widened by the pruning slack (1e-12 of the largest coordinate), which is far above its rounding.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "mesh_truth.h"
+#include "solid_queries.h"
+#include "solid_shape.h"
+#include "xhd.h"
+
+namespace xhd {
+
+class PenetrationProbe {
+ public:
+  // Copies both meshes (B is posed per query). every_triangle: the reference's way (no hierarchies).
+  PenetrationProbe(const xhd_mesh& a, const xhd_mesh& b, bool every_triangle, int threads);
+  ~PenetrationProbe();
+
+  // Writes the solids, flags, bounds and direction of r for B posed by pose; min_distance: the surfaces' exact
+  // minimum distance under that pose (0 when they touch or cross).
+  void query(const double* pose, double min_distance, xhd_distance_result& r) const;
+
+ private:
+  struct Solid;
+  const int threads_;
+  const bool every_;
+  MeshTruth a_input_, b_input_;
+  SolidTopology a_topology_, b_topology_;
+  std::vector<double> a_xyz_;
+  std::unique_ptr<Solid> a_;
+};
+
+}  // namespace xhd
