@@ -6,7 +6,7 @@ import { InputError } from '../core/errors.js';
 import { summarizeFrames, type FrameOutcome, type FramesSummary } from './frame-summary.js';
 import { boundsDiagonal, type FileFormat, type Geometry } from '../io/geometry.js';
 import { readGeometry } from '../io/read.js';
-import { IDENTITY_POSE, MeshDistance, type DistanceContacts, type DistanceMesh, type DistanceMethod, type DistancePair, type Pose } from '../ops/mesh-distance.js';
+import { IDENTITY_POSE, MeshDistance, type DistanceContacts, type DistanceMesh, type DistancePenetration, type DistanceMethod, type DistancePair, type Pose } from '../ops/mesh-distance.js';
 import { readPoseFile, type PoseFrame } from '../io/pose-file.js';
 import { silentProgress, type Progress, type ProgressFactory } from '../core/progress.js';
 import { formatCount } from '../core/counts.js';
@@ -18,6 +18,8 @@ export interface DistanceOptions {
   max: boolean;
   /** With the minimum: when it is 0, every triangle pair at distance 0, counted and bounded (CPU backend). */
   contacts?: boolean;
+  /** With the minimum, for closed meshes: whether the solids overlap, and bounds on the penetration depth (CPU backend). */
+  penetration?: boolean;
   method: DistanceMethod;
   backend: BackendChoice;
   device?: number;
@@ -42,6 +44,8 @@ export interface DistanceResult {
   max: DistancePair | null;
   /** The single pose's contacts (asked for with contacts), else null; with --frames each frame has its own. */
   contacts: DistanceContacts | null;
+  /** The single pose's penetration facts (asked for with penetration), else null; with --frames each frame has its own. */
+  penetration: DistancePenetration | null;
   /** The pose of B (single-pose runs), else null. */
   pose: Pose | null;
   /** Every frame's answers (--frames), else null. */
@@ -103,7 +107,7 @@ export async function distanceFiles(pathA: string, pathB: string, options: Dista
   // runs on the CPU, as it does for contacts, so no CUDA context is started for it (an H200 host: 0.4 s waited for).
   const onePose = poses.length === 1;
   const auto = options.backend === undefined || options.backend === 'auto';
-  const mayUseCuda = options.backend !== 'cpu' && options.method !== 'brute' && !(auto && (onePose || options.contacts));
+  const mayUseCuda = options.backend !== 'cpu' && options.method !== 'brute' && !(auto && (onePose || options.contacts || options.penetration));
   const warming = mayUseCuda ? warmUpCuda(options.device ?? 0) : Promise.resolve(); // overlaps the reading
   const readStarted = performance.now();
   const [a, b] = readInputs(pathA, pathB, options, bar);
@@ -125,7 +129,7 @@ export async function distanceFiles(pathA: string, pathB: string, options: Dista
   let context: MeshDistance;
   try {
     context = await MeshDistance.create(meshA, meshB, {
-      min: options.min, max: options.max, contacts: options.contacts, method: options.method, backend: options.backend, device: options.device, threads: options.threads,
+      min: options.min, max: options.max, contacts: options.contacts, penetration: options.penetration, method: options.method, backend: options.backend, device: options.device, threads: options.threads,
       boundsOnDemand: onePose,
       signal: options.signal, onProgress: (done, total) => buildBar.update(done, total),
     });
@@ -148,6 +152,7 @@ export async function distanceFiles(pathA: string, pathB: string, options: Dista
     min: summary.min ? frames[summary.min.frame].min : null,
     max: summary.max ? frames[summary.max.frame].max : null,
     contacts: single ? frames[0].contacts ?? null : null,
+    penetration: single ? frames[0].penetration ?? null : null,
     pose: single ? poses[0].pose : null,
     frames: single ? null : frames,
     framesPath: single ? null : options.frames!,
@@ -197,6 +202,7 @@ async function queryFrames(context: MeshDistance, poses: PoseFrame[], signal: Ab
       const i = first + k, q = answers[k];
       frames.push({
         frame: i, line: poses[i].line, min: q.min, max: q.max, ...(q.contacts ? { contacts: q.contacts } : {}),
+        ...(q.penetration ? { penetration: q.penetration } : {}),
         queryMs: q.queryMs, uploadMs: q.uploadMs, downloadMs: q.downloadMs, boxPairs: q.boxPairs, trianglePairs: q.trianglePairs,
       });
     }

@@ -1,5 +1,5 @@
 // The summary of a --frames run: how long the queries took, and the extremes of the distances over the frames.
-import type { DistanceContacts, DistancePair } from '../ops/mesh-distance.js';
+import type { DistanceContacts, DistancePair, DistancePenetration } from '../ops/mesh-distance.js';
 
 export interface FrameOutcome {
   /** 0-based position among the frames. */
@@ -10,6 +10,8 @@ export interface FrameOutcome {
   max: DistancePair | null;
   /** With contacts asked for: the frame's triangle pairs at distance 0, counted and bounded. */
   contacts?: DistanceContacts | null;
+  /** With penetration asked for: the frame's solids and depth bounds. */
+  penetration?: DistancePenetration | null;
   queryMs: number;
   uploadMs: number;
   downloadMs: number;

@@ -6,7 +6,7 @@ import koffi from './koffi.js';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 26;
+export const XHD_ABI_VERSION = 27;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -190,6 +190,11 @@ export const DISTANCE_RESULT = declareStruct('xhd_distance_result', {
   contact_pairs: 'uint64_t',
   contact_min: ['double', 3],
   contact_max: ['double', 3],
+  solids: 'int32_t',
+  solids_flags: 'int32_t',
+  penetration_lower: 'double',
+  penetration_upper: 'double',
+  penetration_direction: ['double', 3],
 });
 koffi.opaque('xhd_distance_context');
 
@@ -199,6 +204,13 @@ export const DISTANCE_MAX = 2;
 export const DISTANCE_CONTACTS = 4;
 /** With DISTANCE_MIN: each node's tight bounds made when a search first reaches it (CPU backend; for few queries). */
 export const DISTANCE_ON_DEMAND = 8;
+/** With DISTANCE_MIN, for closed meshes: whether the solids overlap, and bounds on the penetration depth (CPU backend). */
+export const DISTANCE_PENETRATION = 16;
+/** xhd_distance_result.solids, by code (XHD_SOLIDS_*). */
+export const SOLIDS_NAMES = ['not asked', 'open', 'apart', 'overlap', 'undecided'] as const;
+export const SOLIDS_A_CLOSED = 1;
+export const SOLIDS_B_CLOSED = 2;
+export const SOLIDS_CONVEX = 4;
 export const DISTANCE_METHOD_CODES = { bvh: 0, brute: 1 } as const;
 
 // Reading input files (XHD_CAP_FILE_READERS, XHD_CAP_DELIMITED_TEXT): see "Reading input files" in kernels/include/xhd.h.

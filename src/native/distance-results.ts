@@ -4,6 +4,8 @@
 // layout change on either side is caught there rather than read wrong here.
 import { endianness } from 'node:os';
 import koffi from './koffi.js';
+import { SOLIDS_A_CLOSED, SOLIDS_B_CLOSED, SOLIDS_CONVEX, SOLIDS_NAMES } from './abi.js';
+import { NativeError } from '../core/errors.js';
 
 
 /** The triangles realizing a distance and its two points: on A, and on B as posed. */
@@ -27,10 +29,30 @@ export interface DistanceContacts {
   bounds: { min: [number, number, number]; max: [number, number, number] } | null;
 }
 
+/**
+ * With penetration asked for: the solids the two closed meshes bound (the even-odd rule), and bounds on the
+ * penetration depth, the shortest translation of B after which their interiors are disjoint (kernels/geometry/penetration.h).
+ * solids: 'open' (a mesh is not closed, or bounds no volume: no bounds), 'apart' (depth 0), 'overlap' (lower > 0),
+ * 'undecided' (0 = lower <= depth <= upper: touching, or no point proven inside both was found).
+ */
+export interface DistancePenetration {
+  solids: 'open' | 'apart' | 'overlap' | 'undecided';
+  closed: { a: boolean; b: boolean };
+  /** Both are convex solids: lower and upper meet (to 1e-12 of the largest coordinate). */
+  convex: boolean;
+  /** The depth lies in [lower, upper]; null when a mesh is not closed. */
+  lower: number | null;
+  upper: number | null;
+  /** Moving B by upper along this unit vector parts the solids; null when no move is needed or nothing is said. */
+  direction: [number, number, number] | null;
+}
+
 export interface DistanceQuery {
   min: DistancePair | null;
   /** Only when asked for (MeshDistanceOptions.contacts), else null. */
   contacts: DistanceContacts | null;
+  /** Only when asked for (MeshDistanceOptions.penetration), else null. */
+  penetration: DistancePenetration | null;
   max: DistancePair | null;
   queryMs: number;
   uploadMs: number;
@@ -66,12 +88,31 @@ function measure() {
     boxPairs: at('box_pairs'), trianglePairs: at('triangle_pairs'), iterations: at('iterations'),
     peakDeviceBytes: at('peak_device_bytes'),
     contactPairs: at('contact_pairs'), contactMin: at('contact_min'), contactMax: at('contact_max'),
+    solids: at('solids'), solidsFlags: at('solids_flags'), lower: at('penetration_lower'), upper: at('penetration_upper'),
+    direction: at('penetration_direction'),
   };
 }
 
 /** The contact facts from the record's count and box (NaN corners when no pair touches). */
 export function contactsOf(pairs: number, min: [number, number, number], max: [number, number, number]): DistanceContacts {
   return { pairs, bounds: pairs > 0 ? { min, max } : null };
+}
+
+/** The penetration facts from the record's code, flags, bounds and direction. */
+export function penetrationOf(code: number, flags: number, lower: number, upper: number, direction: [number, number, number]): DistancePenetration {
+  const solids = SOLIDS_NAMES[code];
+  if (solids !== 'open' && solids !== 'apart' && solids !== 'overlap' && solids !== 'undecided') {
+    throw new NativeError(`the library reported solids code ${code} for a query that asked for them`);
+  }
+  const bounded = solids !== 'open';
+  return {
+    solids,
+    closed: { a: (flags & SOLIDS_A_CLOSED) !== 0, b: (flags & SOLIDS_B_CLOSED) !== 0 },
+    convex: (flags & SOLIDS_CONVEX) !== 0,
+    lower: bounded ? lower : null,
+    upper: bounded ? upper : null,
+    direction: bounded && upper > 0 ? direction : null,
+  };
 }
 
 export class DistanceResults {
@@ -87,13 +128,17 @@ export class DistanceResults {
   }
 
   /** Record i as DistanceQuery; min and max only where they were asked for (the library leaves the others empty). */
-  query(i: number, which: { min: boolean; max: boolean; contacts?: boolean }): DistanceQuery {
+  query(i: number, which: { min: boolean; max: boolean; contacts?: boolean; penetration?: boolean }): DistanceQuery {
     const base = i * this.l.size, v = this.view, l = this.l;
     const triple = (offset: number): [number, number, number] =>
       [v.getFloat64(base + offset, LE), v.getFloat64(base + offset + 8, LE), v.getFloat64(base + offset + 16, LE)];
     return {
       min: which.min ? this.pair(base + l.min) : null,
       contacts: which.contacts ? contactsOf(this.int64(base + l.contactPairs), triple(l.contactMin), triple(l.contactMax)) : null,
+      penetration: which.penetration
+        ? penetrationOf(v.getInt32(base + l.solids, LE), v.getInt32(base + l.solidsFlags, LE), v.getFloat64(base + l.lower, LE),
+          v.getFloat64(base + l.upper, LE), triple(l.direction))
+        : null,
       max: which.max ? this.pair(base + l.max) : null,
       queryMs: v.getFloat64(base + l.queryMs, LE),
       uploadMs: v.getFloat64(base + l.uploadMs, LE),

@@ -7,9 +7,9 @@ import { NativeError, UsageError } from '../core/errors.js';
 import { cudaDevice, type BackendChoice, type DeviceInfo } from './backends.js';
 import { resolveRun } from './run-settings.js';
 import type { Coordinates } from '../io/geometry.js';
-import { DISTANCE_CONTACTS, DISTANCE_MAX, DISTANCE_METHOD_CODES, DISTANCE_MIN, DISTANCE_ON_DEMAND, meshArg, type RawDistancePair, type RawDistanceResult } from '../native/abi.js';
+import { DISTANCE_CONTACTS, DISTANCE_PENETRATION, DISTANCE_MAX, DISTANCE_METHOD_CODES, DISTANCE_MIN, DISTANCE_ON_DEMAND, meshArg, type RawDistancePair, type RawDistanceResult } from '../native/abi.js';
 import { callNative } from '../native/call.js';
-import { contactsOf, DistanceResults, type DistancePair, type DistanceQuery } from '../native/distance-results.js';
+import { contactsOf, DistanceResults, penetrationOf, type DistancePair, type DistanceQuery } from '../native/distance-results.js';
 import { IDENTITY_POSE, type Pose } from '../core/pose.js';
 import type { BackendName, NativeBackend } from '../native/library.js';
 
@@ -25,6 +25,11 @@ export interface MeshDistanceOptions {
    * Computed by the CPU backend only: backend auto then picks the CPU, cuda is refused.
    */
   contacts?: boolean;
+  /**
+   * With the minimum, for closed meshes: whether the solids they bound overlap, and bounds on the penetration
+   * depth (DistancePenetration). Computed by the CPU backend only: backend auto then picks the CPU, cuda is refused.
+   */
+  penetration?: boolean;
   /** bvh (default): f12 hierarchies; brute: every triangle pair, the double-precision reference (CPU). */
   method?: DistanceMethod;
   /**
@@ -64,7 +69,7 @@ export interface DistanceMesh {
 
 // The result types are declared beside the code that decodes them (native/) and the pose with the pose
 // parsers (core/); re-exported here, where callers of this operation look for them.
-export type { DistanceContacts, DistancePair, DistanceQuery } from '../native/distance-results.js';
+export type { DistanceContacts, DistancePair, DistancePenetration, DistanceQuery } from '../native/distance-results.js';
 export { IDENTITY_POSE, type Pose } from '../core/pose.js';
 
 function pair(raw: RawDistancePair): DistancePair {
@@ -100,7 +105,7 @@ export class MeshDistance {
   private constructor(
     private readonly native: NativeBackend,
     private context: unknown,
-    readonly which: { min: boolean; max: boolean; contacts: boolean },
+    readonly which: { min: boolean; max: boolean; contacts: boolean; penetration: boolean },
     /** Building both hierarchies (and uploading them), in milliseconds. */
     readonly buildMs: number,
     readonly threads: number,
@@ -129,12 +134,17 @@ export class MeshDistance {
     if (contacts && options.backend !== undefined && options.backend !== 'auto' && options.backend !== 'cpu') {
       throw new UsageError(`contacts are computed by the CPU backend only (asked for ${options.backend})`);
     }
+    const penetration = options.penetration ?? false;
+    if (penetration && !min) throw new UsageError('penetration facts come with the minimum distance: ask for it too');
+    if (penetration && options.backend !== undefined && options.backend !== 'auto' && options.backend !== 'cpu') {
+      throw new UsageError(`penetration facts are computed by the CPU backend only (asked for ${options.backend})`);
+    }
     const onDemand = options.boundsOnDemand ?? false;
-    const toCpu = contacts || (onDemand && (options.backend === undefined || options.backend === 'auto'));
+    const toCpu = contacts || penetration || (onDemand && (options.backend === undefined || options.backend === 'auto'));
     const runOptions = toCpu ? { ...options, backend: 'cpu' as const } : options;
     const { backend: native, threads, device } = resolveRun(runOptions, method === 'brute' ? 'brute' : 'grid');
     // Only the CPU makes bounds on demand; a GPU context builds them all for the device.
-    const which = (min ? DISTANCE_MIN : 0) | (max ? DISTANCE_MAX : 0) | (contacts ? DISTANCE_CONTACTS : 0) |
+    const which = (min ? DISTANCE_MIN : 0) | (max ? DISTANCE_MAX : 0) | (contacts ? DISTANCE_CONTACTS : 0) | (penetration ? DISTANCE_PENETRATION : 0) |
       (onDemand && native.name === 'cpu' ? DISTANCE_ON_DEMAND : 0);
     const out: unknown[] = [null];
     const buildMs = new Float64Array(1);
@@ -145,7 +155,7 @@ export class MeshDistance {
     if (out[0] === null) throw new NativeError(`${native.name} backend: no distance context was returned`);
     MeshDistance.live++;
     const onGpu = native.name !== 'cpu';
-    return new MeshDistance(native, out[0], { min, max, contacts }, buildMs[0], onGpu ? 0 : threads, onGpu ? cudaDevice(device) : null);
+    return new MeshDistance(native, out[0], { min, max, contacts, penetration }, buildMs[0], onGpu ? 0 : threads, onGpu ? cudaDevice(device) : null);
   }
 
   /** The distances between A and B posed by pose (default: as given). */
@@ -162,6 +172,9 @@ export class MeshDistance {
     return {
       min: this.which.min ? pair(raw.min) : null,
       contacts: this.which.contacts ? contactsOf(Number(raw.contact_pairs), triple(raw.contact_min), triple(raw.contact_max)) : null,
+      penetration: this.which.penetration
+        ? penetrationOf(raw.solids, raw.solids_flags, raw.penetration_lower, raw.penetration_upper, triple(raw.penetration_direction))
+        : null,
       max: this.which.max ? pair(raw.max) : null,
       queryMs: raw.query_ms,
       uploadMs: raw.upload_ms,

@@ -2,7 +2,7 @@
 // later versions add keys beside these and never rename them. Keys of a distance not asked for are absent.
 import type { DistanceResult } from '../jobs/distance.js';
 import type { FrameOutcome, FramesSummary } from '../jobs/frame-summary.js';
-import type { DistanceContacts, DistancePair, Pose } from '../ops/mesh-distance.js';
+import type { DistanceContacts, DistancePair, DistancePenetration, Pose } from '../ops/mesh-distance.js';
 import { XHD_VERSION } from '../core/version.js';
 import { deviceJson, inputJson } from './compare-json.js';
 
@@ -28,13 +28,26 @@ function contactsJson(c: DistanceContacts) {
   return { intersecting_pairs: c.pairs, bounds: c.bounds ? { min: c.bounds.min, max: c.bounds.max } : null };
 }
 
+/**
+ * penetration: solids ('open', 'apart', 'overlap', 'undecided'), a_closed, b_closed, convex, and the depth's bounds
+ * depth_lower <= depth <= depth_upper (null when a mesh is not closed) with direction (B moved by depth_upper along it
+ * parts the solids; null when no move is needed).
+ */
+function penetrationJson(p: DistancePenetration) {
+  return {
+    solids: p.solids, a_closed: p.closed.a, b_closed: p.closed.b, convex: p.convex,
+    depth_lower: p.lower, depth_upper: p.upper, direction: p.direction,
+  };
+}
+
 function poseRows(pose: Pose): number[][] {
   return [0, 4, 8].map((row) => Array.from(pose.subarray(row, row + 4)));
 }
 
 function frameJson(f: FrameOutcome) {
   const { min_pair, max_pair, ...distances } = distancesJson(f.min, f.max);
-  return { frame: f.frame, line: f.line, ...distances, query_ms: f.queryMs, min_pair, max_pair, ...(f.contacts ? { contacts: contactsJson(f.contacts) } : {}) };
+  return { frame: f.frame, line: f.line, ...distances, query_ms: f.queryMs, min_pair, max_pair, ...(f.contacts ? { contacts: contactsJson(f.contacts) } : {}),
+    ...(f.penetration ? { penetration: penetrationJson(f.penetration) } : {}) };
 }
 
 function summaryJson(s: FramesSummary) {
@@ -52,6 +65,7 @@ export function distanceJson(r: DistanceResult) {
     xhd_version: XHD_VERSION,
     ...distancesJson(r.min, r.max),
     ...(r.contacts ? { contacts: contactsJson(r.contacts) } : {}),
+    ...(r.penetration ? { penetration: penetrationJson(r.penetration) } : {}),
     ...(r.pose ? { pose_b: poseRows(r.pose) } : {}),
     ...(r.frames ? { frames_file: r.framesPath, frames: r.frames.map(frameJson), frames_summary: summaryJson(r.summary!) } : {}),
     a: inputJson(r.a),

@@ -6,7 +6,7 @@ import type { ChalkInstance } from 'chalk';
 import type { InputSummary } from '../jobs/compare.js';
 import type { DistanceResult } from '../jobs/distance.js';
 import type { FrameOutcome } from '../jobs/frame-summary.js';
-import type { DistanceContacts, DistancePair, Pose } from '../ops/mesh-distance.js';
+import type { DistanceContacts, DistancePair, DistancePenetration, Pose } from '../ops/mesh-distance.js';
 import { isIdentityPose } from '../core/pose.js';
 import { countOf, formatCount, formatDistance, formatMs, formatPoint, formatSignificant } from './format.js';
 
@@ -29,6 +29,23 @@ function contactsLine(k: DistanceContacts, c: ChalkInstance): string {
     ? `${countOf(k.pairs, 'intersecting triangle pair')}, all within ${formatPoint(k.bounds.min)} – ${formatPoint(k.bounds.max)}`
     : 'no intersecting triangle pair';
   return `${c.bold('Contacts'.padEnd(24))} ${what}`;
+}
+
+function penetrationLine(p: DistancePenetration, c: ChalkInstance): string {
+  const open = [p.closed.a ? '' : 'A', p.closed.b ? '' : 'B'].filter(Boolean).join(' and ');
+  const move = p.direction ? `; B moved ${formatDistance(p.upper!)} along ${formatPoint(p.direction)} parts them` : '';
+  let what: string;
+  if (p.solids === 'open') {
+    what = `not measured: ${open || 'a mesh'} ${open.includes('and') ? 'are' : 'is'} not a closed solid (every edge shared by two triangles, enclosing a volume)`;
+  } else if (p.solids === 'apart') {
+    what = 'none: the solids do not overlap';
+  } else if (p.solids === 'overlap') {
+    what = (p.convex ? `depth ${formatDistance(p.upper!)} (convex solids: between ${formatDistance(p.lower!)} and ${formatDistance(p.upper!)})`
+      : `depth between ${formatDistance(p.lower!)} and ${formatDistance(p.upper!)}`) + move;
+  } else {
+    what = `depth at most ${formatDistance(p.upper!)}, overlap not proven (the surfaces touch, or no point inside both was found)${move}`;
+  }
+  return `${c.bold('Penetration'.padEnd(24))} ${what}`;
 }
 
 function inputLine(label: string, s: InputSummary): string {
@@ -68,6 +85,7 @@ export function renderDistanceText(r: DistanceResult, c: ChalkInstance): string 
   }
   if (r.min) lines.push(distanceLine('Minimum distance', r.min, r, c, s?.min?.frame));
   if (r.contacts) lines.push(contactsLine(r.contacts, c));
+  if (r.penetration) lines.push(penetrationLine(r.penetration, c));
   if (r.max) lines.push(distanceLine('Maximum distance', r.max, r, c, s?.max?.frame));
   lines.push('', inputLine('A', r.a), inputLine('B', r.b));
   if (r.pose && !isIdentityPose(r.pose)) lines.push(poseLine(r.pose));

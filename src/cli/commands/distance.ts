@@ -36,6 +36,7 @@ Examples:
   $ xhd distance a.off b.off --transform-b 1,0,0,0,0,1,0,0,0,0,1,2,0,0,0,1
   $ xhd distance robot.off part.off --frames poses.csv   every pose of B, one hierarchy build
   $ xhd distance a.off b.off --method brute        double-precision reference over every triangle pair
+  $ xhd distance a.off b.off --penetration         closed meshes: do the solids overlap, and how deep
 
 Poses map each point p of B to R p + t. A frames file has one pose a line: 7 numbers tx,ty,tz,qw,qx,qy,qz,
 12 (a 3×4 matrix [M | t], row by row) or 16 (a 4×4 matrix, last row 0,0,0,1).
@@ -58,6 +59,7 @@ export function registerDistance(program: Command): void {
     .option('--max', 'the maximum distance')
     .option('--both', 'the minimum and the maximum distance')
     .option('--contacts', 'when the meshes intersect, count every intersecting triangle pair and bound where they meet (CPU backend)')
+    .option('--penetration', 'for closed meshes: whether the solids overlap, and lower and upper bounds on how far B must move to part them (CPU backend)')
     .addOption(new Option('-m, --method <method>', 'algorithm').choices(DISTANCE_METHODS).default('bvh'))
     .option('--json', 'print one JSON object (and nothing else) on stdout', false)
     .addOption(new Option('--backend <backend>', 'compute backend').choices(BACKEND_CHOICES).default('auto'))
