@@ -297,10 +297,11 @@ __global__ void winner_kernel(TreeView a, TreeView b, const uint2* pairs, uint32
   winner_item(a, b, pairs, count, blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x, d2, s);
 }
 
-// The adaptive depth of the next step: the largest k with 4^k · (front size) < kGenerated (at least 1), within
-// what is left of each tree, and within the front's capacity (which tests lower below kGenerated).
-XHD_HD Step next_step(uint64_t n, uint32_t la, uint32_t lb, const F12Shape& sa, const F12Shape& sb, uint64_t capacity) {
-  const uint64_t most = capacity < kGenerated ? capacity : kGenerated;
+// The adaptive depth of the next step: the largest k with 4^k · (front size) < step_pairs (at least 1), within
+// what is left of each tree, and within the front's capacity (which tests lower below step_pairs).
+XHD_HD Step next_step(uint64_t n, uint32_t la, uint32_t lb, const F12Shape& sa, const F12Shape& sb, uint64_t capacity,
+                      uint64_t step_pairs) {
+  const uint64_t most = capacity < step_pairs ? capacity : step_pairs;
   uint32_t k = 1;
   while (k < 16 && (n << (2 * (k + 1))) < most) ++k;
   const uint32_t ka = k < sa.depth - la ? k : sa.depth - la, kb = k < sb.depth - lb ? k : sb.depth - lb;
@@ -331,7 +332,7 @@ struct SearchRecord {
 template <bool kMax>
 __global__ void __launch_bounds__(kThreads)
     search_kernel(TreeView a, TreeView b, Motion m, double given, bool descent, double slack, uint64_t capacity,
-                  SearchState* s, uint2* front0, uint2* front1, double* d2, unsigned int* counts, LoopEnd* end) {
+                  uint64_t step_pairs, SearchState* s, uint2* front0, uint2* front1, double* d2, unsigned int* counts, LoopEnd* end) {
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const uint64_t rank = grid.thread_rank(), size = grid.size();
   if (rank == 0) {
@@ -344,7 +345,7 @@ __global__ void __launch_bounds__(kThreads)
   uint64_t n = 1, box_pairs = 0;
   uint32_t la = 0, lb = 0, at = 0, step = 0;
   while (la < a.shape.depth || lb < b.shape.depth) {
-    const Step st = next_step(n, la, lb, a.shape, b.shape, capacity);
+    const Step st = next_step(n, la, lb, a.shape, b.shape, capacity, step_pairs);
     if (st.generated > capacity) break;  // the same decision in every thread
     unsigned int* count = counts + step % 3;
     if (rank == 0) counts[(step + 1) % 3] = 0;
@@ -453,6 +454,11 @@ class F12GpuDistance final : public MeshDistanceEngine {
     per_sm = std::min({per_sm, fit_min, fit_max});
     if (per_sm < 1) return;
     loop_blocks_ = static_cast<unsigned int>(per_sm * sms);
+    // Measuring aids: fewer blocks than whole multiprocessors, and the pairs a step may generate.
+    if (const char* c = std::getenv("XHD_GPU_LOOP_BLOCKS"))
+      loop_blocks_ = std::min<unsigned int>(loop_blocks_, std::max(1, std::atoi(c)));
+    if (const char* c = std::getenv("XHD_GPU_STEP_PAIRS"))
+      step_pairs_ = std::max<uint64_t>(64, std::strtoull(c, nullptr, 10));
   }
 
   // One mesh's hierarchy built on the device (f12_build_gpu.h) from its float copy's vertices and its triangles,
@@ -617,7 +623,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     const TreeView a = view_a(), b = view_b();
     int current = -1;  // -1: the front is still the caller's `in`
     while (la < a.shape.depth || lb < b.shape.depth) {
-      const Step st = next_step(n, la, lb, a.shape, b.shape, front_capacity_);
+      const Step st = next_step(n, la, lb, a.shape, b.shape, front_capacity_, step_pairs_);
       const uint32_t ka = st.ka, kb = st.kb;
       const uint64_t generated = st.generated;
       const uint2* front = current < 0 ? in : fronts_at(depth).buffer[current].get();
@@ -698,8 +704,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
     SearchState* state = &record->state;
     unsigned int* counts = record->counts;
     LoopEnd* end = &record->end;
-    uint64_t capacity = front_capacity_;
-    void* args[] = {&a, &b, &m, &given, &descent, &slack, &capacity, &state, &front0, &front1, &d2, &counts, &end};
+    uint64_t capacity = front_capacity_, step_pairs = step_pairs_;
+    void* args[] = {&a, &b, &m, &given, &descent, &slack, &capacity, &step_pairs, &state, &front0, &front1, &d2, &counts, &end};
     cudaEvent_t timing[2] = {nullptr, nullptr};  // the kernel's own time, where XHD_CUDA_PROFILE asks
     if (log.enabled())
       for (cudaEvent_t& e : timing) XHD_CUDA(cudaEventCreate(&e)), XHD_CUDA(cudaEventRecord(e, s));
@@ -760,6 +766,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
   // Front pairs an expansion may generate before the front is searched in chunks (XHD_MESH_FRONT_CAPACITY
   // lowers it, for tests of the chunks; the buffers hold this many).
   uint64_t front_capacity_ = kFrontCapacity;
+  // Pairs a step may generate (the adaptive depth's C; XHD_GPU_STEP_PAIRS sets it, for measuring).
+  uint64_t step_pairs_ = kGenerated;
 };
 
 }  // namespace

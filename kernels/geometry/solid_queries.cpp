@@ -12,10 +12,8 @@ constexpr Dvec3 kRays[3] = {{0.5718336271, 0.6291712113, 0.5263467591},
                             {-0.3842016433, 0.8170933427, -0.4298118129},
                             {0.7346220081, -0.2281377763, -0.6389712951}};
 
-// A box (floats relative to origin o) widened by this share of the magnitudes involved: far above the slab test's
-// rounding and the distance below which a triangle's signs go unproven (16 u of the point's distance to it), so
-// the ray misses every box whose triangles could give an unproven sign: the hierarchy and the reference test the
-// same undecidable triangles.
+// Boxes are widened by this share of the magnitudes involved before a ray is tested against them: far above the
+// slab test's rounding, so no box is missed that the ray meets, and far below any gap a user means.
 constexpr double kRayBoxWidening = 1e-12;
 
 bool ray_meets_box(Dvec3 q, Dvec3 d, const Box& box) {
@@ -37,10 +35,34 @@ bool ray_meets_box(Dvec3 q, Dvec3 d, const Box& box) {
   return true;
 }
 
+// Whether the ray p + t d, t >= 0, meets the triangle's own box (widened as above, in the input's coordinates).
+// Both ways of searching ask it of every triangle before its signs, so they test exactly the same triangles: the
+// hierarchy's boxes hold these (a ray that meets a triangle's box meets every box above it).
+bool ray_meets_triangle_box(Dvec3 p, Dvec3 d, const Corners3& t) {
+  double t_in = 0.0, t_out = INFINITY;
+  for (int k = 0; k < 3; ++k) {
+    const double a = dget(t.v[0], k), b = dget(t.v[1], k), c = dget(t.v[2], k), pk = dget(p, k), dk = dget(d, k);
+    const double lo0 = std::min({a, b, c}), hi0 = std::max({a, b, c});
+    const double pad = kRayBoxWidening * (std::fabs(pk) + std::fabs(lo0) + std::fabs(hi0)) + 1e-300;
+    const double lo = lo0 - pad, hi = hi0 + pad;
+    if (dk == 0.0) {
+      if (pk < lo || pk > hi) return false;
+      continue;
+    }
+    double t0 = (lo - pk) / dk, t1 = (hi - pk) / dk;
+    if (t0 > t1) std::swap(t0, t1);
+    t_in = std::max(t_in, t0 - pad / std::fabs(dk));
+    t_out = std::min(t_out, t1 + pad / std::fabs(dk));
+    if (t_in > t_out) return false;
+  }
+  return true;
+}
+
 // One triangle against the ray p + t d, t > 0: 1 crossed, 0 missed, -1 undecided. The line meets the triangle's
 // inside when the three triple products d . (a - p) x (b - p) (and cyclic) share a sign; where it meets the plane,
 // t > 0 when (a - p) . (b - p) x (c - p) has that sign too.
 int ray_crosses(Dvec3 p, Dvec3 d, const Corners3& t) {
+  if (!ray_meets_triangle_box(p, d, t)) return 0;
   const Dvec3 a = dsub(t.v[0], p), b = dsub(t.v[1], p), c = dsub(t.v[2], p);
   const int s[3] = {proven_triple_sign(d, a, b), proven_triple_sign(d, b, c), proven_triple_sign(d, c, a)};
   bool plus = false, minus = false, unknown = false;

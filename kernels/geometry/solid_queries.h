@@ -1,8 +1,8 @@
 // Two questions about a point and a closed mesh, answered over the mesh's double vertices: is the point inside the
 // solid (the even-odd rule along a ray, every crossing decided by signs proven despite rounding), and how far is it
 // from the surface (the exact nearest-triangle distance of triangle_bvh.h). Through a triangle hierarchy, or, for
-// the reference, by every triangle in turn: both test the same triangles' signs that can matter, so both answer
-// the same.
+// the reference, by every triangle in turn: a ray's signs are taken only of triangles whose own box it meets, and a
+// distance is the least over every triangle that could be nearest, so both ways answer the same.
 #pragma once
 
 #include <cstdint>
