@@ -62,6 +62,20 @@ class MeshTruth {
     return out;
   }
 
+  // Every vertex posed in double, whatever the input's type (a float32 vertex converted exactly first): a rigid pose
+  // of a convex mesh stays convex to double rounding, where posed_vertices' float rounding of a float32 mesh can
+  // bend its flat faces by a float's step.
+  std::vector<double> posed_vertices64(const double* pose) const {
+    const size_t n = vertex_count();
+    std::vector<double> out(3 * n);
+    for (size_t v = 0; v < n; ++v) {
+      double in[3];
+      for (int k = 0; k < 3; ++k) in[k] = f64_.empty() ? static_cast<double>(f32_[3 * v + k]) : f64_[3 * v + k];
+      pose_vertex64(pose, in, &out[3 * v]);
+    }
+    return out;
+  }
+
   // Triangle t of vertices given as doubles (3 a vertex), in this mesh's triangle order.
   Corners3 corners_of(const std::vector<double>& xyz, size_t t) const {
     Corners3 c;

@@ -17,15 +17,23 @@ struct PenetrationProbe::Solid {
   const SolidTopology* topology;
   int orientation = 0;
   bool convex = false;
-  std::unique_ptr<SolidQueries> queries;
 
-  Solid(const SolidMesh& m, const SolidTopology& t, bool every_triangle) : mesh(m), topology(&t) {
+  Solid(const SolidMesh& m, const SolidTopology& t, bool every_triangle) : mesh(m), topology(&t), every_(every_triangle) {
     orientation = solid_orientation(m, t);
     if (orientation == 0) return;
     convex = solid_convex(m, t, orientation);
-    queries = std::make_unique<SolidQueries>(m, every_triangle);
   }
   bool usable() const { return orientation != 0; }
+
+  // Made on first use: convex solids whose hull bounds meet never need them.
+  const SolidQueries& queries() {
+    if (!queries_) queries_ = std::make_unique<SolidQueries>(mesh, every_);
+    return *queries_;
+  }
+
+ private:
+  bool every_;
+  std::unique_ptr<SolidQueries> queries_;
 };
 
 namespace {
@@ -143,7 +151,7 @@ PenetrationProbe::PenetrationProbe(const xhd_mesh& a, const xhd_mesh& b, bool ev
       b_input_(b, threads),
       a_topology_(solid_topology(a_input_.triangles(), a_input_.triangle_count(), a_input_.vertex_count())),
       b_topology_(solid_topology(b_input_.triangles(), b_input_.triangle_count(), b_input_.vertex_count())),
-      a_xyz_(a_input_.posed_vertices(kIdentityPose)) {
+      a_xyz_(a_input_.posed_vertices64(kIdentityPose)) {
   if (a_topology_.closed)
     a_ = std::make_unique<Solid>(
         SolidMesh{a_xyz_.data(), a_input_.vertex_count(), a_input_.triangles(), a_input_.triangle_count()},
@@ -156,7 +164,7 @@ void PenetrationProbe::query(const double* pose, double min_distance, xhd_distan
   HostPhases phases("penetration");
   for (double& d : r.penetration_direction) d = 0.0;
   r.penetration_lower = r.penetration_upper = std::nan("");
-  const std::vector<double> b_xyz = b_input_.posed_vertices(pose);
+  const std::vector<double> b_xyz = b_input_.posed_vertices64(pose);
   std::unique_ptr<Solid> b;
   if (b_topology_.closed)
     b = std::make_unique<Solid>(
@@ -183,8 +191,14 @@ void PenetrationProbe::query(const double* pose, double min_distance, xhd_distan
   }
   r.penetration_upper = hull.upper;
   for (int k = 0; k < 3; ++k) r.penetration_direction[k] = hull.direction[k];
-  const Deepest in_b = deepest_vertex(a_->mesh, a_topology_.used, *b->queries, threads_);
-  const Deepest in_a = deepest_vertex(b->mesh, b_topology_.used, *a_->queries, threads_);
+  // Convex solids are their hulls: once the hull bounds have met, they are the depth's, and nothing is left to find.
+  if ((r.solids_flags & XHD_SOLIDS_CONVEX) && hull.converged && hull.lower > 0.0) {
+    r.penetration_lower = hull.lower;
+    r.solids = XHD_SOLIDS_OVERLAP;
+    return;
+  }
+  const Deepest in_b = deepest_vertex(a_->mesh, a_topology_.used, b->queries(), threads_);
+  const Deepest in_a = deepest_vertex(b->mesh, b_topology_.used, a_->queries(), threads_);
   phases.mark("vertices inside");
   Deepest vertex = in_b;
   if (in_a.found && (!vertex.found || in_a.depth > vertex.depth)) vertex = in_a;
@@ -195,7 +209,7 @@ void PenetrationProbe::query(const double* pose, double min_distance, xhd_distan
     for (double& d : r.penetration_direction) d = 0.0;
     return;
   }
-  const Deepest deepest = deepest_inside_both(*a_->queries, *b->queries, vertex, threads_);
+  const Deepest deepest = deepest_inside_both(a_->queries(), b->queries(), vertex, threads_);
   phases.mark("deepest point");
   double lower = deepest.found ? std::max(0.0, deepest.depth - slack) : 0.0;
   if (r.solids_flags & XHD_SOLIDS_CONVEX) lower = std::max(lower, hull.lower);

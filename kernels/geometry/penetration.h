@@ -8,6 +8,8 @@
 //          of the two distances 0), points of a 12 x 12 x 12 grid over the overlap of the two boxes, and a pattern
 //          search from the best of them. Each inside is proven (solid_queries.h); an undecided point is left out.
 //          Where both solids are convex, the hull bound's lower bound is the depth's too, and the two meet.
+// B is posed in double (MeshTruth::posed_vertices64): a rigid pose keeps a convex float32 mesh convex, where the
+// distances' float rounding of B's posed vertices would bend its flat faces by a float's step.
 // Every bound is widened by the pruning slack (1e-12 of the largest coordinate), which is far above its rounding.
 #pragma once
 

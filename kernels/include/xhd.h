@@ -745,8 +745,10 @@ XHD_API int32_t xhd_write_laz(const char* path, const uint8_t* header, uint64_t 
  * whether the solids they bound (the even-odd rule) overlap, and bounds on their penetration depth, the length of
  * the shortest translation of B after which the solids' interiors are disjoint (xhd_distance_result.solids,
  * penetration_*; kernels/geometry/penetration.h says how each bound is made). Never a guess: the depth lies within
- * [lower, upper]; where both meshes are convex the two meet, to 1e-12 of the largest coordinate. CPU backend (bvh
- * and brute methods give the same bits); the CUDA backend refuses it. */
+ * [lower, upper]; where both meshes are convex the two meet, to 1e-12 of the largest coordinate. B is posed in double
+ * here (a float32 B's vertices converted exactly, then posed), not rounded to float as for the distances: a rigid pose
+ * of a convex float32 mesh stays convex. CPU backend (bvh and brute methods give the same bits); the CUDA backend
+ * refuses it. */
 #define XHD_DISTANCE_PENETRATION 16
 
 /* xhd_distance_result.solids: */
