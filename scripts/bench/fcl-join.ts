@@ -1,34 +1,17 @@
 // FCL's broad phase + exact distance as the join's CPU peer: scripts/fcl_join.cpp, compiled on first use (and
-// again when the source is newer) into build/bench/, run as a child process on binary collection files.
-// FCL comes from the system (libfcl-dev), or from XHD_FCL_PREFIX: a directory holding usr/include and
-// usr/lib/x86_64-linux-gnu of FCL, libccd, Eigen and OctoMap (e.g. their Debian packages unpacked with
-// `apt-get download` and `dpkg -x`, where installing them is not wanted).
+// again when the source is newer) into build/bench/ (fcl-harness.ts), run as a child process on binary collection files.
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { JoinObjects } from '../../src/ops/join.js';
-import { ROOT } from './root.js';
+import { harnessEnv, prepareFclHarness, type FclHarness } from './fcl-harness.js';
 
-const SOURCE = join(ROOT, 'scripts', 'fcl_join.cpp');
-const BINARY = join(ROOT, 'build', 'bench', 'fcl_join');
-
-export type FclJoinProbe = { binary: string; libraryPath: string } | { error: string };
+export type FclJoinProbe = FclHarness;
 
 export function prepareFclJoin(log: (line: string) => void): FclJoinProbe {
-  const prefix = process.env.XHD_FCL_PREFIX;
-  const include = prefix ? join(prefix, 'usr', 'include') : '/usr/include';
-  const lib = prefix ? join(prefix, 'usr', 'lib', 'x86_64-linux-gnu') : '';
-  if (!existsSync(join(include, 'fcl', 'config.h'))) return { error: 'libfcl-dev not installed (apt-get install libfcl-dev, or XHD_FCL_PREFIX)' };
-  if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= statSync(SOURCE).mtimeMs) return { binary: BINARY, libraryPath: lib };
-  mkdirSync(join(ROOT, 'build', 'bench'), { recursive: true });
-  const args = ['-O3', '-march=native', '-DNDEBUG', '-std=c++17', `-I${include}`, `-I${join(include, 'eigen3')}`, SOURCE, '-o', BINARY,
-    ...(lib ? [`-L${lib}`] : []), '-lfcl', '-lccd', '-loctomap', '-loctomath'];
-  log(`compiling the FCL join harness (g++ ${args.join(' ')})`);
-  const r = spawnSync('g++', args, { encoding: 'utf8' });
-  if (r.status !== 0) return { error: `the FCL join harness does not compile: ${(r.stderr ?? '').split('\n').slice(0, 3).join(' ')}` };
-  return { binary: BINARY, libraryPath: lib };
+  return prepareFclHarness('fcl_join', log);
 }
 
 function writeCollection(path: string, c: JoinObjects): void {
@@ -56,7 +39,7 @@ export function runFclJoin(probe: { binary: string; libraryPath: string }, a: Jo
   try {
     writeCollection(join(dir, 'a.join'), a);
     if (b) writeCollection(join(dir, 'b.join'), b);
-    const env = { ...process.env, LD_LIBRARY_PATH: [probe.libraryPath, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':') };
+    const env = harnessEnv(probe);
     const r = spawnSync(probe.binary, [join(dir, 'a.join'), b ? join(dir, 'b.join') : 'self', String(d)], { encoding: 'utf8', env, timeout: 3_600_000 });
     if (r.status !== 0) return { error: (r.stderr || `exit ${r.status}`).trim().split('\n')[0] };
     const out = JSON.parse(r.stdout.trim()) as { build_ms: number; join_ms: number; pairs: number; distance_calls: number };
