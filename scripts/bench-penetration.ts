@@ -34,6 +34,8 @@ interface Scene {
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
+/** Milliseconds to two significant digits below 10 (FCL's calls take microseconds). */
+const ms = (x: number) => (x >= 10 ? formatMs(x) : x.toPrecision(2));
 
 /** A seeded uniform generator (mulberry32). */
 function generator(seed: number): () => number {
@@ -182,13 +184,13 @@ function report(rows: Row[], fcl: FclHarness, argv: string[], threads: number): 
     const s = r.scene, n = s.poses.length;
     const gap = Math.max(...r.facts.map((p) => (p.upper ?? NaN) - (p.lower ?? NaN)));
     const overlapping = r.facts.filter((p) => p.solids === 'overlap').length;
-    const cells = [s.name, `${s.a.triangles.length / 3} / ${s.b.triangles.length / 3}`, String(n), String(overlapping), formatMs(r.ms), gap.toExponential(1), `${r.parted} / ${n}`];
+    const cells = [s.name, `${s.a.triangles.length / 3} / ${s.b.triangles.length / 3}`, String(n), String(overlapping), ms(r.ms), gap.toExponential(1), `${r.parted} / ${n}`];
     if (r.fcl === null) cells.push('(not convex)', '', '', '', '', '');
     else if ('error' in r.fcl) cells.push(`(${r.fcl.error})`, '', '', '', '', '');
     else {
       for (const solver of ['libccd', 'indep'] as const) {
         const frames = r.fcl[solver], a = agreement(frames, r.facts, 1e-6 * s.size);
-        cells.push(formatMs(median(frames.map((f) => f.ms))), `${a.within} / ${n}`, a.worst.toExponential(1));
+        cells.push(ms(median(frames.map((f) => f.ms))), `${a.within} / ${n}`, a.worst.toExponential(1));
       }
     }
     lines.push(`| ${cells.join(' | ')} |`);
