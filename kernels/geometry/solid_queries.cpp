@@ -12,21 +12,24 @@ constexpr Dvec3 kRays[3] = {{0.5718336271, 0.6291712113, 0.5263467591},
                             {-0.3842016433, 0.8170933427, -0.4298118129},
                             {0.7346220081, -0.2281377763, -0.6389712951}};
 
-// Boxes are widened by this share of the magnitudes involved before a ray is tested against them: far above the
-// slab test's rounding, so no box is missed that the ray meets, and far below any gap a user means.
+// Boxes are widened before a ray is tested against them, in the hierarchy's frame (relative to its origin o, the
+// middle of the mesh's box), by kRayBoxWidening of the ray's start and twice the box's largest magnitude on each axis:
+// far above the slab test's rounding, far below any gap a user means, and never smaller for a box than for a box it
+// holds. A triangle's own box is widened so (once), a node's twice over (its float rounding besides): a ray that meets
+// a triangle's widened box meets every node's above it, so the hierarchy and the reference test the same triangles.
 constexpr double kRayBoxWidening = 1e-12;
 
-bool ray_meets_box(Dvec3 q, Dvec3 d, const Box& box) {
+bool ray_meets(Dvec3 q, Dvec3 d, const double lo[3], const double hi[3], double widening) {
   double t_in = 0.0, t_out = INFINITY;
   for (int k = 0; k < 3; ++k) {
     const double qk = dget(q, k), dk = dget(d, k);
-    const double pad = kRayBoxWidening * (std::fabs(qk) + std::fabs(box.min[k]) + std::fabs(box.max[k])) + 1e-300;
-    const double lo = box.min[k] - pad, hi = box.max[k] + pad;
+    const double pad = widening * (std::fabs(qk) + 2 * std::max(std::fabs(lo[k]), std::fabs(hi[k]))) + 1e-300;
+    const double low = lo[k] - pad, high = hi[k] + pad;
     if (dk == 0.0) {
-      if (qk < lo || qk > hi) return false;
+      if (qk < low || qk > high) return false;
       continue;
     }
-    double t0 = (lo - qk) / dk, t1 = (hi - qk) / dk;
+    double t0 = (low - qk) / dk, t1 = (high - qk) / dk;
     if (t0 > t1) std::swap(t0, t1);
     t_in = std::max(t_in, t0 - pad / std::fabs(dk));
     t_out = std::min(t_out, t1 + pad / std::fabs(dk));
@@ -35,34 +38,25 @@ bool ray_meets_box(Dvec3 q, Dvec3 d, const Box& box) {
   return true;
 }
 
-// Whether the ray p + t d, t >= 0, meets the triangle's own box (widened as above, in the input's coordinates).
-// Both ways of searching ask it of every triangle before its signs, so they test exactly the same triangles: the
-// hierarchy's boxes hold these (a ray that meets a triangle's box meets every box above it).
-bool ray_meets_triangle_box(Dvec3 p, Dvec3 d, const Corners3& t) {
-  double t_in = 0.0, t_out = INFINITY;
+bool ray_meets_node(Dvec3 q, Dvec3 d, const Box& box) {
+  const double lo[3] = {box.min[0], box.min[1], box.min[2]}, hi[3] = {box.max[0], box.max[1], box.max[2]};
+  return ray_meets(q, d, lo, hi, 2 * kRayBoxWidening);
+}
+
+// One triangle against the ray p + t d, t > 0 (q = p - o): 1 crossed, 0 missed, -1 undecided. A triangle whose
+// widened box the ray misses is missed; one with no area is skipped (its points lie on its neighbours' edges, whose
+// own tests see the ray there). The line meets the triangle's inside when the three triple products
+// d . (a - p) x (b - p) (and cyclic) share a sign; where it meets the plane, t > 0 when (a - p) . (b - p) x (c - p)
+// has that sign too.
+int ray_crosses(Dvec3 p, Dvec3 q, Dvec3 d, const Corners3& t, const double o[3]) {
+  double lo[3], hi[3];
   for (int k = 0; k < 3; ++k) {
-    const double a = dget(t.v[0], k), b = dget(t.v[1], k), c = dget(t.v[2], k), pk = dget(p, k), dk = dget(d, k);
-    const double lo0 = std::min({a, b, c}), hi0 = std::max({a, b, c});
-    const double pad = kRayBoxWidening * (std::fabs(pk) + std::fabs(lo0) + std::fabs(hi0)) + 1e-300;
-    const double lo = lo0 - pad, hi = hi0 + pad;
-    if (dk == 0.0) {
-      if (pk < lo || pk > hi) return false;
-      continue;
-    }
-    double t0 = (lo - pk) / dk, t1 = (hi - pk) / dk;
-    if (t0 > t1) std::swap(t0, t1);
-    t_in = std::max(t_in, t0 - pad / std::fabs(dk));
-    t_out = std::min(t_out, t1 + pad / std::fabs(dk));
-    if (t_in > t_out) return false;
+    const double a = dget(t.v[0], k) - o[k], b = dget(t.v[1], k) - o[k], c = dget(t.v[2], k) - o[k];
+    lo[k] = std::min({a, b, c}), hi[k] = std::max({a, b, c});
   }
-  return true;
-}
-
-// One triangle against the ray p + t d, t > 0: 1 crossed, 0 missed, -1 undecided. The line meets the triangle's
-// inside when the three triple products d . (a - p) x (b - p) (and cyclic) share a sign; where it meets the plane,
-// t > 0 when (a - p) . (b - p) x (c - p) has that sign too.
-int ray_crosses(Dvec3 p, Dvec3 d, const Corners3& t) {
-  if (!ray_meets_triangle_box(p, d, t)) return 0;
+  if (!ray_meets(q, d, lo, hi, kRayBoxWidening)) return 0;
+  const Dvec3 n = dcross_accurate(dsub(t.v[1], t.v[0]), dsub(t.v[2], t.v[0]));
+  if (n.x == 0.0 && n.y == 0.0 && n.z == 0.0) return 0;
   const Dvec3 a = dsub(t.v[0], p), b = dsub(t.v[1], p), c = dsub(t.v[2], p);
   const int s[3] = {proven_triple_sign(d, a, b), proven_triple_sign(d, b, c), proven_triple_sign(d, c, a)};
   bool plus = false, minus = false, unknown = false;
@@ -94,13 +88,12 @@ SolidQueries::SolidQueries(const SolidMesh& m, bool every_triangle) : m_(m), eve
       const double x = m.xyz[3ull * m.triangles[i] + k];
       low_[k] = std::min(low_[k], x), high_[k] = std::max(high_[k], x);
     }
+  for (int k = 0; k < 3; ++k) origin_[k] = 0.5 * low_[k] + 0.5 * high_[k];
   if (every_ || m.triangle_count == 0) return;
-  const double origin[3] = {0.5 * low_[0] + 0.5 * high_[0], 0.5 * low_[1] + 0.5 * high_[1],
-                            0.5 * low_[2] + 0.5 * high_[2]};
   std::vector<float> order(3 * m.vertex_count);  // float copies only order the triangles
-  for (uint64_t i = 0; i < 3 * m.vertex_count; ++i) order[i] = static_cast<float>(m.xyz[i] - origin[i % 3]);
+  for (uint64_t i = 0; i < 3 * m.vertex_count; ++i) order[i] = static_cast<float>(m.xyz[i] - origin_[i % 3]);
   bvh_ = build_triangle_bvh(order.data(), PointTruth{nullptr, m.xyz, m.vertex_count}, m.triangles, m.triangle_count,
-                            origin);
+                            origin_);
 }
 
 Corners3 SolidQueries::triangle(uint64_t i) const {
@@ -114,8 +107,9 @@ Corners3 SolidQueries::triangle(uint64_t i) const {
 
 int SolidQueries::crossings(Dvec3 p, Dvec3 d) const {
   int parity = 0;
+  const Dvec3 q = {p.x - origin_[0], p.y - origin_[1], p.z - origin_[2]};
   auto offer = [&](const Corners3& t) {
-    const int crossed = ray_crosses(p, d, t);
+    const int crossed = ray_crosses(p, q, d, t, origin_);
     if (crossed < 0) return false;
     parity ^= crossed;
     return true;
@@ -125,14 +119,13 @@ int SolidQueries::crossings(Dvec3 p, Dvec3 d) const {
       if (!offer(triangle(i))) return -1;
     return parity;
   }
-  const BvhView v = bvh_.view();
-  const Dvec3 q = {p.x - v.origin[0], p.y - v.origin[1], p.z - v.origin[2]};
+  const BvhView v = bvh_.view();  // its origin is origin_
   uint32_t stack[kBvhStack];  // each pop pushes at most two: never deeper than the tree and one
   int top = 0;
   stack[top++] = 0;
   while (top > 0) {
     const BvhNode node = v.nodes[stack[--top]];
-    if (!ray_meets_box(q, d, node.box)) continue;
+    if (!ray_meets_node(q, d, node.box)) continue;
     if (node.count == 0) {
       stack[top++] = node.first;
       stack[top++] = node.first + 1;

@@ -44,6 +44,7 @@ class SolidQueries {
   bool every_;
   TriangleBvh bvh_;
   double low_[3], high_[3];
+  double origin_[3];  // the middle of the box: the hierarchy's origin, and the frame the rays' boxes are tested in
 };
 
 // The sign of a x b + ... (a triple product u . (v x w) of differences rounded once each), proven despite rounding:
