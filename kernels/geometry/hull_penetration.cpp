@@ -218,8 +218,9 @@ HullPenetration hull_penetration(const double* a, const uint32_t* used_a, size_t
     if (h < best) best = h, r.direction[0] = u.x, r.direction[1] = u.y, r.direction[2] = u.z;
   };
   auto finish = [&](double lower) {
-    r.apart = best <= slack;
-    r.upper = std::max(best, 0.0) + slack;
+    r.apart = best <= 0.0;
+    // Apart by more than the slack: no move at all is needed; else the least move found, widened.
+    r.upper = best < -slack ? 0.0 : std::max(best, 0.0) + slack;
     r.lower = r.apart ? 0.0 : std::max(0.0, lower - slack);
     return r;
   };
@@ -241,7 +242,7 @@ HullPenetration hull_penetration(const double* a, const uint32_t* used_a, size_t
     const Dvec3 u = p.faces[f].n;
     const SupportPoint s = support(u);
     offer(u, s.h);
-    if (best <= slack) return finish(0.0);
+    if (best <= 0.0) return finish(0.0);
     if (!(s.h - p.faces[f].distance > slack) || !p.beyond(p.faces[f], s.w)) {
       r.converged = true;
       break;

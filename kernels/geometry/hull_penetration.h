@@ -16,10 +16,11 @@
 namespace xhd {
 
 struct HullPenetration {
-  bool apart = false;      // h_K(u) <= slack for some u: the hulls are apart, or touch, or overlap within slack
+  bool apart = false;      // h_K(u) <= 0 as computed for some u: the hulls are apart or touch (to its rounding)
   bool converged = false;  // the bounds met (else the step cap or a degenerate polytope stopped the steps)
   double lower = 0.0;      // the hulls' depth is at least this (0 while the polytope does not hold the origin)
-  double upper = 0.0;      // moving B by this along `direction` separates the hulls (slack included)
+  double upper = 0.0;      // moving B by this along `direction` separates the hulls (slack included; 0 when apart
+                           // by more than the slack)
   double direction[3] = {0.0, 0.0, 0.0};
   uint32_t steps = 0;
 };

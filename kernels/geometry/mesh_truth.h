@@ -25,6 +25,7 @@ class MeshTruth {
 
   size_t triangle_count() const { return triangles_.size() / 3; }
   size_t vertex_count() const { return (f64_.empty() ? f32_.size() : f64_.size()) / 3; }
+  bool is_float32() const { return f64_.empty(); }
   const uint32_t* triangles() const { return triangles_.data(); }
 
   // Triangle t as given (A).

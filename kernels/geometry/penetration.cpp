@@ -3,37 +3,43 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <optional>
 
 #include "../abi/host_phases.h"
 #include "../abi/parallel.h"
+#include "convex_certificate.h"
 #include "hull_penetration.h"
 #include "mesh_distance_common.h"
 
 namespace xhd {
 
-// A closed mesh as a solid under one placement: its winding, convexity and the two queries of its inside.
+// A closed mesh as a solid under one placement: its winding, and, made when first asked for, the two queries of its
+// inside and its convexity certificate.
 struct PenetrationProbe::Solid {
   SolidMesh mesh;
   const SolidTopology* topology;
   int orientation = 0;
-  bool convex = false;
 
-  Solid(const SolidMesh& m, const SolidTopology& t, bool every_triangle) : mesh(m), topology(&t), every_(every_triangle) {
+  Solid(const SolidMesh& m, const SolidTopology& t, bool every_triangle, int threads)
+      : mesh(m), topology(&t), every_(every_triangle), threads_(threads) {
     orientation = solid_orientation(m, t);
-    if (orientation == 0) return;
-    convex = solid_convex(m, t, orientation);
   }
   bool usable() const { return orientation != 0; }
 
-  // Made on first use: convex solids whose hull bounds meet never need them.
   const SolidQueries& queries() {
     if (!queries_) queries_ = std::make_unique<SolidQueries>(mesh, every_);
     return *queries_;
   }
+  const ConvexCertificate& convexity() {
+    if (!certificate_) certificate_ = convex_certificate(mesh, *topology, orientation, queries(), threads_);
+    return *certificate_;
+  }
 
  private:
   bool every_;
+  int threads_;
   std::unique_ptr<SolidQueries> queries_;
+  std::optional<ConvexCertificate> certificate_;
 };
 
 namespace {
@@ -151,11 +157,16 @@ PenetrationProbe::PenetrationProbe(const xhd_mesh& a, const xhd_mesh& b, bool ev
       b_input_(b, threads),
       a_topology_(solid_topology(a_input_.triangles(), a_input_.triangle_count(), a_input_.vertex_count())),
       b_topology_(solid_topology(b_input_.triangles(), b_input_.triangle_count(), b_input_.vertex_count())),
-      a_xyz_(a_input_.posed_vertices64(kIdentityPose)) {
+      a_xyz_(a_input_.posed_vertices64(kIdentityPose)),
+      b_own_xyz_(b_input_.posed_vertices64(kIdentityPose)) {
   if (a_topology_.closed)
     a_ = std::make_unique<Solid>(
         SolidMesh{a_xyz_.data(), a_input_.vertex_count(), a_input_.triangles(), a_input_.triangle_count()},
-        a_topology_, every_);
+        a_topology_, every_, threads_);
+  if (b_topology_.closed)
+    b_own_ = std::make_unique<Solid>(
+        SolidMesh{b_own_xyz_.data(), b_input_.vertex_count(), b_input_.triangles(), b_input_.triangle_count()},
+        b_topology_, every_, threads_);
 }
 
 PenetrationProbe::~PenetrationProbe() = default;
@@ -169,11 +180,10 @@ void PenetrationProbe::query(const double* pose, double min_distance, xhd_distan
   if (b_topology_.closed)
     b = std::make_unique<Solid>(
         SolidMesh{b_xyz.data(), b_input_.vertex_count(), b_input_.triangles(), b_input_.triangle_count()}, b_topology_,
-        every_);
+        every_, threads_);
   phases.mark("B posed, its solid");
   const bool a_solid = a_ && a_->usable(), b_solid = b && b->usable();
-  r.solids_flags = (a_solid ? XHD_SOLIDS_A_CLOSED : 0) | (b_solid ? XHD_SOLIDS_B_CLOSED : 0) |
-                   (a_solid && b_solid && a_->convex && b->convex ? XHD_SOLIDS_CONVEX : 0);
+  r.solids_flags = (a_solid ? XHD_SOLIDS_A_CLOSED : 0) | (b_solid ? XHD_SOLIDS_B_CLOSED : 0);
   if (!a_solid || !b_solid) {
     r.solids = XHD_SOLIDS_OPEN;
     return;
@@ -184,18 +194,35 @@ void PenetrationProbe::query(const double* pose, double min_distance, xhd_distan
                                                 b->mesh.xyz, b_topology_.used.data(), b_topology_.used.size(), slack,
                                                 threads_);
   phases.mark("hull bounds");
-  if (hull.apart) {  // a plane parts the hulls (or they touch): no move needed
+  r.penetration_upper = hull.upper;
+  if (hull.apart) {  // a plane parts the hulls, or they touch (to the computed support values): no move needed
     r.solids = XHD_SOLIDS_APART;
-    r.penetration_lower = r.penetration_upper = 0.0;
+    r.penetration_lower = 0.0;
     return;
   }
-  r.penetration_upper = hull.upper;
   for (int k = 0; k < 3; ++k) r.penetration_direction[k] = hull.direction[k];
-  // Convex solids are their hulls: once the hull bounds have met, they are the depth's, and nothing is left to find.
-  if ((r.solids_flags & XHD_SOLIDS_CONVEX) && hull.converged && hull.lower > 0.0) {
-    r.penetration_lower = hull.lower;
-    r.solids = XHD_SOLIDS_OVERLAP;
-    return;
+  // The hulls' lower bound, less what each solid may fall short of its hull (convex_certificate.h), is the solids'.
+  // Where both corrections are within the slack, the solids are convex to their rounding, and once the hull bounds
+  // have met they are the depth's: nothing is left to find.
+  double lower = 0.0;
+  if (hull.lower > 0.0) {
+    const ConvexCertificate& ca = a_->convexity();
+    // B's own certificate moved by the pose (convex_certificate.h), or, for a pose far from rigid, B's as posed.
+    ConvexCertificate cb;
+    if (ca.holds && b_own_->usable()) {
+      cb = posed_certificate(b_own_->convexity(), pose, solid_scale(b_own_->mesh, b_topology_));
+      if (!cb.holds) cb = b->convexity();
+    }
+    phases.mark("convexity");
+    if (ca.holds && cb.holds) {
+      lower = std::max(0.0, hull.lower - ca.correction - cb.correction);
+      if (ca.correction <= slack && cb.correction <= slack) r.solids_flags |= XHD_SOLIDS_CONVEX;
+    }
+    if ((r.solids_flags & XHD_SOLIDS_CONVEX) && hull.converged && lower > 0.0) {
+      r.penetration_lower = lower;
+      r.solids = XHD_SOLIDS_OVERLAP;
+      return;
+    }
   }
   const Deepest in_b = deepest_vertex(a_->mesh, a_topology_.used, b->queries(), threads_);
   const Deepest in_a = deepest_vertex(b->mesh, b_topology_.used, a_->queries(), threads_);
@@ -203,7 +230,9 @@ void PenetrationProbe::query(const double* pose, double min_distance, xhd_distan
   Deepest vertex = in_b;
   if (in_a.found && (!vertex.found || in_a.depth > vertex.depth)) vertex = in_a;
   // Surfaces apart with no vertex of either inside the other: neither solid holds the other, so they are disjoint.
-  if (min_distance > 0.0 && !vertex.found && !in_a.undecided_vertex && !in_b.undecided_vertex) {
+  // The surfaces' distance was measured with B posed as the distances pose it (a float32 B rounded to float): it
+  // must exceed how far that moved any vertex from B as posed here.
+  if (min_distance > float_displacement(pose) && !vertex.found && !in_a.undecided_vertex && !in_b.undecided_vertex) {
     r.solids = XHD_SOLIDS_APART;
     r.penetration_lower = r.penetration_upper = 0.0;
     for (double& d : r.penetration_direction) d = 0.0;
@@ -211,10 +240,23 @@ void PenetrationProbe::query(const double* pose, double min_distance, xhd_distan
   }
   const Deepest deepest = deepest_inside_both(a_->queries(), b->queries(), vertex, threads_);
   phases.mark("deepest point");
-  double lower = deepest.found ? std::max(0.0, deepest.depth - slack) : 0.0;
-  if (r.solids_flags & XHD_SOLIDS_CONVEX) lower = std::max(lower, hull.lower);
+  if (deepest.found) lower = std::max(lower, deepest.depth - slack);
   r.penetration_lower = lower;
   r.solids = r.penetration_lower > 0.0 ? XHD_SOLIDS_OVERLAP : XHD_SOLIDS_UNDECIDED;
+}
+
+// How far posing a float32 B as the distances do (each posed vertex rounded to float) moves a vertex from B posed in
+// double, at most (0 for a double B: both pose it alike). A point of a triangle moves no farther than its corners.
+double PenetrationProbe::float_displacement(const double* pose) const {
+  if (!b_input_.is_float32()) return 0.0;
+  const std::vector<double> rounded = b_input_.posed_vertices(pose), exact = b_input_.posed_vertices64(pose);
+  double most = 0.0;
+  for (uint32_t v : b_topology_.used) {
+    double d2 = 0.0;
+    for (int k = 0; k < 3; ++k) d2 += (rounded[3ull * v + k] - exact[3ull * v + k]) * (rounded[3ull * v + k] - exact[3ull * v + k]);
+    most = std::max(most, std::sqrt(d2));
+  }
+  return most * (1.0 + 1e-12);
 }
 
 }  // namespace xhd

@@ -7,7 +7,8 @@
 //          over the points tried bounds the depth from below: every used vertex of each mesh inside the other (one
 //          of the two distances 0), points of a 12 x 12 x 12 grid over the overlap of the two boxes, and a pattern
 //          search from the best of them. Each inside is proven (solid_queries.h); an undecided point is left out.
-//          Where both solids are convex, the hull bound's lower bound is the depth's too, and the two meet.
+//          The hull bound's lower bound, less each solid's convexity correction (convex_certificate.h), is one too;
+//          where both solids are convex to their rounding, it meets the upper bound.
 // B is posed in double (MeshTruth::posed_vertices64): a rigid pose keeps a convex float32 mesh convex, where the
 // distances' float rounding of B's posed vertices would bend its flat faces by a float's step.
 // Every bound is widened by the pruning slack (1e-12 of the largest coordinate), which is far above its rounding.
@@ -36,12 +37,13 @@ class PenetrationProbe {
 
  private:
   struct Solid;
+  double float_displacement(const double* pose) const;
   const int threads_;
   const bool every_;
   MeshTruth a_input_, b_input_;
   SolidTopology a_topology_, b_topology_;
-  std::vector<double> a_xyz_;
-  std::unique_ptr<Solid> a_;
+  std::vector<double> a_xyz_, b_own_xyz_;  // A, and B unposed, as doubles
+  std::unique_ptr<Solid> a_, b_own_;       // B unposed: its convexity certificate, moved by each rigid pose
 };
 
 }  // namespace xhd

@@ -55,11 +55,13 @@ SolidTopology solid_topology(const uint32_t* triangles, uint64_t triangle_count,
     parent[root(parent, corner / 3)] = root(parent, other / 3);
   }
   t.closed = true;
-  uint64_t pieces = 0;
-  for (uint32_t i = 0; i < triangle_count; ++i) pieces += root(parent, i) == i;
-  const int64_t euler = static_cast<int64_t>(t.used.size()) - static_cast<int64_t>(edges.size() / 2) +
-                        static_cast<int64_t>(triangle_count);
-  t.sphere = pieces == 1 && euler == 2;
+  t.piece.resize(triangle_count);
+  std::vector<uint32_t> number(triangle_count, UINT32_MAX);
+  for (uint32_t i = 0; i < triangle_count; ++i) {
+    uint32_t& n = number[root(parent, i)];
+    if (n == UINT32_MAX) n = t.pieces++;
+    t.piece[i] = n;
+  }
   return t;
 }
 
@@ -72,44 +74,24 @@ double solid_scale(const SolidMesh& m, const SolidTopology& t) {
 
 int solid_orientation(const SolidMesh& m, const SolidTopology& t) {
   if (!t.closed || t.used.empty()) return 0;
-  // Six times the signed volume, each tetrahedron measured from one of the mesh's own vertices (so the terms are
-  // of the mesh's size, not of its distance from the origin), with the sum of the terms' magnitudes: the sum's
-  // rounding is far below 1e-9 of that, while a solid's volume is a sizeable share of it.
+  // Six times each piece's signed volume, each tetrahedron measured from one of the mesh's own vertices (so the
+  // terms are of the mesh's size, not of its distance from the origin), with the sum of the terms' magnitudes: a
+  // sum's rounding is far below 1e-9 of that, while a piece that encloses a volume gives a sizeable share of it.
   const Dvec3 o = vertex(m, t.used[0]);
-  double volume = 0.0, magnitude = 0.0;
+  std::vector<double> volume(t.pieces, 0.0), magnitude(t.pieces, 0.0);
   for (uint64_t i = 0; i < m.triangle_count; ++i) {
     const uint32_t* c = m.triangles + 3 * i;
     const Dvec3 a = dsub(vertex(m, c[0]), o), b = dsub(vertex(m, c[1]), o), d = dsub(vertex(m, c[2]), o);
     const double term = ddot(a, dcross(b, d));
-    volume += term;
-    magnitude += std::fabs(term);
+    volume[t.piece[i]] += term;
+    magnitude[t.piece[i]] += std::fabs(term);
   }
-  if (!(std::fabs(volume) > 1e-9 * magnitude)) return 0;
-  return volume > 0.0 ? 1 : -1;
-}
-
-bool solid_convex(const SolidMesh& m, const SolidTopology& t, int orientation) {
-  if (!t.sphere || orientation == 0) return false;
-  const double flat = kConvexFlatness * solid_scale(m, t);
-  std::vector<double> angles(m.vertex_count, 0.0);
-  for (uint64_t i = 0; i < m.triangle_count; ++i) {
-    const uint32_t* c = m.triangles + 3 * i;
-    const Dvec3 p[3] = {vertex(m, c[0]), vertex(m, c[1]), vertex(m, c[2])};
-    const Dvec3 n = dcross_accurate(dsub(p[1], p[0]), dsub(p[2], p[0]));
-    const double length = std::sqrt(ddot(n, n));
-    for (int k = 0; k < 3; ++k) {
-      // The corner across edge k, measured along the outward normal: above the plane means the edge bends inward.
-      const double rise = orientation * ddot(n, dsub(vertex(m, t.across[3 * i + k]), p[0]));
-      if (rise > flat * length) return false;
-      const Dvec3 e1 = dsub(p[(k + 1) % 3], p[k]), e2 = dsub(p[(k + 2) % 3], p[k]);
-      const Dvec3 x = dcross(e1, e2);
-      angles[c[k]] += std::atan2(std::sqrt(ddot(x, x)), ddot(e1, e2));
-    }
+  double total = 0.0;
+  for (uint32_t k = 0; k < t.pieces; ++k) {
+    if (!(std::fabs(volume[k]) > 1e-9 * magnitude[k])) return 0;
+    total += volume[k];
   }
-  constexpr double kTurn = 6.283185307179586;
-  for (uint32_t v : t.used)
-    if (angles[v] > kTurn * (1.0 + 1e-9)) return false;
-  return true;
+  return total > 0.0 ? 1 : (total < 0.0 ? -1 : 0);
 }
 
 }  // namespace xhd

@@ -754,13 +754,13 @@ XHD_API int32_t xhd_write_laz(const char* path, const uint8_t* header, uint64_t 
 /* xhd_distance_result.solids: */
 #define XHD_SOLIDS_NOT_ASKED 0
 #define XHD_SOLIDS_OPEN 1      /* a mesh is not closed, or bounds no volume: no bounds (NaN) */
-#define XHD_SOLIDS_APART 2     /* the interiors are disjoint (or overlap by no more than upper, within rounding) */
+#define XHD_SOLIDS_APART 2     /* disjoint: upper 0, or the slack where the hulls touch to their rounding */
 #define XHD_SOLIDS_OVERLAP 3   /* the interiors overlap: lower > 0 */
 #define XHD_SOLIDS_UNDECIDED 4 /* the depth lies in [lower, upper], lower = 0: touching, or no deep point found */
 /* xhd_distance_result.solids_flags: */
 #define XHD_SOLIDS_A_CLOSED 1
 #define XHD_SOLIDS_B_CLOSED 2
-#define XHD_SOLIDS_CONVEX 4 /* both are convex solids: lower and upper meet */
+#define XHD_SOLIDS_CONVEX 4 /* both certified convex to their rounding, the hulls overlapping: lower and upper meet */
 
 typedef enum xhd_distance_method {
   XHD_DISTANCE_BVH = 0,  /* f12 bounding volume hierarchies: BVTT front expansion (GPU), best-first (CPU) */
@@ -805,7 +805,7 @@ typedef struct xhd_distance_result {
   double contact_max[3];
   /* XHD_DISTANCE_PENETRATION: XHD_SOLIDS_* and XHD_SOLIDS_A_CLOSED | ... bits; the depth lies in [lower, upper],
    * and moving B by upper along direction (unit) leaves the solids' interiors disjoint (NaN bounds when a mesh is
-   * not closed; upper 0 and direction 0 when the solids are proven disjoint). */
+   * not closed; lower 0 and upper 0 or the slack when apart, direction 0 when apart). */
   int32_t solids;
   int32_t solids_flags;
   double penetration_lower;

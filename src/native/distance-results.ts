@@ -38,12 +38,12 @@ export interface DistanceContacts {
 export interface DistancePenetration {
   solids: 'open' | 'apart' | 'overlap' | 'undecided';
   closed: { a: boolean; b: boolean };
-  /** Both are convex solids: lower and upper meet (to 1e-12 of the largest coordinate). */
+  /** Both certified convex to their rounding (asked only where the hulls overlap): lower and upper meet (to the slack). */
   convex: boolean;
   /** The depth lies in [lower, upper]; null when a mesh is not closed. */
   lower: number | null;
   upper: number | null;
-  /** Moving B by upper along this unit vector parts the solids; null when no move is needed or nothing is said. */
+  /** Moving B by upper along this unit vector parts the solids; null when they are apart or nothing is said. */
   direction: [number, number, number] | null;
 }
 
@@ -111,7 +111,7 @@ export function penetrationOf(code: number, flags: number, lower: number, upper:
     convex: (flags & SOLIDS_CONVEX) !== 0,
     lower: bounded ? lower : null,
     upper: bounded ? upper : null,
-    direction: bounded && upper > 0 ? direction : null,
+    direction: solids === 'overlap' || solids === 'undecided' ? direction : null,
   };
 }
 
