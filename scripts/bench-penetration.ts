@@ -20,6 +20,7 @@ import { harnessEnv, prepareFclHarness, type FclHarness } from './bench/fcl-harn
 import { median } from './bench/median.js';
 import { formatMs, libraryVersion, publishReport, runLines } from './bench/report.js';
 import { ball, box } from './bench/solid-shapes.js';
+import { rng } from '../test/random-points.js';
 
 const SCENES = ['boxes', 'balls-512', 'balls-8k', 'balls-131k', 'torus'] as const;
 type SceneName = (typeof SCENES)[number];
@@ -36,18 +37,6 @@ interface Scene {
 const log = (line: string) => process.stderr.write(`${line}\n`);
 /** Milliseconds to two significant digits below 10 (FCL's calls take microseconds). */
 const ms = (x: number) => (x >= 10 ? formatMs(x) : x.toPrecision(2));
-
-/** A seeded uniform generator (mulberry32). */
-function generator(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomUnit(random: () => number): Vec3 {
   for (;;) {
@@ -218,7 +207,7 @@ async function main(): Promise<void> {
   if ('error' in fcl) log(`FCL skipped: ${fcl.error}`);
   const rows: Row[] = [];
   for (const name of names) {
-    const scene = makeScene(name, frames, generator(seed));
+    const scene = makeScene(name, frames, rng(seed));
     const ours = await measureOurs(scene, threads);
     const fclFrames = !scene.convex ? null : 'error' in fcl ? fcl : runFclPenetration(fcl, scene);
     const split = fclFrames && !('error' in fclFrames)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "check.h"
+#include "distance_context.h"
 #include "meshes.h"
 #include "xhd.h"
 
@@ -18,14 +19,7 @@ bool same_pair(const xhd_distance_pair& x, const xhd_distance_pair& y) {
 }
 
 xhd_distance_context* create(const xhd_mesh& a, const xhd_mesh& b, int method) {
-  xhd_distance_options options{};
-  options.which = XHD_DISTANCE_MIN | XHD_DISTANCE_MAX;
-  options.method = method;
-  options.threads = 2;
-  xhd_distance_context* context = nullptr;
-  if (!CHECK_EQ(xhd_distance_context_create(&a, &b, &options, &context, nullptr, nullptr), int32_t(XHD_OK)))
-    std::fprintf(stderr, "  %s\n", xhd_last_error());
-  return context;
+  return xhd_test::checked_context(a, b, XHD_DISTANCE_MIN | XHD_DISTANCE_MAX, method, 2);
 }
 
 }  // namespace
@@ -64,14 +58,7 @@ TEST(mesh_distance_bvh_matches_brute) {
 namespace {
 
 xhd_distance_context* create_contacts(const xhd_mesh& a, const xhd_mesh& b, int method, int threads) {
-  xhd_distance_options options{};
-  options.which = XHD_DISTANCE_MIN | XHD_DISTANCE_CONTACTS;
-  options.method = method;
-  options.threads = threads;
-  xhd_distance_context* context = nullptr;
-  if (!CHECK_EQ(xhd_distance_context_create(&a, &b, &options, &context, nullptr, nullptr), int32_t(XHD_OK)))
-    std::fprintf(stderr, "  %s\n", xhd_last_error());
-  return context;
+  return xhd_test::checked_context(a, b, XHD_DISTANCE_MIN | XHD_DISTANCE_CONTACTS, method, threads);
 }
 
 bool same_contacts(const xhd_distance_result& x, const xhd_distance_result& y) {

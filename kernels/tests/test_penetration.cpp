@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "check.h"
+#include "distance_context.h"
 #include "random_points.h"
 #include "solids.h"
 #include "../geometry/solid_queries.h"
@@ -22,14 +23,7 @@ xhd_mesh view(const xhd_test::Mesh& m) {
 }
 
 xhd_distance_context* create_probe(const xhd_mesh& a, const xhd_mesh& b, int method, int threads) {
-  xhd_distance_options options{};
-  options.which = XHD_DISTANCE_MIN | XHD_DISTANCE_PENETRATION;
-  options.method = method;
-  options.threads = threads;
-  xhd_distance_context* context = nullptr;
-  if (!CHECK_EQ(xhd_distance_context_create(&a, &b, &options, &context, nullptr, nullptr), int32_t(XHD_OK)))
-    std::fprintf(stderr, "  %s\n", xhd_last_error());
-  return context;
+  return xhd_test::checked_context(a, b, XHD_DISTANCE_MIN | XHD_DISTANCE_PENETRATION, method, threads);
 }
 
 xhd_distance_result probe(const xhd_mesh& a, const xhd_mesh& b, const double* pose, int method = XHD_DISTANCE_BVH,
