@@ -88,8 +88,6 @@ class SupportTree {
   std::vector<Node> nodes_;
 };
 
-Dvec3 vertex(const SolidMesh& m, uint32_t v) { return {m.xyz[3ull * v], m.xyz[3ull * v + 1], m.xyz[3ull * v + 2]}; }
-
 }  // namespace
 
 ConvexCertificate convex_certificate(const SolidMesh& m, const SolidTopology& t, int orientation,
@@ -102,7 +100,7 @@ ConvexCertificate convex_certificate(const SolidMesh& m, const SolidTopology& t,
   c = {c.x / n_used, c.y / n_used, c.z / n_used};
   double far = 0.0;
   for (uint32_t v : t.used) {
-    const Dvec3 d = dsub(vertex(m, v), c);
+    const Dvec3 d = dsub(solid_vertex(m, v), c);
     far = std::max(far, std::sqrt(ddot(d, d)));
   }
   far *= 1.0 + 4 * kU;
@@ -119,7 +117,7 @@ ConvexCertificate convex_certificate(const SolidMesh& m, const SolidTopology& t,
   parallel_blocks(m.triangle_count, 1024, threads, [&](size_t begin, size_t end, int tid) {
     for (size_t i = begin; i < end; ++i) {
       const uint32_t* f = m.triangles + 3 * i;
-      const Dvec3 p0 = vertex(m, f[0]), e1 = dsub(vertex(m, f[1]), p0), e2 = dsub(vertex(m, f[2]), p0);
+      const Dvec3 p0 = solid_vertex(m, f[0]), e1 = dsub(solid_vertex(m, f[1]), p0), e2 = dsub(solid_vertex(m, f[2]), p0);
       const Dvec3 n = dcross_accurate(e1, e2);
       const double length = std::sqrt(ddot(n, n));
       planes[i].error = -1.0;  // no plane: not one of I's faces

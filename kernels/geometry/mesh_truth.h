@@ -47,18 +47,16 @@ class MeshTruth {
     return xhd::posed_corners(pose, c);
   }
 
-  // Every vertex posed the same way, as doubles (3 a vertex).
+  // Every vertex posed the same way, as doubles (3 a vertex): a float32 mesh's rounded to float, as posed_corners
+  // does.
   std::vector<double> posed_vertices(const double* pose) const {
+    if (!f64_.empty()) return posed_vertices64(pose);  // the same arithmetic: doubles are posed in double
     const size_t n = vertex_count();
     std::vector<double> out(3 * n);
     for (size_t v = 0; v < n; ++v) {
-      if (f64_.empty()) {
-        float posed[3];
-        pose_vertex(pose, &f32_[3 * v], posed);
-        for (int k = 0; k < 3; ++k) out[3 * v + k] = posed[k];
-      } else {
-        pose_vertex64(pose, &f64_[3 * v], &out[3 * v]);
-      }
+      float posed[3];
+      pose_vertex(pose, &f32_[3 * v], posed);
+      for (int k = 0; k < 3; ++k) out[3 * v + k] = posed[k];
     }
     return out;
   }

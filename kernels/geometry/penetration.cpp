@@ -48,10 +48,6 @@ namespace {
 constexpr int kGridSide = 12;
 constexpr int kPatternRounds = 40;
 
-Dvec3 vertex_of(const SolidMesh& m, uint32_t v) {
-  return {m.xyz[3ull * v], m.xyz[3ull * v + 1], m.xyz[3ull * v + 2]};
-}
-
 bool within_box(const SolidQueries& q, Dvec3 p) {
   for (int k = 0; k < 3; ++k)
     if (dget(p, k) < q.low()[k] || dget(p, k) > q.high()[k]) return false;
@@ -84,7 +80,7 @@ Deepest deepest_vertex(const SolidMesh& of, const std::vector<uint32_t>& used, c
   parallel_blocks(used.size(), 256, threads, [&](size_t begin, size_t end, int tid) {
     Deepest& mine = parts[tid];
     for (size_t i = begin; i < end; ++i) {
-      const Dvec3 p = vertex_of(of, used[i]);
+      const Dvec3 p = solid_vertex(of, used[i]);
       if (!within_box(in, p)) continue;
       if (mine.found && in.nearer_than(p, mine.depth2)) continue;
       const Inside where = in.inside(p);
@@ -159,6 +155,10 @@ PenetrationProbe::PenetrationProbe(const xhd_mesh& a, const xhd_mesh& b, bool ev
       b_topology_(solid_topology(b_input_.triangles(), b_input_.triangle_count(), b_input_.vertex_count())),
       a_xyz_(a_input_.posed_vertices64(kIdentityPose)),
       b_own_xyz_(b_input_.posed_vertices64(kIdentityPose)) {
+  if (b_topology_.closed)
+    b_own_scale_ = solid_scale(SolidMesh{b_own_xyz_.data(), b_input_.vertex_count(), b_input_.triangles(),
+                                         b_input_.triangle_count()},
+                               b_topology_);
   if (a_topology_.closed)
     a_ = std::make_unique<Solid>(
         SolidMesh{a_xyz_.data(), a_input_.vertex_count(), a_input_.triangles(), a_input_.triangle_count()},
@@ -210,7 +210,7 @@ void PenetrationProbe::query(const double* pose, double min_distance, xhd_distan
     // B's own certificate moved by the pose (convex_certificate.h), or, for a pose far from rigid, B's as posed.
     ConvexCertificate cb;
     if (ca.holds && b_own_->usable()) {
-      cb = posed_certificate(b_own_->convexity(), pose, solid_scale(b_own_->mesh, b_topology_));
+      cb = posed_certificate(b_own_->convexity(), pose, b_own_scale_);
       if (!cb.holds) cb = b->convexity();
     }
     phases.mark("convexity");
@@ -232,7 +232,7 @@ void PenetrationProbe::query(const double* pose, double min_distance, xhd_distan
   // Surfaces apart with no vertex of either inside the other: neither solid holds the other, so they are disjoint.
   // The surfaces' distance was measured with B posed as the distances pose it (a float32 B rounded to float): it
   // must exceed how far that moved any vertex from B as posed here.
-  if (min_distance > float_displacement(pose) && !vertex.found && !in_a.undecided_vertex && !in_b.undecided_vertex) {
+  if (min_distance > float_displacement(pose, b_xyz) && !vertex.found && !in_a.undecided_vertex && !in_b.undecided_vertex) {
     r.solids = XHD_SOLIDS_APART;
     r.penetration_lower = r.penetration_upper = 0.0;
     for (double& d : r.penetration_direction) d = 0.0;
@@ -247,9 +247,9 @@ void PenetrationProbe::query(const double* pose, double min_distance, xhd_distan
 
 // How far posing a float32 B as the distances do (each posed vertex rounded to float) moves a vertex from B posed in
 // double, at most (0 for a double B: both pose it alike). A point of a triangle moves no farther than its corners.
-double PenetrationProbe::float_displacement(const double* pose) const {
+double PenetrationProbe::float_displacement(const double* pose, const std::vector<double>& exact) const {
   if (!b_input_.is_float32()) return 0.0;
-  const std::vector<double> rounded = b_input_.posed_vertices(pose), exact = b_input_.posed_vertices64(pose);
+  const std::vector<double> rounded = b_input_.posed_vertices(pose);
   double most = 0.0;
   for (uint32_t v : b_topology_.used) {
     double d2 = 0.0;

@@ -37,13 +37,16 @@ class PenetrationProbe {
 
  private:
   struct Solid;
-  double float_displacement(const double* pose) const;
+  // How far the distances' posing of B (each vertex rounded to float for a float32 B) moved a vertex from `exact`,
+  // B posed in double, at most.
+  double float_displacement(const double* pose, const std::vector<double>& exact) const;
   const int threads_;
   const bool every_;
   MeshTruth a_input_, b_input_;
   SolidTopology a_topology_, b_topology_;
   std::vector<double> a_xyz_, b_own_xyz_;  // A, and B unposed, as doubles
   std::unique_ptr<Solid> a_, b_own_;       // B unposed: its convexity certificate, moved by each rigid pose
+  double b_own_scale_ = 0.0;               // B unposed: its used vertices' largest coordinate
 };
 
 }  // namespace xhd

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "surface_brute_point.h"
+
 namespace xhd {
 namespace {
 
@@ -187,12 +189,8 @@ double SolidQueries::distance2(Dvec3 p) const {
     nearest_triangle(bvh_.view(), p, best);
     return best.d2;
   }
-  double best = INFINITY;
-  for (uint64_t i = 0; i < m_.triangle_count; ++i) {
-    const Corners3 t = triangle(i);
-    best = std::min(best, closest_on_triangle(p, t.v[0], t.v[1], t.v[2]).d2);
-  }
-  return best;
+  return nearest_triangle_brute(PointTruth{nullptr, m_.xyz, m_.vertex_count}, m_.triangles, m_.triangle_count, p)
+      .best.d2;
 }
 
 }  // namespace xhd

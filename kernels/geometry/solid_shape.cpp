@@ -9,8 +9,6 @@
 namespace xhd {
 namespace {
 
-Dvec3 vertex(const SolidMesh& m, uint32_t v) { return {m.xyz[3ull * v], m.xyz[3ull * v + 1], m.xyz[3ull * v + 2]}; }
-
 uint32_t root(std::vector<uint32_t>& parent, uint32_t x) {
   while (parent[x] != x) x = parent[x] = parent[parent[x]];
   return x;
@@ -77,11 +75,11 @@ int solid_orientation(const SolidMesh& m, const SolidTopology& t) {
   // Six times each piece's signed volume, each tetrahedron measured from one of the mesh's own vertices (so the
   // terms are of the mesh's size, not of its distance from the origin), with the sum of the terms' magnitudes: a
   // sum's rounding is far below 1e-9 of that, while a piece that encloses a volume gives a sizeable share of it.
-  const Dvec3 o = vertex(m, t.used[0]);
+  const Dvec3 o = solid_vertex(m, t.used[0]);
   std::vector<double> volume(t.pieces, 0.0), magnitude(t.pieces, 0.0);
   for (uint64_t i = 0; i < m.triangle_count; ++i) {
     const uint32_t* c = m.triangles + 3 * i;
-    const Dvec3 a = dsub(vertex(m, c[0]), o), b = dsub(vertex(m, c[1]), o), d = dsub(vertex(m, c[2]), o);
+    const Dvec3 a = dsub(solid_vertex(m, c[0]), o), b = dsub(solid_vertex(m, c[1]), o), d = dsub(solid_vertex(m, c[2]), o);
     const double term = ddot(a, dcross(b, d));
     volume[t.piece[i]] += term;
     magnitude[t.piece[i]] += std::fabs(term);

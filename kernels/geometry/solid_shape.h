@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "point_triangle.h"
+
 namespace xhd {
 
 // A mesh's vertices as doubles (3 a vertex: the input's own, or B's as posed) and its triangles.
@@ -14,6 +16,10 @@ struct SolidMesh {
   const uint32_t* triangles;
   uint64_t triangle_count;
 };
+
+inline Dvec3 solid_vertex(const SolidMesh& m, uint32_t v) {
+  return {m.xyz[3ull * v], m.xyz[3ull * v + 1], m.xyz[3ull * v + 2]};
+}
 
 // What does not depend on where the vertices lie.
 struct SolidTopology {
