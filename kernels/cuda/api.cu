@@ -1,5 +1,6 @@
 // The C ABI entry points of the CUDA backend: validate (shared with the CPU backend), pick the device,
 // run, and turn every exception into a status code plus a last-error message.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -240,6 +241,27 @@ int32_t surface_compare(const xhd_mesh* a, const xhd_mesh* b, const xhd_surface_
 extern "C" {
 
 XHD_API int32_t xhd_abi_version(void) { return XHD_ABI_VERSION; }
+
+// Page-locked and portable (every device's copies run from it at full speed), so that a caller's inputs need no
+// staging on their way to the GPUs (staged_upload.cpp copies straight from such memory).
+XHD_API int32_t xhd_host_alloc(uint64_t bytes, void** memory) {
+  return xhd::guarded([&]() -> int32_t {
+    if (memory == nullptr) throw xhd::InvalidArgument("memory must not be null");
+    *memory = nullptr;
+    const cudaError_t status = cudaHostAlloc(memory, std::max<uint64_t>(bytes, 1), cudaHostAllocPortable);
+    if (status != cudaSuccess) {
+      *memory = nullptr;
+      cudaGetLastError();
+      throw xhd::OutOfMemory("page-locked host memory of " + std::to_string(bytes) +
+                             " bytes could not be allocated (" + cudaGetErrorString(status) + ")");
+    }
+    return XHD_OK;
+  });
+}
+
+XHD_API void xhd_host_free(void* memory) {
+  if (memory != nullptr) cudaFreeHost(memory);
+}
 
 XHD_API const char* xhd_backend_name(void) { return xhd::backend_name(); }
 

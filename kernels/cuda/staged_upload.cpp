@@ -126,7 +126,25 @@ void copy_pieces_to_device(void* device, const std::vector<size_t>& piece_bytes,
   copy_through_stages(*s, device, piece_bytes, fill, stream);
 }
 
+// Whether host is page-locked memory the driver knows (cudaHostAlloc, cudaHostRegister, xhd_host_alloc): its DMA
+// then runs at the link's full speed with no copy on the host (55 GB/s to one H200, and two GPUs' links add up,
+// where staging is held at the host's copy rate: docs/benchmarks.md, stop 50).
+bool is_pinned(const void* host) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
+    cudaGetLastError();  // not memory the driver knows: pageable
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
+}
+
 void copy_to_device(void* device, const void* host, size_t bytes, cudaStream_t stream) {
+  if (bytes >= kStagedOnceReady && is_pinned(host)) {
+    XHD_CUDA(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));
+    // Returns with host read in full, as every copy here does: a caller may reuse its buffer at once.
+    XHD_CUDA(cudaStreamSynchronize(stream));
+    return;
+  }
   Stages* s = stages_for(bytes);
   if (s == nullptr) {
     XHD_CUDA(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));

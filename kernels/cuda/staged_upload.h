@@ -16,6 +16,9 @@ namespace xhd {
 // in full (the caller may free it); the DMA of the last pieces may still be running on stream.
 void copy_to_device(void* device, const void* host, size_t bytes, cudaStream_t stream);
 
+// Whether host is page-locked memory the driver knows (copies from it need no staging).
+bool is_pinned(const void* host);
+
 // The most bytes one piece of copy_pieces_to_device may have.
 size_t staged_piece_bytes();
 

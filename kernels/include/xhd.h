@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct layout or a function signature below changes. */
-#define XHD_ABI_VERSION 27
+#define XHD_ABI_VERSION 28
 
 #if defined(_WIN32)
 #define XHD_API __declspec(dllexport)
@@ -225,6 +225,15 @@ XHD_API int32_t xhd_device_info_get(int32_t ordinal, xhd_device_info* info);
  * (OPTIX_DEVICE_PROPERTY_RTCORE_VERSION; 0 = no RT cores, traversal runs in software). Returns an xhd_status:
  * XHD_ERROR_UNAVAILABLE with xhd_last_error() naming the cause and the fix when OptiX cannot run there. */
 XHD_API int32_t xhd_optix_info(int32_t ordinal, int32_t* optix_version, uint32_t* rtcore_version);
+
+/* Host memory for the caller's inputs (point coordinates, say), `bytes` of it, 64-byte aligned, in *memory; release it
+ * with xhd_host_free of the same library. The GPU libraries allocate it page-locked and visible to every device
+ * (cudaHostAlloc, portable): their calls then copy inputs from it at the links' full speed, several GPUs at once,
+ * with no staging copy on the host. The CPU library allocates plain memory. Its contents are undefined until
+ * written. XHD_ERROR_OUT_OF_MEMORY when it cannot be had (page-locked memory is limited: use plain memory then). */
+XHD_API int32_t xhd_host_alloc(uint64_t bytes, void** memory);
+/* Releases what xhd_host_alloc of this library gave (NULL: nothing). */
+XHD_API void xhd_host_free(void* memory);
 
 /* Directed Hausdorff distances between a and b, for the directions requested.
  * progress may be NULL. Returns an xhd_status; on failure progress->message and xhd_last_error() say why. */

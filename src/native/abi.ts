@@ -6,7 +6,7 @@ import koffi from './koffi.js';
 
 import { declareStruct, type Decoded } from './struct-decl.js';
 
-export const XHD_ABI_VERSION = 27;
+export const XHD_ABI_VERSION = 28;
 
 export const XHD_OK = 0;
 export const XHD_ERROR_INVALID_ARGUMENT = 1;
@@ -598,6 +598,8 @@ export type RawJoinResult = Decoded<typeof JOIN_RESULT>;
 
 export const PROTOTYPES = {
   abiVersion: 'int32_t xhd_abi_version(void)',
+  hostAlloc: 'int32_t xhd_host_alloc(uint64_t bytes, _Out_ void **memory)',
+  hostFree: 'void xhd_host_free(void *memory)',
   capabilities: 'uint64_t xhd_capabilities(void)',
   backendName: 'const char *xhd_backend_name(void)',
   lastError: 'const char *xhd_last_error(void)',

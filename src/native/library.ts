@@ -56,6 +56,9 @@ export interface NativeBackend {
   abiVersion: number;
   capabilities: Capabilities;
   lastError: () => string;
+  /** Memory for inputs (xhd_host_alloc: page-locked on the GPU libraries) and its release: src/native/host-memory.ts. */
+  hostAlloc: Koffi.KoffiFunction;
+  hostFree: Koffi.KoffiFunction;
   deviceCount: () => number;
   // koffi function: (ordinal, out) => status, or .async(ordinal, out, callback) on a worker thread.
   deviceInfo: Koffi.KoffiFunction;
@@ -207,6 +210,8 @@ export function loadBackend(name: BackendName): NativeBackend {
       abiVersion,
       capabilities,
       lastError: lib.func(PROTOTYPES.lastError) as () => string,
+      hostAlloc: lib.func(PROTOTYPES.hostAlloc),
+      hostFree: lib.func(PROTOTYPES.hostFree),
       deviceCount: lib.func(PROTOTYPES.deviceCount) as () => number,
       deviceInfo: lib.func(PROTOTYPES.deviceInfo),
       optixInfo: name === 'optix' ? lib.func(PROTOTYPES.optixInfo) : null,
