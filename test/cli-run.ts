@@ -35,6 +35,13 @@ export function writeXyz(path: string, points: Float32Array): void {
   writeFileSync(path, lines.join('\n') + '\n');
 }
 
+/** Writes points as a binary little-endian PLY of float x, y, z: read as float32, the points' own truth. */
+export function writeBinaryPly(path: string, points: Float32Array): void {
+  const header = `ply\nformat binary_little_endian 1.0\nelement vertex ${points.length / 3}\nproperty float x\nproperty float y\nproperty float z\nend_header\n`;
+  const body = new Float32Array(points);  // a copy of our own, little-endian on every machine we run on
+  writeFileSync(path, Buffer.concat([Buffer.from(header, 'latin1'), Buffer.from(body.buffer, body.byteOffset, body.byteLength)]));
+}
+
 /** Lines of a stack trace ("    at …") must never reach a user. */
 export function hasStackTrace(text: string): boolean {
   return /^\s+at .+\(.+:\d+:\d+\)$/m.test(text) || /^\s+at .+:\d+:\d+$/m.test(text);

@@ -8,11 +8,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
 
+import { loadBackend } from '../src/native/library.js';
+import { allocateHostFloats } from '../src/native/host-memory.js';
 import { probeBackend } from '../src/ops/backends.js';
 import { pointsSearch, type PointsSearchResult } from '../src/ops/points-search.js';
 import { clustered, rng, uniform, withCopiesOf } from './random-points.js';
 import { utmShiftedTile } from './exact-cases.js';
-import { hasStackTrace, runXhd, scratchDir, writeXyz } from './cli-run.js';
+import { hasStackTrace, runXhd, scratchDir, writeBinaryPly, writeXyz } from './cli-run.js';
 import { writeNifti } from './nifti-writer.js';
 import { suiteUnless } from './skippable-suite.js';
 import { withEnv } from './reader-test-tools.js';
@@ -94,11 +96,14 @@ suiteUnless(skip, 'CUDA --devices split by space (XHD_SPLIT_BY=space): a halo to
   });
 });
 
-suiteUnless(skip, 'CUDA --devices split by space: parts gathered from the sets, or copied first', () => {
+suiteUnless(skip, 'CUDA --devices split by space: parts made by the GPUs, gathered from the sets, or copied first', () => {
   // Where the float copies are the input's own coordinates (float32 files; doubles on a lattice about the
   // origin), each worker's parts are gathered from the sets by their layout straight into its upload, and its
   // grids name points by the sets' indices; XHD_GATHERED_SLABS=0 copies the parts first (the path of doubles
-  // whose copies round), with the grids naming points by the parts' positions. Both must give the CPU's answer.
+  // whose copies round), with the grids naming points by the parts' positions. For float32 sets the GPUs make
+  // the parts themselves by default (kernels/cuda/slab_exchange.h: each worker a contiguous share of each set,
+  // the parts exchanged between the workers' devices); XHD_EXCHANGED_SLABS=0 gathers them from the host's
+  // layouts instead. Every way must give the CPU's answer.
   const lattice = (n: number, seed: number, shift: number) => {
     const random = rng(seed);
     return Float64Array.from({ length: 3 * n }, () => Math.floor(random() * 4000) / 64 + shift);
@@ -113,14 +118,52 @@ suiteUnless(skip, 'CUDA --devices split by space: parts gathered from the sets, 
     it(`${label}: gathered and copied parts give the CPU's witnesses`, async () => {
       const cpu = await pointsSearch(a, b, { backend: 'cpu' });
       for (const devices of workerLists()) {
-        const gathered = await withSplitBy('space', () => pointsSearch(a, b, { backend: 'cuda', devices }));
+        const byDefault = await withSplitBy('space', () => pointsSearch(a, b, { backend: 'cuda', devices }));
+        const gathered = await withSplitBy('space', () => withEnv({ XHD_EXCHANGED_SLABS: '0' }, () => pointsSearch(a, b, { backend: 'cuda', devices })));
         const copied = await withSplitBy('space', () => withEnv({ XHD_GATHERED_SLABS: '0' }, () => pointsSearch(a, b, { backend: 'cuda', devices })));
+        assert.deepEqual(answer(byDefault), answer(cpu), `${label} on ${devices}, by default`);
         assert.deepEqual(answer(gathered), answer(cpu), `${label} on ${devices}, gathered`);
         assert.deepEqual(answer(copied), answer(cpu), `${label} on ${devices}, copied`);
         if (gathered.placement.workers > 1) assert.deepEqual(gathered.placement.splitBySpace, ['ab', 'ba'], `${label} on ${devices}`);
+        if (byDefault.placement.workers > 1) assert.deepEqual(byDefault.placement.splitBySpace, ['ab', 'ba'], `${label} on ${devices}, by default`);
       }
     });
   }
+
+  it('float32 in the library\'s page-locked memory (xhd_host_alloc): the same answers, split or not', async () => {
+    const cudaLibrary = loadBackend('cuda');
+    const a = uniform(400_000, 3, rng(98)), b = uniform(350_000, 3, rng(99), 0.05);
+    const cpu = await pointsSearch(a, b, { backend: 'cpu' });
+    const ha = allocateHostFloats(cudaLibrary, a.length), hb = allocateHostFloats(cudaLibrary, b.length);
+    try {
+      ha.array.set(a);
+      hb.array.set(b);
+      assert.deepEqual(answer(await pointsSearch(ha.array, hb.array, { backend: 'cuda' })), answer(cpu), 'one GPU');
+      for (const devices of workerLists()) {
+        const spatial = await withSplitBy('space', () => pointsSearch(ha.array, hb.array, { backend: 'cuda', devices }));
+        assert.deepEqual(answer(spatial), answer(cpu), `on ${devices}, by space`);
+        const queries = await withSplitBy('queries', () => pointsSearch(ha.array, hb.array, { backend: 'cuda', devices }));
+        assert.deepEqual(answer(queries), answer(cpu), `on ${devices}, by queries`);
+      }
+    } finally {
+      ha.free();
+      hb.free();
+    }
+  });
+
+  it('a worker lost while the parts are exchanged fails the call naming it; the others do not wait for ever', () => {
+    const dir = scratchDir();
+    const pa = join(dir, 'a.ply'), pb = join(dir, 'b.ply');
+    writeBinaryPly(pa, uniform(200_000, 3, rng(100)));
+    writeBinaryPly(pb, uniform(200_000, 3, rng(101), 0.02));
+    for (const failing of ['0', '1']) {
+      const run = runXhd(['compare', pa, pb, '--backend', 'cuda', '--json', '--devices', '0,0'], { XHD_SPLIT_BY: 'space', XHD_TEST_FAIL_WORKER: failing });
+      assert.equal(run.code, 3, run.stderr);
+      assert.match(run.stderr, new RegExp(`worker ${Number(failing) + 1} of 2\\) failed: fault injected`));
+      assert.equal(run.stdout, '');
+      assert.ok(!hasStackTrace(run.stderr));
+    }
+  });
 });
 
 suiteUnless(skip, 'CUDA --memory-limit: a target in tiles, exactly', () => {

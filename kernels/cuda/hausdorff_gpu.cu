@@ -1,6 +1,7 @@
 #include "hausdorff_gpu.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -20,6 +21,7 @@
 #include "eb_directed.h"
 #include "exact_refine.h"
 #include "loose_device.h"
+#include "slab_exchange.h"
 #include "slab_queries.h"
 #include "slab_upload.h"
 #include "staged_upload.h"
@@ -155,17 +157,42 @@ class GpuRun {
   // was too small). Indices in the sets' for gathered parts, in the parts' for copied ones.
   void run_slabs(const SlabSide& sa, const SlabSide& sb, int directions, SharedWord& cmax_ab, SharedWord& cmax_ba,
                  xhd_directed& out_ab, xhd_directed& out_ba) {
-    const uint32_t na = static_cast<uint32_t>(sa.count), nb = static_cast<uint32_t>(sb.count);
     const bool ab = (directions & XHD_DIRECTION_AB) != 0, ba = (directions & XHD_DIRECTION_BA) != 0;
-    const uint64_t qa = ab ? sa.slab_count : 0, qb = ba ? sb.slab_count : 0;
     const uint64_t set_points = std::max(sa.layout ? sa.layout->count : 0, sb.layout ? sb.layout->count : 0);
+    check_slab_fits(sa.count, sb.count, ab ? sa.slab_count : 0, ba ? sb.slab_count : 0, set_points);
+    DevicePart part_a = upload_side(sa);
+    DevicePart part_b = upload_side(sb);
+    search_parts(std::move(part_a), std::move(part_b), directions, cmax_ab, cmax_ba, out_ab, out_ba);
+  }
+
+  // run_slabs with this worker's parts made by the GPUs (slab_exchange.h), at the same time as the others'.
+  // Indices in the sets'.
+  void run_exchanged_slabs(SlabExchange& exchange, int w, int directions, SharedWord& cmax_ab, SharedWord& cmax_ba,
+                           xhd_directed& out_ab, xhd_directed& out_ba) {
+    std::array<DevicePart, 2> parts = exchange_parts(memory_, exchange, w, stream_.get(), timings_.upload);
+    const bool ab = (directions & XHD_DIRECTION_AB) != 0, ba = (directions & XHD_DIRECTION_BA) != 0;
+    check_slab_fits(parts[0].count, parts[1].count, ab ? parts[0].slab_count : 0, ba ? parts[1].slab_count : 0, 0);
+    search_parts(std::move(parts[0]), std::move(parts[1]), directions, cmax_ab, cmax_ba, out_ab, out_ba);
+  }
+
+  // A slab run's parts of na and nb points, with qa and qb queries, fit this worker's memory (DeviceMemoryShort
+  // otherwise: the call falls back to the split by queries, or to tiles).
+  void check_slab_fits(uint64_t na, uint64_t nb, uint64_t qa, uint64_t qb, uint64_t set_points) const {
     const uint64_t need = slab_run_bytes(na, nb, qa, qb, set_points, search_.target_bytes(std::max(na, nb)));
     if (need > memory_.budget())
       throw DeviceMemoryShort("a slab of the compare needs about " + gib(need) + " of GPU memory; " +
                               gib(memory_.budget()) + " is available");
+  }
+
+  // The slab run's search over its parts on the device: each part's grid, both directions' queries taken by the
+  // in-slab flags, the searches and their settling in double.
+  void search_parts(DevicePart part_a, DevicePart part_b, int directions, SharedWord& cmax_ab, SharedWord& cmax_ba,
+                    xhd_directed& out_ab, xhd_directed& out_ba) {
+    const uint32_t na = static_cast<uint32_t>(part_a.count), nb = static_cast<uint32_t>(part_b.count);
+    const bool ab = (directions & XHD_DIRECTION_AB) != 0, ba = (directions & XHD_DIRECTION_BA) != 0;
+    const uint64_t qa = ab ? part_a.slab_count : 0, qb = ba ? part_b.slab_count : 0;
     double build_ms = 0;
     DeviceGrid grid_a, grid_b;
-    DevicePart part_a = upload_side(sa), part_b = upload_side(sb);
     {
       // A part may be empty (a slab beyond one set's points): it has no grid, and nothing is uploaded.
       EventTimer timer(stream_.get());
@@ -260,6 +287,7 @@ class GpuRun {
     if (side.layout != nullptr) return upload_part(memory_, *side.set, *side.layout, side.w, stream_.get(), timings_.upload);
     DevicePart p;
     p.count = side.count;
+    p.slab_count = side.slab_count;
     if (p.count == 0) return p;
     p.raw = upload(memory_, side.set->xyz, 0, p.count, stream_.get(), timings_);
     p.in_slab = DeviceArray<uint8_t>(memory_, p.count);
@@ -667,9 +695,15 @@ int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos&
   const double halo_a = (directions & XHD_DIRECTION_BA) ? halos.ba : 0.0;
   const double halo_b = (directions & XHD_DIRECTION_AB) ? halos.ab : 0.0;
   const bool gathered = gathers_parts(c.frame);
+  // Made by the GPUs where they can (slab_exchange.h); else gathered from the host's layouts, or copied.
+  std::unique_ptr<SlabExchange> exchange;
+  if (gathered && gpus_exchange_parts(c.frame, c.placement.devices))
+    exchange = std::make_unique<SlabExchange>(c.frame, plan, halo_a, halo_b, workers);
   SlabLayout layout_a, layout_b;
   std::vector<SlabPart> parts_a, parts_b;
-  if (gathered) {
+  if (exchange) {
+    phases.mark("exchange set up");
+  } else if (gathered) {
     layout_a = slab_layout(c.frame.a, plan, halo_a, c.host_threads);
     layout_b = slab_layout(c.frame.b, plan, halo_b, c.host_threads);
     phases.mark("layouts");
@@ -687,6 +721,17 @@ int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos&
         HostPhases phases("slab " + std::to_string(w));
         const int threads = c.worker_threads();
         const xhd_hausdorff_options mine = c.on(w);
+        if (exchange) {
+          GpuRun run(c.frame, threads, mine, c.progress, found.runs[w], c.search_for(mine.device), c.budgets[w]);
+          phases.mark("run set up");
+          try {
+            run.run_exchanged_slabs(*exchange, w, directions, cmax_ab, cmax_ba, found.ab[w], found.ba[w]);
+          } catch (const PartnerFailed&) {
+            return;  // the worker that failed reports why; nothing of this one's is read
+          }
+          phases.mark("run");
+          return;
+        }
         if (gathered) {
           const SlabSide a{&c.frame.a, &layout_a, w, nullptr, layout_a.size[w], layout_a.slab_count[w]};
           const SlabSide b{&c.frame.b, &layout_b, w, nullptr, layout_b.size[w], layout_b.slab_count[w]};
@@ -724,7 +769,9 @@ int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos&
         to_frame(found.ab[w], part.a, part.b);
         to_frame(found.ba[w], part.b, part.a);
       },
-      [] {});
+      [&] {
+        if (exchange) exchange->rendezvous().abandon();  // the others stop waiting for this worker
+      });
   take_transfers(result, found);
 
   int settled = 0;

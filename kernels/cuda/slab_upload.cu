@@ -76,6 +76,7 @@ DevicePart upload_part(DeviceMemory& memory, const FramedSet& set, const SlabLay
   const auto start = std::chrono::steady_clock::now();
   DevicePart part;
   part.count = layout.size[w];
+  part.slab_count = layout.slab_count[w];
   if (part.count == 0) return part;
   part.raw = DeviceArray<float>(memory, 3 * part.count);
   const Pieces pieces = pieces_of(layout, w);

@@ -16,6 +16,7 @@ struct DevicePart {
   DeviceArray<uint32_t> set_index;  // each point's index in the set
   DeviceArray<uint8_t> in_slab;     // 1 where the point lies in the slab itself
   uint64_t count = 0;
+  uint64_t slab_count = 0;  // the points in the slab itself
 };
 
 // Part w of `set` as `layout` places it. Returns once the host's part of the work is done (the set may then

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "../abi/parallel.h"
 
@@ -226,6 +227,11 @@ void layout_block(const T* truth, int axis, size_t begin, size_t end, const Layo
 }
 
 }  // namespace
+
+FloatSlabEdges float_slab_edges(const SlabPlan& plan, double halo) {
+  LayoutEdges<float> e(plan, halo);
+  return FloatSlabEdges{std::move(e.lo), std::move(e.hi), std::move(e.lower), std::move(e.upper)};
+}
 
 SlabLayout slab_layout(const FramedSet& set, const SlabPlan& plan, double halo, int threads) {
   SlabLayout layout;

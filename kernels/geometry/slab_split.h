@@ -86,6 +86,15 @@ struct SlabLayout {
 // The layout of a set without loose points: one pass over it on `threads` threads.
 SlabLayout slab_layout(const FramedSet& set, const SlabPlan& plan, double halo, int threads);
 
+// The float edges slab_layout compares a float set's axis coordinates with, per slab: a point is held by slab w's
+// part when lower[w] <= x <= upper[w] (its halo) and lies in the slab itself when lo[w] <= x < hi[w]. Compared
+// in float they decide as the doubles of the plan would; the GPUs' own layout (slab_exchange.h) compares with
+// these same edges, so both ways give every part the same points.
+struct FloatSlabEdges {
+  std::vector<float> lo, hi, lower, upper;
+};
+FloatSlabEdges float_slab_edges(const SlabPlan& plan, double halo);
+
 // Part w's float copies of the points in blocks [first, end) of the layout, in the set's order, into `to`
 // (from the first block's first position), on `threads` threads.
 void gather_part(const FramedSet& set, const SlabLayout& layout, int w, size_t first, size_t end, float* to,
