@@ -7,7 +7,9 @@
 // (witnesses included): ✗ marks a difference. Prints a markdown report for docs/benchmarks.md.
 //   scripts/bench-multi-gpu [--lists '0;0,1;all'] [--sizes 12500000] [--large 200000000] [--runs 3]
 //                           [--splits space,queries] [--batch-pairs 1000] [--distinct-masks 40] [--mask-scale 0.3]
-//                           [--memory-limit 0] [--out docs/file.md] [--backend cuda|cpu]
+//                           [--memory-limit 0] [--out docs/file.md] [--backend cuda|cpu] [--pinned]
+// --pinned: the compares' inputs page-locked by the CUDA library (xhd_host_pin, src/native/pinned-inputs.ts) before
+// the timing; what pinning and unpinning cost is reported beside the rows, not timed as the call.
 // --backend cpu runs the script itself where there is no GPU (its lists are thread groups; nothing scales there).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +18,8 @@ import { join } from 'node:path';
 
 import { cudaDevice, probeBackend } from '../src/ops/backends.js';
 import { pointsSearch, type PointsSearchResult } from '../src/ops/points-search.js';
+import { pinInputs } from '../src/native/pinned-inputs.js';
+import { loadBackend } from '../src/native/library.js';
 import { gpuDescription, libraryVersion, publishReport, runLines } from './bench/report.js';
 import { makeMaskPair, writeMask } from './bench/masks-shapes.js';
 import { ROOT } from './bench/root.js';
@@ -34,19 +38,22 @@ interface Settings {
   memoryLimit: number;
   splits: Split[];
   backend: 'cuda' | 'cpu';
+  pinned: boolean;
   out?: string;
 }
 
 // `space-copied`: split by space with each worker's parts copied on the host first (XHD_GATHERED_SLABS=0), the way
-// before the parts were gathered straight into the uploads, to measure what that saves.
-type Split = 'space' | 'queries' | 'space-copied';
+// before the parts were gathered straight into the uploads, to measure what that saves. `space-gathered`: the
+// parts gathered from the host's layouts (XHD_EXCHANGED_SLABS=0), the way before the GPUs made them
+// (kernels/cuda/slab_exchange.h).
+type Split = 'space' | 'queries' | 'space-copied' | 'space-gathered';
 
 function parseList(text: string): number[] | 'all' {
   return text === 'all' ? 'all' : text.split(',').map(Number);
 }
 
 function parseSettings(argv: string[]): Settings {
-  const s: Settings = { lists: [[0], [0, 0], 'all'], sizes: [12_500_000], large: 200_000_000, runs: 3, batchPairs: 1000, distinctMasks: 40, maskScale: 0.3, memoryLimit: 0, splits: ['space', 'queries'], backend: 'cuda' };
+  const s: Settings = { lists: [[0], [0, 0], 'all'], sizes: [12_500_000], large: 200_000_000, runs: 3, batchPairs: 1000, distinctMasks: 40, maskScale: 0.3, memoryLimit: 0, splits: ['space', 'queries'], backend: 'cuda', pinned: false };
   for (let i = 0; i < argv.length; i++) {
     const next = () => argv[++i] ?? '';
     switch (argv[i]) {
@@ -61,6 +68,7 @@ function parseSettings(argv: string[]): Settings {
       case '--splits': s.splits = next().split(',') as Split[]; break;
       case '--backend': s.backend = next() === 'cpu' ? 'cpu' : 'cuda'; break;
       case '--out': s.out = next(); break;
+      case '--pinned': s.pinned = true; break;
       default: throw new Error(`unknown argument ${argv[i]}`);
     }
   }
@@ -88,13 +96,15 @@ interface CompareRow {
 
 /** The runs of one compare split one way: with XHD_SPLIT_BY (and XHD_GATHERED_SLABS) set for the library (read at each call). */
 async function withSplit<T>(split: Split, run: () => Promise<T>): Promise<T> {
-  process.env.XHD_SPLIT_BY = split === 'space-copied' ? 'space' : split;
+  process.env.XHD_SPLIT_BY = split.startsWith('space') ? 'space' : split;
   if (split === 'space-copied') process.env.XHD_GATHERED_SLABS = '0';
+  if (split === 'space-gathered') process.env.XHD_EXCHANGED_SLABS = '0';
   try {
     return await run();
   } finally {
     delete process.env.XHD_SPLIT_BY;
     delete process.env.XHD_GATHERED_SLABS;
+    delete process.env.XHD_EXCHANGED_SLABS;
   }
 }
 
@@ -102,8 +112,22 @@ async function withSplit<T>(split: Split, run: () => Promise<T>): Promise<T> {
 async function compareRows(n: number, s: Settings): Promise<CompareRow[]> {
   log(`generating the overlapping pair of ${n.toLocaleString('en-US')} points a side`);
   const drawing = performance.now();
-  const { a, b } = await overlappingParallel(n, 20260707);
+  const drawn = await overlappingParallel(n, 20260707);
   log(`  drawn in ${((performance.now() - drawing) / 1000).toFixed(1)} s`);
+  if (!(s.pinned && s.backend === 'cuda')) return compareRowsOf(drawn.a, drawn.b, n, s);
+  const pinning = performance.now();
+  const pinned = pinInputs(loadBackend('cuda'), [drawn.a, drawn.b]);
+  log(`  page-locked in ${(performance.now() - pinning).toFixed(0)} ms`);
+  try {
+    return await compareRowsOf(drawn.a, drawn.b, n, s);
+  } finally {
+    const unpinning = performance.now();
+    pinned.unpin();
+    log(`  unpinned in ${(performance.now() - unpinning).toFixed(0)} ms`);
+  }
+}
+
+async function compareRowsOf(a: Float32Array, b: Float32Array, n: number, s: Settings): Promise<CompareRow[]> {
   const warm = await overlappingParallel(100_000, 1);
   const rows: CompareRow[] = [];
   let reference: string | null = null;
@@ -185,6 +209,7 @@ async function main(): Promise<void> {
   const report: string[] = ['# Multi-GPU benchmark: --devices', '', ...runLines('scripts/bench-multi-gpu', argv),
     s.backend === 'cuda' ? `- GPU 0: ${gpuDescription(cudaDevice(0))}; GPUs seen: ${cuda.devices?.length ?? '?'}` : '- Backend: cpu (a run of the script, not a measurement)',
     `- Native library: build/libxhd_${s.backend}.so from ${libraryVersion()}`,
+    `- Inputs: ${s.pinned ? 'page-locked by the library before the runs (--pinned: xhd_host_pin)' : 'JavaScript\'s memory, pageable'}`,
     '- Compare: overlapping 3D pairs (scripts/bench/overlapping-parallel.ts), float32, no per-point outputs; wall = the',
     '  native call (framing, uploads, both directions), best of the runs; build+query and upload = the library\'s own',
     '  times (each the slowest worker\'s; build+query sums both directions, and an unsettled split by space\'s second search).',

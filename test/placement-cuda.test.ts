@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 
 import { loadBackend } from '../src/native/library.js';
-import { allocateHostFloats } from '../src/native/host-memory.js';
+import { pinInputs } from '../src/native/pinned-inputs.js';
 import { probeBackend } from '../src/ops/backends.js';
 import { pointsSearch, type PointsSearchResult } from '../src/ops/points-search.js';
 import { clustered, rng, uniform, withCopiesOf } from './random-points.js';
@@ -130,24 +130,20 @@ suiteUnless(skip, 'CUDA --devices split by space: parts made by the GPUs, gather
     });
   }
 
-  it('float32 in the library\'s page-locked memory (xhd_host_alloc): the same answers, split or not', async () => {
-    const cudaLibrary = loadBackend('cuda');
+  it('float32 page-locked by the library (xhd_host_pin): the same answers, split or not', async () => {
     const a = uniform(400_000, 3, rng(98)), b = uniform(350_000, 3, rng(99), 0.05);
     const cpu = await pointsSearch(a, b, { backend: 'cpu' });
-    const ha = allocateHostFloats(cudaLibrary, a.length), hb = allocateHostFloats(cudaLibrary, b.length);
+    const pinned = pinInputs(loadBackend('cuda'), [a, b]);
     try {
-      ha.array.set(a);
-      hb.array.set(b);
-      assert.deepEqual(answer(await pointsSearch(ha.array, hb.array, { backend: 'cuda' })), answer(cpu), 'one GPU');
+      assert.deepEqual(answer(await pointsSearch(a, b, { backend: 'cuda' })), answer(cpu), 'one GPU');
       for (const devices of workerLists()) {
-        const spatial = await withSplitBy('space', () => pointsSearch(ha.array, hb.array, { backend: 'cuda', devices }));
+        const spatial = await withSplitBy('space', () => pointsSearch(a, b, { backend: 'cuda', devices }));
         assert.deepEqual(answer(spatial), answer(cpu), `on ${devices}, by space`);
-        const queries = await withSplitBy('queries', () => pointsSearch(ha.array, hb.array, { backend: 'cuda', devices }));
+        const queries = await withSplitBy('queries', () => pointsSearch(a, b, { backend: 'cuda', devices }));
         assert.deepEqual(answer(queries), answer(cpu), `on ${devices}, by queries`);
       }
     } finally {
-      ha.free();
-      hb.free();
+      pinned.unpin();
     }
   });
 

@@ -1,8 +1,6 @@
 // The C ABI entry points of the CPU backend: validate, dispatch, and turn every C++ exception into a
 // status code plus a last-error message, since nothing may unwind into the FFI caller.
-#include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <utility>
 #include <string>
 #include <vector>
@@ -210,20 +208,15 @@ extern "C" {
 
 XHD_API int32_t xhd_abi_version(void) { return XHD_ABI_VERSION; }
 
-// Plain memory: the CPU library reads inputs in place, wherever they are.
-XHD_API int32_t xhd_host_alloc(uint64_t bytes, void** memory) {
+// Nothing to do: the CPU library reads inputs in place, wherever they are.
+XHD_API int32_t xhd_host_pin(const void* memory, uint64_t) {
   return xhd::guarded([&]() -> int32_t {
     if (memory == nullptr) throw xhd::InvalidArgument("memory must not be null");
-    *memory = nullptr;
-    if (posix_memalign(memory, 64, std::max<uint64_t>(bytes, 1)) != 0) {
-      *memory = nullptr;
-      throw xhd::OutOfMemory("host memory of " + std::to_string(bytes) + " bytes could not be allocated");
-    }
     return XHD_OK;
   });
 }
 
-XHD_API void xhd_host_free(void* memory) { std::free(memory); }
+XHD_API void xhd_host_unpin(const void*) {}
 
 XHD_API int32_t xhd_points_compare_files(const xhd_point_file* a, const xhd_point_file* b,
                                          const xhd_hausdorff_options* options, xhd_streamed* streamed,

@@ -1,6 +1,5 @@
 // The C ABI entry points of the CUDA backend: validate (shared with the CPU backend), pick the device,
 // run, and turn every exception into a status code plus a last-error message.
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +21,7 @@
 #include "distance_stats_gpu.h"
 #include "hausdorff_gpu.h"
 #include "placement.h"
+#include "staged_upload.h"
 #include "points_gpu.h"
 #include "../abi/per_point.h"
 #include "mesh_distance_gpu.h"
@@ -242,26 +242,14 @@ extern "C" {
 
 XHD_API int32_t xhd_abi_version(void) { return XHD_ABI_VERSION; }
 
-// Page-locked and portable (every device's copies run from it at full speed), so that a caller's inputs need no
-// staging on their way to the GPUs (staged_upload.cpp copies straight from such memory).
-XHD_API int32_t xhd_host_alloc(uint64_t bytes, void** memory) {
+XHD_API int32_t xhd_host_pin(const void* memory, uint64_t bytes) {
   return xhd::guarded([&]() -> int32_t {
-    if (memory == nullptr) throw xhd::InvalidArgument("memory must not be null");
-    *memory = nullptr;
-    const cudaError_t status = cudaHostAlloc(memory, std::max<uint64_t>(bytes, 1), cudaHostAllocPortable);
-    if (status != cudaSuccess) {
-      *memory = nullptr;
-      cudaGetLastError();
-      throw xhd::OutOfMemory("page-locked host memory of " + std::to_string(bytes) +
-                             " bytes could not be allocated (" + cudaGetErrorString(status) + ")");
-    }
+    xhd::pin_host_memory(memory, bytes);
     return XHD_OK;
   });
 }
 
-XHD_API void xhd_host_free(void* memory) {
-  if (memory != nullptr) cudaFreeHost(memory);
-}
+XHD_API void xhd_host_unpin(const void* memory) { xhd::unpin_host_memory(memory); }
 
 XHD_API const char* xhd_backend_name(void) { return xhd::backend_name(); }
 

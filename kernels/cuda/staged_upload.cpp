@@ -6,9 +6,14 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "../abi/parallel.h"
+#include "../abi/status_guard.h"
+#include "../abi/validate.h"
 #include "cuda_check.h"
 
 namespace xhd {
@@ -136,6 +141,35 @@ bool is_pinned(const void* host) {
     return false;
   }
   return attributes.type == cudaMemoryTypeHost;
+}
+
+namespace {
+
+uintptr_t page_start(const void* memory) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  return reinterpret_cast<uintptr_t>(memory) / page * page;
+}
+
+}  // namespace
+
+void pin_host_memory(const void* memory, uint64_t bytes) {
+  if (memory == nullptr) throw InvalidArgument("memory must not be null");
+  if (bytes == 0) return;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t first = page_start(memory);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(memory) + bytes + page - 1) / page * page;
+  const cudaError_t status =
+      cudaHostRegister(reinterpret_cast<void*>(first), end - first, cudaHostRegisterPortable);
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    throw OutOfMemory(std::string("the driver did not page-lock ") + std::to_string(bytes) + " bytes (" +
+                      cudaGetErrorString(status) + ")");
+  }
+}
+
+void unpin_host_memory(const void* memory) {
+  if (memory == nullptr) return;
+  if (cudaHostUnregister(reinterpret_cast<void*>(page_start(memory))) != cudaSuccess) cudaGetLastError();
 }
 
 void copy_to_device(void* device, const void* host, size_t bytes, cudaStream_t stream) {

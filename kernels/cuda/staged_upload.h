@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -18,6 +19,11 @@ void copy_to_device(void* device, const void* host, size_t bytes, cudaStream_t s
 
 // Whether host is page-locked memory the driver knows (copies from it need no staging).
 bool is_pinned(const void* host);
+
+// xhd_host_pin and xhd_host_unpin: the caller's memory registered with the driver for every device, the range
+// widened to whole pages. OutOfMemory when the driver refuses.
+void pin_host_memory(const void* memory, uint64_t bytes);
+void unpin_host_memory(const void* memory);
 
 // The most bytes one piece of copy_pieces_to_device may have.
 size_t staged_piece_bytes();

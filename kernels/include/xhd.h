@@ -226,14 +226,16 @@ XHD_API int32_t xhd_device_info_get(int32_t ordinal, xhd_device_info* info);
  * XHD_ERROR_UNAVAILABLE with xhd_last_error() naming the cause and the fix when OptiX cannot run there. */
 XHD_API int32_t xhd_optix_info(int32_t ordinal, int32_t* optix_version, uint32_t* rtcore_version);
 
-/* Host memory for the caller's inputs (point coordinates, say), `bytes` of it, 64-byte aligned, in *memory; release it
- * with xhd_host_free of the same library. The GPU libraries allocate it page-locked and visible to every device
- * (cudaHostAlloc, portable): their calls then copy inputs from it at the links' full speed, several GPUs at once,
- * with no staging copy on the host. The CPU library allocates plain memory. Its contents are undefined until
- * written. XHD_ERROR_OUT_OF_MEMORY when it cannot be had (page-locked memory is limited: use plain memory then). */
-XHD_API int32_t xhd_host_alloc(uint64_t bytes, void** memory);
-/* Releases what xhd_host_alloc of this library gave (NULL: nothing). */
-XHD_API void xhd_host_free(void* memory);
+/* Page-locks the caller's memory [memory, memory + bytes) (its inputs' coordinates, say) until xhd_host_unpin of the
+ * same library: the GPU libraries register it with the driver for every device (cudaHostRegister, portable, the
+ * range widened to whole pages), and their calls then copy inputs from it at the links' full speed, several GPUs
+ * at once, with no staging copy on the host. Pinning costs about as much as one staged copy of the memory (2 s
+ * for 24 GB on an H200 host): it pays for inputs compared more than once. The CPU library does nothing. Memory
+ * must stay allocated while pinned. XHD_ERROR_OUT_OF_MEMORY when the driver refuses (locked memory is limited;
+ * the calls still work from unpinned memory). */
+XHD_API int32_t xhd_host_pin(const void* memory, uint64_t bytes);
+/* Undoes xhd_host_pin(memory, ...) (the same pointer). */
+XHD_API void xhd_host_unpin(const void* memory);
 
 /* Directed Hausdorff distances between a and b, for the directions requested.
  * progress may be NULL. Returns an xhd_status; on failure progress->message and xhd_last_error() say why. */

@@ -598,8 +598,8 @@ export type RawJoinResult = Decoded<typeof JOIN_RESULT>;
 
 export const PROTOTYPES = {
   abiVersion: 'int32_t xhd_abi_version(void)',
-  hostAlloc: 'int32_t xhd_host_alloc(uint64_t bytes, _Out_ void **memory)',
-  hostFree: 'void xhd_host_free(void *memory)',
+  hostPin: 'int32_t xhd_host_pin(const void *memory, uint64_t bytes)',
+  hostUnpin: 'void xhd_host_unpin(const void *memory)',
   capabilities: 'uint64_t xhd_capabilities(void)',
   backendName: 'const char *xhd_backend_name(void)',
   lastError: 'const char *xhd_last_error(void)',

@@ -56,9 +56,9 @@ export interface NativeBackend {
   abiVersion: number;
   capabilities: Capabilities;
   lastError: () => string;
-  /** Memory for inputs (xhd_host_alloc: page-locked on the GPU libraries) and its release: src/native/host-memory.ts. */
-  hostAlloc: Koffi.KoffiFunction;
-  hostFree: Koffi.KoffiFunction;
+  /** Page-locking the caller's input memory for the GPUs' copies, and its undoing (xhd_host_pin): src/native/pinned-inputs.ts. */
+  hostPin: Koffi.KoffiFunction;
+  hostUnpin: Koffi.KoffiFunction;
   deviceCount: () => number;
   // koffi function: (ordinal, out) => status, or .async(ordinal, out, callback) on a worker thread.
   deviceInfo: Koffi.KoffiFunction;
@@ -210,8 +210,8 @@ export function loadBackend(name: BackendName): NativeBackend {
       abiVersion,
       capabilities,
       lastError: lib.func(PROTOTYPES.lastError) as () => string,
-      hostAlloc: lib.func(PROTOTYPES.hostAlloc),
-      hostFree: lib.func(PROTOTYPES.hostFree),
+      hostPin: lib.func(PROTOTYPES.hostPin),
+      hostUnpin: lib.func(PROTOTYPES.hostUnpin),
       deviceCount: lib.func(PROTOTYPES.deviceCount) as () => number,
       deviceInfo: lib.func(PROTOTYPES.deviceInfo),
       optixInfo: name === 'optix' ? lib.func(PROTOTYPES.optixInfo) : null,
