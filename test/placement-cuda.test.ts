@@ -49,16 +49,17 @@ suiteUnless(skip, 'CUDA --devices: the answers of one GPU', () => {
       it(`${label}, ${method}: witnesses without per-point outputs`, async () => {
         const one = await pointsSearch(a, b, { backend: 'cuda', method });
         for (const devices of workerLists()) {
-          // By default (the targets fit every worker) split by queries.
-          const many = await pointsSearch(a, b, { backend: 'cuda', method, devices });
-          assert.ok(many.placement.workers >= 1);
-          assert.deepEqual(answer(many), answer(one), `${label} ${method} on ${devices}`);
-          assert.deepEqual(many.placement.splitBySpace, [], `${label} ${method} on ${devices}: split by queries`);
           // Asked to split by space, X-HD does unless far outliers (loose points) keep it to queries; EB never does.
           const spatial = await withSplitBy('space', () => pointsSearch(a, b, { backend: 'cuda', method, devices }));
           assert.deepEqual(answer(spatial), answer(one), `${label} ${method} on ${devices}, by space`);
           const bySpace = method === 'grid' && !label.includes('outlier') && spatial.placement.workers > 1 ? ['ab', 'ba'] : [];
           assert.deepEqual(spatial.placement.splitBySpace, bySpace, `${label} ${method} on ${devices}: split by space`);
+          // By default (the targets fit every worker) by space where the GPUs make the parts (float32 sets), else by
+          // queries.
+          const many = await pointsSearch(a, b, { backend: 'cuda', method, devices });
+          assert.ok(many.placement.workers >= 1);
+          assert.deepEqual(answer(many), answer(one), `${label} ${method} on ${devices}`);
+          assert.deepEqual(many.placement.splitBySpace, label.startsWith('float32') ? bySpace : [], `${label} ${method} on ${devices}: the default split`);
         }
       });
     }

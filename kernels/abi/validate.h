@@ -58,8 +58,10 @@ void check_coordinates(const T* xyz, uint64_t count, const char* name, int threa
                         (finite ? " has a coordinate beyond +-1e15" : " has a non-finite coordinate"));
 }
 
-// allow_double: whether the call takes double coordinates (xyz64) as well as floats.
-inline void check_points(const xhd_points* set, const char* name, int threads, bool allow_double = true) {
+// allow_double: whether the call takes double coordinates (xyz64) as well as floats. scan_coordinates false: all
+// but the coordinates' values, which the caller checks in a pass of its own (frame_points' check_coordinates).
+inline void check_points(const xhd_points* set, const char* name, int threads, bool allow_double = true,
+                         bool scan_coordinates = true) {
   if (set == nullptr) throw InvalidArgument(std::string("point set ") + name + " is null");
   if (set->count == 0) throw InvalidArgument(std::string("point set ") + name + " is empty");
   if ((set->xyz == nullptr) == (set->xyz64 == nullptr))
@@ -68,6 +70,7 @@ inline void check_points(const xhd_points* set, const char* name, int threads, b
     throw InvalidArgument(std::string("point set ") + name + ": this call takes float coordinates (xyz) only");
   if (set->count >= UINT32_MAX)
     throw InvalidArgument(std::string("point set ") + name + " has more than 4294967294 points");
+  if (!scan_coordinates) return;
   if (set->xyz64 != nullptr) check_coordinates(set->xyz64, set->count, name, threads);
   else check_coordinates(set->xyz, set->count, name, threads);
 }
@@ -98,12 +101,13 @@ inline void check_hausdorff_options(const xhd_hausdorff_options* options, xhd_ha
     throw InvalidArgument("unknown method " + std::to_string(options->method));
 }
 
+// scan_coordinates false: the coordinates' values are left to the caller's frame_points (check_coordinates).
 inline void check_hausdorff_call(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
-                                 xhd_hausdorff_result* result) {
+                                 xhd_hausdorff_result* result, bool scan_coordinates = true) {
   check_hausdorff_options(options, result);
   const int threads = resolve_thread_count(options->threads);
-  check_points(a, "A", threads);
-  check_points(b, "B", threads);
+  check_points(a, "A", threads, true, scan_coordinates);
+  check_points(b, "B", threads, true, scan_coordinates);
 }
 
 // Every caller takes double vertices (xyz64) as well as floats.

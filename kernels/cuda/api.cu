@@ -55,7 +55,9 @@ int32_t hausdorff_placed(const xhd_points* a, const xhd_points* b, const xhd_hau
                          xhd_hausdorff_result* result, xhd_progress* progress_slot, const xhd::Placement& placement,
                          xhd::PlacementReport& report) {
   xhd::HostPhases phases("call");
-  xhd::check_hausdorff_call(a, b, options, result);
+  // The coordinates are checked in the framing's pass over them (frame_both), where every path below but the
+  // tiles (which checks them itself) starts: a billion points a side are then read once for both.
+  xhd::check_hausdorff_call(a, b, options, result, /*scan_coordinates=*/false);
   phases.mark("checks");
   if (options->method == XHD_METHOD_BRUTE)
     throw xhd::InvalidArgument("the brute method is the CPU reference implementation; use the CPU backend");

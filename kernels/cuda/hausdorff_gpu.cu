@@ -510,7 +510,7 @@ DirectedSearch grid_search() { return DirectedSearch{run_directed_xhd, nothing_m
 // result, and the progress total: a query a point of each direction asked for.
 static void frame_both(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options, int threads,
                        const Progress& progress, xhd_hausdorff_result& result, HostPhases& phases, PointFrame& frame) {
-  frame_points(a, &b, threads, frame);
+  frame_points(a, &b, threads, frame, nullptr, /*check_coordinates=*/true);  // the call left them to this pass
   trust_distinct(frame, options);
   phases.mark("frame");
   for (int k = 0; k < 3; ++k) result.origin[k] = frame.origin[k];
@@ -803,16 +803,19 @@ void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hau
   const std::vector<std::string> labels = worker_labels(placement);
   const SplitContext c{frame, options, progress, search_for, placement, budgets, labels, host_threads};
 
-  // Which split: XHD_SPLIT_BY=space or =queries asks for one (tests, benchmarks). By default the split by
-  // queries while every worker holds a whole target resident: on the 4-GPU H200 host it was the faster in
-  // wall time at 12.5M and 1B points (docs/benchmarks.md; the slab parts' host copies cost more than the
-  // builds they save), and by space when a target does not fit a worker, which then holds about 1/workers
-  // of it rather than searching it in tiles. Loose points, beyond the bulk the slabs are cut from, keep the
+  // Which split: XHD_SPLIT_BY=space or =queries asks for one (tests, benchmarks). By default by space where
+  // the GPUs make the parts themselves (float sets, devices that reach each other: slab_exchange.h), which on
+  // the 2-GPU H200 host was the faster at 12.5M and 1B points (docs/benchmarks.md, stop 54); else by queries
+  // while every worker holds a whole target resident (there the host's layouts and gathers cost more than the
+  // builds they save), and by space when a target does not fit a worker, which then holds about 1/workers of
+  // it rather than searching it in tiles. Loose points, beyond the bulk the slabs are cut from, keep the
   // split by queries.
   int left = directions;
   const char* asked = std::getenv("XHD_SPLIT_BY");
   const std::string split_by = asked != nullptr ? asked : "";
-  const bool by_space = split_by == "space" || (split_by != "queries" && !whole_targets_fit(c));
+  const bool by_space =
+      split_by == "space" ||
+      (split_by != "queries" && (!whole_targets_fit(c) || (gathers_parts(frame) && gpus_exchange_parts(frame, placement.devices))));
   if (c.workers() > 1 && !frame.has_loose() && by_space) {
     const SlabPlan plan = plan_slabs(frame, c.workers());
     const SlabHalos halos = plan_halos(c, plan, directions);

@@ -9,6 +9,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include "../abi/env_switch.h"
+#include "../abi/host_phases.h"
 #include "../abi/work_split.h"
 #include "cuda_check.h"
 #include "launch.h"
@@ -65,7 +66,8 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 }
 
 // Set s's share of worker w uploaded, and for each slab the points its part holds picked out in order.
-void offer_share(DeviceMemory& memory, SlabExchange& ex, int s, int w, cudaStream_t stream, std::vector<Offered>& out) {
+void offer_share(DeviceMemory& memory, SlabExchange& ex, int s, int w, cudaStream_t stream, std::vector<Offered>& out,
+                 HostPhases& phases) {
   const int workers = ex.workers();
   const FramedSet& set = ex.set(s);
   const uint64_t first = set.count * w / workers, end = set.count * (w + 1) / workers, n = end - first;
@@ -74,6 +76,7 @@ void offer_share(DeviceMemory& memory, SlabExchange& ex, int s, int w, cudaStrea
   if (n == 0) return;
   DeviceArray<float> share(memory, 3 * n);
   copy_to_device(share.get(), set.xyz + 3 * first, 12 * n, stream);
+  phases.mark(s == 0 ? "A's share uploaded" : "B's share uploaded");
   DeviceArray<uint8_t> held(memory, n);
   DeviceArray<uint32_t> picked(memory, n);
   DeviceArray<int> piece_count(memory, 1);
@@ -115,6 +118,7 @@ void offer_share(DeviceMemory& memory, SlabExchange& ex, int s, int w, cudaStrea
     XHD_CUDA(cudaStreamSynchronize(stream));
     ex.contribution(s, w, v) = Contribution{o.raw.get(), o.set_index.get(), o.in_slab.get(), count, own};
   }
+  phases.mark(s == 0 ? "A's contributions picked" : "B's contributions picked");
 }
 
 // Worker w's part of set s: every worker's contribution to it, in worker order, copied to w's device (over the
@@ -208,16 +212,20 @@ bool gpus_exchange_parts(const PointFrame& frame, const std::vector<int>& device
 std::array<DevicePart, 2> exchange_parts(DeviceMemory& memory, SlabExchange& ex, int w, cudaStream_t stream,
                                          double& upload_ms) {
   const auto start = std::chrono::steady_clock::now();
+  HostPhases phases("exchange " + std::to_string(w));
   try {
     std::vector<Offered> offered_a, offered_b;
-    offer_share(memory, ex, 0, w, stream, offered_a);
-    offer_share(memory, ex, 1, w, stream, offered_b);
+    offer_share(memory, ex, 0, w, stream, offered_a, phases);
+    offer_share(memory, ex, 1, w, stream, offered_b, phases);
     XHD_CUDA(cudaStreamSynchronize(stream));
     injected_fault(w);  // tests: a worker lost while the others wait for its contributions
     ex.rendezvous().arrive();  // every worker's contributions are on its device
+    phases.mark("others' contributions ready");
     std::array<DevicePart, 2> parts{collect_part(memory, ex, 0, w, stream), collect_part(memory, ex, 1, w, stream)};
     XHD_CUDA(cudaStreamSynchronize(stream));
+    phases.mark("parts collected");
     ex.rendezvous().arrive();  // every copy from the contributions is done: each worker may free its own
+    phases.mark("others' copies done");
     upload_ms += ms_since(start);
     return parts;
   } catch (const PartnerFailed&) {

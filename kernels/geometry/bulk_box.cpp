@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <vector>
 
 #include "../abi/parallel.h"
+#include "../abi/validate.h"
 
 namespace xhd {
 namespace {
@@ -84,6 +86,61 @@ Extent3 extent_of(const PointTruth& t, int threads) {
 
 namespace {
 
+// Points a block of checked_extent_of: a thread's share is read once, in order.
+constexpr size_t kCheckedGrain = size_t(1) << 16;
+
+// The extent and the bad-coordinate flag of points [begin, end) of xyz. Their coordinates are taken as one flat
+// run, 48 (16 points) at a time into 48 lanes of minima and maxima (lane j holds axis j % 3, since a run starts
+// on a point): contiguous compares that vectorize, where a loop over points and axes does not.
+template <typename T>
+void checked_block(const T* xyz, size_t begin, size_t end, Extent3& extent, unsigned& bad) {
+  constexpr int kLanes = 48;
+  T lo[kLanes], hi[kLanes];
+  for (int j = 0; j < kLanes; ++j) {
+    lo[j] = std::numeric_limits<T>::infinity();
+    hi[j] = -std::numeric_limits<T>::infinity();
+  }
+  unsigned any_bad = 0;
+  size_t i = 3 * begin;
+  const size_t stop = 3 * end;
+  for (; i + kLanes <= stop; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      const T v = xyz[i + j];
+      lo[j] = v < lo[j] ? v : lo[j];
+      hi[j] = v > hi[j] ? v : hi[j];
+      any_bad |= !(std::fabs(static_cast<double>(v)) <= kMaxAbsCoordinate);
+    }
+  for (int j = 0; i < stop; ++i, ++j) {  // the last points, fewer than 16: lane j is still axis j % 3
+    const T v = xyz[i];
+    lo[j] = v < lo[j] ? v : lo[j];
+    hi[j] = v > hi[j] ? v : hi[j];
+    any_bad |= !(std::fabs(static_cast<double>(v)) <= kMaxAbsCoordinate);
+  }
+  for (int j = 0; j < kLanes; ++j) {
+    extent.lo[j % 3] = std::min(extent.lo[j % 3], static_cast<double>(lo[j]));
+    extent.hi[j % 3] = std::max(extent.hi[j % 3], static_cast<double>(hi[j]));
+  }
+  bad |= any_bad;
+}
+
+template <typename T>
+Extent3 checked_extent(const T* xyz, size_t count, int threads, const char* name) {
+  Extent3 total;
+  unsigned bad = 0;
+  std::mutex m;
+  parallel_blocks(count, kCheckedGrain, threads, [&](size_t begin, size_t end, int) {
+    Extent3 local;
+    unsigned local_bad = 0;
+    checked_block(xyz, begin, end, local, local_bad);
+    std::lock_guard<std::mutex> lock(m);
+    total.merge(local);
+    bad |= local_bad;
+  });
+  // Only a set that is refused is read again: check_coordinates names its first bad point.
+  if (bad != 0) check_coordinates(xyz, count, name, threads);
+  return total;
+}
+
 // One set's part of the sample: every step-th point.
 struct SampledSet {
   const PointTruth* truth = nullptr;
@@ -104,6 +161,10 @@ constexpr size_t kCollectGrain = size_t(1) << 14;
 constexpr size_t kGateStride = 64;
 
 }  // namespace
+
+Extent3 checked_extent_of(const PointTruth& t, int threads, const char* name) {
+  return t.f64 != nullptr ? checked_extent(t.f64, t.count, threads, name) : checked_extent(t.f32, t.count, threads, name);
+}
 
 Extent3 bulk_extent(const PointTruth& a, const PointTruth* b, const Extent3& all, int threads) {
   if (a.count == 0 && (b == nullptr || b->count == 0)) return all;

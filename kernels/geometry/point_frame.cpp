@@ -124,14 +124,18 @@ FilterBounds bounds_for(double largest, bool copies_exact) {
 
 }  // namespace
 
-void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame, const double* origin) {
+void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame, const double* origin,
+                  bool check_coordinates) {
   HostPhases phases("frame");
   frame.exact_below = 0.f;  // known only once the copies are made below
   take_truth(frame.a, a);
   if (b != nullptr) take_truth(frame.b, *b);
   const bool all_float = a.xyz64 == nullptr && (b == nullptr || b->xyz64 == nullptr);
-  Extent3 all = extent_of(frame.a.truth, threads);
-  if (b != nullptr) all.merge(extent_of(frame.b.truth, threads));
+  const auto extent = [&](const PointTruth& t, const char* name) {
+    return check_coordinates ? checked_extent_of(t, threads, name) : extent_of(t, threads);
+  };
+  Extent3 all = extent(frame.a.truth, "A");
+  if (b != nullptr) all.merge(extent(frame.b.truth, "B"));
   phases.mark("extents");
   // A caller that places the origin itself (the surface frame, whose searches carry their own margins)
   // needs no bulk of its own, nor loose points.

@@ -83,7 +83,9 @@ constexpr size_t kMaxLoosePoints = 4096;
 // o is the centre of both sets' box, or of their bulk when far outliers lie outside it (or `origin` when
 // given: a caller that knows where the bulk of its data is), and every point is rounded to float from its
 // double difference to it.
+// check_coordinates: every coordinate is also checked as check_coordinates (validate.h) checks it, in the pass
+// that finds the sets' extents (for callers that validated everything else without reading the coordinates).
 void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame,
-                  const double* origin = nullptr);
+                  const double* origin = nullptr, bool check_coordinates = false);
 
 }  // namespace xhd

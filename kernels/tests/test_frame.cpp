@@ -6,9 +6,12 @@
 #include <array>
 #include <map>
 #include <cmath>
+#include <functional>
 #include <numeric>
+#include <string>
 #include <vector>
 
+#include "../abi/validate.h"
 #include "../geometry/bulk_box.h"
 #include "../geometry/filter_bounds.h"
 #include "../geometry/inside_cube.h"
@@ -283,4 +286,41 @@ TEST(duplicates_of_a_loose_point) {
   CHECK(frame.a.loose == std::vector<uint32_t>({3000}));
   CHECK_EQ(frame.a.input_of(3000), int64_t(3000));
   CHECK_EQ(frame.a.input_of(3001), int64_t(3001));
+}
+
+TEST(checked_extent_is_the_extent_and_refuses_as_the_call_check_does) {
+  // The framing's pass that also checks the coordinates (bulk_box.h's checked_extent_of) gives extent_of's box
+  // for every count around its 16-point runs, and refuses a bad set with check_coordinates' own message.
+  xhd_test::Random rng(77);
+  for (const size_t n : {size_t(1), size_t(15), size_t(16), size_t(17), size_t(70000), size_t(131075)}) {
+    const std::vector<double> d = xhd_test::uniform_points(rng, n, -3.0, 1e4);
+    const std::vector<float> f(d.begin(), d.end());
+    for (const xhd::PointTruth& t : {xhd::PointTruth{nullptr, d.data(), n}, xhd::PointTruth{f.data(), nullptr, n}}) {
+      const xhd::Extent3 plain = xhd::extent_of(t, 3), checked = xhd::checked_extent_of(t, 3, "A");
+      for (int k = 0; k < 3; ++k) {
+        CHECK(checked.lo[k] == plain.lo[k]);
+        CHECK(checked.hi[k] == plain.hi[k]);
+      }
+    }
+  }
+  std::vector<float> bad(3 * 100000, 0.5f);
+  bad[3 * 70001 + 2] = INFINITY;
+  bad[3 * 90000] = 2e15f;
+  const auto message = [](const std::function<void()>& run) {
+    try {
+      run();
+    } catch (const xhd::InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string("nothing thrown");
+  };
+  const xhd::PointTruth t{bad.data(), nullptr, bad.size() / 3};
+  const std::string fused = message([&] { xhd::checked_extent_of(t, 3, "B"); });
+  CHECK(fused == message([&] { xhd::check_coordinates(bad.data(), bad.size() / 3, "B", 3); }));
+  CHECK(fused == "point 70001 of set B has a non-finite coordinate");
+  // Through the frame, as the CUDA calls use it (their call check leaves the coordinates to it).
+  const std::vector<float> good(30, 0.25f);
+  const xhd_points pa = floats(bad), pb = floats(good);
+  xhd::PointFrame frame;
+  CHECK(message([&] { xhd::frame_points(pb, &pa, 2, frame, nullptr, true); }) == fused);
 }
