@@ -18,6 +18,7 @@
 #include "cost_model.h"
 #include "device_grid.h"
 #include "device_session.h"
+#include "early_upload.h"
 #include "eb_directed.h"
 #include "exact_refine.h"
 #include "loose_device.h"
@@ -255,8 +256,16 @@ class GpuRun {
     result_.device = options_.device;
   }
 
+  // The copies of A and B that started before the frame (early_upload.h), for the resident run to take where
+  // they hold its points; every other run lets them go at its start.
+  void take_early(EarlyUpload* a, EarlyUpload* b) {
+    early_a_ = a;
+    early_b_ = b;
+  }
+
   void run() {
     if (options_.method == XHD_METHOD_EB) {
+      drop_early();
       run_eb();
     } else {
       const bool both = (options_.directions & XHD_DIRECTION_AB) && (options_.directions & XHD_DIRECTION_BA);
@@ -266,6 +275,7 @@ class GpuRun {
       if (together <= memory_.budget()) {
         run_grid_resident(both);
       } else {
+        drop_early();
         if (options_.directions & XHD_DIRECTION_AB)
           run_grid_chunked(frame_.a, inside_a_, frame_.b, inside_b_, result_.ab);
         if (options_.directions & XHD_DIRECTION_BA)
@@ -280,6 +290,19 @@ class GpuRun {
 
  private:
   GridPlan plan_for(double radius) const { return GridPlan{cost_.ratio(), radius, options_.cell_size}; }
+
+  // A set's points on the device for the resident run: its early copy where that holds them (the stream then
+  // waits for it), else uploaded now into `raw`.
+  const float* uploaded(EarlyUpload* early, const InsideCube& set, DeviceArray<float>& raw) {
+    if (early != nullptr && early->holds(set.xyz, 0, set.count)) return early->take(stream_.get());
+    raw = upload(memory_, set.xyz, 0, set.count, stream_.get(), timings_);
+    return raw.get();
+  }
+
+  void drop_early() {
+    for (EarlyUpload* e : {early_a_, early_b_})
+      if (e != nullptr) *e = EarlyUpload();
+  }
 
   // One side of a slab run on the device: a gathered part placed by its layout, or a copied part uploaded with
   // its flags (no set indices: its grids keep the part's positions).
@@ -355,17 +378,20 @@ class GpuRun {
     double build_ms = 0;
     DeviceGrid grid_a, grid_b;
     {
-      DeviceArray<float> raw_a = upload(memory_, inside_a_.xyz, 0, na, stream_.get(), timings_);
-      DeviceArray<float> raw_b = upload(memory_, inside_b_.xyz, 0, nb, stream_.get(), timings_);
+      DeviceArray<float> raw_a, raw_b;
+      const float* points_a = uploaded(early_a_, inside_a_, raw_a);
+      const float* points_b = uploaded(early_b_, inside_b_, raw_b);
       EventTimer timer(stream_.get());
       timer.start();
-      const GridInput in_a = survey_points(memory_, raw_a.get(), na, 0, stream_.get());
-      const GridInput in_b = survey_points(memory_, raw_b.get(), nb, 0, stream_.get());
+      const GridInput in_a = survey_points(memory_, points_a, na, 0, stream_.get());
+      const GridInput in_b = survey_points(memory_, points_b, nb, 0, stream_.get());
       grid_a =
           build_device_grid(memory_, in_a, plan_for(directed_lower_bound(in_b.bounds, in_a.bounds)), stream_.get());
       raw_a.reset();  // a stream-ordered free: after grid A's sort has read it
+      if (early_a_ != nullptr) early_a_->release_after(stream_.get());
       grid_b =
           build_device_grid(memory_, in_b, plan_for(directed_lower_bound(in_a.bounds, in_b.bounds)), stream_.get());
+      if (early_b_ != nullptr) early_b_->release_after(stream_.get());
       restore_original_indices(memory_, grid_a, frame_.a.loose, stream_.get());
       restore_original_indices(memory_, grid_b, frame_.b.loose, stream_.get());
       build_ms = timer.stop();
@@ -497,6 +523,8 @@ class GpuRun {
   CostModel cost_{};
   Timings timings_;
   uint32_t chunks_ = 0;
+  EarlyUpload* early_a_ = nullptr;
+  EarlyUpload* early_b_ = nullptr;
 };
 
 uint64_t nothing_more(uint64_t) { return 0; }
@@ -524,9 +552,18 @@ void gpu_hausdorff(const xhd_points& a, const xhd_points& b, const xhd_hausdorff
                    const Progress& progress, xhd_hausdorff_result& result, DirectedSearch search) {
   const int host_threads = resolve_thread_count(options.threads);
   HostPhases phases("one GPU");
+  // Page-locked float inputs start their way to the GPU now, while the host frames them (early_upload.h).
+  EarlyUpload early_a, early_b;
+  if (options.method != XHD_METHOD_EB && a.xyz != nullptr && b.xyz != nullptr) {
+    early_a = EarlyUpload::start(a.xyz, 0, a.count, options.device);
+    early_b = EarlyUpload::start(b.xyz, 0, b.count, options.device);
+  }
   PointFrame frame;
   frame_both(a, b, options, host_threads, progress, result, phases, frame);
-  GpuRun run(frame, host_threads, options, progress, result, search);
+  // The early copies are the run's to take or let go: its budget counts them as free.
+  GpuRun run(frame, host_threads, options, progress, result, search,
+             device_memory_budget(options.device) + early_a.bytes() + early_b.bytes());
+  run.take_early(&early_a, &early_b);
   phases.mark("run set up");
   run.run();
   phases.mark("run");
@@ -598,6 +635,7 @@ struct SplitContext {
   const std::vector<uint64_t>& budgets;
   const std::vector<std::string>& labels;
   int host_threads;
+  std::vector<EarlyUpload>* early;  // the shares sent before the frame (start_share_uploads), or empty
 
   int workers() const { return static_cast<int>(placement.devices.size()); }
   xhd_hausdorff_options on(int w) const {
@@ -698,7 +736,7 @@ int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos&
   // Made by the GPUs where they can (slab_exchange.h); else gathered from the host's layouts, or copied.
   std::unique_ptr<SlabExchange> exchange;
   if (gathered && gpus_exchange_parts(c.frame, c.placement.devices))
-    exchange = std::make_unique<SlabExchange>(c.frame, plan, halo_a, halo_b, workers);
+    exchange = std::make_unique<SlabExchange>(c.frame, plan, halo_a, halo_b, workers, c.early);
   SlabLayout layout_a, layout_b;
   std::vector<SlabPart> parts_a, parts_b;
   if (exchange) {
@@ -796,12 +834,20 @@ void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hau
                          const Placement& placement, PlacementReport& report) {
   const int host_threads = resolve_thread_count(options.threads);
   HostPhases phases("split");
+  const char* asked = std::getenv("XHD_SPLIT_BY");
+  const std::string split_by = asked != nullptr ? asked : "";
+  // Page-locked float inputs start their way to the workers' GPUs now, a share each, while the host frames them
+  // (early_upload.h); the split by space takes them if it runs, and they are let go otherwise.
+  std::vector<EarlyUpload> early;
+  if (split_by != "queries") early = start_share_uploads(a, b, placement.devices);
   PointFrame frame;
   frame_both(a, b, options, host_threads, progress, result, phases, frame);
   const int directions = options.directions;
-  const std::vector<uint64_t> budgets = worker_budgets(placement);
+  std::vector<uint64_t> budgets = worker_budgets(placement);
+  // Each worker's early shares are freed as it takes them: its budget counts them as free.
+  for (size_t k = 0; k < early.size(); ++k) budgets[k % budgets.size()] += early[k].bytes();
   const std::vector<std::string> labels = worker_labels(placement);
-  const SplitContext c{frame, options, progress, search_for, placement, budgets, labels, host_threads};
+  const SplitContext c{frame, options, progress, search_for, placement, budgets, labels, host_threads, &early};
 
   // Which split: XHD_SPLIT_BY=space or =queries asks for one (tests, benchmarks). By default by space where
   // the GPUs make the parts themselves (float sets, devices that reach each other: slab_exchange.h), which on
@@ -811,8 +857,6 @@ void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hau
   // it rather than searching it in tiles. Loose points, beyond the bulk the slabs are cut from, keep the
   // split by queries.
   int left = directions;
-  const char* asked = std::getenv("XHD_SPLIT_BY");
-  const std::string split_by = asked != nullptr ? asked : "";
   const bool by_space =
       split_by == "space" ||
       (split_by != "queries" && (!whole_targets_fit(c) || (gathers_parts(frame) && gpus_exchange_parts(frame, placement.devices))));
@@ -833,6 +877,7 @@ void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hau
       phases.mark("split by space");
     }
   }
+  early.clear();  // the shares the slabs did not take (no split by space, or its parts made on the host)
   if (left != 0) {
     const SplitFound found = split_by_queries(c, left);
     phases.mark("split by queries");

@@ -74,9 +74,20 @@ void offer_share(DeviceMemory& memory, SlabExchange& ex, int s, int w, cudaStrea
   out.resize(workers);
   for (int v = 0; v < workers; ++v) ex.contribution(s, w, v) = Contribution{};
   if (n == 0) return;
-  DeviceArray<float> share(memory, 3 * n);
-  copy_to_device(share.get(), set.xyz + 3 * first, 12 * n, stream);
-  phases.mark(s == 0 ? "A's share uploaded" : "B's share uploaded");
+  // The share's points: sent early, or uploaded now.
+  EarlyUpload* early = ex.early(s, w);
+  if (early != nullptr && !early->holds(set.xyz, first, n)) early = nullptr;
+  DeviceArray<float> uploaded;
+  const float* share = nullptr;
+  if (early != nullptr) {
+    share = early->take(stream);
+  } else {
+    uploaded = DeviceArray<float>(memory, 3 * n);
+    copy_to_device(uploaded.get(), set.xyz + 3 * first, 12 * n, stream);
+    share = uploaded.get();
+  }
+  phases.mark(early != nullptr ? (s == 0 ? "A's share taken" : "B's share taken")
+                               : (s == 0 ? "A's share uploaded" : "B's share uploaded"));
   DeviceArray<uint8_t> held(memory, n);
   DeviceArray<uint32_t> picked(memory, n);
   DeviceArray<int> piece_count(memory, 1);
@@ -88,7 +99,7 @@ void offer_share(DeviceMemory& memory, SlabExchange& ex, int s, int w, cudaStrea
   DeviceArray<uint8_t> scratch(memory, std::max<size_t>(scratch_bytes, 1));
   const FloatSlabEdges& e = ex.edges(s);
   for (int v = 0; v < workers; ++v) {
-    mark_held_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(share.get(), n, ex.axis(), e.lower[v],
+    mark_held_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(share, n, ex.axis(), e.lower[v],
                                                                        e.upper[v], held.get());
     XHD_CUDA_LAUNCHED("mark_held_kernel");
     uint64_t count = 0;
@@ -110,7 +121,7 @@ void offer_share(DeviceMemory& memory, SlabExchange& ex, int s, int w, cudaStrea
     XHD_CUDA(cudaMemcpyAsync(o.set_index.get(), picked.get(), 4 * count, cudaMemcpyDeviceToDevice, stream));
     XHD_CUDA(cudaMemsetAsync(slab_count.get(), 0, sizeof(unsigned long long), stream));
     gather_contribution_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(
-        share.get(), static_cast<uint32_t>(first), picked.get(), count, ex.axis(), e.lo[v], e.hi[v], o.raw.get(),
+        share, static_cast<uint32_t>(first), picked.get(), count, ex.axis(), e.lo[v], e.hi[v], o.raw.get(),
         o.in_slab.get(), slab_count.get());
     XHD_CUDA_LAUNCHED("gather_contribution_kernel");
     unsigned long long own = 0;
@@ -118,6 +129,7 @@ void offer_share(DeviceMemory& memory, SlabExchange& ex, int s, int w, cudaStrea
     XHD_CUDA(cudaStreamSynchronize(stream));
     ex.contribution(s, w, v) = Contribution{o.raw.get(), o.set_index.get(), o.in_slab.get(), count, own};
   }
+  if (early != nullptr) early->release_after(stream);
   phases.mark(s == 0 ? "A's contributions picked" : "B's contributions picked");
 }
 
@@ -191,14 +203,30 @@ void Rendezvous::abandon() {
   changed_.notify_all();
 }
 
-SlabExchange::SlabExchange(const PointFrame& frame, const SlabPlan& plan, double halo_a, double halo_b, int workers)
+SlabExchange::SlabExchange(const PointFrame& frame, const SlabPlan& plan, double halo_a, double halo_b, int workers,
+                           std::vector<EarlyUpload>* early)
     : a_(&frame.a),
       b_(&frame.b),
       axis_(plan.axis),
       workers_(workers),
       edges_{float_slab_edges(plan, halo_a), float_slab_edges(plan, halo_b)},
       offered_(size_t(2) * workers * workers),
-      rendezvous_(workers) {}
+      rendezvous_(workers),
+      early_(early != nullptr && early->size() == size_t(2) * workers ? early : nullptr) {}
+
+std::vector<EarlyUpload> start_share_uploads(const xhd_points& a, const xhd_points& b, const std::vector<int>& devices) {
+  std::vector<EarlyUpload> early;
+  if (a.xyz == nullptr || b.xyz == nullptr || !switched_on("XHD_EXCHANGED_SLABS") || !switched_on("XHD_GATHERED_SLABS"))
+    return early;
+  if (!is_pinned(a.xyz) || !is_pinned(b.xyz)) return early;
+  const uint64_t workers = devices.size();
+  for (const xhd_points* set : {&a, &b})
+    for (uint64_t w = 0; w < workers; ++w) {
+      const uint64_t first = set->count * w / workers, end = set->count * (w + 1) / workers;
+      early.push_back(EarlyUpload::start(set->xyz, first, end - first, devices[w]));
+    }
+  return early;
+}
 
 bool gpus_exchange_parts(const PointFrame& frame, const std::vector<int>& devices) {
   if (!switched_on("XHD_EXCHANGED_SLABS")) return false;

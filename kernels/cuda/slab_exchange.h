@@ -20,6 +20,7 @@
 #include "../geometry/point_frame.h"
 #include "../geometry/slab_split.h"
 #include "device_memory.h"
+#include "early_upload.h"
 #include "slab_upload.h"
 
 namespace xhd {
@@ -61,8 +62,10 @@ struct Contribution {
 // One split's exchange, shared by its workers (one per slab).
 class SlabExchange {
  public:
-  // halo_a, halo_b: the halos around the slabs of A's and B's parts (slab_split.h).
-  SlabExchange(const PointFrame& frame, const SlabPlan& plan, double halo_a, double halo_b, int workers);
+  // halo_a, halo_b: the halos around the slabs of A's and B's parts (slab_split.h). early: the shares already on
+  // their way (early_upload.h), [set * workers + worker], or null; a share it does not hold is uploaded here.
+  SlabExchange(const PointFrame& frame, const SlabPlan& plan, double halo_a, double halo_b, int workers,
+               std::vector<EarlyUpload>* early = nullptr);
 
   int workers() const { return workers_; }
   const FramedSet& set(int s) const { return s == 0 ? *a_ : *b_; }
@@ -70,6 +73,8 @@ class SlabExchange {
   int axis() const { return axis_; }
   Contribution& contribution(int s, int from, int to) { return offered_[(s * workers_ + from) * workers_ + to]; }
   Rendezvous& rendezvous() { return rendezvous_; }
+  // Worker w's share of set s, if it was sent early (else null).
+  EarlyUpload* early(int s, int w) { return early_ != nullptr ? &(*early_)[s * workers_ + w] : nullptr; }
 
  private:
   const FramedSet* a_;
@@ -79,7 +84,13 @@ class SlabExchange {
   std::array<FloatSlabEdges, 2> edges_;
   std::vector<Contribution> offered_;  // [set][from worker][to slab]
   Rendezvous rendezvous_;
+  std::vector<EarlyUpload>* early_;
 };
+
+// Each worker's share of each set of a split over `devices` started early (early_upload.h), [set * workers + worker]
+// as SlabExchange takes them: where both sets are float32 and page-locked, and the GPUs are to make the parts
+// (XHD_EXCHANGED_SLABS, XHD_GATHERED_SLABS on). Empty otherwise.
+std::vector<EarlyUpload> start_share_uploads(const xhd_points& a, const xhd_points& b, const std::vector<int>& devices);
 
 // Whether the GPUs can make this split's parts: both sets float (their copies in place are the truth), no
 // share beyond 2^31 - 1 points (CUB's counts), and each pair of distinct devices able to reach the other's
