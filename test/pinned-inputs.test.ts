@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { loadBackend } from '../src/native/library.js';
-import { pinInputs } from '../src/native/pinned-inputs.js';
+import { PIN_FROM_BYTES, pinInputs } from '../src/native/pinned-inputs.js';
 import { pointsSearch } from '../src/ops/points-search.js';
 import { rng, uniform } from './random-points.js';
 
@@ -12,8 +12,9 @@ describe('pinned inputs (xhd_host_pin)', () => {
   const cpu = loadBackend('cpu');
 
   it('arrays pinned and unpinned around a compare give its answer', async () => {
-    const a = uniform(20_000, 3, rng(7)), b = uniform(15_000, 3, rng(8), 0.03);
+    const a = uniform(200_000, 3, rng(7)), b = uniform(150_000, 3, rng(8), 0.03);  // a above PIN_FROM_BYTES
     const plain = await pointsSearch(a, b, { backend: 'cpu' });
+    assert.ok(a.byteLength >= PIN_FROM_BYTES);
     const pinned = pinInputs(cpu, [a, b, new Float32Array(0)]);
     try {
       const held = await pointsSearch(a, b, { backend: 'cpu' });

@@ -11,15 +11,19 @@ export interface PinnedInputs {
   unpin(): void;
 }
 
-/** Page-locks each array's memory with `backend`'s library (the CPU library's does nothing). Throws a NativeError
- * naming the driver's refusal; what was pinned before it is unpinned again. */
+/** Arrays smaller than this are left as they are: their copies are short anyway, and the whole pages pinned around
+ * a small array could hold part of another one, which the driver then refuses to pin a second time. */
+export const PIN_FROM_BYTES = 1 << 20;
+
+/** Page-locks each array's memory (from PIN_FROM_BYTES on) with `backend`'s library (the CPU library's does
+ * nothing). Throws a NativeError naming the driver's refusal; what was pinned before it is unpinned again. */
 export function pinInputs(backend: NativeBackend, arrays: Array<Float32Array | Float64Array>): PinnedInputs {
   const pinned: Array<Float32Array | Float64Array> = [];
   const unpin = () => {
     for (const array of pinned.splice(0)) backend.hostUnpin(array);
   };
   for (const array of arrays) {
-    if (array.byteLength === 0) continue;
+    if (array.byteLength < PIN_FROM_BYTES) continue;
     const status = backend.hostPin(array, array.byteLength) as number;
     if (status !== XHD_OK) {
       unpin();
