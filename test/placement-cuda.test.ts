@@ -160,6 +160,26 @@ suiteUnless(skip, 'CUDA --devices split by space: parts made by the GPUs, gather
     });
   }
 
+  it('page-locked float32 with a bad coordinate: the GPUs\' scans of the early copies leave it to the host, which names it', async () => {
+    const a = uniform(300_000, 3, rng(106)), b = uniform(300_000, 3, rng(107), 0.02);
+    b[3 * 250_001 + 1] = Number.NaN;
+    a[3 * 123_456 + 2] = 3e15;
+    const pinned = pinInputs(loadBackend('cuda'), [a, b]);
+    try {
+      for (const devices of [undefined, ...workerLists()]) {
+        await assert.rejects(withSplitBy('space', () => pointsSearch(a, b, { backend: 'cuda', devices })),
+          /point 123456 of set A has a coordinate beyond \+-1e15/, `on ${devices ?? 'one GPU'}`);
+      }
+      a[3 * 123_456 + 2] = 0.5;
+      for (const devices of [undefined, ...workerLists()]) {
+        await assert.rejects(withSplitBy('space', () => pointsSearch(a, b, { backend: 'cuda', devices })),
+          /point 250001 of set B has a non-finite coordinate/, `on ${devices ?? 'one GPU'}`);
+      }
+    } finally {
+      pinned.unpin();
+    }
+  });
+
   it('a worker lost while the parts are exchanged fails the call naming it; the others do not wait for ever', () => {
     const dir = scratchDir();
     const pa = join(dir, 'a.ply'), pb = join(dir, 'b.ply');

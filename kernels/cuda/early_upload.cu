@@ -44,6 +44,28 @@ EarlyUpload EarlyUpload::start(const float* xyz, uint64_t first, uint64_t count,
   return u;
 }
 
+ScannedExtent EarlyUpload::scan() const {
+  OnDevice on(device_);
+  return scan_extent(copy_, count_, stream_);
+}
+
+// The extent of every set these copies hold, when all of them were started and none holds a coordinate that
+// check_coordinates refuses: the frame then needs no pass of the host's over the input. False otherwise (the
+// host's pass then checks and measures, and names a bad coordinate as ever).
+bool extent_of_copies(const std::vector<EarlyUpload*>& copies, Extent3& extent) {
+  if (copies.empty()) return false;
+  for (const EarlyUpload* c : copies)
+    if (c == nullptr || !c->started()) return false;
+  Extent3 all;
+  for (const EarlyUpload* c : copies) {
+    const ScannedExtent s = c->scan();
+    if (s.bad) return false;
+    all.merge(s.extent);
+  }
+  extent = all;
+  return true;
+}
+
 const float* EarlyUpload::take(cudaStream_t stream) {
   XHD_CUDA(cudaStreamWaitEvent(stream, arrived_, 0));
   taker_ = stream;

@@ -7,8 +7,11 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <cuda_runtime.h>
+
+#include "device_extent.h"
 
 namespace xhd {
 
@@ -34,6 +37,10 @@ class EarlyUpload {
     return copy_ != nullptr && xyz == source_ && first == first_ && count == count_;
   }
   uint64_t bytes() const { return copy_ != nullptr ? 12 * count_ : 0; }
+  bool started() const { return copy_ != nullptr; }
+
+  // The copy's extent and coordinate check (device_extent.h), once it has arrived. Only when started().
+  ScannedExtent scan() const;
 
   // The device copy for work queued on `stream` (of its device), which is made to wait for its arrival. The
   // copy is then that stream's: it is freed in the stream's order after the work queued so far (release_after).
@@ -52,5 +59,10 @@ class EarlyUpload {
   cudaEvent_t arrived_ = nullptr;
   cudaStream_t taker_ = nullptr;  // the stream that took the copy, if one did
 };
+
+// The extent of every point the copies hold together, found on their GPUs, when every one of them was started
+// and none holds a coordinate that check_coordinates refuses; false otherwise, and the host's framing pass then
+// checks and measures the input itself (naming a bad coordinate as ever).
+bool extent_of_copies(const std::vector<EarlyUpload*>& copies, Extent3& extent);
 
 }  // namespace xhd

@@ -537,8 +537,14 @@ DirectedSearch grid_search() { return DirectedSearch{run_directed_xhd, nothing_m
 // a point would crowd one cell that every query reaching it scans: unique_points.h), the origin in the
 // result, and the progress total: a query a point of each direction asked for.
 static void frame_both(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options, int threads,
-                       const Progress& progress, xhd_hausdorff_result& result, HostPhases& phases, PointFrame& frame) {
-  frame_points(a, &b, threads, frame, nullptr, /*check_coordinates=*/true);  // the call left them to this pass
+                       const Progress& progress, xhd_hausdorff_result& result, HostPhases& phases, PointFrame& frame,
+                       const std::vector<EarlyUpload*>& early = {}) {
+  // The call left the coordinates' check to the framing: to the GPUs' scans of the early copies where every
+  // point has one (early_upload.h), else to the host's pass over the input, which also finds the extent.
+  Extent3 scanned;
+  const bool on_gpus = extent_of_copies(early, scanned);
+  if (on_gpus) phases.mark("copies scanned");
+  frame_points(a, &b, threads, frame, nullptr, /*check_coordinates=*/!on_gpus, on_gpus ? &scanned : nullptr);
   trust_distinct(frame, options);
   phases.mark("frame");
   for (int k = 0; k < 3; ++k) result.origin[k] = frame.origin[k];
@@ -559,7 +565,7 @@ void gpu_hausdorff(const xhd_points& a, const xhd_points& b, const xhd_hausdorff
     early_b = EarlyUpload::start(b.xyz, 0, b.count, options.device);
   }
   PointFrame frame;
-  frame_both(a, b, options, host_threads, progress, result, phases, frame);
+  frame_both(a, b, options, host_threads, progress, result, phases, frame, {&early_a, &early_b});
   // The early copies are the run's to take or let go: its budget counts them as free.
   GpuRun run(frame, host_threads, options, progress, result, search,
              device_memory_budget(options.device) + early_a.bytes() + early_b.bytes());
@@ -840,8 +846,10 @@ void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hau
   // (early_upload.h); the split by space takes them if it runs, and they are let go otherwise.
   std::vector<EarlyUpload> early;
   if (split_by != "queries") early = start_share_uploads(a, b, placement.devices);
+  std::vector<EarlyUpload*> shares;
+  for (EarlyUpload& e : early) shares.push_back(&e);
   PointFrame frame;
-  frame_both(a, b, options, host_threads, progress, result, phases, frame);
+  frame_both(a, b, options, host_threads, progress, result, phases, frame, shares);
   const int directions = options.directions;
   std::vector<uint64_t> budgets = worker_budgets(placement);
   // Each worker's early shares are freed as it takes them: its budget counts them as free.

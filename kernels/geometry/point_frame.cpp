@@ -125,7 +125,7 @@ FilterBounds bounds_for(double largest, bool copies_exact) {
 }  // namespace
 
 void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame, const double* origin,
-                  bool check_coordinates) {
+                  bool check_coordinates, const Extent3* known_extent) {
   HostPhases phases("frame");
   frame.exact_below = 0.f;  // known only once the copies are made below
   take_truth(frame.a, a);
@@ -134,8 +134,13 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
   const auto extent = [&](const PointTruth& t, const char* name) {
     return check_coordinates ? checked_extent_of(t, threads, name) : extent_of(t, threads);
   };
-  Extent3 all = extent(frame.a.truth, "A");
-  if (b != nullptr) all.merge(extent(frame.b.truth, "B"));
+  Extent3 all;
+  if (known_extent != nullptr) {
+    all = *known_extent;
+  } else {
+    all = extent(frame.a.truth, "A");
+    if (b != nullptr) all.merge(extent(frame.b.truth, "B"));
+  }
   phases.mark("extents");
   // A caller that places the origin itself (the surface frame, whose searches carry their own margins)
   // needs no bulk of its own, nor loose points.

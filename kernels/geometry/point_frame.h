@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "bulk_box.h"
 #include "filter_bounds.h"
 #include "point_truth.h"
 #include "../abi/large_buffer.h"
@@ -85,7 +86,10 @@ constexpr size_t kMaxLoosePoints = 4096;
 // double difference to it.
 // check_coordinates: every coordinate is also checked as check_coordinates (validate.h) checks it, in the pass
 // that finds the sets' extents (for callers that validated everything else without reading the coordinates).
+// known_extent: both sets' extent together, already found (and their coordinates checked) by the caller, for
+// which the framing then reads nothing but its samples.
 void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFrame& frame,
-                  const double* origin = nullptr, bool check_coordinates = false);
+                  const double* origin = nullptr, bool check_coordinates = false,
+                  const Extent3* known_extent = nullptr);
 
 }  // namespace xhd
