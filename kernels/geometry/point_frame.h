@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "bulk_box.h"
@@ -38,6 +39,15 @@ struct FramedSet {
   UninitLargeVector<uint32_t> input_index;
   UninitLargeVector<double> owned_truth64;
   UninitLargeVector<float> owned_truth32;
+
+  // The slab plan's spread sample of the truth (slab_split.cpp), copied once when first asked for, with the
+  // truth and count it was taken from: its readers are on one thread.
+  struct Sample {
+    const void* truth = nullptr;
+    size_t count = 0;
+    std::vector<double> xyz;
+  };
+  mutable std::shared_ptr<const Sample> spread_sample;
 
   // The input's index of point i (XHD_NO_INDEX and other negatives pass through).
   int64_t input_of(int64_t i) const { return i < 0 || input_index.empty() ? i : input_index[static_cast<size_t>(i)]; }
