@@ -117,7 +117,7 @@ async function compareRows(n: number, s: Settings): Promise<CompareRow[]> {
   if (!(s.pinned && s.backend === 'cuda')) return compareRowsOf(drawn.a, drawn.b, n, s);
   const pinning = performance.now();
   const pinned = pinInputs(loadBackend('cuda'), [drawn.a, drawn.b]);
-  log(`  page-locked in ${(performance.now() - pinning).toFixed(0)} ms`);
+  log(`  page-locked ${pinned.pinned} of 2 sets in ${(performance.now() - pinning).toFixed(0)} ms${pinned.refused ? ` (refused: ${pinned.refused})` : ''}`);
   try {
     return await compareRowsOf(drawn.a, drawn.b, n, s);
   } finally {

@@ -16,6 +16,8 @@ describe('pinned inputs (xhd_host_pin)', () => {
     const plain = await pointsSearch(a, b, { backend: 'cpu' });
     assert.ok(a.byteLength >= PIN_FROM_BYTES);
     const pinned = pinInputs(cpu, [a, b, new Float32Array(0)]);
+    assert.equal(pinned.pinned, 2);  // the empty array is left alone
+    assert.equal(pinned.refused, '');
     try {
       const held = await pointsSearch(a, b, { backend: 'cpu' });
       assert.equal(held.hd, plain.hd);

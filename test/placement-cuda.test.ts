@@ -143,6 +143,7 @@ suiteUnless(skip, 'CUDA --devices split by space: parts made by the GPUs, gather
     it(`float32 page-locked by the library (xhd_host_pin), ${label}: the same answers, split or not`, async () => {
       const cpu = await pointsSearch(a, b, { backend: 'cpu' });
       const pinned = pinInputs(loadBackend('cuda'), [a, b]);
+      assert.ok(pinned.pinned >= 1, `nothing pinned: ${pinned.refused}`);
       try {
         assert.deepEqual(answer(await pointsSearch(a, b, { backend: 'cuda' })), answer(cpu), 'one GPU');
         assert.deepEqual(answer(await pointsSearch(a, b, { backend: 'cuda', method: 'eb' })), answer(cpu), 'one GPU, eb');
@@ -165,6 +166,7 @@ suiteUnless(skip, 'CUDA --devices split by space: parts made by the GPUs, gather
     b[3 * 250_001 + 1] = Number.NaN;
     a[3 * 123_456 + 2] = 3e15;
     const pinned = pinInputs(loadBackend('cuda'), [a, b]);
+    assert.ok(pinned.pinned >= 1, `nothing pinned: ${pinned.refused}`);
     try {
       for (const devices of [undefined, ...workerLists()]) {
         await assert.rejects(withSplitBy('space', () => pointsSearch(a, b, { backend: 'cuda', devices })),

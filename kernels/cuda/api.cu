@@ -56,8 +56,13 @@ int32_t hausdorff_placed(const xhd_points* a, const xhd_points* b, const xhd_hau
                          xhd::PlacementReport& report) {
   xhd::HostPhases phases("call");
   // The coordinates are checked in the framing's pass over them (frame_both), where every path below but the
-  // tiles (which checks them itself) starts: a billion points a side are then read once for both.
-  xhd::check_hausdorff_call(a, b, options, result, /*scan_coordinates=*/false);
+  // tiles (which checks them itself) starts: a billion points a side are then read once for both. Without a GPU
+  // to run the call they are checked here, so that a bad one is named before the missing GPU is, as the other
+  // backends name it.
+  int gpus = 0;
+  const bool gpu_present = cudaGetDeviceCount(&gpus) == cudaSuccess && gpus > 0;
+  if (!gpu_present) cudaGetLastError();
+  xhd::check_hausdorff_call(a, b, options, result, /*scan_coordinates=*/!gpu_present);
   phases.mark("checks");
   if (options->method == XHD_METHOD_BRUTE)
     throw xhd::InvalidArgument("the brute method is the CPU reference implementation; use the CPU backend");

@@ -2,34 +2,39 @@
 // from where they are, at the links' full speed and several GPUs at once, where ordinary memory goes through the
 // library's staging buffers at the host's copy rate (docs/benchmarks.md, "Several GPUs"). Pinning costs about one
 // staged copy of the memory, so it pays for inputs of hundreds of millions of points compared more than once.
-import { NativeError } from '../core/errors.js';
-import { STATUS_NAMES, XHD_OK } from './abi.js';
 import type { NativeBackend } from './library.js';
 
-/** Arrays pinned by pinInputs: unpin() once no call is using them (and before they are let go). */
+/** Arrays smaller than this are left as they are: their copies are short anyway. */
+export const PIN_FROM_BYTES = 1 << 20;
+
+/** What pinInputs pinned: unpin() once no call is using the arrays (and before they are let go). */
 export interface PinnedInputs {
+  /** How many of the arrays were page-locked. */
+  readonly pinned: number;
+  /** The driver's reasons for the arrays it did not page-lock ('' when none was refused). */
+  readonly refused: string;
   unpin(): void;
 }
 
-/** Arrays smaller than this are left as they are: their copies are short anyway, and the whole pages pinned around
- * a small array could hold part of another one, which the driver then refuses to pin a second time. */
-export const PIN_FROM_BYTES = 1 << 20;
-
-/** Page-locks each array's memory (from PIN_FROM_BYTES on) with `backend`'s library (the CPU library's does
- * nothing). Throws a NativeError naming the driver's refusal; what was pinned before it is unpinned again. */
+/**
+ * Page-locks each array's memory (from PIN_FROM_BYTES on) with `backend`'s library (the CPU library's does
+ * nothing), as far as the driver allows: pinning only makes copies faster, so an array it refuses is left as it
+ * is, and calls read it as ever. The driver locks whole pages, and refuses an array whose first or last page
+ * another pinned array already holds (small arrays that the allocator placed side by side).
+ */
 export function pinInputs(backend: NativeBackend, arrays: Array<Float32Array | Float64Array>): PinnedInputs {
   const pinned: Array<Float32Array | Float64Array> = [];
-  const unpin = () => {
-    for (const array of pinned.splice(0)) backend.hostUnpin(array);
-  };
+  const reasons: string[] = [];
   for (const array of arrays) {
     if (array.byteLength < PIN_FROM_BYTES) continue;
-    const status = backend.hostPin(array, array.byteLength) as number;
-    if (status !== XHD_OK) {
-      unpin();
-      throw new NativeError(`${backend.name} backend: ${STATUS_NAMES[status] ?? `status ${status}`}: ${backend.lastError()}`);
-    }
-    pinned.push(array);
+    if ((backend.hostPin(array, array.byteLength) as number) === 0) pinned.push(array);
+    else reasons.push(backend.lastError());
   }
-  return { unpin };
+  return {
+    pinned: pinned.length,
+    refused: reasons.join('; '),
+    unpin() {
+      for (const array of pinned.splice(0)) backend.hostUnpin(array);
+    },
+  };
 }
