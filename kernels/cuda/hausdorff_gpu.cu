@@ -843,9 +843,11 @@ void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hau
   const char* asked = std::getenv("XHD_SPLIT_BY");
   const std::string split_by = asked != nullptr ? asked : "";
   // Page-locked float inputs start their way to the workers' GPUs now, a share each, while the host frames them
-  // (early_upload.h); the split by space takes them if it runs, and they are let go otherwise.
+  // (early_upload.h); the split by space takes them if it runs, and they are let go otherwise. Not under a memory
+  // limit, which they would pass, nor for one worker, which splits nothing.
   std::vector<EarlyUpload> early;
-  if (split_by != "queries") early = start_share_uploads(a, b, placement.devices);
+  if (split_by != "queries" && placement.memory_limit == 0 && placement.devices.size() > 1)
+    early = start_share_uploads(a, b, placement.devices);
   std::vector<EarlyUpload*> shares;
   for (EarlyUpload& e : early) shares.push_back(&e);
   PointFrame frame;
