@@ -131,7 +131,7 @@ void copy_pieces_to_device(void* device, const std::vector<size_t>& piece_bytes,
   copy_through_stages(*s, device, piece_bytes, fill, stream);
 }
 
-// Whether host is page-locked memory the driver knows (cudaHostAlloc, cudaHostRegister, xhd_host_alloc): its DMA
+// Whether host is page-locked memory the driver knows (cudaHostAlloc, cudaHostRegister, xhd_host_pin): its DMA
 // then runs at the link's full speed with no copy on the host (55 GB/s to one H200, and two GPUs' links add up,
 // where staging is held at the host's copy rate: docs/benchmarks.md, stop 50).
 bool is_pinned(const void* host) {
