@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 // Bundles the compiled CLI (dist/src/cli/main.js and everything it imports, commander, chalk and csv-parse
-// included; dicom-parser is required at run time, when a DICOM file is read) into dist/src/bundle/: main.mjs
-// with the program, and one chunk per command's code (each command's module is imported only when it runs,
-// src/cli/main.ts), shared code in common chunks. bin/xhd runs it when it is at least as new as the compiled
-// modules. A handful of files instead of about 120 saves Node's module resolution and loading at every start
-// (see docs/benchmarks.md, "Start-up"); the chunks keep `xhd --version` from parsing the code of every command.
+// included; dicom-parser is required at run time, when a DICOM file is read) into dist/src/bundle/xhd.cjs: one
+// CommonJS file, whose commands' code is still run only when the command runs (esbuild turns each command's
+// import() into a lazy initialiser), with V8's code cache of it beside it (bin/code-cached-bundle.cjs). bin/xhd
+// runs it when it is at least as new as the compiled modules. One file and a code cache instead of about 120
+// modules (or 40 ES module chunks) save Node's module resolution, loading and compiling at every start (see
+// docs/benchmarks.md, "Start-up" and "Start-up from one file and a code cache").
+// The worker threads' entries (the batch's lanes, a join's file readers) are bundled as ES modules with shared
+// chunks, as before: a worker starts from a file URL.
 // koffi (a native addon), laz-perf (WebAssembly read from its package) and puppeteer-core stay outside, loaded from
 // node_modules as before. Without esbuild (a development dependency) this says so in one line and bin/xhd
 // runs the modules.
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,11 +39,32 @@ try {
 
 // Chunks are named by their content: old ones must not pile up.
 rmSync(outdir, { recursive: true, force: true });
-const result = await esbuild.build({
-  // The batch's lane worker too (src/jobs/batch-lanes-in-workers.ts): each lane's thread then loads one file and
-  // the chunks it shares with main.mjs, not about a hundred modules.
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  // puppeteer-core: an optional dependency, loaded only by --snapshot, from node_modules where installed.
+  external: ['koffi', 'laz-perf', 'puppeteer-core'],
+  logLevel: 'warning',
+  metafile: true,
+};
+const cli = await esbuild.build({
+  ...common,
+  entryPoints: { xhd: entry },
+  outdir,
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+  // The modules derive paths from import.meta.url ('../../../package.json', the native library directory,
+  // '../io/laz-worker.js', the workers' bundles); a CommonJS file has __filename, at the same depth.
+  define: { 'import.meta.url': 'xhdImportMetaUrl' },
+  banner: { js: "var xhdImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  write: false,
+});
+const workers = await esbuild.build({
+  ...common,
   entryPoints: {
-    main: entry,
+    // The batch's lane worker (src/jobs/batch-lanes-in-workers.ts): each lane's thread then loads one file and
+    // the chunks it shares, not about a hundred modules.
     'batch-lane-worker': join(root, 'dist', 'src', 'jobs', 'batch-lane-worker.js'),
     // The threads reading a join collection's files (src/io/read-geometries.ts), likewise.
     'mesh-read-worker': join(root, 'dist', 'src', 'io', 'mesh-read-worker.js'),
@@ -47,21 +73,23 @@ const result = await esbuild.build({
   outExtension: { '.js': '.mjs' },
   splitting: true,
   chunkNames: 'chunk-[hash]',
-  bundle: true,
-  platform: 'node',
   format: 'esm',
-  target: 'node20',
-  // puppeteer-core: an optional dependency, loaded only by --snapshot, from node_modules where installed.
-  external: ['koffi', 'laz-perf', 'puppeteer-core'],
   // Bundled CommonJS packages call require(); an ES module has none, so give it one.
   banner: { js: "import { createRequire as xhdCreateRequire } from 'node:module'; const require = xhdCreateRequire(import.meta.url);" },
-  logLevel: 'warning',
-  metafile: true,
 });
-// Every compiled module the bundle was made from (paths relative to the bundle directory): bin/xhd runs the
+
+// The CLI's file ends with its content's key, which names its code cache (bin/code-cached-bundle.cjs).
+const [cliFile] = cli.outputFiles;
+const key = createHash('sha256').update(cliFile.contents).digest('hex').slice(0, 20);
+const bundle = join(outdir, 'xhd.cjs');
+writeFileSync(bundle, `${cliFile.text}//# xhd-bundle-key=${key}\n`);
+const { writeCodeCache } = createRequire(import.meta.url)('../bin/code-cached-bundle.cjs');
+writeCodeCache(bundle);
+
+// Every compiled module the bundles were made from (paths relative to the bundle directory): bin/xhd runs the
 // bundle only while none of them is newer than it, so recompiling any one module (tsc -w included) without
 // re-bundling falls back to the modules instead of running stale code.
-const modules = Object.keys(result.metafile.inputs)
+const modules = [...new Set([...Object.keys(cli.metafile.inputs), ...Object.keys(workers.metafile.inputs)])]
   .map((input) => join(root, input))
   .filter((path) => path.startsWith(join(root, 'dist', 'src')))
   .map((path) => relative(outdir, path));

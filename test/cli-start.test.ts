@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
@@ -74,7 +75,14 @@ describe("libuv's thread pool", () => {
   // there; `xhd batch --devices` keeps one call in flight a lane): 16 threads, unless the user set a size.
   it('bin/xhd starts it with 16 threads, or with the size the user set', { skip: process.platform !== 'linux' && 'counts threads in /proc' }, () => {
     const probe = join(scratchDir(), 'threads.cjs');
-    writeFileSync(probe, "process.on('exit', () => process.stderr.write(`threads ${require('fs').readdirSync('/proc/self/task').length}\\n`));\n");
+    // --version alone may never start the pool (the bundled CLI is read synchronously), so the probe starts it
+    // once the CLI is done, with an asynchronous stat, and counts the threads at exit.
+    writeFileSync(probe, [
+      "let started = false;",
+      "process.on('beforeExit', () => { if (!started) { started = true; require('fs').stat(__filename, () => {}); } });",
+      "process.on('exit', () => process.stderr.write(`threads ${require('fs').readdirSync('/proc/self/task').length}\\n`));",
+      '',
+    ].join('\n'));
     const threads = (size: string | undefined) => {
       const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${probe}`, UV_THREADPOOL_SIZE: size };
       const r = spawnSync(process.execPath, [xhdBin, '--version'], { encoding: 'utf8', env, timeout: 60_000 });
@@ -90,7 +98,7 @@ describe("libuv's thread pool", () => {
 describe('the bundled CLI (scripts/bundle-cli.mjs)', () => {
   const cliDir = join(repoRoot, 'dist', 'src', 'cli');
   const bundleDir = join(repoRoot, 'dist', 'src', 'bundle');
-  const bundle = join(bundleDir, 'main.mjs');
+  const bundle = join(bundleDir, 'xhd.cjs');
   const fresh = () => existsSync(bundle) && existsSync(join(bundleDir, 'inputs.json')) &&
     statSync(bundle).mtimeMs >= statSync(join(cliDir, 'main.js')).mtimeMs;
   const skip = fresh() ? false : 'no bundle as new as the compiled modules (npm test bundles; a bare tsc does not)';
@@ -113,7 +121,8 @@ describe('the bundled CLI (scripts/bundle-cli.mjs)', () => {
     // A worker that fails to start leaves its chunks to the others, so a wrong path would only be slower:
     // check the path itself.
     const code = readdirSync(bundleDir).map((f) => readFileSync(join(bundleDir, f), 'utf8')).join('\n');
-    const workers = [...code.matchAll(/new URL\("([^"]*laz-worker\.js)", import\.meta\.url\)/g)].map((m) => m[1]);
+    // import.meta.url in the worker bundles' ES modules; the CLI's CommonJS file defines it from __filename.
+    const workers = [...code.matchAll(/new URL\("([^"]*laz-worker\.js)", (?:import\.meta\.url|xhdImportMetaUrl)\)/g)].map((m) => m[1]);
     assert.ok(workers.length > 0, 'the bundle starts LAZ workers');
     for (const w of workers) assert.ok(existsSync(join(bundleDir, w)), `${w} from ${bundleDir}`);
   });
@@ -133,7 +142,7 @@ describe('the bundled CLI (scripts/bundle-cli.mjs)', () => {
     }
     return {
       root,
-      bundle: join(src, 'bundle', 'main.mjs'),
+      bundle: join(src, 'bundle', 'xhd.cjs'),
       cliMain: join(src, 'cli', 'main.js'),
       version: () => spawnSync(process.execPath, [join(root, 'bin', 'xhd'), '--version'], { encoding: 'utf8' }),
     };
@@ -174,6 +183,89 @@ describe('the bundled CLI (scripts/bundle-cli.mjs)', () => {
       assert.match(String(version.stdout), /^\d+\.\d+\.\d+\n$/);
     } finally {
       rmSync(copy.root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the bundled CLI's code cache (bin/code-cached-bundle.cjs)", () => {
+  type Loaded = { exports: Record<string, unknown>; cache: 'accepted' | 'rejected' | 'absent' };
+  const loader = createRequire(import.meta.url)(join(repoRoot, 'bin', 'code-cached-bundle.cjs')) as {
+    writeCodeCache(bundle: string): string;
+    codeCachePath(bundle: string, source: string): string | null;
+  };
+  const bundleDir = join(repoRoot, 'dist', 'src', 'bundle');
+  const realBundle = join(bundleDir, 'xhd.cjs');
+
+  it('the built bundle starts from its cache, and V8 accepts it', { skip: !existsSync(realBundle) && 'no bundle (npm test bundles)' }, () => {
+    const script = `const r = require(${JSON.stringify(join(repoRoot, 'bin', 'code-cached-bundle.cjs'))}).loadCodeCachedBundle(${JSON.stringify(realBundle)});
+      console.log(JSON.stringify({ cache: r.cache, main: typeof r.exports.main }));`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { cache: 'accepted', main: 'function' });
+    assert.ok(existsSync(loader.codeCachePath(realBundle, readFileSync(realBundle, 'utf8'))!));
+  });
+
+  // Small stand-in bundles, each loaded in a process of its own: V8 keeps what a process has compiled, and a
+  // second load of the same source in one process would not read the cache at all.
+  const loadInChild = (bundle: string): Loaded => {
+    const script = `const r = require(${JSON.stringify(join(repoRoot, 'bin', 'code-cached-bundle.cjs'))}).loadCodeCachedBundle(${JSON.stringify(bundle)});
+      console.log(JSON.stringify(r));`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as Loaded;
+  };
+  const writeBundle = (dir: string, value: string, key: string | null) => {
+    const bundle = join(dir, 'xhd.cjs');
+    const keyLine = key === null ? '' : `//# xhd-bundle-key=${key}\n`;
+    writeFileSync(bundle, `module.exports = { value: ${JSON.stringify(value)}, sep: require('node:path').sep, file: __filename };\n${keyLine}`);
+    return bundle;
+  };
+
+  it('runs a bundle as require() would, from its cache once written', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'xhd-code-cache-'));
+    try {
+      const bundle = writeBundle(dir, 'first', 'a1');
+      const before = loadInChild(bundle);
+      assert.deepEqual(before, { exports: { value: 'first', sep: '/', file: bundle }, cache: 'absent' });
+      assert.equal(loader.writeCodeCache(bundle), join(dir, 'xhd.cjs.a1.cache'));
+      const after = loadInChild(bundle);
+      assert.deepEqual(after, { exports: { value: 'first', sep: '/', file: bundle }, cache: 'accepted' });
+      assert.deepEqual(readdirSync(dir).sort(), ['xhd.cjs', 'xhd.cjs.a1.cache'], 'no partial file left');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a rebuilt bundle of the same length never meets the cache of the one before (a new key, no cache)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'xhd-code-cache-'));
+    try {
+      loader.writeCodeCache(writeBundle(dir, 'first', 'a1'));
+      const rebuilt = writeBundle(dir, 'other', 'b2');
+      const loaded = loadInChild(rebuilt);
+      assert.equal(loaded.exports.value, 'other');
+      assert.equal(loaded.cache, 'absent');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a damaged cache is refused by V8 and the bundle still runs; a bundle without its key line runs uncached', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'xhd-code-cache-'));
+    try {
+      const bundle = writeBundle(dir, 'first', 'a1');
+      const cache = loader.writeCodeCache(bundle);
+      const bytes = readFileSync(cache);
+      for (let i = 0; i < bytes.length; i += 7) bytes[i] ^= 0x5a;
+      writeFileSync(cache, bytes);
+      const damaged = loadInChild(bundle);
+      assert.equal(damaged.exports.value, 'first');
+      assert.equal(damaged.cache, 'rejected');
+
+      const keyless = writeBundle(dir, 'plain', null);
+      assert.deepEqual([loadInChild(keyless).exports.value, loadInChild(keyless).cache], ['plain', 'absent']);
+      assert.throws(() => loader.writeCodeCache(keyless), /has no xhd-bundle-key line/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
