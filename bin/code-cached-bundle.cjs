@@ -9,6 +9,7 @@
 // the old cache. A cache V8 refuses (another Node, other V8 flags) costs nothing but the compile it would have
 // saved; a missing one, likewise.
 'use strict';
+const { isAscii } = require('node:buffer');
 const { readFileSync, writeFileSync, renameSync } = require('node:fs');
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
@@ -17,6 +18,16 @@ const vm = require('node:vm');
 /** What every CommonJS module's code is wrapped in, so the bundle sees the variables a required file sees. */
 const WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname) { ';
 const WRAPPER_TAIL = '\n});';
+
+/**
+ * The bundle's text. scripts/bundle-cli.mjs writes it in ASCII, which read as Latin-1 is a one-byte string made
+ * without decoding: 1-2 ms on an H200 host, against 5 for UTF-8's decoding of the megabyte. Any other text is
+ * decoded as UTF-8. The cache is written from the same reading, so both see the same source.
+ */
+function readSource(bundle) {
+  const bytes = readFileSync(bundle);
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
 
 /** The key bundle-cli.mjs writes on the bundle's last line: `//# xhd-bundle-key=<hex>`. */
 function bundleKey(source) {
@@ -41,7 +52,7 @@ function compile(bundle, source, cachedData) {
  * 'accepted', 'rejected' (by V8) or 'absent'.
  */
 function loadCodeCachedBundle(bundle) {
-  const source = readFileSync(bundle, 'utf8');
+  const source = readSource(bundle);
   const cachePath = codeCachePath(bundle, source);
   let cachedData;
   try {
@@ -58,7 +69,7 @@ function loadCodeCachedBundle(bundle) {
 
 /** Writes the bundle's code cache (its top level compiled, as V8 compiles a script before running it); its path. */
 function writeCodeCache(bundle) {
-  const source = readFileSync(bundle, 'utf8');
+  const source = readSource(bundle);
   const cachePath = codeCachePath(bundle, source);
   if (cachePath === null) throw new Error(`${bundle} has no xhd-bundle-key line`);
   // Renamed into place, so a CLI starting meanwhile reads the whole cache or none.

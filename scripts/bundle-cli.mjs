@@ -82,7 +82,10 @@ const workers = await esbuild.build({
 const [cliFile] = cli.outputFiles;
 const key = createHash('sha256').update(cliFile.contents).digest('hex').slice(0, 20);
 const bundle = join(outdir, 'xhd.cjs');
-writeFileSync(bundle, `${cliFile.text}//# xhd-bundle-key=${key}\n`);
+// esbuild writes strings and identifiers in ASCII; the few comments it keeps may hold other characters, escaped
+// here so that the CLI reads its bundle without decoding it (bin/code-cached-bundle.cjs).
+const ascii = cliFile.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+writeFileSync(bundle, `${ascii}//# xhd-bundle-key=${key}\n`);
 const { writeCodeCache } = createRequire(import.meta.url)('../bin/code-cached-bundle.cjs');
 writeCodeCache(bundle);
 

@@ -1,6 +1,7 @@
 // Start-up: the CLI loads only the command it runs (issue: fast start), and still lists and suggests every
 // command where help or a mistyped name needs them.
 import assert from 'node:assert/strict';
+import { isAscii } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -203,6 +204,8 @@ describe("the bundled CLI's code cache (bin/code-cached-bundle.cjs)", () => {
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), { cache: 'accepted', main: 'function' });
     assert.ok(existsSync(loader.codeCachePath(realBundle, readFileSync(realBundle, 'utf8'))!));
+    // Written in ASCII, so that it is read without decoding (and is the same text either way).
+    assert.ok(isAscii(readFileSync(realBundle)), 'the bundle is ASCII');
   });
 
   // Small stand-in bundles, each loaded in a process of its own: V8 keeps what a process has compiled, and a
