@@ -26,6 +26,15 @@ test('quoted CSV fields go through csv-parse', () => {
   assertPositions(g, [0.5, 1.5, 2.5, -1, -2, -3]);
 });
 
+test('a quoted CSV field that is not a number is named on one line, its line break and other controls shown as ?', () => {
+  // Found by the readers' fuzzer (seed 5): the field was quoted into the message as it was, line break and all.
+  const csv = '"x","y","z"\n"1","2","3"\n"4","-2\nuq2\u0001","6"\n';
+  // The record spans lines 3 and 4; it is named by the line it ends on, as csv-parse counts them.
+  assertInputError(() => parseGeometry(new TextEncoder().encode(csv), 'broken.csv'), /^broken\.csv:4: expected a number, found '-2\?uq2\?'$/);
+  const long = `"x","y","z"\n"1","2","${'9'.repeat(5)}${'a'.repeat(40)}"\n`;
+  assertInputError(() => parseGeometry(new TextEncoder().encode(long), 'long.csv'), /^long\.csv:2: expected a number, found '99999a{19}…'$/);
+});
+
 test('XYZ: comments, blank lines, tabs, CRLF, exponents, signs, extra columns, no final newline', () => {
   const g = readGeometry(fixture('points.xyz'));
   assert.equal(g.format, 'xyz');

@@ -291,9 +291,8 @@ export class AsciiScanner {
       if (c === SPACE || c === COMMA || (c >= TAB && c <= CR)) break;
       end++;
     }
-    if (end === start) return b[start] === LF || b[start] === CR ? 'end of line' : `'${latin1.decode(b.subarray(start, start + 1))}'`;
-    const text = latin1.decode(b.subarray(start, end)).replace(/[^\x20-\x7e]/g, '?');
-    return `'${text}${end - start >= 24 ? '…' : ''}'`;
+    if (end === start) return b[start] === LF || b[start] === CR ? 'end of line' : quotedExcerpt(latin1.decode(b.subarray(start, start + 1)));
+    return quotedExcerpt(latin1.decode(b.subarray(start, end)), end - start >= 24);
   }
 
   fail(detail: string): never {
@@ -343,12 +342,20 @@ class NextByte {
   }
 }
 
+/**
+ * Input text quoted for an error message of one line: at most 24 characters shown (… when cut), each one outside
+ * printable ASCII shown as '?' (a quoted CSV field may hold a line break).
+ */
+function quotedExcerpt(text: string, cut = text.length > 24): string {
+  return `'${text.slice(0, 24).replace(/[^\x20-\x7e]/g, '?')}${cut ? '…' : ''}'`;
+}
+
 /** Parses one field the same way the scanner does (for fields that came through csv-parse). */
 export function parseNumberText(text: string, file: string, line: number): number {
   const bytes = utf8.encode(text.trim());
   const scanner = new AsciiScanner(bytes, file, { line, comments: false });
   const value = scanner.number();
-  if (!scanner.atEnd) scanner.fail(`expected a number, found '${text}'`);
+  if (!scanner.atEnd) scanner.fail(`expected a number, found ${quotedExcerpt(text)}`);
   return value;
 }
 
