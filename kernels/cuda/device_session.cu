@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "placement.h"
@@ -150,6 +152,28 @@ std::vector<std::string> worker_labels(const Placement& placement) {
   const int workers = static_cast<int>(placement.devices.size());
   for (int w = 0; w < workers; ++w) labels.push_back(worker_label(placement.devices[w], w, workers));
   return labels;
+}
+
+bool open_pools_to_each_other(const std::vector<int>& devices) {
+  static std::mutex lock;
+  static std::set<std::pair<int, int>> opened;
+  std::lock_guard<std::mutex> guard(lock);
+  for (const int owner : devices)
+    for (const int reader : devices) {
+      if (owner == reader || opened.count({owner, reader}) != 0) continue;
+      int can = 0;
+      XHD_CUDA(cudaDeviceCanAccessPeer(&can, reader, owner));
+      if (can == 0) return false;
+      cudaMemPool_t pool = nullptr;
+      XHD_CUDA(cudaDeviceGetDefaultMemPool(&pool, owner));
+      cudaMemAccessDesc access{};
+      access.location.type = cudaMemLocationTypeDevice;
+      access.location.id = reader;
+      access.flags = cudaMemAccessFlagsProtReadWrite;
+      XHD_CUDA(cudaMemPoolSetAccess(pool, &access, 1));
+      opened.insert({owner, reader});
+    }
+  return true;
 }
 
 }  // namespace xhd

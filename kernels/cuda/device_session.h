@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cuda_check.h"
 #include "device_memory.h"
@@ -32,6 +33,12 @@ cudaStream_t take_stream(int device);
 void give_back_stream(int device, cudaStream_t stream);
 cudaEvent_t take_timing_event(int device);
 void give_back_timing_event(int device, cudaEvent_t event);
+
+// Opens each listed device's memory pool to every other listed device (cudaMemPoolSetAccess), once a process for
+// each pair, so that a device reads arrays another allocated from its pool (device_memory.h); the GPUs' exchange
+// of the split by space's parts needs it (slab_exchange.h). False, opening nothing more, where a pair cannot
+// reach each other (cudaDeviceCanAccessPeer).
+bool open_pools_to_each_other(const std::vector<int>& devices);
 
 // The current device's (cudaSetDevice before).
 int current_device();

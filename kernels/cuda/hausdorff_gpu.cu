@@ -642,6 +642,9 @@ struct SplitContext {
   const std::vector<std::string>& labels;
   int host_threads;
   std::vector<EarlyUpload>* early;  // the shares sent before the frame (start_share_uploads), or empty
+  // The GPUs make the split by space's parts themselves (slab_exchange.h): decided once a call, as the decision
+  // opens the devices' memory pools to each other.
+  bool gpus_exchange;
 
   int workers() const { return static_cast<int>(placement.devices.size()); }
   xhd_hausdorff_options on(int w) const {
@@ -741,7 +744,7 @@ int split_by_slabs(const SplitContext& c, const SlabPlan& plan, const SlabHalos&
   const bool gathered = gathers_parts(c.frame);
   // Made by the GPUs where they can (slab_exchange.h); else gathered from the host's layouts, or copied.
   std::unique_ptr<SlabExchange> exchange;
-  if (gathered && gpus_exchange_parts(c.frame, c.placement.devices))
+  if (c.gpus_exchange)
     exchange = std::make_unique<SlabExchange>(c.frame, plan, halo_a, halo_b, workers, c.early);
   SlabLayout layout_a, layout_b;
   std::vector<SlabPart> parts_a, parts_b;
@@ -857,7 +860,9 @@ void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hau
   // Each worker's early shares are freed as it takes them: its budget counts them as free.
   for (size_t k = 0; k < early.size(); ++k) budgets[k % budgets.size()] += early[k].bytes();
   const std::vector<std::string> labels = worker_labels(placement);
-  const SplitContext c{frame, options, progress, search_for, placement, budgets, labels, host_threads, &early};
+  const bool gpus_exchange = placement.devices.size() > 1 && gathers_parts(frame) &&
+                             gpus_exchange_parts(frame, placement.devices);
+  const SplitContext c{frame, options, progress, search_for, placement, budgets, labels, host_threads, &early, gpus_exchange};
 
   // Which split: XHD_SPLIT_BY=space or =queries asks for one (tests, benchmarks). By default by space where
   // the GPUs make the parts themselves (float sets, devices that reach each other: slab_exchange.h), which on
@@ -869,7 +874,7 @@ void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hau
   int left = directions;
   const bool by_space =
       split_by == "space" ||
-      (split_by != "queries" && (!whole_targets_fit(c) || (gathers_parts(frame) && gpus_exchange_parts(frame, placement.devices))));
+      (split_by != "queries" && (!whole_targets_fit(c) || c.gpus_exchange));
   if (c.workers() > 1 && !frame.has_loose() && by_space) {
     const SlabPlan plan = plan_slabs(frame, c.workers());
     const SlabHalos halos = plan_halos(c, plan, directions);

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <set>
-#include <utility>
 
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
@@ -12,6 +10,7 @@
 #include "../abi/host_phases.h"
 #include "../abi/work_split.h"
 #include "cuda_check.h"
+#include "device_session.h"
 #include "launch.h"
 #include "staged_upload.h"
 
@@ -157,30 +156,6 @@ DevicePart collect_part(DeviceMemory& memory, SlabExchange& ex, int s, int w, cu
   return part;
 }
 
-// Opens each device's memory pool to every other listed device, once a process for each pair: the parts'
-// arrays come from the pools (device_memory.h), and a peer reads them only where its pool access is set.
-bool open_pools(const std::vector<int>& devices) {
-  static std::mutex lock;
-  static std::set<std::pair<int, int>> opened;
-  std::lock_guard<std::mutex> guard(lock);
-  for (const int owner : devices)
-    for (const int reader : devices) {
-      if (owner == reader || opened.count({owner, reader}) != 0) continue;
-      int can = 0;
-      XHD_CUDA(cudaDeviceCanAccessPeer(&can, reader, owner));
-      if (can == 0) return false;
-      cudaMemPool_t pool = nullptr;
-      XHD_CUDA(cudaDeviceGetDefaultMemPool(&pool, owner));
-      cudaMemAccessDesc access{};
-      access.location.type = cudaMemLocationTypeDevice;
-      access.location.id = reader;
-      access.flags = cudaMemAccessFlagsProtReadWrite;
-      XHD_CUDA(cudaMemPoolSetAccess(pool, &access, 1));
-      opened.insert({owner, reader});
-    }
-  return true;
-}
-
 }  // namespace
 
 void Rendezvous::arrive() {
@@ -234,7 +209,7 @@ bool gpus_exchange_parts(const PointFrame& frame, const std::vector<int>& device
     return s.truth.f32 != nullptr && s.truth.f64 == nullptr && s.xyz == s.truth.f32;
   };
   if (!in_place_floats(frame.a) || !in_place_floats(frame.b) || frame.has_loose()) return false;
-  return open_pools(devices);
+  return open_pools_to_each_other(devices);
 }
 
 std::array<DevicePart, 2> exchange_parts(DeviceMemory& memory, SlabExchange& ex, int w, cudaStream_t stream,
