@@ -25,7 +25,7 @@ class OnDevice {
 
 EarlyUpload EarlyUpload::start(const float* xyz, uint64_t first, uint64_t count, int device) {
   EarlyUpload u;
-  if (xyz == nullptr || count == 0 || !is_pinned(xyz)) return u;
+  if (xyz == nullptr || count == 0 || !is_pinned(xyz + 3 * first, 12 * count)) return u;
   OnDevice on(device);
   u.source_ = xyz;
   u.first_ = first;

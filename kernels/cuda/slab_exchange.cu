@@ -193,7 +193,7 @@ std::vector<EarlyUpload> start_share_uploads(const xhd_points& a, const xhd_poin
   std::vector<EarlyUpload> early;
   if (a.xyz == nullptr || b.xyz == nullptr || !switched_on("XHD_EXCHANGED_SLABS") || !switched_on("XHD_GATHERED_SLABS"))
     return early;
-  if (!is_pinned(a.xyz) || !is_pinned(b.xyz)) return early;
+  if (!is_pinned(a.xyz, 12 * a.count) || !is_pinned(b.xyz, 12 * b.count)) return early;
   const uint64_t workers = devices.size();
   for (const xhd_points* set : {&a, &b})
     for (uint64_t w = 0; w < workers; ++w) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -131,18 +132,6 @@ void copy_pieces_to_device(void* device, const std::vector<size_t>& piece_bytes,
   copy_through_stages(*s, device, piece_bytes, fill, stream);
 }
 
-// Whether host is page-locked memory the driver knows (cudaHostAlloc, cudaHostRegister, xhd_host_pin): its DMA
-// then runs at the link's full speed with no copy on the host (55 GB/s to one H200, and two GPUs' links add up,
-// where staging is held at the host's copy rate: docs/benchmarks.md, stop 50).
-bool is_pinned(const void* host) {
-  cudaPointerAttributes attributes{};
-  if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
-    cudaGetLastError();  // not memory the driver knows: pageable
-    return false;
-  }
-  return attributes.type == cudaMemoryTypeHost;
-}
-
 namespace {
 
 uintptr_t page_start(const void* memory) {
@@ -150,7 +139,34 @@ uintptr_t page_start(const void* memory) {
   return reinterpret_cast<uintptr_t>(memory) / page * page;
 }
 
+// The ranges xhd_host_pin registered, [first page, end of the last page), by their start. is_pinned trusts these,
+// not the driver's answer for one address (cudaPointerGetAttributes): an array whose edge page another array's
+// registration holds is reported page-locked there while the rest of it is not, and a copy of it fails ("invalid
+// argument"; pinInputs leaves such an array as it is, src/native/pinned-inputs.ts).
+struct PinnedRanges {
+  std::mutex lock;
+  std::map<uintptr_t, uintptr_t> ends;
+};
+
+PinnedRanges& pinned_ranges() {
+  static PinnedRanges ranges;
+  return ranges;
+}
+
 }  // namespace
+
+// Whether [host, host + bytes) lies in one range xhd_host_pin page-locked: its DMA then runs at the link's full
+// speed with no copy on the host (55 GB/s to one H200, and two GPUs' links add up, where staging is held at the
+// host's copy rate: docs/benchmarks.md, stop 50). Memory page-locked otherwise takes the staged copy.
+bool is_pinned(const void* host, size_t bytes) {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(host), end = begin + bytes;
+  PinnedRanges& pinned = pinned_ranges();
+  std::lock_guard<std::mutex> guard(pinned.lock);
+  auto range = pinned.ends.upper_bound(begin);
+  if (range == pinned.ends.begin()) return false;
+  --range;
+  return begin >= range->first && end <= range->second;
+}
 
 void pin_host_memory(const void* memory, uint64_t bytes) {
   if (memory == nullptr) throw InvalidArgument("memory must not be null");
@@ -165,15 +181,21 @@ void pin_host_memory(const void* memory, uint64_t bytes) {
     throw OutOfMemory(std::string("the driver did not page-lock ") + std::to_string(bytes) + " bytes (" +
                       cudaGetErrorString(status) + ")");
   }
+  PinnedRanges& pinned = pinned_ranges();
+  std::lock_guard<std::mutex> guard(pinned.lock);
+  pinned.ends[first] = end;
 }
 
 void unpin_host_memory(const void* memory) {
   if (memory == nullptr) return;
   if (cudaHostUnregister(reinterpret_cast<void*>(page_start(memory))) != cudaSuccess) cudaGetLastError();
+  PinnedRanges& pinned = pinned_ranges();
+  std::lock_guard<std::mutex> guard(pinned.lock);
+  pinned.ends.erase(page_start(memory));
 }
 
 void copy_to_device(void* device, const void* host, size_t bytes, cudaStream_t stream) {
-  if (bytes >= kStagedOnceReady && is_pinned(host)) {
+  if (bytes >= kStagedOnceReady && is_pinned(host, bytes)) {
     XHD_CUDA(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));
     // Returns with host read in full, as every copy here does: a caller may reuse its buffer at once.
     XHD_CUDA(cudaStreamSynchronize(stream));

@@ -17,8 +17,8 @@ namespace xhd {
 // in full (the caller may free it); the DMA of the last pieces may still be running on stream.
 void copy_to_device(void* device, const void* host, size_t bytes, cudaStream_t stream);
 
-// Whether host is page-locked memory the driver knows (copies from it need no staging).
-bool is_pinned(const void* host);
+// Whether all of [host, host + bytes) lies in one range xhd_host_pin page-locked (copies from it need no staging).
+bool is_pinned(const void* host, size_t bytes);
 
 // xhd_host_pin and xhd_host_unpin: the caller's memory registered with the driver for every device, the range
 // widened to whole pages. OutOfMemory when the driver refuses.
