@@ -10,8 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "../abi/parallel.h"
 #include "../abi/status_guard.h"
 #include "../abi/validate.h"
@@ -134,15 +132,9 @@ void copy_pieces_to_device(void* device, const std::vector<size_t>& piece_bytes,
 
 namespace {
 
-uintptr_t page_start(const void* memory) {
-  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  return reinterpret_cast<uintptr_t>(memory) / page * page;
-}
-
-// The ranges xhd_host_pin registered, [first page, end of the last page), by their start. is_pinned trusts these,
-// not the driver's answer for one address (cudaPointerGetAttributes): an array whose edge page another array's
-// registration holds is reported page-locked there while the rest of it is not, and a copy of it fails ("invalid
-// argument"; pinInputs leaves such an array as it is, src/native/pinned-inputs.ts).
+// The ranges xhd_host_pin registered, [memory, memory + bytes), by their start. is_pinned trusts these, not the
+// driver's answer for one address (cudaPointerGetAttributes): a range that starts in a registration and runs past
+// it is page-locked only in part, and the driver refuses a copy of it ("invalid argument").
 struct PinnedRanges {
   std::mutex lock;
   std::map<uintptr_t, uintptr_t> ends;
@@ -168,30 +160,31 @@ bool is_pinned(const void* host, size_t bytes) {
   return begin >= range->first && end <= range->second;
 }
 
+// The range registered is the caller's own, not widened to whole pages: the driver keeps registrations by their
+// bytes, so that memory beside it on the same page (another array) stays unregistered. Widened, the range took in
+// such a neighbour's first bytes, the driver then took the neighbour for page-locked memory, and every copy of
+// it failed ("invalid argument" on an H200, docs/benchmarks.md, stop 55); nor could the neighbour be pinned.
 void pin_host_memory(const void* memory, uint64_t bytes) {
   if (memory == nullptr) throw InvalidArgument("memory must not be null");
   if (bytes == 0) return;
-  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t first = page_start(memory);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(memory) + bytes + page - 1) / page * page;
-  const cudaError_t status =
-      cudaHostRegister(reinterpret_cast<void*>(first), end - first, cudaHostRegisterPortable);
+  const cudaError_t status = cudaHostRegister(const_cast<void*>(memory), bytes, cudaHostRegisterPortable);
   if (status != cudaSuccess) {
     cudaGetLastError();
     throw OutOfMemory(std::string("the driver did not page-lock ") + std::to_string(bytes) + " bytes (" +
                       cudaGetErrorString(status) + ")");
   }
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(memory);
   PinnedRanges& pinned = pinned_ranges();
   std::lock_guard<std::mutex> guard(pinned.lock);
-  pinned.ends[first] = end;
+  pinned.ends[begin] = begin + bytes;
 }
 
 void unpin_host_memory(const void* memory) {
   if (memory == nullptr) return;
-  if (cudaHostUnregister(reinterpret_cast<void*>(page_start(memory))) != cudaSuccess) cudaGetLastError();
+  if (cudaHostUnregister(const_cast<void*>(memory)) != cudaSuccess) cudaGetLastError();
   PinnedRanges& pinned = pinned_ranges();
   std::lock_guard<std::mutex> guard(pinned.lock);
-  pinned.ends.erase(page_start(memory));
+  pinned.ends.erase(reinterpret_cast<uintptr_t>(memory));
 }
 
 void copy_to_device(void* device, const void* host, size_t bytes, cudaStream_t stream) {

@@ -20,8 +20,9 @@ void copy_to_device(void* device, const void* host, size_t bytes, cudaStream_t s
 // Whether all of [host, host + bytes) lies in one range xhd_host_pin page-locked (copies from it need no staging).
 bool is_pinned(const void* host, size_t bytes);
 
-// xhd_host_pin and xhd_host_unpin: the caller's memory registered with the driver for every device, the range
-// widened to whole pages. OutOfMemory when the driver refuses.
+// xhd_host_pin and xhd_host_unpin: the caller's memory registered with the driver for every device, exactly the
+// range given (not widened to whole pages, which would take in memory beside it). OutOfMemory when the driver
+// refuses.
 void pin_host_memory(const void* memory, uint64_t bytes);
 void unpin_host_memory(const void* memory);
 

@@ -18,9 +18,9 @@ export interface PinnedInputs {
 
 /**
  * Page-locks each array's memory (from PIN_FROM_BYTES on) with `backend`'s library (the CPU library's does
- * nothing), as far as the driver allows: pinning only makes copies faster, so an array it refuses is left as it
- * is, and calls read it as ever. The driver locks whole pages, and refuses an array whose first or last page
- * another pinned array already holds (small arrays that the allocator placed side by side).
+ * nothing), as far as the driver allows: pinning only makes copies faster, so an array it refuses (locked memory
+ * is limited) is left as it is, and calls read it as ever. Each array's own bytes are locked, so arrays side by
+ * side in one buffer are pinned each, and memory beside an array is not touched.
  */
 export function pinInputs(backend: NativeBackend, arrays: Array<Float32Array | Float64Array>): PinnedInputs {
   const pinned: Array<Float32Array | Float64Array> = [];
