@@ -41,10 +41,10 @@ function codeCachePath(bundle, source) {
   return key === null ? null : `${bundle}.${key}.cache`;
 }
 
+// The bundle holds no import() (scripts/bundle-cli.mjs refuses one): a script compiled from a cache lost the
+// dynamic-import hook given to vm.Script, and the hook for the main loader prints an experimental warning.
 function compile(bundle, source, cachedData) {
-  // The bundle imports puppeteer-core dynamically (--snapshot): resolved as the main program's imports are.
-  const importModuleDynamically = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ?? ((specifier) => import(specifier));
-  return new vm.Script(WRAPPER_HEAD + source + WRAPPER_TAIL, { filename: bundle, cachedData, importModuleDynamically });
+  return new vm.Script(WRAPPER_HEAD + source + WRAPPER_TAIL, { filename: bundle, cachedData });
 }
 
 /**

@@ -78,8 +78,18 @@ const workers = await esbuild.build({
   banner: { js: "import { createRequire as xhdCreateRequire } from 'node:module'; const require = xhdCreateRequire(import.meta.url);" },
 });
 
-// The CLI's file ends with its content's key, which names its code cache (bin/code-cached-bundle.cjs).
+// No import() may stay in the CLI's file: esbuild inlines the modules' own, but one of a package outside the
+// bundle would stay, and bin/code-cached-bundle.cjs runs the file as a script without a dynamic-import hook (one
+// given was lost once the code cache was taken: --snapshot's import of puppeteer-core failed in CI).
 const [cliFile] = cli.outputFiles;
+const dynamicImport = /(^|[^\w$.])import\(/m.exec(cliFile.text);
+if (dynamicImport) {
+  const line = cliFile.text.slice(0, dynamicImport.index).split('\n').length;
+  console.error(`xhd: the bundled CLI holds an import() (line ${line} of xhd.cjs): load that package with require (createRequire) instead`);
+  process.exit(1);
+}
+
+// The CLI's file ends with its content's key, which names its code cache (bin/code-cached-bundle.cjs).
 const key = createHash('sha256').update(cliFile.contents).digest('hex').slice(0, 20);
 const bundle = join(outdir, 'xhd.cjs');
 // esbuild writes strings and identifiers in ASCII; the few comments it keeps may hold other characters, escaped

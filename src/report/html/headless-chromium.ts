@@ -2,10 +2,20 @@
 // names, driven by puppeteer-core (an optional dependency). WebGL runs on SwiftShader, the CPU renderer that
 // ships inside Chromium, so a machine without a GPU (a CI runner) renders the same page as a desktop.
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
-import type { Browser } from 'puppeteer-core';
+import type { Browser, PuppeteerNode } from 'puppeteer-core';
 
 import { EXIT_NATIVE, XhdError } from '../../core/errors.js';
+
+/**
+ * puppeteer-core through require(), its CommonJS build: the bundled CLI is one CommonJS file compiled from V8's
+ * code cache (bin/code-cached-bundle.cjs), where import() of a package outside the bundle failed once the cache was
+ * taken, so the bundle holds no import() at all (scripts/bundle-cli.mjs checks it).
+ */
+function loadPuppeteer(): PuppeteerNode {
+  return (createRequire(import.meta.url)('puppeteer-core') as { default: PuppeteerNode }).default;
+}
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
 
@@ -19,7 +29,7 @@ export function chromiumPath(): string | undefined {
 export async function headlessUnavailable(): Promise<string | undefined> {
   if (!chromiumPath()) return 'no Chromium found (apt-get install chromium, or set XHD_CHROMIUM to a Chrome or Chromium binary)';
   try {
-    await import('puppeteer-core');
+    loadPuppeteer();
   } catch {
     return 'puppeteer-core is not installed (npm install puppeteer-core)';
   }
@@ -33,8 +43,7 @@ export async function checkHeadless(what: string): Promise<void> {
 }
 
 export async function launchHeadless(): Promise<Browser> {
-  const { default: puppeteer } = await import('puppeteer-core');
-  return puppeteer.launch({
+  return loadPuppeteer().launch({
     executablePath: chromiumPath(),
     headless: true,
     // --no-sandbox: as root (CI, containers) Chromium's sandbox refuses to start. SwiftShader: WebGL without a
