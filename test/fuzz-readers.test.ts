@@ -13,6 +13,7 @@ import { parseGeometry } from '../src/io/read.js';
 import { hasStackTrace, runXhd, scratchDir } from './cli-run.js';
 import { fixturesDir } from './helpers.js';
 import { rng } from './random-points.js';
+import { flipBytes, pick, splice, spliceGarbage, truncate } from './byte-mutations.js';
 
 /** 40 cases a fixture (about 3,300 in all, ten seconds): the same ones every CI run unless XHD_FUZZ_SEED varies them. */
 const MUTATIONS_PER_FILE = Number(process.env.XHD_FUZZ_CASES ?? 40);
@@ -23,19 +24,11 @@ const FORMATS: FileFormat[] = ['off', 'ply', 'csv', 'xyz', 'stl', 'obj', 'nifti'
 const TOKENS = ['nan', 'NaN', 'inf', '-inf', '1e999', '-1e400', '1e16', '999999999999', '-1', '0x1f', '', ' ', '\r', '\n', '"', ',,', '#'];
 
 type Mutation = (bytes: Uint8Array, random: () => number) => Uint8Array;
-const pick = <T>(items: T[], random: () => number): T => items[Math.floor(random() * items.length)];
-const at = (bytes: Uint8Array, random: () => number) => Math.floor(random() * Math.max(1, bytes.length));
-const splice = (bytes: Uint8Array, where: number, cut: number, insert: Uint8Array) =>
-  Uint8Array.from([...bytes.subarray(0, where), ...insert, ...bytes.subarray(Math.min(bytes.length, where + cut))]);
 
 const MUTATIONS: Record<string, Mutation> = {
-  'flip bytes': (b, r) => {
-    const out = Uint8Array.from(b);
-    for (let k = 0; k < 1 + Math.floor(r() * 8); k++) if (out.length) out[at(out, r)] ^= 1 << Math.floor(r() * 8);
-    return out;
-  },
-  truncate: (b, r) => b.subarray(0, at(b, r)),
-  'splice garbage': (b, r) => splice(b, at(b, r), Math.floor(r() * 4), Uint8Array.from({ length: 1 + Math.floor(r() * 16) }, () => Math.floor(r() * 256))),
+  'flip bytes': flipBytes,
+  truncate,
+  'splice garbage': spliceGarbage,
   'replace a number': (b, r) => {
     const text = new TextDecoder('latin1').decode(b);
     const numbers = [...text.matchAll(/-?\d+(\.\d+)?(e-?\d+)?/gi)];

@@ -21,6 +21,7 @@ import { segFile, UID } from './dicom-seg-writer.js';
 import { xhdBin } from './helpers.js';
 import { niftiBytes } from './nifti-writer.js';
 import { rng } from './random-points.js';
+import { at, flipBytes, garbage, pick, splice, spliceGarbage, truncate } from './byte-mutations.js';
 import { writeMetaImage, writeNrrd, type TestVolume } from './volume-writers.js';
 
 /** Cases a base file (about 12 × 40 = 480, a few seconds): the same every CI run unless XHD_FUZZ_SEED varies them. */
@@ -96,11 +97,6 @@ function writeBases(dir: string): Base[] {
 }
 
 type Mutation = (bytes: Uint8Array, random: () => number, base: Base) => Uint8Array;
-const pick = <T>(items: readonly T[], random: () => number): T => items[Math.floor(random() * items.length)];
-const at = (bytes: Uint8Array, random: () => number) => Math.floor(random() * Math.max(1, bytes.length));
-const splice = (bytes: Uint8Array, where: number, cut: number, insert: Uint8Array) =>
-  Uint8Array.from([...bytes.subarray(0, where), ...insert, ...bytes.subarray(Math.min(bytes.length, where + cut))]);
-const garbage = (random: () => number, length: number) => Uint8Array.from({ length }, () => Math.floor(random() * 256));
 
 /** NIfTI header fields and the absurd values written into them: [offset, type] by version. */
 type Field = [number, 'i16' | 'i32' | 'i64' | 'f32' | 'f64' | 'u8'];
@@ -154,13 +150,9 @@ function headerLines(bytes: Uint8Array): Array<[number, number]> {
 }
 
 const MUTATIONS: Record<string, Mutation> = {
-  'flip bytes': (b, r) => {
-    const out = Uint8Array.from(b);
-    for (let k = 0; k < 1 + Math.floor(r() * 8); k++) if (out.length) out[at(out, r)] ^= 1 << Math.floor(r() * 8);
-    return out;
-  },
-  truncate: (b, r) => b.subarray(0, at(b, r)),
-  'splice garbage': (b, r) => splice(b, at(b, r), Math.floor(r() * 4), garbage(r, 1 + Math.floor(r() * 16))),
+  'flip bytes': flipBytes,
+  truncate,
+  'splice garbage': spliceGarbage,
   'absurd header field': (b, r, base) => {
     if (base.kind === 'nifti1' || base.kind === 'nifti2') {
       const inner = Uint8Array.from(base.gzipped ? gunzipSync(b) : b);
