@@ -61,17 +61,17 @@ interface Base {
 }
 
 function writeBases(dir: string): Base[] {
-  const at = (name: string) => join(dir, name);
-  writeFileSync(at('mask.nii'), niftiBytes({ dims: [...DIMS], values: VOLUME.values, datatype: 'int16', spacing: [0.9, 1.1, 1.5], sform: { rows: SFORM } }));
-  writeFileSync(at('mask2.nii.gz'), niftiBytes({ dims: [...DIMS], values: VOLUME.values, datatype: 'uint8', version: 2, gzip: true, sform: { rows: SFORM } }));
-  writeNrrd(at('raw'), VOLUME);
-  writeNrrd(at('gz'), VOLUME, { gzip: true, littleEndian: false });
-  writeNrrd(at('detached'), VOLUME, { detached: true, gzip: true });
-  writeMetaImage(at('raw'), VOLUME);
-  writeMetaImage(at('zlib'), VOLUME, { compressed: true, msb: true });
-  writeMetaImage(at('detached'), VOLUME, { detached: true });
+  const file = (name: string) => join(dir, name);
+  writeFileSync(file('mask.nii'), niftiBytes({ dims: [...DIMS], values: VOLUME.values, datatype: 'int16', spacing: [0.9, 1.1, 1.5], sform: { rows: SFORM } }));
+  writeFileSync(file('mask2.nii.gz'), niftiBytes({ dims: [...DIMS], values: VOLUME.values, datatype: 'uint8', version: 2, gzip: true, sform: { rows: SFORM } }));
+  writeNrrd(file('raw'), VOLUME);
+  writeNrrd(file('gz'), VOLUME, { gzip: true, littleEndian: false });
+  writeNrrd(file('detached'), VOLUME, { detached: true, gzip: true });
+  writeMetaImage(file('raw'), VOLUME);
+  writeMetaImage(file('zlib'), VOLUME, { compressed: true, msb: true });
+  writeMetaImage(file('detached'), VOLUME, { detached: true });
   const seg = (name: string, transferSyntax: string, type: 'BINARY' | 'LABELMAP' = 'BINARY') =>
-    writeFileSync(at(name), segFile({ dims: DIMS, labels: VOLUME.values, type, transferSyntax, row: [1, 0, 0], column: [0, 1, 0], normal: [0, 0, 1], pixelSpacing: [1.1, 0.9], sliceStep: 1.5, origin: [10.5, -20.25, 3] }));
+    writeFileSync(file(name), segFile({ dims: DIMS, labels: VOLUME.values, type, transferSyntax, row: [1, 0, 0], column: [0, 1, 0], normal: [0, 0, 1], pixelSpacing: [1.1, 0.9], sliceStep: 1.5, origin: [10.5, -20.25, 3] }));
   seg('explicit.dcm', UID.explicit);
   seg('implicit-labelmap.dcm', UID.implicit, 'LABELMAP');
   seg('deflated.dcm', UID.deflated);
@@ -79,20 +79,20 @@ function writeBases(dir: string): Base[] {
   const data = readdirSync(dir).find((f) => f.startsWith('detached.raw'))!;
   const mhdData = readdirSync(dir).find((f) => f.startsWith('detached.') && f !== data && !f.endsWith('.nhdr') && !f.endsWith('.mhd'))!;
   return [
-    { name: 'NIfTI-1', read: at('mask.nii'), mutated: at('mask.nii'), kind: 'nifti1' },
-    { name: 'NIfTI-2, gzip', read: at('mask2.nii.gz'), mutated: at('mask2.nii.gz'), kind: 'nifti2', gzipped: true },
-    { name: 'NRRD, raw', read: at('raw.nrrd'), mutated: at('raw.nrrd'), kind: 'text-header' },
-    { name: 'NRRD, gzip, big-endian', read: at('gz.nrrd'), mutated: at('gz.nrrd'), kind: 'text-header' },
-    { name: 'NRRD, detached header', read: at('detached.nhdr'), mutated: at('detached.nhdr'), kind: 'text-header' },
-    { name: 'NRRD, detached gzip data', read: at('detached.nhdr'), mutated: at(data), kind: 'data', gzipped: true },
-    { name: 'MetaImage, raw', read: at('raw.mha'), mutated: at('raw.mha'), kind: 'text-header' },
-    { name: 'MetaImage, zlib, MSB', read: at('zlib.mha'), mutated: at('zlib.mha'), kind: 'text-header' },
-    { name: 'MetaImage, detached header', read: at('detached.mhd'), mutated: at('detached.mhd'), kind: 'text-header' },
-    { name: 'MetaImage, detached data', read: at('detached.mhd'), mutated: at(mhdData), kind: 'data' },
-    { name: 'DICOM-SEG, explicit', read: at('explicit.dcm'), mutated: at('explicit.dcm'), kind: 'dicom' },
-    { name: 'DICOM-SEG, implicit label map', read: at('implicit-labelmap.dcm'), mutated: at('implicit-labelmap.dcm'), kind: 'dicom' },
-    { name: 'DICOM-SEG, deflated', read: at('deflated.dcm'), mutated: at('deflated.dcm'), kind: 'dicom' },
-    { name: 'DICOM-SEG, RLE', read: at('rle.dcm'), mutated: at('rle.dcm'), kind: 'dicom' },
+    { name: 'NIfTI-1', read: file('mask.nii'), mutated: file('mask.nii'), kind: 'nifti1' },
+    { name: 'NIfTI-2, gzip', read: file('mask2.nii.gz'), mutated: file('mask2.nii.gz'), kind: 'nifti2', gzipped: true },
+    { name: 'NRRD, raw', read: file('raw.nrrd'), mutated: file('raw.nrrd'), kind: 'text-header' },
+    { name: 'NRRD, gzip, big-endian', read: file('gz.nrrd'), mutated: file('gz.nrrd'), kind: 'text-header' },
+    { name: 'NRRD, detached header', read: file('detached.nhdr'), mutated: file('detached.nhdr'), kind: 'text-header' },
+    { name: 'NRRD, detached gzip data', read: file('detached.nhdr'), mutated: file(data), kind: 'data', gzipped: true },
+    { name: 'MetaImage, raw', read: file('raw.mha'), mutated: file('raw.mha'), kind: 'text-header' },
+    { name: 'MetaImage, zlib, MSB', read: file('zlib.mha'), mutated: file('zlib.mha'), kind: 'text-header' },
+    { name: 'MetaImage, detached header', read: file('detached.mhd'), mutated: file('detached.mhd'), kind: 'text-header' },
+    { name: 'MetaImage, detached data', read: file('detached.mhd'), mutated: file(mhdData), kind: 'data' },
+    { name: 'DICOM-SEG, explicit', read: file('explicit.dcm'), mutated: file('explicit.dcm'), kind: 'dicom' },
+    { name: 'DICOM-SEG, implicit label map', read: file('implicit-labelmap.dcm'), mutated: file('implicit-labelmap.dcm'), kind: 'dicom' },
+    { name: 'DICOM-SEG, deflated', read: file('deflated.dcm'), mutated: file('deflated.dcm'), kind: 'dicom' },
+    { name: 'DICOM-SEG, RLE', read: file('rle.dcm'), mutated: file('rle.dcm'), kind: 'dicom' },
   ];
 }
 
