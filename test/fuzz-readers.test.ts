@@ -113,3 +113,35 @@ describe('mutated files through the CLI', () => {
     }
   });
 });
+
+describe('mutated manifests and pose files through the CLI', () => {
+  // The other files xhd reads: a batch's manifest (CSV and JSON Lines), `distance --frames` poses and a join's
+  // manifest. A batch goes on past a bad pair and reports each on its own line; the others stop at the first.
+  it('exit 0, 1 or 2, never a stack trace; one line naming the file where a frames file or a join manifest is refused', () => {
+    const dir = scratchDir();
+    const cube = join(fixturesDir, 'cube.off'), tetra = join(fixturesDir, 'tetra-ascii.ply'), points = join(fixturesDir, 'points.xyz');
+    const bases: Array<[string, string, (path: string) => string[], boolean]> = [
+      ['manifest.csv', `a,b,threshold,metric\n${cube},${tetra},5,hd\n"${points}","${cube}",,\n${cube},${cube},0.1,hd95\n`, (p) => ['batch', p, '--backend', 'cpu'], false],
+      ['manifest.jsonl', `${JSON.stringify({ a: cube, b: tetra, threshold: 5 })}\n${JSON.stringify({ a: points, b: cube, metric: 'hd' })}\n`, (p) => ['batch', p, '--backend', 'cpu'], false],
+      ['poses.txt', readFileSync(join(fixturesDir, 'cube-frames.txt'), 'latin1'), (p) => ['distance', cube, cube, '--frames', p, '--backend', 'cpu'], true],
+      ['objects.csv', `id,path\n1,${cube}\n2,${tetra}\n`, (p) => ['join', p, p, '--intersects'], true],
+    ];
+    const random = rng(SEED * 1000 + 555);
+    const names = Object.keys(MUTATIONS);
+    for (const [name, text, args, oneLine] of bases) {
+      for (let k = 0; k < 8; k++) {
+        const mutation = names[(k + names.indexOf('replace a number')) % names.length];
+        const path = join(dir, `${k}-${name}`);
+        writeFileSync(path, MUTATIONS[mutation](Buffer.from(text, 'latin1'), random));
+        const r = runXhd(args(path));
+        const label = `${name}, case ${k} (${mutation})`;
+        assert.ok(r.code === 0 || r.code === 1 || r.code === 2, `${label}: exit ${r.code}: ${r.stderr}`);
+        assert.ok(!hasStackTrace(r.stderr), `${label}: ${r.stderr}`);
+        if (oneLine && r.code === 2) {
+          assert.match(r.stderr, /^xhd: [^\n]*\n$/, `${label}: one line`);
+          assert.ok(r.stderr.includes(path), `${label}: names the file: ${r.stderr}`);
+        }
+      }
+    }
+  });
+});
