@@ -96,6 +96,9 @@ function writeBases(dir: string): Base[] {
   ];
 }
 
+/** Control characters other than the line feed: never printed (src/cli/printable.ts). */
+const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
 type Mutation = (bytes: Uint8Array, random: () => number, base: Base) => Uint8Array;
 
 /** NIfTI header fields and the absurd values written into them: [offset, type] by version. */
@@ -274,6 +277,7 @@ describe('mutation fuzzing of the volume readers', () => {
         const stderr = r.stderr.replace(/peak-rss-kb \d+\n$/, '');
         assert.ok(r.status === 0 || r.status === 2, `${label}: exit ${r.status} (signal ${r.signal}): ${stderr}`);
         assert.ok(!hasStackTrace(stderr), `${label}: ${stderr}`);
+        assert.doesNotMatch(stderr, CONTROLS, `${label}: a control character printed`);
         if (r.status === 2) {
           assert.match(stderr, /^xhd: [^\n]*\n$/, `${label}: one line`);
           assert.ok(namesAFile(stderr.replace(/^xhd: /, '').trimEnd(), mutated), `${label}: names the file: ${stderr}`);

@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 
 import { EXIT_NATIVE, EXIT_USAGE, XhdError } from '../core/errors.js';
 import { exitStatus } from './exit-status.js';
+import { printable } from './printable.js';
 import { XHD_VERSION } from '../core/version.js';
 
 type Register = (program: Command) => void;
@@ -66,11 +67,12 @@ function exitCodeFor(err: unknown): number {
     return err.exitCode === 0 ? 0 : EXIT_USAGE;
   }
   if (err instanceof XhdError) {
-    process.stderr.write(`xhd: ${err.message}\n`);
+    // Input and usage errors are one line; native ones may add the cause and the fix on lines of their own.
+    process.stderr.write(`xhd: ${printable(err.message, err.exitCode === EXIT_NATIVE)}\n`);
     return err.exitCode;
   }
   const detail = err instanceof Error ? (process.env.XHD_DEBUG ? err.stack : err.message) : String(err);
-  process.stderr.write(`xhd: internal error: ${detail}\n`);
+  process.stderr.write(`xhd: internal error: ${printable(String(detail), true)}\n`);
   return EXIT_NATIVE;
 }
 

@@ -25,6 +25,7 @@ import { addShardOptions, resolveShard, type ShardFlags } from './shard-options.
 import { dealtIndices } from '../../core/shard.js';
 import { answerOptions, contentIdentity, runId } from '../../jobs/shard-run.js';
 import type { BatchShardTag } from '../../report/batch-merge.js';
+import { printable } from '../printable.js';
 
 const EXAMPLES = `
 Examples:
@@ -121,7 +122,7 @@ export function registerBatch(program: Command): void {
             if (report !== undefined) records.push(record);
             if (!quiet) {
               const line = pairStderrLine(manifest.path, pair, outcome);
-              if (line) process.stderr.write(line + '\n');
+              if (line) process.stderr.write(printable(line) + '\n');
             }
           },
         }));
