@@ -860,7 +860,8 @@ void gpu_hausdorff_split(const xhd_points& a, const xhd_points& b, const xhd_hau
   // Each worker's early shares are freed as it takes them: its budget counts them as free.
   for (size_t k = 0; k < early.size(); ++k) budgets[k % budgets.size()] += early[k].bytes();
   const std::vector<std::string> labels = worker_labels(placement);
-  const bool gpus_exchange = placement.devices.size() > 1 && gathers_parts(frame) &&
+  // Not asked where the split is by queries alone: the answer opens the devices' pools to each other.
+  const bool gpus_exchange = split_by != "queries" && placement.devices.size() > 1 && gathers_parts(frame) &&
                              gpus_exchange_parts(frame, placement.devices);
   const SplitContext c{frame, options, progress, search_for, placement, budgets, labels, host_threads, &early, gpus_exchange};
 
