@@ -7,12 +7,12 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
-import { XhdError } from '../src/core/errors.js';
 import type { FileFormat } from '../src/io/geometry.js';
 import { parseGeometry } from '../src/io/read.js';
 import { hasStackTrace, runXhd, scratchDir } from './cli-run.js';
 import { fixturesDir } from './helpers.js';
 import { rng } from './random-points.js';
+import { expectBenignRead } from './reader-test-tools.js';
 import { flipBytes, pick, splice, spliceGarbage, truncate } from './byte-mutations.js';
 
 /** 40 cases a fixture (about 3,300 in all, ten seconds): the same ones every CI run unless XHD_FUZZ_SEED varies them. */
@@ -60,28 +60,11 @@ const MUTATIONS: Record<string, Mutation> = {
   },
 };
 
-function expectBenign(bytes: Uint8Array, name: string, format: FileFormat | undefined, label: string): void {
-  const started = performance.now();
-  try {
-    const g = parseGeometry(bytes, name, format ? { format } : {});
-    assert.equal(g.positions.length, 3 * g.count, `${label}: positions hold count points`);
-    for (let i = 0; i < g.positions.length; i++) assert.ok(Number.isFinite(g.positions[i]), `${label}: coordinate ${i} is ${g.positions[i]}`);
-    if (g.triangles) for (const v of g.triangles) assert.ok(v < g.count, `${label}: triangle vertex ${v} of ${g.count}`);
-  } catch (error) {
-    assert.ok(error instanceof XhdError && (error.name === 'InputError' || error.name === 'UsageError'),
-      `${label}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
-    assert.ok(!error.message.includes('\n'), `${label}: one line: ${error.message}`);
-    if (error.name === 'InputError') assert.ok(error.message.startsWith(name), `${label}: names the file: ${error.message}`);
-  }
-  const ms = performance.now() - started;
-  assert.ok(ms < SLOW_MS, `${label}: ${ms.toFixed(0)} ms`);
-}
-
 const fixtures = readdirSync(fixturesDir).filter((f) => !f.endsWith('.mjs')).sort();
 
 describe('mutation fuzzing of the readers', () => {
   for (const file of fixtures) {
-    it(file, () => {
+    it(file, async () => {
       const original = readFileSync(join(fixturesDir, file));
       const random = rng(SEED * 1000 + fixtures.indexOf(file) + 1);
       const names = Object.keys(MUTATIONS);
@@ -90,7 +73,8 @@ describe('mutation fuzzing of the readers', () => {
         const bytes = MUTATIONS[mutation](original, random);
         // Mostly as named; some read as another format, as a wrong --format would.
         const format = random() < 0.2 ? pick(FORMATS, random) : undefined;
-        expectBenign(bytes, file, format, `${file}, case ${k} (${mutation}${format ? `, as ${format}` : ''})`);
+        await expectBenignRead(() => parseGeometry(bytes, file, format ? { format } : {}), `${file}, case ${k} (${mutation}${format ? `, as ${format}` : ''})`,
+          (message) => message.startsWith(file), SLOW_MS);
       }
     });
   }

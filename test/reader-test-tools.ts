@@ -2,7 +2,7 @@
 // input error a read must end with.
 import assert from 'node:assert/strict';
 
-import { InputError } from '../src/core/errors.js';
+import { InputError, XhdError } from '../src/core/errors.js';
 import type { Geometry } from '../src/io/geometry.js';
 
 /** Runs `run` with these environment variables set, then restores them as they were. */
@@ -49,4 +49,26 @@ export function outcome(read: () => Geometry): Outcome {
     assert.ok(error instanceof InputError, `not an input error: ${String(error)}`);
     return { error: error.message };
   }
+}
+
+/**
+ * What a fuzzed read must end as (the fuzzers): a geometry of finite coordinates whose triangles name its points, or an
+ * input or usage error of one line, whose input errors name the file (`namesFile`); within `slowMs` either way.
+ */
+export async function expectBenignRead(read: () => Geometry | Promise<Geometry>, label: string,
+  namesFile: (message: string) => boolean, slowMs: number): Promise<void> {
+  const started = performance.now();
+  try {
+    const g = await read();
+    assert.equal(g.positions.length, 3 * g.count, `${label}: positions hold count points`);
+    for (let i = 0; i < g.positions.length; i++) assert.ok(Number.isFinite(g.positions[i]), `${label}: coordinate ${i} is ${g.positions[i]}`);
+    if (g.triangles) for (const v of g.triangles) assert.ok(v < g.count, `${label}: triangle vertex ${v} of ${g.count}`);
+  } catch (error) {
+    assert.ok(error instanceof XhdError && (error.name === 'InputError' || error.name === 'UsageError'),
+      `${label}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    assert.ok(!error.message.includes('\n'), `${label}: one line: ${error.message}`);
+    if (error.name === 'InputError') assert.ok(namesFile(error.message), `${label}: names the file: ${error.message}`);
+  }
+  const ms = performance.now() - started;
+  assert.ok(ms < slowMs, `${label}: ${ms.toFixed(0)} ms`);
 }
