@@ -5,6 +5,7 @@
 // a zero area.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -265,6 +266,45 @@ TEST(triangle_pair_edge_in_the_other_plane_far_away) {
       if (!(xhd::closest_on_triangle(corner, t.v[0], t.v[1], t.v[2]).d2 >= gap2 * (1 - 1e-12))) ++false_zero;
   }
   CHECK_EQ(false_zero, 0L);
+}
+
+// The GPU's leaf pairs measure a triangle pair a test a lane (triangle_pair_min_test, _max_test) and reduce the
+// lanes' values: that must be the whole function's d2 to the bit, for pairs apart, touching, crossing (at every
+// one of the six edges), sharing corners, degenerate (a point, a segment, collinear to rounding) and far out.
+TEST(triangle_pair_tests_reduce_to_the_pair) {
+  xhd_test::Random rng(41);
+  long crossings = 0, compared = 0;
+  const auto compare = [&](const xhd::Corners3& a, const xhd::Corners3& b) {
+    double least = INFINITY, greatest = -1;
+    for (int k = 0; k < xhd::kPairMinTests; ++k) least = std::min(least, xhd::triangle_pair_min_test(a, b, k));
+    for (int k = 0; k < xhd::kPairMaxTests; ++k) greatest = std::max(greatest, xhd::triangle_pair_max_test(a, b, k));
+    const xhd::PairPoints min = xhd::triangle_pair_min(a, b), max = xhd::triangle_pair_max(a, b);
+    CHECK_EQ(std::memcmp(&least, &min.d2, sizeof(double)), 0);
+    CHECK_EQ(std::memcmp(&greatest, &max.d2, sizeof(double)), 0);
+    crossings += min.crossing ? 1 : 0;
+    ++compared;
+  };
+  for (int k = 0; k < 3000; ++k) {
+    xhd::Corners3 a = random_triangle(rng, k), b = random_triangle(rng, k / 7);
+    const Dvec3 shift = random_point(rng, k % 3 == 0 ? 0.3 : 1.5);
+    for (Dvec3& v : b.v) v = {v.x + shift.x, v.y + shift.y, v.z + shift.z};
+    if (k % 11 == 0) b.v[0] = a.v[k % 3];  // a shared corner
+    if (k % 13 == 0)                        // far out, where the differences round
+      for (xhd::Corners3* t : {&a, &b})
+        for (Dvec3& v : t->v) v = {v.x + 5e5, v.y + 4.2e6, v.z};
+    compare(a, b);
+    compare(b, a);
+  }
+  // A pin through a flat triangle, turned so that each of the six edges in turn is the crossing one.
+  const xhd::Corners3 flat{{{-1, -1, 0}, {2, -1, 0}, {-1, 2, 0}}};
+  const xhd::Corners3 pin{{{0, 0, -1}, {0.1, 0, 1}, {0, 0.1, 1}}};
+  for (int turn = 0; turn < 3; ++turn) {
+    const xhd::Corners3 p{{pin.v[turn], pin.v[(turn + 1) % 3], pin.v[(turn + 2) % 3]}};
+    compare(flat, p);
+    compare(p, flat);
+  }
+  CHECK(crossings >= 6);
+  CHECK(compared > 6000);
 }
 
 TEST(segment_pairs_degenerate) {
