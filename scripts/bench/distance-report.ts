@@ -27,7 +27,8 @@ export interface DistanceRow {
 
 const count = (n: number) => n.toLocaleString('en-US');
 /** formatMs, with two significant digits below 0.01 ms (FCL answers an intersecting pair in microseconds). */
-const ms = (v: number) => (v > 0 && v < 0.01 ? v.toPrecision(2) : formatMs(v));
+// Below a millisecond two significant digits (0.042, not 0.04): the small scenes' frames differ by microseconds.
+const ms = (v: number) => (v > 0 && v < 1 ? v.toPrecision(2) : formatMs(v));
 const distance = (d: number) => (d === 0 ? '0' : d.toPrecision(6));
 const ratio = (r: number) => (r > 0 && r < 0.01 ? `${r.toPrecision(2)}×` : formatRatio(r));
 const pairs = (n: number) => (n < 1e5 ? count(Math.round(n)) : n.toExponential(2));
