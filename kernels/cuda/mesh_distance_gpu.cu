@@ -115,15 +115,16 @@ struct SearchState {
   unsigned int count;
 };
 
-// The float atomic min (max) of the paper: a compare-and-swap loop on the double's bits.
+// The paper's float atomic min (max), as one integer atomic on the double's bits: every value tightened here is a
+// squared distance, >= +0 (the sentinels: +inf for the minimum, +0 for the maximum's best), and the bits of
+// non-negative doubles order as the values do. Its result is not read, so it is a reduction the thread does not
+// wait for (a compare-and-swap loop waited a round trip to memory, and then another per lost race, on every
+// block of every step). Adding +0 turns a -0 into +0, whose bits are the smallest.
 template <bool kMax>
 __device__ void atomic_tighten(unsigned long long* slot, double value) {
-  unsigned long long seen = *reinterpret_cast<volatile unsigned long long*>(slot);
-  while (kMax ? value > __longlong_as_double(seen) : value < __longlong_as_double(seen)) {
-    const unsigned long long was = atomicCAS(slot, seen, __double_as_longlong(value));
-    if (was == seen) break;
-    seen = was;
-  }
+  const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(value + 0.0));
+  if (kMax) atomicMax(slot, bits);
+  else atomicMin(slot, bits);
 }
 
 __device__ double read_double(const unsigned long long* slot) {
@@ -139,14 +140,34 @@ __device__ bool cut(double key, double bound2, double slack) {
   return key > bound2 && sqrt(key) > sqrt(bound2) + slack;
 }
 
+// No distance known yet: what a known distance is folded with (fmin, fmax) without changing it.
+template <bool kMax>
+XHD_HD constexpr double nothing_known() {
+  return kMax ? -1.0 : static_cast<double>(INFINITY);
+}
+
+// The running bound, with `given` (a real distance known before the search: the last query's answer under this
+// pose) folded in: a search that skipped the start phase never wrote it to the state.
+template <bool kMax>
+__device__ double running_bound(const SearchState* s, double given) {
+  const double bound = read_double(&s->bound);
+  return kMax ? fmax(bound, given) : fmin(bound, given);
+}
+
+// A state as a search of this kind must find it when it skips the start phase: no bound, no best, no winner.
+template <bool kMax>
+__device__ void clear_state(SearchState* s) {
+  s->bound = s->best = __double_as_longlong(kMax ? 0.0 : static_cast<double>(INFINITY));
+  s->key = ~0ull;
+  s->tests = 0;
+}
+
 // given: a real distance already known (the last query's answer under this pose), or none (kMax ? -1 : inf).
 template <bool kMax>
 __device__ void start_search(TreeView a, TreeView b, const Motion& m, double given, SearchState* s, uint2* front) {
   const double corners = corner_distance2(a, b, m, 0, 0);
+  clear_state<kMax>(s);
   s->bound = __double_as_longlong(kMax ? fmax(corners, given) : fmin(corners, given));
-  s->best = __double_as_longlong(kMax ? -1.0 : static_cast<double>(INFINITY));
-  s->key = ~0ull;
-  s->tests = 0;
   front[0] = make_uint2(0, 0);
 }
 
@@ -182,23 +203,23 @@ struct Step {
   uint64_t generated;
 };
 
-// Generated BVTT node t (t >= generated: none, but the thread still takes part in the warp's and block's steps):
+// Generated BVTT node t (t >= generated: none, but the thread still takes part in its warp's ballot and shuffles):
 // the pair of k-th descendants its index encodes. Survivors are appended to `out` (counted in *count); their
-// corners' distances are reduced per block and tighten the global bound once. Every thread of the block calls it.
+// corners' distances are reduced per warp and tighten the global bound once a warp. Every thread of the warp calls it.
 template <bool kMax>
 __device__ void expand_item(const TreeView& a, const TreeView& b, const uint2* in, const Step& st, uint64_t t,
-                            double slack, const Motion& motion, SearchState* s, unsigned int* count, uint2* out) {
-  __shared__ double block_bound[kThreads / 32];
-  double mine = kMax ? -1.0 : static_cast<double>(INFINITY);
+                            double slack, const Motion& motion, double given, SearchState* s, unsigned int* count,
+                            uint2* out) {
+  double mine = nothing_known<kMax>();
   bool keep = false;
   uint2 child = make_uint2(0, 0);
   if (t < st.generated) {
-    const uint2 p = in[t >> (st.ka + st.kb)];
+    const uint2 p = st.la == 0 && st.lb == 0 ? make_uint2(0, 0) : in[t >> (st.ka + st.kb)];  // the root: one pair
     const uint64_t j = t & ((1ull << (st.ka + st.kb)) - 1);
     const uint64_t pa = p.x - ((1ull << st.la) - 1), pb = p.y - ((1ull << st.lb) - 1);
     child.x = static_cast<uint32_t>(f12_node(st.la + st.ka, (pa << st.ka) + (j >> st.kb)));
     child.y = static_cast<uint32_t>(f12_node(st.lb + st.kb, (pb << st.kb) + (j & ((1ull << st.kb) - 1))));
-    const double bound = read_double(&s->bound);
+    const double bound = running_bound<kMax>(s, given);
     keep = !cut<kMax>(pair_key<kMax>(a, b, motion, child.x, child.y), bound, slack);
     // The oriented boxes (minimum only): patches of smooth surfaces facing each other, or side by side,
     // part long before their axis-aligned boxes do.
@@ -214,37 +235,30 @@ __device__ void expand_item(const TreeView& a, const TreeView& b, const uint2* i
   if (lane == 0 && ballot) base = atomicAdd(count, __popc(ballot));
   base = __shfl_sync(0xffffffffu, base, 0);
   if (keep) out[base + __popc(ballot & ((1u << lane) - 1))] = child;
-  // Block reduction of the bounds, then one atomic per block.
+  // A warp's best corners, then one reduction a warp (a maximum's -1: nothing kept, nothing to say).
   for (int o = 16; o > 0; o >>= 1) {
     const double other = __shfl_down_sync(0xffffffffu, mine, o);
     mine = kMax ? fmax(mine, other) : fmin(mine, other);
   }
-  if (lane == 0) block_bound[threadIdx.x / 32] = mine;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double best = block_bound[0];
-    for (int w = 1; w < kThreads / 32; ++w) best = kMax ? fmax(best, block_bound[w]) : fmin(best, block_bound[w]);
-    atomic_tighten<kMax>(&s->bound, best);
-  }
-  __syncthreads();  // block_bound is written again by the block's next item (the device loop)
+  if (lane == 0 && mine != nothing_known<kMax>()) atomic_tighten<kMax>(&s->bound, mine);
 }
 
-// Triangle pair t of the final front, every pair of leaves: up to 2 × 2 triangle pairs each.
+// Triangle pair t of the final front, every pair of leaves: up to 2 × 2 triangle pairs each, a thread each.
 template <bool kMax>
 __device__ void leaf_pair_item(const TreeView& a, const TreeView& b, const Motion& m, const uint2* pairs,
-                               uint32_t count, uint64_t t, double slack, SearchState* s, double* d2) {
+                               uint32_t count, uint64_t t, double slack, double given, SearchState* s, double* d2) {
   if (t >= 4ull * count) return;
   const uint2 p = pairs[t >> 2];
   const uint64_t ia = p.x - ((1ull << a.shape.depth) - 1), ib = p.y - ((1ull << b.shape.depth) - 1);
   const uint32_t sa = f12_leaf_first(a.shape, ia) + static_cast<uint32_t>((t >> 1) & 1);
   const uint32_t sb = f12_leaf_first(b.shape, ib) + static_cast<uint32_t>(t & 1);
-  double value = kMax ? -1.0 : static_cast<double>(INFINITY);
+  double value = nothing_known<kMax>();
   bool tested = false;
   if (sa < f12_leaf_first(a.shape, ia + 1) && sb < f12_leaf_first(b.shape, ib + 1) &&
-      !cut<kMax>(pair_key<kMax>(a, b, m, p.x, p.y), read_double(&s->bound), slack)) {
+      !cut<kMax>(pair_key<kMax>(a, b, m, p.x, p.y), running_bound<kMax>(s, given), slack)) {
     const Corners3 ca = exact_corners(a, sa), cb = posed_exact_corners(b, m, sb);
     // The normals' separation first (minimum only): most leaf pairs of facing surfaces end there.
-    if (kMax || !cut<kMax>(triangle_pair_lower2(ca, cb), read_double(&s->bound), slack)) {
+    if (kMax || !cut<kMax>(triangle_pair_lower2(ca, cb), running_bound<kMax>(s, given), slack)) {
       value = (kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb)).d2;
       tested = true;
       atomic_tighten<kMax>(&s->best, value);
@@ -255,6 +269,49 @@ __device__ void leaf_pair_item(const TreeView& a, const TreeView& b, const Motio
   const unsigned active = __activemask();
   const unsigned tests = __popc(__ballot_sync(active, tested));
   if ((threadIdx.x & 31) == __ffs(active) - 1) atomicAdd(&s->tests, static_cast<unsigned long long>(tests));
+}
+
+// Triangle pair t of the final front (every pair of leaves: up to 2 x 2 triangle pairs each), measured by a whole
+// warp: t is the same in every lane. Lane 0 takes the cuts (the nodes' boxes, then the normals' separation) and
+// the warp follows its answer; then lane k runs the pair's k-th test (triangle_pair_min_test, _max_test) and the
+// warp reduces their values, which is the whole function's d2 bit for bit (triangle_pair.h). A thread running
+// the minimum's 21 tests in a row took 12-16 us for one pair of touching triangles on an H200, the longest phase
+// of a small search; but where the pairs outnumber the grid's warps, a thread a pair is faster (tools at 1M: 0.12
+// against 0.18 ms a frame), so the device loop takes a warp a pair only where every pair gets its own warp.
+template <bool kMax>
+__device__ void leaf_pair_by_warp(const TreeView& a, const TreeView& b, const Motion& m, const uint2* pairs,
+                                  uint32_t count, uint64_t t, double slack, double given, SearchState* s, double* d2) {
+  if (t >= 4ull * count) return;
+  const unsigned lane = threadIdx.x & 31;
+  const uint2 p = pairs[t >> 2];
+  const uint64_t ia = p.x - ((1ull << a.shape.depth) - 1), ib = p.y - ((1ull << b.shape.depth) - 1);
+  const uint32_t sa = f12_leaf_first(a.shape, ia) + static_cast<uint32_t>((t >> 1) & 1);
+  const uint32_t sb = f12_leaf_first(b.shape, ib) + static_cast<uint32_t>(t & 1);
+  bool tested = false;
+  Corners3 ca{}, cb{};
+  if (sa < f12_leaf_first(a.shape, ia + 1) && sb < f12_leaf_first(b.shape, ib + 1)) {
+    ca = exact_corners(a, sa), cb = posed_exact_corners(b, m, sb);
+    if (lane == 0)
+      tested = !cut<kMax>(pair_key<kMax>(a, b, m, p.x, p.y), running_bound<kMax>(s, given), slack) &&
+               (kMax || !cut<kMax>(triangle_pair_lower2(ca, cb), running_bound<kMax>(s, given), slack));
+  }
+  tested = __shfl_sync(0xffffffffu, tested, 0);
+  double value = nothing_known<kMax>();
+  if (tested) {
+    if (lane < static_cast<unsigned>(kMax ? kPairMaxTests : kPairMinTests))
+      value = kMax ? triangle_pair_max_test(ca, cb, lane) : triangle_pair_min_test(ca, cb, lane);
+    for (int o = 16; o > 0; o >>= 1) {
+      const double other = __shfl_xor_sync(0xffffffffu, value, o);
+      value = kMax ? fmax(value, other) : fmin(value, other);
+    }
+  }
+  if (lane != 0) return;
+  d2[t] = value;
+  if (tested) {
+    atomic_tighten<kMax>(&s->best, value);
+    atomic_tighten<kMax>(&s->bound, value);
+    atomicAdd(&s->tests, 1ull);
+  }
 }
 
 // Among the pairs at the best distance, the smallest (triangle of A, triangle of B).
@@ -281,15 +338,16 @@ template <bool kMax>
 __global__ void __launch_bounds__(kThreads)
     expand_kernel(TreeView a, TreeView b, const uint2* in, Step st, double slack, Motion motion, SearchState* s,
                   uint2* out) {
-  expand_item<kMax>(a, b, in, st, blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x, slack, motion, s,
-                    &s->count, out);
+  // The host-driven search's start wrote what was known into the state's bound.
+  expand_item<kMax>(a, b, in, st, blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x, slack, motion,
+                    nothing_known<kMax>(), s, &s->count, out);
 }
 
 template <bool kMax>
 __global__ void leaf_pairs_kernel(TreeView a, TreeView b, Motion m, const uint2* pairs, uint32_t count, double slack,
                                   SearchState* s, double* d2) {
   leaf_pair_item<kMax>(a, b, m, pairs, count, blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x, slack,
-                       s, d2);
+                       nothing_known<kMax>(), s, d2);
 }
 
 __global__ void winner_kernel(TreeView a, TreeView b, const uint2* pairs, uint32_t count, const double* d2,
@@ -310,37 +368,65 @@ XHD_HD Step next_step(uint64_t n, uint32_t la, uint32_t lb, const F12Shape& sa, 
 
 // ---- The device-driven search: every step in one cooperative launch, a grid-wide barrier between steps ----
 
+constexpr int kLoopStamps = 12;
+
 // Where it ended: the leaves tested (finished), or a front too large for the buffers, which the host then
 // searches in chunks from `front` (which buffer), `count` pairs at levels la, lb.
 struct LoopEnd {
   unsigned long long box_pairs;
   unsigned int iterations, la, lb, count, front, finished;
+  // Where XHD_CUDA_PROFILE asks: the device's clock (ns) when the kernel began, after the start, after each step
+  // (the first kLoopStamps - 4), after the leaf pairs and at the end; 0 where none was taken.
+  unsigned long long stamps[kLoopStamps];
 };
 
-// A context's one device record of its searches: the state, where the device loop ended (the two read back in one
-// copy), and the loop's step counts.
+__device__ unsigned long long device_clock_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// A device record of a search: the state, where the device loop ended (the two read back in one copy), and the
+// loop's step counts. A context keeps two of each kind (minimum, maximum), used in turn: each search clears the
+// other for the next, which therefore needs no start phase once the last answer bounds it.
 struct SearchRecord {
   SearchState state;
   LoopEnd end;
   unsigned int counts[3];
 };
 
-// The whole search of one query: start (and descent), the expansion steps, the leaf pairs and the winner. Every
-// thread runs every loop the same number of times (items past the end take part idle), so the barriers and the
-// blocks' reductions see every thread. Each step appends to counts[step % 3]: the one after it is cleared during
-// the step (every thread read it two barriers ago), so no thread can clear a count another is still reading.
+// The whole search of one query: the start (where asked: the first search of its kind, and the descent), the
+// expansion steps, the leaf pairs and the winner. Every thread runs every loop the same number of times (items
+// past the end take part idle), so the barriers and the warps' reductions see every thread. Each step appends to
+// counts[step % 3]: the one after it is cleared during the step (every thread read it two barriers ago), so no
+// thread can clear a count another is still reading. Without a start the record must be as `next` is left here
+// (clear_state, counts 0), and the first step's front is the root pair, which no one needs to write.
 template <bool kMax>
 __global__ void __launch_bounds__(kThreads)
-    search_kernel(TreeView a, TreeView b, Motion m, double given, bool descent, double slack, uint64_t capacity,
-                  uint64_t step_pairs, SearchState* s, uint2* front0, uint2* front1, double* d2, unsigned int* counts, LoopEnd* end) {
+    search_kernel(TreeView a, TreeView b, Motion m, double given, bool start, bool descent, double slack,
+                  uint64_t capacity, uint64_t step_pairs, SearchRecord* record, SearchRecord* next, uint2* front0,
+                  uint2* front1, double* d2, bool trace) {
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const uint64_t rank = grid.thread_rank(), size = grid.size();
+  SearchState* s = &record->state;
+  unsigned int* counts = record->counts;
+  LoopEnd* end = &record->end;
+  const bool stamping = trace && rank == 0;
+  if (stamping)
+    for (int i = 0; i < kLoopStamps; ++i) end->stamps[i] = i == 0 ? device_clock_ns() : 0;
   if (rank == 0) {
-    start_search<kMax>(a, b, m, given, s, front0);
-    if (descent) descend<kMax>(a, b, m, s);
-    counts[0] = counts[1] = counts[2] = 0;
+    clear_state<kMax>(&next->state);
+    next->counts[0] = next->counts[1] = next->counts[2] = 0;
   }
-  grid.sync();
+  if (start) {
+    if (rank == 0) {
+      start_search<kMax>(a, b, m, given, s, front0);
+      if (descent) descend<kMax>(a, b, m, s);
+      counts[0] = counts[1] = counts[2] = 0;
+    }
+    grid.sync();
+  }
+  if (stamping) end->stamps[1] = device_clock_ns();
   uint2* fronts[2] = {front0, front1};
   uint64_t n = 1, box_pairs = 0;
   uint32_t la = 0, lb = 0, at = 0, step = 0;
@@ -350,8 +436,9 @@ __global__ void __launch_bounds__(kThreads)
     unsigned int* count = counts + step % 3;
     if (rank == 0) counts[(step + 1) % 3] = 0;
     for (uint64_t first = 0; first < st.generated; first += size)
-      expand_item<kMax>(a, b, fronts[at], st, first + rank, slack, m, s, count, fronts[at ^ 1]);
+      expand_item<kMax>(a, b, fronts[at], st, first + rank, slack, m, given, s, count, fronts[at ^ 1]);
     grid.sync();
+    if (stamping && step < kLoopStamps - 4) end->stamps[2 + step] = device_clock_ns();
     n = *reinterpret_cast<volatile unsigned int*>(count);
     box_pairs += st.generated;
     ++step;
@@ -362,13 +449,24 @@ __global__ void __launch_bounds__(kThreads)
   }
   const bool finished = n == 0 || !(la < a.shape.depth || lb < b.shape.depth);
   if (finished && n > 0) {
-    for (uint64_t first = 0; first < 4 * n; first += size)
-      leaf_pair_item<kMax>(a, b, m, fronts[at], static_cast<uint32_t>(n), first + rank, slack, s, d2);
+    if (4 * n <= size / 32)
+      leaf_pair_by_warp<kMax>(a, b, m, fronts[at], static_cast<uint32_t>(n), rank / 32, slack, given, s, d2);
+    else
+      for (uint64_t first = 0; first < 4 * n; first += size)
+        leaf_pair_item<kMax>(a, b, m, fronts[at], static_cast<uint32_t>(n), first + rank, slack, given, s, d2);
     grid.sync();
+    if (stamping) end->stamps[kLoopStamps - 2] = device_clock_ns();
     for (uint64_t first = 0; first < 4 * n; first += size)
       winner_item(a, b, fronts[at], static_cast<uint32_t>(n), first + rank, d2, s);
   }
-  if (rank == 0) *end = {box_pairs, step, la, lb, static_cast<unsigned int>(n), at, finished ? 1u : 0u};
+  if (rank == 0) {
+    // A front handed to the host's chunks: their kernels read the bound from the state alone.
+    if (!finished && given != nothing_known<kMax>()) atomic_tighten<kMax>(&s->bound, given);
+    end->box_pairs = box_pairs;
+    end->iterations = step, end->la = la, end->lb = lb, end->count = static_cast<unsigned int>(n), end->front = at;
+    end->finished = finished ? 1u : 0u;
+  }
+  if (stamping) end->stamps[kLoopStamps - 1] = device_clock_ns();
 }
 
 template <typename T>
@@ -424,7 +522,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     }
     if (!built) build_on_host(a, b, frame_a, frame_b, min, threads, progress);
     log.mark("context: hierarchies");
-    record_ = DeviceArray<SearchRecord>(memory_, 1);
+    record_ = DeviceArray<SearchRecord>(memory_, 4);
     fronts_.reserve(64);
     plan_device_loop(o.device);
     XHD_CUDA(cudaStreamSynchronize(stream_.get()));
@@ -589,14 +687,14 @@ class F12GpuDistance final : public MeshDistanceEngine {
     // often near the new answer), as on the CPU backend; the first query walks down to a pair of leaves instead
     // (a single thread's descent, about 0.1 ms of a 0.25 ms frame at 1M).
     const std::optional<TrianglePair>& last = kMax ? last_max_ : last_min_;
-    double given = kMax ? -1.0 : static_cast<double>(INFINITY);
+    double given = nothing_known<kMax>();
     if (last) {
       const Corners3 ca = a_input_.corners(last->a), cb = b_input_.posed_corners(pose.m, last->b);
       given = (kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb)).d2;
     }
-    Found found{kMax ? -1.0 : static_cast<double>(INFINITY), ~0ull};
+    Found found{nothing_known<kMax>(), ~0ull};
     if (!(loop_blocks_ > 0 && device_search<kMax>(given, !last, slack, found, r, log))) {
-      start_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, given, !last, state(), top.buffer[0].get());
+      start_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, given, !last, state<kMax>(), top.buffer[0].get());
       XHD_CUDA_LAUNCHED("start_kernel");
       log.mark("start and descent");
       expand<kMax>(top.buffer[0].get(), 1, 0, 0, 0, slack, found, r, log);
@@ -635,11 +733,11 @@ class F12GpuDistance final : public MeshDistanceEngine {
       }
       // Never write the buffer being read: the first front may be one of this depth's buffers (the root's).
       const int next = current >= 0 ? 1 - current : (in == fronts_at(depth).buffer[0].get() ? 1 : 0);
-      XHD_CUDA(cudaMemsetAsync(&state()->count, 0, sizeof(unsigned int), s));
+      XHD_CUDA(cudaMemsetAsync(&state<kMax>()->count, 0, sizeof(unsigned int), s));
       expand_kernel<kMax><<<blocks_for(generated, kThreads), kThreads, 0, s>>>(
-          a, b, front, st, slack, motion_, state(), fronts_at(depth).buffer[next].get());
+          a, b, front, st, slack, motion_, state<kMax>(), fronts_at(depth).buffer[next].get());
       XHD_CUDA_LAUNCHED("expand_kernel");
-      XHD_CUDA(cudaMemcpyAsync(&readback_.data()->state.count, &state()->count, sizeof(unsigned int),
+      XHD_CUDA(cudaMemcpyAsync(&readback_.data()->state.count, &state<kMax>()->count, sizeof(unsigned int),
                                cudaMemcpyDeviceToHost, s));
       XHD_CUDA(cudaStreamSynchronize(s));
       const unsigned int count = readback_.data()->state.count;
@@ -663,15 +761,15 @@ class F12GpuDistance final : public MeshDistanceEngine {
     cudaStream_t s = stream_.get();
     const TreeView a = view_a(), b = view_b();
     leaf_pairs_kernel<kMax><<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(
-        a, b, motion_, pairs, static_cast<uint32_t>(n), slack, state(), d2_.get());
+        a, b, motion_, pairs, static_cast<uint32_t>(n), slack, state<kMax>(), d2_.get());
     XHD_CUDA_LAUNCHED("leaf_pairs_kernel");
     winner_kernel<<<blocks_for(4 * n, kThreads), kThreads, 0, s>>>(a, b, pairs, static_cast<uint32_t>(n), d2_.get(),
-                                                                   state());
+                                                                   state<kMax>());
     XHD_CUDA_LAUNCHED("winner_kernel");
-    XHD_CUDA(cudaMemcpyAsync(&readback_.data()->state, state(), sizeof(SearchState), cudaMemcpyDeviceToHost, s));
+    XHD_CUDA(cudaMemcpyAsync(&readback_.data()->state, state<kMax>(), sizeof(SearchState), cudaMemcpyDeviceToHost, s));
     // The next chunk starts its own winner and count; the bound and the best distance carry on.
-    XHD_CUDA(cudaMemsetAsync(&state()->key, 0xff, sizeof(unsigned long long), s));
-    XHD_CUDA(cudaMemsetAsync(&state()->tests, 0, sizeof(unsigned long long), s));
+    XHD_CUDA(cudaMemsetAsync(&state<kMax>()->key, 0xff, sizeof(unsigned long long), s));
+    XHD_CUDA(cudaMemsetAsync(&state<kMax>()->tests, 0, sizeof(unsigned long long), s));
     XHD_CUDA(cudaStreamSynchronize(s));
     log.mark("leaf pairs and winner");
     take_chunk<kMax>(readback_.data()->state, found, r);
@@ -700,46 +798,65 @@ class F12GpuDistance final : public MeshDistanceEngine {
     Fronts& top = fronts_at(0);
     uint2 *front0 = top.buffer[0].get(), *front1 = top.buffer[1].get();
     double* d2 = d2_.get();
-    SearchRecord* record = record_.get();
-    SearchState* state = &record->state;
-    unsigned int* counts = record->counts;
-    LoopEnd* end = &record->end;
+    SearchRecord *record = this->record<kMax>(), *next = other_record<kMax>();
+    bool start = descent || !ready_[kMax];
     uint64_t capacity = front_capacity_, step_pairs = step_pairs_;
-    void* args[] = {&a, &b, &m, &given, &descent, &slack, &capacity, &step_pairs, &state, &front0, &front1, &d2, &counts, &end};
-    cudaEvent_t timing[2] = {nullptr, nullptr};  // the kernel's own time, where XHD_CUDA_PROFILE asks
-    if (log.enabled())
-      for (cudaEvent_t& e : timing) XHD_CUDA(cudaEventCreate(&e)), XHD_CUDA(cudaEventRecord(e, s));
+    bool trace = log.enabled();
+    void* args[] = {&a, &b, &m, &given, &start, &descent, &slack, &capacity,
+                    &step_pairs, &record, &next, &front0, &front1, &d2, &trace};
+    const auto host_start = std::chrono::steady_clock::now();
     const cudaError_t launched = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&search_kernel<kMax>),
                                                              dim3(loop_blocks_), dim3(kThreads), args, 0, s);
+    const auto host_launched = std::chrono::steady_clock::now();
     if (launched == cudaErrorCooperativeLaunchTooLarge || launched == cudaErrorNotSupported) {
       cudaGetLastError();
-      for (cudaEvent_t ev : timing)
-        if (ev != nullptr) cudaEventDestroy(ev);
       loop_blocks_ = 0;
       return false;
     }
     XHD_CUDA(launched);
     XHD_CUDA_LAUNCHED("search_kernel");
-    if (log.enabled()) XHD_CUDA(cudaEventRecord(timing[1], s));
     XHD_CUDA(cudaMemcpyAsync(readback_.data(), record, offsetof(SearchRecord, counts), cudaMemcpyDeviceToHost, s));
     XHD_CUDA(cudaStreamSynchronize(s));
+    const auto host_done = std::chrono::steady_clock::now();
     const LoopEnd e = readback_.data()->end;
     r.box_pairs += e.box_pairs;
     r.iterations += e.iterations;
     if (log.enabled()) {
-      float kernel_ms = 0.0f;
-      XHD_CUDA(cudaEventElapsedTime(&kernel_ms, timing[0], timing[1]));
-      for (cudaEvent_t ev : timing) cudaEventDestroy(ev);
-      std::fprintf(stderr, "xhd-profile search_kernel %u steps, %llu box pairs: %.3f ms\n", e.iterations,
-                   static_cast<unsigned long long>(e.box_pairs), kernel_ms);
+      // The host's clock around the launch, the device's (kernel stamps) inside it: no events, which cost more
+      // than some phases.
+      using us = std::chrono::duration<double, std::micro>;
+      std::fprintf(stderr,
+                   "xhd-profile search_kernel %u steps, %llu box pairs: the launch call %.1f us, then %.1f us to the "
+                   "readback; on the device (us): start",
+                   e.iterations, static_cast<unsigned long long>(e.box_pairs), us(host_launched - host_start).count(),
+                   us(host_done - host_launched).count());
+      unsigned long long last = e.stamps[0];
+      for (int i = 1; i < kLoopStamps; ++i)
+        if (e.stamps[i] != 0) std::fprintf(stderr, " %.1f", (e.stamps[i] - last) / 1000.0), last = e.stamps[i];
+      std::fprintf(stderr, " (leaf pairs and winner last), %.1f in all\n", (last - e.stamps[0]) / 1000.0);
     }
     log.mark("device loop");
     if (e.finished) take_chunk<kMax>(readback_.data()->state, found, r);
     else expand<kMax>(top.buffer[e.front].get(), e.count, e.la, e.lb, 0, slack, found, r, log);
+    // The kernel cleared the other record: the next search of this kind uses it, and needs no start.
+    slot_[kMax] = 1 - slot_[kMax];
+    ready_[kMax] = true;
     return true;
   }
 
-  SearchState* state() { return &record_.get()->state; }
+  // This kind's record in use (of its two: search_kernel), and the other.
+  template <bool kMax>
+  SearchRecord* record() {
+    return record_.get() + 2 * kMax + slot_[kMax];
+  }
+  template <bool kMax>
+  SearchRecord* other_record() {
+    return record_.get() + 2 * kMax + (1 - slot_[kMax]);
+  }
+  template <bool kMax>
+  SearchState* state() {
+    return &record<kMax>()->state;
+  }
 
   const int which_;
   const bool exact_;  // an input is double: the boxes are fitted to float copies, the exact tests read the truth
@@ -754,7 +871,9 @@ class F12GpuDistance final : public MeshDistanceEngine {
   DeviceArray<Box> a_boxes_, b_boxes_;
   DeviceArray<OrientedBox> a_oriented_, b_oriented_;
   Motion motion_{};
-  DeviceArray<SearchRecord> record_;
+  DeviceArray<SearchRecord> record_;  // two a kind (minimum, maximum), used in turn by the device loop
+  int slot_[2] = {0, 0};               // each kind's record in use
+  bool ready_[2] = {false, false};     // whether it is clear (the device loop's last search of the kind cleared it)
   PinnedArray<SearchRecord> readback_{1};  // the record's copies back land here: pinned, so they are real DMA
   // The last query's answers (triangles of A and B), tried first by the next.
   std::optional<TrianglePair> last_min_, last_max_;
