@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     distanceHeader(s, argv, ours.gpu, fcl),
     `## Here: ours CPU against FCL\n\n${fclTable(rows, s.timeoutS)}`,
     `## Device: ours GPU against ours CPU\n\n${gpuSection}`,
-    `Details: means per frame (ours: wall time of the \`query\` call in Node and the hierarchy work it did; GPU transfers), FCL's peak memory and CPU time:\n\n${detailTable(rows)}`,
+    `Details: means per frame (ours: wall time of the ${s.calls === 'many' ? '\`queryMany\` call in Node shared out among its frames' : '\`query\` call in Node'} and the hierarchy work it did; GPU transfers), FCL's peak memory and CPU time:\n\n${detailTable(rows)}`,
     ...(warnings.length > 0 ? [warnings.map((w) => `- ${w}`).join('\n')] : []),
   ].join('\n\n') + '\n';
   publishReport(report, s.out, log);

@@ -157,7 +157,7 @@ export function distanceHeader(s: DistanceSettings, argv: string[], gpu: DeviceI
     `- Code: build/ (native libraries, not rebuilt by the benchmark) and dist/ from ${libraryVersion(['kernels', 'src'])}; Node ${process.version}`,
     `- Peer: ${fclLine}`,
     `- Ours: \`MeshDistance\` (method bvh), ${s.threads} CPU threads; both hierarchies built once per scene, then one \`query(pose)\` per frame; inputs ${s.coordinates} (--coordinates)`,
-    `- Frames: ${s.frames} poses of B per scene, run through ${s.passes} times in order (${s.frames * s.passes} timed frames a side); ours first answers the last frame once untimed (warm-up), FCL frame 0; then every frame in order.`,
+    `- Frames: ${s.frames} poses of B per scene, run through ${s.passes} times in order (${s.frames * s.passes} timed frames a side); ours first answers the last frame once untimed (warm-up), FCL frame 0; then every frame in order${s.calls === 'many' ? ', ours all in one native call (queryMany, as `xhd distance --frames`)' : ', ours a native call each'}.`,
     '  Ours on both backends starts each query from the previous answer (that triangle pair bounds the search from the start): frame 0',
     '  from the last frame\'s, the others from the frame before; FCL keeps nothing between queries.',
     '  ms/frame: the mean over the frames; p50, p95: nearest-rank percentiles. Ours: the library\'s own query time (the traversal',

@@ -20,9 +20,14 @@ export interface DistanceSettings {
   /** What our side's inputs are: float32 (as generated), float64 (the same values) or survey (doubles, moved far). */
   coordinates: DistanceCoordinates;
   threads: number;
+  /** How our frames reach the library: a native call each (query), or all of a scene's in one (queryMany). */
+  calls: DistanceCalls;
   timeoutS: number;
   out?: string;
 }
+
+export const DISTANCE_CALLS = ['one', 'many'] as const;
+export type DistanceCalls = (typeof DISTANCE_CALLS)[number];
 
 const HELP = `Usage: scripts/bench-distance [options]
   --scenes LIST      ${DISTANCE_SCENES.join(',')} (default: all)
@@ -38,6 +43,9 @@ const HELP = `Usage: scripts/bench-distance [options]
                      the exact path over double inputs) or survey (those doubles at x 5e5, y 4.2e6, z 100,
                      the poses moved along); FCL reads float32 only and is skipped for the others
   --threads N        threads of our CPU backend (default: every core); FCL runs on one
+  --calls one|many   our frames a native call each (query(), default), or all of them in one call
+                     (queryMany(), as \`xhd distance --frames\` runs them): each frame's time is the library's
+                     own either way, but a call made from Node's worker threads costs the GPU's launch more
   --timeout-s N      wall-clock limit of one side on one scene: build and every frame (default 120)
   --out FILE         also write the markdown report to FILE`;
 
@@ -55,6 +63,12 @@ function parseCoordinates(text: string): DistanceCoordinates {
   return found;
 }
 
+function parseCalls(text: string): DistanceCalls {
+  const found = DISTANCE_CALLS.find((c) => c === text);
+  if (found === undefined) throw new Error(`--calls expects one of ${DISTANCE_CALLS.join(', ')}, got ${JSON.stringify(text)}`);
+  return found;
+}
+
 /** Parses the options; prints the usage and exits on --help. */
 export function parseDistanceSettings(argv: string[]): DistanceSettings {
   const { values } = parseArgs({
@@ -67,6 +81,7 @@ export function parseDistanceSettings(argv: string[]): DistanceSettings {
       backends: { type: 'string', default: DISTANCE_SIDES.join(',') },
       coordinates: { type: 'string', default: 'float32' },
       threads: { type: 'string' },
+      calls: { type: 'string', default: 'one' },
       'timeout-s': { type: 'string', default: '120' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -84,6 +99,7 @@ export function parseDistanceSettings(argv: string[]): DistanceSettings {
     sides: parseNames(values.backends!, DISTANCE_SIDES, 'backend'),
     coordinates: parseCoordinates(values.coordinates!),
     threads: values.threads === undefined ? availableParallelism() : positiveInteger(values.threads, 'threads'),
+    calls: parseCalls(values.calls!),
     timeoutS: positiveInteger(values['timeout-s']!, 'timeout-s'),
     out: values.out,
   };
