@@ -231,31 +231,35 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
     }
   });
 
-  it('the search driven by the host, and fronts searched in chunks, give the same pairs as the device loop', async () => {
+  it('the search driven by the host, fronts searched in chunks, and leaf pairs a thread each give the same pairs as the device loop', async () => {
     // XHD_GPU_DEVICE_LOOP=0: a launch a step, the front's size read back between them; XHD_MESH_FRONT_CAPACITY: fronts
-    // of more than 16,384 pairs are cut into chunks (the device loop stops there and the host goes on).
+    // of more than 16,384 pairs are cut into chunks (the device loop stops there and the host goes on);
+    // XHD_GPU_LEAF_WARPS=0: the device loop's final fronts a thread a triangle pair, never a warp a pair (lanes a test).
     const big = uvSphere(1, 250, 400);
     const cases: [string, TriangleMesh, TriangleMesh][] = [...scenes, ['200k spheres', big, moved(big, 2.05, 0.3, 0.1, 0.999)]];
-    const saved = { loop: process.env.XHD_GPU_DEVICE_LOOP, capacity: process.env.XHD_MESH_FRONT_CAPACITY };
-    const settings: [string, string | undefined, string | undefined][] = [
-      ['host-driven', '0', undefined], ['device loop, chunks', undefined, '16384'], ['host-driven, chunks', '0', '16384'],
+    const keys = ['XHD_GPU_DEVICE_LOOP', 'XHD_MESH_FRONT_CAPACITY', 'XHD_GPU_LEAF_WARPS'] as const;
+    const saved = keys.map((key) => process.env[key]);
+    const settings: [string, ...(string | undefined)[]][] = [
+      ['host-driven', '0', undefined, undefined], ['device loop, chunks', undefined, '16384', undefined],
+      ['host-driven, chunks', '0', '16384', undefined], ['device loop, leaf pairs a thread each', undefined, undefined, '0'],
     ];
     try {
       for (const [name, a, b] of cases) {
         const pose = rotationZ(33, [0.1, 0.2, 0]);
         const cpu = await meshDistance(a, b, { min: true, max: true, backend: 'cpu' }, pose);
-        for (const [setting, loop, capacity] of settings) {
-          if (loop === undefined) delete process.env.XHD_GPU_DEVICE_LOOP; else process.env.XHD_GPU_DEVICE_LOOP = loop;
-          if (capacity === undefined) delete process.env.XHD_MESH_FRONT_CAPACITY; else process.env.XHD_MESH_FRONT_CAPACITY = capacity;
+        for (const [setting, ...values] of settings) {
+          keys.forEach((key, i) => {
+            if (values[i] === undefined) delete process.env[key]; else process.env[key] = values[i];
+          });
           const gpu = await meshDistance(a, b, { min: true, max: true, backend: 'cuda' }, pose);
           assertSamePair(gpu.min, cpu.min, `${name} min, ${setting}`);
           assertSamePair(gpu.max, cpu.max, `${name} max, ${setting}`);
         }
       }
     } finally {
-      for (const [key, value] of [['XHD_GPU_DEVICE_LOOP', saved.loop], ['XHD_MESH_FRONT_CAPACITY', saved.capacity]] as const) {
-        if (value === undefined) delete process.env[key]; else process.env[key] = value;
-      }
+      keys.forEach((key, i) => {
+        if (saved[i] === undefined) delete process.env[key]; else process.env[key] = saved[i];
+      });
     }
   });
 

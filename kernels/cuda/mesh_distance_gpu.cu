@@ -272,12 +272,12 @@ __device__ void leaf_pair_item(const TreeView& a, const TreeView& b, const Motio
 }
 
 // Triangle pair t of the final front (every pair of leaves: up to 2 x 2 triangle pairs each), measured by a whole
-// warp: t is the same in every lane. Lane 0 takes the cuts (the nodes' boxes, then the normals' separation) and
-// the warp follows its answer; then lane k runs the pair's k-th test (triangle_pair_min_test, _max_test) and the
-// warp reduces their values, which is the whole function's d2 bit for bit (triangle_pair.h). A thread running
-// the minimum's 21 tests in a row took 12-16 us for one pair of touching triangles on an H200, the longest phase
-// of a small search; but where the pairs outnumber the grid's warps, a thread a pair is faster (tools at 1M: 0.12
-// against 0.18 ms a frame), so the device loop takes a warp a pair only where every pair gets its own warp.
+// warp: t is the same in every lane. Lane 0 takes the cut (the nodes' boxes) and the warp follows its answer;
+// then lane k runs the pair's k-th test (triangle_pair_min_test, _max_test) and the warp reduces their values,
+// which is the whole function's d2 bit for bit (triangle_pair.h). A thread running the minimum's 21 tests in a
+// row took 12-16 us for one pair of touching triangles on an H200, the longest phase of a small search; but
+// where the pairs outnumber the grid's warps, a thread a pair is faster (tools at 1M: 0.12 against 0.18 ms a
+// frame), so the device loop takes a warp a pair only where every pair gets its own warp.
 template <bool kMax>
 __device__ void leaf_pair_by_warp(const TreeView& a, const TreeView& b, const Motion& m, const uint2* pairs,
                                   uint32_t count, uint64_t t, double slack, double given, SearchState* s, double* d2) {
@@ -291,9 +291,9 @@ __device__ void leaf_pair_by_warp(const TreeView& a, const TreeView& b, const Mo
   Corners3 ca{}, cb{};
   if (sa < f12_leaf_first(a.shape, ia + 1) && sb < f12_leaf_first(b.shape, ib + 1)) {
     ca = exact_corners(a, sa), cb = posed_exact_corners(b, m, sb);
-    if (lane == 0)
-      tested = !cut<kMax>(pair_key<kMax>(a, b, m, p.x, p.y), running_bound<kMax>(s, given), slack) &&
-               (kMax || !cut<kMax>(triangle_pair_lower2(ca, cb), running_bound<kMax>(s, given), slack));
+    // Only the nodes' boxes: the normals' separation, which a thread a pair tries first to spare its 21 tests in a
+    // row, would cost the warp about as long as the tests take side by side.
+    if (lane == 0) tested = !cut<kMax>(pair_key<kMax>(a, b, m, p.x, p.y), running_bound<kMax>(s, given), slack);
   }
   tested = __shfl_sync(0xffffffffu, tested, 0);
   double value = nothing_known<kMax>();
@@ -405,7 +405,7 @@ template <bool kMax>
 __global__ void __launch_bounds__(kThreads)
     search_kernel(TreeView a, TreeView b, Motion m, double given, bool start, bool descent, double slack,
                   uint64_t capacity, uint64_t step_pairs, SearchRecord* record, SearchRecord* next, uint2* front0,
-                  uint2* front1, double* d2, bool trace) {
+                  uint2* front1, double* d2, bool leaf_warps, bool trace) {
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const uint64_t rank = grid.thread_rank(), size = grid.size();
   SearchState* s = &record->state;
@@ -449,7 +449,7 @@ __global__ void __launch_bounds__(kThreads)
   }
   const bool finished = n == 0 || !(la < a.shape.depth || lb < b.shape.depth);
   if (finished && n > 0) {
-    if (4 * n <= size / 32)
+    if (leaf_warps && 4 * n <= size / 32)
       leaf_pair_by_warp<kMax>(a, b, m, fronts[at], static_cast<uint32_t>(n), rank / 32, slack, given, s, d2);
     else
       for (uint64_t first = 0; first < 4 * n; first += size)
@@ -557,6 +557,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
       loop_blocks_ = std::min<unsigned int>(loop_blocks_, std::max(1, std::atoi(c)));
     if (const char* c = std::getenv("XHD_GPU_STEP_PAIRS"))
       step_pairs_ = std::max<uint64_t>(64, std::strtoull(c, nullptr, 10));
+    // XHD_GPU_LEAF_WARPS=0: every final front a thread a triangle pair (for the tests: both ways give the same pairs).
+    leaf_warps_ = switched_on("XHD_GPU_LEAF_WARPS");
   }
 
   // One mesh's hierarchy built on the device (f12_build_gpu.h) from its float copy's vertices and its triangles,
@@ -802,8 +804,9 @@ class F12GpuDistance final : public MeshDistanceEngine {
     bool start = descent || !ready_[kMax];
     uint64_t capacity = front_capacity_, step_pairs = step_pairs_;
     bool trace = log.enabled();
+    bool leaf_warps = leaf_warps_;
     void* args[] = {&a, &b, &m, &given, &start, &descent, &slack, &capacity,
-                    &step_pairs, &record, &next, &front0, &front1, &d2, &trace};
+                    &step_pairs, &record, &next, &front0, &front1, &d2, &leaf_warps, &trace};
     const auto host_start = std::chrono::steady_clock::now();
     const cudaError_t launched = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&search_kernel<kMax>),
                                                              dim3(loop_blocks_), dim3(kThreads), args, 0, s);
@@ -887,6 +890,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
   uint64_t front_capacity_ = kFrontCapacity;
   // Pairs a step may generate (the adaptive depth's C; XHD_GPU_STEP_PAIRS sets it, for measuring).
   uint64_t step_pairs_ = kGenerated;
+  // Whether a final front of few pairs is measured a warp a triangle pair (leaf_pair_by_warp).
+  bool leaf_warps_ = true;
 };
 
 }  // namespace
