@@ -263,6 +263,51 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
     }
   });
 
+  it("a context's later queries, bounded by the last answer (no start phase), equal the CPU's in every way of the search", async () => {
+    // After its first query a GPU context searches from the last answer under the new pose, in the record the
+    // search before cleared for it; a front handed to the host's chunks gets that answer as its bound when the
+    // device loop stops. Every frame's pair must be the CPU's, in each way of the search.
+    const big = uvSphere(1, 250, 400);
+    const cases: [string, TriangleMesh, TriangleMesh][] = [...scenes, ['200k spheres', big, moved(big, 2.05, 0.3, 0.1, 0.999)]];
+    const poses = [0, 1, 2, 3, 4, 5].map((k) => rotationZ(7 * k, [0.05 * k, 0.2 - 0.03 * k, 0.01 * k]));
+    const keys = ['XHD_GPU_DEVICE_LOOP', 'XHD_MESH_FRONT_CAPACITY', 'XHD_GPU_LEAF_WARPS'] as const;
+    const saved = keys.map((key) => process.env[key]);
+    const settings: [string, ...(string | undefined)[]][] = [
+      ['device loop', undefined, undefined, undefined], ['device loop, chunks', undefined, '16384', undefined],
+      ['device loop, leaf pairs a thread each', undefined, undefined, '0'], ['host-driven', '0', undefined, undefined],
+    ];
+    try {
+      for (const [name, a, b] of cases) {
+        const cpu = await MeshDistance.create(a, b, { min: true, max: true, backend: 'cpu' });
+        const expected: Awaited<ReturnType<MeshDistance['query']>>[] = [];
+        try {
+          for (const pose of poses) expected.push(await cpu.query(pose));
+        } finally {
+          cpu.close();
+        }
+        for (const [setting, ...values] of settings) {
+          keys.forEach((key, i) => {
+            if (values[i] === undefined) delete process.env[key]; else process.env[key] = values[i];
+          });
+          const gpu = await MeshDistance.create(a, b, { min: true, max: true, backend: 'cuda' });
+          try {
+            for (const [k, pose] of poses.entries()) {
+              const got = await gpu.query(pose);
+              assertSamePair(got.min, expected[k].min, `${name} min, ${setting}, frame ${k}`);
+              assertSamePair(got.max, expected[k].max, `${name} max, ${setting}, frame ${k}`);
+            }
+          } finally {
+            gpu.close();
+          }
+        }
+      }
+    } finally {
+      keys.forEach((key, i) => {
+        if (saved[i] === undefined) delete process.env[key]; else process.env[key] = saved[i];
+      });
+    }
+  });
+
   it('a build the device memory cannot hold on the GPU is made on the host, with the same answers', async () => {
     // The GPU's build holds about twice the host's build's device memory; a limit between the two peaks makes it
     // run short, and the context builds on the host instead. (Small front buffers, so that the searches fit.)
