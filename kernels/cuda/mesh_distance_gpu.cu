@@ -839,11 +839,15 @@ class F12GpuDistance final : public MeshDistanceEngine {
       std::fprintf(stderr, " (leaf pairs and winner last), %.1f in all\n", (last - e.stamps[0]) / 1000.0);
     }
     log.mark("device loop");
+    // The kernel cleared the other record: the next search of this kind uses it, and needs no start, even where
+    // the host's chunks below fail part-way (this record is then left as they left it).
+    struct NextRecord {
+      int& slot;
+      bool& ready;
+      ~NextRecord() { slot = 1 - slot, ready = true; }
+    } next_record{slot_[kMax], ready_[kMax]};
     if (e.finished) take_chunk<kMax>(readback_.data()->state, found, r);
     else expand<kMax>(top.buffer[e.front].get(), e.count, e.la, e.lb, 0, slack, found, r, log);
-    // The kernel cleared the other record: the next search of this kind uses it, and needs no start.
-    slot_[kMax] = 1 - slot_[kMax];
-    ready_[kMax] = true;
     return true;
   }
 
