@@ -162,7 +162,7 @@ __device__ void clear_state(SearchState* s) {
   s->tests = 0;
 }
 
-// given: a real distance already known (the last query's answer under this pose), or none (kMax ? -1 : inf).
+// given: a real distance already known (the last query's answer under this pose), or nothing_known.
 template <bool kMax>
 __device__ void start_search(TreeView a, TreeView b, const Motion& m, double given, SearchState* s, uint2* front) {
   const double corners = corner_distance2(a, b, m, 0, 0);
@@ -243,20 +243,32 @@ __device__ void expand_item(const TreeView& a, const TreeView& b, const uint2* i
   if (lane == 0 && mine != nothing_known<kMax>()) atomic_tighten<kMax>(&s->bound, mine);
 }
 
+// Triangle pair t of a final front of leaf pairs (up to 2 x 2 triangle pairs a leaf pair): the leaf pair, and the
+// slots of A's and B's triangles, which exist only where both leaves hold that many triangles.
+struct LeafTrianglePair {
+  uint2 leaves;
+  uint32_t sa, sb;
+  bool exists;
+};
+
+__device__ LeafTrianglePair leaf_triangle_pair(const TreeView& a, const TreeView& b, const uint2* pairs, uint64_t t) {
+  const uint2 p = pairs[t >> 2];
+  const uint64_t ia = p.x - ((1ull << a.shape.depth) - 1), ib = p.y - ((1ull << b.shape.depth) - 1);
+  const uint32_t sa = f12_leaf_first(a.shape, ia) + static_cast<uint32_t>((t >> 1) & 1);
+  const uint32_t sb = f12_leaf_first(b.shape, ib) + static_cast<uint32_t>(t & 1);
+  return {p, sa, sb, sa < f12_leaf_first(a.shape, ia + 1) && sb < f12_leaf_first(b.shape, ib + 1)};
+}
+
 // Triangle pair t of the final front, every pair of leaves: up to 2 × 2 triangle pairs each, a thread each.
 template <bool kMax>
 __device__ void leaf_pair_item(const TreeView& a, const TreeView& b, const Motion& m, const uint2* pairs,
                                uint32_t count, uint64_t t, double slack, double given, SearchState* s, double* d2) {
   if (t >= 4ull * count) return;
-  const uint2 p = pairs[t >> 2];
-  const uint64_t ia = p.x - ((1ull << a.shape.depth) - 1), ib = p.y - ((1ull << b.shape.depth) - 1);
-  const uint32_t sa = f12_leaf_first(a.shape, ia) + static_cast<uint32_t>((t >> 1) & 1);
-  const uint32_t sb = f12_leaf_first(b.shape, ib) + static_cast<uint32_t>(t & 1);
+  const LeafTrianglePair q = leaf_triangle_pair(a, b, pairs, t);
   double value = nothing_known<kMax>();
   bool tested = false;
-  if (sa < f12_leaf_first(a.shape, ia + 1) && sb < f12_leaf_first(b.shape, ib + 1) &&
-      !cut<kMax>(pair_key<kMax>(a, b, m, p.x, p.y), running_bound<kMax>(s, given), slack)) {
-    const Corners3 ca = exact_corners(a, sa), cb = posed_exact_corners(b, m, sb);
+  if (q.exists && !cut<kMax>(pair_key<kMax>(a, b, m, q.leaves.x, q.leaves.y), running_bound<kMax>(s, given), slack)) {
+    const Corners3 ca = exact_corners(a, q.sa), cb = posed_exact_corners(b, m, q.sb);
     // The normals' separation first (minimum only): most leaf pairs of facing surfaces end there.
     if (kMax || !cut<kMax>(triangle_pair_lower2(ca, cb), running_bound<kMax>(s, given), slack)) {
       value = (kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb)).d2;
@@ -283,17 +295,15 @@ __device__ void leaf_pair_by_warp(const TreeView& a, const TreeView& b, const Mo
                                   uint32_t count, uint64_t t, double slack, double given, SearchState* s, double* d2) {
   if (t >= 4ull * count) return;
   const unsigned lane = threadIdx.x & 31;
-  const uint2 p = pairs[t >> 2];
-  const uint64_t ia = p.x - ((1ull << a.shape.depth) - 1), ib = p.y - ((1ull << b.shape.depth) - 1);
-  const uint32_t sa = f12_leaf_first(a.shape, ia) + static_cast<uint32_t>((t >> 1) & 1);
-  const uint32_t sb = f12_leaf_first(b.shape, ib) + static_cast<uint32_t>(t & 1);
+  const LeafTrianglePair q = leaf_triangle_pair(a, b, pairs, t);
   bool tested = false;
   Corners3 ca{}, cb{};
-  if (sa < f12_leaf_first(a.shape, ia + 1) && sb < f12_leaf_first(b.shape, ib + 1)) {
-    ca = exact_corners(a, sa), cb = posed_exact_corners(b, m, sb);
+  if (q.exists) {
+    ca = exact_corners(a, q.sa), cb = posed_exact_corners(b, m, q.sb);
     // Only the nodes' boxes: the normals' separation, which a thread a pair tries first to spare its 21 tests in a
     // row, would cost the warp about as long as the tests take side by side.
-    if (lane == 0) tested = !cut<kMax>(pair_key<kMax>(a, b, m, p.x, p.y), running_bound<kMax>(s, given), slack);
+    if (lane == 0)
+      tested = !cut<kMax>(pair_key<kMax>(a, b, m, q.leaves.x, q.leaves.y), running_bound<kMax>(s, given), slack);
   }
   tested = __shfl_sync(0xffffffffu, tested, 0);
   double value = nothing_known<kMax>();
@@ -318,11 +328,8 @@ __device__ void leaf_pair_by_warp(const TreeView& a, const TreeView& b, const Mo
 __device__ void winner_item(const TreeView& a, const TreeView& b, const uint2* pairs, uint32_t count, uint64_t t,
                             const double* d2, SearchState* s) {
   if (t >= 4ull * count || d2[t] != __longlong_as_double(s->best)) return;
-  const uint2 p = pairs[t >> 2];
-  const uint64_t ia = p.x - ((1ull << a.shape.depth) - 1), ib = p.y - ((1ull << b.shape.depth) - 1);
-  const uint32_t sa = f12_leaf_first(a.shape, ia) + static_cast<uint32_t>((t >> 1) & 1);
-  const uint32_t sb = f12_leaf_first(b.shape, ib) + static_cast<uint32_t>(t & 1);
-  atomicMin(&s->key, (static_cast<unsigned long long>(a.triangle[sa]) << 32) | b.triangle[sb]);
+  const LeafTrianglePair q = leaf_triangle_pair(a, b, pairs, t);  // measured, so it exists
+  atomicMin(&s->key, (static_cast<unsigned long long>(a.triangle[q.sa]) << 32) | b.triangle[q.sb]);
 }
 
 // ---- The host-driven search: a launch a step, the front's size read back between them ----
