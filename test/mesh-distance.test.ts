@@ -9,6 +9,7 @@ import { UsageError } from '../src/core/errors.js';
 import { MeshDistance, meshDistance, type Pose } from '../src/ops/mesh-distance.js';
 import { pointsAsMesh, type TriangleMesh } from '../src/ops/surface-distance.js';
 import { assertSamePair } from './distance-pairs.js';
+import { withEnv } from './reader-test-tools.js';
 import { rng, uniform } from './random-points.js';
 import { cube, torus, triangleSoup, uvSphere } from './test-meshes.js';
 
@@ -179,6 +180,21 @@ describe('mesh distance on the CPU', () => {
   });
 });
 
+/**
+ * The GPU search's ways, each set for a context's life (undefined: as by default): XHD_GPU_DEVICE_LOOP=0, a launch a
+ * step, the front's size read back between them; XHD_MESH_FRONT_CAPACITY, fronts of more than 16,384 pairs cut into
+ * chunks (the device loop stops there and the host goes on); XHD_GPU_LEAF_WARPS=0, the device loop's final fronts
+ * a thread a triangle pair, never a warp a pair (lanes a test). The default way first.
+ */
+const DEFAULT_WAY = { XHD_GPU_DEVICE_LOOP: undefined, XHD_MESH_FRONT_CAPACITY: undefined, XHD_GPU_LEAF_WARPS: undefined };
+const SEARCH_WAYS: [string, Record<string, string | undefined>][] = [
+  ['device loop', DEFAULT_WAY],
+  ['host-driven', { ...DEFAULT_WAY, XHD_GPU_DEVICE_LOOP: '0' }],
+  ['device loop, chunks', { ...DEFAULT_WAY, XHD_MESH_FRONT_CAPACITY: '16384' }],
+  ['host-driven, chunks', { ...DEFAULT_WAY, XHD_GPU_DEVICE_LOOP: '0', XHD_MESH_FRONT_CAPACITY: '16384' }],
+  ['device loop, leaf pairs a thread each', { ...DEFAULT_WAY, XHD_GPU_LEAF_WARPS: '0' }],
+];
+
 describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? false : 'no usable CUDA GPU' }, () => {
   it('on every scene, posed, and on two 200k-triangle meshes', async () => {
     const big = uvSphere(1, 250, 400);
@@ -232,34 +248,16 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
   });
 
   it('the search driven by the host, fronts searched in chunks, and leaf pairs a thread each give the same pairs as the device loop', async () => {
-    // XHD_GPU_DEVICE_LOOP=0: a launch a step, the front's size read back between them; XHD_MESH_FRONT_CAPACITY: fronts
-    // of more than 16,384 pairs are cut into chunks (the device loop stops there and the host goes on);
-    // XHD_GPU_LEAF_WARPS=0: the device loop's final fronts a thread a triangle pair, never a warp a pair (lanes a test).
     const big = uvSphere(1, 250, 400);
     const cases: [string, TriangleMesh, TriangleMesh][] = [...scenes, ['200k spheres', big, moved(big, 2.05, 0.3, 0.1, 0.999)]];
-    const keys = ['XHD_GPU_DEVICE_LOOP', 'XHD_MESH_FRONT_CAPACITY', 'XHD_GPU_LEAF_WARPS'] as const;
-    const saved = keys.map((key) => process.env[key]);
-    const settings: [string, ...(string | undefined)[]][] = [
-      ['host-driven', '0', undefined, undefined], ['device loop, chunks', undefined, '16384', undefined],
-      ['host-driven, chunks', '0', '16384', undefined], ['device loop, leaf pairs a thread each', undefined, undefined, '0'],
-    ];
-    try {
-      for (const [name, a, b] of cases) {
-        const pose = rotationZ(33, [0.1, 0.2, 0]);
-        const cpu = await meshDistance(a, b, { min: true, max: true, backend: 'cpu' }, pose);
-        for (const [setting, ...values] of settings) {
-          keys.forEach((key, i) => {
-            if (values[i] === undefined) delete process.env[key]; else process.env[key] = values[i];
-          });
-          const gpu = await meshDistance(a, b, { min: true, max: true, backend: 'cuda' }, pose);
-          assertSamePair(gpu.min, cpu.min, `${name} min, ${setting}`);
-          assertSamePair(gpu.max, cpu.max, `${name} max, ${setting}`);
-        }
+    for (const [name, a, b] of cases) {
+      const pose = rotationZ(33, [0.1, 0.2, 0]);
+      const cpu = await meshDistance(a, b, { min: true, max: true, backend: 'cpu' }, pose);
+      for (const [setting, vars] of SEARCH_WAYS.slice(1)) {
+        const gpu = await withEnv(vars, () => meshDistance(a, b, { min: true, max: true, backend: 'cuda' }, pose));
+        assertSamePair(gpu.min, cpu.min, `${name} min, ${setting}`);
+        assertSamePair(gpu.max, cpu.max, `${name} max, ${setting}`);
       }
-    } finally {
-      keys.forEach((key, i) => {
-        if (saved[i] === undefined) delete process.env[key]; else process.env[key] = saved[i];
-      });
     }
   });
 
@@ -270,41 +268,27 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
     const big = uvSphere(1, 250, 400);
     const cases: [string, TriangleMesh, TriangleMesh][] = [...scenes, ['200k spheres', big, moved(big, 2.05, 0.3, 0.1, 0.999)]];
     const poses = [0, 1, 2, 3, 4, 5].map((k) => rotationZ(7 * k, [0.05 * k, 0.2 - 0.03 * k, 0.01 * k]));
-    const keys = ['XHD_GPU_DEVICE_LOOP', 'XHD_MESH_FRONT_CAPACITY', 'XHD_GPU_LEAF_WARPS'] as const;
-    const saved = keys.map((key) => process.env[key]);
-    const settings: [string, ...(string | undefined)[]][] = [
-      ['device loop', undefined, undefined, undefined], ['device loop, chunks', undefined, '16384', undefined],
-      ['device loop, leaf pairs a thread each', undefined, undefined, '0'], ['host-driven', '0', undefined, undefined],
-    ];
-    try {
-      for (const [name, a, b] of cases) {
-        const cpu = await MeshDistance.create(a, b, { min: true, max: true, backend: 'cpu' });
-        const expected: Awaited<ReturnType<MeshDistance['query']>>[] = [];
+    for (const [name, a, b] of cases) {
+      const cpu = await MeshDistance.create(a, b, { min: true, max: true, backend: 'cpu' });
+      const expected: Awaited<ReturnType<MeshDistance['query']>>[] = [];
+      try {
+        for (const pose of poses) expected.push(await cpu.query(pose));
+      } finally {
+        cpu.close();
+      }
+      for (const [setting, vars] of SEARCH_WAYS) {
+        // The ways are read when the context is made; its queries follow them.
+        const gpu = await withEnv(vars, () => MeshDistance.create(a, b, { min: true, max: true, backend: 'cuda' }));
         try {
-          for (const pose of poses) expected.push(await cpu.query(pose));
-        } finally {
-          cpu.close();
-        }
-        for (const [setting, ...values] of settings) {
-          keys.forEach((key, i) => {
-            if (values[i] === undefined) delete process.env[key]; else process.env[key] = values[i];
-          });
-          const gpu = await MeshDistance.create(a, b, { min: true, max: true, backend: 'cuda' });
-          try {
-            for (const [k, pose] of poses.entries()) {
-              const got = await gpu.query(pose);
-              assertSamePair(got.min, expected[k].min, `${name} min, ${setting}, frame ${k}`);
-              assertSamePair(got.max, expected[k].max, `${name} max, ${setting}, frame ${k}`);
-            }
-          } finally {
-            gpu.close();
+          for (const [k, pose] of poses.entries()) {
+            const got = await gpu.query(pose);
+            assertSamePair(got.min, expected[k].min, `${name} min, ${setting}, frame ${k}`);
+            assertSamePair(got.max, expected[k].max, `${name} max, ${setting}, frame ${k}`);
           }
+        } finally {
+          gpu.close();
         }
       }
-    } finally {
-      keys.forEach((key, i) => {
-        if (saved[i] === undefined) delete process.env[key]; else process.env[key] = saved[i];
-      });
     }
   });
 

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { InputError, XhdError } from '../src/core/errors.js';
 import type { Geometry } from '../src/io/geometry.js';
 
-/** Runs `run` with these environment variables set, then restores them as they were. */
-export function withEnv<T>(vars: Record<string, string>, run: () => T): T {
+/** Runs `run` with these environment variables set (undefined: unset), then restores them as they were. */
+export function withEnv<T>(vars: Record<string, string | undefined>, run: () => T): T {
   const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
   const restore = () => {
     for (const [k, v] of Object.entries(saved)) {
@@ -14,7 +14,10 @@ export function withEnv<T>(vars: Record<string, string>, run: () => T): T {
       else process.env[k] = v;
     }
   };
-  Object.assign(process.env, vars);
+  for (const [k, v] of Object.entries(vars)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
   let result: T;
   try {
     result = run();
