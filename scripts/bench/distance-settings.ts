@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 
 import { DISTANCE_COORDINATES, type DistanceCoordinates } from './distance-coordinates.js';
 import { DISTANCE_SCENES, type DistanceSceneName } from './distance-scenes.js';
-import { parseNames, positiveInteger } from './settings.js';
+import { oneOf, parseNames, positiveInteger } from './settings.js';
 
 export const DISTANCE_SIDES = ['cpu', 'cuda', 'fcl'] as const;
 export type DistanceSide = (typeof DISTANCE_SIDES)[number];
@@ -57,18 +57,6 @@ export function parseCount(text: string): number {
   return value;
 }
 
-function parseCoordinates(text: string): DistanceCoordinates {
-  const found = DISTANCE_COORDINATES.find((c) => c === text);
-  if (found === undefined) throw new Error(`--coordinates expects one of ${DISTANCE_COORDINATES.join(', ')}, got ${JSON.stringify(text)}`);
-  return found;
-}
-
-function parseCalls(text: string): DistanceCalls {
-  const found = DISTANCE_CALLS.find((c) => c === text);
-  if (found === undefined) throw new Error(`--calls expects one of ${DISTANCE_CALLS.join(', ')}, got ${JSON.stringify(text)}`);
-  return found;
-}
-
 /** Parses the options; prints the usage and exits on --help. */
 export function parseDistanceSettings(argv: string[]): DistanceSettings {
   const { values } = parseArgs({
@@ -97,9 +85,9 @@ export function parseDistanceSettings(argv: string[]): DistanceSettings {
     frames: positiveInteger(values.frames!, 'frames'),
     passes: positiveInteger(values.passes!, 'passes'),
     sides: parseNames(values.backends!, DISTANCE_SIDES, 'backend'),
-    coordinates: parseCoordinates(values.coordinates!),
+    coordinates: oneOf(values.coordinates!, DISTANCE_COORDINATES, 'coordinates'),
     threads: values.threads === undefined ? availableParallelism() : positiveInteger(values.threads, 'threads'),
-    calls: parseCalls(values.calls!),
+    calls: oneOf(values.calls!, DISTANCE_CALLS, 'calls'),
     timeoutS: positiveInteger(values['timeout-s']!, 'timeout-s'),
     out: values.out,
   };

@@ -32,6 +32,13 @@ export function parseNames<T extends string>(text: string, known: readonly T[], 
   });
 }
 
+/** The value of option --name, one of `known`, or an error naming the option and its choices. */
+export function oneOf<T extends string>(text: string, known: readonly T[], name: string): T {
+  const found = known.find((k) => k === text);
+  if (found === undefined) throw new Error(`--${name} expects one of ${known.join(', ')}, got ${JSON.stringify(text)}`);
+  return found;
+}
+
 /** The value of option --name as a positive integer, or an error naming the option. */
 export function positiveInteger(text: string, name: string): number {
   const value = Number(text);
