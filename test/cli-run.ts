@@ -42,6 +42,9 @@ export function writeBinaryPly(path: string, points: Float32Array): void {
   writeFileSync(path, Buffer.concat([Buffer.from(header, 'latin1'), Buffer.from(body.buffer, body.byteOffset, body.byteLength)]));
 }
 
+/** Control characters other than the line feed: never printed (src/cli/printable.ts). */
+export const PRINTED_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
 /** Lines of a stack trace ("    at …") must never reach a user. */
 export function hasStackTrace(text: string): boolean {
   return /^\s+at .+\(.+:\d+:\d+\)$/m.test(text) || /^\s+at .+:\d+:\d+$/m.test(text);

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 
 import type { FileFormat } from '../src/io/geometry.js';
 import { parseGeometry } from '../src/io/read.js';
-import { hasStackTrace, runXhd, scratchDir } from './cli-run.js';
+import { hasStackTrace, PRINTED_CONTROLS, runXhd, scratchDir } from './cli-run.js';
 import { fixturesDir } from './helpers.js';
 import { rng } from './random-points.js';
 import { expectBenignRead } from './reader-test-tools.js';
@@ -23,8 +23,6 @@ const SLOW_MS = 1000;
 const FORMATS: FileFormat[] = ['off', 'ply', 'csv', 'xyz', 'stl', 'obj', 'nifti', 'pcd'];
 const TOKENS = ['nan', 'NaN', 'inf', '-inf', '1e999', '-1e400', '1e16', '999999999999', '-1', '0x1f', '', ' ', '\r', '\n', '"', ',,', '#'];
 
-/** Control characters other than the line feed: never printed (src/cli/printable.ts). */
-const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
 type Mutation = (bytes: Uint8Array, random: () => number) => Uint8Array;
 
@@ -92,7 +90,7 @@ describe('mutated files through the CLI', () => {
         const r = runXhd(['compare', path, join(fixturesDir, 'cube.off'), '--backend', 'cpu', '--samples', '200']);
         assert.ok(r.code === 0 || r.code === 2, `${path}: exit ${r.code}: ${r.stderr}`);
         assert.ok(!hasStackTrace(r.stderr), `${path}: ${r.stderr}`);
-        assert.doesNotMatch(r.stderr, CONTROLS, `${path}: a control character printed`);
+        assert.doesNotMatch(r.stderr, PRINTED_CONTROLS, `${path}: a control character printed`);
         if (r.code === 2) {
           assert.match(r.stderr, /^xhd: [^\n]*\n$/, `${path}: one line`);
           assert.ok(r.stderr.includes(path), `${path}: names the file: ${r.stderr}`);
@@ -125,7 +123,7 @@ describe('mutated manifests and pose files through the CLI', () => {
         const label = `${name}, case ${k} (${mutation})`;
         assert.ok(r.code === 0 || r.code === 1 || r.code === 2, `${label}: exit ${r.code}: ${r.stderr}`);
         assert.ok(!hasStackTrace(r.stderr), `${label}: ${r.stderr}`);
-        assert.doesNotMatch(r.stderr, CONTROLS, `${label}: a control character printed`);
+        assert.doesNotMatch(r.stderr, PRINTED_CONTROLS, `${label}: a control character printed`);
         if (oneLine && r.code === 2) {
           assert.match(r.stderr, /^xhd: [^\n]*\n$/, `${label}: one line`);
           assert.ok(r.stderr.includes(path), `${label}: names the file: ${r.stderr}`);

@@ -15,7 +15,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 
 import { readGeometryAsync } from '../src/io/read-async.js';
-import { hasStackTrace, scratchDir } from './cli-run.js';
+import { hasStackTrace, PRINTED_CONTROLS, scratchDir } from './cli-run.js';
 import { segFile, UID } from './dicom-seg-writer.js';
 import { xhdBin } from './helpers.js';
 import { niftiBytes } from './nifti-writer.js';
@@ -96,8 +96,6 @@ function writeBases(dir: string): Base[] {
   ];
 }
 
-/** Control characters other than the line feed: never printed (src/cli/printable.ts). */
-const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
 type Mutation = (bytes: Uint8Array, random: () => number, base: Base) => Uint8Array;
 
@@ -261,7 +259,7 @@ describe('mutation fuzzing of the volume readers', () => {
         const stderr = r.stderr.replace(/peak-rss-kb \d+\n$/, '');
         assert.ok(r.status === 0 || r.status === 2, `${label}: exit ${r.status} (signal ${r.signal}): ${stderr}`);
         assert.ok(!hasStackTrace(stderr), `${label}: ${stderr}`);
-        assert.doesNotMatch(stderr, CONTROLS, `${label}: a control character printed`);
+        assert.doesNotMatch(stderr, PRINTED_CONTROLS, `${label}: a control character printed`);
         if (r.status === 2) {
           assert.match(stderr, /^xhd: [^\n]*\n$/, `${label}: one line`);
           assert.ok(namesAFile(stderr.replace(/^xhd: /, '').trimEnd(), mutated), `${label}: names the file: ${stderr}`);
