@@ -231,8 +231,8 @@ XHD_API int32_t xhd_optix_info(int32_t ordinal, int32_t* optix_version, uint32_t
  * portable; memory beside it on the same pages stays as it was), and their calls then copy inputs from it at the
  * links' full speed, several GPUs at once, with no staging copy on the host. Pinning costs about as much as one
  * staged copy of the memory (2 s for 24 GB on an H200 host): it pays for inputs compared more than once. The CPU
- * library does nothing. Memory must stay allocated while pinned. XHD_ERROR_OUT_OF_MEMORY when the driver refuses (locked memory is limited;
- * the calls still work from unpinned memory). */
+ * library does nothing. Memory must stay allocated while pinned. XHD_ERROR_OUT_OF_MEMORY when the driver refuses
+ * (locked memory is limited; the calls still work from unpinned memory). */
 XHD_API int32_t xhd_host_pin(const void* memory, uint64_t bytes);
 /* Undoes xhd_host_pin(memory, ...) (the same pointer). */
 XHD_API void xhd_host_unpin(const void* memory);
