@@ -217,7 +217,25 @@ describe('building a context', () => {
 
 suiteUnless(cuda.available ? false : `no usable CUDA GPU (${(cuda.reason ?? '').split('\n')[0]})`, 'queryMany on the GPU', () => {
   it('equals one query per pose, bit for bit: distances, pairs, points and flags', async () => {
-    await assertManyEqualsSingles('cuda', { min: true, max: true }, false);
+    // 150 poses in two calls of 75: each call two launches (64 frames, then 11).
+    await assertManyEqualsSingles('cuda', { min: true, max: true }, false, 150);
+  });
+
+  it('a pose refused within a launch\'s batch: the call is refused, and the context answers on as a fresh one', async () => {
+    const a = sphere, b = moved(small, 1.2);
+    const context = await MeshDistance.create(a, b, { backend: 'cuda', min: true, max: true });
+    const fresh = await MeshDistance.create(a, b, { backend: 'cuda', min: true, max: true });
+    try {
+      const poses = posesAround(70, 5);
+      const far = Float64Array.of(1e39, 0, 0, 0, 0, 1e39, 0, 0, 0, 0, 1e39, 0);
+      await assert.rejects(context.queryMany(joined([...poses.slice(0, 40), far, ...poses.slice(40)])), /beyond the float range/);
+      const pose = turnAbout([0, 0, 0], 33, [0.1, 0, 0]);
+      const [got, want] = [await context.query(pose), await fresh.query(pose)];
+      assert.deepStrictEqual([got.min, got.max], [want.min, want.max]);
+    } finally {
+      context.close();
+      fresh.close();
+    }
   });
 
   it('a signal stops the build and a call part-way', async () => {

@@ -292,6 +292,51 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
     }
   });
 
+  it('frames answered in batches (a launch for up to 64) equal the CPU\'s frame by frame in every way of the search', async () => {
+    // queryMany hands a GPU context's poses to its search 64 at a time: each frame after the first in a launch is
+    // bounded by the pair its predecessor found, measured on the device under the new pose, in a record the frame
+    // before that cleared; a front handed to the host's chunks stops the launch there, and the next launch goes
+    // on after it. Single queries and batches, and batches that are not multiples of 64, interleaved.
+    const big = uvSphere(1, 250, 400);
+    const cases: [string, TriangleMesh, TriangleMesh][] = [...scenes, ['200k spheres', big, moved(big, 2.05, 0.3, 0.1, 0.999)]];
+    const poses = Array.from({ length: 150 }, (_, k) => rotationZ(2.5 * k, [0.3 * Math.sin(k / 7), 0.2 - 0.002 * k, 0.01 * (k % 5)]));
+    const joined = (list: Pose[]) => {
+      const all = new Float64Array(12 * list.length);
+      list.forEach((pose, k) => all.set(pose, 12 * k));
+      return all;
+    };
+    for (const [name, a, b] of cases) {
+      const cpu = await MeshDistance.create(a, b, { min: true, max: true, backend: 'cpu' });
+      let expected: Awaited<ReturnType<MeshDistance['query']>>[];
+      try {
+        expected = await cpu.queryMany(joined(poses));
+      } finally {
+        cpu.close();
+      }
+      for (const [setting, vars] of SEARCH_WAYS) {
+        const gpu = await withEnv(vars, () => MeshDistance.create(a, b, { min: true, max: true, backend: 'cuda' }));
+        try {
+          const got = [await gpu.query(poses[0])];
+          const started = performance.now();
+          const batch = await gpu.queryMany(joined(poses.slice(1, 131)));
+          const wallMs = performance.now() - started;
+          got.push(...batch, await gpu.query(poses[131]), ...await gpu.queryMany(joined(poses.slice(132))));
+          assert.equal(got.length, poses.length);
+          for (const [k, q] of got.entries()) {
+            assertSamePair(q.min, expected[k].min, `${name} min, ${setting}, frame ${k}`);
+            assertSamePair(q.max, expected[k].max, `${name} max, ${setting}, frame ${k}`);
+          }
+          // Each frame's time: its own plus a share of its batch's rest, together no more than the call took.
+          assert.ok(batch.every((q) => q.queryMs > 0), `${name}, ${setting}: every frame timed`);
+          const total = batch.reduce((sum, q) => sum + q.queryMs, 0);
+          assert.ok(total <= wallMs, `${name}, ${setting}: ${total} ms of frames in a ${wallMs} ms call`);
+        } finally {
+          gpu.close();
+        }
+      }
+    }
+  });
+
   it('a build the device memory cannot hold on the GPU is made on the host, with the same answers', async () => {
     // The GPU's build holds about twice the host's build's device memory; a limit between the two peaks makes it
     // run short, and the context builds on the host instead. (Small front buffers, so that the searches fit.)

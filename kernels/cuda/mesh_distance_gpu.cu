@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -106,12 +107,15 @@ __device__ double corner_distance2(const TreeView& a, const TreeView& b, const M
 }
 
 // The running bound (exact distances: nodes' corners and triangle pairs), the best exact squared distance, and the
-// winning pair's key (triangle of A << 32 | triangle of B): the smallest key among equal distances.
+// winning pair's key (triangle of A << 32 | triangle of B): the smallest key among equal distances. Beside it the
+// smallest pair of slots (slot of A << 32 | slot of B) at the best distance: the pair the next frame of a batch
+// measures under its own pose to bound its search from the start (the winner's triangles would need their slots).
 struct SearchState {
   unsigned long long bound;
   unsigned long long best;
   unsigned long long key;
   unsigned long long tests;  // exact triangle-pair distances evaluated
+  unsigned long long slots;
   unsigned int count;
 };
 
@@ -127,9 +131,12 @@ __device__ void atomic_tighten(unsigned long long* slot, double value) {
   else atomicMin(slot, bits);
 }
 
-__device__ double read_double(const unsigned long long* slot) {
-  return __longlong_as_double(*reinterpret_cast<const volatile unsigned long long*>(slot));
+// Read past the L1 cache: the records are written by other blocks' atomics, and reused frame after frame.
+__device__ unsigned long long read_bits(const unsigned long long* slot) {
+  return *reinterpret_cast<const volatile unsigned long long*>(slot);
 }
+
+__device__ double read_double(const unsigned long long* slot) { return __longlong_as_double(read_bits(slot)); }
 
 template <bool kMax>
 __device__ bool cut(double key, double bound2, double slack) {
@@ -158,7 +165,7 @@ __device__ double running_bound(const SearchState* s, double given) {
 template <bool kMax>
 __device__ void clear_state(SearchState* s) {
   s->bound = s->best = __double_as_longlong(kMax ? 0.0 : static_cast<double>(INFINITY));
-  s->key = ~0ull;
+  s->key = s->slots = ~0ull;
   s->tests = 0;
 }
 
@@ -283,6 +290,22 @@ __device__ void leaf_pair_item(const TreeView& a, const TreeView& b, const Motio
   if ((threadIdx.x & 31) == __ffs(active) - 1) atomicAdd(&s->tests, static_cast<unsigned long long>(tests));
 }
 
+// The triangle pair's squared distance (triangle_pair_min's or _max's d2, to the bit), measured by the whole warp:
+// lane k runs the pair's k-th test (triangle_pair_min_test, _max_test), and every lane gets the reduction of their
+// values. Every lane of the warp calls it, with the same corners.
+template <bool kMax>
+__device__ double pair_d2_by_warp(const Corners3& ca, const Corners3& cb) {
+  const unsigned lane = threadIdx.x & 31;
+  double value = nothing_known<kMax>();
+  if (lane < static_cast<unsigned>(kMax ? kPairMaxTests : kPairMinTests))
+    value = kMax ? triangle_pair_max_test(ca, cb, lane) : triangle_pair_min_test(ca, cb, lane);
+  for (int o = 16; o > 0; o >>= 1) {
+    const double other = __shfl_xor_sync(0xffffffffu, value, o);
+    value = kMax ? fmax(value, other) : fmin(value, other);
+  }
+  return value;
+}
+
 // Triangle pair t of the final front (every pair of leaves: up to 2 x 2 triangle pairs each), measured by a whole
 // warp: t is the same in every lane. Lane 0 takes the cut (the nodes' boxes) and the warp follows its answer;
 // then lane k runs the pair's k-th test (triangle_pair_min_test, _max_test) and the warp reduces their values,
@@ -306,15 +329,7 @@ __device__ void leaf_pair_by_warp(const TreeView& a, const TreeView& b, const Mo
       tested = !cut<kMax>(pair_key<kMax>(a, b, m, q.leaves.x, q.leaves.y), running_bound<kMax>(s, given), slack);
   }
   tested = __shfl_sync(0xffffffffu, tested, 0);
-  double value = nothing_known<kMax>();
-  if (tested) {
-    if (lane < static_cast<unsigned>(kMax ? kPairMaxTests : kPairMinTests))
-      value = kMax ? triangle_pair_max_test(ca, cb, lane) : triangle_pair_min_test(ca, cb, lane);
-    for (int o = 16; o > 0; o >>= 1) {
-      const double other = __shfl_xor_sync(0xffffffffu, value, o);
-      value = kMax ? fmax(value, other) : fmin(value, other);
-    }
-  }
+  const double value = tested ? pair_d2_by_warp<kMax>(ca, cb) : nothing_known<kMax>();
   if (lane != 0) return;
   d2[t] = value;
   if (tested) {
@@ -324,12 +339,13 @@ __device__ void leaf_pair_by_warp(const TreeView& a, const TreeView& b, const Mo
   }
 }
 
-// Among the pairs at the best distance, the smallest (triangle of A, triangle of B).
+// Among the pairs at the best distance, the smallest (triangle of A, triangle of B), and the smallest slots.
 __device__ void winner_item(const TreeView& a, const TreeView& b, const uint2* pairs, uint32_t count, uint64_t t,
                             const double* d2, SearchState* s) {
-  if (t >= 4ull * count || d2[t] != __longlong_as_double(s->best)) return;
+  if (t >= 4ull * count || *reinterpret_cast<const volatile double*>(d2 + t) != read_double(&s->best)) return;
   const LeafTrianglePair q = leaf_triangle_pair(a, b, pairs, t);  // measured, so it exists
   atomicMin(&s->key, (static_cast<unsigned long long>(a.triangle[q.sa]) << 32) | b.triangle[q.sb]);
+  atomicMin(&s->slots, (static_cast<unsigned long long>(q.sa) << 32) | q.sb);
 }
 
 // ---- The host-driven search: a launch a step, the front's size read back between them ----
@@ -373,18 +389,50 @@ XHD_HD Step next_step(uint64_t n, uint32_t la, uint32_t lb, const F12Shape& sa, 
   return {la, lb, ka, kb, n << (ka + kb)};
 }
 
-// ---- The device-driven search: every step in one cooperative launch, a grid-wide barrier between steps ----
+// ---- The device-driven search: every step of a batch of frames in one cooperative launch, grid-wide barriers ----
+
+// What a frame's search needs of its pose, made on the host: B's motion and the pruning slack.
+struct FrameInput {
+  Motion motion;
+  double slack;
+};
+
+// Frames a launch answers at most (a batch: MeshDistanceEngine::batch_size).
+constexpr uint32_t kBatchFrames = 64;
+// Records a kind, used in turn by the frames of every launch (search_kernel says why three).
+constexpr uint32_t kRing = 3;
+
+// A device record of a search: the state, and the loop's step counts.
+struct SearchRecord {
+  SearchState state;
+  unsigned int counts[3];
+};
+
+// A frame answered on the device: its state at the end (best, winner, tests), the box pairs and steps it took,
+// and the device's clock (ns) when it ended.
+struct FrameOutput {
+  SearchState state;
+  unsigned long long box_pairs, end_ns;
+  unsigned int iterations;
+};
 
 constexpr int kLoopStamps = 12;
 
-// Where it ended: the leaves tested (finished), or a front too large for the buffers, which the host then
-// searches in chunks from `front` (which buffer), `count` pairs at levels la, lb.
+// Where a launch ended: `frames` answered, then (stopped) a front too large for the buffers in the next frame's
+// search, which the host then searches in chunks from `front` (which buffer), `count` pairs at levels la, lb.
 struct LoopEnd {
-  unsigned long long box_pairs;
-  unsigned int iterations, la, lb, count, front, finished;
-  // Where XHD_CUDA_PROFILE asks: the device's clock (ns) when the kernel began, after the start, after each step
-  // (the first kLoopStamps - 4), after the leaf pairs and at the end; 0 where none was taken.
+  unsigned long long begin_ns;  // the device's clock when the kernel began
+  unsigned long long box_pairs;  // the stopped frame's
+  unsigned int frames, stopped, iterations, la, lb, count, front;
+  // Where XHD_CUDA_PROFILE asks, of the first frame: the device's clock (ns) when the kernel began, after the start,
+  // after each step (the first kLoopStamps - 4), after the leaf pairs and at its end; 0 where none was taken.
   unsigned long long stamps[kLoopStamps];
+};
+
+// What a launch leaves for the host, read back in one copy (the end, and as many frames as it was given).
+struct BatchRecord {
+  LoopEnd end;
+  FrameOutput frame[kBatchFrames];
 };
 
 __device__ unsigned long long device_clock_ns() {
@@ -393,87 +441,119 @@ __device__ unsigned long long device_clock_ns() {
   return t;
 }
 
-// A device record of a search: the state, where the device loop ended (the two read back in one copy), and the
-// loop's step counts. A context keeps two of each kind (minimum, maximum), used in turn: each search clears the
-// other for the next, which therefore needs no start phase once the last answer bounds it.
-struct SearchRecord {
-  SearchState state;
-  LoopEnd end;
-  unsigned int counts[3];
-};
+// The distance of the pair of slots a frame found (SearchState::slots) under the next frame's pose, measured by each
+// warp for itself (no barrier): a real distance, the next search's bound from its start. Every lane of every warp
+// calls it.
+template <bool kMax>
+__device__ double frame_bound_by_warp(const TreeView& a, const TreeView& b, const Motion& m, unsigned long long slots) {
+  if (slots == ~0ull) return nothing_known<kMax>();
+  const Corners3 ca = exact_corners(a, static_cast<uint32_t>(slots >> 32));
+  const Corners3 cb = posed_exact_corners(b, m, static_cast<uint32_t>(slots & 0xffffffffu));
+  return pair_d2_by_warp<kMax>(ca, cb);
+}
 
-// The whole search of one query: the start (where asked: the first search of its kind, and the descent), the
-// expansion steps, the leaf pairs and the winner. Every thread runs every loop the same number of times (items
-// past the end take part idle), so the barriers and the warps' reductions see every thread. Each step appends to
-// counts[step % 3]: the one after it is cleared during the step (every thread read it two barriers ago), so no
-// thread can clear a count another is still reading. Without a start the record must be as `next` is left here
-// (clear_state, counts 0), and the first step's front is the root pair, which no one needs to write.
+// The whole search of a batch of frames, in order: for each, where asked (the first frame only: the first search of
+// its kind, and the descent) the start, then the expansion steps, the leaf pairs and the winner. Every thread runs
+// every loop the same number of times (items past the end take part idle), so the barriers and the warps'
+// reductions see every thread. Each step appends to counts[step % 3]: the one after it is cleared during the step
+// (every thread read it two barriers ago), so no thread can clear a count another is still reading. Frame f's
+// record is ring[(slot + f) % 3], which must be as clear_state leaves it (counts 0) where the frame skips the start;
+// frame f clears the record of frame f + 1 as it begins, which frame f - 2 used: the last reads of that one, the
+// bound of frame f - 1 measured from its pair, were a barrier ago (with two records, frame f would clear the one
+// frame f - 1's bound is still being read from). The first step's front is the root pair, which no one writes.
+// Frame 0's input comes as an argument (a single query copies nothing up), the others' from `later`; each block
+// keeps the frame's in shared memory.
 template <bool kMax>
 __global__ void __launch_bounds__(kThreads)
-    search_kernel(TreeView a, TreeView b, Motion m, double given, bool start, bool descent, double slack,
-                  uint64_t capacity, uint64_t step_pairs, SearchRecord* record, SearchRecord* next, uint2* front0,
-                  uint2* front1, double* d2, bool leaf_warps, bool trace) {
+    search_kernel(TreeView a, TreeView b, FrameInput first, const FrameInput* later, uint32_t frames, double given,
+                  bool start, bool descent, uint64_t capacity, uint64_t step_pairs, SearchRecord* ring, uint32_t slot,
+                  BatchRecord* batch, uint2* front0, uint2* front1, double* d2, bool leaf_warps, bool trace) {
+  __shared__ FrameInput in;
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const uint64_t rank = grid.thread_rank(), size = grid.size();
-  SearchState* s = &record->state;
-  unsigned int* counts = record->counts;
-  LoopEnd* end = &record->end;
+  LoopEnd* end = &batch->end;
   const bool stamping = trace && rank == 0;
+  if (rank == 0) end->begin_ns = device_clock_ns();
   if (stamping)
-    for (int i = 0; i < kLoopStamps; ++i) end->stamps[i] = i == 0 ? device_clock_ns() : 0;
-  if (rank == 0) {
-    clear_state<kMax>(&next->state);
-    next->counts[0] = next->counts[1] = next->counts[2] = 0;
-  }
-  if (start) {
-    if (rank == 0) {
-      start_search<kMax>(a, b, m, given, s, front0);
-      if (descent) descend<kMax>(a, b, m, s);
-      counts[0] = counts[1] = counts[2] = 0;
-    }
-    grid.sync();
-  }
-  if (stamping) end->stamps[1] = device_clock_ns();
+    for (int i = 0; i < kLoopStamps; ++i) end->stamps[i] = i == 0 ? end->begin_ns : 0;
   uint2* fronts[2] = {front0, front1};
-  uint64_t n = 1, box_pairs = 0;
-  uint32_t la = 0, lb = 0, at = 0, step = 0;
-  while (la < a.shape.depth || lb < b.shape.depth) {
-    const Step st = next_step(n, la, lb, a.shape, b.shape, capacity, step_pairs);
-    if (st.generated > capacity) break;  // the same decision in every thread
-    unsigned int* count = counts + step % 3;
-    if (rank == 0) counts[(step + 1) % 3] = 0;
-    for (uint64_t first = 0; first < st.generated; first += size)
-      expand_item<kMax>(a, b, fronts[at], st, first + rank, slack, m, given, s, count, fronts[at ^ 1]);
-    grid.sync();
-    if (stamping && step < kLoopStamps - 4) end->stamps[2 + step] = device_clock_ns();
-    n = *reinterpret_cast<volatile unsigned int*>(count);
-    box_pairs += st.generated;
-    ++step;
-    at ^= 1;
-    la += st.ka;
-    lb += st.kb;
-    if (n == 0) break;
+  for (uint32_t f = 0; f < frames; ++f) {
+    if (threadIdx.x == 0) in = f == 0 ? first : later[f - 1];
+    __syncthreads();
+    SearchRecord* record = ring + (slot + f) % kRing;
+    SearchState* s = &record->state;
+    unsigned int* counts = record->counts;
+    if (f > 0) given = frame_bound_by_warp<kMax>(a, b, in.motion, read_bits(&ring[(slot + f - 1) % kRing].state.slots));
+    if (rank == 0) {
+      SearchRecord* next = ring + (slot + f + 1) % kRing;
+      clear_state<kMax>(&next->state);
+      next->counts[0] = next->counts[1] = next->counts[2] = 0;
+    }
+    if (f == 0 && start) {
+      if (rank == 0) {
+        start_search<kMax>(a, b, in.motion, given, s, front0);
+        if (descent) descend<kMax>(a, b, in.motion, s);
+        counts[0] = counts[1] = counts[2] = 0;
+      }
+      grid.sync();
+    }
+    if (stamping && f == 0) end->stamps[1] = device_clock_ns();
+    uint64_t n = 1, box_pairs = 0;
+    uint32_t la = 0, lb = 0, at = 0, step = 0;
+    while (la < a.shape.depth || lb < b.shape.depth) {
+      const Step st = next_step(n, la, lb, a.shape, b.shape, capacity, step_pairs);
+      if (st.generated > capacity) break;  // the same decision in every thread
+      unsigned int* count = counts + step % 3;
+      if (rank == 0) counts[(step + 1) % 3] = 0;
+      for (uint64_t first_item = 0; first_item < st.generated; first_item += size)
+        expand_item<kMax>(a, b, fronts[at], st, first_item + rank, in.slack, in.motion, given, s, count,
+                          fronts[at ^ 1]);
+      grid.sync();
+      if (stamping && f == 0 && step < kLoopStamps - 4) end->stamps[2 + step] = device_clock_ns();
+      n = *reinterpret_cast<volatile unsigned int*>(count);
+      box_pairs += st.generated;
+      ++step;
+      at ^= 1;
+      la += st.ka;
+      lb += st.kb;
+      if (n == 0) break;
+    }
+    if (n > 0 && (la < a.shape.depth || lb < b.shape.depth)) {
+      // A front too large for the buffers: the host goes on from here, its chunks' kernels reading the bound from
+      // the state alone. The same decision in every thread.
+      if (rank == 0) {
+        if (given != nothing_known<kMax>()) atomic_tighten<kMax>(&s->bound, given);
+        end->frames = f, end->stopped = 1;
+        end->box_pairs = box_pairs, end->iterations = step;
+        end->la = la, end->lb = lb, end->count = static_cast<unsigned int>(n), end->front = at;
+      }
+      return;
+    }
+    if (n > 0) {
+      if (leaf_warps && 4 * n <= size / 32)
+        leaf_pair_by_warp<kMax>(a, b, in.motion, fronts[at], static_cast<uint32_t>(n), rank / 32, in.slack, given, s,
+                                d2);
+      else
+        for (uint64_t first_item = 0; first_item < 4 * n; first_item += size)
+          leaf_pair_item<kMax>(a, b, in.motion, fronts[at], static_cast<uint32_t>(n), first_item + rank, in.slack,
+                               given, s, d2);
+      grid.sync();
+      if (stamping && f == 0) end->stamps[kLoopStamps - 2] = device_clock_ns();
+      for (uint64_t first_item = 0; first_item < 4 * n; first_item += size)
+        winner_item(a, b, fronts[at], static_cast<uint32_t>(n), first_item + rank, d2, s);
+    }
+    grid.sync();  // the winner settled: the host's answer, and the next frame's bound
+    if (rank == 0) {
+      FrameOutput* out = &batch->frame[f];
+      out->state.bound = read_bits(&s->bound), out->state.best = read_bits(&s->best);
+      out->state.key = read_bits(&s->key), out->state.tests = read_bits(&s->tests);
+      out->state.slots = read_bits(&s->slots);
+      out->box_pairs = box_pairs, out->iterations = step;
+      out->end_ns = device_clock_ns();
+      if (stamping && f == 0) end->stamps[kLoopStamps - 1] = out->end_ns;
+    }
   }
-  const bool finished = n == 0 || !(la < a.shape.depth || lb < b.shape.depth);
-  if (finished && n > 0) {
-    if (leaf_warps && 4 * n <= size / 32)
-      leaf_pair_by_warp<kMax>(a, b, m, fronts[at], static_cast<uint32_t>(n), rank / 32, slack, given, s, d2);
-    else
-      for (uint64_t first = 0; first < 4 * n; first += size)
-        leaf_pair_item<kMax>(a, b, m, fronts[at], static_cast<uint32_t>(n), first + rank, slack, given, s, d2);
-    grid.sync();
-    if (stamping) end->stamps[kLoopStamps - 2] = device_clock_ns();
-    for (uint64_t first = 0; first < 4 * n; first += size)
-      winner_item(a, b, fronts[at], static_cast<uint32_t>(n), first + rank, d2, s);
-  }
-  if (rank == 0) {
-    // A front handed to the host's chunks: their kernels read the bound from the state alone.
-    if (!finished && given != nothing_known<kMax>()) atomic_tighten<kMax>(&s->bound, given);
-    end->box_pairs = box_pairs;
-    end->iterations = step, end->la = la, end->lb = lb, end->count = static_cast<unsigned int>(n), end->front = at;
-    end->finished = finished ? 1u : 0u;
-  }
-  if (stamping) end->stamps[kLoopStamps - 1] = device_clock_ns();
+  if (rank == 0) end->frames = frames, end->stopped = 0;
 }
 
 template <typename T>
@@ -529,7 +609,9 @@ class F12GpuDistance final : public MeshDistanceEngine {
     }
     if (!built) build_on_host(a, b, frame_a, frame_b, min, threads, progress);
     log.mark("context: hierarchies");
-    record_ = DeviceArray<SearchRecord>(memory_, 4);
+    ring_ = DeviceArray<SearchRecord>(memory_, 2 * kRing);
+    batch_ = DeviceArray<BatchRecord>(memory_, 1);
+    later_ = DeviceArray<FrameInput>(memory_, kBatchFrames - 1);
     fronts_.reserve(64);
     plan_device_loop(o.device);
     XHD_CUDA(cudaStreamSynchronize(stream_.get()));
@@ -638,27 +720,74 @@ class F12GpuDistance final : public MeshDistanceEngine {
   }
 
  public:
+  uint64_t batch_size() const override { return loop_blocks_ > 0 ? kBatchFrames : 1; }
+
   void query(const double* pose, xhd_distance_result& r) override {
-    const auto start = std::chrono::steady_clock::now();
-    Pose p;
-    std::copy(pose ? pose : kIdentityPose, (pose ? pose : kIdentityPose) + 12, p.m);
-    // B moved as the CPU backend moves it (PosedB): nothing of B is posed or refitted here, only what the
-    // search reaches. Every bound the search compares against is an exact distance (the descent's, the nodes'
-    // corners', the triangle pairs'), so the filters' distance from the truth counts once (mesh_frame.h).
-    const FramePose frame = frame_pose(p.m, a_frame_, b_frame_);
-    motion_ = {box_motion(frame.m, b_root_), p, b_oriented_.get() != nullptr && is_rigid(frame.m)};
-    const double truth_scale =
-        std::fmax(largest_coordinate(a_root_), motion_.boxes.moved_scale) + largest_abs(a_frame_.origin);
-    const double slack = pruning_slack(truth_scale) + a_frame_.copy_error + frame.displacement;
-    PhaseLog log(stream_.get());
-    log.mark("B's motion");
-    if (which_ & XHD_DISTANCE_MIN) r.min = search<false>(p, slack, r, log);
-    if (which_ & XHD_DISTANCE_MAX) r.max = search<true>(p, slack, r, log);
-    r.query_ms = elapsed_ms(start);
-    r.peak_device_bytes = memory_.peak();
+    uint64_t answered = 0;
+    query_many(pose != nullptr ? pose : kIdentityPose, 1, &r, answered);
+  }
+
+  // The poses in batches of kBatchFrames: each kind's search of a whole batch is one launch and one readback where
+  // the device loop runs (a small search's frame is mostly its launch and readback: 10 us at best of a 40 us frame
+  // at 1M on an H200). A frame's query_ms is its own time on the device (or the host's, where the host drove it)
+  // plus an equal share of the rest of the batch's time (B's motions, the launches, the readbacks, the pairs'
+  // points), so a batch's frames add up to its wall time.
+  void query_many(const double* poses, uint64_t n, xhd_distance_result* results, uint64_t& answered) override {
+    answered = 0;
+    while (answered < n) {
+      const uint64_t k = std::min<uint64_t>(n - answered, kBatchFrames);
+      answer_batch(poses + 12 * answered, k, results + answered, answered);
+    }
   }
 
  private:
+  // B's motion and the slack under a pose (B moved as the CPU backend moves it, PosedB: nothing of B is posed or
+  // refitted here, only what the search reaches). Every bound the search compares against is an exact distance
+  // (the descent's, the nodes' corners', the triangle pairs'), so the filters' distance from the truth counts once
+  // (mesh_frame.h). Throws for a pose that moves B beyond the float range.
+  FrameInput frame_input(const double* pose) const {
+    Pose p;
+    std::copy(pose, pose + 12, p.m);
+    const FramePose frame = frame_pose(p.m, a_frame_, b_frame_);
+    FrameInput in;
+    in.motion = {box_motion(frame.m, b_root_), p, b_oriented_.get() != nullptr && is_rigid(frame.m)};
+    const double truth_scale =
+        std::fmax(largest_coordinate(a_root_), in.motion.boxes.moved_scale) + largest_abs(a_frame_.origin);
+    in.slack = pruning_slack(truth_scale) + a_frame_.copy_error + frame.displacement;
+    return in;
+  }
+
+  // Up to kBatchFrames poses: each counted in `answered` once its results are written. A pose refused ends the batch
+  // before it: the poses before it are answered, then the refusal is thrown.
+  void answer_batch(const double* poses, uint64_t k, xhd_distance_result* results, uint64_t& answered) {
+    const auto start = std::chrono::steady_clock::now();
+    std::exception_ptr refused;
+    uint64_t ready = 0;
+    for (; ready < k; ++ready) {
+      try {
+        frames_.data()[ready] = frame_input(poses + 12 * ready);
+      } catch (...) {
+        refused = std::current_exception();
+        break;
+      }
+    }
+    PhaseLog log(stream_.get());
+    log.mark("B's motion");
+    std::fill(own_ms_, own_ms_ + ready, 0.0);
+    if (ready > 0 && (which_ & XHD_DISTANCE_MIN)) search_frames<false>(poses, ready, results, log);
+    if (ready > 0 && (which_ & XHD_DISTANCE_MAX)) search_frames<true>(poses, ready, results, log);
+    double own = 0.0;
+    for (uint64_t f = 0; f < ready; ++f) own += own_ms_[f];
+    const double share = ready > 0 ? std::fmax(0.0, elapsed_ms(start) - own) / static_cast<double>(ready) : 0.0;
+    for (uint64_t f = 0; f < ready; ++f) {
+      results[f].query_ms = own_ms_[f] + share;
+      results[f].peak_device_bytes = memory_.peak();
+    }
+    answered += ready;
+    if (refused) std::rethrow_exception(refused);
+  }
+
+  private:
   TreeView view_a() {
     return {a_shape_, a_corners_.get(), a_triangle_.get(), a_boxes_.get(), a_oriented_.get(), a_truth_.get()};
   }
@@ -687,37 +816,61 @@ class F12GpuDistance final : public MeshDistanceEngine {
     unsigned long long key;
   };
 
+  // The real distance, under this pose, of the pair that answered the last query: it bounds the search from the
+  // start (frames move B a little, so it is often near the new answer), as on the CPU backend. Nothing known before
+  // the first query, which walks down to a pair of leaves instead (a single thread's descent, about 0.1 ms of a
+  // 0.25 ms frame at 1M).
   template <bool kMax>
-  xhd_distance_pair search(const Pose& pose, double slack, xhd_distance_result& r, PhaseLog& log) {
-    cudaStream_t s = stream_.get();
-    const TreeView a = view_a(), b = view_b();
-    Fronts& top = fronts_at(0);
-    // The last query's answer under this pose bounds the search from the start (frames move B a little, so it is
-    // often near the new answer), as on the CPU backend; the first query walks down to a pair of leaves instead
-    // (a single thread's descent, about 0.1 ms of a 0.25 ms frame at 1M).
+  double last_answer_bound(const double* pose) const {
     const std::optional<TrianglePair>& last = kMax ? last_max_ : last_min_;
-    double given = nothing_known<kMax>();
-    if (last) {
-      const Corners3 ca = a_input_.corners(last->a), cb = b_input_.posed_corners(pose.m, last->b);
-      given = (kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb)).d2;
-    }
-    Found found{nothing_known<kMax>(), ~0ull};
-    if (!(loop_blocks_ > 0 && device_search<kMax>(given, !last, slack, found, r, log))) {
-      start_kernel<kMax><<<1, 1, 0, s>>>(a, b, motion_, given, !last, state<kMax>(), top.buffer[0].get());
+    if (!last) return nothing_known<kMax>();
+    const Corners3 ca = a_input_.corners(last->a), cb = b_input_.posed_corners(pose, last->b);
+    return (kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb)).d2;
+  }
+
+  // Each frame of the batch, in order: as many as it can in each launch of the device loop, else (the host drives
+  // the search) one at a time.
+  template <bool kMax>
+  void search_frames(const double* poses, uint64_t k, xhd_distance_result* results, PhaseLog& log) {
+    for (uint64_t f = 0; f < k;) {
+      if (loop_blocks_ > 0) {
+        const uint64_t done = device_frames<kMax>(poses, f, k, results, log);
+        if (done > 0) {
+          f += done;
+          continue;
+        }
+      }
+      const auto start = std::chrono::steady_clock::now();
+      const FrameInput& in = frames_.data()[f];
+      motion_ = in.motion;
+      Found found{nothing_known<kMax>(), ~0ull};
+      const double given = last_answer_bound<kMax>(poses + 12 * f);
+      const bool first = !(kMax ? last_max_ : last_min_);
+      cudaStream_t s = stream_.get();
+      Fronts& top = fronts_at(0);
+      start_kernel<kMax><<<1, 1, 0, s>>>(view_a(), view_b(), motion_, given, first, state<kMax>(), top.buffer[0].get());
       XHD_CUDA_LAUNCHED("start_kernel");
       log.mark("start and descent");
-      expand<kMax>(top.buffer[0].get(), 1, 0, 0, 0, slack, found, r, log);
+      expand<kMax>(top.buffer[0].get(), 1, 0, 0, 0, in.slack, found, results[f], log);
+      answer<kMax>(found, poses + 12 * f, results[f]);
+      own_ms_[f] += elapsed_ms(start);
+      ++f;
     }
-    xhd_distance_pair out{};
-    out.triangle_a = out.triangle_b = XHD_NO_INDEX;
+  }
+
+  // The search's winner as the frame's answer: the winning pair's points, recomputed on the host by the same
+  // functions (the CPU backend's bits); the pair bounds the next query.
+  template <bool kMax>
+  void answer(const Found& found, const double* pose, xhd_distance_result& r) {
     if (found.key == ~0ull) throw std::runtime_error("the search ended without a triangle pair");
-    // The winning pair's points, recomputed on the host by the same functions: the CPU backend's bits.
     const uint32_t ta = static_cast<uint32_t>(found.key >> 32), tb = static_cast<uint32_t>(found.key & 0xffffffffu);
     (kMax ? last_max_ : last_min_) = TrianglePair{ta, tb};
-    const Corners3 ca = a_input_.corners(ta), cb = b_input_.posed_corners(pose.m, tb);
+    const Corners3 ca = a_input_.corners(ta), cb = b_input_.posed_corners(pose, tb);
     const PairPoints p = kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb);
+    xhd_distance_pair& out = kMax ? r.max : r.min;
+    out = xhd_distance_pair{};
+    out.triangle_a = out.triangle_b = XHD_NO_INDEX;
     write_pair({p.d2, ta, tb, p}, out);
-    return out;
   }
 
   // Expands the front `in` (n pairs at levels la, lb) down to the leaves and tests their triangle pairs.
@@ -795,77 +948,114 @@ class F12GpuDistance final : public MeshDistanceEngine {
     if (better || (d2 == found.d2 && chunk.key < found.key)) found = {d2, chunk.key};
   }
 
-  // The whole search in one cooperative launch (search_kernel) and one readback; where the front outgrows the
-  // buffers, the host goes on from there in chunks, as the host-driven search does. False, with nothing done, where
-  // the launch is refused although it was planned to fit (e.g. a multiprocessor limit under MPS): this and every
-  // later search is then driven by the host.
+  // Frames first..k-1 of the batch in one cooperative launch (search_kernel) and one readback: returns how many it
+  // answered. Where a frame's front outgrows the buffers, the launch stops there and the host searches that frame on
+  // in chunks, as the host-driven search does (the frame counts as answered). 0, with nothing done, where the launch
+  // is refused although it was planned to fit (e.g. a multiprocessor limit under MPS): this and every later search
+  // is then driven by the host.
   template <bool kMax>
-  bool device_search(double given, bool descent, double slack, Found& found, xhd_distance_result& r, PhaseLog& log) {
+  uint64_t device_frames(const double* poses, uint64_t first, uint64_t k, xhd_distance_result* results, PhaseLog& log) {
     cudaStream_t s = stream_.get();
+    const uint32_t n = static_cast<uint32_t>(k - first);
     TreeView a = view_a(), b = view_b();
-    Motion m = motion_;
+    FrameInput first_input = frames_.data()[first];
+    const FrameInput* later = later_.get();
     Fronts& top = fronts_at(0);
     uint2 *front0 = top.buffer[0].get(), *front1 = top.buffer[1].get();
     double* d2 = d2_.get();
-    SearchRecord *record = this->record<kMax>(), *next = other_record<kMax>();
-    bool start = descent || !ready_[kMax];
+    SearchRecord* ring = ring_.get() + kRing * kMax;
+    BatchRecord* batch = batch_.get();
+    uint32_t frames = n, slot = slot_[kMax];
+    double given = last_answer_bound<kMax>(poses + 12 * first);
+    bool descent = !(kMax ? last_max_ : last_min_), start = descent || !ready_[kMax];
     uint64_t capacity = front_capacity_, step_pairs = step_pairs_;
-    bool trace = log.enabled();
-    bool leaf_warps = leaf_warps_;
-    void* args[] = {&a, &b, &m, &given, &start, &descent, &slack, &capacity,
-                    &step_pairs, &record, &next, &front0, &front1, &d2, &leaf_warps, &trace};
+    bool trace = log.enabled(), leaf_warps = leaf_warps_;
+    void* args[] = {&a,     &b,        &first_input, &later, &frames, &given,  &start,  &descent,    &capacity,
+                    &step_pairs, &ring, &slot,        &batch, &front0, &front1, &d2,     &leaf_warps, &trace};
+    // The later frames' inputs go up from pinned memory ahead of the launch, on its stream.
+    if (n > 1)
+      XHD_CUDA(cudaMemcpyAsync(later_.get(), frames_.data() + first + 1, (n - 1) * sizeof(FrameInput),
+                               cudaMemcpyHostToDevice, s));
     const auto host_start = std::chrono::steady_clock::now();
     const cudaError_t launched = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&search_kernel<kMax>),
                                                              dim3(loop_blocks_), dim3(kThreads), args, 0, s);
     const auto host_launched = std::chrono::steady_clock::now();
     if (launched == cudaErrorCooperativeLaunchTooLarge || launched == cudaErrorNotSupported) {
       cudaGetLastError();
+      XHD_CUDA(cudaStreamSynchronize(s));  // the inputs' copy reads the pinned frames
       loop_blocks_ = 0;
-      return false;
+      return 0;
     }
     XHD_CUDA(launched);
     XHD_CUDA_LAUNCHED("search_kernel");
-    XHD_CUDA(cudaMemcpyAsync(readback_.data(), record, offsetof(SearchRecord, counts), cudaMemcpyDeviceToHost, s));
+    XHD_CUDA(cudaMemcpyAsync(batch_readback_.data(), batch, offsetof(BatchRecord, frame) + n * sizeof(FrameOutput),
+                             cudaMemcpyDeviceToHost, s));
     XHD_CUDA(cudaStreamSynchronize(s));
     const auto host_done = std::chrono::steady_clock::now();
-    const LoopEnd e = readback_.data()->end;
+    const BatchRecord& back = *batch_readback_.data();
+    const LoopEnd& e = back.end;
+    if (log.enabled()) print_profile(e, n, host_launched - host_start, host_done - host_launched);
+    log.mark("device loop");
+    // Each frame's own time: from the end of the one before (the kernel's start for the first).
+    unsigned long long before = e.begin_ns;
+    for (uint32_t f = 0; f < e.frames; ++f) {
+      const FrameOutput& o = back.frame[f];
+      xhd_distance_result& r = results[first + f];
+      r.box_pairs += o.box_pairs;
+      r.iterations += o.iterations;
+      Found found{nothing_known<kMax>(), ~0ull};
+      take_chunk<kMax>(o.state, found, r);
+      answer<kMax>(found, poses + 12 * (first + f), r);
+      own_ms_[first + f] += (o.end_ns - before) / 1e6;
+      before = o.end_ns;
+    }
+    if (!e.stopped) {
+      // The last frame cleared the record after its own: the next search of this kind uses it, with no start.
+      slot_[kMax] = (slot + e.frames) % kRing;
+      ready_[kMax] = true;
+      return e.frames;
+    }
+    // The stopped frame's search goes on from its record; the frame before it cleared the one after it, which the
+    // next search of this kind then uses with no start, even where the host's chunks below fail part-way (the
+    // stopped frame's record is left as they left it).
+    const auto chunks_start = std::chrono::steady_clock::now();
+    const uint64_t f = first + e.frames;
+    slot_[kMax] = (slot + e.frames) % kRing;
+    struct NextRecord {
+      uint32_t& slot;
+      bool& ready;
+      ~NextRecord() { slot = (slot + 1) % kRing, ready = true; }
+    } next_record{slot_[kMax], ready_[kMax]};
+    xhd_distance_result& r = results[f];
     r.box_pairs += e.box_pairs;
     r.iterations += e.iterations;
-    if (log.enabled()) {
-      // The host's clock around the launch, the device's (kernel stamps) inside it: no events, which cost more
-      // than some phases.
-      using us = std::chrono::duration<double, std::micro>;
-      std::fprintf(stderr,
-                   "xhd-profile search_kernel %u steps, %llu box pairs: the launch call %.1f us, then %.1f us to the "
-                   "readback; on the device (us): start",
-                   e.iterations, static_cast<unsigned long long>(e.box_pairs), us(host_launched - host_start).count(),
-                   us(host_done - host_launched).count());
-      unsigned long long last = e.stamps[0];
-      for (int i = 1; i < kLoopStamps; ++i)
-        if (e.stamps[i] != 0) std::fprintf(stderr, " %.1f", (e.stamps[i] - last) / 1000.0), last = e.stamps[i];
-      std::fprintf(stderr, " (leaf pairs and winner last), %.1f in all\n", (last - e.stamps[0]) / 1000.0);
-    }
-    log.mark("device loop");
-    // The kernel cleared the other record: the next search of this kind uses it, and needs no start, even where
-    // the host's chunks below fail part-way (this record is then left as they left it).
-    struct NextRecord {
-      int& slot;
-      bool& ready;
-      ~NextRecord() { slot = 1 - slot, ready = true; }
-    } next_record{slot_[kMax], ready_[kMax]};
-    if (e.finished) take_chunk<kMax>(readback_.data()->state, found, r);
-    else expand<kMax>(top.buffer[e.front].get(), e.count, e.la, e.lb, 0, slack, found, r, log);
-    return true;
+    motion_ = frames_.data()[f].motion;
+    Found found{nothing_known<kMax>(), ~0ull};
+    expand<kMax>(top.buffer[e.front].get(), e.count, e.la, e.lb, 0, frames_.data()[f].slack, found, r, log);
+    answer<kMax>(found, poses + 12 * f, r);
+    own_ms_[f] += elapsed_ms(chunks_start);
+    return e.frames + 1;
   }
 
-  // This kind's record in use (of its two: search_kernel), and the other.
+  // XHD_CUDA_PROFILE: the host's clock around the launch, the device's (kernel stamps) inside its first frame: no
+  // events, which cost more than some phases.
+  static void print_profile(const LoopEnd& e, uint32_t frames, std::chrono::steady_clock::duration launch,
+                            std::chrono::steady_clock::duration wait) {
+    using us = std::chrono::duration<double, std::micro>;
+    std::fprintf(stderr,
+                 "xhd-profile search_kernel, %u of %u frames: the launch call %.1f us, then %.1f us to the readback; "
+                 "the first frame on the device (us): start",
+                 e.frames, frames, us(launch).count(), us(wait).count());
+    unsigned long long last = e.stamps[0];
+    for (int i = 1; i < kLoopStamps; ++i)
+      if (e.stamps[i] != 0) std::fprintf(stderr, " %.1f", (e.stamps[i] - last) / 1000.0), last = e.stamps[i];
+    std::fprintf(stderr, " (leaf pairs and winner last), %.1f in all\n", (last - e.stamps[0]) / 1000.0);
+  }
+
+  // This kind's record in use (of its kRing: search_kernel).
   template <bool kMax>
   SearchRecord* record() {
-    return record_.get() + 2 * kMax + slot_[kMax];
-  }
-  template <bool kMax>
-  SearchRecord* other_record() {
-    return record_.get() + 2 * kMax + (1 - slot_[kMax]);
+    return ring_.get() + kRing * kMax + slot_[kMax];
   }
   template <bool kMax>
   SearchState* state() {
@@ -884,11 +1074,18 @@ class F12GpuDistance final : public MeshDistanceEngine {
   DeviceArray<uint32_t> a_triangle_, b_triangle_;
   DeviceArray<Box> a_boxes_, b_boxes_;
   DeviceArray<OrientedBox> a_oriented_, b_oriented_;
-  Motion motion_{};
-  DeviceArray<SearchRecord> record_;  // two a kind (minimum, maximum), used in turn by the device loop
-  int slot_[2] = {0, 0};               // each kind's record in use
-  bool ready_[2] = {false, false};     // whether it is clear (the device loop's last search of the kind cleared it)
+  Motion motion_{};  // the frame's the host-driven kernels search
+  DeviceArray<SearchRecord> ring_;  // kRing a kind (minimum, maximum), used in turn by the frames
+  uint32_t slot_[2] = {0, 0};       // each kind's record in use
+  bool ready_[2] = {false, false};  // whether it is clear (the device loop's last frame of the kind cleared it)
   PinnedArray<SearchRecord> readback_{1};  // the record's copies back land here: pinned, so they are real DMA
+  // A batch's frames: their inputs (made here, the later ones copied up to later_ for the device loop), what the
+  // device loop leaves (batch_, read back to batch_readback_), and each frame's own time.
+  PinnedArray<FrameInput> frames_{kBatchFrames};
+  DeviceArray<FrameInput> later_;
+  DeviceArray<BatchRecord> batch_;
+  PinnedArray<BatchRecord> batch_readback_{1};
+  double own_ms_[kBatchFrames] = {};
   // The last query's answers (triangles of A and B), tried first by the next.
   std::optional<TrianglePair> last_min_, last_max_;
   std::vector<Fronts> fronts_;

@@ -851,12 +851,14 @@ XHD_API int32_t xhd_distance_query(xhd_distance_context* context, const double* 
                                    xhd_progress* progress);
 
 /* n queries in one call, in order: pose i is the 12 doubles at poses + 12 * i (as pose_b above), and
- * results[i] receives exactly what xhd_distance_query would for it after the queries before it (query_ms
- * its own time; a CPU context starts each search from the answer before, as it does across calls).
- * progress may be NULL: total = n, done counts the poses answered, and cancel is honoured before each pose
- * (XHD_ERROR_CANCELLED; a pose is never stopped halfway, and the context stays usable). On any failure the
- * poses before the failing one are answered in results and counted in done. poses and results may be NULL
- * only when n is 0. Threads: one query per context at a time, as for xhd_distance_query. */
+ * results[i] receives exactly what xhd_distance_query would for it after the queries before it (a context starts
+ * each search from the answer before, as it does across calls). A CPU context answers one pose at a time, query_ms
+ * its own time; a CUDA context answers up to 64 poses in each launch of its search, query_ms a pose's own time on
+ * the device plus an equal share of the rest of the batch's (so a batch's query_ms add up to its wall time).
+ * progress may be NULL: total = n, done counts the poses answered, and cancel is honoured before each pose (CPU) or
+ * batch of poses (CUDA) (XHD_ERROR_CANCELLED; a pose is never stopped halfway, and the context stays usable). On
+ * any failure the poses before the failing one are answered in results and counted in done. poses and results may
+ * be NULL only when n is 0. Threads: one query per context at a time, as for xhd_distance_query. */
 XHD_API int32_t xhd_distance_query_many(xhd_distance_context* context, const double* poses, uint64_t n,
                                         xhd_distance_result* results, xhd_progress* progress);
 

@@ -181,7 +181,8 @@ export async function distanceFiles(pathA: string, pathB: string, options: Dista
 /**
  * Frames per native call. A call costs tens of microseconds beyond its queries, more than a small mesh's
  * query, so frames go in batches; the bar and Ctrl-C do not wait for a batch to end (the call reports each
- * frame done and stops before the next once cancelled), so the size only bounds the results buffer
+ * frame done, or on the GPU each launch's up to 64, and stops before the next once cancelled), so the size only
+ * bounds the results buffer
  * (4,096 × 272 bytes) and leaves the per-call cost at well under 0.1 µs a frame.
  */
 export const FRAMES_PER_CALL = 4096;
