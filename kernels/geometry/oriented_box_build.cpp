@@ -249,7 +249,7 @@ DopReaches reaches_from(const Projections<true>& p) {
   }
   double radius2 = 0.0;
   for (int j = 0; j < 3; ++j) {
-    const double e = larger(reach[13 + kDopFace[j]], reach[13 - kDopFace[j]]);
+    const double e = larger(reach[13 + dop_face(j)], reach[13 - dop_face(j)]);
     radius2 += e * e;
   }
   DopReaches out;
