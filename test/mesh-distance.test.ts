@@ -184,15 +184,17 @@ describe('mesh distance on the CPU', () => {
  * The GPU search's ways, each set for a context's life (undefined: as by default): XHD_GPU_DEVICE_LOOP=0, a launch a
  * step, the front's size read back between them; XHD_MESH_FRONT_CAPACITY, fronts of more than 16,384 pairs cut into
  * chunks (the device loop stops there and the host goes on); XHD_GPU_LEAF_WARPS=0, the device loop's final fronts
- * a thread a triangle pair, never a warp a pair (lanes a test). The default way first.
+ * a thread a triangle pair, never a warp a pair (lanes a test); XHD_GPU_DOP=1, the hierarchies built with DOPs and
+ * node pairs near the cut bounded by them too. The default way first.
  */
-const DEFAULT_WAY = { XHD_GPU_DEVICE_LOOP: undefined, XHD_MESH_FRONT_CAPACITY: undefined, XHD_GPU_LEAF_WARPS: undefined };
+const DEFAULT_WAY = { XHD_GPU_DEVICE_LOOP: undefined, XHD_MESH_FRONT_CAPACITY: undefined, XHD_GPU_LEAF_WARPS: undefined, XHD_GPU_DOP: undefined };
 const SEARCH_WAYS: [string, Record<string, string | undefined>][] = [
   ['device loop', DEFAULT_WAY],
   ['host-driven', { ...DEFAULT_WAY, XHD_GPU_DEVICE_LOOP: '0' }],
   ['device loop, chunks', { ...DEFAULT_WAY, XHD_MESH_FRONT_CAPACITY: '16384' }],
   ['host-driven, chunks', { ...DEFAULT_WAY, XHD_GPU_DEVICE_LOOP: '0', XHD_MESH_FRONT_CAPACITY: '16384' }],
   ['device loop, leaf pairs a thread each', { ...DEFAULT_WAY, XHD_GPU_LEAF_WARPS: '0' }],
+  ['device loop, the DOPs\' bound too', { ...DEFAULT_WAY, XHD_GPU_DOP: '1' }],
 ];
 
 describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? false : 'no usable CUDA GPU' }, () => {
@@ -210,9 +212,9 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
     }
   });
 
-  it("builds on the GPU the host's hierarchy (order and boxes to the bit), oriented boxes holding every corner", async () => {
+  it("builds on the GPU the host's hierarchy (order and boxes to the bit), oriented boxes and DOPs holding every corner", async () => {
     // XHD_CHECK_GPU_BUILD=1 makes the library build each tree on the host too and compare (f12_build_gpu.h); a
-    // difference is an internal error, which rejects.
+    // difference is an internal error, which rejects. With XHD_GPU_DOP=1 the trees get DOPs, checked too.
     const grid = (n: number): TriangleMesh => {  // a flat grid: many centroids share each coordinate (ties by index)
       const positions: number[] = [], triangles: number[] = [];
       for (let i = 0; i <= n; i++) for (let j = 0; j <= n; j++) positions.push(i, j, 0);
@@ -232,18 +234,14 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
       ['three against five', few(3), few(5)],
       ['200k spheres', big, moved(big, 2.05, 0.3, 0.1, 0.999)],
     ];
-    const saved = process.env.XHD_CHECK_GPU_BUILD;
-    process.env.XHD_CHECK_GPU_BUILD = '1';
-    try {
-      for (const [name, a, b] of cases) {
-        const gpu = await meshDistance(a, b, { min: true, max: true, backend: 'cuda' }, rotationZ(10, [0.1, 0, 0]));
-        const cpu = await meshDistance(a, b, { min: true, max: true, backend: 'cpu' }, rotationZ(10, [0.1, 0, 0]));
-        assertSamePair(gpu.min, cpu.min, `${name} min`);
-        assertSamePair(gpu.max, cpu.max, `${name} max`);
+    for (const [name, a, b] of cases) {
+      const cpu = await meshDistance(a, b, { min: true, max: true, backend: 'cpu' }, rotationZ(10, [0.1, 0, 0]));
+      for (const dops of [undefined, '1']) {
+        const gpu = await withEnv({ XHD_CHECK_GPU_BUILD: '1', XHD_GPU_DOP: dops },
+          () => meshDistance(a, b, { min: true, max: true, backend: 'cuda' }, rotationZ(10, [0.1, 0, 0])));
+        assertSamePair(gpu.min, cpu.min, `${name} min${dops ? ', DOPs' : ''}`);
+        assertSamePair(gpu.max, cpu.max, `${name} max${dops ? ', DOPs' : ''}`);
       }
-    } finally {
-      if (saved === undefined) delete process.env.XHD_CHECK_GPU_BUILD;
-      else process.env.XHD_CHECK_GPU_BUILD = saved;
     }
   });
 

@@ -11,4 +11,10 @@ inline bool switched_on(const char* name) {
   return value == nullptr || value[0] != '0';
 }
 
+// Paths that are off by default (measured not to pay) and can be turned on: NAME=1 (any value starting with '1').
+inline bool asked_for(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && value[0] == '1';
+}
+
 }  // namespace xhd

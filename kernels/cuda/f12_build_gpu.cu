@@ -202,10 +202,21 @@ __global__ void node_axes_kernel(uint32_t level, const Moments* below, Moments* 
   covariance_axes(cov, oriented[f12_node(level, i)]);
 }
 
-// The least and largest projection of a node's corners on each of its axes, measured from its tight box's
-// centre (as floats) in double, as ordered integers for the atomics.
+// The directions a node's corners are projected on: its box's three axes, or (kDops) the half of the DOP's 26
+// directions s0·u0 + s1·u1 + s2·u2 (oriented_dop.h) whose slot is past the centre's: direction t is slot 14 + t, its
+// opposite slot 12 - t, and axis j's own is t = dop_face(j) - 1. Only a build asked for DOPs pays for the ten more.
+template <bool kDops>
+constexpr int kDirections = kDops ? 13 : 3;
+
+template <bool kDops>
+XHD_HD constexpr int axis_direction(int j) {
+  return kDops ? dop_face(j) - 1 : j;
+}
+
+// A node's corners' least and largest projections on each direction, measured from its tight box's centre (as
+// floats) in double, as ordered integers for the atomics.
 struct Extremes {
-  long long lo[3], hi[3];
+  long long lo[kDirections<true>], hi[kDirections<true>];
 };
 
 __device__ Dvec3 box_centre(const Box& b) {
@@ -216,36 +227,99 @@ __device__ Dvec3 box_centre(const Box& b) {
 __global__ void clear_extremes_kernel(uint64_t count, Extremes* x) {
   const uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
   if (i >= count) return;
-  for (int j = 0; j < 3; ++j) x[i].lo[j] = double_to_ordered(INFINITY), x[i].hi[j] = double_to_ordered(-INFINITY);
+  for (int t = 0; t < kDirections<true>; ++t)
+    x[i].lo[t] = double_to_ordered(INFINITY), x[i].hi[t] = double_to_ordered(-INFINITY);
 }
 
+// The directions' components from those along the axes (p): an axis's own direction is its value.
+template <bool kDops>
+__device__ void direction_values(const double p[3], double x[kDirections<kDops>]) {
+#pragma unroll
+  for (int t = 0; t < kDirections<kDops>; ++t) {
+    const int slot = 14 + t, s0 = slot / 9 - 1, s1 = slot / 3 % 3 - 1, s2 = slot % 3 - 1;
+    x[t] = kDops ? (s0 * p[0] + s1 * p[1]) + s2 * p[2] : p[t];
+  }
+}
+
+template <bool kDops>
 __device__ void project_slot(const float* corners, uint64_t slot, const OrientedBox& box, const Dvec3& o,
-                             double lo[3], double hi[3]) {
+                             double lo[kDirections<kDops>], double hi[kDirections<kDops>]) {
   for (int k = 0; k < 3; ++k) {
     const Dvec3 d = dsub(dload(corners + 9 * slot + 3 * k), o);
+    const double p[3] = {ddot(fvec(box.u[0]), d), ddot(fvec(box.u[1]), d), ddot(fvec(box.u[2]), d)};
+    double x[kDirections<kDops>];
+    direction_values<kDops>(p, x);
+#pragma unroll
+    for (int t = 0; t < kDirections<kDops>; ++t) lo[t] = fmin(lo[t], x[t]), hi[t] = fmax(hi[t], x[t]);
+  }
+}
+
+// A node's centre and extents from its extremes, as oriented_box_build.cpp's set_extents does: the centre a float
+// point in the middle of the projections on the axes, the extents measured from it (in double: the centre's
+// rounding moves the projections by q), enlarged by 1e-12 and rounded up to float. Every corner v then has
+// |u_j·(v - c)| <= e_j up to the double arithmetic's rounding, a few ulps of the node's size, which the searches'
+// pruning slack (1e-12 of the coordinates) covers, as for the host's boxes. Then (kDops) its DOP's reaches from the
+// same extremes moved to the centre, as the host's reaches_from makes them (with room for the double arithmetic,
+// rounded up to whole units). Not the host's bits (its scan keeps other roundings): valid bounds.
+template <bool kDops>
+__device__ void finish_shape(const Dvec3& o, const double lo[kDirections<kDops>], const double hi[kDirections<kDops>],
+                             OrientedBox& box, DopReaches* dop) {
+  double c[3] = {o.x, o.y, o.z};
+  for (int j = 0; j < 3; ++j) {
+    const double mid = 0.5 * (lo[axis_direction<kDops>(j)] + hi[axis_direction<kDops>(j)]);
+    for (int k = 0; k < 3; ++k) c[k] += mid * box.u[j][k];
+  }
+  for (int k = 0; k < 3; ++k) box.c[k] = static_cast<float>(c[k]);
+  const Dvec3 shift = dsub(fvec(box.c), o);
+  const double q[3] = {ddot(fvec(box.u[0]), shift), ddot(fvec(box.u[1]), shift), ddot(fvec(box.u[2]), shift)};
+  for (int j = 0; j < 3; ++j) {
+    const double e = fmax(hi[axis_direction<kDops>(j)] - q[j], q[j] - lo[axis_direction<kDops>(j)]);
+    box.e[j] = nextafterf(static_cast<float>(e * (1.0 + 1e-12)), INFINITY);
+  }
+  if constexpr (kDops) {
+    double moved[kDirections<kDops>], reach[kDopSlots];
+    direction_values<kDops>(q, moved);
+    reach[13] = 0.0;  // the centre: unused
+    for (int t = 0; t < kDirections<kDops>; ++t) {
+      const double high = hi[t] - moved[t], low = lo[t] - moved[t];
+      const double room = 1e-12 * (fabs(high) + fabs(low));
+      reach[14 + t] = high + room;
+      reach[12 - t] = -low + room;
+    }
+    double radius2 = 0.0;
     for (int j = 0; j < 3; ++j) {
-      const double p = ddot(fvec(box.u[j]), d);
-      lo[j] = fmin(lo[j], p);
-      hi[j] = fmax(hi[j], p);
+      const double e = fmax(reach[13 + dop_face(j)], reach[13 - dop_face(j)]);
+      radius2 += e * e;
+    }
+    dop->r = nextafterf(static_cast<float>(sqrt(radius2) * (1.0 + 1e-6) + 1e-30), INFINITY);
+    const double unit = dop_unit(dop->r);
+    for (int k = 0; k < kDopSlots; ++k) {
+      double steps = ceil(reach[k] / unit);  // rounded up: a reach never shrinks
+      if (!(steps > 0.0)) steps = 0.0;       // a negative reach (or none) stored as 0: still an upper bound
+      dop->h[k] = static_cast<uint16_t>(fmin(steps, 65535.0));
     }
   }
 }
 
-// Small nodes: a thread each, over every slot.
-__global__ void node_extremes_kernel(F12Shape s, uint32_t level, const float* corners, const Box* boxes,
-                                     const OrientedBox* oriented, Extremes* x) {
+// Small nodes: a thread each, over every slot, finished at once.
+template <bool kDops>
+__global__ void node_shape_kernel(F12Shape s, uint32_t level, const float* corners, const Box* boxes,
+                                  OrientedBox* oriented, DopReaches* dops) {
   const uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
   if (i >= (1ull << level)) return;
   const uint64_t node = f12_node(level, i);
-  const OrientedBox box = oriented[node];
+  OrientedBox box = oriented[node];
   const Dvec3 o = box_centre(boxes[node]);
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  double lo[kDirections<kDops>], hi[kDirections<kDops>];
+  for (int t = 0; t < kDirections<kDops>; ++t) lo[t] = INFINITY, hi[t] = -INFINITY;
   const F12Slots slots = f12_node_slots(s, level, i);
-  for (uint64_t slot = slots.first; slot < slots.last; ++slot) project_slot(corners, slot, box, o, lo, hi);
-  for (int j = 0; j < 3; ++j) x[i].lo[j] = double_to_ordered(lo[j]), x[i].hi[j] = double_to_ordered(hi[j]);
+  for (uint64_t slot = slots.first; slot < slots.last; ++slot) project_slot<kDops>(corners, slot, box, o, lo, hi);
+  finish_shape<kDops>(o, lo, hi, box, kDops ? dops + node : nullptr);
+  oriented[node] = box;
 }
 
 // Large nodes: a warp for each piece of at most `span` slots, merged by atomics.
+template <bool kDops>
 __global__ void piece_extremes_kernel(F12Shape s, uint32_t level, uint64_t pieces_per_node, const float* corners,
                                       const Box* boxes, const OrientedBox* oriented, Extremes* x) {
   const uint64_t warp = (blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x) / 32;
@@ -259,44 +333,34 @@ __global__ void piece_extremes_kernel(F12Shape s, uint32_t level, uint64_t piece
   const uint64_t size = slots.last - slots.first;
   const uint64_t begin = slots.first + size * piece / pieces_per_node,
                  end = slots.first + size * (piece + 1) / pieces_per_node;
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (uint64_t slot = begin + lane; slot < end; slot += 32) project_slot(corners, slot, box, o, lo, hi);
-  for (int j = 0; j < 3; ++j)
+  double lo[kDirections<kDops>], hi[kDirections<kDops>];
+  for (int t = 0; t < kDirections<kDops>; ++t) lo[t] = INFINITY, hi[t] = -INFINITY;
+  for (uint64_t slot = begin + lane; slot < end; slot += 32) project_slot<kDops>(corners, slot, box, o, lo, hi);
+  for (int t = 0; t < kDirections<kDops>; ++t)
     for (int d = 16; d > 0; d >>= 1) {
-      lo[j] = fmin(lo[j], __shfl_down_sync(0xffffffffu, lo[j], d));
-      hi[j] = fmax(hi[j], __shfl_down_sync(0xffffffffu, hi[j], d));
+      lo[t] = fmin(lo[t], __shfl_down_sync(0xffffffffu, lo[t], d));
+      hi[t] = fmax(hi[t], __shfl_down_sync(0xffffffffu, hi[t], d));
     }
   if (lane != 0) return;
-  for (int j = 0; j < 3; ++j) {
-    atomicMin(&x[i].lo[j], double_to_ordered(lo[j]));
-    atomicMax(&x[i].hi[j], double_to_ordered(hi[j]));
+  for (int t = 0; t < kDirections<kDops>; ++t) {
+    atomicMin(&x[i].lo[t], double_to_ordered(lo[t]));
+    atomicMax(&x[i].hi[t], double_to_ordered(hi[t]));
   }
 }
 
-// Centre and extents from the extremes, as oriented_box_build.cpp's set_extents does: the centre a float point
-// in the middle of the projections, the extents measured from it (in double: the centre's rounding moves the
-// projections by q), enlarged by 1e-12 and rounded up to float. Every corner v then has |u_j·(v - c)| <= e_j
-// up to the double arithmetic's rounding, a few ulps of the node's size, which the searches' pruning slack
-// (1e-12 of the coordinates) covers, as for the host's boxes.
-__global__ void extents_kernel(uint32_t level, const Box* boxes, const Extremes* x, OrientedBox* oriented) {
+// The large nodes finished from their pieces' extremes.
+template <bool kDops>
+__global__ void pieces_shape_kernel(uint32_t level, const Box* boxes, const Extremes* x, OrientedBox* oriented,
+                                    DopReaches* dops) {
   const uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
   if (i >= (1ull << level)) return;
   const uint64_t node = f12_node(level, i);
-  OrientedBox& box = oriented[node];
-  const Dvec3 o = box_centre(boxes[node]);
-  double lo[3], hi[3], c[3] = {o.x, o.y, o.z};
-  for (int j = 0; j < 3; ++j) {
-    lo[j] = ordered_to_double(x[i].lo[j]), hi[j] = ordered_to_double(x[i].hi[j]);
-    const double mid = 0.5 * (lo[j] + hi[j]);
-    for (int k = 0; k < 3; ++k) c[k] += mid * box.u[j][k];
-  }
-  for (int k = 0; k < 3; ++k) box.c[k] = static_cast<float>(c[k]);
-  const Dvec3 shift = dsub(fvec(box.c), o);
-  for (int j = 0; j < 3; ++j) {
-    const double q = ddot(fvec(box.u[j]), shift);
-    const double e = fmax(hi[j] - q, q - lo[j]);
-    box.e[j] = nextafterf(static_cast<float>(e * (1.0 + 1e-12)), INFINITY);
-  }
+  double lo[kDirections<kDops>], hi[kDirections<kDops>];
+  for (int t = 0; t < kDirections<kDops>; ++t)
+    lo[t] = ordered_to_double(x[i].lo[t]), hi[t] = ordered_to_double(x[i].hi[t]);
+  OrientedBox box = oriented[node];
+  finish_shape<kDops>(box_centre(boxes[node]), lo, hi, box, kDops ? dops + node : nullptr);
+  oriented[node] = box;
 }
 
 // ---- The build ----
@@ -358,7 +422,7 @@ class Builder {
     return std::move(runs[0]);
   }
 
-  void oriented(const DeviceF12& t, OrientedBox* oriented) {
+  void oriented(const DeviceF12& t, OrientedBox* oriented, DopReaches* dops) {
     const F12Shape& s = t.shape;
     {  // Axes, leaves up; each level's moments kept only until its parents are summed, and freed before the extents.
       DeviceArray<Moments> moments[2] = {DeviceArray<Moments>(memory_, 1ull << s.depth),
@@ -372,28 +436,41 @@ class Builder {
         XHD_CUDA_LAUNCHED("node_axes_kernel");
       }
     }
-    // Extents, a level at a time (every level reads every corner once).
-    DeviceArray<Extremes> extremes(memory_, 1ull << s.depth);
-    for (uint32_t level = 0; level <= s.depth; ++level) {
-      const uint64_t nodes = 1ull << level, largest = (static_cast<uint64_t>(s.triangles) >> level) + 1;
-      if (largest <= kThreadSlots) {
-        node_extremes_kernel<<<blocks_for(nodes, kThreads), kThreads, 0, s_>>>(s, level, t.corners.get(),
-                                                                               t.boxes.get(), oriented, extremes.get());
-        XHD_CUDA_LAUNCHED("node_extremes_kernel");
-      } else {
-        clear_extremes_kernel<<<blocks_for(nodes, kThreads), kThreads, 0, s_>>>(nodes, extremes.get());
-        XHD_CUDA_LAUNCHED("clear_extremes_kernel");
-        const uint64_t pieces = (largest + kPieceSlots - 1) / kPieceSlots;
-        piece_extremes_kernel<<<blocks_for(32 * (pieces << level), kThreads), kThreads, 0, s_>>>(
-            s, level, pieces, t.corners.get(), t.boxes.get(), oriented, extremes.get());
-        XHD_CUDA_LAUNCHED("piece_extremes_kernel");
-      }
-      extents_kernel<<<blocks_for(nodes, kThreads), kThreads, 0, s_>>>(level, t.boxes.get(), extremes.get(), oriented);
-      XHD_CUDA_LAUNCHED("extents_kernel");
-    }
+    if (dops != nullptr) shapes<true>(t, oriented, dops);
+    else shapes<false>(t, oriented, nullptr);
   }
 
  private:
+  // Extents (and, kDops, reaches), a level at a time (every level reads every corner once). Small nodes are
+  // finished by their threads; only the levels of large nodes, whose pieces meet in atomics, keep extremes between
+  // kernels.
+  template <bool kDops>
+  void shapes(const DeviceF12& t, OrientedBox* oriented, DopReaches* dops) {
+    const F12Shape& s = t.shape;
+    auto largest = [&](uint32_t level) { return (static_cast<uint64_t>(s.triangles) >> level) + 1; };
+    uint64_t large_nodes = 1;  // the most nodes of a level of large ones
+    for (uint32_t level = 0; level <= s.depth && largest(level) > kThreadSlots; ++level) large_nodes = 1ull << level;
+    DeviceArray<Extremes> extremes(memory_, large_nodes);
+    for (uint32_t level = 0; level <= s.depth; ++level) {
+      const uint64_t nodes = 1ull << level;
+      if (largest(level) <= kThreadSlots) {
+        node_shape_kernel<kDops><<<blocks_for(nodes, kThreads), kThreads, 0, s_>>>(s, level, t.corners.get(),
+                                                                                   t.boxes.get(), oriented, dops);
+        XHD_CUDA_LAUNCHED("node_shape_kernel");
+        continue;
+      }
+      clear_extremes_kernel<<<blocks_for(nodes, kThreads), kThreads, 0, s_>>>(nodes, extremes.get());
+      XHD_CUDA_LAUNCHED("clear_extremes_kernel");
+      const uint64_t pieces = (largest(level) + kPieceSlots - 1) / kPieceSlots;
+      piece_extremes_kernel<kDops><<<blocks_for(32 * (pieces << level), kThreads), kThreads, 0, s_>>>(
+          s, level, pieces, t.corners.get(), t.boxes.get(), oriented, extremes.get());
+      XHD_CUDA_LAUNCHED("piece_extremes_kernel");
+      pieces_shape_kernel<kDops><<<blocks_for(nodes, kThreads), kThreads, 0, s_>>>(level, t.boxes.get(), extremes.get(),
+                                                                                   oriented, dops);
+      XHD_CUDA_LAUNCHED("pieces_shape_kernel");
+    }
+  }
+
   DeviceMemory& memory_;
   cudaStream_t s_;
   uint64_t n_;
@@ -411,7 +488,7 @@ void fit_f12_boxes(cudaStream_t stream, const F12Shape& shape, const float* corn
 }
 
 DeviceF12 build_f12_on_device(DeviceMemory& memory, cudaStream_t stream, const float* xyz, const uint32_t* triangles,
-                              uint64_t triangle_count, bool with_oriented) {
+                              uint64_t triangle_count, bool with_oriented, bool with_dops) {
   DeviceF12 t;
   t.shape = f12_shape(static_cast<uint32_t>(triangle_count));
   Builder build(memory, stream, triangle_count);
@@ -428,7 +505,8 @@ DeviceF12 build_f12_on_device(DeviceMemory& memory, cudaStream_t stream, const f
   log.mark("build: corners and boxes");
   if (with_oriented) {
     t.oriented = DeviceArray<OrientedBox>(memory, f12_node_count(t.shape));
-    build.oriented(t, t.oriented.get());
+    if (with_dops) t.dops = DeviceArray<DopReaches>(memory, f12_node_count(t.shape));
+    build.oriented(t, t.oriented.get(), t.dops.get());
     log.mark("build: oriented boxes");
   }
   return t;
@@ -482,6 +560,8 @@ void check_device_tree(cudaStream_t stream, const DeviceF12& tree, const float* 
     if (!same_box(boxes[node], host_boxes[node])) fail("node " + std::to_string(node) + "'s box differs from the host's");
   if (tree.oriented.get() == nullptr) return;
   const std::vector<OrientedBox> oriented = download(stream, tree.oriented.get(), f12_node_count(tree.shape));
+  const std::vector<DopReaches> dops =
+      tree.dops.get() != nullptr ? download(stream, tree.dops.get(), f12_node_count(tree.shape)) : std::vector<DopReaches>();
   for (uint64_t node = 0; node < oriented.size(); ++node) {
     const OrientedBox& b = oriented[node];
     const F12Slots slots = f12_node_slots(tree.shape, node);
@@ -491,9 +571,23 @@ void check_device_tree(cudaStream_t stream, const DeviceF12& tree, const float* 
       // centre (a flat node's e is itself that small); the searches' pruning slack, 1e-12 of the coordinates,
       // is far larger.
       const double rounding = 1e-13 * (std::fabs(d.x) + std::fabs(d.y) + std::fabs(d.z));
+      const double p[3] = {ddot(fvec(b.u[0]), d), ddot(fvec(b.u[1]), d), ddot(fvec(b.u[2]), d)};
       for (int j = 0; j < 3; ++j)
-        if (!(std::fabs(ddot(fvec(b.u[j]), d)) <= b.e[j] + rounding))
+        if (!(std::fabs(p[j]) <= b.e[j] + rounding))
           fail("node " + std::to_string(node) + "'s oriented box leaves out a corner of slot " + std::to_string(v / 3));
+      if (dops.empty()) continue;
+      // Along each of the 26 directions s the corner reaches s·(v - c) = sum s_j p_j, within the stored reach.
+      const DopReaches& dop = dops[node];
+      for (int slot = 0; slot < kDopSlots; ++slot) {
+        const int s0 = slot / 9 - 1, s1 = slot / 3 % 3 - 1, s2 = slot % 3 - 1;
+        if (slot == 13) continue;
+        const double along = s0 * p[0] + s1 * p[1] + s2 * p[2];
+        if (!(along <= dop.h[slot] * dop_unit(dop.r) + 3 * rounding))
+          fail("node " + std::to_string(node) + "'s DOP leaves out a corner of slot " + std::to_string(v / 3) +
+               " along direction " + std::to_string(slot));
+      }
+      if (!(std::sqrt(ddot(d, d)) <= dop.r * (1 + 1e-6) + rounding))
+        fail("node " + std::to_string(node) + "'s DOP radius leaves out a corner of slot " + std::to_string(v / 3));
     }
   }
 }

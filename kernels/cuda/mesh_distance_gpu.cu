@@ -53,6 +53,7 @@ struct TreeView {
   const uint32_t* triangle;
   Box* boxes;
   const OrientedBox* oriented;  // in the mesh's own frame; null when only the maximum is asked for
+  const DopReaches* dops;       // the oriented boxes' DOPs (oriented_dop.h), where asked for (XHD_GPU_DOP=1); else null
   const double* truth;          // the input's corners, 9 a slot, where the copy is not the input; else null
 };
 
@@ -210,10 +211,33 @@ struct Step {
   uint64_t generated;
 };
 
+// The DOP bound (oriented_dop.h), where XHD_GPU_DOP=1 asks for it: a pair that its oriented boxes' gap leaves
+// within kDopWorth of the cut (squared) is bounded by the DOPs along the line between the boxes' centres and
+// kDopSteps Gilbert refinements of it. A lower bound of the nodes' distance, so a pair it cuts holds no pair within
+// the bound. Off by default: on an H200 at 1M it cut the rings' box pairs by a quarter (5.0e5 to 3.7e5 a frame)
+// and their triangle pairs threefold, but left the rings' frames as long as before and made the balls', terrains'
+// and tools' 10-18% longer; the CPU backend's order (the DOPs along the thin axes in place of the oriented boxes,
+// then the full bound from 0.4 of the cut, two refinements) made every minimum's frame 11-40% longer
+// (docs/benchmarks.md, stop 57). A search's steps wait on chains of dependent loads and a grid-wide barrier more
+// than on the pairs' count. Only the kernels made for it (kDops) hold it: in the others, even out of line and never
+// called, it made the searches 2-5% slower.
+constexpr double kDopWorth = 0.8;
+constexpr int kDopSteps = 1;
+
+__device__ bool dop_cut(const TreeView& a, const TreeView& b, const Motion& m, uint2 pair,
+                                     const MovedOrientedBox& ob, double key, double bound, double slack) {
+  const double reach = sqrt(bound) + slack;  // +inf while nothing is known: then nothing is cut
+  if (!(key >= kDopWorth * reach * reach)) return false;
+  const MovedOrientedBox oa = as_double(a.oriented[pair.x]);
+  const DopView da = dop_view(oa, a.dops[pair.x]), db = dop_view(ob, b.dops[pair.y], m.boxes.eps);
+  const double gap = dop_gap(da, db, kDopSteps, reach);
+  return cut<false>(gap * gap, bound, slack);
+}
+
 // Generated BVTT node t (t >= generated: none, but the thread still takes part in its warp's ballot and shuffles):
 // the pair of k-th descendants its index encodes. Survivors are appended to `out` (counted in *count); their
 // corners' distances are reduced per warp and tighten the global bound once a warp. Every thread of the warp calls it.
-template <bool kMax>
+template <bool kMax, bool kDops>
 __device__ void expand_item(const TreeView& a, const TreeView& b, const uint2* in, const Step& st, uint64_t t,
                             double slack, const Motion& motion, double given, SearchState* s, unsigned int* count,
                             uint2* out) {
@@ -227,12 +251,15 @@ __device__ void expand_item(const TreeView& a, const TreeView& b, const uint2* i
     child.x = static_cast<uint32_t>(f12_node(st.la + st.ka, (pa << st.ka) + (j >> st.kb)));
     child.y = static_cast<uint32_t>(f12_node(st.lb + st.kb, (pb << st.kb) + (j & ((1ull << st.kb) - 1))));
     const double bound = running_bound<kMax>(s, given);
-    keep = !cut<kMax>(pair_key<kMax>(a, b, motion, child.x, child.y), bound, slack);
+    const double key = pair_key<kMax>(a, b, motion, child.x, child.y);
+    keep = !cut<kMax>(key, bound, slack);
     // The oriented boxes (minimum only): patches of smooth surfaces facing each other, or side by side,
     // part long before their axis-aligned boxes do.
     if (!kMax && keep && motion.rigid && a.oriented != nullptr) {
       const MovedOrientedBox ob = move_oriented_box(b.oriented[child.y], motion.boxes.m, motion.boxes.eps);
-      keep = !cut<kMax>(oriented_gap2(a.oriented[child.x], ob), bound, slack);
+      const double oriented_key = fmax(key, oriented_gap2(a.oriented[child.x], ob));
+      keep = !cut<kMax>(oriented_key, bound, slack) &&
+             !(kDops && dop_cut(a, b, motion, child, ob, oriented_key, bound, slack));
     }
     if (keep) mine = corner_distance2(a, b, motion, child.x, child.y);
   }
@@ -357,12 +384,12 @@ __global__ void start_kernel(TreeView a, TreeView b, Motion m, double given, boo
   if (descent) descend<kMax>(a, b, m, s);
 }
 
-template <bool kMax>
+template <bool kMax, bool kDops>
 __global__ void __launch_bounds__(kThreads)
     expand_kernel(TreeView a, TreeView b, const uint2* in, Step st, double slack, Motion motion, SearchState* s,
                   uint2* out) {
   // The host-driven search's start wrote what was known into the state's bound.
-  expand_item<kMax>(a, b, in, st, blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x, slack, motion,
+  expand_item<kMax, kDops>(a, b, in, st, blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x, slack, motion,
                     nothing_known<kMax>(), s, &s->count, out);
 }
 
@@ -463,7 +490,7 @@ __device__ double frame_bound_by_warp(const TreeView& a, const TreeView& b, cons
 // frame f - 1's bound is still being read from). The first step's front is the root pair, which no one writes.
 // Frame 0's input comes as an argument (a single query copies nothing up), the others' from `later`; each block
 // keeps the frame's in shared memory.
-template <bool kMax>
+template <bool kMax, bool kDops>
 __global__ void __launch_bounds__(kThreads)
     search_kernel(TreeView a, TreeView b, FrameInput first, const FrameInput* later, uint32_t frames, double given,
                   bool start, bool descent, uint64_t capacity, uint64_t step_pairs, SearchRecord* ring, uint32_t slot,
@@ -506,7 +533,7 @@ __global__ void __launch_bounds__(kThreads)
       unsigned int* count = counts + step % 3;
       if (rank == 0) counts[(step + 1) % 3] = 0;
       for (uint64_t first_item = 0; first_item < st.generated; first_item += size)
-        expand_item<kMax>(a, b, fronts[at], st, first_item + rank, in.slack, in.motion, given, s, count,
+        expand_item<kMax, kDops>(a, b, fronts[at], st, first_item + rank, in.slack, in.motion, given, s, count,
                           fronts[at ^ 1]);
       grid.sync();
       if (stamping && f == 0 && step < kLoopStamps - 4) end->stamps[2 + step] = device_clock_ns();
@@ -594,15 +621,17 @@ class F12GpuDistance final : public MeshDistanceEngine {
     if (switched_on("XHD_GPU_BUILD") && std::max(a.triangle_count, b.triangle_count) <= uint64_t(INT32_MAX)) {
       try {
         const uint64_t weight = kOrderWeight + (min ? kOrientedWeight : 0);
-        build_on_device(a, frame_a, min, a_shape_, a_triangle_, a_corners_, a_boxes_, a_oriented_, a_truth_, threads);
+        build_on_device(a, frame_a, min, a_shape_, a_triangle_, a_corners_, a_boxes_, a_oriented_, a_dops_, a_truth_,
+                        threads);
         progress.step_done(weight * a.triangle_count);
-        build_on_device(b, frame_b, min, b_shape_, b_triangle_, b_corners_, b_boxes_, b_oriented_, b_truth_, threads);
+        build_on_device(b, frame_b, min, b_shape_, b_triangle_, b_corners_, b_boxes_, b_oriented_, b_dops_, b_truth_,
+                        threads);
         progress.step_done(weight * b.triangle_count);
         built = true;
       } catch (const DeviceMemoryShort&) {
         XHD_CUDA(cudaStreamSynchronize(stream_.get()));
         a_triangle_ = {}, b_triangle_ = {}, a_corners_ = {}, b_corners_ = {}, a_boxes_ = {}, b_boxes_ = {};
-        a_oriented_ = {}, b_oriented_ = {}, a_truth_ = {}, b_truth_ = {};
+        a_oriented_ = {}, b_oriented_ = {}, a_dops_ = {}, b_dops_ = {}, a_truth_ = {}, b_truth_ = {};
         progress.restart((kOrderWeight + (min ? kOrientedWeight : 0) + kUploadWeight) *
                          (a.triangle_count + b.triangle_count));
       }
@@ -634,8 +663,13 @@ class F12GpuDistance final : public MeshDistanceEngine {
     XHD_CUDA(cudaDeviceGetAttribute(&watchdog, cudaDevAttrKernelExecTimeout, device));
     if (!cooperative || watchdog || !switched_on("XHD_GPU_DEVICE_LOOP")) return;
     XHD_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    XHD_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit_min, search_kernel<false>, kThreads, 0));
-    XHD_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit_max, search_kernel<true>, kThreads, 0));
+    XHD_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit_min, search_kernel<false, false>, kThreads, 0));
+    XHD_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit_max, search_kernel<true, false>, kThreads, 0));
+    if (dops_read()) {
+      int fit_dops = 0;
+      XHD_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit_dops, search_kernel<false, true>, kThreads, 0));
+      fit_min = std::min(fit_min, fit_dops);
+    }
     int per_sm = 2;
     if (const char* c = std::getenv("XHD_GPU_LOOP_BLOCKS_PER_SM")) per_sm = std::max(1, std::atoi(c));
     per_sm = std::min({per_sm, fit_min, fit_max});
@@ -655,13 +689,15 @@ class F12GpuDistance final : public MeshDistanceEngine {
   // With XHD_CHECK_GPU_BUILD=1 (tests), checked against the host's build.
   void build_on_device(const xhd_mesh& in, const MeshFrame& frame, bool min, F12Shape& shape,
                        DeviceArray<uint32_t>& triangle, DeviceArray<float>& corners, DeviceArray<Box>& boxes,
-                       DeviceArray<OrientedBox>& oriented, DeviceArray<double>& truth, int threads) {
+                       DeviceArray<OrientedBox>& oriented, DeviceArray<DopReaches>& dops, DeviceArray<double>& truth,
+                       int threads) {
     cudaStream_t s = stream_.get();
     PhaseLog log(s);
     const DeviceArray<float> xyz = upload(memory_, frame.xyz(), 3 * in.vertex_count, s);
     const DeviceArray<uint32_t> triangles = upload(memory_, in.triangles, 3 * in.triangle_count, s);
     log.mark("build: upload");
-    DeviceF12 tree = build_f12_on_device(memory_, s, xyz.get(), triangles.get(), in.triangle_count, min);
+    DeviceF12 tree =
+        build_f12_on_device(memory_, s, xyz.get(), triangles.get(), in.triangle_count, min, min && use_dops_);
     if (exact_ && !frame.info.copy_is_truth) {
       const DeviceArray<double> xyz64 = upload(memory_, frame.xyz64(), 3 * in.vertex_count, s);
       truth = device_truth_corners(memory_, s, tree, triangles.get(), xyz64.get());
@@ -674,6 +710,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     corners = std::move(tree.corners);
     boxes = std::move(tree.boxes);
     oriented = std::move(tree.oriented);
+    dops = std::move(tree.dops);
   }
 
   // The same on the host (XHD_GPU_BUILD=0: to compare the two): the kd order and the oriented boxes built there
@@ -788,11 +825,15 @@ class F12GpuDistance final : public MeshDistanceEngine {
   }
 
   private:
+  // The DOPs are read where both meshes have them (asked for, and built on the device).
+  bool dops_read() const { return a_dops_.get() != nullptr && b_dops_.get() != nullptr; }
   TreeView view_a() {
-    return {a_shape_, a_corners_.get(), a_triangle_.get(), a_boxes_.get(), a_oriented_.get(), a_truth_.get()};
+    return {a_shape_,          a_corners_.get(), a_triangle_.get(), a_boxes_.get(), a_oriented_.get(),
+            dops_read() ? a_dops_.get() : nullptr, a_truth_.get()};
   }
   TreeView view_b() {
-    return {b_shape_, b_corners_.get(), b_triangle_.get(), b_boxes_.get(), b_oriented_.get(), b_truth_.get()};
+    return {b_shape_,          b_corners_.get(), b_triangle_.get(), b_boxes_.get(), b_oriented_.get(),
+            dops_read() ? b_dops_.get() : nullptr, b_truth_.get()};
   }
 
   // The front buffers of each chunk depth (and the leaf stage's distances): allocated on first use, kept
@@ -896,7 +937,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
       // Never write the buffer being read: the first front may be one of this depth's buffers (the root's).
       const int next = current >= 0 ? 1 - current : (in == fronts_at(depth).buffer[0].get() ? 1 : 0);
       XHD_CUDA(cudaMemsetAsync(&state<kMax>()->count, 0, sizeof(unsigned int), s));
-      expand_kernel<kMax><<<blocks_for(generated, kThreads), kThreads, 0, s>>>(
+      auto* kernel = !kMax && dops_read() ? expand_kernel<kMax, !kMax> : expand_kernel<kMax, false>;
+      kernel<<<blocks_for(generated, kThreads), kThreads, 0, s>>>(
           a, b, front, st, slack, motion_, state<kMax>(), fronts_at(depth).buffer[next].get());
       XHD_CUDA_LAUNCHED("expand_kernel");
       XHD_CUDA(cudaMemcpyAsync(&readback_.data()->state.count, &state<kMax>()->count, sizeof(unsigned int),
@@ -977,8 +1019,9 @@ class F12GpuDistance final : public MeshDistanceEngine {
       XHD_CUDA(cudaMemcpyAsync(later_.get(), frames_.data() + first + 1, (n - 1) * sizeof(FrameInput),
                                cudaMemcpyHostToDevice, s));
     const auto host_start = std::chrono::steady_clock::now();
-    const cudaError_t launched = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&search_kernel<kMax>),
-                                                             dim3(loop_blocks_), dim3(kThreads), args, 0, s);
+    const void* kernel = !kMax && dops_read() ? reinterpret_cast<const void*>(&search_kernel<kMax, !kMax>)
+                                              : reinterpret_cast<const void*>(&search_kernel<kMax, false>);
+    const cudaError_t launched = cudaLaunchCooperativeKernel(kernel, dim3(loop_blocks_), dim3(kThreads), args, 0, s);
     const auto host_launched = std::chrono::steady_clock::now();
     if (launched == cudaErrorCooperativeLaunchTooLarge || launched == cudaErrorNotSupported) {
       cudaGetLastError();
@@ -1074,6 +1117,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
   DeviceArray<uint32_t> a_triangle_, b_triangle_;
   DeviceArray<Box> a_boxes_, b_boxes_;
   DeviceArray<OrientedBox> a_oriented_, b_oriented_;
+  DeviceArray<DopReaches> a_dops_, b_dops_;  // XHD_GPU_DOP=1 only, built on the device only (the host's uploads none)
   Motion motion_{};  // the frame's the host-driven kernels search
   DeviceArray<SearchRecord> ring_;  // kRing a kind (minimum, maximum), used in turn by the frames
   uint32_t slot_[2] = {0, 0};       // each kind's record in use
@@ -1100,6 +1144,9 @@ class F12GpuDistance final : public MeshDistanceEngine {
   uint64_t step_pairs_ = kGenerated;
   // Whether a final front of few pairs is measured a warp a triangle pair (leaf_pair_by_warp).
   bool leaf_warps_ = true;
+  // Whether the minimum's hierarchies get DOPs and the searches read them (XHD_GPU_DOP=1: dop_cut says why not
+  // by default). Set before the build.
+  const bool use_dops_ = asked_for("XHD_GPU_DOP");
 };
 
 }  // namespace
