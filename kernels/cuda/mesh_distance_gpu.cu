@@ -224,8 +224,8 @@ struct Step {
 constexpr double kDopWorth = 0.8;
 constexpr int kDopSteps = 1;
 
-__device__ bool dop_cut(const TreeView& a, const TreeView& b, const Motion& m, uint2 pair,
-                                     const MovedOrientedBox& ob, double key, double bound, double slack) {
+__device__ bool dop_cut(const TreeView& a, const TreeView& b, const Motion& m, uint2 pair, const MovedOrientedBox& ob,
+                        double key, double bound, double slack) {
   const double reach = sqrt(bound) + slack;  // +inf while nothing is known: then nothing is cut
   if (!(key >= kDopWorth * reach * reach)) return false;
   const MovedOrientedBox oa = as_double(a.oriented[pair.x]);
