@@ -147,3 +147,40 @@ TEST(mesh_distance_contacts_need_the_minimum) {
            int32_t(XHD_ERROR_INVALID_ARGUMENT));
   CHECK(context == nullptr);
 }
+
+// xhd_distance_query_many over poses of which one is refused, by the checks (a NaN) or by the engine (a pose that
+// moves B beyond the float range): the call fails, and the poses before the refused one are answered, each as a
+// single query answers it, and counted in done; nothing after it is.
+TEST(mesh_distance_query_many_answers_the_poses_before_a_refused_one) {
+  const xhd_test::Mesh a = xhd_test::sphere(8, 10, 1.0, 0.0), b = xhd_test::sphere(6, 9, 0.7, 2.5);
+  const xhd_mesh ma{nullptr, a.xyz.size() / 3, a.triangles.data(), a.triangles.size() / 3, a.xyz.data()};
+  const xhd_mesh mb{nullptr, b.xyz.size() / 3, b.triangles.data(), b.triangles.size() / 3, b.xyz.data()};
+  const double c = std::cos(0.3), s = std::sin(0.3);
+  const std::vector<double> ok0{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}, ok1{c, -s, 0, 0.2, s, c, 0, -0.1, 0, 0, 1, 0};
+  const std::vector<double> nan_pose{1, 0, 0, NAN, 0, 1, 0, 0, 0, 0, 1, 0};
+  const std::vector<double> far{1e39, 0, 0, 0, 0, 1e39, 0, 0, 0, 0, 1e39, 0};
+  for (const std::vector<double>* refused : {&nan_pose, &far}) {
+    std::vector<double> poses;
+    for (const std::vector<double>* pose : {&ok0, &ok1, refused, &ok0}) poses.insert(poses.end(), pose->begin(), pose->end());
+    xhd_distance_context* many = create(ma, mb, XHD_DISTANCE_BVH);
+    xhd_distance_context* single = create(ma, mb, XHD_DISTANCE_BVH);
+    if (many == nullptr || single == nullptr) return;
+    std::vector<xhd_distance_result> results(4);
+    xhd_progress progress{};
+    CHECK(xhd_distance_query_many(many, poses.data(), 4, results.data(), &progress) != int32_t(XHD_OK));
+    CHECK_EQ(progress.done, uint64_t(2));
+    CHECK_EQ(progress.total, uint64_t(4));
+    CHECK(progress.message[0] != '\0');
+    for (int k = 0; k < 2; ++k) {
+      xhd_distance_result expected{};
+      CHECK_EQ(xhd_distance_query(single, poses.data() + 12 * k, &expected, nullptr), int32_t(XHD_OK));
+      CHECK(same_pair(results[k].min, expected.min));
+      CHECK(same_pair(results[k].max, expected.max));
+      CHECK_EQ(results[k].device, int32_t(-1));
+    }
+    CHECK(results[0].min.distance > 0.0 && results[1].min.distance > 0.0);
+    CHECK_EQ(results[3].min.distance, 0.0);  // not answered (apart, an answer is above 0)
+    xhd_distance_context_destroy(many);
+    xhd_distance_context_destroy(single);
+  }
+}
