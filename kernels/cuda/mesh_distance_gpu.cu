@@ -794,8 +794,9 @@ class F12GpuDistance final : public MeshDistanceEngine {
     return in;
   }
 
-  // Up to kBatchFrames poses: each counted in `answered` once its results are written. A pose refused ends the batch
-  // before it: the poses before it are answered, then the refusal is thrown.
+  // Up to kBatchFrames poses, counted in `answered` once their results are written. A pose refused ends the batch
+  // before it: the poses before it are answered, then the refusal is thrown. A failure within a search counts the
+  // frames that every kind asked for had answered before it.
   void answer_batch(const double* poses, uint64_t k, xhd_distance_result* results, uint64_t& answered) {
     const auto start = std::chrono::steady_clock::now();
     std::exception_ptr refused;
@@ -811,8 +812,16 @@ class F12GpuDistance final : public MeshDistanceEngine {
     PhaseLog log(stream_.get());
     log.mark("B's motion");
     std::fill(own_ms_, own_ms_ + ready, 0.0);
-    if (ready > 0 && (which_ & XHD_DISTANCE_MIN)) search_frames<false>(poses, ready, results, log);
-    if (ready > 0 && (which_ & XHD_DISTANCE_MAX)) search_frames<true>(poses, ready, results, log);
+    uint64_t done_min = which_ & XHD_DISTANCE_MIN ? 0 : ready, done_max = which_ & XHD_DISTANCE_MAX ? 0 : ready;
+    try {
+      if (ready > 0 && (which_ & XHD_DISTANCE_MIN)) search_frames<false>(poses, ready, results, log, done_min);
+      if (ready > 0 && (which_ & XHD_DISTANCE_MAX)) search_frames<true>(poses, ready, results, log, done_max);
+    } catch (...) {
+      const uint64_t done = std::min(done_min, done_max);
+      for (uint64_t f = 0; f < done; ++f) results[f].query_ms = own_ms_[f], results[f].peak_device_bytes = memory_.peak();
+      answered += done;
+      throw;
+    }
     double own = 0.0;
     for (uint64_t f = 0; f < ready; ++f) own += own_ms_[f];
     const double share = ready > 0 ? std::fmax(0.0, elapsed_ms(start) - own) / static_cast<double>(ready) : 0.0;
@@ -824,7 +833,6 @@ class F12GpuDistance final : public MeshDistanceEngine {
     if (refused) std::rethrow_exception(refused);
   }
 
-  private:
   // The DOPs are read where both meshes have them (asked for, and built on the device).
   bool dops_read() const { return a_dops_.get() != nullptr && b_dops_.get() != nullptr; }
   TreeView view_a() {
@@ -870,17 +878,11 @@ class F12GpuDistance final : public MeshDistanceEngine {
   }
 
   // Each frame of the batch, in order: as many as it can in each launch of the device loop, else (the host drives
-  // the search) one at a time.
+  // the search) one at a time. `done` counts the frames answered.
   template <bool kMax>
-  void search_frames(const double* poses, uint64_t k, xhd_distance_result* results, PhaseLog& log) {
-    for (uint64_t f = 0; f < k;) {
-      if (loop_blocks_ > 0) {
-        const uint64_t done = device_frames<kMax>(poses, f, k, results, log);
-        if (done > 0) {
-          f += done;
-          continue;
-        }
-      }
+  void search_frames(const double* poses, uint64_t k, xhd_distance_result* results, PhaseLog& log, uint64_t& done) {
+    for (uint64_t f = 0; f < k; f = done) {
+      if (loop_blocks_ > 0 && device_frames<kMax>(poses, f, k, results, log, done)) continue;
       const auto start = std::chrono::steady_clock::now();
       const FrameInput& in = frames_.data()[f];
       motion_ = in.motion;
@@ -895,7 +897,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
       expand<kMax>(top.buffer[0].get(), 1, 0, 0, 0, in.slack, found, results[f], log);
       answer<kMax>(found, poses + 12 * f, results[f]);
       own_ms_[f] += elapsed_ms(start);
-      ++f;
+      done = f + 1;
     }
   }
 
@@ -990,13 +992,14 @@ class F12GpuDistance final : public MeshDistanceEngine {
     if (better || (d2 == found.d2 && chunk.key < found.key)) found = {d2, chunk.key};
   }
 
-  // Frames first..k-1 of the batch in one cooperative launch (search_kernel) and one readback: returns how many it
-  // answered. Where a frame's front outgrows the buffers, the launch stops there and the host searches that frame on
-  // in chunks, as the host-driven search does (the frame counts as answered). 0, with nothing done, where the launch
-  // is refused although it was planned to fit (e.g. a multiprocessor limit under MPS): this and every later search
-  // is then driven by the host.
+  // Frames first..k-1 of the batch in one cooperative launch (search_kernel) and one readback, each counted in `done`
+  // once answered. Where a frame's front outgrows the buffers, the launch stops there and the host searches that
+  // frame on in chunks, as the host-driven search does. False, with nothing done, where the launch is refused
+  // although it was planned to fit (e.g. a multiprocessor limit under MPS): this and every later search is then
+  // driven by the host.
   template <bool kMax>
-  uint64_t device_frames(const double* poses, uint64_t first, uint64_t k, xhd_distance_result* results, PhaseLog& log) {
+  bool device_frames(const double* poses, uint64_t first, uint64_t k, xhd_distance_result* results, PhaseLog& log,
+                     uint64_t& done) {
     cudaStream_t s = stream_.get();
     const uint32_t n = static_cast<uint32_t>(k - first);
     TreeView a = view_a(), b = view_b();
@@ -1027,7 +1030,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
       cudaGetLastError();
       XHD_CUDA(cudaStreamSynchronize(s));  // the inputs' copy reads the pinned frames
       loop_blocks_ = 0;
-      return 0;
+      return false;
     }
     XHD_CUDA(launched);
     XHD_CUDA_LAUNCHED("search_kernel");
@@ -1051,12 +1054,13 @@ class F12GpuDistance final : public MeshDistanceEngine {
       answer<kMax>(found, poses + 12 * (first + f), r);
       own_ms_[first + f] += (o.end_ns - before) / 1e6;
       before = o.end_ns;
+      done = first + f + 1;
     }
     if (!e.stopped) {
       // The last frame cleared the record after its own: the next search of this kind uses it, with no start.
       slot_[kMax] = (slot + e.frames) % kRing;
       ready_[kMax] = true;
-      return e.frames;
+      return true;
     }
     // The stopped frame's search goes on from its record; the frame before it cleared the one after it, which the
     // next search of this kind then uses with no start, even where the host's chunks below fail part-way (the
@@ -1077,7 +1081,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
     expand<kMax>(top.buffer[e.front].get(), e.count, e.la, e.lb, 0, frames_.data()[f].slack, found, r, log);
     answer<kMax>(found, poses + 12 * f, r);
     own_ms_[f] += elapsed_ms(chunks_start);
-    return e.frames + 1;
+    done = f + 1;
+    return true;
   }
 
   // XHD_CUDA_PROFILE: the host's clock around the launch, the device's (kernel stamps) inside its first frame: no
