@@ -702,8 +702,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
       const DeviceArray<double> xyz64 = upload(memory_, frame.xyz64(), 3 * in.vertex_count, s);
       truth = device_truth_corners(memory_, s, tree, triangles.get(), xyz64.get());
     }
-    const char* check = std::getenv("XHD_CHECK_GPU_BUILD");
-    if (check != nullptr && check[0] == '1') check_device_tree(s, tree, frame.xyz(), in.triangles, threads);
+    if (asked_for("XHD_CHECK_GPU_BUILD")) check_device_tree(s, tree, frame.xyz(), in.triangles, threads);
     XHD_CUDA(cudaStreamSynchronize(s));  // the uploads' sources are the caller's and the frame's
     shape = tree.shape;
     triangle = std::move(tree.triangle);
@@ -812,24 +811,23 @@ class F12GpuDistance final : public MeshDistanceEngine {
     PhaseLog log(stream_.get());
     log.mark("B's motion");
     std::fill(own_ms_, own_ms_ + ready, 0.0);
+    // The first `count` frames answered: their times (each its own, plus `share`), and counted.
+    auto finish = [&](uint64_t count, double share) {
+      for (uint64_t f = 0; f < count; ++f)
+        results[f].query_ms = own_ms_[f] + share, results[f].peak_device_bytes = memory_.peak();
+      answered += count;
+    };
     uint64_t done_min = which_ & XHD_DISTANCE_MIN ? 0 : ready, done_max = which_ & XHD_DISTANCE_MAX ? 0 : ready;
     try {
       if (ready > 0 && (which_ & XHD_DISTANCE_MIN)) search_frames<false>(poses, ready, results, log, done_min);
       if (ready > 0 && (which_ & XHD_DISTANCE_MAX)) search_frames<true>(poses, ready, results, log, done_max);
     } catch (...) {
-      const uint64_t done = std::min(done_min, done_max);
-      for (uint64_t f = 0; f < done; ++f) results[f].query_ms = own_ms_[f], results[f].peak_device_bytes = memory_.peak();
-      answered += done;
+      finish(std::min(done_min, done_max), 0.0);
       throw;
     }
     double own = 0.0;
     for (uint64_t f = 0; f < ready; ++f) own += own_ms_[f];
-    const double share = ready > 0 ? std::fmax(0.0, elapsed_ms(start) - own) / static_cast<double>(ready) : 0.0;
-    for (uint64_t f = 0; f < ready; ++f) {
-      results[f].query_ms = own_ms_[f] + share;
-      results[f].peak_device_bytes = memory_.peak();
-    }
-    answered += ready;
+    finish(ready, ready > 0 ? std::fmax(0.0, elapsed_ms(start) - own) / static_cast<double>(ready) : 0.0);
     if (refused) std::rethrow_exception(refused);
   }
 
