@@ -1,0 +1,47 @@
+// A resident kernel's call (resident_loop.h) as one 64-bit word. Plain C++ (no CUDA headers), so that the native
+// tests check the packing.
+#pragma once
+
+namespace xhd {
+
+#ifdef __CUDACC__
+#define RESIDENT_HD __host__ __device__
+#else
+#define RESIDENT_HD
+#endif
+
+// A call, as one 64-bit word (pack_call), so that the kernel's one read of the mailbox brings all of it: every read
+// of host memory from the device is a round trip over the bus (1-2 us), and a call read field by field took 10 us.
+// Anything larger goes in the pinned inputs the call names, written before the word.
+struct ResidentCall {
+  unsigned long long number;  // 40 bits: the kernel takes a call whose number differs from the last it took
+  unsigned int kind;          // 0-2: the caller's; kResidentLeave: leave
+  unsigned int frames;        // 1-64
+  unsigned int first;         // 0-63
+  unsigned int slot;          // 0-3
+  bool start, descent, trace;
+};
+
+constexpr unsigned int kResidentLeave = 3;
+constexpr unsigned long long kResidentNumbers = 1ull << 40;
+
+RESIDENT_HD inline unsigned long long pack_call(const ResidentCall& c) {
+  return (c.number & (kResidentNumbers - 1)) | (static_cast<unsigned long long>(c.kind & 3) << 40) |
+         (static_cast<unsigned long long>((c.frames - 1) & 63) << 42) |
+         (static_cast<unsigned long long>(c.first & 63) << 48) | (static_cast<unsigned long long>(c.slot & 3) << 54) |
+         (static_cast<unsigned long long>(c.start) << 56) | (static_cast<unsigned long long>(c.descent) << 57) |
+         (static_cast<unsigned long long>(c.trace) << 58);
+}
+
+RESIDENT_HD inline ResidentCall unpack_call(unsigned long long w) {
+  return {w & (kResidentNumbers - 1),
+          static_cast<unsigned int>((w >> 40) & 3),
+          static_cast<unsigned int>((w >> 42) & 63) + 1,
+          static_cast<unsigned int>((w >> 48) & 63),
+          static_cast<unsigned int>((w >> 54) & 3),
+          ((w >> 56) & 1) != 0,
+          ((w >> 57) & 1) != 0,
+          ((w >> 58) & 1) != 0};
+}
+
+}  // namespace xhd
