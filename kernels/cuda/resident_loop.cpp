@@ -1,0 +1,111 @@
+#include "resident_loop.h"
+
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "cuda_check.h"
+
+namespace xhd {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The pinned words the kernel reads and writes over the bus, in the orders the kernel's acquire and release need
+// (C++17 has no atomic_ref).
+template <class T>
+void store_release(T& word, T value) {
+  __atomic_store_n(&word, value, __ATOMIC_RELEASE);
+}
+template <class T>
+T load_acquire(const T& word) {
+  return __atomic_load_n(&word, __ATOMIC_ACQUIRE);
+}
+
+// Which context's kernel each device holds, by its eviction flag: a context starting its kernel asks the one
+// before it to leave (it does once idle), so two contexts of a process take turns instead of one waiting for the
+// other's idle time to run out.
+std::mutex holders_mutex;
+std::unordered_map<int, unsigned int*> holders;
+
+void hold_device(int device, unsigned int* mine) {
+  std::lock_guard<std::mutex> lock(holders_mutex);
+  unsigned int*& holder = holders[device];
+  if (holder != nullptr && holder != mine) store_release(*holder, 1u);
+  holder = mine;
+}
+
+void release_device(int device, unsigned int* mine) {
+  std::lock_guard<std::mutex> lock(holders_mutex);
+  const auto it = holders.find(device);
+  if (it != holders.end() && it->second == mine) holders.erase(it);
+}
+
+}  // namespace
+
+ResidentLoop::ResidentLoop(int device, cudaStream_t stream, std::chrono::microseconds idle, Launch launch)
+    : device_(device), stream_(stream), idle_(idle), launch_(std::move(launch)) {
+  *box_.data() = ResidentMailbox{};
+}
+
+ResidentLoop::~ResidentLoop() {
+  release_device(device_, &box_.data()->evict);
+  if (!live_) return;
+  ResidentCall leave{};
+  leave.kind = kResidentLeave;
+  leave.number = number_ = (number_ + 1) % kResidentNumbers;
+  store_release(box_.data()->call, pack_call(leave));
+  cudaStreamSynchronize(stream_);  // a destructor: an error here has nowhere to go, and the stream says it again
+}
+
+unsigned long long ResidentLoop::done() const {
+  return load_acquire(box_.data()->done);
+}
+
+bool ResidentLoop::start() {
+  hold_device(device_, &box_.data()->evict);
+  store_release(box_.data()->evict, 0u);
+  const cudaError_t launched = launch_();
+  if (launched == cudaErrorCooperativeLaunchTooLarge || launched == cudaErrorNotSupported) {
+    cudaGetLastError();
+    refused_ = true;
+    return false;
+  }
+  XHD_CUDA(launched);
+  live_ = true;
+  return true;
+}
+
+bool ResidentLoop::call(ResidentCall c) {
+  if (refused_) return false;
+  // A kernel idle for long may have left: ask the stream before posting rather than after a wait.
+  if (live_ && Clock::now() - answered_at_ > idle_ / 2) {
+    const cudaError_t state = cudaStreamQuery(stream_);
+    if (state == cudaSuccess) live_ = false;
+    else if (state != cudaErrorNotReady) XHD_CUDA(state);
+  }
+  if (!live_ && !start()) return false;
+  // Numbers wrap: the kernel takes any number but the last it took, and each call waits for its answer.
+  const unsigned long long number = c.number = number_ = (number_ + 1) % kResidentNumbers;
+  store_release(box_.data()->call, pack_call(c));
+  const Clock::time_point since = Clock::now();
+  for (unsigned int spins = 1; done() != number; ++spins) {
+    if (spins % 256 != 0) continue;
+    // The kernel may have left before it took the call (its idle time ran out, or another context asked for the
+    // device, just as the call was posted): it is started again and takes it. A fault ends the wait.
+    const cudaError_t state = cudaStreamQuery(stream_);
+    if (state == cudaSuccess) {
+      live_ = false;
+      if (done() == number) break;
+      if (!start()) return false;
+    } else if (state != cudaErrorNotReady) {
+      XHD_CUDA(state);
+    }
+    // A long search: the thread gives its core to others between looks.
+    if (Clock::now() - since > std::chrono::milliseconds(1)) std::this_thread::yield();
+  }
+  answered_at_ = Clock::now();
+  return true;
+}
+
+}  // namespace xhd
