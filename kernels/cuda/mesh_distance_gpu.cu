@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -27,6 +28,7 @@
 #include "launch.h"
 #include "phase_log.h"
 #include "pinned_array.h"
+#include "resident_loop.h"
 
 namespace xhd {
 namespace {
@@ -418,10 +420,13 @@ XHD_HD Step next_step(uint64_t n, uint32_t la, uint32_t lb, const F12Shape& sa, 
 
 // ---- The device-driven search: every step of a batch of frames in one cooperative launch, grid-wide barriers ----
 
-// What a frame's search needs of its pose, made on the host: B's motion and the pruning slack.
+// What a frame's search needs of its pose, made on the host: B's motion and the pruning slack; and for a batch's first
+// frame a real distance known before it (the last query's answer under this pose; the later frames measure their
+// predecessor's pair on the device).
 struct FrameInput {
   Motion motion;
   double slack;
+  double given;
 };
 
 // Frames a launch answers at most (a batch: MeshDistanceEngine::batch_size).
@@ -448,7 +453,8 @@ constexpr int kLoopStamps = 12;
 // Where a launch ended: `frames` answered, then (stopped) a front too large for the buffers in the next frame's
 // search, which the host then searches in chunks from `front` (which buffer), `count` pairs at levels la, lb.
 struct LoopEnd {
-  unsigned long long begin_ns;  // the device's clock when the kernel began
+  unsigned long long begin_ns;  // the device's clock when the batch's search began
+  unsigned long long taken_ns;  // when the resident kernel took the call (0: launched for it)
   unsigned long long box_pairs;  // the stopped frame's
   unsigned int frames, stopped, iterations, la, lb, count, front;
   // Where XHD_CUDA_PROFILE asks, of the first frame: the device's clock (ns) when the kernel began, after the start,
@@ -479,6 +485,32 @@ __device__ double frame_bound_by_warp(const TreeView& a, const TreeView& b, cons
   return pair_d2_by_warp<kMax>(ca, cb);
 }
 
+// What every batch of a context's device loop works in beside the trees.
+struct LoopBuffers {
+  uint64_t capacity, step_pairs;
+  SearchRecord* ring;  // kRing records a kind, the minimum's first
+  uint2 *front0, *front1;
+  double* d2;
+  bool leaf_warps;
+};
+
+// What one batch of one kind asks for: its frames, the record its first frame uses (slot), whether its first frame
+// starts the kind's search (start) and walks down to a pair of leaves first (descent), and whether to stamp the first
+// frame's phases (XHD_CUDA_PROFILE).
+struct BatchAsk {
+  uint32_t frames, slot;
+  bool start, descent, trace;
+};
+
+// A frame's input into shared memory, word by word past the L1 cache: a resident kernel rewrites its staged
+// frames between calls, which another multiprocessor's L1 may still hold.
+__device__ void load_frame(FrameInput& to, const FrameInput& from) {
+  static_assert(sizeof(FrameInput) % sizeof(unsigned long long) == 0, "FrameInput in whole words");
+  auto* out = reinterpret_cast<unsigned long long*>(&to);
+  const auto* in = reinterpret_cast<const volatile unsigned long long*>(&from);
+  for (size_t i = 0; i < sizeof(FrameInput) / sizeof(unsigned long long); ++i) out[i] = in[i];
+}
+
 // The whole search of a batch of frames, in order: for each, where asked (the first frame only: the first search of
 // its kind, and the descent) the start, then the expansion steps, the leaf pairs and the winner. Every thread runs
 // every loop the same number of times (items past the end take part idle), so the barriers and the warps'
@@ -488,38 +520,40 @@ __device__ double frame_bound_by_warp(const TreeView& a, const TreeView& b, cons
 // frame f clears the record of frame f + 1 as it begins, which frame f - 2 used: the last reads of that one, the
 // bound of frame f - 1 measured from its pair, were a barrier ago (with two records, frame f would clear the one
 // frame f - 1's bound is still being read from). The first step's front is the root pair, which no one writes.
-// Frame 0's input comes as an argument (a single query copies nothing up), the others' from `later`; each block
-// keeps the frame's in shared memory.
+// Frame 0's input is `first`, the others' `later`; each block keeps the frame's in shared memory. True (in every
+// thread) where a frame's front outgrew the buffers and the batch stopped there (LoopEnd says where).
 template <bool kMax, bool kDops>
-__global__ void __launch_bounds__(kThreads)
-    search_kernel(TreeView a, TreeView b, FrameInput first, const FrameInput* later, uint32_t frames, double given,
-                  bool start, bool descent, uint64_t capacity, uint64_t step_pairs, SearchRecord* ring, uint32_t slot,
-                  BatchRecord* batch, uint2* front0, uint2* front1, double* d2, bool leaf_warps, bool trace) {
+__device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeView& a, const TreeView& b,
+                             const FrameInput& first, const FrameInput* later, const BatchAsk& ask,
+                             const LoopBuffers& buf, BatchRecord* batch) {
   __shared__ FrameInput in;
-  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const uint64_t rank = grid.thread_rank(), size = grid.size();
+  SearchRecord* ring = buf.ring + kRing * kMax;
   LoopEnd* end = &batch->end;
-  const bool stamping = trace && rank == 0;
+  const bool stamping = ask.trace && rank == 0;
   if (rank == 0) end->begin_ns = device_clock_ns();
   if (stamping)
     for (int i = 0; i < kLoopStamps; ++i) end->stamps[i] = i == 0 ? end->begin_ns : 0;
-  uint2* fronts[2] = {front0, front1};
-  for (uint32_t f = 0; f < frames; ++f) {
-    if (threadIdx.x == 0) in = f == 0 ? first : later[f - 1];
+  uint2* fronts[2] = {buf.front0, buf.front1};
+  double given = nothing_known<kMax>();
+  const uint32_t slot = ask.slot;
+  for (uint32_t f = 0; f < ask.frames; ++f) {
+    if (threadIdx.x == 0) load_frame(in, f == 0 ? first : later[f - 1]);
     __syncthreads();
     SearchRecord* record = ring + (slot + f) % kRing;
     SearchState* s = &record->state;
     unsigned int* counts = record->counts;
-    if (f > 0) given = frame_bound_by_warp<kMax>(a, b, in.motion, read_bits(&ring[(slot + f - 1) % kRing].state.slots));
+    given = f == 0 ? in.given
+                   : frame_bound_by_warp<kMax>(a, b, in.motion, read_bits(&ring[(slot + f - 1) % kRing].state.slots));
     if (rank == 0) {
       SearchRecord* next = ring + (slot + f + 1) % kRing;
       clear_state<kMax>(&next->state);
       next->counts[0] = next->counts[1] = next->counts[2] = 0;
     }
-    if (f == 0 && start) {
+    if (f == 0 && ask.start) {
       if (rank == 0) {
-        start_search<kMax>(a, b, in.motion, given, s, front0);
-        if (descent) descend<kMax>(a, b, in.motion, s);
+        start_search<kMax>(a, b, in.motion, given, s, buf.front0);
+        if (ask.descent) descend<kMax>(a, b, in.motion, s);
         counts[0] = counts[1] = counts[2] = 0;
       }
       grid.sync();
@@ -528,13 +562,13 @@ __global__ void __launch_bounds__(kThreads)
     uint64_t n = 1, box_pairs = 0;
     uint32_t la = 0, lb = 0, at = 0, step = 0;
     while (la < a.shape.depth || lb < b.shape.depth) {
-      const Step st = next_step(n, la, lb, a.shape, b.shape, capacity, step_pairs);
-      if (st.generated > capacity) break;  // the same decision in every thread
+      const Step st = next_step(n, la, lb, a.shape, b.shape, buf.capacity, buf.step_pairs);
+      if (st.generated > buf.capacity) break;  // the same decision in every thread
       unsigned int* count = counts + step % 3;
       if (rank == 0) counts[(step + 1) % 3] = 0;
       for (uint64_t first_item = 0; first_item < st.generated; first_item += size)
         expand_item<kMax, kDops>(a, b, fronts[at], st, first_item + rank, in.slack, in.motion, given, s, count,
-                          fronts[at ^ 1]);
+                                 fronts[at ^ 1]);
       grid.sync();
       if (stamping && f == 0 && step < kLoopStamps - 4) end->stamps[2 + step] = device_clock_ns();
       n = *reinterpret_cast<volatile unsigned int*>(count);
@@ -554,20 +588,20 @@ __global__ void __launch_bounds__(kThreads)
         end->box_pairs = box_pairs, end->iterations = step;
         end->la = la, end->lb = lb, end->count = static_cast<unsigned int>(n), end->front = at;
       }
-      return;
+      return true;
     }
     if (n > 0) {
-      if (leaf_warps && 4 * n <= size / 32)
+      if (buf.leaf_warps && 4 * n <= size / 32)
         leaf_pair_by_warp<kMax>(a, b, in.motion, fronts[at], static_cast<uint32_t>(n), rank / 32, in.slack, given, s,
-                                d2);
+                                buf.d2);
       else
         for (uint64_t first_item = 0; first_item < 4 * n; first_item += size)
           leaf_pair_item<kMax>(a, b, in.motion, fronts[at], static_cast<uint32_t>(n), first_item + rank, in.slack,
-                               given, s, d2);
+                               given, s, buf.d2);
       grid.sync();
       if (stamping && f == 0) end->stamps[kLoopStamps - 2] = device_clock_ns();
       for (uint64_t first_item = 0; first_item < 4 * n; first_item += size)
-        winner_item(a, b, fronts[at], static_cast<uint32_t>(n), first_item + rank, d2, s);
+        winner_item(a, b, fronts[at], static_cast<uint32_t>(n), first_item + rank, buf.d2, s);
     }
     grid.sync();  // the winner settled: the host's answer, and the next frame's bound
     if (rank == 0) {
@@ -580,7 +614,77 @@ __global__ void __launch_bounds__(kThreads)
       if (stamping && f == 0) end->stamps[kLoopStamps - 1] = out->end_ns;
     }
   }
-  if (rank == 0) end->frames = frames, end->stopped = 0;
+  if (rank == 0) end->frames = ask.frames, end->stopped = 0;
+  return false;
+}
+
+// A batch of one kind in one cooperative launch. Frame 0's input comes as an argument (a single query copies
+// nothing up), the others' from `later`.
+template <bool kMax, bool kDops>
+__global__ void __launch_bounds__(kThreads)
+    search_kernel(TreeView a, TreeView b, FrameInput first, const FrameInput* later, BatchAsk ask, LoopBuffers buf,
+                  BatchRecord* batch) {
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  if (grid.thread_rank() == 0) batch->end.taken_ns = 0;
+  search_batch<kMax, kDops>(grid, a, b, first, later, ask, buf, batch);
+}
+
+// The first thread of a resident kernel waits for a call (resident_loop.h) and returns its word, or one of kind
+// kResidentLeave where the kernel is to leave: told to, asked to by another context, or idle for idle_ns.
+__device__ unsigned long long take_call(ResidentMailbox* box, ResidentState* state, unsigned long long idle_ns) {
+  const unsigned long long since = device_clock_ns();
+  for (;;) {
+    const unsigned long long word = load_acquire_system(&box->call);
+    const ResidentCall c = unpack_call(word);
+    if (c.number != state->taken) {
+      state->taken = c.number;
+      return word;
+    }
+    if (load_relaxed_system(&box->evict) != 0 || device_clock_ns() - since > idle_ns) {
+      ResidentCall leave{};
+      leave.kind = kResidentLeave;
+      return pack_call(leave);
+    }
+  }
+}
+
+// The device loop staying on the GPU between a context's calls (resident_loop.h): each call a batch of one kind,
+// whose frames block 0 copies from the host's pinned inputs (`frames`, from the call's first) to `staged`, and whose
+// outputs go straight to the host's pinned `batch` (one record a kind); the call's number then to box->done.
+// Leaves after answering a call whose batch stopped (the host's chunks go on from there on the same stream).
+template <bool kDops>
+__global__ void __launch_bounds__(kThreads)
+    resident_kernel(TreeView a, TreeView b, ResidentMailbox* box, const FrameInput* frames, FrameInput* staged,
+                    ResidentState* state, unsigned long long idle_ns, LoopBuffers buf, BatchRecord* batch) {
+  __shared__ unsigned long long word;
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  for (;;) {
+    if (blockIdx.x == 0) {
+      if (threadIdx.x == 0) {
+        word = take_call(box, state, idle_ns);
+        state->current = word;
+        const ResidentCall c = unpack_call(word);
+        if (c.kind != kResidentLeave) batch[c.kind].end.taken_ns = device_clock_ns();
+      }
+      __syncthreads();
+      const ResidentCall c = unpack_call(word);
+      constexpr unsigned kWords = sizeof(FrameInput) / sizeof(unsigned long long);
+      if (c.kind != kResidentLeave) {
+        const auto* from = reinterpret_cast<const volatile unsigned long long*>(frames + c.first);
+        auto* to = reinterpret_cast<volatile unsigned long long*>(staged);
+        for (unsigned i = threadIdx.x; i < c.frames * kWords; i += blockDim.x) to[i] = from[i];
+      }
+    }
+    grid.sync();
+    const ResidentCall c = unpack_call(*reinterpret_cast<volatile unsigned long long*>(&state->current));
+    if (c.kind == kResidentLeave) return;
+    const BatchAsk ask{c.frames, c.slot, c.start, c.descent, c.trace};
+    const bool stopped = c.kind != 0 ? search_batch<true, false>(grid, a, b, staged[0], staged + 1, ask, buf, batch + 1)
+                                     : search_batch<false, kDops>(grid, a, b, staged[0], staged + 1, ask, buf, batch);
+    // The outputs (written by this same thread) before the number: a release at the system's scope.
+    if (grid.thread_rank() == 0) store_release_system(&box->done, c.number);
+    if (stopped) return;
+  }
 }
 
 template <typename T>
@@ -640,7 +744,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     log.mark("context: hierarchies");
     ring_ = DeviceArray<SearchRecord>(memory_, 2 * kRing);
     batch_ = DeviceArray<BatchRecord>(memory_, 1);
-    later_ = DeviceArray<FrameInput>(memory_, kBatchFrames - 1);
+    later_ = DeviceArray<FrameInput>(memory_, kBatchFrames);
     fronts_.reserve(64);
     plan_device_loop(o.device);
     XHD_CUDA(cudaStreamSynchronize(stream_.get()));
@@ -682,6 +786,63 @@ class F12GpuDistance final : public MeshDistanceEngine {
       step_pairs_ = std::max<uint64_t>(64, std::strtoull(c, nullptr, 10));
     // XHD_GPU_LEAF_WARPS=0: every final front a thread a triangle pair (for the tests: both ways give the same pairs).
     leaf_warps_ = switched_on("XHD_GPU_LEAF_WARPS");
+    plan_resident(device);
+  }
+
+  // Whether the device loop stays on the GPU between calls (resident_loop.h; XHD_GPU_RESIDENT=0 turns it off), and
+  // how long it waits for the next call before it leaves: XHD_GPU_RESIDENT_IDLE_US microseconds (default 2000, ten
+  // times a call's round trip from Node's worker threads). Not under XHD_CUDA_PROFILE, whose phases wait for the
+  // stream, which a resident kernel holds until it leaves.
+  void plan_resident(int device) {
+    if (!switched_on("XHD_GPU_RESIDENT") || std::getenv("XHD_CUDA_PROFILE") != nullptr) return;
+    int sms = 0, fit = 0;
+    XHD_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    XHD_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &fit, dops_read() ? resident_kernel<true> : resident_kernel<false>, kThreads, 0));
+    if (static_cast<uint64_t>(fit) * sms < loop_blocks_) return;  // it holds both kinds' code: more registers
+    long idle_us = 2000;
+    if (const char* c = std::getenv("XHD_GPU_RESIDENT_IDLE_US")) idle_us = std::max(1L, std::atol(c));
+    resident_state_ = DeviceArray<ResidentState>(memory_, 1);
+    XHD_CUDA(cudaMemsetAsync(resident_state_.get(), 0, sizeof(ResidentState), stream_.get()));
+    resident_ = std::make_unique<ResidentLoop>(device, stream_.get(), std::chrono::microseconds(idle_us),
+                                               [this] { return launch_resident(); });
+  }
+
+  cudaError_t launch_resident() {
+    TreeView a = view_a(), b = view_b();
+    ResidentMailbox* box = resident_->mailbox();
+    const FrameInput* frames = frames_.data();
+    FrameInput* staged = later_.get();
+    ResidentState* state = resident_state_.get();
+    unsigned long long idle_ns = resident_->idle_ns();
+    LoopBuffers buf = loop_buffers();
+    BatchRecord* batch = batch_readback_.data();
+    void* args[] = {&a, &b, &box, &frames, &staged, &state, &idle_ns, &buf, &batch};
+    const void* kernel = dops_read() ? reinterpret_cast<const void*>(&resident_kernel<true>)
+                                     : reinterpret_cast<const void*>(&resident_kernel<false>);
+    const cudaError_t launched =
+        cudaLaunchCooperativeKernel(kernel, dim3(loop_blocks_), dim3(kThreads), args, 0, stream_.get());
+    if (launched == cudaSuccess) XHD_CUDA_LAUNCHED("resident_kernel");
+    return launched;
+  }
+
+  LoopBuffers loop_buffers() {
+    Fronts& top = fronts_at(0);
+    return {front_capacity_, step_pairs_, ring_.get(), top.buffer[0].get(), top.buffer[1].get(), d2_.get(),
+            leaf_warps_};
+  }
+
+  // A batch of one kind answered by the resident kernel (its outputs in batch_readback_, one record a kind), or
+  // null where there is none (off, or its launch refused: then never again).
+  const BatchRecord* resident_call(bool max, uint64_t first, const BatchAsk& ask) {
+    if (!resident_) return nullptr;
+    ResidentCall c{};
+    c.kind = max ? 1 : 0;
+    c.first = static_cast<unsigned int>(first), c.frames = ask.frames, c.slot = ask.slot;
+    c.start = ask.start, c.descent = ask.descent, c.trace = ask.trace;
+    if (resident_->call(c)) return batch_readback_.data() + (max ? 1 : 0);
+    resident_.reset();
+    return nullptr;
   }
 
   // One mesh's hierarchy built on the device (f12_build_gpu.h) from its float copy's vertices and its triangles,
@@ -785,7 +946,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     Pose p;
     std::copy(pose, pose + 12, p.m);
     const FramePose frame = frame_pose(p.m, a_frame_, b_frame_);
-    FrameInput in;
+    FrameInput in{};
     in.motion = {box_motion(frame.m, b_root_), p, b_oriented_.get() != nullptr && is_rigid(frame.m)};
     const double truth_scale =
         std::fmax(largest_coordinate(a_root_), in.motion.boxes.moved_scale) + largest_abs(a_frame_.origin);
@@ -798,6 +959,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
   // frames that every kind asked for had answered before it.
   void answer_batch(const double* poses, uint64_t k, xhd_distance_result* results, uint64_t& answered) {
     const auto start = std::chrono::steady_clock::now();
+    batch_started_ = start;
     std::exception_ptr refused;
     uint64_t ready = 0;
     for (; ready < k; ++ready) {
@@ -1000,45 +1162,48 @@ class F12GpuDistance final : public MeshDistanceEngine {
                      uint64_t& done) {
     cudaStream_t s = stream_.get();
     const uint32_t n = static_cast<uint32_t>(k - first);
-    TreeView a = view_a(), b = view_b();
-    FrameInput first_input = frames_.data()[first];
-    const FrameInput* later = later_.get();
     Fronts& top = fronts_at(0);
-    uint2 *front0 = top.buffer[0].get(), *front1 = top.buffer[1].get();
-    double* d2 = d2_.get();
-    SearchRecord* ring = ring_.get() + kRing * kMax;
-    BatchRecord* batch = batch_.get();
-    uint32_t frames = n, slot = slot_[kMax];
-    double given = last_answer_bound<kMax>(poses + 12 * first);
-    bool descent = !(kMax ? last_max_ : last_min_), start = descent || !ready_[kMax];
-    uint64_t capacity = front_capacity_, step_pairs = step_pairs_;
-    bool trace = log.enabled(), leaf_warps = leaf_warps_;
-    void* args[] = {&a,     &b,        &first_input, &later, &frames, &given,  &start,  &descent,    &capacity,
-                    &step_pairs, &ring, &slot,        &batch, &front0, &front1, &d2,     &leaf_warps, &trace};
-    // The later frames' inputs go up from pinned memory ahead of the launch, on its stream.
-    if (n > 1)
-      XHD_CUDA(cudaMemcpyAsync(later_.get(), frames_.data() + first + 1, (n - 1) * sizeof(FrameInput),
-                               cudaMemcpyHostToDevice, s));
+    const uint32_t slot = slot_[kMax];
+    frames_.data()[first].given = last_answer_bound<kMax>(poses + 12 * first);
+    const bool descent = !(kMax ? last_max_ : last_min_), start = descent || !ready_[kMax];
+    const BatchAsk ask{n, slot, start, descent, log.enabled()};
     const auto host_start = std::chrono::steady_clock::now();
-    const void* kernel = !kMax && dops_read() ? reinterpret_cast<const void*>(&search_kernel<kMax, !kMax>)
-                                              : reinterpret_cast<const void*>(&search_kernel<kMax, false>);
-    const cudaError_t launched = cudaLaunchCooperativeKernel(kernel, dim3(loop_blocks_), dim3(kThreads), args, 0, s);
+    const BatchRecord* answered = resident_call(kMax, first, ask);
+    const bool by_resident = answered != nullptr;
     const auto host_launched = std::chrono::steady_clock::now();
-    if (launched == cudaErrorCooperativeLaunchTooLarge || launched == cudaErrorNotSupported) {
-      cudaGetLastError();
-      XHD_CUDA(cudaStreamSynchronize(s));  // the inputs' copy reads the pinned frames
-      loop_blocks_ = 0;
-      return false;
+    if (answered == nullptr) {
+      // One launch: the later frames' inputs go up from pinned memory ahead of it, on its stream.
+      if (n > 1)
+        XHD_CUDA(cudaMemcpyAsync(later_.get(), frames_.data() + first + 1, (n - 1) * sizeof(FrameInput),
+                                 cudaMemcpyHostToDevice, s));
+      FrameInput first_input = frames_.data()[first];
+      TreeView a = view_a(), b = view_b();
+      const FrameInput* later = later_.get();
+      BatchAsk launch_ask = ask;
+      LoopBuffers buf = loop_buffers();
+      BatchRecord* batch = batch_.get();
+      void* args[] = {&a, &b, &first_input, &later, &launch_ask, &buf, &batch};
+      const void* kernel = !kMax && dops_read() ? reinterpret_cast<const void*>(&search_kernel<kMax, !kMax>)
+                                                : reinterpret_cast<const void*>(&search_kernel<kMax, false>);
+      const cudaError_t launched = cudaLaunchCooperativeKernel(kernel, dim3(loop_blocks_), dim3(kThreads), args, 0, s);
+      if (launched == cudaErrorCooperativeLaunchTooLarge || launched == cudaErrorNotSupported) {
+        cudaGetLastError();
+        XHD_CUDA(cudaStreamSynchronize(s));  // the inputs' copy reads the pinned frames
+        loop_blocks_ = 0;
+        return false;
+      }
+      XHD_CUDA(launched);
+      XHD_CUDA_LAUNCHED("search_kernel");
+      XHD_CUDA(cudaMemcpyAsync(batch_readback_.data(), batch, offsetof(BatchRecord, frame) + n * sizeof(FrameOutput),
+                               cudaMemcpyDeviceToHost, s));
+      XHD_CUDA(cudaStreamSynchronize(s));
+      answered = batch_readback_.data();
     }
-    XHD_CUDA(launched);
-    XHD_CUDA_LAUNCHED("search_kernel");
-    XHD_CUDA(cudaMemcpyAsync(batch_readback_.data(), batch, offsetof(BatchRecord, frame) + n * sizeof(FrameOutput),
-                             cudaMemcpyDeviceToHost, s));
-    XHD_CUDA(cudaStreamSynchronize(s));
     const auto host_done = std::chrono::steady_clock::now();
-    const BatchRecord& back = *batch_readback_.data();
+    const BatchRecord& back = *answered;
     const LoopEnd& e = back.end;
     if (log.enabled()) print_profile(e, n, host_launched - host_start, host_done - host_launched);
+    if (trace_calls_) trace_call(e, back.frame[e.frames > 0 ? e.frames - 1 : 0], host_start, host_done);
     log.mark("device loop");
     // Each frame's own time: from the end of the one before (the kernel's start for the first).
     unsigned long long before = e.begin_ns;
@@ -1063,6 +1228,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     // The stopped frame's search goes on from its record; the frame before it cleared the one after it, which the
     // next search of this kind then uses with no start, even where the host's chunks below fail part-way (the
     // stopped frame's record is left as they left it).
+    if (by_resident) resident_->left();  // a stopped batch ends the resident kernel
     const auto chunks_start = std::chrono::steady_clock::now();
     const uint64_t f = first + e.frames;
     slot_[kMax] = (slot + e.frames) % kRing;
@@ -1081,6 +1247,17 @@ class F12GpuDistance final : public MeshDistanceEngine {
     own_ms_[f] += elapsed_ms(chunks_start);
     done = f + 1;
     return true;
+  }
+
+  // XHD_GPU_CALL_TRACE=1 (a measuring aid): where a call's time goes, on the host's clock (before the launch or the
+  // resident call, the call, and the answers after it) and the device's (a resident call's wait to be taken, and the
+  // search).
+  void trace_call(const LoopEnd& e, const FrameOutput& last, std::chrono::steady_clock::time_point call,
+                  std::chrono::steady_clock::time_point back) const {
+    using us = std::chrono::duration<double, std::micro>;
+    std::fprintf(stderr, "xhd-call frames %u: before %.1f us, call %.1f us (taken to search %.1f us, search %.1f us)\n",
+                 e.frames, us(call - batch_started_).count(), us(back - call).count(),
+                 e.taken_ns != 0 ? (e.begin_ns - e.taken_ns) / 1000.0 : 0.0, (last.end_ns - e.begin_ns) / 1000.0);
   }
 
   // XHD_CUDA_PROFILE: the host's clock around the launch, the device's (kernel stamps) inside its first frame: no
@@ -1131,8 +1308,10 @@ class F12GpuDistance final : public MeshDistanceEngine {
   PinnedArray<FrameInput> frames_{kBatchFrames};
   DeviceArray<FrameInput> later_;
   DeviceArray<BatchRecord> batch_;
-  PinnedArray<BatchRecord> batch_readback_{1};
+  PinnedArray<BatchRecord> batch_readback_{2};  // a kind each: the resident kernel writes here
   double own_ms_[kBatchFrames] = {};
+  std::chrono::steady_clock::time_point batch_started_{};  // for XHD_GPU_CALL_TRACE
+  const bool trace_calls_ = asked_for("XHD_GPU_CALL_TRACE");
   // The last query's answers (triangles of A and B), tried first by the next.
   std::optional<TrianglePair> last_min_, last_max_;
   std::vector<Fronts> fronts_;
@@ -1150,6 +1329,10 @@ class F12GpuDistance final : public MeshDistanceEngine {
   // Whether the minimum's hierarchies get DOPs and the searches read them (XHD_GPU_DOP=1: dop_cut says why not
   // by default). Set before the build.
   const bool use_dops_ = asked_for("XHD_GPU_DOP");
+  // The resident device loop (plan_resident), and its record on the device. Last, so it leaves (its destructor
+  // waits for the kernel) before anything it reads is freed.
+  DeviceArray<ResidentState> resident_state_;
+  std::unique_ptr<ResidentLoop> resident_;
 };
 
 }  // namespace
