@@ -185,9 +185,14 @@ describe('mesh distance on the CPU', () => {
  * step, the front's size read back between them; XHD_MESH_FRONT_CAPACITY, fronts of more than 16,384 pairs cut into
  * chunks (the device loop stops there and the host goes on); XHD_GPU_LEAF_WARPS=0, the device loop's final fronts
  * a thread a triangle pair, never a warp a pair (lanes a test); XHD_GPU_DOP=1, the hierarchies built with DOPs and
- * node pairs near the cut bounded by them too. The default way first.
+ * node pairs near the cut bounded by them too; XHD_GPU_RESIDENT=0, the device loop launched for each call instead of
+ * staying on the GPU between calls; XHD_GPU_RESIDENT_IDLE_US=20, the resident loop leaving after 20 us without a
+ * call, so that most calls find it gone (or leaving as the call is posted) and start it again. The default way first.
  */
-const DEFAULT_WAY = { XHD_GPU_DEVICE_LOOP: undefined, XHD_MESH_FRONT_CAPACITY: undefined, XHD_GPU_LEAF_WARPS: undefined, XHD_GPU_DOP: undefined };
+const DEFAULT_WAY = {
+  XHD_GPU_DEVICE_LOOP: undefined, XHD_MESH_FRONT_CAPACITY: undefined, XHD_GPU_LEAF_WARPS: undefined, XHD_GPU_DOP: undefined,
+  XHD_GPU_RESIDENT: undefined, XHD_GPU_RESIDENT_IDLE_US: undefined,
+};
 const SEARCH_WAYS: [string, Record<string, string | undefined>][] = [
   ['device loop', DEFAULT_WAY],
   ['host-driven', { ...DEFAULT_WAY, XHD_GPU_DEVICE_LOOP: '0' }],
@@ -195,6 +200,9 @@ const SEARCH_WAYS: [string, Record<string, string | undefined>][] = [
   ['host-driven, chunks', { ...DEFAULT_WAY, XHD_GPU_DEVICE_LOOP: '0', XHD_MESH_FRONT_CAPACITY: '16384' }],
   ['device loop, leaf pairs a thread each', { ...DEFAULT_WAY, XHD_GPU_LEAF_WARPS: '0' }],
   ['device loop, the DOPs\' bound too', { ...DEFAULT_WAY, XHD_GPU_DOP: '1' }],
+  ['device loop, a launch a call', { ...DEFAULT_WAY, XHD_GPU_RESIDENT: '0' }],
+  ['device loop, chunks, a launch a call', { ...DEFAULT_WAY, XHD_GPU_RESIDENT: '0', XHD_MESH_FRONT_CAPACITY: '16384' }],
+  ['device loop, leaving when idle 20 us', { ...DEFAULT_WAY, XHD_GPU_RESIDENT_IDLE_US: '20' }],
 ];
 
 describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? false : 'no usable CUDA GPU' }, () => {
@@ -333,6 +341,45 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
         }
       }
     }
+  });
+
+  it('two contexts on one GPU, called in turn and at once, take the device from each other and equal the CPU', async () => {
+    // Each context's device loop stays on the GPU between its calls and holds every multiprocessor; a context
+    // starting its loop asks the other's to leave once idle. Calls in turn hand the GPU back and forth at every
+    // call; calls at once make one context's launch wait for the other's loop to leave. A loop that never left
+    // would hang this test.
+    const big = uvSphere(1, 250, 400);
+    const pairs: [TriangleMesh, TriangleMesh][] = [[big, moved(big, 2.05, 0.3, 0.1, 0.999)], [scenes[0][1], scenes[0][2]]];
+    const poses = Array.from({ length: 12 }, (_, k) => rotationZ(4 * k, [0.2 * Math.sin(k), 0.1, 0.01 * k]));
+    const expected = await Promise.all(pairs.map(async ([a, b]) => {
+      const cpu = await MeshDistance.create(a, b, { min: true, max: true, backend: 'cpu' });
+      try {
+        const out = [];
+        for (const pose of poses) out.push(await cpu.query(pose));
+        return out;
+      } finally {
+        cpu.close();
+      }
+    }));
+    const contexts = await Promise.all(pairs.map(([a, b]) => MeshDistance.create(a, b, { min: true, max: true, backend: 'cuda' })));
+    try {
+      for (const [k, pose] of poses.entries()) {
+        const inTurn = k % 2 === 0;
+        const got = inTurn
+          ? [await contexts[0].query(pose), await contexts[1].query(pose)]
+          : await Promise.all(contexts.map((c) => c.query(pose)));
+        for (const c of [0, 1]) {
+          assertSamePair(got[c].min, expected[c][k].min, `context ${c} min, frame ${k}${inTurn ? '' : ', at once'}`);
+          assertSamePair(got[c].max, expected[c][k].max, `context ${c} max, frame ${k}${inTurn ? '' : ', at once'}`);
+        }
+      }
+    } finally {
+      for (const c of contexts) c.close();
+    }
+    // Closed, each context's loop left before its memory was freed: a loop still reading it would fault, and the
+    // device's next job would fail with it.
+    const after = await meshDistance(pairs[1][0], pairs[1][1], { min: true, max: true, backend: 'cuda' }, poses[3]);
+    assertSamePair(after.min, expected[1][3].min, 'a job after the contexts closed');
   });
 
   it('a build the device memory cannot hold on the GPU is made on the host, with the same answers', async () => {
