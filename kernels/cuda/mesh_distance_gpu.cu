@@ -590,7 +590,22 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
       }
       return true;
     }
-    if (n > 0) {
+    // A final front whose triangle pairs are no more than a block's warps is measured by block 0 alone, a warp a
+    // pair, and its winner found there too: block barriers in place of two grid-wide ones, which cost a small
+    // search (a call a frame) about as much as its leaf pairs' tests. The batch's last frame then needs no
+    // grid-wide barrier at all: the other blocks' work ended at the last step's, and rank 0, which writes the
+    // answer, is in block 0.
+    const bool in_block = n > 0 && buf.leaf_warps && 4 * n <= kThreads / 32;
+    if (in_block) {
+      if (blockIdx.x == 0) {
+        leaf_pair_by_warp<kMax>(a, b, in.motion, fronts[at], static_cast<uint32_t>(n), threadIdx.x / 32, in.slack,
+                                given, s, buf.d2);
+        __syncthreads();
+        if (stamping && f == 0) end->stamps[kLoopStamps - 2] = device_clock_ns();
+        winner_item(a, b, fronts[at], static_cast<uint32_t>(n), threadIdx.x, buf.d2, s);
+        __syncthreads();
+      }
+    } else if (n > 0) {
       if (buf.leaf_warps && 4 * n <= size / 32)
         leaf_pair_by_warp<kMax>(a, b, in.motion, fronts[at], static_cast<uint32_t>(n), rank / 32, in.slack, given, s,
                                 buf.d2);
@@ -603,7 +618,8 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
       for (uint64_t first_item = 0; first_item < 4 * n; first_item += size)
         winner_item(a, b, fronts[at], static_cast<uint32_t>(n), first_item + rank, buf.d2, s);
     }
-    grid.sync();  // the winner settled: the host's answer, and the next frame's bound
+    // The winner settled: the host's answer, and the next frame's bound (which every block reads).
+    if (!(f + 1 == ask.frames && (in_block || n == 0))) grid.sync();
     if (rank == 0) {
       FrameOutput* out = &batch->frame[f];
       out->state.bound = read_bits(&s->bound), out->state.best = read_bits(&s->best);
