@@ -940,9 +940,9 @@ class F12GpuDistance final : public MeshDistanceEngine {
     query_many(pose != nullptr ? pose : kIdentityPose, 1, &r, answered);
   }
 
-  // The poses in batches of kBatchFrames: each kind's search of a whole batch is one launch and one readback where
-  // the device loop runs (a small search's frame is mostly its launch and readback: 10 us at best of a 40 us frame
-  // at 1M on an H200). A frame's query_ms is its own time on the device (or the host's, where the host drove it)
+  // The poses in batches of kBatchFrames: each kind's search of a whole batch is one call of the resident loop, or
+  // one launch and one readback, where the device loop runs (a launch and readback cost a small search 20-25 us of a
+  // 45-55 us frame at 1M on an H200; the resident loop's call about 6). A frame's query_ms is its own time on the device (or the host's, where the host drove it)
   // plus an equal share of the rest of the batch's time (B's motions, the launches, the readbacks, the pairs'
   // points), so a batch's frames add up to its wall time.
   void query_many(const double* poses, uint64_t n, xhd_distance_result* results, uint64_t& answered) override {
