@@ -57,6 +57,7 @@ struct TreeView {
   const OrientedBox* oriented;  // in the mesh's own frame; null when only the maximum is asked for
   const DopReaches* dops;       // the oriented boxes' DOPs (oriented_dop.h), where asked for (XHD_GPU_DOP=1); else null
   const double* truth;          // the input's corners, 9 a slot, where the copy is not the input; else null
+  uint32_t hull_triangles;      // nodes of at most this many triangles are bounded by their hulls (XHD_GPU_HULL); 0: none
 };
 
 // B as A sees it under the query's pose, as the CPU backend's PosedB sees it: a box moves to a parallelepiped,
@@ -236,6 +237,89 @@ __device__ bool dop_cut(const TreeView& a, const TreeView& b, const Motion& m, u
   return cut<false>(gap * gap, bound, slack);
 }
 
+// The hull gap, where XHD_GPU_HULL=1 asks for it (the DOP kernels hold it): between two nodes of at most
+// hull_triangles triangles each, whose oriented boxes leave their pair within kHullWorth of the cut (squared), a lower
+// bound of the distance between the convex hulls of their corners (A's, and B's moved by the frame pose, each within
+// eps of where it should be): the CPU backend's hull_gap, the separation along x from the line between the boxes'
+// centres, then along kHullSteps of Gilbert's refinements. A warp measures one pair at a time, its lanes sharing the
+// nodes' corners; the corners' hull is their distinct vertices' (the CPU's node points), so the supports are the same
+// maxima of the same products. Off by default: on an H200 at 1M (frames in one call) it cut the rings' triangle pairs
+// from 2,838 a frame to 1,083 (nodes of up to 32 triangles) and the tools' from 12,996 to 6,720, and made every
+// scene's frame 3-6 times longer (rings 0.068 to 0.29 ms, tools 0.096 to 0.46): a warp walks its candidates one
+// after the other, each a chain of eight supports, while the rest of the step waits at the barrier
+// (docs/benchmarks.md, stop 60).
+constexpr int kHullSteps = 3;
+constexpr double kHullWorth = 0.5;
+
+struct WarpSupport {
+  double h;     // the largest x·p over the node's corners
+  double p[3];  // a corner where it is reached (the first such in the node's order)
+};
+
+// Every lane takes part and gets the same answer (a butterfly whose every step keeps the larger, then the earlier).
+__device__ WarpSupport warp_support(const TreeView& t, uint32_t node, const double x[3]) {
+  const F12Slots slots = f12_node_slots(t.shape, node);
+  const uint32_t corners = 3 * (slots.last - slots.first);
+  const float* base = t.corners + 9ull * slots.first;
+  double best = -static_cast<double>(INFINITY);
+  uint32_t at = 0;
+  for (uint32_t c = threadIdx.x & 31; c < corners; c += 32) {
+    const float* q = base + 3ull * c;
+    const double v = (static_cast<double>(q[0]) * x[0] + static_cast<double>(q[1]) * x[1]) +
+                     static_cast<double>(q[2]) * x[2];
+    if (v > best) best = v, at = c;
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const double other = __shfl_xor_sync(0xffffffffu, best, o);
+    const uint32_t other_at = __shfl_xor_sync(0xffffffffu, at, o);
+    if (other > best || (other == best && other_at < at)) best = other, at = other_at;
+  }
+  const float* q = base + 3ull * at;
+  return {best, {q[0], q[1], q[2]}};
+}
+
+__device__ double warp_hull_gap(const TreeView& a, const TreeView& b, const Motion& motion, uint2 pair, double reach) {
+  const double* m = motion.boxes.m;
+  const CentredBox ca = centred(a.boxes[pair.x]), cb = motion.boxes.moved(b.boxes[pair.y]);
+  Dvec3 x = dsub(cb.c, ca.c);
+  double best = 0.0;
+  for (int step = 0;; ++step) {
+    const double xx = ddot(x, x);
+    if (!(xx > 0.0)) break;
+    const double along[3] = {x.x, x.y, x.z};
+    const WarpSupport sa = warp_support(a, pair.x, along);
+    // B's least x·p, p posed: the largest (-Mᵀx)·v over its corners v, plus x·t.
+    const double back[3] = {-(m[0] * x.x + m[4] * x.y + m[8] * x.z), -(m[1] * x.x + m[5] * x.y + m[9] * x.z),
+                            -(m[2] * x.x + m[6] * x.y + m[10] * x.z)};
+    const WarpSupport sb = warp_support(b, pair.y, back);
+    const double least = -sb.h + (m[3] * x.x + m[7] * x.y + m[11] * x.z);
+    best = fmax(best, (least - sa.h) / sqrt(xx) - motion.boxes.eps);
+    if (step == kHullSteps || best > reach) break;
+    double q[3];
+    for (int r = 0; r < 3; ++r)
+      q[r] = ((m[4 * r] * sb.p[0] + m[4 * r + 1] * sb.p[1]) + m[4 * r + 2] * sb.p[2]) + m[4 * r + 3];
+    const Dvec3 d = dsub(dsub(Dvec3{q[0], q[1], q[2]}, Dvec3{sa.p[0], sa.p[1], sa.p[2]}), x);
+    const double dd = ddot(d, d);
+    if (!(dd > 0.0)) break;
+    const double t = fmin(fmax(-ddot(x, d) / dd, 0.0), 1.0);
+    if (!(t > 0.0)) break;  // x is already the hulls' separating direction
+    x = {x.x + t * d.x, x.y + t * d.y, x.z + t * d.z};
+  }
+  return best;
+}
+
+// XHD_GPU_HULL=1: the hull gap between nodes of at most XHD_GPU_HULL_TRIANGLES triangles (default 32); else 0, none.
+uint32_t hull_triangles_asked() {
+  if (!asked_for("XHD_GPU_HULL")) return 0;
+  const char* c = std::getenv("XHD_GPU_HULL_TRIANGLES");
+  return c != nullptr ? static_cast<uint32_t>(std::max(1L, std::atol(c))) : 32u;
+}
+
+__device__ bool small_node(const TreeView& t, uint32_t node) {
+  const F12Slots slots = f12_node_slots(t.shape, node);
+  return slots.last - slots.first <= t.hull_triangles;
+}
+
 // Generated BVTT node t (t >= generated: none, but the thread still takes part in its warp's ballot and shuffles):
 // the pair of k-th descendants its index encodes. Survivors are appended to `out` (counted in *count); their
 // corners' distances are reduced per warp and tighten the global bound once a warp. Every thread of the warp calls it.
@@ -244,7 +328,8 @@ __device__ void expand_item(const TreeView& a, const TreeView& b, const uint2* i
                             double slack, const Motion& motion, double given, SearchState* s, unsigned int* count,
                             uint2* out) {
   double mine = nothing_known<kMax>();
-  bool keep = false;
+  bool keep = false, hull_candidate = false;
+  double bound = 0.0, reach = 0.0;
   uint2 child = make_uint2(0, 0);
   if (t < st.generated) {
     const uint2 p = st.la == 0 && st.lb == 0 ? make_uint2(0, 0) : in[t >> (st.ka + st.kb)];  // the root: one pair
@@ -252,7 +337,7 @@ __device__ void expand_item(const TreeView& a, const TreeView& b, const uint2* i
     const uint64_t pa = p.x - ((1ull << st.la) - 1), pb = p.y - ((1ull << st.lb) - 1);
     child.x = static_cast<uint32_t>(f12_node(st.la + st.ka, (pa << st.ka) + (j >> st.kb)));
     child.y = static_cast<uint32_t>(f12_node(st.lb + st.kb, (pb << st.kb) + (j & ((1ull << st.kb) - 1))));
-    const double bound = running_bound<kMax>(s, given);
+    bound = running_bound<kMax>(s, given);
     const double key = pair_key<kMax>(a, b, motion, child.x, child.y);
     keep = !cut<kMax>(key, bound, slack);
     // The oriented boxes (minimum only): patches of smooth surfaces facing each other, or side by side,
@@ -261,10 +346,23 @@ __device__ void expand_item(const TreeView& a, const TreeView& b, const uint2* i
       const MovedOrientedBox ob = move_oriented_box(b.oriented[child.y], motion.boxes.m, motion.boxes.eps);
       const double oriented_key = fmax(key, oriented_gap2(a.oriented[child.x], ob));
       keep = !cut<kMax>(oriented_key, bound, slack) &&
-             !(kDops && dop_cut(a, b, motion, child, ob, oriented_key, bound, slack));
+             !(kDops && a.dops != nullptr && dop_cut(a, b, motion, child, ob, oriented_key, bound, slack));
+      if (kDops && keep && a.hull_triangles != 0) {
+        reach = sqrt(bound) + slack;  // +inf while nothing is known: then no pair is a candidate
+        hull_candidate = oriented_key >= kHullWorth * reach * reach && small_node(a, child.x) && small_node(b, child.y);
+      }
     }
-    if (keep) mine = corner_distance2(a, b, motion, child.x, child.y);
   }
+  if (kDops && !kMax && a.hull_triangles != 0) {
+    // A warp's candidates one after the other, every lane measuring each.
+    for (unsigned todo = __ballot_sync(0xffffffffu, hull_candidate); todo != 0; todo &= todo - 1) {
+      const int from = __ffs(todo) - 1;
+      const uint2 pair = make_uint2(__shfl_sync(0xffffffffu, child.x, from), __shfl_sync(0xffffffffu, child.y, from));
+      const double gap = warp_hull_gap(a, b, motion, pair, __shfl_sync(0xffffffffu, reach, from));
+      if ((threadIdx.x & 31) == static_cast<unsigned>(from)) keep = !cut<false>(gap * gap, bound, slack);
+    }
+  }
+  if (keep) mine = corner_distance2(a, b, motion, child.x, child.y);
   // Warp-aggregated append.
   const unsigned lane = threadIdx.x & 31, ballot = __ballot_sync(0xffffffffu, keep);
   unsigned base = 0;
@@ -785,7 +883,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     XHD_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     XHD_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit_min, search_kernel<false, false>, kThreads, 0));
     XHD_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit_max, search_kernel<true, false>, kThreads, 0));
-    if (dops_read()) {
+    if (tight_read()) {
       int fit_dops = 0;
       XHD_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit_dops, search_kernel<false, true>, kThreads, 0));
       fit_min = std::min(fit_min, fit_dops);
@@ -814,7 +912,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     int sms = 0, fit = 0;
     XHD_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     XHD_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &fit, dops_read() ? resident_kernel<true> : resident_kernel<false>, kThreads, 0));
+        &fit, tight_read() ? resident_kernel<true> : resident_kernel<false>, kThreads, 0));
     if (static_cast<uint64_t>(fit) * sms < loop_blocks_) return;  // it holds both kinds' code: more registers
     long idle_us = 2000;
     if (const char* c = std::getenv("XHD_GPU_RESIDENT_IDLE_US")) idle_us = std::max(1L, std::atol(c));
@@ -834,7 +932,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     LoopBuffers buf = loop_buffers();
     BatchRecord* batch = batch_readback_.data();
     void* args[] = {&a, &b, &box, &frames, &staged, &state, &idle_ns, &buf, &batch};
-    const void* kernel = dops_read() ? reinterpret_cast<const void*>(&resident_kernel<true>)
+    const void* kernel = tight_read() ? reinterpret_cast<const void*>(&resident_kernel<true>)
                                      : reinterpret_cast<const void*>(&resident_kernel<false>);
     const cudaError_t launched =
         cudaLaunchCooperativeKernel(kernel, dim3(loop_blocks_), dim3(kThreads), args, 0, stream_.get());
@@ -1011,13 +1109,15 @@ class F12GpuDistance final : public MeshDistanceEngine {
 
   // The DOPs are read where both meshes have them (asked for, and built on the device).
   bool dops_read() const { return a_dops_.get() != nullptr && b_dops_.get() != nullptr; }
+  // The kernels with the tighter bounds (kDops) run where the DOPs are read or the hulls asked for.
+  bool tight_read() const { return dops_read() || hull_triangles_ != 0; }
   TreeView view_a() {
-    return {a_shape_,          a_corners_.get(), a_triangle_.get(), a_boxes_.get(), a_oriented_.get(),
-            dops_read() ? a_dops_.get() : nullptr, a_truth_.get()};
+    return {a_shape_,      a_corners_.get(), a_triangle_.get(), a_boxes_.get(), a_oriented_.get(),
+            dops_read() ? a_dops_.get() : nullptr, a_truth_.get(), hull_triangles_};
   }
   TreeView view_b() {
-    return {b_shape_,          b_corners_.get(), b_triangle_.get(), b_boxes_.get(), b_oriented_.get(),
-            dops_read() ? b_dops_.get() : nullptr, b_truth_.get()};
+    return {b_shape_,      b_corners_.get(), b_triangle_.get(), b_boxes_.get(), b_oriented_.get(),
+            dops_read() ? b_dops_.get() : nullptr, b_truth_.get(), hull_triangles_};
   }
 
   // The front buffers of each chunk depth (and the leaf stage's distances): allocated on first use, kept
@@ -1115,7 +1215,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
       // Never write the buffer being read: the first front may be one of this depth's buffers (the root's).
       const int next = current >= 0 ? 1 - current : (in == fronts_at(depth).buffer[0].get() ? 1 : 0);
       XHD_CUDA(cudaMemsetAsync(&state<kMax>()->count, 0, sizeof(unsigned int), s));
-      auto* kernel = !kMax && dops_read() ? expand_kernel<kMax, !kMax> : expand_kernel<kMax, false>;
+      auto* kernel = !kMax && tight_read() ? expand_kernel<kMax, !kMax> : expand_kernel<kMax, false>;
       kernel<<<blocks_for(generated, kThreads), kThreads, 0, s>>>(
           a, b, front, st, slack, motion_, state<kMax>(), fronts_at(depth).buffer[next].get());
       XHD_CUDA_LAUNCHED("expand_kernel");
@@ -1199,7 +1299,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
       LoopBuffers buf = loop_buffers();
       BatchRecord* batch = batch_.get();
       void* args[] = {&a, &b, &first_input, &later, &launch_ask, &buf, &batch};
-      const void* kernel = !kMax && dops_read() ? reinterpret_cast<const void*>(&search_kernel<kMax, !kMax>)
+      const void* kernel = !kMax && tight_read() ? reinterpret_cast<const void*>(&search_kernel<kMax, !kMax>)
                                                 : reinterpret_cast<const void*>(&search_kernel<kMax, false>);
       const cudaError_t launched = cudaLaunchCooperativeKernel(kernel, dim3(loop_blocks_), dim3(kThreads), args, 0, s);
       if (launched == cudaErrorCooperativeLaunchTooLarge || launched == cudaErrorNotSupported) {
@@ -1345,6 +1445,9 @@ class F12GpuDistance final : public MeshDistanceEngine {
   // Whether the minimum's hierarchies get DOPs and the searches read them (XHD_GPU_DOP=1: dop_cut says why not
   // by default). Set before the build.
   const bool use_dops_ = asked_for("XHD_GPU_DOP");
+  // Nodes of at most this many triangles bounded by their corners' hulls (warp_hull_gap): XHD_GPU_HULL=1 asks for
+  // it, XHD_GPU_HULL_TRIANGLES sets the size (default 32); 0, the default: off.
+  const uint32_t hull_triangles_ = hull_triangles_asked();
   // The resident device loop (plan_resident), and its record on the device. Last, so it leaves (its destructor
   // waits for the kernel) before anything it reads is freed.
   DeviceArray<ResidentState> resident_state_;
