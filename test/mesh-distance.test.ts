@@ -33,6 +33,18 @@ function rotationZ(deg: number, t: [number, number, number]): Pose {
   return Float64Array.of(c, -s, 0, t[0], s, c, 0, t[1], 0, 0, 1, t[2]);
 }
 
+/** A new context's answers to each pose in turn; the context is closed after them, whatever happens. */
+async function answersOf(made: Promise<MeshDistance>, poses: Pose[]) {
+  const context = await made;
+  try {
+    const answers = [];
+    for (const pose of poses) answers.push(await context.query(pose));
+    return answers;
+  } finally {
+    context.close();
+  }
+}
+
 const random = rng(5);
 const sphere = uvSphere(1, 24, 48);
 const small = uvSphere(0.4, 16, 32);
@@ -280,13 +292,7 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
     const cases: [string, TriangleMesh, TriangleMesh][] = [...scenes, ['200k spheres', big, moved(big, 2.05, 0.3, 0.1, 0.999)]];
     const poses = [0, 1, 2, 3, 4, 5].map((k) => rotationZ(7 * k, [0.05 * k, 0.2 - 0.03 * k, 0.01 * k]));
     for (const [name, a, b] of cases) {
-      const cpu = await MeshDistance.create(a, b, { min: true, max: true, backend: 'cpu' });
-      const expected: Awaited<ReturnType<MeshDistance['query']>>[] = [];
-      try {
-        for (const pose of poses) expected.push(await cpu.query(pose));
-      } finally {
-        cpu.close();
-      }
+      const expected = await answersOf(MeshDistance.create(a, b, { min: true, max: true, backend: 'cpu' }), poses);
       for (const [setting, vars] of SEARCH_WAYS) {
         // The ways are read when the context is made; its queries follow them.
         const gpu = await withEnv(vars, () => MeshDistance.create(a, b, { min: true, max: true, backend: 'cuda' }));
@@ -311,16 +317,8 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
     const ring = torus(1, 0.2, 240, 48);
     const linked = { positions: ring.positions.map((v, i, all) => (i % 3 === 0 ? v + 1 : i % 3 === 1 ? -all[i + 1] : all[i - 1])), triangles: ring.triangles };
     const poses = [0, 1, 2, 3].map((k) => rotationZ(2 * k, [0, 0.01 * k, 0]));
-    const run = async (backend: 'cpu' | 'cuda', vars: Record<string, string | undefined>) => {
-      const context = await withEnv(vars, () => MeshDistance.create(ring, linked, { min: true, backend }));
-      try {
-        const frames = [];
-        for (const pose of poses) frames.push(await context.query(pose));
-        return frames;
-      } finally {
-        context.close();
-      }
-    };
+    const run = (backend: 'cpu' | 'cuda', vars: Record<string, string | undefined>) =>
+      answersOf(withEnv(vars, () => MeshDistance.create(ring, linked, { min: true, backend })), poses);
     const cpu = await run('cpu', DEFAULT_WAY);
     const pairs = (frames: typeof cpu) => frames.reduce((sum, f) => sum + f.trianglePairs, 0);
     const counts: Record<string, number> = {};
@@ -387,16 +385,7 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
     const big = uvSphere(1, 250, 400);
     const pairs: [TriangleMesh, TriangleMesh][] = [[big, moved(big, 2.05, 0.3, 0.1, 0.999)], [scenes[0][1], scenes[0][2]]];
     const poses = Array.from({ length: 12 }, (_, k) => rotationZ(4 * k, [0.2 * Math.sin(k), 0.1, 0.01 * k]));
-    const expected = await Promise.all(pairs.map(async ([a, b]) => {
-      const cpu = await MeshDistance.create(a, b, { min: true, max: true, backend: 'cpu' });
-      try {
-        const out = [];
-        for (const pose of poses) out.push(await cpu.query(pose));
-        return out;
-      } finally {
-        cpu.close();
-      }
-    }));
+    const expected = await Promise.all(pairs.map(([a, b]) => answersOf(MeshDistance.create(a, b, { min: true, max: true, backend: 'cpu' }), poses)));
     const contexts = await Promise.all(pairs.map(([a, b]) => MeshDistance.create(a, b, { min: true, max: true, backend: 'cuda' })));
     try {
       for (const [k, pose] of poses.entries()) {

@@ -310,13 +310,7 @@ class Search {
       const double raw = b_.least(nb, x, pb) - sa.h;  // the separation times |x|
       best = larger(best, raw / std::sqrt(xx) - b_.eps());
       if (step == kHullSteps || best > w.reach) break;
-      const Dvec3 pa{xs[sa.at], xs[n + sa.at], xs[2 * n + sa.at]};
-      const Dvec3 d = dsub(dsub(pb, pa), x);
-      const double dd = ddot(d, d);
-      if (!(dd > 0.0)) break;
-      const double t = smaller(larger(-ddot(x, d) / dd, 0.0), 1.0);
-      if (!(t > 0.0)) break;  // x is already the hulls' separating direction: another step repeats this one
-      x = {x.x + t * d.x, x.y + t * d.y, x.z + t * d.z};
+      if (!gilbert_step(x, {xs[sa.at], xs[n + sa.at], xs[2 * n + sa.at]}, pb)) break;
     }
     return best;
   }

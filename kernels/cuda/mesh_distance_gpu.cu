@@ -298,12 +298,7 @@ __device__ double warp_hull_gap(const TreeView& a, const TreeView& b, const Moti
     double q[3];
     for (int r = 0; r < 3; ++r)
       q[r] = ((m[4 * r] * sb.p[0] + m[4 * r + 1] * sb.p[1]) + m[4 * r + 2] * sb.p[2]) + m[4 * r + 3];
-    const Dvec3 d = dsub(dsub(Dvec3{q[0], q[1], q[2]}, Dvec3{sa.p[0], sa.p[1], sa.p[2]}), x);
-    const double dd = ddot(d, d);
-    if (!(dd > 0.0)) break;
-    const double t = fmin(fmax(-ddot(x, d) / dd, 0.0), 1.0);
-    if (!(t > 0.0)) break;  // x is already the hulls' separating direction
-    x = {x.x + t * d.x, x.y + t * d.y, x.z + t * d.z};
+    if (!gilbert_step(x, Dvec3{sa.p[0], sa.p[1], sa.p[2]}, Dvec3{q[0], q[1], q[2]})) break;
   }
   return best;
 }
@@ -1040,9 +1035,9 @@ class F12GpuDistance final : public MeshDistanceEngine {
 
   // The poses in batches of kBatchFrames: each kind's search of a whole batch is one call of the resident loop, or
   // one launch and one readback, where the device loop runs (a launch and readback cost a small search 20-25 us of a
-  // 45-55 us frame at 1M on an H200; the resident loop's call about 6). A frame's query_ms is its own time on the device (or the host's, where the host drove it)
-  // plus an equal share of the rest of the batch's time (B's motions, the launches, the readbacks, the pairs'
-  // points), so a batch's frames add up to its wall time.
+  // 45-55 us frame at 1M on an H200; the resident loop's call about 6). A frame's query_ms is its own time on the
+  // device (or the host's, where the host drove it) plus an equal share of the rest of the batch's time (B's motions,
+  // the launches, the readbacks, the pairs' points), so a batch's frames add up to its wall time.
   void query_many(const double* poses, uint64_t n, xhd_distance_result* results, uint64_t& answered) override {
     answered = 0;
     while (answered < n) {

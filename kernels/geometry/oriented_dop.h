@@ -123,6 +123,20 @@ XHD_HD double dop_thin_gap(const DopView& a, const DopView& b) {
   return best;
 }
 
+// One of Gilbert's steps towards the direction that best separates two convex sets: x moves to the point nearest
+// the origin of the segment from x to pb - pa, where pa and pb are the sets' farthest points towards each other
+// along x. False where x would not move (another step would repeat this one). The DOP gap and both backends' hull
+// gaps take these steps.
+XHD_HD bool gilbert_step(Dvec3& x, const Dvec3& pa, const Dvec3& pb) {
+  const Dvec3 step = dsub(dsub(pb, pa), x);
+  const double ss = ddot(step, step);
+  if (!(ss > 0.0)) return false;
+  const double t = smaller(larger(-ddot(x, step) / ss, 0.0), 1.0);
+  if (!(t > 0.0)) return false;
+  x = {x.x + t * step.x, x.y + t * step.y, x.z + t * step.z};
+  return true;
+}
+
 // A lower bound of the distance between A's DOP and B's moved DOP: the largest separation along a few
 // directions, found by Gilbert's iteration on the two oriented boxes (their face reaches), starting from
 // the line between the centres. Any direction gives a valid bound; `steps` more refine it. Returns as
@@ -142,8 +156,7 @@ XHD_HD double dop_gap(const DopView& a, const DopView& b, int steps, double enou
     const double raw = ddot(x, d) - dop_reach(a, la) - dop_reach(b, lb);  // the separation times |x|
     best = larger(best, raw / sqrt(xx) - slack);
     if ((raw > 0.0 && raw * raw > enough_raw2 * xx) || k == steps) break;
-    // The boxes' farthest points towards each other along x; x moves to the point of the segment from x to
-    // their difference nearest the origin.
+    // The boxes' farthest points towards each other along x.
     Dvec3 pa = ba.c, pb = bb.c;
     for (int j = 0; j < 3; ++j) {
       const int sa = la[j] < 0.0 ? -1 : 1, sb = lb[j] < 0.0 ? -1 : 1;
@@ -152,11 +165,7 @@ XHD_HD double dop_gap(const DopView& a, const DopView& b, int steps, double enou
       pa = {pa.x + ea * ba.u[j].x, pa.y + ea * ba.u[j].y, pa.z + ea * ba.u[j].z};
       pb = {pb.x + eb * bb.u[j].x, pb.y + eb * bb.u[j].y, pb.z + eb * bb.u[j].z};
     }
-    const Dvec3 step = dsub(dsub(pb, pa), x);
-    const double ss = ddot(step, step);
-    if (!(ss > 0.0)) break;
-    const double t = smaller(larger(-ddot(x, step) / ss, 0.0), 1.0);
-    x = {x.x + t * step.x, x.y + t * step.y, x.z + t * step.z};
+    if (!gilbert_step(x, pa, pb)) break;
   }
   return best;
 }
