@@ -45,6 +45,10 @@ inline int resolve_thread_count(int requested) {
   return requested > 0 ? requested : available_cores();
 }
 
+// Whether a job begun beside others is cut to its share of the cores (the default), or keeps the threads it
+// asks for because something else keeps the cores shared (a CoreGate, core_gate.h).
+enum class PoolShare { cut, whole };
+
 // Process-wide threads that wait between jobs: spinning for a while first, then asleep. A pool runs one job at a
 // time; jobs begun at once (the lanes of `xhd batch`, the workers of a compare split among GPUs) each take the
 // first idle pool of kPools, made on first use, and share the cores: a job asks for at most its share of them
@@ -70,7 +74,7 @@ class WorkerPool {
   // scheduled), so job(0) alone must be able to do the whole job; count is an upper bound, cut to the
   // job's share of the cores while other jobs run. Returns when every job(t) begun has returned. job must
   // not throw.
-  void run(int count, const std::function<void(int)>& job) {
+  void run(int count, const std::function<void(int)>& job, PoolShare share = PoolShare::cut) {
     if (count <= 1) {
       if (count == 1) job(0);
       return;
@@ -87,7 +91,8 @@ class WorkerPool {
     } running_job;
     const bool single = single_pool();
     // Alone, a job gets the threads it asks for (more than the cores, if asked); beside others, its share.
-    if (!single && running_job.others > 0) count = std::min(count, std::max(1, cores() / (running_job.others + 1)));
+    if (!single && share == PoolShare::cut && running_job.others > 0)
+      count = std::min(count, std::max(1, cores() / (running_job.others + 1)));
     if (count <= 1) {
       job(0);
       return;
@@ -236,7 +241,7 @@ class WorkerPool {
 // Calls body(begin, end, thread_index) on blocks of at most `grain` items. The first exception thrown
 // by any thread is rethrown on the caller's thread after all threads have finished.
 template <class Body>
-void parallel_blocks(size_t n, size_t grain, int threads, Body body) {
+void parallel_blocks(size_t n, size_t grain, int threads, Body body, PoolShare share = PoolShare::cut) {
   if (n == 0) return;
   grain = std::max<size_t>(grain, 1);
   const size_t blocks = (n + grain - 1) / grain;
@@ -257,7 +262,7 @@ void parallel_blocks(size_t n, size_t grain, int threads, Body body) {
       if (!failure) failure = std::current_exception();
       next.store(blocks, std::memory_order_relaxed);  // stop the others early
     }
-  });
+  }, share);
   if (failure) std::rethrow_exception(failure);
 }
 
