@@ -179,6 +179,28 @@ describe('what the orchestration kept', () => {
     }
   });
 
+  it('gives the same answer on 1, 2 and 4 threads when one direction costs far more (the threads shared by lanes)', async () => {
+    // A sphere with one vertex at 6.5e10: its samples, nearly all on the wild triangles, each test hundreds of
+    // the plain sphere's near-tied triangles, while the plain sphere's samples settle at once. Side by side, the
+    // directions share the threads through a gate (kernels/abi/core_gate.h) and the costly one takes the
+    // cores the other leaves: the blocks run in another order, on other threads, for the same answers.
+    const wild = uvSphere(1, 12, 24);
+    const positions = Float64Array.from(wild.positions);
+    positions[3 * 30] = 6.5e10;
+    const far = asGeometry({ positions, triangles: wild.triangles });
+    const plain = asGeometry(uvSphere(1, 12, 24));
+    const outcomes = [];
+    for (const threads of [1, 2, 4]) {
+      const o = await compareSurfaces(far, plain, { ...base, threads, samples: 4000 });
+      assert.equal(o.threads, threads);
+      outcomes.push(o);
+    }
+    assert.ok(outcomes[0].ab.hd > 1e10, `A's samples reach the wild vertex: ${outcomes[0].ab.hd}`);
+    for (const o of outcomes.slice(1)) {
+      for (const key of ['ab', 'ba', 'distancesAb', 'distancesBa'] as const) assert.deepStrictEqual(o[key], outcomes[0][key], key);
+    }
+  });
+
   it('reports wall times that fit in the call', async () => {
     for (const [threads, directed] of [[1, false], [2, false], [2, true]] as const) {
       const start = performance.now();

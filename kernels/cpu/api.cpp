@@ -148,7 +148,7 @@ int32_t surface_compare(const xhd_mesh* a, const xhd_mesh* b, const xhd_surface_
   const int method = options != nullptr ? options->method : XHD_SURFACE_GRID;
   const xhd::SurfaceBackend cpu{[method](const xhd::SurfaceMeasureJob& m, xhd_surface_result& r) {
                                   const xhd::SurfaceJob job{&m.queries, m.target, m.threads, m.progress,
-                                                            m.distance, nullptr,  nullptr};
+                                                            m.distance, nullptr,  nullptr,   m.lane};
                                   run_surface_method(method, job, r);
                                 },
                                 true};

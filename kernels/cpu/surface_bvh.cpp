@@ -17,19 +17,28 @@ namespace xhd {
 void surface_distance_bvh(const SurfaceJob& job, xhd_surface_result& result) {
   const auto build_start = std::chrono::steady_clock::now();
   SurfaceFrame frame;
-  frame_surface(*job.points, *job.mesh, job.threads, frame);
+  TriangleBvh bvh;
+  const uint64_t n = job.points->count;
+  {
+    GateHold hold(job.lane, job.threads);
+    frame_surface(*job.points, *job.mesh, job.threads, frame);
+    bvh = build_triangle_bvh(frame.vertices(), frame.vertex_truth(), job.mesh->triangles, job.mesh->triangle_count,
+                             frame.origin());
+  }
   for (int k = 0; k < 3; ++k) result.origin[k] = frame.frame.origin[k];
-  const TriangleBvh bvh = build_triangle_bvh(frame.vertices(), frame.vertex_truth(), job.mesh->triangles,
-                                             job.mesh->triangle_count, frame.origin());
   const BvhView view = bvh.view();
   result.build_ms = elapsed_ms(build_start);
 
   const auto query_start = std::chrono::steady_clock::now();
-  const uint64_t n = job.points->count;
   const PointTruth truth = frame.point_truth();
-  const std::vector<uint32_t> order = morton_order(frame.points(), n);
-  std::vector<uint64_t> tests(static_cast<size_t>(std::max(job.threads, 1)), 0);
-  parallel_blocks(n, 1024, job.threads, [&](size_t begin, size_t end, int thread) {
+  const int threads = gated_workers(job.lane, job.threads);
+  std::vector<uint32_t> order;
+  {
+    GateHold hold(job.lane, 1);
+    order = morton_order(frame.points(), n);
+  }
+  std::vector<uint64_t> tests(static_cast<size_t>(threads), 0);
+  gated_blocks(n, 1024, threads, job.lane, [&](size_t begin, size_t end, int thread) {
     job.progress->check_cancel();
     uint32_t seed_slot = 0xffffffffu;
     uint64_t evaluated = 0;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "../abi/core_gate.h"
 #include "../abi/progress.h"
 #include "xhd.h"
 
@@ -19,6 +20,10 @@ struct SurfaceJob {
   double* distance;
   uint32_t* nearest_triangle;
   double* closest;
+  // This job's lane of a gate shared with a job running beside it (a compare's other direction), or null: the
+  // builds then hold `threads` of its permits, and the query loops run with all of them, a permit a block
+  // (core_gate.h).
+  GateLane* lane = nullptr;
 };
 
 void surface_distance_bvh(const SurfaceJob& job, xhd_surface_result& result);

@@ -42,20 +42,26 @@ void offer_every_triangle(const TriangleGridView& g, uint32_t t, Dvec3 p, Neares
 void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
   const auto build_start = std::chrono::steady_clock::now();
   SurfaceFrame frame;
-  frame_surface(*job.points, *job.mesh, job.threads, frame);
+  TriangleGrid grid;
+  const uint64_t n = job.points->count;
+  {
+    GateHold hold(job.lane, job.threads);
+    frame_surface(*job.points, *job.mesh, job.threads, frame);
+    grid = build_triangle_grid(frame.vertex_truth(), job.mesh->triangles, job.mesh->triangle_count, frame.bulk);
+  }
   for (int k = 0; k < 3; ++k) result.origin[k] = frame.frame.origin[k];
-  const TriangleGrid grid =
-      build_triangle_grid(frame.vertex_truth(), job.mesh->triangles, job.mesh->triangle_count, frame.bulk);
   const TriangleGridView view = grid.view();
   result.build_ms = elapsed_ms(build_start);
 
   const auto query_start = std::chrono::steady_clock::now();
-  const int threads = std::max(job.threads, 1);
-  const uint64_t n = job.points->count;
+  const int threads = gated_workers(job.lane, job.threads);
   const PointTruth truth = frame.point_truth();
-  const float* copies = frame.points();
-  // Morton order: consecutive queries touch the same cells, and each seeds the next.
-  const std::vector<uint32_t> order = morton_order(copies, n);
+  // Morton order: consecutive queries touch the same cells, and each seeds the next. (One thread: one permit.)
+  std::vector<uint32_t> order;
+  {
+    GateHold hold(job.lane, 1);
+    order = morton_order(frame.points(), n);
+  }
   std::vector<uint64_t> tests(threads, 0);
   std::vector<std::vector<Leftover>> leftovers(threads);
   // A mesh the grid would serve badly (grid.usable false) sends every point to the hierarchy, in order.
@@ -63,7 +69,7 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
     leftovers[0].reserve(n);
     for (size_t k = 0; k < n; ++k) leftovers[0].push_back({order[k], 0xffffffffu});
   } else
-    parallel_blocks(n, kBlock, threads, [&](size_t begin, size_t end, int thread) {
+    gated_blocks(n, kBlock, threads, job.lane, [&](size_t begin, size_t end, int thread) {
       job.progress->check_cancel();
       uint32_t seed = 0xffffffffu;
       uint64_t evaluated = 0;
@@ -90,8 +96,12 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
   for (auto& part : leftovers) rest.insert(rest.end(), part.begin(), part.end());
   if (!rest.empty()) {
     const auto bvh_start = std::chrono::steady_clock::now();
-    const TriangleBvh bvh = build_triangle_bvh(frame.vertices(), frame.vertex_truth(), job.mesh->triangles,
-                                               job.mesh->triangle_count, frame.origin());
+    TriangleBvh bvh;
+    {
+      GateHold hold(job.lane, job.threads);
+      bvh = build_triangle_bvh(frame.vertices(), frame.vertex_truth(), job.mesh->triangles, job.mesh->triangle_count,
+                               frame.origin());
+    }
     result.build_ms += elapsed_ms(bvh_start);
     const auto rest_start = std::chrono::steady_clock::now();
     const BvhView tree = bvh.view();
@@ -100,7 +110,7 @@ void surface_distance_grid(const SurfaceJob& job, xhd_surface_result& result) {
     // nothing to prune), a plain scan tests them all for less: once a block of queries averaged more than
     // half of them, the rest scan. Both give the same exact answer, ties to the smallest index.
     std::atomic<bool> scan_instead{false};
-    parallel_blocks(rest.size(), kBlock, threads, [&](size_t begin, size_t end, int thread) {
+    gated_blocks(rest.size(), kBlock, threads, job.lane, [&](size_t begin, size_t end, int thread) {
       job.progress->check_cancel();
       uint64_t evaluated = 0;
       uint32_t previous_slot = 0xffffffffu;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,13 +63,14 @@ struct Measured {
 };
 
 void measure(const SurfaceBackend& backend, const SurfaceQueries& queries, const Target& target, int threads,
-             const Progress& progress, Measured& out) {
+             GateLane* lane, const Progress& progress, Measured& out) {
   progress.check_cancel();
   out.distances = OwnedBuffer(sizeof(double) * queries.points.count);
   out.search = xhd_surface_result{};
   out.search.device = -1;
-  backend.measure(SurfaceMeasureJob{queries.points, &target.mesh, threads, &progress, out.distances.as<double>()},
-                  out.search);
+  backend.measure(
+      SurfaceMeasureJob{queries.points, &target.mesh, threads, &progress, out.distances.as<double>(), lane},
+      out.search);
 }
 
 // The statistics in the TypeScript reduce's order (reduceDistances): one pass in sample order, the witness the
@@ -137,10 +139,15 @@ void surface_compare(const xhd_mesh* a, const xhd_mesh* b, const xhd_surface_com
   check_input(a, "A", threads);
   check_input(b, "B", threads);
   const bool both = (o.directions & XHD_DIRECTION_BA) != 0;
-  // On the CPU the two directions run side by side, each on half the threads, and B is sampled while A's
-  // distances are measured: on few cores this overlaps the single-threaded parts of each search.
+  // On the CPU the two directions run side by side, and B is sampled while A's distances are measured: on few
+  // cores this overlaps the single-threaded parts of each search. Each build (and B's sampling) holds half the
+  // threads; the query loops share all of them through the gate, so the costlier direction takes the cores the
+  // other leaves (core_gate.h).
   const bool side = both && threads >= 2 && backend.on_host;
   const int first_half = side ? (threads + 1) / 2 : threads, second_half = side ? threads / 2 : threads;
+  CoreGate gate(threads);
+  std::optional<GateLane> lane_a, lane_b;  // both open before either direction starts
+  if (side) lane_a.emplace(gate), lane_b.emplace(gate);
   const Progress progress(progress_slot);
 
   const Target target_b(*b);
@@ -159,29 +166,37 @@ void surface_compare(const xhd_mesh* a, const xhd_mesh* b, const xhd_surface_com
   const auto sample_b = [&](int with) {
     progress.check_cancel();
     const auto b_start = Clock::now();
+    GateHold hold(lane_b ? &*lane_b : nullptr, with);
     queries_b = surface_queries(*b, o, o.seed + 1, with);
     sample_b_ms = elapsed_ms(b_start);
     progress.set_total(queries_a.points.count + queries_b.points.count);
   };
   const auto measure_start = Clock::now();
   if (!both) {
-    measure(backend, queries_a, target_b, threads, progress, ab);
+    measure(backend, queries_a, target_b, threads, nullptr, progress, ab);
   } else if (side) {
-    Beside first([&] { measure(backend, queries_a, target_b, first_half, progress, ab); });
-    sample_b(second_half);
-    measure(backend, queries_b, target_a[0], second_half, progress, ba);
+    // Each lane closes when its direction is done (or has thrown), giving its share to the other.
+    Beside first([&] {
+      const LaneScope done(&*lane_a);
+      measure(backend, queries_a, target_b, first_half, &*lane_a, progress, ab);
+    });
+    {
+      const LaneScope done(&*lane_b);
+      sample_b(second_half);
+      measure(backend, queries_b, target_a[0], second_half, &*lane_b, progress, ba);
+    }
     first.join();
   } else if (backend.on_host) {
     // One CPU thread means one: B is sampled only after A's distances are in.
-    measure(backend, queries_a, target_b, threads, progress, ab);
+    measure(backend, queries_a, target_b, threads, nullptr, progress, ab);
     sample_b(threads);
-    measure(backend, queries_b, target_a[0], threads, progress, ba);
+    measure(backend, queries_b, target_a[0], threads, nullptr, progress, ba);
   } else {
     // The device measures A's distances while the host samples B.
-    Beside first([&] { measure(backend, queries_a, target_b, threads, progress, ab); });
+    Beside first([&] { measure(backend, queries_a, target_b, threads, nullptr, progress, ab); });
     sample_b(threads);
     first.join();
-    measure(backend, queries_b, target_a[0], threads, progress, ba);
+    measure(backend, queries_b, target_a[0], threads, nullptr, progress, ba);
   }
   // Wall times. One after the other, the directions' times add up; side by side they overlap (and B's sampling
   // overlaps A's measuring), so the build is the longer of the two and the query the rest of the measuring's

@@ -2,12 +2,14 @@
 // library's memory, or its own points), each direction's distances through the backend's point-to-surface
 // search, the statistics, and each witness's nearest triangle by the reference search. The rules are those the
 // TypeScript orchestration had (src/surface-compare.ts before the one call): on the CPU the two directions run
-// side by side on half the threads each while B is sampled, one thread stays one thread, and on a GPU B is
-// sampled on the host while the device measures A; the wall times never add up to more than the call's.
+// side by side while B is sampled, each building on half the threads and searching on a lane of a gate that
+// shares all of them (core_gate.h), one thread stays one thread, and on a GPU B is sampled on the host while
+// the device measures A; the wall times never add up to more than the call's.
 #pragma once
 
 #include <functional>
 
+#include "../abi/core_gate.h"
 #include "../abi/progress.h"
 #include "xhd.h"
 
@@ -21,6 +23,7 @@ struct SurfaceMeasureJob {
   int threads;
   const Progress* progress;
   double* distance;
+  GateLane* lane;  // its lane of the host threads shared with the other direction, side by side; else null
 };
 
 struct SurfaceBackend {

@@ -882,7 +882,7 @@ typedef struct xhd_surface_compare_options {
   int32_t method;     /* xhd_surface_method of the distance searches (XHD_SURFACE_BRUTE: XHD_CAP_REFERENCE_METHODS) */
   int32_t directions; /* XHD_DIRECTION_AB (directed), or XHD_DIRECTION_AB | XHD_DIRECTION_BA */
   int32_t sampling;   /* xhd_sampling */
-  int32_t threads;    /* 0 = every hardware thread; on the CPU two directions run side by side on half each */
+  int32_t threads;    /* 0 = every hardware thread; on the CPU two directions run side by side, sharing them */
   int32_t device;     /* GPU ordinal for device backends; the CPU backend ignores it */
   int32_t reserved;
   uint64_t samples; /* samples per mesh; 0: max(1, round(density * area)) when density > 0, else
@@ -932,7 +932,7 @@ typedef struct xhd_surface_compare_result {
   double download_ms;
   uint64_t peak_device_bytes;
   int32_t device;   /* GPU ordinal used, or -1 on the CPU */
-  int32_t threads;  /* host threads used (the directions side by side had half each); 0 on a GPU */
+  int32_t threads;  /* host threads used (the directions side by side shared them); 0 on a GPU */
   double origin[3]; /* A -> B's float filters ran on coordinates minus this point (0 for float32 inputs) */
 } xhd_surface_compare_result;
 

@@ -215,7 +215,7 @@ function outcomeOf(raw: RawSurfaceCompareResult, a: Geometry, b: Geometry, o: Su
     downloadMs: raw.download_ms,
     peakDeviceBytes: Number(raw.peak_device_bytes),
     backend,
-    threads: raw.threads, // side by side, each direction had half; 0 on a GPU
+    threads: raw.threads, // side by side, the directions shared them; 0 on a GPU
     device: backend !== 'cpu' ? cudaDevice(device) : null,
     notes,
   };
