@@ -13,7 +13,7 @@
 #include "../abi/owned_buffer.h"
 #include "../abi/parallel.h"
 #include "../abi/status_guard.h"
-#include "surface_brute_point.h"
+#include "brute_nearest_parallel.h"
 #include "surface_queries.h"
 #include "../abi/validate.h"
 
@@ -98,12 +98,12 @@ void reduce(const SurfaceQueries& queries, const double* d, xhd_surface_directio
 }
 
 // The witness's nearest triangle and closest point by the reference over every triangle: one point costs one
-// pass over the mesh, so the searches return distances alone.
-void find_witness(const Target& target, xhd_surface_direction& out) {
+// pass over the mesh (on `threads`, the serial scan's answer), so the searches return distances alone.
+void find_witness(const Target& target, xhd_surface_direction& out, int threads) {
   const xhd_mesh& m = target.mesh;
   const PointTruth vertices{m.xyz64 ? nullptr : m.xyz, m.xyz64, m.vertex_count};
   const Dvec3 p{out.from_point[0], out.from_point[1], out.from_point[2]};
-  const BruteNearest nearest = nearest_triangle_brute(vertices, m.triangles, m.triangle_count, p);
+  const BruteNearest nearest = nearest_triangle_brute_parallel(vertices, m.triangles, m.triangle_count, p, threads);
   out.to_index = nearest.triangle;
   out.to_point[0] = nearest.best.at.x;
   out.to_point[1] = nearest.best.at.y;
@@ -216,13 +216,13 @@ void surface_compare(const xhd_mesh* a, const xhd_mesh* b, const xhd_surface_com
   reduce(queries_a, ab.distances.as<double>(), result->ab);
   if (both) reduce(queries_b, ba.distances.as<double>(), result->ba);
   if (both && threads >= 2) {
-    // Each witness is a pass over the other input's every triangle: the two side by side.
-    Beside other([&] { find_witness(target_a[0], result->ba); });
-    find_witness(target_b, result->ab);
+    // Each witness is a pass over the other input's every triangle: the two side by side, on half the threads each.
+    Beside other([&] { find_witness(target_a[0], result->ba, threads / 2); });
+    find_witness(target_b, result->ab, (threads + 1) / 2);
     other.join();
   } else {
-    find_witness(target_b, result->ab);
-    if (both) find_witness(target_a[0], result->ba);
+    find_witness(target_b, result->ab, threads);
+    if (both) find_witness(target_a[0], result->ba, threads);
   }
   result->upload_ms = ab.search.upload_ms + ba.search.upload_ms;
   result->download_ms = ab.search.download_ms + ba.search.download_ms;
