@@ -16,13 +16,18 @@ namespace {
 struct Occupancy {
   std::atomic<int> inside{0}, most{0};
 
-  void visit(std::chrono::microseconds stay) {
+  void arrive() {
     const int now = inside.fetch_add(1) + 1;
     int seen = most.load();
     while (now > seen && !most.compare_exchange_weak(seen, now)) {
     }
+  }
+  void depart() { inside.fetch_sub(1); }
+
+  void visit(std::chrono::microseconds stay) {
+    arrive();
     std::this_thread::sleep_for(stay);
-    inside.fetch_sub(1);
+    depart();
   }
 };
 
@@ -40,12 +45,9 @@ TEST(gate_keeps_two_lanes_within_their_shares_and_runs_every_block_once) {
     xhd::gated_blocks(kItems, 4, 1, &lane, [&](size_t begin, size_t end, int thread) {
       if (thread < 0 || thread >= kPermits) bad_thread.fetch_add(1);
       for (size_t i = begin; i < end; ++i) runs[i].fetch_add(1);
-      const int now = mine.inside.fetch_add(1) + 1;
-      int seen = mine.most.load();
-      while (now > seen && !mine.most.compare_exchange_weak(seen, now)) {
-      }
+      mine.arrive();
       all.visit(std::chrono::microseconds(300));
-      mine.inside.fetch_sub(1);
+      mine.depart();
     });
   };
   // Both lanes stay open until both loops are done, so neither ever has more than half.
