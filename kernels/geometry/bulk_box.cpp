@@ -1,6 +1,7 @@
 #include "bulk_box.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -17,6 +18,7 @@ constexpr size_t kGrain = 1 << 13;  // a mask pair's sets of 60,000 points are s
 // Points sampled per set: the 0.1% tails are then 32 sample points each, stable from run to run.
 constexpr size_t kSamplePerSet = size_t(1) << 15;
 constexpr double kTail = 0.001;
+constexpr double kCoreTail = 0.01;
 
 }  // namespace
 
@@ -158,7 +160,7 @@ SampledSet sampled(const PointTruth* t) {
 
 // Sample positions a block of the collecting pass, and every how many positions the gates are drawn from.
 constexpr size_t kCollectGrain = size_t(1) << 14;
-constexpr size_t kGateStride = 64;
+constexpr size_t kGateStride = 8;
 
 }  // namespace
 
@@ -166,8 +168,8 @@ Extent3 checked_extent_of(const PointTruth& t, int threads, const char* name) {
   return t.f64 != nullptr ? checked_extent(t.f64, t.count, threads, name) : checked_extent(t.f32, t.count, threads, name);
 }
 
-Extent3 bulk_extent(const PointTruth& a, const PointTruth* b, const Extent3& all, int threads) {
-  if (a.count == 0 && (b == nullptr || b->count == 0)) return all;
+BulkBoxes bulk_boxes(const PointTruth& a, const PointTruth* b, const Extent3& all, int threads) {
+  if (a.count == 0 && (b == nullptr || b->count == 0)) return BulkBoxes{all, all};
   const SampledSet sets[2] = {sampled(&a), sampled(b)};
   const size_t total = sets[0].count + sets[1].count;
   const auto value = [&](size_t pos, int k) {
@@ -175,24 +177,25 @@ Extent3 bulk_extent(const PointTruth& a, const PointTruth* b, const Extent3& all
     const SampledSet& s = in_a ? sets[0] : sets[1];
     return s.truth->coord((in_a ? pos : pos - sets[0].count) * s.step, k);
   };
-  const size_t low = static_cast<size_t>(std::floor(kTail * static_cast<double>(total - 1)));
-  // Gates: the low-th smallest and largest of every kGateStride-th sample value. A subset's low-th smallest is
-  // no smaller than the whole sample's, so every value the quantile can be is at or below the gate: the pass
-  // below keeps only those (about kGateStride times low of them), and the selection among them finds the
-  // quantile tail_quantiles finds. One sequential read instead of a heap fed every value: a mask's voxels come
+  const auto tail_index = [&](double tail) { return static_cast<size_t>(std::floor(tail * static_cast<double>(total - 1))); };
+  const size_t low = tail_index(kTail), core_low = tail_index(kCoreTail);
+  // Gates: the core_low-th smallest and largest of every kGateStride-th sample value. A subset's k-th smallest is
+  // no smaller than the whole sample's, so every value either quantile can be is at or below the gate: the pass
+  // below keeps only those (about kGateStride times core_low of them, 8% of the sample), and the selection among them finds the
+  // quantiles tail_quantiles finds. One sequential read instead of a heap fed every value: a mask's voxels come
   // in scan order, so one axis ascends and every value entered the largest-values heap (1-2 ms a mask pair).
   double gate_lo[3], gate_hi[3];
   parallel_blocks(3, 1, std::min(threads, 3), [&](size_t k, size_t, int) {
     std::vector<double> sub;
     for (size_t pos = 0; pos < total; pos += kGateStride) sub.push_back(value(pos, static_cast<int>(k)));
-    if (sub.size() <= low) {
+    if (sub.size() <= core_low) {
       gate_lo[k] = INFINITY, gate_hi[k] = -INFINITY;  // too few: every value passes
       return;
     }
-    std::nth_element(sub.begin(), sub.begin() + low, sub.end());
-    gate_lo[k] = sub[low];
-    std::nth_element(sub.begin(), sub.begin() + (sub.size() - 1 - low), sub.end());
-    gate_hi[k] = sub[sub.size() - 1 - low];
+    std::nth_element(sub.begin(), sub.begin() + core_low, sub.end());
+    gate_lo[k] = sub[core_low];
+    std::nth_element(sub.begin(), sub.begin() + (sub.size() - 1 - core_low), sub.end());
+    gate_hi[k] = sub[sub.size() - 1 - core_low];
   });
   const size_t blocks = (total + kCollectGrain - 1) / kCollectGrain;
   std::vector<std::vector<double>> lows(3 * blocks), highs(3 * blocks);
@@ -205,21 +208,42 @@ Extent3 bulk_extent(const PointTruth& a, const PointTruth* b, const Extent3& all
         if (v >= gate_hi[k]) highs[3 * block + k].push_back(v);
       }
   });
-  Extent3 bulk;
+  BulkBoxes boxes;
   parallel_blocks(3, 1, std::min(threads, 3), [&](size_t k, size_t, int) {
     std::vector<double> kept_low, kept_high;
     for (size_t block = 0; block < blocks; ++block) {
       kept_low.insert(kept_low.end(), lows[3 * block + k].begin(), lows[3 * block + k].end());
       kept_high.insert(kept_high.end(), highs[3 * block + k].begin(), highs[3 * block + k].end());
     }
-    std::nth_element(kept_low.begin(), kept_low.begin() + low, kept_low.end());
-    std::nth_element(kept_high.begin(), kept_high.begin() + low, kept_high.end(), std::greater<double>());
-    const double q_lo = kept_low[low], q_hi = kept_high[low];
-    const double width = q_hi - q_lo;
-    bulk.lo[k] = std::max(all.lo[k], q_lo - width);
-    bulk.hi[k] = std::min(all.hi[k], q_hi + width);
+    // The tails' quantiles, each widened on both sides by their distance and clipped to the extent.
+    const auto widened = [&](size_t at, Extent3& box) {
+      std::nth_element(kept_low.begin(), kept_low.begin() + at, kept_low.end());
+      std::nth_element(kept_high.begin(), kept_high.begin() + at, kept_high.end(), std::greater<double>());
+      const double q_lo = kept_low[at], q_hi = kept_high[at], width = q_hi - q_lo;
+      box.lo[k] = std::max(all.lo[k], q_lo - width);
+      box.hi[k] = std::min(all.hi[k], q_hi + width);
+    };
+    widened(core_low, boxes.core);
+    widened(low, boxes.usual);
   });
-  return bulk;
+  return boxes;
+}
+
+size_t count_outside(const PointTruth& t, const Extent3& box, int threads) {
+  std::atomic<size_t> outside{0};
+  parallel_blocks(t.count, kCheckedGrain, threads, [&](size_t begin, size_t end, int) {
+    size_t local = 0;
+    for (size_t i = begin; i < end; ++i) {
+      bool out = false;
+      for (int k = 0; k < 3; ++k) {
+        const double v = t.coord(i, k);
+        out = out || v < box.lo[k] || v > box.hi[k];
+      }
+      local += out;
+    }
+    outside.fetch_add(local, std::memory_order_relaxed);
+  });
+  return outside.load();
 }
 
 }  // namespace xhd

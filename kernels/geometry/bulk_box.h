@@ -32,10 +32,20 @@ Extent3 extent_of(const PointTruth& t, int threads);
 // check_coordinates' InvalidArgument (its first such point, in set `name`).
 Extent3 checked_extent_of(const PointTruth& t, int threads, const char* name);
 
-// The bulk of the sets (b may be null) whose exact extent together is `all`: per axis, the 0.1% and
-// 99.9% quantiles of an evenly spread sample, widened on each side by their distance, clipped to `all`.
-// Uniform data reaches 0.1% beyond its quantiles and normal data 3 standard deviations (the box reaches
+// The bulk of the sets (b may be null) whose exact extent together is `all`, at two tails: per axis, the
+// quantiles of an evenly spread sample at that tail and 1 - tail, widened on each side by their distance, clipped
+// to `all`. Uniform data reaches 0.1% beyond its quantiles and normal data 3 standard deviations (the box reaches
 // 9), so only points far from the rest fall outside.
-Extent3 bulk_extent(const PointTruth& a, const PointTruth* b, const Extent3& all, int threads = 1);
+//  - usual: the 0.1% tails. Any far points fewer than 0.1% of the sample lie outside it.
+//  - core: the 1% tails, which also leave out a far cluster of up to 1% of the points (a second object, a burst of
+//    stray returns, a byte-flipped block of a file) that the usual box would stretch over. The frame takes it only
+//    where the usual box is many times larger and few points lie outside it (point_frame.cpp).
+struct BulkBoxes {
+  Extent3 usual, core;
+};
+BulkBoxes bulk_boxes(const PointTruth& a, const PointTruth* b, const Extent3& all, int threads = 1);
+
+// How many points of t have a coordinate outside box, in parallel.
+size_t count_outside(const PointTruth& t, const Extent3& box, int threads);
 
 }  // namespace xhd

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <memory>
 #include <cmath>
 #include <functional>
 #include <numeric>
@@ -96,6 +97,54 @@ TEST(frame_lists_far_outliers_as_loose) {
            inside.xyz[3 * j + 2] == frame.a.xyz[3 * i + 2];
   }
   CHECK(same);
+}
+
+TEST(frame_leaves_out_a_far_cluster) {
+  // A cluster of 0.5% of the points far from the rest stretches the 0.1% bulk box over a billion units; the frame
+  // takes the 1% core instead and lists the cluster as loose. A cluster of more points than the frame may list, or a
+  // halo a few times the bulk's size, keeps the usual box: nothing loose, or the usual box's few loose points.
+  xhd_test::Random rng(28);
+  const auto framed = [](const std::vector<double>& a, const std::vector<double>& b) {
+    const xhd_points pa = doubles(a), pb = doubles(b);
+    auto frame = std::make_unique<xhd::PointFrame>();
+    xhd::frame_points(pa, &pb, 2, *frame);
+    return frame;
+  };
+  const std::vector<double> b = xhd_test::uniform_points(rng, 20000, 0, 1);
+  std::vector<double> a = xhd_test::uniform_points(rng, 20000, 0, 1);
+  std::vector<uint32_t> cluster;
+  for (uint32_t i = 0; i < 200; ++i) {
+    const uint32_t at = 37 + 91 * i;
+    for (int k = 0; k < 3; ++k) a[3 * at + k] = 1e9 + rng.uniform(0, 1e-3);
+    cluster.push_back(at);
+  }
+  auto frame = framed(a, b);
+  CHECK(frame->a.loose == cluster);
+  CHECK(frame->b.loose.empty());
+  CHECK(frame->cube < 4.f);
+  check_copies(*frame, frame->b);
+
+  // The same cluster in both sets: both listed.
+  std::vector<double> b2 = b;
+  for (uint32_t i = 0; i < 100; ++i)
+    for (int k = 0; k < 3; ++k) b2[3 * (11 + 7 * i) + k] = 1e9 + rng.uniform(0, 1e-3);
+  frame = framed(a, b2);
+  CHECK_EQ(frame->a.loose.size(), size_t(200));
+  CHECK_EQ(frame->b.loose.size(), size_t(100));
+
+  // More far points than a frame lists (5,000 of 20,000 in 1% tails they exceed): the usual box, which holds them.
+  std::vector<double> many = xhd_test::uniform_points(rng, 500000, 0, 1);
+  for (uint32_t i = 0; i < 5000; ++i)
+    for (int k = 0; k < 3; ++k) many[3 * (13 + 97 * i) + k] = 1e9 + rng.uniform(0, 1e-3);
+  frame = framed(many, b);
+  CHECK(!frame->has_loose());
+
+  // A halo of 0.5% of the points spread over a box 8 times the bulk's: the usual box, not stretched enough to trade.
+  std::vector<double> halo = a;
+  for (uint32_t at : cluster)
+    for (int k = 0; k < 3; ++k) halo[3 * at + k] = rng.uniform(-4, 4);
+  frame = framed(halo, b);
+  CHECK(!frame->has_loose());
 }
 
 TEST(frame_copies_of_a_lattice_are_exact) {
@@ -194,8 +243,9 @@ TEST(bulk_box_quantiles_and_extent) {
     CHECK_EQ(e.lo[k], mn);
     CHECK_EQ(e.hi[k], mx);
   }
-  const xhd::Extent3 bulk = xhd::bulk_extent(t, nullptr, e);
-  CHECK(bulk.contains(e) && e.contains(bulk));  // uniform data: the bulk is everything
+  const xhd::BulkBoxes bulk = xhd::bulk_boxes(t, nullptr, e);
+  CHECK(bulk.usual.contains(e) && e.contains(bulk.usual));  // uniform data: the bulk is everything
+  CHECK(bulk.core.contains(e) && e.contains(bulk.core));
 
   // Two sets with far outliers, sampled (every step-th point) and whole: the one pass over blocks on several
   // threads gives the box of the definition, the tails of each axis's whole sample widened by their distance.
@@ -205,26 +255,31 @@ TEST(bulk_box_quantiles_and_extent) {
     const xhd::PointTruth ta{nullptr, pa.data(), n}, tb{nullptr, pb.data(), pb.size() / 3};
     xhd::Extent3 all = xhd::extent_of(ta, 2);
     all.merge(xhd::extent_of(tb, 2));
-    xhd::Extent3 want;
+    xhd::Extent3 want, want_core;
     for (int k = 0; k < 3; ++k) {
       std::vector<double> values;
       for (const xhd::PointTruth* s : {&ta, &tb}) {
         const size_t step = std::max<size_t>(1, s->count / 32768);
         for (size_t i = 0; i < s->count; i += step) values.push_back(s->coord(i, k));
       }
-      double q_lo, q_hi;
-      xhd::tail_quantiles(values, 0.001, q_lo, q_hi);
-      want.lo[k] = std::max(all.lo[k], q_lo - (q_hi - q_lo));
-      want.hi[k] = std::min(all.hi[k], q_hi + (q_hi - q_lo));
+      for (auto [tail, box] : {std::pair{0.001, &want}, std::pair{0.01, &want_core}}) {
+        double q_lo, q_hi;
+        xhd::tail_quantiles(values, tail, q_lo, q_hi);
+        box->lo[k] = std::max(all.lo[k], q_lo - (q_hi - q_lo));
+        box->hi[k] = std::min(all.hi[k], q_hi + (q_hi - q_lo));
+      }
     }
     for (int threads : {1, 3}) {
-      const xhd::Extent3 got = xhd::bulk_extent(ta, &tb, all, threads);
+      const xhd::BulkBoxes got = xhd::bulk_boxes(ta, &tb, all, threads);
       for (int k = 0; k < 3; ++k) {
-        CHECK_EQ(got.lo[k], want.lo[k]);
-        CHECK_EQ(got.hi[k], want.hi[k]);
+        CHECK_EQ(got.usual.lo[k], want.lo[k]);
+        CHECK_EQ(got.usual.hi[k], want.hi[k]);
+        CHECK_EQ(got.core.lo[k], want_core.lo[k]);
+        CHECK_EQ(got.core.hi[k], want_core.hi[k]);
       }
     }
     CHECK(!want.contains(all));  // the outliers lie outside the bulk
+    CHECK(want.contains(want_core));
   }
 }
 
