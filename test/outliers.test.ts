@@ -132,6 +132,16 @@ describe('far outliers: the grid search does about the work it does without them
       `per-point evaluations ${perPoint.distanceEvals} with the cluster among the targets, ${perPointPlain.distanceEvals} without`);
   });
 
+  it('a far cluster of more points than a frame lists otherwise (5,000 of 400,000): within 1.3x too', async () => {
+    const [a, b] = nearbyPair(400000, 12, 3);
+    const plain = await hausdorff(a, b, { method: 'grid', threads: 2, backend: 'cpu' });
+    const clustered = a.slice();
+    for (let i = 0; i < 5000; i++) place(clustered, 31 + 79 * i, [-2e9 + (i % 17) * 1e-4, 3e9, (i % 5) * 1e-4]);
+    const far = await hausdorff(clustered, b, { method: 'grid', threads: 2, backend: 'cpu' });
+    const work = (r: typeof plain) => r.ab.distanceEvals + r.ba!.distanceEvals;
+    assert.ok(work(far) <= 1.3 * work(plain), `evaluations ${work(far)} with the cluster, ${work(plain)} without`);
+  });
+
   it('per-point distances with an outlier among the targets: within 1.3x too', async () => {
     const [a, b] = nearbyPair(20000, 10, 3);
     const plain = await nearestDistances(a, b, { threads: 2 });

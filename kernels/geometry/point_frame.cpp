@@ -127,18 +127,32 @@ double largest_side(const Extent3& e) {
   return std::max({e.hi[0] - e.lo[0], e.hi[1] - e.lo[1], e.hi[2] - e.lo[2]});
 }
 
+// How many loose points a frame may list (loose_a + loose_b at most `limit`, their pairs at most kMaxLoosePairs).
+bool loose_affordable(size_t loose_a, size_t loose_b, size_t limit) {
+  return loose_a + loose_b <= limit && static_cast<double>(loose_a) * static_cast<double>(loose_b) <= kMaxLoosePairs;
+}
+
+// The bulk box a frame is placed around, and how many loose points it may list.
+struct ChosenBulk {
+  Extent3 box;
+  size_t loose_limit = kMaxLoosePoints;
+};
+
 // The usual bulk box, or the core where the usual one is stretched over a far cluster: more than
-// kStretchedBulk times the core's size, with at most kMaxLoosePoints points outside the core. A grid over the
-// stretched box puts the whole of the data into a few cells: 1,000 points of 200,000 moved to 1e9 made a CPU
-// compare take 56 s instead of 0.4.
+// kStretchedBulk times the core's size, with the points outside the core affordable as loose points (up to 1/64
+// of all, their pairs across the sets within kMaxLoosePairs). A grid over the stretched box puts the whole of the
+// data into a few cells: 1,000 points of 200,000 moved to 1e9 made a CPU compare take 56 s instead of 0.4.
 constexpr double kStretchedBulk = 16.0;
-Extent3 choose_bulk(const PointFrame& frame, bool has_b, const Extent3& all, int threads) {
+ChosenBulk choose_bulk(const PointFrame& frame, bool has_b, const Extent3& all, int threads) {
   const BulkBoxes boxes = bulk_boxes(frame.a.truth, has_b ? &frame.b.truth : nullptr, all, threads);
   const double core = largest_side(boxes.core);
-  if (!(core > 0.0) || !(largest_side(boxes.usual) > kStretchedBulk * core)) return boxes.usual;
-  size_t outside = count_outside(frame.a.truth, boxes.core, threads);
-  if (has_b && outside <= kMaxLoosePoints) outside += count_outside(frame.b.truth, boxes.core, threads);
-  return outside <= kMaxLoosePoints ? boxes.core : boxes.usual;
+  if (!(core > 0.0) || !(largest_side(boxes.usual) > kStretchedBulk * core)) return {boxes.usual};
+  const size_t count = frame.a.count + (has_b ? frame.b.count : 0);
+  const size_t limit = std::max(kMaxLoosePoints, count / kClusterLooseShare);
+  const size_t outside_a = count_outside(frame.a.truth, boxes.core, threads);
+  const size_t outside_b = has_b && outside_a <= limit ? count_outside(frame.b.truth, boxes.core, threads) : 0;
+  if (!loose_affordable(outside_a, outside_b, limit)) return {boxes.usual};
+  return {boxes.core, limit};
 }
 
 }  // namespace
@@ -163,7 +177,8 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
   phases.mark("extents");
   // A caller that places the origin itself (the surface frame, whose searches carry their own margins)
   // needs no bulk of its own, nor loose points.
-  const Extent3 bulk = origin != nullptr ? all : choose_bulk(frame, b != nullptr, all, threads);
+  const ChosenBulk chosen = origin != nullptr ? ChosenBulk{all} : choose_bulk(frame, b != nullptr, all, threads);
+  const Extent3& bulk = chosen.box;
   const bool outliers = !bulk.contains(all);
   phases.mark("bulk");
   double largest = 0.0, largest_input = 0.0;
@@ -202,7 +217,8 @@ void frame_points(const xhd_points& a, const xhd_points* b, int threads, PointFr
   // A set with nothing inside the cube would leave its grid empty: then there is no bulk to speak of.
   const bool all_loose =
       frame.a.loose.size() == frame.a.count || (b != nullptr && frame.b.loose.size() == frame.b.count);
-  if (frame.a.loose.size() + frame.b.loose.size() > kMaxLoosePoints || !frame.has_loose() || all_loose) {
+  if (!loose_affordable(frame.a.loose.size(), frame.b.loose.size(), chosen.loose_limit) || !frame.has_loose() ||
+      all_loose) {
     frame.a.loose.clear();
     frame.b.loose.clear();
     return;

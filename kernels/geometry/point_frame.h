@@ -89,6 +89,10 @@ struct PointFrame {
 // Loose points listed per frame at most: beyond this the data has no few far outliers but a wide spread,
 // for which the plain bounds are the right ones.
 constexpr size_t kMaxLoosePoints = 4096;
+// A far cluster (the core bulk box, bulk_box.h) may hold more: up to 1/64 of the points, as long as its loose
+// queries against the other set's loose targets, which are evaluated pair by pair, stay within this many pairs.
+constexpr size_t kClusterLooseShare = 64;
+constexpr double kMaxLoosePairs = 67108864.0;  // 2^26: a fraction of a second of double evaluations
 
 // Frames a and b (b may be null). Float32 inputs on both sides keep o = 0 and are used in place; otherwise
 // o is the centre of both sets' box, or of their bulk when far outliers lie outside it (or `origin` when

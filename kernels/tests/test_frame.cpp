@@ -101,8 +101,8 @@ TEST(frame_lists_far_outliers_as_loose) {
 
 TEST(frame_leaves_out_a_far_cluster) {
   // A cluster of 0.5% of the points far from the rest stretches the 0.1% bulk box over a billion units; the frame
-  // takes the 1% core instead and lists the cluster as loose. A cluster of more points than the frame may list, or a
-  // halo a few times the bulk's size, keeps the usual box: nothing loose, or the usual box's few loose points.
+  // takes the 1% core instead and lists the cluster as loose. Clusters in both sets with too many pairs between them,
+  // or a halo a few times the bulk's size, keep the usual box.
   xhd_test::Random rng(28);
   const auto framed = [](const std::vector<double>& a, const std::vector<double>& b) {
     const xhd_points pa = doubles(a), pb = doubles(b);
@@ -132,11 +132,19 @@ TEST(frame_leaves_out_a_far_cluster) {
   CHECK_EQ(frame->a.loose.size(), size_t(200));
   CHECK_EQ(frame->b.loose.size(), size_t(100));
 
-  // More far points than a frame lists (5,000 of 20,000 in 1% tails they exceed): the usual box, which holds them.
-  std::vector<double> many = xhd_test::uniform_points(rng, 500000, 0, 1);
-  for (uint32_t i = 0; i < 5000; ++i)
-    for (int k = 0; k < 3; ++k) many[3 * (13 + 97 * i) + k] = 1e9 + rng.uniform(0, 1e-3);
-  frame = framed(many, b);
+  // Past 4,096: a cluster may hold up to 1/64 of the points, 9,000 of A's 1,000,000 here. The same cluster in B
+  // too would make 8.1e7 loose pairs, more than a frame settles pair by pair (2^26): the usual box, which holds them.
+  std::vector<double> big_a = xhd_test::uniform_points(rng, 1000000, 0, 1), big_b = big_a;
+  for (uint32_t i = 0; i < 9000; ++i)
+    for (int k = 0; k < 3; ++k) {
+      big_a[3 * (13 + 97 * i) + k] = 1e9 + rng.uniform(0, 1e-3);
+      big_b[3 * (29 + 103 * i) + k] = 1e9 + rng.uniform(0, 1e-3);
+    }
+  const std::vector<double> clean_b = xhd_test::uniform_points(rng, 1000000, 0, 1);
+  frame = framed(big_a, clean_b);
+  CHECK_EQ(frame->a.loose.size(), size_t(9000));
+  CHECK(frame->b.loose.empty());
+  frame = framed(big_a, big_b);
   CHECK(!frame->has_loose());
 
   // A halo of 0.5% of the points spread over a box 8 times the bulk's: the usual box, not stretched enough to trade.
