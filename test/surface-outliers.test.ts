@@ -84,11 +84,47 @@ describe('surface distance with one far vertex (issue 29)', () => {
   });
 });
 
+/** The mesh with a small far object: a copy of its first `count` triangles at a hundredth of the size, near (1e7, 1e7, 0). */
+function withFarObject(mesh: TriangleMesh, count: number): TriangleMesh {
+  const used = [...new Set(Array.from(mesh.triangles.subarray(0, 3 * count)))];
+  const at = new Map(used.map((v, k) => [v, mesh.positions.length / 3 + k] as const));
+  const positions = new Float64Array(mesh.positions.length + 3 * used.length);
+  positions.set(mesh.positions);
+  used.forEach((v, k) => positions.set([1e7 + 0.01 * mesh.positions[3 * v], 1e7 + 0.01 * mesh.positions[3 * v + 1], 0.01 * mesh.positions[3 * v + 2]], mesh.positions.length + 3 * k));
+  const triangles = new Uint32Array(mesh.triangles.length + 3 * count);
+  triangles.set(mesh.triangles);
+  for (let i = 0; i < 3 * count; i++) triangles[mesh.triangles.length + i] = at.get(mesh.triangles[i])!;
+  return { positions, triangles };
+}
+
+// 15 of the sphere's 2,304 triangles copied far away (0.65%): more than the bulk's 0.2% tails leave out, so the grid
+// stretched over 1e7 and put the sphere into a cell or two; the 1% tails' box is the bulk now (mesh_bulk.cpp).
+const farObject = withFarObject(sphere64, 15);
+
+describe('surface distance with a small far object in the mesh (issue 29)', () => {
+  it('gives the brute force answers', async () => {
+    await assertLikeBrute(nearPoints, farObject, 'cpu', 'near points to the mesh with a far object');
+    const farPoints = Float64Array.from(nearPoints, (v, i) => (i % 3 === 2 ? v : v + 1e7));
+    await assertLikeBrute(farPoints.subarray(0, 600), farObject, 'cpu', 'points near the far object');
+  });
+
+  it('the grid tests about as many triangles as without the far object for points near the sphere', async () => {
+    const plain = await pointSurfaceDistances(nearPoints, sphere64, { backend: 'cpu', method: 'grid' });
+    const withObject = await pointSurfaceDistances(nearPoints, farObject, { backend: 'cpu', method: 'grid' });
+    assert.ok(withObject.triangleTests <= 2 * plain.triangleTests + 1000,
+      `${withObject.triangleTests} tests with the far object, ${plain.triangleTests} without`);
+  });
+});
+
 const cuda = probeBackend('cuda');
 
 suiteUnless(cuda.available ? false : 'no usable CUDA GPU', 'surface distance with one far vertex on the GPU', () => {
   it('gives the brute force answers in both directions', async () => {
     await assertLikeBrute(nearPoints, far, 'cuda', 'near points to the far mesh');
     await assertLikeBrute(farSamples, sphere64, 'cuda', "the far mesh's samples to the sphere");
+  });
+
+  it('a small far object in the mesh: the brute force answers', async () => {
+    await assertLikeBrute(nearPoints, farObject, 'cuda', 'near points to the mesh with a far object');
   });
 });
