@@ -29,6 +29,14 @@ void Extent3::merge(const Extent3& o) {
   }
 }
 
+double Extent3::largest_side() const { return std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}); }
+
+bool stretched_over_core(const Extent3& usual, const Extent3& core) {
+  constexpr double kStretched = 16.0;
+  const double side = core.largest_side();
+  return side > 0.0 && usual.largest_side() > kStretched * side;
+}
+
 bool Extent3::contains(const Extent3& o) const {
   for (int k = 0; k < 3; ++k)
     if (o.lo[k] < lo[k] || o.hi[k] > hi[k]) return false;
@@ -177,13 +185,15 @@ BulkBoxes bulk_boxes(const PointTruth& a, const PointTruth* b, const Extent3& al
     const SampledSet& s = in_a ? sets[0] : sets[1];
     return s.truth->coord((in_a ? pos : pos - sets[0].count) * s.step, k);
   };
-  const auto tail_index = [&](double tail) { return static_cast<size_t>(std::floor(tail * static_cast<double>(total - 1))); };
+  const auto tail_index = [&](double tail) {
+    return static_cast<size_t>(std::floor(tail * static_cast<double>(total - 1)));
+  };
   const size_t low = tail_index(kTail), core_low = tail_index(kCoreTail);
   // Gates: the core_low-th smallest and largest of every kGateStride-th sample value. A subset's k-th smallest is
   // no smaller than the whole sample's, so every value either quantile can be is at or below the gate: the pass
-  // below keeps only those (about kGateStride times core_low of them, 8% of the sample), and the selection among them finds the
-  // quantiles tail_quantiles finds. One sequential read instead of a heap fed every value: a mask's voxels come
-  // in scan order, so one axis ascends and every value entered the largest-values heap (1-2 ms a mask pair).
+  // below keeps only those (about kGateStride times core_low of them, 8% of the sample), and the selection among
+  // them finds the quantiles tail_quantiles finds. One sequential read instead of a heap fed every value: a mask's
+  // voxels come in scan order, so one axis ascends and every value entered the largest-values heap (1-2 ms a pair).
   double gate_lo[3], gate_hi[3];
   parallel_blocks(3, 1, std::min(threads, 3), [&](size_t k, size_t, int) {
     std::vector<double> sub;

@@ -18,6 +18,7 @@ struct Extent3 {
 
   void merge(const Extent3& o);
   bool contains(const Extent3& o) const;
+  double largest_side() const;
 };
 
 // The values at the `tail` and 1 - `tail` quantiles of a sample (reordered), which must not be empty.
@@ -44,6 +45,11 @@ struct BulkBoxes {
   Extent3 usual, core;
 };
 BulkBoxes bulk_boxes(const PointTruth& a, const PointTruth* b, const Extent3& all, int threads = 1);
+
+// Whether a bulk box measured at the usual tails is stretched over a far cluster that the box at wider tails
+// (core) leaves out: more than 16 times the core's largest side. A grid over the stretched box would put the whole
+// of the data into a few cells. The point frames and the triangle grids decide so (point_frame.cpp, mesh_bulk.cpp).
+bool stretched_over_core(const Extent3& usual, const Extent3& core);
 
 // How many points of t have a coordinate outside box, in parallel.
 size_t count_outside(const PointTruth& t, const Extent3& box, int threads);

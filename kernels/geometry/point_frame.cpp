@@ -122,11 +122,6 @@ FilterBounds bounds_for(double largest, bool copies_exact) {
   return f;
 }
 
-// The largest side of a box.
-double largest_side(const Extent3& e) {
-  return std::max({e.hi[0] - e.lo[0], e.hi[1] - e.lo[1], e.hi[2] - e.lo[2]});
-}
-
 // How many loose points a frame may list (loose_a + loose_b at most `limit`, their pairs at most kMaxLoosePairs).
 bool loose_affordable(size_t loose_a, size_t loose_b, size_t limit) {
   return loose_a + loose_b <= limit && static_cast<double>(loose_a) * static_cast<double>(loose_b) <= kMaxLoosePairs;
@@ -138,15 +133,12 @@ struct ChosenBulk {
   size_t loose_limit = kMaxLoosePoints;
 };
 
-// The usual bulk box, or the core where the usual one is stretched over a far cluster: more than
-// kStretchedBulk times the core's size, with the points outside the core affordable as loose points (up to 1/64
-// of all, their pairs across the sets within kMaxLoosePairs). A grid over the stretched box puts the whole of the
-// data into a few cells: 1,000 points of 200,000 moved to 1e9 made a CPU compare take 56 s instead of 0.4.
-constexpr double kStretchedBulk = 16.0;
+// The usual bulk box, or the core where the usual one is stretched over a far cluster (bulk_box.h), with the
+// points outside the core affordable as loose points (up to 1/64 of all, their pairs across the sets within
+// kMaxLoosePairs): 1,000 points of 200,000 moved to 1e9 made a CPU compare take 56 s instead of 0.4.
 ChosenBulk choose_bulk(const PointFrame& frame, bool has_b, const Extent3& all, int threads) {
   const BulkBoxes boxes = bulk_boxes(frame.a.truth, has_b ? &frame.b.truth : nullptr, all, threads);
-  const double core = largest_side(boxes.core);
-  if (!(core > 0.0) || !(largest_side(boxes.usual) > kStretchedBulk * core)) return {boxes.usual};
+  if (!stretched_over_core(boxes.usual, boxes.core)) return {boxes.usual};
   const size_t count = frame.a.count + (has_b ? frame.b.count : 0);
   const size_t limit = std::max(kMaxLoosePoints, count / kClusterLooseShare);
   const size_t outside_a = count_outside(frame.a.truth, boxes.core, threads);
