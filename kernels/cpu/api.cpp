@@ -9,6 +9,7 @@
 #include "../abi/distance_context.h"
 #include "../abi/parallel.h"
 #include "../abi/status_guard.h"
+#include "../geometry/island_compare.h"
 #include "../geometry/surface_compare.h"
 #include "../geometry/unique_points.h"
 #include "../abi/validate.h"
@@ -36,9 +37,9 @@ void run_method(const xhd::HausdorffJob& job, int method, xhd_hausdorff_result& 
   if (job.directions & XHD_DIRECTION_BA) directed(job.direction_ba(), result.ba);
 }
 
-int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
-                  xhd_hausdorff_result* result, xhd_progress* progress_slot) {
-  xhd::check_hausdorff_call(a, b, options, result);
+// xhd_hausdorff over one frame of both sets, its arguments checked.
+void whole_hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                     xhd_hausdorff_result* result, xhd_progress* progress_slot) {
   const int directions = options->directions;
   const xhd::Progress progress(progress_slot);
   progress.set_total(((directions & XHD_DIRECTION_AB) ? a->count : 0) +
@@ -57,13 +58,24 @@ int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_
   const xhd::HausdorffJob job{&frame, directions, threads, options->seed, options->cell_size, &progress};
   run_method(job, options->method, *result);
   xhd::report_input_indices(frame, *result);
+}
+
+// Sets that part into islands far apart are searched an island at a time (island_compare.h), each in a frame of its
+// own; otherwise in one frame.
+int32_t hausdorff(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                  xhd_hausdorff_result* result, xhd_progress* progress_slot) {
+  xhd::check_hausdorff_call(a, b, options, result);
+  const auto island = [&](const xhd_points& ia, const xhd_points& ib, const xhd_per_point&, xhd_hausdorff_result& r,
+                          xhd_progress* p) { whole_hausdorff(&ia, &ib, options, &r, p); };
+  if (!xhd::compare_by_islands(*a, *b, *options, nullptr, *result, progress_slot, island))
+    whole_hausdorff(a, b, options, result, progress_slot);
   return XHD_OK;
 }
 
-// points_compare once its arguments are checked, its queries shared among `workers` groups of threads.
-void checked_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
-                            const xhd_per_point& per_point, xhd_hausdorff_result* result, xhd_progress* progress_slot,
-                            int workers = 1) {
+// points_compare over one frame of both sets, its queries shared among `workers` groups of threads.
+void whole_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                          const xhd_per_point& per_point, xhd_hausdorff_result* result, xhd_progress* progress_slot,
+                          int workers) {
   const xhd::Progress progress(progress_slot);
   const int threads = xhd::resolve_thread_count(options->threads);
   xhd::PointFrame frame;
@@ -71,6 +83,18 @@ void checked_points_compare(const xhd_points* a, const xhd_points* b, const xhd_
   xhd::trust_distinct(frame, *options);
   for (int k = 0; k < 3; ++k) result->origin[k] = frame.origin[k];
   xhd::cpu_points_compare(frame, *options, per_point, threads, workers, progress, *result);
+}
+
+// points_compare once its arguments are checked: island by island where the sets part so (island_compare.h).
+void checked_points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausdorff_options* options,
+                            const xhd_per_point& per_point, xhd_hausdorff_result* result, xhd_progress* progress_slot,
+                            int workers = 1) {
+  const auto island = [&](const xhd_points& ia, const xhd_points& ib, const xhd_per_point& outputs,
+                          xhd_hausdorff_result& r, xhd_progress* p) {
+    whole_points_compare(&ia, &ib, options, outputs, &r, p, workers);
+  };
+  if (!xhd::compare_by_islands(*a, *b, *options, &per_point, *result, progress_slot, island))
+    whole_points_compare(a, b, options, per_point, result, progress_slot, workers);
 }
 
 // The search's outputs with distance arrays of its own where the caller gave none (measured_distances.h), then

@@ -1,0 +1,198 @@
+// Islands (geometry/point_islands.h, island_compare.h): the cuts found between far groups and only there, the
+// proof that decides whether searching each island alone gives the whole compare, and the compare put together
+// from the islands' answers, which must equal a brute force over the whole sets to the bit (every point's distance
+// and nearest index, both witnesses), its progress counted once over the islands.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "../abi/per_point.h"
+#include "../abi/progress.h"
+#include "../geometry/island_compare.h"
+#include "../geometry/point_frame.h"
+#include "../geometry/point_islands.h"
+#include "check.h"
+
+namespace {
+
+xhd_points doubles(const std::vector<double>& xyz) { return xhd_points{nullptr, xyz.size() / 3, xyz.data()}; }
+
+// n points in a unit cube at each offset in turn (point i in group i % offsets).
+std::vector<double> grouped(size_t n, const std::vector<std::array<double, 3>>& offsets, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double> xyz(3 * n);
+  for (size_t i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k) xyz[3 * i + k] = offsets[i % offsets.size()][k] + u(gen);
+  return xyz;
+}
+
+xhd::PointTruth truth(const xhd_points& p) { return xhd::PointTruth{p.xyz, p.xyz64, p.count}; }
+
+// Every source point's nearest target by brute force (ties to the smallest index), and the witness by per_point.h's
+// rule, the outputs the island search and the whole reference both fill.
+xhd::PerPointWitness brute(const xhd_points& source, const xhd_points& target, double* distance, int64_t* nearest) {
+  const xhd::PointTruth s = truth(source), t = truth(target);
+  xhd::PerPointWitness witness;
+  for (size_t i = 0; i < source.count; ++i) {
+    double best = INFINITY;
+    int64_t at = XHD_NO_INDEX;
+    for (size_t j = 0; j < target.count; ++j) {
+      const double d2 = xhd::exact_dist2(s, i, t, j);
+      if (d2 < best) best = d2, at = static_cast<int64_t>(j);
+    }
+    if (distance != nullptr) distance[i] = std::sqrt(best);
+    if (nearest != nullptr) nearest[i] = at;
+    witness.offer(best, static_cast<int64_t>(i), at);
+  }
+  return witness;
+}
+
+// The whole compare by brute force, as an island search does it on its own points.
+void brute_compare(const xhd_points& a, const xhd_points& b, const xhd_per_point& out, xhd_hausdorff_result& r,
+                   xhd_progress* progress, int* calls = nullptr) {
+  brute(a, b, out.distance_ab, out.nearest_ab).write(r.ab);
+  brute(b, a, out.distance_ba, out.nearest_ba).write(r.ba);
+  r.ab.distance_evals = r.ba.distance_evals = a.count * b.count;
+  const xhd::Progress p(progress);
+  p.set_total(a.count + b.count);
+  p.add(a.count + b.count);
+  if (calls != nullptr) ++*calls;
+}
+
+xhd_hausdorff_options grid_options(int threads = 2) {
+  xhd_hausdorff_options o{};
+  o.method = XHD_METHOD_GRID;
+  o.directions = XHD_DIRECTION_AB | XHD_DIRECTION_BA;
+  o.threads = threads;
+  return o;
+}
+
+}  // namespace
+
+TEST(islands_found_between_far_groups_only) {
+  const auto two = grouped(4000, {{0, 0, 0}, {1e7, 1e7, 0}}, 1);
+  CHECK_EQ(xhd::plan_islands(doubles(two), nullptr).islands, 2);
+  const auto one = grouped(4000, {{0, 0, 0}}, 2);
+  CHECK_EQ(xhd::plan_islands(doubles(one), nullptr).islands, 1);
+  // A gap 9 times a group's side is not an island's: one grid serves it.
+  const auto near = grouped(4000, {{0, 0, 0}, {10, 0, 0}}, 3);
+  CHECK_EQ(xhd::plan_islands(doubles(near), nullptr).islands, 1);
+  // Three groups: the far one is cut off first, the two left are 3e4 apart, cut next.
+  const auto three = grouped(6000, {{0, 0, 0}, {0, -5e4, 3e4}, {1e6, 0, 0}}, 4);
+  const xhd::IslandPlan plan3 = xhd::plan_islands(doubles(three), nullptr);
+  CHECK_EQ(plan3.islands, 3);
+  CHECK(plan3.island_of(0.5, 0.5, 0.5) != plan3.island_of(0.5, -5e4, 3e4));
+  CHECK(plan3.island_of(1e6, 0.5, 0.5) != plan3.island_of(0.5, 0.5, 0.5));
+  // Both sets' samples: B's far group alone makes the cut.
+  const auto b_far = grouped(2000, {{0, 0, 0}, {0, 0, 1e8}}, 5);
+  const xhd_points b_far_points = doubles(b_far);
+  CHECK_EQ(xhd::plan_islands(doubles(one), &b_far_points).islands, 2);
+  // A row of evenly spaced groups is not cut (each cut is measured against the larger part it leaves).
+  std::vector<std::array<double, 3>> row;
+  for (int g = 0; g < 10; ++g) row.push_back({1e4 * g, 0, 0});
+  CHECK_EQ(xhd::plan_islands(doubles(grouped(20000, row, 6)), nullptr).islands, 1);
+  // Groups ever farther apart (each 20 times as far as the last: 19 times the span below it) are cut one by one,
+  // up to kMaxIslands of them.
+  std::vector<std::array<double, 3>> spreading;
+  for (int g = 0; g < 70; ++g) spreading.push_back({std::pow(20.0, g), 0, 0});
+  const xhd::IslandPlan plan_many = xhd::plan_islands(doubles(grouped(14000, spreading, 6)), nullptr);
+  CHECK_EQ(plan_many.islands, xhd::kMaxIslands);
+}
+
+TEST(islands_settled_only_when_each_holds_its_targets_and_lies_apart) {
+  const auto a = grouped(4000, {{0, 0, 0}, {1e7, 0, 0}}, 7);
+  const auto b = grouped(4000, {{0, 0, 0}, {1e7, 0, 0}}, 8);
+  const xhd_points b_points = doubles(b);
+  const xhd::IslandPlan plan = xhd::plan_islands(doubles(a), &b_points);
+  CHECK_EQ(plan.islands, 2);
+  const xhd::IslandAssignment both = xhd::assign_islands(doubles(a), doubles(b), plan, 2);
+  CHECK_EQ(both.a_count[0] + both.a_count[1], 4000u);
+  CHECK_EQ(both.a_count[0], 2000u);
+  CHECK(xhd::island_compare_settled(both, XHD_DIRECTION_AB | XHD_DIRECTION_BA));
+  // B without its far group: A's far points have no target there; B -> A alone is still settled (that island
+  // holds no query of it).
+  const auto b_home = grouped(4000, {{0, 0, 0}}, 9);
+  const xhd::IslandAssignment lacking = xhd::assign_islands(doubles(a), doubles(b_home), plan, 2);
+  CHECK(!xhd::island_compare_settled(lacking, XHD_DIRECTION_AB | XHD_DIRECTION_BA));
+  CHECK(!xhd::island_compare_settled(lacking, XHD_DIRECTION_AB));
+  CHECK(xhd::island_compare_settled(lacking, XHD_DIRECTION_BA));
+  // A point of B the sample missed lands in an island by the cuts and stretches its box towards the other island:
+  // the islands are then too close to prove anything, and the compare is searched whole.
+  auto b_stray = b;
+  b_stray[1] = b_stray[2] = 1e7;  // point 0 of the home group moved 1e7 along y and z: x keeps it home
+  const xhd::IslandAssignment stray = xhd::assign_islands(doubles(a), doubles(b_stray), plan, 2);
+  CHECK(!xhd::island_compare_settled(stray, XHD_DIRECTION_AB | XHD_DIRECTION_BA));
+}
+
+TEST(islands_compare_equals_the_whole_brute_force) {
+  // Three groups of A and B with copies and ties inside a group, doubles and floats.
+  auto a = grouped(3000, {{0, 0, 0}, {0, -5e4, 3e4}, {1e6, 0, 0}}, 10);
+  auto b = grouped(2400, {{0, 0, 0}, {0, -5e4, 3e4}, {1e6, 0, 0}}, 11);
+  for (int i = 30; i < 60; i += 3) std::copy(&b[0], &b[3], &a[3 * i]);  // A points equal to B's point 0
+  for (int i = 300; i < 330; i += 3) std::copy(&b[9], &b[12], &b[3 * i]);  // copies of B's point 3
+  std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
+  for (int floats = 0; floats < 2; ++floats) {
+    const xhd_points pa = floats ? xhd_points{af.data(), af.size() / 3, nullptr} : doubles(a);
+    const xhd_points pb = floats ? xhd_points{bf.data(), bf.size() / 3, nullptr} : doubles(b);
+    std::vector<double> want_ab(pa.count), want_ba(pb.count), got_ab(pa.count, -1), got_ba(pb.count, -1);
+    std::vector<int64_t> want_nab(pa.count), want_nba(pb.count), got_nab(pa.count, -7), got_nba(pb.count, -7);
+    xhd_hausdorff_result want{};
+    brute_compare(pa, pb, xhd_per_point{want_ab.data(), want_nab.data(), want_ba.data(), want_nba.data()}, want,
+                  nullptr);
+    xhd_hausdorff_result got{};
+    const xhd_per_point out{got_ab.data(), got_nab.data(), got_ba.data(), got_nba.data()};
+    xhd_progress progress{};
+    int calls = 0;
+    const bool split = xhd::compare_by_islands(
+        pa, pb, grid_options(), &out, got, &progress,
+        [&](const xhd_points& ia, const xhd_points& ib, const xhd_per_point& o, xhd_hausdorff_result& r,
+            xhd_progress* p) { brute_compare(ia, ib, o, r, p, &calls); });
+    CHECK(split);
+    CHECK_EQ(calls, 3);
+    CHECK(got_ab == want_ab);
+    CHECK(got_nab == want_nab);
+    CHECK(got_ba == want_ba);
+    CHECK(got_nba == want_nba);
+    for (const auto& [g, w] : {std::pair{got.ab, want.ab}, std::pair{got.ba, want.ba}}) {
+      CHECK_EQ(g.distance, w.distance);
+      CHECK_EQ(g.from_index, w.from_index);
+      CHECK_EQ(g.to_index, w.to_index);
+    }
+    // The islands' pairs only: no pair across two islands was measured.
+    CHECK(got.ab.distance_evals < pa.count * pb.count / 2);
+    CHECK_EQ(progress.done, pa.count + pb.count);
+    CHECK_EQ(progress.total, pa.count + pb.count);
+  }
+}
+
+TEST(islands_refused_leave_the_compare_to_the_caller) {
+  const auto a = grouped(4000, {{0, 0, 0}, {1e7, 0, 0}}, 12);
+  const auto b = grouped(4000, {{0, 0, 0}}, 13);
+  xhd_hausdorff_result r{};
+  int calls = 0;
+  const auto search = [&](const xhd_points&, const xhd_points&, const xhd_per_point&, xhd_hausdorff_result&,
+                          xhd_progress*) { ++calls; };
+  CHECK(!xhd::compare_by_islands(doubles(a), doubles(b), grid_options(), nullptr, r, nullptr, search));
+  // One far outlier of A is cut off as an island of its own, and refused on the sample alone.
+  auto outlier = grouped(8000, {{0, 0, 0}}, 17);
+  outlier[0] = 1e9;
+  const auto home = grouped(8000, {{0, 0, 0}}, 18);
+  const xhd_points home_points = doubles(home);
+  const xhd::IslandPlan plan = xhd::plan_islands(doubles(outlier), &home_points);
+  CHECK_EQ(plan.islands, 2);
+  CHECK(!xhd::island_compare_settled(plan.sample, XHD_DIRECTION_AB | XHD_DIRECTION_BA));
+  CHECK(!xhd::compare_by_islands(doubles(outlier), home_points, grid_options(), nullptr, r, nullptr, search));
+  // The brute-force reference is never split, nor a small input.
+  const auto b2 = grouped(4000, {{0, 0, 0}, {1e7, 0, 0}}, 14);
+  xhd_hausdorff_options brute_method = grid_options();
+  brute_method.method = XHD_METHOD_BRUTE;
+  CHECK(!xhd::compare_by_islands(doubles(a), doubles(b2), brute_method, nullptr, r, nullptr, search));
+  const auto small_a = grouped(1000, {{0, 0, 0}, {1e7, 0, 0}}, 15), small_b = grouped(1000, {{0, 0, 0}, {1e7, 0, 0}}, 16);
+  CHECK(!xhd::compare_by_islands(doubles(small_a), doubles(small_b), grid_options(), nullptr, r, nullptr, search));
+  CHECK_EQ(calls, 0);
+  CHECK(xhd::compare_by_islands(doubles(a), doubles(b2), grid_options(), nullptr, r, nullptr, search));
+  CHECK_EQ(calls, 2);
+}
