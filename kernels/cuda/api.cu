@@ -12,6 +12,7 @@
 #include "../abi/measured_distances.h"
 #include "../abi/parallel.h"
 #include "../abi/status_guard.h"
+#include "../geometry/island_compare.h"
 #include "../geometry/surface_compare.h"
 #include "../abi/progress.h"
 #include "../abi/validate.h"
@@ -79,7 +80,16 @@ int32_t hausdorff_placed(const xhd_points* a, const xhd_points* b, const xhd_hau
       // the rest are the CUDA backend's in every one of them.
       xhd::DirectedSearch search = xhd::grid_search();
       if (options->method != XHD_METHOD_EB) search = xhd::backend_directed_search(options->device);
-      xhd::gpu_hausdorff(*a, *b, *options, progress, *result, search);
+      // Sets in islands far apart: an island at a time, each in a frame of its own (island_compare.h).
+      const auto island = [&](const xhd_points& ia, const xhd_points& ib, const xhd_per_point&,
+                              xhd_hausdorff_result& r, xhd_progress* p) {
+        const xhd::Progress island_progress(p);
+        island_progress.set_total(((directions & XHD_DIRECTION_AB) ? ia.count : 0) +
+                                  ((directions & XHD_DIRECTION_BA) ? ib.count : 0));
+        xhd::gpu_hausdorff(ia, ib, *options, island_progress, r, search);
+      };
+      if (!xhd::compare_by_islands(*a, *b, *options, nullptr, *result, progress_slot, island))
+        xhd::gpu_hausdorff(*a, *b, *options, progress, *result, search);
     } else if (options->method == XHD_METHOD_EB) {
       // EB has no split of its own: every point measured, which gives its answers (xhd.h).
       hausdorff_in_tiles(a, b, options, result, progress, placement, report);
@@ -112,10 +122,14 @@ int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausd
   if (options->method == XHD_METHOD_BRUTE)
     throw xhd::InvalidArgument("the brute method is the CPU reference implementation; use the CPU backend");
   use_device(options->device);
-  const xhd::Progress progress(progress_slot);
+  const xhd::Placement one{{options->device}, 0};
   xhd::PlacementReport report;
-  xhd::gpu_points_compare(*a, *b, *options, *per_point, progress, *result, xhd::Placement{{options->device}, 0},
-                          report);
+  const auto island = [&](const xhd_points& ia, const xhd_points& ib, const xhd_per_point& outputs,
+                          xhd_hausdorff_result& r, xhd_progress* p) {
+    xhd::gpu_points_compare(ia, ib, *options, outputs, xhd::Progress(p), r, one, report);
+  };
+  if (!xhd::compare_by_islands(*a, *b, *options, per_point, *result, progress_slot, island))
+    xhd::gpu_points_compare(*a, *b, *options, *per_point, xhd::Progress(progress_slot), *result, one, report);
   return XHD_OK;
 }
 
@@ -137,6 +151,17 @@ int32_t points_compare_stats(const xhd_points* a, const xhd_points* b, const xhd
   xhd::PlacementReport report;
   const xhd::Placement one{{options->device}, 0};
   const uint64_t n_ab = measured.n_ab, n_ba = measured.n_ba;
+  // Sets in islands far apart: an island at a time (island_compare.h), the distances summed up on the host, which
+  // gives the device's statistics bit for bit.
+  const auto island = [&](const xhd_points& ia, const xhd_points& ib, const xhd_per_point& outputs,
+                          xhd_hausdorff_result& r, xhd_progress* p) {
+    xhd::gpu_points_compare(ia, ib, *options, outputs, xhd::Progress(p), r, one, report);
+  };
+  if (xhd::compare_by_islands(*a, *b, *options, &measured.outputs, *result, progress_slot, island)) {
+    xhd::host_distance_stats(measured.outputs.distance_ab, n_ab, measured.outputs.distance_ba, n_ba, *stats_options,
+                             xhd::resolve_thread_count(options->threads), *stats);
+    return XHD_OK;
+  }
   std::unique_ptr<xhd::GpuStats> on_device;
   xhd::KeptDistances kept;
   const uint64_t n = n_ab + n_ba;
