@@ -10,6 +10,7 @@
 
 #include "point_frame.h"
 #include "point_islands.h"
+#include "../abi/env_switch.h"
 #include "../abi/parallel.h"
 #include "../abi/validate.h"
 
@@ -141,7 +142,9 @@ PointTruth truth_of(const xhd_points& p) { return PointTruth{p.xyz64 == nullptr 
 bool compare_by_islands(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
                         const xhd_per_point* per_point, xhd_hausdorff_result& result, xhd_progress* progress,
                         const IslandSearch& search) {
-  if (options.method == XHD_METHOD_BRUTE || a.count + b.count < kIslandMinPoints) return false;
+  // XHD_ISLANDS=0 searches every compare whole: what the split saves is measured so (scripts/bench-robust).
+  if (options.method == XHD_METHOD_BRUTE || a.count + b.count < kIslandMinPoints || !switched_on("XHD_ISLANDS"))
+    return false;
   const IslandPlan plan = plan_islands(a, &b);
   const int directions = options.directions;
   if (plan.islands < 2 || !island_compare_settled(plan.sample, directions)) return false;
