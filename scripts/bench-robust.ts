@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { cudaDevice } from '../src/ops/backends.js';
-import { type HausdorffResult } from '../src/ops/hausdorff.js';
+import { hausdorff, type HausdorffResult } from '../src/ops/hausdorff.js';
 import { bestOfThree, computeMs, usableBackends } from './bench/best-of.js';
 import { nearestDistances } from '../src/ops/nearest.js';
 import { pointSurfaceDistances, type TriangleMesh } from '../src/ops/surface-distance.js';
@@ -134,6 +134,39 @@ async function main(): Promise<void> {
     lines.push(`| one at 1e9 | ${backend} | ${outlier.hd.toPrecision(10)} | ${formatMs(compute(outlier))} | ${evals(outlier).toLocaleString('en-US')} | ${(compute(outlier) / compute(plain)).toFixed(2)}x |`);
     lines.push(`| ${clusterCount.toLocaleString('en-US')} in a cluster at 1e9 | ${backend} | ${cluster.hd.toPrecision(10)} | ${formatMs(compute(cluster))} | ${evals(cluster).toLocaleString('en-US')} | ${(compute(cluster) / compute(plain)).toFixed(2)}x |`);
     log(`outlier ${backend}: ${compute(plain).toFixed(1)} -> ${compute(outlier).toFixed(1)} ms, cluster ${compute(cluster).toFixed(1)} ms`);
+  }
+
+  // Two objects far apart: every second point of A and of B moved by (1e7, 1e7, 0). One frame over both sized its grid
+  // and float copies by the whole span (87 s for 200,000 points on the 2-core VM); islands search each object in a
+  // frame of its own (kernels/geometry/island_compare.h). Wall time of the call, which holds the islands' planning and
+  // copies; the whole search (XHD_ISLANDS=0) is run once, it being minutes long on the CPU.
+  lines.push('', `## Points: two objects 1e7 apart (every second point of A and of B moved by (1e7, 1e7, 0)), against one object of as many points; wall ms of the call`, '',
+    '| case | backend | HD | wall ms | evaluations | vs one object |', '| --- | --- | --- | --- | --- | --- |');
+  const apart = (p: Float64Array) => {
+    const q = p.slice();
+    for (let i = 1; i < n; i += 2) (q[3 * i] += 1e7), (q[3 * i + 1] += 1e7);
+    return q;
+  };
+  const [twoA, twoB] = [apart(a), apart(b)];
+  const timed = async (x: Float64Array, y: Float64Array, backend: 'cpu' | 'cuda', runs: number) => {
+    let best: { ms: number; r: HausdorffResult } | null = null;
+    for (let run = 0; run < runs; run++) {
+      const t0 = performance.now();
+      const r = await hausdorff(x, y, { backend, threads: s.threads });
+      const ms = performance.now() - t0;
+      if (!best || ms < best.ms) best = { ms, r };
+    }
+    return best!;
+  };
+  for (const backend of backends) {
+    const one = await timed(a, b, backend, 3);
+    const two = await timed(twoA, twoB, backend, 3);
+    process.env.XHD_ISLANDS = '0';
+    const whole = await timed(twoA, twoB, backend, 1).finally(() => delete process.env.XHD_ISLANDS);
+    const row = (label: string, t: { ms: number; r: HausdorffResult }) =>
+      `| ${label} | ${backend} | ${t.r.hd.toPrecision(10)} | ${formatMs(t.ms)} | ${evals(t.r).toLocaleString('en-US')} | ${(t.ms / one.ms).toFixed(2)}x |`;
+    lines.push(row('one object', one), row('two objects, islands', two), row('two objects, one frame (XHD_ISLANDS=0, one run)', whole));
+    log(`two objects ${backend}: one ${one.ms.toFixed(1)} ms, islands ${two.ms.toFixed(1)} ms, whole ${whole.ms.toFixed(1)} ms`);
   }
 
   lines.push('', `## Per-point distances (\`--stats\`): ${n.toLocaleString('en-US')} random queries against ${n.toLocaleString('en-US')} copies of one point, and against as many distinct points (CPU)`, '',
