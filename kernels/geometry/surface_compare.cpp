@@ -1,4 +1,5 @@
 #include "surface_compare.h"
+#include "surface_islands.h"
 
 #include <algorithm>
 #include <chrono>
@@ -68,9 +69,9 @@ void measure(const SurfaceBackend& backend, const SurfaceQueries& queries, const
   out.distances = OwnedBuffer(sizeof(double) * queries.points.count);
   out.search = xhd_surface_result{};
   out.search.device = -1;
-  backend.measure(
-      SurfaceMeasureJob{queries.points, &target.mesh, threads, &progress, out.distances.as<double>(), lane},
-      out.search);
+  const SurfaceMeasureJob job{queries.points, &target.mesh, threads, &progress, out.distances.as<double>(), lane};
+  // Queries and triangles in groups far apart: an island at a time (surface_islands.h).
+  if (!measure_by_islands(job, out.search, backend.measure)) backend.measure(job, out.search);
 }
 
 // The statistics in the TypeScript reduce's order (reduceDistances): one pass in sample order, the witness the
