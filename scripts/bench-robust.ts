@@ -88,10 +88,10 @@ async function bestNearest(a: Float64Array, b: Float64Array, threads: number) {
   return kept!;
 }
 
-/** `xhd compare --json` on two meshes, best of three by sample + build + query time. */
-function bestSurface(a: string, b: string, threads: number): { ms: number; hd: number } | { skipped: string } {
+/** `xhd compare --json` on two meshes, best of `runs` by sample + build + query time. */
+function bestSurface(a: string, b: string, threads: number, runs = 3): { ms: number; hd: number } | { skipped: string } {
   let kept: { ms: number; hd: number } | null = null;
-  for (let run = 0; run < 3; run++) {
+  for (let run = 0; run < runs; run++) {
     const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'xhd'), 'compare', a, b, '--backend', 'cpu', '--threads', String(threads), '--json'],
       { encoding: 'utf8', maxBuffer: 1 << 26 });
     if (r.status !== 0) return { skipped: (r.stderr || 'failed').trim().split('\n').pop()! };
@@ -100,6 +100,33 @@ function bestSurface(a: string, b: string, threads: number): { ms: number; hd: n
     if (!kept || ms < kept.ms) kept = { ms, hd: j.hd };
   }
   return kept!;
+}
+
+/** An OFF mesh's text as fandisk moved 0.001 along x, fandisk with a copy of itself at (1e7, 1e7, 0), and that pair
+ *  moved 0.001 along x: three OFF files written into dir. */
+function twoFandisks(off: string, dir: string): { moved: string; two: string; twoMoved: string } {
+  const tokens = off.split(/\s+/).filter((t) => t.length > 0);
+  const [nv, nf] = [Number(tokens[1]), Number(tokens[2])];
+  const xyz = tokens.slice(4, 4 + 3 * nv).map(Number);
+  const faces: number[][] = [];
+  for (let at = 4 + 3 * nv, f = 0; f < nf; f++) {
+    const k = Number(tokens[at]);
+    faces.push(tokens.slice(at + 1, at + 1 + k).map(Number));
+    at += 1 + k;
+  }
+  const write = (name: string, copies: number[][]) => {
+    const out = [`OFF`, `${nv * copies.length} ${nf * copies.length} 0`];
+    for (const by of copies) for (let i = 0; i < nv; i++) out.push(`${xyz[3 * i] + by[0]} ${xyz[3 * i + 1] + by[1]} ${xyz[3 * i + 2] + by[2]}`);
+    copies.forEach((_, c) => { for (const f of faces) out.push(`${f.length} ${f.map((v) => v + c * nv).join(' ')}`); });
+    const path = join(dir, name);
+    writeFileSync(path, out.join('\n') + '\n');
+    return path;
+  };
+  return {
+    moved: write('fandisk-moved.off', [[0.001, 0, 0]]),
+    two: write('two-fandisks.off', [[0, 0, 0], [1e7, 1e7, 0]]),
+    twoMoved: write('two-fandisks-moved.off', [[0.001, 0, 0], [1e7 + 0.001, 1e7, 0]]),
+  };
 }
 
 async function main(): Promise<void> {
@@ -208,6 +235,22 @@ async function main(): Promise<void> {
       for (const [x, y2, label] of [[FANDISK, FANDISK, 'fandisk'], [moved, FANDISK, 'fandisk, one vertex at 6.5e10']] as const) {
         const r = bestSurface(x, y2, s.threads);
         lines.push('skipped' in r ? `| ${label} | fandisk | (skipped: ${r.skipped}) | |` : `| ${label} | fandisk | ${r.hd.toPrecision(10)} | ${formatMs(r.ms)} |`);
+      }
+      // Two objects far apart in each mesh: fandisk and a copy of it at (1e7, 1e7, 0), against the same pair moved
+      // 0.001 along x; beside fandisk against fandisk moved so. Islands (surface_islands.h), and one grid over both
+      // (XHD_ISLANDS=0, one run).
+      const pair = twoFandisks(readFileSync(FANDISK, 'utf8'), dir);
+      lines.push('', '| A | B | HD | sample + build + query ms |', '| --- | --- | --- | --- |');
+      const rows: Array<[string, string, string, number]> = [
+        [FANDISK, pair.moved, 'fandisk | fandisk moved 0.001', 3],
+        [pair.two, pair.twoMoved, 'fandisk and its copy 1e7 away | the same moved 0.001', 3],
+        [pair.two, pair.twoMoved, 'the same, one grid over both (XHD_ISLANDS=0, one run) |', 1],
+      ];
+      for (const [x, y2, label, runs] of rows) {
+        if (runs === 1) process.env.XHD_ISLANDS = '0';
+        const r = bestSurface(x, y2, s.threads, runs);
+        delete process.env.XHD_ISLANDS;
+        lines.push('skipped' in r ? `| ${label} | (skipped: ${r.skipped}) | |` : `| ${label} | ${r.hd.toPrecision(10)} | ${formatMs(r.ms)} |`);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
