@@ -137,6 +137,46 @@ void scatter(const double* distance, const int64_t* nearest, const IslandPoints&
 
 PointTruth truth_of(const xhd_points& p) { return PointTruth{p.xyz64 == nullptr ? p.xyz : nullptr, p.xyz64, p.count}; }
 
+// An island's own per-point outputs, for the directions and outputs the caller wants.
+struct IslandOutputs {
+  std::vector<double> dist_ab, dist_ba;
+  std::vector<int64_t> near_ab, near_ba;
+  xhd_per_point view{};
+
+  IslandOutputs(const xhd_per_point& wanted, size_t a_count, size_t b_count)
+      : dist_ab(wanted.distance_ab != nullptr ? a_count : 0),
+        dist_ba(wanted.distance_ba != nullptr ? b_count : 0),
+        near_ab(wanted.nearest_ab != nullptr ? a_count : 0),
+        near_ba(wanted.nearest_ba != nullptr ? b_count : 0) {
+    view = xhd_per_point{wanted.distance_ab != nullptr ? dist_ab.data() : nullptr,
+                         wanted.nearest_ab != nullptr ? near_ab.data() : nullptr,
+                         wanted.distance_ba != nullptr ? dist_ba.data() : nullptr,
+                         wanted.nearest_ba != nullptr ? near_ba.data() : nullptr};
+  }
+};
+
+// The call's result over the islands: each direction merged, the transfers summed, the frame and device the
+// largest island's.
+struct ResultMerge {
+  xhd_hausdorff_result whole;
+  DirectedMerge ab, ba;
+  uint64_t largest = 0;
+
+  explicit ResultMerge(const xhd_hausdorff_result& reset) : whole(reset) {}
+
+  void add(const xhd_hausdorff_result& r, uint64_t queries) {
+    if (queries > largest) {
+      whole.device = r.device;
+      for (int k = 0; k < 3; ++k) whole.origin[k] = r.origin[k];
+      largest = queries;
+    }
+    whole.upload_ms += r.upload_ms;
+    whole.download_ms += r.download_ms;
+    whole.peak_device_bytes = std::max(whole.peak_device_bytes, r.peak_device_bytes);
+    whole.query_chunks = std::max(whole.query_chunks, r.query_chunks);
+  }
+};
+
 }  // namespace
 
 bool compare_by_islands(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
@@ -163,10 +203,8 @@ bool compare_by_islands(const xhd_points& a, const xhd_points& b, const xhd_haus
   for (int w = 0; w < islands.islands; ++w) queries += (ab ? islands.a_count[w] : 0) + (ba ? islands.b_count[w] : 0);
   IslandProgress island_progress(progress, queries);
   const PointTruth truth_a = truth_of(a), truth_b = truth_of(b);
-  DirectedMerge merged_ab, merged_ba;
-  xhd_hausdorff_result whole = result;  // as the caller's checks left it: no indices, no device
-  uint64_t largest = 0;
-  bool first = true;
+  // Directions not asked for stay as the caller's checks left them (no indices), as each island's do.
+  ResultMerge merged(result);
   for (int w = 0; w < islands.islands; ++w) {
     const uint64_t island_queries = (ab ? islands.a_count[w] : 0) + (ba ? islands.b_count[w] : 0);
     if (island_queries == 0) continue;  // targets alone: no query's nearest lies here (island_compare_settled)
@@ -174,46 +212,24 @@ bool compare_by_islands(const xhd_points& a, const xhd_points& b, const xhd_haus
         island_points(a, islands.a_island, islands.a_first, islands.a_count[w], islands.islands, w, threads);
     const IslandPoints pb =
         island_points(b, islands.b_island, islands.b_first, islands.b_count[w], islands.islands, w, threads);
-    // The island's own outputs, for the directions the caller wants them in.
-    std::vector<double> dist_ab(wanted.distance_ab != nullptr ? pa.index.size() : 0);
-    std::vector<int64_t> near_ab(wanted.nearest_ab != nullptr ? pa.index.size() : 0);
-    std::vector<double> dist_ba(wanted.distance_ba != nullptr ? pb.index.size() : 0);
-    std::vector<int64_t> near_ba(wanted.nearest_ba != nullptr ? pb.index.size() : 0);
-    const xhd_per_point outputs{wanted.distance_ab != nullptr ? dist_ab.data() : nullptr,
-                                wanted.nearest_ab != nullptr ? near_ab.data() : nullptr,
-                                wanted.distance_ba != nullptr ? dist_ba.data() : nullptr,
-                                wanted.nearest_ba != nullptr ? near_ba.data() : nullptr};
+    IslandOutputs outputs(wanted, pa.index.size(), pb.index.size());
     xhd_hausdorff_result r;
     check_hausdorff_options(&options, &r);  // the island's result starts as the caller's did
-    const xhd_points view_a = pa.view(), view_b = pb.view();
-    search(view_a, view_b, outputs, r, island_progress.begin_island(island_queries));
+    search(pa.view(), pb.view(), outputs.view, r, island_progress.begin_island(island_queries));
     island_progress.end_island();
-    if (first || island_queries > largest) {  // the largest island's frame and device
-      whole.device = r.device;
-      for (int k = 0; k < 3; ++k) whole.origin[k] = r.origin[k];
-      largest = island_queries;
-    }
-    if (first) {
-      whole.ab = r.ab;
-      whole.ba = r.ba;
-      first = false;
-    }
-    whole.upload_ms += r.upload_ms;
-    whole.download_ms += r.download_ms;
-    whole.peak_device_bytes = std::max(whole.peak_device_bytes, r.peak_device_bytes);
-    whole.query_chunks = std::max(whole.query_chunks, r.query_chunks);
+    merged.add(r, island_queries);
     if (ab) {
-      merged_ab.add(r.ab, truth_a, truth_b, pa, pb);
-      scatter(dist_ab.data(), near_ab.data(), pa, pb, wanted.distance_ab, wanted.nearest_ab, threads);
+      merged.ab.add(r.ab, truth_a, truth_b, pa, pb);
+      scatter(outputs.dist_ab.data(), outputs.near_ab.data(), pa, pb, wanted.distance_ab, wanted.nearest_ab, threads);
     }
     if (ba) {
-      merged_ba.add(r.ba, truth_b, truth_a, pb, pa);
-      scatter(dist_ba.data(), near_ba.data(), pb, pa, wanted.distance_ba, wanted.nearest_ba, threads);
+      merged.ba.add(r.ba, truth_b, truth_a, pb, pa);
+      scatter(outputs.dist_ba.data(), outputs.near_ba.data(), pb, pa, wanted.distance_ba, wanted.nearest_ba, threads);
     }
   }
-  if (ab) whole.ab = merged_ab.out;
-  if (ba) whole.ba = merged_ba.out;
-  result = whole;
+  if (ab) merged.whole.ab = merged.ab.out;
+  if (ba) merged.whole.ba = merged.ba.out;
+  result = merged.whole;
   return true;
 }
 

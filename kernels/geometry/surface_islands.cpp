@@ -36,20 +36,24 @@ bool triangles_per_island(const xhd_mesh& mesh, const std::vector<uint8_t>& vert
   return true;
 }
 
-// Island w's triangles in the mesh's order, their corners renumbered into the island's vertices (which keep the
-// mesh's order, so a triangle's corners keep their order by index too).
-std::vector<uint32_t> island_triangles(const xhd_mesh& mesh, const std::vector<uint8_t>& vertex_island,
-                                       const IslandPoints& vertices, uint64_t count, int w,
-                                       std::vector<uint32_t>& renumber) {
-  for (size_t i = 0; i < vertices.index.size(); ++i) renumber[static_cast<size_t>(vertices.index[i])] = static_cast<uint32_t>(i);
-  std::vector<uint32_t> triangles;
-  triangles.reserve(3 * count);
+// Every island's triangles in the mesh's order, in one pass, their corners as the mesh numbers them.
+std::vector<std::vector<uint32_t>> triangles_by_island(const xhd_mesh& mesh, const std::vector<uint8_t>& vertex_island,
+                                                       const std::vector<uint64_t>& count) {
+  std::vector<std::vector<uint32_t>> out(count.size());
+  for (size_t w = 0; w < count.size(); ++w) out[w].reserve(3 * count[w]);
   for (uint64_t t = 0; t < mesh.triangle_count; ++t) {
     const uint32_t* c = &mesh.triangles[3 * t];
-    if (vertex_island[c[0]] != w) continue;
-    for (int k = 0; k < 3; ++k) triangles.push_back(renumber[c[k]]);
+    out[vertex_island[c[0]]].insert(out[vertex_island[c[0]]].end(), c, c + 3);
   }
-  return triangles;
+  return out;
+}
+
+// An island's triangles renumbered into the island's vertices, which keep the mesh's order: a triangle's corners
+// keep their order by index too.
+void renumber_corners(std::vector<uint32_t>& triangles, const IslandPoints& vertices, std::vector<uint32_t>& renumber) {
+  for (size_t i = 0; i < vertices.index.size(); ++i)
+    renumber[static_cast<size_t>(vertices.index[i])] = static_cast<uint32_t>(i);
+  for (uint32_t& corner : triangles) corner = renumber[corner];
 }
 
 }  // namespace
@@ -70,18 +74,18 @@ bool measure_by_islands(const SurfaceMeasureJob& job, xhd_surface_result& result
   const IslandCensus census{islands.a_count, triangle_count, islands.box};
   if (!island_compare_settled(census, XHD_DIRECTION_AB)) return false;
 
+  std::vector<std::vector<uint32_t>> triangles = triangles_by_island(mesh, islands.b_island, triangle_count);
   std::vector<uint32_t> renumber(mesh.vertex_count);
   uint64_t largest = 0;
   for (int w = 0; w < islands.islands; ++w) {
-    if (islands.a_count[w] == 0) continue;
+    if (islands.a_count[w] == 0) continue;  // targets alone: no query's nearest lies here
     const IslandPoints q =
         island_points(queries, islands.a_island, islands.a_first, islands.a_count[w], islands.islands, w, threads);
     const IslandPoints v =
         island_points(vertices, islands.b_island, islands.b_first, islands.b_count[w], islands.islands, w, threads);
-    const std::vector<uint32_t> triangles =
-        island_triangles(mesh, islands.b_island, v, triangle_count[w], w, renumber);
+    renumber_corners(triangles[w], v, renumber);
     const xhd_points v_view = v.view();
-    const xhd_mesh island_mesh{v_view.xyz, v_view.count, triangles.data(), triangle_count[w], v_view.xyz64};
+    const xhd_mesh island_mesh{v_view.xyz, v_view.count, triangles[w].data(), triangle_count[w], v_view.xyz64};
     std::vector<double> distance(q.index.size());
     xhd_surface_result r{};
     r.device = -1;
