@@ -77,11 +77,15 @@ describe('islands: a compare split by far groups equals the double brute force',
 describe('islands: the work of far groups is the work of each alone', () => {
   const work = (r: HausdorffResult) => r.ab.distanceEvals + r.ba!.distanceEvals;
 
+  /** 10,000 points in one cube, and 20,000 in two cubes `apart` apart (from the same seed): their evaluations. */
+  async function oneAndTwo(apart: number[], seed: number): Promise<[HausdorffResult, HausdorffResult]> {
+    const [a1, b1] = groups(10000, seed, [[0, 0, 0]]);
+    const [a2, b2] = groups(20000, seed, [[0, 0, 0], apart]);
+    return [await hausdorff(a1, b1, { backend: 'cpu', threads: 2 }), await hausdorff(a2, b2, { backend: 'cpu', threads: 2 })];
+  }
+
   it('two groups 1e7 apart cost about twice one group (before: every pair of a group)', async () => {
-    const [a1, b1] = groups(10000, 8, [[0, 0, 0]]);
-    const one = await hausdorff(a1, b1, { backend: 'cpu', threads: 2 });
-    const [a2, b2] = groups(20000, 8, [[0, 0, 0], [1e7, 1e7, 0]]);
-    const two = await hausdorff(a2, b2, { backend: 'cpu', threads: 2 });
+    const [one, two] = await oneAndTwo([1e7, 1e7, 0], 8);
     assert.ok(work(two) <= 2.6 * work(one), `evaluations ${work(two)} for two groups, ${work(one)} for one`);
     // Each island's frame is its own: the origin reported is inside a group, not half way between them.
     assert.ok(Math.hypot(...two.coordinateOrigin) < 10 ||
@@ -90,10 +94,7 @@ describe('islands: the work of far groups is the work of each alone', () => {
   });
 
   it('groups 300 apart, within one grid\'s reach before, cost no more than twice one group', async () => {
-    const [a1, b1] = groups(10000, 9, [[0, 0, 0]]);
-    const one = await hausdorff(a1, b1, { backend: 'cpu', threads: 2 });
-    const [a2, b2] = groups(20000, 9, [[0, 0, 0], [300, 300, 0]]);
-    const two = await hausdorff(a2, b2, { backend: 'cpu', threads: 2 });
+    const [one, two] = await oneAndTwo([300, 300, 0], 9);
     assert.ok(work(two) <= 2.6 * work(one), `evaluations ${work(two)} for two groups, ${work(one)} for one`);
   });
 });

@@ -101,6 +101,18 @@ inline void add_worker_counters(xhd_directed& into, const xhd_directed& part) {
   into.cell_size = std::max(into.cell_size, part.cell_size);
 }
 
+// The counters of runs of a direction one after the other (a split by space that did not settle it and the search
+// that followed, or the islands of a compare, island_compare.h): sums of the work and of the times.
+inline void add_run_counters(xhd_directed& into, const xhd_directed& run) {
+  into.build_ms += run.build_ms;
+  into.query_ms += run.query_ms;
+  into.exact_ms += run.exact_ms;
+  into.distance_evals += run.distance_evals;
+  into.pruned_queries += run.pruned_queries;
+  into.fallback_queries += run.fallback_queries;
+  into.exact_checks += run.exact_checks;
+}
+
 // For tests of a worker lost mid-run: with XHD_TEST_FAIL_WORKER=k, worker k (0-based) of a split run fails
 // after its first piece, as a device that faults would; the call must then fail naming that worker's
 // device, with nothing partial presented as an answer. Unset (always, outside tests): nothing happens.

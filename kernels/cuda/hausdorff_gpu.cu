@@ -614,13 +614,7 @@ xhd_directed merge_direction(const FramedSet& source, const FramedSet& target, c
 void take_attempt(xhd_directed& into, const xhd_directed& attempt) {
   const xhd_directed before = into;
   into = attempt;
-  into.build_ms += before.build_ms;
-  into.query_ms += before.query_ms;
-  into.exact_ms += before.exact_ms;
-  into.distance_evals += before.distance_evals;
-  into.pruned_queries += before.pruned_queries;
-  into.fallback_queries += before.fallback_queries;
-  into.exact_checks += before.exact_checks;
+  add_run_counters(into, before);
 }
 
 void take_transfers(xhd_hausdorff_result& into, const SplitFound& found) {

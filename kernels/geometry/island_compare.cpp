@@ -13,6 +13,7 @@
 #include "../abi/env_switch.h"
 #include "../abi/parallel.h"
 #include "../abi/validate.h"
+#include "../abi/work_split.h"
 
 namespace xhd {
 namespace {
@@ -101,13 +102,7 @@ struct DirectedMerge {
       out.to_index = XHD_NO_INDEX;
       any = true;
     }
-    out.build_ms += d.build_ms;
-    out.query_ms += d.query_ms;
-    out.distance_evals += d.distance_evals;
-    out.pruned_queries += d.pruned_queries;
-    out.fallback_queries += d.fallback_queries;
-    out.exact_checks += d.exact_checks;
-    out.exact_ms += d.exact_ms;
+    add_run_counters(out, d);
     if (d.from_index < 0 || d.to_index < 0) return;
     const int64_t f = from.index[static_cast<size_t>(d.from_index)], t = to.index[static_cast<size_t>(d.to_index)];
     const double d2 = exact_dist2(source, static_cast<size_t>(f), target, static_cast<size_t>(t));
