@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { probeBackend } from '../src/ops/backends.js';
-import { hausdorff, type HausdorffResult } from '../src/ops/hausdorff.js';
+import { CancelledError, hausdorff, type HausdorffResult } from '../src/ops/hausdorff.js';
 import { pointsSearch } from '../src/ops/points-search.js';
 import { assertExact, bruteNearest } from './exact-cases.js';
 import { rng } from './random-points.js';
@@ -31,6 +31,12 @@ function groups(n: number, seed: number, offsets: number[][], Kind: Typed = Floa
     }
   }
   return [a, b];
+}
+
+/** Whether a compare of groups at 0 and (1e7, 1e7, 0) ran in an island's frame: its origin inside one of them. */
+function inAnIsland(r: HausdorffResult): boolean {
+  const [x, y, z] = r.coordinateOrigin;
+  return Math.hypot(x, y, z) < 10 || Math.hypot(x - 1e7, y - 1e7, z) < 10;
 }
 
 type IslandCase = [string, () => [Points, Points]];
@@ -88,14 +94,33 @@ describe('islands: the work of far groups is the work of each alone', () => {
     const [one, two] = await oneAndTwo([1e7, 1e7, 0], 8);
     assert.ok(work(two) <= 2.6 * work(one), `evaluations ${work(two)} for two groups, ${work(one)} for one`);
     // Each island's frame is its own: the origin reported is inside a group, not half way between them.
-    assert.ok(Math.hypot(...two.coordinateOrigin) < 10 ||
-      Math.hypot(two.coordinateOrigin[0] - 1e7, two.coordinateOrigin[1] - 1e7, two.coordinateOrigin[2]) < 10,
-      `origin ${two.coordinateOrigin}`);
+    assert.ok(inAnIsland(two), `origin ${two.coordinateOrigin}`);
   });
 
   it('groups 300 apart, within one grid\'s reach before, cost no more than twice one group', async () => {
     const [one, two] = await oneAndTwo([300, 300, 0], 9);
     assert.ok(work(two) <= 2.6 * work(one), `evaluations ${work(two)} for two groups, ${work(one)} for one`);
+  });
+});
+
+describe('islands: progress and cancellation pass through to each island', () => {
+  it('reports progress up to every query, counted once over the islands', async () => {
+    const [a, b] = groups(6000, 10, [[0, 0, 0], [1e7, 1e7, 0]]);
+    const seen: Array<[number, number]> = [];
+    const r = await hausdorff(a, b, { backend: 'cpu', onProgress: (done, total) => seen.push([done, total]) });
+    assert.ok(inAnIsland(r), `origin ${r.coordinateOrigin}: searched by islands`);
+    assert.deepEqual(seen.at(-1), [12000, 12000]);
+    for (const [done, total] of seen) assert.ok(done <= total, `${done} of ${total}`);
+  });
+
+  it('an abort signal reaches the islands\' searches', async () => {
+    // eb on near-ties is quadratic within each island: minutes if it were not cancelled.
+    const [a, b] = groups(400_000, 11, [[0, 0, 0], [1e7, 1e7, 0]]);
+    const controller = new AbortController();
+    const started = performance.now();
+    setTimeout(() => controller.abort(), 50);
+    await assert.rejects(hausdorff(a, b, { method: 'eb', backend: 'cpu', signal: controller.signal }), CancelledError);
+    assert.ok(performance.now() - started < 5000, 'cancellation took effect promptly');
   });
 });
 
