@@ -88,7 +88,7 @@ int32_t hausdorff_placed(const xhd_points* a, const xhd_points* b, const xhd_hau
                                   ((directions & XHD_DIRECTION_BA) ? ib.count : 0));
         xhd::gpu_hausdorff(ia, ib, *options, island_progress, r, search);
       };
-      if (!xhd::compare_by_islands(*a, *b, *options, nullptr, *result, progress_slot, island))
+      if (!xhd::compare_by_islands(*a, *b, *options, nullptr, *result, progress_slot, island, !gpu_present))
         xhd::gpu_hausdorff(*a, *b, *options, progress, *result, search);
     } else if (options->method == XHD_METHOD_EB) {
       // EB has no split of its own: every point measured, which gives its answers (xhd.h).

@@ -22,6 +22,13 @@ constexpr double kCoreTail = 0.01;
 
 }  // namespace
 
+void Extent3::add(const double v[3]) {
+  for (int k = 0; k < 3; ++k) {
+    lo[k] = std::min(lo[k], v[k]);
+    hi[k] = std::max(hi[k], v[k]);
+  }
+}
+
 void Extent3::merge(const Extent3& o) {
   for (int k = 0; k < 3; ++k) {
     lo[k] = std::min(lo[k], o.lo[k]);

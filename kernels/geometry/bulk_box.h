@@ -16,6 +16,7 @@ struct Extent3 {
   double lo[3] = {INFINITY, INFINITY, INFINITY};
   double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
 
+  void add(const double v[3]);
   void merge(const Extent3& o);
   bool contains(const Extent3& o) const;
   double largest_side() const;

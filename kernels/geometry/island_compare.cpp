@@ -130,8 +130,6 @@ void scatter(const double* distance, const int64_t* nearest, const IslandPoints&
   });
 }
 
-PointTruth truth_of(const xhd_points& p) { return PointTruth{p.xyz64 == nullptr ? p.xyz : nullptr, p.xyz64, p.count}; }
-
 // An island's own per-point outputs, for the directions and outputs the caller wants.
 struct IslandOutputs {
   std::vector<double> dist_ab, dist_ba;
@@ -176,7 +174,7 @@ struct ResultMerge {
 
 bool compare_by_islands(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
                         const xhd_per_point* per_point, xhd_hausdorff_result& result, xhd_progress* progress,
-                        const IslandSearch& search) {
+                        const IslandSearch& search, bool coordinates_checked) {
   // XHD_ISLANDS=0 searches every compare whole: what the split saves is measured so (scripts/bench-robust).
   if (options.method == XHD_METHOD_BRUTE || a.count + b.count < kIslandMinPoints || !switched_on("XHD_ISLANDS"))
     return false;
@@ -184,10 +182,12 @@ bool compare_by_islands(const xhd_points& a, const xhd_points& b, const xhd_haus
   const int directions = options.directions;
   if (plan.islands < 2 || !island_compare_settled(plan.sample, directions)) return false;
   const int threads = resolve_thread_count(options.threads);
-  // A bad coordinate is named by its index in the input, before any island's search would name it by its own (the
-  // GPU backends leave this check to their framing pass, which sees an island alone).
-  check_points(&a, "A", threads);
-  check_points(&b, "B", threads);
+  // A bad coordinate is named by its index in the input, before any island's search would name it by its own (a GPU
+  // backend leaves this check to its framing pass, which would see an island alone).
+  if (!coordinates_checked) {
+    check_points(&a, "A", threads);
+    check_points(&b, "B", threads);
+  }
   const IslandAssignment islands = assign_islands(a, b, plan, threads);
   if (!island_compare_settled(islands, directions)) return false;
   const bool ab = (directions & XHD_DIRECTION_AB) != 0, ba = (directions & XHD_DIRECTION_BA) != 0;

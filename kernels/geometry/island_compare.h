@@ -20,10 +20,12 @@ constexpr uint64_t kIslandMinPoints = 4096;
 // Answers the compare through `search` island by island and returns true, or returns false having searched nothing
 // when the sets do not part into islands whose answers are the whole compare's (island_compare_settled), the
 // method is the brute-force reference, or XHD_ISLANDS=0 is set. per_point may be null. The caller has checked the
-// call's arguments. The result's counters and times are the islands' summed, its grid and origin the largest
+// call's arguments; coordinates_checked false: all but the coordinates' values (check_hausdorff_call's
+// scan_coordinates), which are then checked here before any island is searched, so that a bad one is named by its
+// index in the input. The result's counters and times are the islands' summed, its grid and origin the largest
 // island's.
 bool compare_by_islands(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
                         const xhd_per_point* per_point, xhd_hausdorff_result& result, xhd_progress* progress,
-                        const IslandSearch& search);
+                        const IslandSearch& search, bool coordinates_checked = true);
 
 }  // namespace xhd

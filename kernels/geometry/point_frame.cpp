@@ -82,7 +82,7 @@ float exact_squares_below(int unit, double largest) {
 }
 
 void take_truth(FramedSet& set, const xhd_points& p) {
-  set.truth = PointTruth{p.xyz64 == nullptr ? p.xyz : nullptr, p.xyz64, p.count};
+  set.truth = truth_of(p);
   set.count = p.count;
 }
 

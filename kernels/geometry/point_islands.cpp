@@ -20,15 +20,6 @@ struct SamplePoint {
   bool in_b;
 };
 
-PointTruth truth_of(const xhd_points& p) { return PointTruth{p.xyz64 == nullptr ? p.xyz : nullptr, p.xyz64, p.count}; }
-
-void add_point(Extent3& e, const double v[3]) {
-  for (int k = 0; k < 3; ++k) {
-    e.lo[k] = std::min(e.lo[k], v[k]);
-    e.hi[k] = std::max(e.hi[k], v[k]);
-  }
-}
-
 // Evenly spread points of a set; coordinates that are not finite are left out (the compare refuses them later).
 void sample_set(const xhd_points& set, bool in_b, std::vector<SamplePoint>& out) {
   const PointTruth t = truth_of(set);
@@ -46,9 +37,7 @@ void sample_set(const xhd_points& set, bool in_b, std::vector<SamplePoint>& out)
 // The widest empty slab between a group's sample points along any axis, measured against the larger of the two
 // groups it would part (its largest side): ratio 0 when no axis has one. Against the smaller, the tail of any cloud
 // would be cut off point by point (its last point is a group of side 0); the price is that a row of evenly spaced
-// groups is not cut at all. The widest gap of each axis is found in linear time by buckets: with n values spread over [lo, hi], n
-// buckets of width (hi - lo) / (n - 1) leave the widest gap between the largest value of one bucket and the smallest
-// of a later one, since it is at least one bucket wide.
+// groups is not cut at all.
 struct Gap {
   int axis = -1;
   double at = 0.0;
@@ -59,7 +48,6 @@ struct Bucket {
   double lo = INFINITY, hi = -INFINITY;
 };
 
-// The widest gap between values along axis k: its two sides (below < above), or below == above when none.
 // A run of the sample (the libraries build as C++17: no std::span).
 struct Group {
   SamplePoint* first;
@@ -69,6 +57,9 @@ struct Group {
   size_t size() const { return n; }
 };
 
+// The widest gap between values along axis k: its two sides (below < above), or below == above when none. Found in
+// linear time by buckets: with n values spread over [lo, hi], n buckets of width (hi - lo) / (n - 1) leave the widest
+// gap between the largest value of one bucket and the smallest of a later one, since it is at least one bucket wide.
 void widest_gap_along(Group points, int k, std::vector<Bucket>& buckets, double& below, double& above) {
   double lo = INFINITY, hi = -INFINITY;
   for (const SamplePoint& p : points) lo = std::min(lo, p.v[k]), hi = std::max(hi, p.v[k]);
@@ -99,7 +90,7 @@ Gap widest_gap(Group points, std::vector<Bucket>& buckets) {
     const double at = below + 0.5 * gap;
     if (!(gap > 0.0) || !(at > below)) continue;
     Extent3 lower, upper;
-    for (const SamplePoint& p : points) add_point(p.v[k] < at ? lower : upper, p.v);
+    for (const SamplePoint& p : points) (p.v[k] < at ? lower : upper).add(p.v);
     const double side = std::max(lower.largest_side(), upper.largest_side());
     const double ratio = side > 0.0 ? gap / side : INFINITY;
     if (ratio > best.ratio) best = Gap{k, at, ratio};
@@ -156,7 +147,7 @@ IslandPlan plan_islands(const xhd_points& a, const xhd_points* b) {
   for (const SamplePoint& p : sample) {
     const int w = plan.island_of(p.v[0], p.v[1], p.v[2]);
     ++(p.in_b ? census.b_count : census.a_count)[w];
-    add_point(census.box[w], p.v);
+    census.box[w].add(p.v);
   }
   return plan;
 }
@@ -181,7 +172,7 @@ void assign_set(const xhd_points& set, const IslandPlan& plan, int threads, std:
       const int w = plan.island_of(v[0], v[1], v[2]);
       labels[i] = static_cast<uint8_t>(w);
       ++counts[w];
-      add_point(local[w], v);
+      local[w].add(v);
     }
     std::lock_guard<std::mutex> lock(m);
     for (int w = 0; w < n_islands; ++w) box[w].merge(local[w]);
@@ -255,16 +246,18 @@ IslandPoints island_points(const xhd_points& set, const std::vector<uint8_t>& la
   if (set.xyz64 != nullptr) out.xyz64.resize(3 * count);
   else out.xyz.resize(3 * count);
   constexpr size_t kBlock = IslandAssignment::kIslandBlock;
-  parallel_blocks(set.count, kBlock, threads, [&](size_t begin, size_t end, int) {
+  // Copies the island's points of one block from the set's coordinates (floats or doubles) into `to`.
+  const auto gather = [&](const auto* from, auto* to, size_t begin, size_t end) {
     size_t at = first[(begin / kBlock) * islands + w];
     for (size_t i = begin; i < end; ++i) {
       if (labels[i] != w) continue;
-      for (int k = 0; k < 3; ++k) {
-        if (set.xyz64 != nullptr) out.xyz64[3 * at + k] = set.xyz64[3 * i + k];
-        else out.xyz[3 * at + k] = set.xyz[3 * i + k];
-      }
+      for (int k = 0; k < 3; ++k) to[3 * at + k] = from[3 * i + k];
       out.index[at++] = static_cast<int64_t>(i);
     }
+  };
+  parallel_blocks(set.count, kBlock, threads, [&](size_t begin, size_t end, int) {
+    if (set.xyz64 != nullptr) gather(set.xyz64, out.xyz64.data(), begin, end);
+    else gather(set.xyz, out.xyz.data(), begin, end);
   });
   return out;
 }

@@ -42,7 +42,7 @@ struct IslandPlan {
 };
 
 // Cuts found on a spread sample of both sets (b may be null): a cut goes through an empty slab between two groups
-// of sample points when the slab is more than kIslandGap times wider than either group's largest side, and each
+// of sample points when the slab is more than kIslandGap times wider than the larger group's largest side, and each
 // group is cut again the same way, down to at most kMaxIslands islands. Points the sample missed still land on one
 // side of each cut; assign_islands measures the islands' boxes over every point.
 constexpr double kIslandGap = 16.0;

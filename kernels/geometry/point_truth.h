@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "box_math.h"  // XHD_HD
+#include "xhd.h"
 
 namespace xhd {
 
@@ -18,5 +19,10 @@ struct PointTruth {
     return f64 != nullptr ? f64[3 * i + k] : static_cast<double>(f32[3 * i + k]);
   }
 };
+
+// A point set's truth: its doubles when it has them, else its floats.
+inline PointTruth truth_of(const xhd_points& p) {
+  return PointTruth{p.xyz64 == nullptr ? p.xyz : nullptr, p.xyz64, p.count};
+}
 
 }  // namespace xhd

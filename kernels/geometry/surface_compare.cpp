@@ -94,7 +94,7 @@ void reduce(const SurfaceQueries& queries, const double* d, xhd_surface_directio
   out.e = sum2;
   out.samples = n;
   out.from_index = static_cast<int64_t>(worst);
-  const PointTruth truth{queries.points.xyz64 ? nullptr : queries.points.xyz, queries.points.xyz64, n};
+  const PointTruth truth = truth_of(queries.points);
   for (int k = 0; k < 3; ++k) out.from_point[k] = truth.coord(worst, k);
 }
 

@@ -12,7 +12,7 @@ namespace xhd {
 void surface_distance_brute(const SurfaceJob& job, xhd_surface_result& result) {
   const auto start = std::chrono::steady_clock::now();
   const xhd_mesh& mesh = *job.mesh;
-  const PointTruth points{job.points->xyz64 ? nullptr : job.points->xyz, job.points->xyz64, job.points->count};
+  const PointTruth points = truth_of(*job.points);
   const PointTruth vertices{mesh.xyz64 ? nullptr : mesh.xyz, mesh.xyz64, mesh.vertex_count};
   parallel_blocks(job.points->count, 16, job.threads, [&](size_t begin, size_t end, int) {
     job.progress->check_cancel();
