@@ -1,6 +1,7 @@
 #include "island_compare.h"
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -8,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "island_orphans.h"
 #include "point_frame.h"
 #include "point_islands.h"
 #include "../abi/env_switch.h"
@@ -105,15 +107,49 @@ struct DirectedMerge {
     add_run_counters(out, d);
     if (d.from_index < 0 || d.to_index < 0) return;
     const int64_t f = from.index[static_cast<size_t>(d.from_index)], t = to.index[static_cast<size_t>(d.to_index)];
-    const double d2 = exact_dist2(source, static_cast<size_t>(f), target, static_cast<size_t>(t));
-    if (out.from_index < 0 || d2 > dist2 || (d2 == dist2 && f < out.from_index)) {
+    // The island's own distance, computed over the same coordinates.
+    take(exact_dist2(source, static_cast<size_t>(f), target, static_cast<size_t>(t)), d.distance, f, t);
+  }
+
+  // The orphaned queries' answers (island_orphans.h), searched in double.
+  void add(const OrphanAnswers& orphans) {
+    if (orphans.query.empty()) return;
+    if (!any) {
+      out.from_index = XHD_NO_INDEX;
+      out.to_index = XHD_NO_INDEX;
+      any = true;
+    }
+    out.build_ms += orphans.build_ms;
+    out.query_ms += orphans.query_ms;
+    out.exact_ms += orphans.query_ms;
+    out.distance_evals += orphans.evals;
+    out.exact_checks += orphans.query.size();
+    for (size_t i = 0; i < orphans.query.size(); ++i)
+      take(orphans.dist2[i], std::sqrt(orphans.dist2[i]), orphans.query[i], orphans.nearest[i]);
+  }
+
+ private:
+  void take(double d2, double distance, int64_t from, int64_t to) {
+    if (out.from_index < 0 || d2 > dist2 || (d2 == dist2 && from < out.from_index)) {
       dist2 = d2;
-      out.distance = d.distance;  // the island's own, computed over the same coordinates
-      out.from_index = f;
-      out.to_index = t;
+      out.distance = distance;
+      out.from_index = from;
+      out.to_index = to;
     }
   }
 };
+
+// The orphaned queries' per-point outputs, at their places in the caller's arrays.
+void scatter(const OrphanAnswers& orphans, double* whole_distance, int64_t* whole_nearest, int threads) {
+  if (whole_distance == nullptr && whole_nearest == nullptr) return;
+  parallel_blocks(orphans.query.size(), kScatterGrain, threads, [&](size_t begin, size_t end, int) {
+    for (size_t i = begin; i < end; ++i) {
+      const size_t at = static_cast<size_t>(orphans.query[i]);
+      if (whole_distance != nullptr) whole_distance[at] = std::sqrt(orphans.dist2[i]);
+      if (whole_nearest != nullptr) whole_nearest[at] = orphans.nearest[i];
+    }
+  });
+}
 
 // One direction's per-point outputs of an island, written at its points' places in the caller's arrays, its
 // nearest targets named by their indices in the whole target set.
@@ -180,7 +216,7 @@ bool compare_by_islands(const xhd_points& a, const xhd_points& b, const xhd_haus
     return false;
   const IslandPlan plan = plan_islands(a, &b);
   const int directions = options.directions;
-  if (plan.islands < 2 || !island_compare_settled(plan.sample, directions)) return false;
+  if (plan.islands < 2 || !island_compare_settled(plan.sample, directions, true)) return false;
   const int threads = resolve_thread_count(options.threads);
   // A bad coordinate is named by its index in the input, before any island's search would name it by its own (a GPU
   // backend leaves this check to its framing pass, which would see an island alone).
@@ -189,7 +225,7 @@ bool compare_by_islands(const xhd_points& a, const xhd_points& b, const xhd_haus
     check_points(&b, "B", threads);
   }
   const IslandAssignment islands = assign_islands(a, b, plan, threads);
-  if (!island_compare_settled(islands, directions)) return false;
+  if (!island_compare_settled(islands, directions, true)) return false;
   const bool ab = (directions & XHD_DIRECTION_AB) != 0, ba = (directions & XHD_DIRECTION_BA) != 0;
   const xhd_per_point none{};
   const xhd_per_point& wanted = per_point != nullptr ? *per_point : none;
@@ -201,8 +237,10 @@ bool compare_by_islands(const xhd_points& a, const xhd_points& b, const xhd_haus
   // Directions not asked for stay as the caller's checks left them (no indices), as each island's do.
   ResultMerge merged(result);
   for (int w = 0; w < islands.islands; ++w) {
+    // An island of one set holds no query's nearest (island_compare_settled); its own queries, if any, are orphans,
+    // searched below.
+    if (islands.a_count[w] == 0 || islands.b_count[w] == 0) continue;
     const uint64_t island_queries = (ab ? islands.a_count[w] : 0) + (ba ? islands.b_count[w] : 0);
-    if (island_queries == 0) continue;  // targets alone: no query's nearest lies here (island_compare_settled)
     const IslandPoints pa =
         island_points(a, islands.a_island, islands.a_first, islands.a_count[w], islands.islands, w, threads);
     const IslandPoints pb =
@@ -221,6 +259,21 @@ bool compare_by_islands(const xhd_points& a, const xhd_points& b, const xhd_haus
       merged.ba.add(r.ba, truth_b, truth_a, pb, pa);
       scatter(outputs.dist_ba.data(), outputs.near_ba.data(), pb, pa, wanted.distance_ba, wanted.nearest_ba, threads);
     }
+  }
+  // The orphans of each direction, after the islands: their search in double through a tree is cheap beside the
+  // islands' when they are few, and they are last in the progress too.
+  for (const bool from_a : {true, false}) {
+    if (!(from_a ? ab : ba)) continue;
+    uint64_t orphaned = 0;
+    for (int w = 0; w < islands.islands; ++w)
+      if (island_orphaned(islands, w, from_a)) orphaned += from_a ? islands.a_count[w] : islands.b_count[w];
+    if (orphaned == 0) continue;
+    const OrphanAnswers orphans =
+        search_orphans(a, b, islands, from_a, threads, Progress(island_progress.begin_island(orphaned)));
+    island_progress.end_island();
+    (from_a ? merged.ab : merged.ba).add(orphans);
+    if (from_a) scatter(orphans, wanted.distance_ab, wanted.nearest_ab, threads);
+    else scatter(orphans, wanted.distance_ba, wanted.nearest_ba, threads);
   }
   if (ab) merged.whole.ab = merged.ab.out;
   if (ba) merged.whole.ba = merged.ba.out;

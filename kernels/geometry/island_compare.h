@@ -1,6 +1,7 @@
 // A points compare searched island by island (point_islands.h) where the sets lie in groups far apart: each
-// island in a frame and grid of its own, through the backend's own compare, and the answers put together as the
-// whole compare would give them, bit for bit.
+// island of both sets in a frame and grid of its own, through the backend's own compare; the queries of an island
+// of one set alone in double against the other set's targets, on the host (island_orphans.h); and the answers put
+// together as the whole compare would give them, bit for bit.
 #pragma once
 
 #include <functional>

@@ -195,6 +195,16 @@ double squared_gap(const Extent3& p, const Extent3& q) {
   return sum;
 }
 
+// The squared distance between the farthest corners of two boxes.
+double squared_farthest(const Extent3& p, const Extent3& q) {
+  double sum = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double d = std::max(std::fabs(p.hi[k] - q.lo[k]), std::fabs(q.hi[k] - p.lo[k]));
+    sum += d * d;
+  }
+  return sum;
+}
+
 double squared_diagonal(const Extent3& e) {
   double sum = 0.0;
   for (int k = 0; k < 3; ++k) sum += (e.hi[k] - e.lo[k]) * (e.hi[k] - e.lo[k]);
@@ -212,14 +222,18 @@ IslandAssignment assign_islands(const xhd_points& a, const xhd_points& b, const 
   return out;
 }
 
-bool island_compare_settled(const IslandCensus& s, int directions) {
+bool island_compare_settled(const IslandCensus& s, int directions, bool orphans) {
   const bool ab = (directions & XHD_DIRECTION_AB) != 0, ba = (directions & XHD_DIRECTION_BA) != 0;
   int searched = 0;
   const int islands = static_cast<int>(s.box.size());
   for (int g = 0; g < islands; ++g) {
     const bool queries = (ab && s.a_count[g] > 0) || (ba && s.b_count[g] > 0);
     if (!queries) continue;
-    if ((ab && s.a_count[g] > 0 && s.b_count[g] == 0) || (ba && s.b_count[g] > 0 && s.a_count[g] == 0)) return false;
+    if ((ab && island_orphaned(s, g, true)) || (ba && island_orphaned(s, g, false))) {
+      if (!orphans) return false;
+      ++searched;  // an island of one set: it holds no targets of its own to part from the others'
+      continue;
+    }
     ++searched;
     // A generous margin over the rounding of these sums and of the searches' exact_dist2 (a few ulps each): an
     // island passes only when its neighbours are kIslandGap times farther anyway, or near enough that.
@@ -229,6 +243,27 @@ bool island_compare_settled(const IslandCensus& s, int directions) {
       if (h != g && s.a_count[h] + s.b_count[h] > 0 && !(squared_gap(s.box[g], s.box[h]) > reach)) return false;
   }
   return searched > 0;
+}
+
+std::vector<int> orphans_target_islands(const IslandCensus& s, bool from_a) {
+  const int islands = static_cast<int>(s.box.size());
+  const auto holds_targets = [&](int h) { return (from_a ? s.b_count[h] : s.a_count[h]) > 0; };
+  std::vector<uint8_t> taken(islands, 0);
+  for (int g = 0; g < islands; ++g) {
+    if (!island_orphaned(s, g, from_a)) continue;
+    // Every query of g has a target within the farthest corner of any island holding targets, from g's box; an
+    // island whose box lies farther than the least of those holds no nearest target, nor one tied with it. The
+    // margins are generous over these sums' rounding and exact_dist2's (a few ulps each).
+    double reach = INFINITY;
+    for (int h = 0; h < islands; ++h)
+      if (holds_targets(h)) reach = std::min(reach, squared_farthest(s.box[g], s.box[h]));
+    for (int h = 0; h < islands; ++h)
+      if (holds_targets(h) && squared_gap(s.box[g], s.box[h]) * (1.0 - 1e-6) <= reach * (1.0 + 1e-6)) taken[h] = 1;
+  }
+  std::vector<int> out;
+  for (int h = 0; h < islands; ++h)
+    if (taken[h] != 0) out.push_back(h);
+  return out;
 }
 
 xhd_points IslandPoints::view() const {

@@ -60,12 +60,26 @@ struct IslandAssignment : IslandCensus {
 };
 IslandAssignment assign_islands(const xhd_points& a, const xhd_points& b, const IslandPlan& plan, int threads);
 
+// Whether island w holds queries of the direction from A (from_a) or from B, and none of its targets: one set's
+// group alone, far from the other set (a second object scanned in one epoch only, a burst of stray returns).
+inline bool island_orphaned(const IslandCensus& s, int w, bool from_a) {
+  const uint64_t queries = from_a ? s.a_count[w] : s.b_count[w], targets = from_a ? s.b_count[w] : s.a_count[w];
+  return queries > 0 && targets == 0;
+}
+
 // Whether searching each island alone gives the whole compare's answer for `directions` (file comment): every
 // island with queries of a direction holds targets of it, and lies farther from every other island's box than
-// its own box's diagonal (with room for rounding). Over a plan's sample census, a necessary check, which spares the
-// pass over every point where it fails (a far outlier of one set cut off as an island of its own): the boxes of
-// every point hold the sample's, and only grow.
-bool island_compare_settled(const IslandCensus& islands, int directions);
+// its own box's diagonal (with room for rounding). With `orphans`, an island orphaned in a direction passes too:
+// its queries are searched against the other islands' targets (island_orphans.h), wherever they lie. Over a plan's
+// sample census, a necessary check, which spares the pass over every point where it fails: the boxes of every
+// point hold the sample's, and only grow, and an island orphaned in the sample may hold targets in full (then it
+// must lie apart), never the other way.
+bool island_compare_settled(const IslandCensus& islands, int directions, bool orphans = false);
+
+// The islands whose targets may hold the nearest target of a query in an island orphaned in the direction (from A
+// or from B): those holding targets no farther from the orphan's box than the nearest such island's farthest
+// corner, for each orphaned island; ascending.
+std::vector<int> orphans_target_islands(const IslandCensus& islands, bool from_a);
 
 // The points of island `w` of one set, in the set's order: coordinates as given (floats stay floats), and each
 // one's index in the set. `first` and `labels` are the assignment's for the set.

@@ -119,12 +119,18 @@ TEST(islands_settled_only_when_each_holds_its_targets_and_lies_apart) {
   CHECK(!xhd::island_compare_settled(lacking, XHD_DIRECTION_AB | XHD_DIRECTION_BA));
   CHECK(!xhd::island_compare_settled(lacking, XHD_DIRECTION_AB));
   CHECK(xhd::island_compare_settled(lacking, XHD_DIRECTION_BA));
+  // With orphans allowed, A's far island is searched against B's targets elsewhere (island_orphans.h).
+  CHECK(xhd::island_compare_settled(lacking, XHD_DIRECTION_AB | XHD_DIRECTION_BA, true));
+  CHECK(xhd::island_orphaned(lacking, lacking.a_count[0] == 2000u && lacking.b_count[0] == 0 ? 0 : 1, true));
+  CHECK_EQ(xhd::orphans_target_islands(lacking, true).size(), size_t(1));
+  CHECK(xhd::orphans_target_islands(lacking, false).empty());
   // A point of B the sample missed lands in an island by the cuts and stretches its box towards the other island:
   // the islands are then too close to prove anything, and the compare is searched whole.
   auto b_stray = b;
   b_stray[1] = b_stray[2] = 1e7;  // point 0 of the home group moved 1e7 along y and z: x keeps it home
   const xhd::IslandAssignment stray = xhd::assign_islands(doubles(a), doubles(b_stray), plan, 2);
   CHECK(!xhd::island_compare_settled(stray, XHD_DIRECTION_AB | XHD_DIRECTION_BA));
+  CHECK(!xhd::island_compare_settled(stray, XHD_DIRECTION_AB | XHD_DIRECTION_BA, true));
 }
 
 TEST(islands_compare_equals_the_whole_brute_force) {
@@ -170,21 +176,18 @@ TEST(islands_compare_equals_the_whole_brute_force) {
 
 TEST(islands_refused_leave_the_compare_to_the_caller) {
   const auto a = grouped(4000, {{0, 0, 0}, {1e7, 0, 0}}, 12);
-  const auto b = grouped(4000, {{0, 0, 0}}, 13);
   xhd_hausdorff_result r{};
   int calls = 0;
   const auto search = [&](const xhd_points&, const xhd_points&, const xhd_per_point&, xhd_hausdorff_result&,
                           xhd_progress*) { ++calls; };
-  CHECK(!xhd::compare_by_islands(doubles(a), doubles(b), grid_options(), nullptr, r, nullptr, search));
-  // One far outlier of A is cut off as an island of its own, and refused on the sample alone.
-  auto outlier = grouped(8000, {{0, 0, 0}}, 17);
-  outlier[0] = 1e9;
-  const auto home = grouped(8000, {{0, 0, 0}}, 18);
-  const xhd_points home_points = doubles(home);
-  const xhd::IslandPlan plan = xhd::plan_islands(doubles(outlier), &home_points);
-  CHECK_EQ(plan.islands, 2);
-  CHECK(!xhd::island_compare_settled(plan.sample, XHD_DIRECTION_AB | XHD_DIRECTION_BA));
-  CHECK(!xhd::compare_by_islands(doubles(outlier), home_points, grid_options(), nullptr, r, nullptr, search));
+  // A point of B the sample missed (one in 10 is sampled, point 0 always, point 1 never) stretches its island's
+  // box to within reach of the other island: nothing is proven, and the compare is searched whole.
+  const auto far_a = grouped(40000, {{0, 0, 0}, {1e7, 0, 0}}, 17);
+  auto stray_b = grouped(40000, {{0, 0, 0}, {1e7, 0, 0}}, 18);
+  stray_b[4] = stray_b[5] = 1e7;
+  const xhd_points stray_points = doubles(stray_b);
+  CHECK_EQ(xhd::plan_islands(doubles(far_a), &stray_points).islands, 2);
+  CHECK(!xhd::compare_by_islands(doubles(far_a), stray_points, grid_options(), nullptr, r, nullptr, search));
   // The brute-force reference is never split, nor a small input.
   const auto b2 = grouped(4000, {{0, 0, 0}, {1e7, 0, 0}}, 14);
   xhd_hausdorff_options brute_method = grid_options();
@@ -195,4 +198,77 @@ TEST(islands_refused_leave_the_compare_to_the_caller) {
   CHECK_EQ(calls, 0);
   CHECK(xhd::compare_by_islands(doubles(a), doubles(b2), grid_options(), nullptr, r, nullptr, search));
   CHECK_EQ(calls, 2);
+}
+
+// Runs compare_by_islands with a brute-force island search and checks every output against the brute force over
+// the whole sets; returns the island searches made.
+int check_against_brute(const xhd_points& pa, const xhd_points& pb, int threads) {
+  std::vector<double> want_ab(pa.count), want_ba(pb.count), got_ab(pa.count, -1), got_ba(pb.count, -1);
+  std::vector<int64_t> want_nab(pa.count), want_nba(pb.count), got_nab(pa.count, -7), got_nba(pb.count, -7);
+  xhd_hausdorff_result want{};
+  brute_compare(pa, pb, xhd_per_point{want_ab.data(), want_nab.data(), want_ba.data(), want_nba.data()}, want,
+                nullptr);
+  xhd_hausdorff_result got{};
+  const xhd_per_point out{got_ab.data(), got_nab.data(), got_ba.data(), got_nba.data()};
+  xhd_progress progress{};
+  int calls = 0;
+  const bool split = xhd::compare_by_islands(
+      pa, pb, grid_options(threads), &out, got, &progress,
+      [&](const xhd_points& ia, const xhd_points& ib, const xhd_per_point& o, xhd_hausdorff_result& r,
+          xhd_progress* p) { brute_compare(ia, ib, o, r, p, &calls); });
+  CHECK(split);
+  CHECK(got_ab == want_ab);
+  CHECK(got_nab == want_nab);
+  CHECK(got_ba == want_ba);
+  CHECK(got_nba == want_nba);
+  for (const auto& [g, w] : {std::pair{got.ab, want.ab}, std::pair{got.ba, want.ba}}) {
+    CHECK_EQ(g.distance, w.distance);
+    CHECK_EQ(g.from_index, w.from_index);
+    CHECK_EQ(g.to_index, w.to_index);
+  }
+  CHECK_EQ(progress.done, pa.count + pb.count);
+  CHECK_EQ(progress.total, pa.count + pb.count);
+  return calls;
+}
+
+TEST(islands_of_one_set_are_searched_against_the_other_sets_targets) {
+  // A and B share two groups; A alone has a third group, B alone a fourth, each far from the rest. The orphans' nearest
+  // targets are copies of one point (ties to the smallest index), placed where they are every orphan's nearest.
+  auto a = grouped(3000, {{0, 0, 0}, {1e6, 0, 0}, {0, -5e4, 3e4}}, 21);
+  auto b = grouped(2400, {{0, 0, 0}, {1e6, 0, 0}, {1e6, 2e4, 0}}, 22);
+  for (int i = 30; i < 300; i += 30) {  // B points 30, 60, ... (group 0) at one corner facing A's third group
+    b[3 * i] = 0.5;
+    b[3 * i + 1] = -1.0;
+    b[3 * i + 2] = 1.0;
+  }
+  std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
+  for (const int threads : {1, 2}) {
+    CHECK_EQ(check_against_brute(doubles(a), doubles(b), threads), 2);
+    CHECK_EQ(check_against_brute(xhd_points{af.data(), af.size() / 3, nullptr},
+                                 xhd_points{bf.data(), bf.size() / 3, nullptr}, threads), 2);
+  }
+  // Two sets far apart from each other: every query an orphan, no island searched by the backend; and one far
+  // point of A alone, which scans the targets.
+  const auto alone_a = grouped(2500, {{0, 0, 0}}, 23), alone_b = grouped(2500, {{1e7, 2e7, 0}}, 24);
+  CHECK_EQ(check_against_brute(doubles(alone_a), doubles(alone_b), 2), 0);
+  auto outlier = grouped(6000, {{0, 0, 0}}, 25);
+  outlier[0] = 1e9;
+  const auto home = grouped(6000, {{0, 0, 0}}, 26);
+  CHECK_EQ(check_against_brute(doubles(outlier), doubles(home), 2), 1);
+}
+
+TEST(islands_orphans_honour_cancel) {
+  const auto a = grouped(6000, {{0, 0, 0}, {1e7, 0, 0}}, 27), b = grouped(6000, {{0, 0, 0}}, 28);
+  xhd_hausdorff_result r{};
+  xhd_progress progress{};
+  progress.cancel = 1;
+  bool cancelled = false;
+  try {
+    xhd::compare_by_islands(doubles(a), doubles(b), grid_options(), nullptr, r, &progress,
+                            [&](const xhd_points&, const xhd_points&, const xhd_per_point&, xhd_hausdorff_result&,
+                                xhd_progress*) {});
+  } catch (const xhd::Cancelled&) {
+    cancelled = true;
+  }
+  CHECK(cancelled);
 }
