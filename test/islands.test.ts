@@ -1,8 +1,9 @@
 // Point sets in groups far apart (two buildings of one scan, a second object placed far off): searched an island
 // at a time, each in a frame and grid of its own (kernels/geometry/island_compare.h). One frame over both put each
 // group into a few cells of a grid sized by the whole span: 200,000 points in two cubes 1e7 apart took 87 s on the
-// CPU against 0.4 s for one cube. The answers must stay the double brute force's, per point and witnesses included,
-// where the split is taken and where it is refused (an island without targets).
+// CPU against 0.4 s for one cube. An island of one set alone (a far cluster of stray returns, an object in one epoch
+// only) is searched against the other set's targets in double (island_orphans.h). The answers must stay the double
+// brute force's, per point and witnesses included.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
@@ -54,9 +55,26 @@ const CASES: IslandCase[] = [
     for (let i = 200; i < 240; i++) a.copyWithin(3 * i, 3 * (i + 1000), 3 * (i + 1001));  // equal to other A points
     return [a, b];
   }],
-  ['a group of A with no B near it (the split is refused: searched whole)', () => {
+  ['a group of A with no B near it (an island of A alone: its queries searched against B\'s targets)', () => {
     const [a, b] = groups(3000, 7, [[0, 0, 0], [5e6, 0, 0]]);
     for (let i = 1; i < 3000; i += 2) b.set([0.5, 0.5, 0.5 + i * 1e-5], 3 * i);  // B's far group moved home
+    return [a, b];
+  }],
+  ['5% of A in a cluster at 1e9, with no B there, and copies of B\'s nearest point to it', () => {
+    const [a, b] = groups(3000, 12, [[0, 0, 0]]);
+    for (let i = 0; i < 3000; i += 20) a.set([1e9 + (i % 7) * 1e-4, 1e9 + (i % 11) * 1e-4, 1e9 + (i % 13) * 1e-4], 3 * i);
+    for (let i = 5; i < 3000; i += 300) b.set([1.5, 1.5, 1.5], 3 * i);  // ties for every query of the cluster
+    return [a, b];
+  }],
+  ['a group of each set alone: one of A, one of B, far from the shared group and each other', () => {
+    const [a, b] = groups(3000, 13, [[0, 0, 0], [1e6, 0, 0], [1e6, 3e4, 0]]);
+    for (let i = 1; i < 3000; i += 3) b.set([0.2, 0.3, 0.4], 3 * i);  // B leaves A's group at (1e6, 0, 0)
+    for (let i = 2; i < 3000; i += 3) a.set([0.6, 0.7, 0.1], 3 * i);  // A leaves B's group at (1e6, 3e4, 0)
+    return [a, b];
+  }],
+  ['A and B far apart from each other: every query an orphan', () => {
+    const [a, b] = groups(2000, 14, [[0, 0, 0]], Float32Array);
+    for (let i = 0; i < b.length; i += 3) b[i] += 4e6;
     return [a, b];
   }],
 ];
@@ -95,6 +113,16 @@ describe('islands: the work of far groups is the work of each alone', () => {
     assert.ok(work(two) <= 2.6 * work(one), `evaluations ${work(two)} for two groups, ${work(one)} for one`);
     // Each island's frame is its own: the origin reported is inside a group, not half way between them.
     assert.ok(inAnIsland(two), `origin ${two.coordinateOrigin}`);
+  });
+
+  it('5% of A in a far cluster with no B there costs the rest\'s work and a tree search each (before: 50 s)', async () => {
+    const [a, b] = groups(20000, 15, [[0, 0, 0]]);
+    const plain = await hausdorff(a, b, { backend: 'cpu', threads: 2 });
+    const clustered = a.slice();
+    for (let i = 0; i < 20000; i += 20) clustered.set([1e9 + (i % 7) * 1e-4, 1e9 + (i % 11) * 1e-4, 1e9 + (i % 13) * 1e-4], 3 * i);
+    const r = await hausdorff(clustered, b, { backend: 'cpu', threads: 2 });
+    assertExact(r, clustered, b, 'far cluster');
+    assert.ok(work(r) <= work(plain) + 200 * 1000, `evaluations ${work(r)} with the cluster, ${work(plain)} without`);
   });
 
   it('groups 300 apart, within one grid\'s reach before, cost no more than twice one group', async () => {
