@@ -38,6 +38,8 @@ class IslandProgress {
     pending_ -= queries;
     island_ = xhd_progress{};
     island_.total = queries;
+    // A cancel already asked reaches the island before its search starts, not when the watcher first looks.
+    island_.cancel = __atomic_load_n(&caller_->cancel, __ATOMIC_RELAXED);
     stop_ = false;
     watcher_ = std::thread([this] {
       std::unique_lock<std::mutex> lock(m_);
