@@ -15,6 +15,13 @@ namespace {
 // (island_compare_settled), as the whole compare would be. Planning on normal data costs about 1 ms this way.
 constexpr size_t kSamplePerSet = size_t(1) << 12;
 
+uint64_t mixed(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
 struct SamplePoint {
   double v[3];
   bool in_b;
@@ -26,9 +33,11 @@ void sample_set(const xhd_points& set, bool in_b, std::vector<SamplePoint>& out)
   const size_t stride = std::max<size_t>(1, set.count / kSamplePerSet);
   out.reserve(out.size() + set.count / stride + 1);
   // One point of each run of `stride`, at a position jittered run by run: a plain stride would see one group alone
-  // of sets whose groups interleave (point i in group i % 2, and a stride of 4).
+  // of sets whose groups interleave (point i in group i % 2, and a stride of 4). The jitter is a full mix of the run
+  // (splitmix64's finalizer): a multiplicative one, run * 2654435761 % stride, is run % stride itself at a stride of
+  // 48 (the multiplier is 1 mod 48), which saw 48 of 64 interleaved groups.
   for (size_t run = 0; run * stride < set.count; ++run) {
-    const size_t i = std::min(set.count - 1, run * stride + (run * 2654435761u) % stride);
+    const size_t i = std::min(set.count - 1, run * stride + static_cast<size_t>(mixed(run) % stride));
     SamplePoint p{{t.coord(i, 0), t.coord(i, 1), t.coord(i, 2)}, in_b};
     if (std::isfinite(p.v[0]) && std::isfinite(p.v[1]) && std::isfinite(p.v[2])) out.push_back(p);
   }
@@ -36,8 +45,8 @@ void sample_set(const xhd_points& set, bool in_b, std::vector<SamplePoint>& out)
 
 // The widest empty slab between a group's sample points along any axis, measured against the larger of the two
 // groups it would part (its largest side): ratio 0 when no axis has one. Against the smaller, the tail of any cloud
-// would be cut off point by point (its last point is a group of side 0); the price is that a row of evenly spaced
-// groups is not cut at all.
+// would be cut off point by point (its last point is a group of side 0). A row of evenly spaced groups parts so
+// nowhere (each side of any one slab holds several groups); row_cuts below cuts it.
 struct Gap {
   int axis = -1;
   double at = 0.0;
@@ -98,12 +107,143 @@ Gap widest_gap(Group points, std::vector<Bucket>& buckets) {
   return best;
 }
 
-// Cuts a group of sample points (island `island` so far) where it parts (widest_gap), then each part, while the
-// budget of islands lasts; the group is reordered in place (no copies: on this VM a plan's fresh pages cost more
-// than its arithmetic). Returns the group's child code in the plan (a node, or ~island).
+// A row's pieces hold this many sample points at least: among a few dozen points spread at random, the widest gaps
+// are many times the narrowest, and cuts through every gap would leave pieces of one point (no width at all).
+constexpr size_t kRowPiecePoints = 16;
+
+// Candidate cuts across one axis through a row of groups (objects side by side, parts laid out on a lattice): the m
+// widest empty slabs along the axis, for the largest m up to `most` at which every one of them is more than
+// kIslandGap times wider than the two pieces it lies between are along the axis. Measured against the neighbouring
+// pieces instead of the whole of each side, so that evenly spaced groups part; a far tail point is still no piece of
+// its own, since the cloud beside it is a piece too. Along the axis only, so that a lattice parts into slabs, to be
+// cut across the next axis; cut_group keeps the cuts only if every piece then parts into islands narrow beside the
+// slabs (not so parallel walls, nor the slabs of a coordinate's few float values at 1e6). Each piece holds
+// kRowPiecePoints sample points or more. The cuts' positions, ascending; none found: empty. The group is reordered
+// along the axis.
+std::vector<double> row_cuts(Group points, int k, size_t most, std::vector<Bucket>& buckets) {
+  std::vector<double> cuts;
+  const size_t n = points.size();
+  if (n < 2 * kRowPiecePoints || most == 0) return cuts;
+  // Each piece is narrower than a sixteenth of either slab beside it, so the pieces together are narrower than an
+  // eighth of the slabs, which span more than 8/9 of the group. widest_gap_along's n buckets of width span / (n - 1)
+  // then leave more than 8/9 (n - 1) - 2m of them empty (each slab of width g holds g / width - 2 at least): spread
+  // data, a third of them empty or so (normal data about half), is refused here, before any sort.
+  double below = 0.0, above = 0.0;
+  widest_gap_along(points, k, buckets, below, above);
+  if (!(above > below)) return cuts;
+  size_t empty = 0;
+  for (const Bucket& b : buckets) empty += b.lo <= b.hi ? 0 : 1;
+  if (9.0 * (static_cast<double>(empty) + 2.0 * static_cast<double>(most)) < 8.0 * static_cast<double>(n - 1))
+    return cuts;
+  std::sort(points.begin(), points.end(), [k](const SamplePoint& p, const SamplePoint& q) { return p.v[k] < q.v[k]; });
+  // The slabs by width, widest first (slab i lies between sorted points i and i + 1).
+  std::vector<size_t> widest(n - 1);
+  for (size_t i = 0; i + 1 < n; ++i) widest[i] = i;
+  const size_t candidates = std::min(most, n / kRowPiecePoints - 1);
+  const auto width = [&](size_t i) { return points.first[i + 1].v[k] - points.first[i].v[k]; };
+  std::partial_sort(widest.begin(), widest.begin() + candidates, widest.end(),
+                    [&](size_t x, size_t y) { return width(x) > width(y) || (width(x) == width(y) && x < y); });
+  std::vector<size_t> at;
+  for (size_t m = candidates; m >= 1; --m) {
+    at.assign(widest.begin(), widest.begin() + m);
+    std::sort(at.begin(), at.end());
+    // A piece's extent along k: its first and last point's.
+    const auto piece_span = [&](size_t piece) {
+      const size_t first = piece == 0 ? 0 : at[piece - 1] + 1, last = piece == m ? n - 1 : at[piece];
+      return points.first[last].v[k] - points.first[first].v[k];
+    };
+    const auto piece_points = [&](size_t piece) {
+      return (piece == m ? n - 1 : at[piece]) - (piece == 0 ? 0 : at[piece - 1] + 1) + 1;
+    };
+    bool parts = width(at[0]) > 0.0 && piece_points(0) >= kRowPiecePoints;
+    for (size_t c = 0; c < m && parts; ++c)
+      parts = piece_points(c + 1) >= kRowPiecePoints &&
+              width(at[c]) > kIslandGap * std::max(piece_span(c), piece_span(c + 1));
+    if (!parts) continue;
+    for (const size_t i : at) cuts.push_back(points.first[i].v[k] + 0.5 * width(i));
+    return cuts;
+  }
+  return cuts;
+}
+
+int cut_group(Group points, int island, IslandPlan& plan, std::vector<Bucket>& buckets);
+
+// The group (sorted along axis k) cut at each of `cuts` in turn: a chain of cuts, each with a piece below it and the
+// rest of the row above. The pieces' islands are numbered before any piece is cut further, so the budget holds.
+int cut_row(Group points, int island, int k, const std::vector<double>& cuts, IslandPlan& plan,
+            std::vector<Bucket>& buckets) {
+  std::vector<int> piece_island(cuts.size() + 1, island);
+  for (size_t c = 1; c <= cuts.size(); ++c) piece_island[c] = plan.islands++;
+  std::vector<int> node(cuts.size());
+  size_t begin = 0;
+  for (size_t c = 0; c < cuts.size(); ++c) {
+    node[c] = static_cast<int>(plan.cuts.size());
+    plan.cuts.push_back(IslandCut{k, cuts[c], -1, -1});
+    if (c > 0) plan.cuts[node[c - 1]].above = node[c];
+    size_t end = begin;
+    while (end < points.n && points.first[end].v[k] < cuts[c]) ++end;
+    plan.cuts[node[c]].below = cut_group(Group{points.first + begin, end - begin}, piece_island[c], plan, buckets);
+    begin = end;
+  }
+  plan.cuts[node.back()].above =
+      cut_group(Group{points.first + begin, points.n - begin}, piece_island.back(), plan, buckets);
+  return node[0];
+}
+
+// The island of v under the plan's child code `code` (a node, or ~island).
+int island_under(const IslandPlan& plan, int code, const double v[3]) {
+  while (code >= 0) {
+    const IslandCut& c = plan.cuts[static_cast<size_t>(code)];
+    code = v[c.axis] < c.at ? c.below : c.above;
+  }
+  return ~code;
+}
+
+// Whether the islands a row's cuts (`code`: the row cut at `cuts` along k, its pieces in order) ended in are each
+// more than kIslandGap times narrower (largest side) than the slabs on either side of their piece.
+bool row_parts(Group points, int k, const std::vector<double>& cuts, const IslandPlan& plan, int code) {
+  std::vector<Extent3> box(static_cast<size_t>(plan.islands));
+  std::vector<std::vector<int>> in_piece(cuts.size() + 1);
+  std::vector<double> lo(cuts.size() + 1, INFINITY), hi(cuts.size() + 1, -INFINITY);
+  size_t piece = 0;
+  for (const SamplePoint& p : points) {
+    while (piece < cuts.size() && !(p.v[k] < cuts[piece])) ++piece;
+    const int w = island_under(plan, code, p.v);
+    if (!(box[w].lo[0] <= box[w].hi[0])) in_piece[piece].push_back(w);
+    box[w].add(p.v);
+    lo[piece] = std::min(lo[piece], p.v[k]);
+    hi[piece] = std::max(hi[piece], p.v[k]);
+  }
+  for (size_t c = 0; c < cuts.size(); ++c) {
+    const double slab = lo[c + 1] - hi[c];
+    for (const size_t side : {c, c + 1})
+      for (const int w : in_piece[side])
+        if (!(slab > kIslandGap * box[w].largest_side())) return false;
+  }
+  return true;
+}
+
+// Cuts a group of sample points (island `island` so far) where it parts (widest_gap, else a row's cuts that its
+// pieces bear out), then each part, while the budget of islands lasts; the group is reordered in place (no copies:
+// on this VM a plan's fresh pages cost more than its arithmetic). Returns the group's child code in the plan (a
+// node, or ~island).
 int cut_group(Group points, int island, IslandPlan& plan, std::vector<Bucket>& buckets) {
   const Gap gap = points.size() >= 2 && plan.islands < kMaxIslands ? widest_gap(points, buckets) : Gap{};
-  if (gap.axis < 0 || gap.ratio < kIslandGap) return ~island;
+  if (gap.axis < 0 || gap.ratio < kIslandGap) {
+    if (points.size() < 3 || plan.islands + 1 >= kMaxIslands) return ~island;  // a row needs two cuts or more
+    for (int k = 0; k < 3; ++k) {
+      const std::vector<double> cuts = row_cuts(points, k, static_cast<size_t>(kMaxIslands - plan.islands), buckets);
+      if (cuts.size() < 2) continue;
+      const size_t cuts_before = plan.cuts.size();
+      const int islands_before = plan.islands;
+      // The pieces stay in order along k: cutting each further reorders it within its own range only.
+      const int code = cut_row(points, island, k, cuts, plan, buckets);
+      if (row_parts(points, k, cuts, plan, code)) return code;
+      plan.cuts.resize(cuts_before);  // undone: the row's cuts and everything below them
+      plan.islands = islands_before;
+    }
+    return ~island;
+  }
   const auto middle = std::partition(points.begin(), points.end(),
                                      [&](const SamplePoint& p) { return p.v[gap.axis] < gap.at; });
   const size_t below = static_cast<size_t>(middle - points.begin());

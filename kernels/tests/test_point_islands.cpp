@@ -90,10 +90,10 @@ TEST(islands_found_between_far_groups_only) {
   const auto b_far = grouped(2000, {{0, 0, 0}, {0, 0, 1e8}}, 5);
   const xhd_points b_far_points = doubles(b_far);
   CHECK_EQ(xhd::plan_islands(doubles(one), &b_far_points).islands, 2);
-  // A row of evenly spaced groups is not cut (each cut is measured against the larger part it leaves).
+  // A row of evenly spaced groups: no one cut parts it (each side would hold several groups); row_cuts cut it.
   std::vector<std::array<double, 3>> row;
   for (int g = 0; g < 10; ++g) row.push_back({1e4 * g, 0, 0});
-  CHECK_EQ(xhd::plan_islands(doubles(grouped(20000, row, 6)), nullptr).islands, 1);
+  CHECK_EQ(xhd::plan_islands(doubles(grouped(20000, row, 6)), nullptr).islands, 10);
   // Groups ever farther apart (each 20 times as far as the last: 19 times the span below it) are cut one by one,
   // up to kMaxIslands of them.
   std::vector<std::array<double, 3>> spreading;
@@ -271,4 +271,42 @@ TEST(islands_orphans_honour_cancel) {
     cancelled = true;
   }
   CHECK(cancelled);
+}
+
+TEST(islands_cut_a_row_of_evenly_spaced_groups) {
+  // Five unit cubes 1e4 apart along x: no single slab parts them (each side holds several), every slab between two
+  // neighbours is 1e4 times wider than they are.
+  std::vector<std::array<double, 3>> row, lattice;
+  for (int g = 0; g < 5; ++g) row.push_back({g * 1e4, 0, 0});
+  const xhd::IslandPlan plan = xhd::plan_islands(doubles(grouped(20000, row, 31)), nullptr);
+  CHECK_EQ(plan.islands, 5);
+  for (int g = 1; g < 5; ++g) CHECK(plan.island_of(g * 1e4 + 0.5, 0.5, 0.5) != plan.island_of((g - 1) * 1e4 + 0.5, 0.5, 0.5));
+  // A lattice of 4 x 4 x 4 groups 1e3 apart: 64 islands, the most a plan makes.
+  for (int g = 0; g < 64; ++g) lattice.push_back({(g % 4) * 1e3, (g / 4 % 4) * 1e3, (g / 16) * 1e3});
+  CHECK_EQ(xhd::plan_islands(doubles(grouped(64000, lattice, 32)), nullptr).islands, 64);
+  // At 4,096 runs of 48 points, each sampled once: a jitter of run * 2654435761 % 48 (which is run % 48) saw 48 of
+  // the 64 groups.
+  CHECK_EQ(xhd::plan_islands(doubles(grouped(4096 * 48, lattice, 39)), nullptr).islands, 64);
+  // Groups whose gaps are not 16 times their widths stay together, and so does spread data with a far tail point.
+  // Three parallel walls 10 apart stay together: each is wider than its gaps.
+  std::vector<std::array<double, 3>> close;
+  for (int g = 0; g < 5; ++g) close.push_back({g * 10.0, 0, 0});
+  CHECK_EQ(xhd::plan_islands(doubles(grouped(20000, close, 33)), nullptr).islands, 1);
+  auto tail = grouped(20000, {{0, 0, 0}}, 34);
+  tail[0] = 1.5;
+  tail[3] = 2.2;
+  CHECK_EQ(xhd::plan_islands(doubles(tail), nullptr).islands, 1);
+  auto walls = grouped(6000, {{0, 0, 0}, {10, 0, 0}, {20, 0, 0}}, 37);
+  for (size_t i = 0; i < walls.size(); i += 3) walls[i + 1] *= 100, walls[i + 2] *= 100, walls[i] = std::floor(walls[i]);
+  CHECK_EQ(xhd::plan_islands(doubles(walls), nullptr).islands, 1);
+  // Floats of a unit cube at 1e6 take 16 values along x (steps of 1/16): slabs of no width, wide across, not cut.
+  std::vector<float> quantized(3 * 6000);
+  const auto cube = grouped(6000, {{1e6, 0, 0}}, 38);
+  for (size_t i = 0; i < cube.size(); ++i) quantized[i] = static_cast<float>(cube[i]);
+  CHECK_EQ(xhd::plan_islands(xhd_points{quantized.data(), 6000, nullptr}, nullptr).islands, 1);
+  // A row searched by islands equals the brute force.
+  std::vector<std::array<double, 3>> three;
+  for (int g = 0; g < 3; ++g) three.push_back({0, g * 5e3, 0});
+  auto a = grouped(2400, three, 35), b = grouped(2100, three, 36);
+  CHECK_EQ(check_against_brute(doubles(a), doubles(b), 2), 3);
 }
