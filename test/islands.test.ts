@@ -72,6 +72,10 @@ const CASES: IslandCase[] = [
     for (let i = 2; i < 3000; i += 3) a.set([0.6, 0.7, 0.1], 3 * i);  // A leaves B's group at (1e6, 3e4, 0)
     return [a, b];
   }],
+  ['a row of five groups evenly spaced (no one cut parts it; a row of cuts does)', () =>
+    groups(3000, 16, [0, 1, 2, 3, 4].map((g) => [g * 2e3, 0, 0]))],
+  ['a lattice of 2 x 2 x 2 groups, float32', () =>
+    groups(3200, 17, [0, 1, 2, 3, 4, 5, 6, 7].map((g) => [(g % 2) * 500, (Math.floor(g / 2) % 2) * 500, Math.floor(g / 4) * 500]), Float32Array)],
   ['A and B far apart from each other: every query an orphan', () => {
     const [a, b] = groups(2000, 14, [[0, 0, 0]], Float32Array);
     for (let i = 0; i < b.length; i += 3) b[i] += 4e6;
@@ -123,6 +127,15 @@ describe('islands: the work of far groups is the work of each alone', () => {
     const r = await hausdorff(clustered, b, { backend: 'cpu', threads: 2 });
     assertExact(r, clustered, b, 'far cluster');
     assert.ok(work(r) <= work(plain) + 200 * 1000, `evaluations ${work(r)} with the cluster, ${work(plain)} without`);
+  });
+
+  it('a lattice of 4 x 4 x 4 groups costs about what one group of as many points costs (86 times searched whole)', async () => {
+    const lattice = Array.from({ length: 64 }, (_, g) => [(g % 4) * 1e3, (Math.floor(g / 4) % 4) * 1e3, Math.floor(g / 16) * 1e3]);
+    const [a1, b1] = groups(64000, 18, [[0, 0, 0]]);
+    const [a64, b64] = groups(64000, 18, lattice);
+    const one = await hausdorff(a1, b1, { backend: 'cpu', threads: 2 });
+    const split = await hausdorff(a64, b64, { backend: 'cpu', threads: 2 });
+    assert.ok(work(split) <= 3 * work(one), `evaluations ${work(split)} on the lattice, ${work(one)} in one group`);
   });
 
   it('groups 300 apart, within one grid\'s reach before, cost no more than twice one group', async () => {
