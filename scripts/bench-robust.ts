@@ -174,7 +174,7 @@ async function main(): Promise<void> {
   // and float copies by the whole span (87 s for 200,000 points on the 2-core VM); islands search each object in a
   // frame of its own (kernels/geometry/island_compare.h). Wall time of the call, which holds the islands' planning and
   // copies; the whole search (XHD_ISLANDS=0) is run once, it being minutes long on the CPU.
-  lines.push('', `## Points: two objects 1e7 apart (every second point of A and of B moved by (1e7, 1e7, 0)), and A's two objects against B's one, beside one object of as many points; wall ms of the call`, '',
+  lines.push('', `## Points: two objects 1e7 apart (every second point of A and of B moved by (1e7, 1e7, 0)), A's two objects against B's one, and objects in a row and on a lattice, beside one object of as many points; wall ms of the call`, '',
     '| case | backend | HD | wall ms | evaluations | vs one object |', '| --- | --- | --- | --- | --- | --- |');
   const apart = (p: Float64Array) => {
     const q = p.slice();
@@ -182,8 +182,24 @@ async function main(): Promise<void> {
     return q;
   };
   const [twoA, twoB] = [apart(a), apart(b)];
-  // And A's second object with no B there: an island of A alone (kernels/geometry/island_orphans.h).
-  const pairs: Array<[string, Float64Array, Float64Array]> = [['two objects', twoA, twoB], ['A two objects, B one', twoA, b]];
+  // And A's second object with no B there: an island of A alone (kernels/geometry/island_orphans.h). And objects laid
+  // out evenly, in a row of five 1e4 apart and on a 4 x 4 x 4 lattice 1e3 apart (point i in object i % count), which
+  // no one cut parts (row_cuts in kernels/geometry/point_islands.cpp).
+  const laidOut = (p: Float64Array, offset: (g: number) => number[], count: number) => {
+    const q = p.slice();
+    for (let i = 0; i < n; i++) {
+      const at = offset(i % count);
+      for (let k = 0; k < 3; k++) q[3 * i + k] += at[k];
+    }
+    return q;
+  };
+  const row = (g: number) => [g * 1e4, 0, 0];
+  const lattice = (g: number) => [(g % 4) * 1e3, (Math.floor(g / 4) % 4) * 1e3, Math.floor(g / 16) * 1e3];
+  const pairs: Array<[string, Float64Array, Float64Array]> = [
+    ['two objects', twoA, twoB], ['A two objects, B one', twoA, b],
+    ['a row of five objects', laidOut(a, row, 5), laidOut(b, row, 5)],
+    ['a 4 x 4 x 4 lattice of objects', laidOut(a, lattice, 64), laidOut(b, lattice, 64)],
+  ];
   const timed = async (x: Float64Array, y: Float64Array, backend: 'cpu' | 'cuda', runs: number) => {
     let best: { ms: number; r: HausdorffResult } | null = null;
     for (let run = 0; run < runs; run++) {
