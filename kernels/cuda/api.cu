@@ -88,7 +88,7 @@ int32_t hausdorff_placed(const xhd_points* a, const xhd_points* b, const xhd_hau
                                   ((directions & XHD_DIRECTION_BA) ? ib.count : 0));
         xhd::gpu_hausdorff(ia, ib, *options, island_progress, r, search);
       };
-      if (!xhd::compare_by_islands(*a, *b, *options, nullptr, *result, progress_slot, island, !gpu_present))
+      if (!xhd::compare_by_islands(*a, *b, *options, nullptr, *result, progress_slot, island, !gpu_present, false))
         xhd::gpu_hausdorff(*a, *b, *options, progress, *result, search);
     } else if (options->method == XHD_METHOD_EB) {
       // EB has no split of its own: every point measured, which gives its answers (xhd.h).
@@ -128,7 +128,7 @@ int32_t points_compare(const xhd_points* a, const xhd_points* b, const xhd_hausd
                           xhd_hausdorff_result& r, xhd_progress* p) {
     xhd::gpu_points_compare(ia, ib, *options, outputs, xhd::Progress(p), r, one, report);
   };
-  if (!xhd::compare_by_islands(*a, *b, *options, per_point, *result, progress_slot, island))
+  if (!xhd::compare_by_islands(*a, *b, *options, per_point, *result, progress_slot, island, true, false))
     xhd::gpu_points_compare(*a, *b, *options, *per_point, xhd::Progress(progress_slot), *result, one, report);
   return XHD_OK;
 }
@@ -157,7 +157,7 @@ int32_t points_compare_stats(const xhd_points* a, const xhd_points* b, const xhd
                           xhd_hausdorff_result& r, xhd_progress* p) {
     xhd::gpu_points_compare(ia, ib, *options, outputs, xhd::Progress(p), r, one, report);
   };
-  if (xhd::compare_by_islands(*a, *b, *options, &measured.outputs, *result, progress_slot, island)) {
+  if (xhd::compare_by_islands(*a, *b, *options, &measured.outputs, *result, progress_slot, island, true, false)) {
     xhd::host_distance_stats(measured.outputs.distance_ab, n_ab, measured.outputs.distance_ba, n_ba, *stats_options,
                              xhd::resolve_thread_count(options->threads), *stats);
     return XHD_OK;

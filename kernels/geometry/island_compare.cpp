@@ -212,11 +212,11 @@ struct ResultMerge {
 
 bool compare_by_islands(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
                         const xhd_per_point* per_point, xhd_hausdorff_result& result, xhd_progress* progress,
-                        const IslandSearch& search, bool coordinates_checked) {
+                        const IslandSearch& search, bool coordinates_checked, bool row_cuts) {
   // XHD_ISLANDS=0 searches every compare whole: what the split saves is measured so (scripts/bench-robust).
   if (options.method == XHD_METHOD_BRUTE || a.count + b.count < kIslandMinPoints || !switched_on("XHD_ISLANDS"))
     return false;
-  const IslandPlan plan = plan_islands(a, &b);
+  const IslandPlan plan = plan_islands(a, &b, row_cuts);
   const int directions = options.directions;
   if (plan.islands < 2 || !island_compare_settled(plan.sample, directions, true)) return false;
   const int threads = resolve_thread_count(options.threads);

@@ -24,9 +24,9 @@ constexpr uint64_t kIslandMinPoints = 4096;
 // call's arguments; coordinates_checked false: all but the coordinates' values (check_hausdorff_call's
 // scan_coordinates), which are then checked here before any island is searched, so that a bad one is named by its
 // index in the input. The result's counters and times are the islands' summed, its grid and origin the largest
-// island's.
+// island's. row_cuts: whether rows of groups are cut too (plan_islands; the GPU backends leave them whole).
 bool compare_by_islands(const xhd_points& a, const xhd_points& b, const xhd_hausdorff_options& options,
                         const xhd_per_point* per_point, xhd_hausdorff_result& result, xhd_progress* progress,
-                        const IslandSearch& search, bool coordinates_checked = true);
+                        const IslandSearch& search, bool coordinates_checked = true, bool row_cuts = true);
 
 }  // namespace xhd

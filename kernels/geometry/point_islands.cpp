@@ -230,7 +230,8 @@ bool row_parts(Group points, int k, const std::vector<double>& cuts, const Islan
 int cut_group(Group points, int island, IslandPlan& plan, std::vector<Bucket>& buckets) {
   const Gap gap = points.size() >= 2 && plan.islands < kMaxIslands ? widest_gap(points, buckets) : Gap{};
   if (gap.axis < 0 || gap.ratio < kIslandGap) {
-    if (points.size() < 3 || plan.islands + 1 >= kMaxIslands) return ~island;  // a row needs two cuts or more
+    // A row needs two cuts or more.
+    if (!plan.rows || points.size() < 3 || plan.islands + 1 >= kMaxIslands) return ~island;
     for (int k = 0; k < 3; ++k) {
       const std::vector<double> cuts = row_cuts(points, k, static_cast<size_t>(kMaxIslands - plan.islands), buckets);
       if (cuts.size() < 2) continue;
@@ -271,11 +272,12 @@ int IslandPlan::island_of(double x, double y, double z) const {
   }
 }
 
-IslandPlan plan_islands(const xhd_points& a, const xhd_points* b) {
+IslandPlan plan_islands(const xhd_points& a, const xhd_points* b, bool rows) {
   std::vector<SamplePoint> sample;
   sample_set(a, false, sample);
   if (b != nullptr) sample_set(*b, true, sample);
   IslandPlan plan;
+  plan.rows = rows;
   std::vector<Bucket> buckets;
   buckets.reserve(sample.size());
   const int root = cut_group(Group{sample.data(), sample.size()}, 0, plan, buckets);

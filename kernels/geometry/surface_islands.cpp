@@ -64,7 +64,8 @@ bool measure_by_islands(const SurfaceMeasureJob& job, xhd_surface_result& result
   const xhd_mesh& mesh = *job.target;
   if (queries.count + mesh.vertex_count < kIslandMinPoints || !switched_on("XHD_ISLANDS")) return false;
   const xhd_points vertices{mesh.xyz64 == nullptr ? mesh.xyz : nullptr, mesh.vertex_count, mesh.xyz64};
-  const IslandPlan plan = plan_islands(queries, &vertices);
+  // Far groups only, not rows: every backend measures surfaces through here, a GPU among them (plan_islands).
+  const IslandPlan plan = plan_islands(queries, &vertices, false);
   if (plan.islands < 2 || !island_compare_settled(plan.sample, XHD_DIRECTION_AB)) return false;
   const int threads = std::max(job.threads, 1);
   IslandAssignment islands = assign_islands(queries, vertices, plan, threads);

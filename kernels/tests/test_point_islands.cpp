@@ -280,6 +280,7 @@ TEST(islands_cut_a_row_of_evenly_spaced_groups) {
   for (int g = 0; g < 5; ++g) row.push_back({g * 1e4, 0, 0});
   const xhd::IslandPlan plan = xhd::plan_islands(doubles(grouped(20000, row, 31)), nullptr);
   CHECK_EQ(plan.islands, 5);
+  CHECK_EQ(xhd::plan_islands(doubles(grouped(20000, row, 31)), nullptr, false).islands, 1);  // far gaps only
   for (int g = 1; g < 5; ++g) CHECK(plan.island_of(g * 1e4 + 0.5, 0.5, 0.5) != plan.island_of((g - 1) * 1e4 + 0.5, 0.5, 0.5));
   // A lattice of 4 x 4 x 4 groups 1e3 apart: 64 islands, the most a plan makes.
   for (int g = 0; g < 64; ++g) lattice.push_back({(g % 4) * 1e3, (g / 4 % 4) * 1e3, (g / 16) * 1e3});
