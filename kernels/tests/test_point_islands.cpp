@@ -133,6 +133,43 @@ TEST(islands_settled_only_when_each_holds_its_targets_and_lies_apart) {
   CHECK(!xhd::island_compare_settled(stray, XHD_DIRECTION_AB | XHD_DIRECTION_BA, true));
 }
 
+// What check_against_brute saw: the island searches made, and A -> B's evaluations.
+struct IslandRun {
+  int calls = 0;
+  uint64_t ab_evals = 0;
+};
+
+// Runs compare_by_islands with a brute-force island search and checks every output against the brute force over
+// the whole sets, progress included.
+IslandRun check_against_brute(const xhd_points& pa, const xhd_points& pb, int threads) {
+  std::vector<double> want_ab(pa.count), want_ba(pb.count), got_ab(pa.count, -1), got_ba(pb.count, -1);
+  std::vector<int64_t> want_nab(pa.count), want_nba(pb.count), got_nab(pa.count, -7), got_nba(pb.count, -7);
+  xhd_hausdorff_result want{};
+  brute_compare(pa, pb, xhd_per_point{want_ab.data(), want_nab.data(), want_ba.data(), want_nba.data()}, want,
+                nullptr);
+  xhd_hausdorff_result got{};
+  const xhd_per_point out{got_ab.data(), got_nab.data(), got_ba.data(), got_nba.data()};
+  xhd_progress progress{};
+  int calls = 0;
+  const bool split = xhd::compare_by_islands(
+      pa, pb, grid_options(threads), &out, got, &progress,
+      [&](const xhd_points& ia, const xhd_points& ib, const xhd_per_point& o, xhd_hausdorff_result& r,
+          xhd_progress* p) { brute_compare(ia, ib, o, r, p, &calls); });
+  CHECK(split);
+  CHECK(got_ab == want_ab);
+  CHECK(got_nab == want_nab);
+  CHECK(got_ba == want_ba);
+  CHECK(got_nba == want_nba);
+  for (const auto& [g, w] : {std::pair{got.ab, want.ab}, std::pair{got.ba, want.ba}}) {
+    CHECK_EQ(g.distance, w.distance);
+    CHECK_EQ(g.from_index, w.from_index);
+    CHECK_EQ(g.to_index, w.to_index);
+  }
+  CHECK_EQ(progress.done, pa.count + pb.count);
+  CHECK_EQ(progress.total, pa.count + pb.count);
+  return IslandRun{calls, got.ab.distance_evals};
+}
+
 TEST(islands_compare_equals_the_whole_brute_force) {
   // Three groups of A and B with copies and ties inside a group, doubles and floats.
   auto a = grouped(3000, {{0, 0, 0}, {0, -5e4, 3e4}, {1e6, 0, 0}}, 10);
@@ -143,34 +180,10 @@ TEST(islands_compare_equals_the_whole_brute_force) {
   for (int floats = 0; floats < 2; ++floats) {
     const xhd_points pa = floats ? xhd_points{af.data(), af.size() / 3, nullptr} : doubles(a);
     const xhd_points pb = floats ? xhd_points{bf.data(), bf.size() / 3, nullptr} : doubles(b);
-    std::vector<double> want_ab(pa.count), want_ba(pb.count), got_ab(pa.count, -1), got_ba(pb.count, -1);
-    std::vector<int64_t> want_nab(pa.count), want_nba(pb.count), got_nab(pa.count, -7), got_nba(pb.count, -7);
-    xhd_hausdorff_result want{};
-    brute_compare(pa, pb, xhd_per_point{want_ab.data(), want_nab.data(), want_ba.data(), want_nba.data()}, want,
-                  nullptr);
-    xhd_hausdorff_result got{};
-    const xhd_per_point out{got_ab.data(), got_nab.data(), got_ba.data(), got_nba.data()};
-    xhd_progress progress{};
-    int calls = 0;
-    const bool split = xhd::compare_by_islands(
-        pa, pb, grid_options(), &out, got, &progress,
-        [&](const xhd_points& ia, const xhd_points& ib, const xhd_per_point& o, xhd_hausdorff_result& r,
-            xhd_progress* p) { brute_compare(ia, ib, o, r, p, &calls); });
-    CHECK(split);
-    CHECK_EQ(calls, 3);
-    CHECK(got_ab == want_ab);
-    CHECK(got_nab == want_nab);
-    CHECK(got_ba == want_ba);
-    CHECK(got_nba == want_nba);
-    for (const auto& [g, w] : {std::pair{got.ab, want.ab}, std::pair{got.ba, want.ba}}) {
-      CHECK_EQ(g.distance, w.distance);
-      CHECK_EQ(g.from_index, w.from_index);
-      CHECK_EQ(g.to_index, w.to_index);
-    }
+    const IslandRun run = check_against_brute(pa, pb, 2);
+    CHECK_EQ(run.calls, 3);
     // The islands' pairs only: no pair across two islands was measured.
-    CHECK(got.ab.distance_evals < pa.count * pb.count / 2);
-    CHECK_EQ(progress.done, pa.count + pb.count);
-    CHECK_EQ(progress.total, pa.count + pb.count);
+    CHECK(run.ab_evals < pa.count * pb.count / 2);
   }
 }
 
@@ -200,37 +213,6 @@ TEST(islands_refused_leave_the_compare_to_the_caller) {
   CHECK_EQ(calls, 2);
 }
 
-// Runs compare_by_islands with a brute-force island search and checks every output against the brute force over
-// the whole sets; returns the island searches made.
-int check_against_brute(const xhd_points& pa, const xhd_points& pb, int threads) {
-  std::vector<double> want_ab(pa.count), want_ba(pb.count), got_ab(pa.count, -1), got_ba(pb.count, -1);
-  std::vector<int64_t> want_nab(pa.count), want_nba(pb.count), got_nab(pa.count, -7), got_nba(pb.count, -7);
-  xhd_hausdorff_result want{};
-  brute_compare(pa, pb, xhd_per_point{want_ab.data(), want_nab.data(), want_ba.data(), want_nba.data()}, want,
-                nullptr);
-  xhd_hausdorff_result got{};
-  const xhd_per_point out{got_ab.data(), got_nab.data(), got_ba.data(), got_nba.data()};
-  xhd_progress progress{};
-  int calls = 0;
-  const bool split = xhd::compare_by_islands(
-      pa, pb, grid_options(threads), &out, got, &progress,
-      [&](const xhd_points& ia, const xhd_points& ib, const xhd_per_point& o, xhd_hausdorff_result& r,
-          xhd_progress* p) { brute_compare(ia, ib, o, r, p, &calls); });
-  CHECK(split);
-  CHECK(got_ab == want_ab);
-  CHECK(got_nab == want_nab);
-  CHECK(got_ba == want_ba);
-  CHECK(got_nba == want_nba);
-  for (const auto& [g, w] : {std::pair{got.ab, want.ab}, std::pair{got.ba, want.ba}}) {
-    CHECK_EQ(g.distance, w.distance);
-    CHECK_EQ(g.from_index, w.from_index);
-    CHECK_EQ(g.to_index, w.to_index);
-  }
-  CHECK_EQ(progress.done, pa.count + pb.count);
-  CHECK_EQ(progress.total, pa.count + pb.count);
-  return calls;
-}
-
 TEST(islands_of_one_set_are_searched_against_the_other_sets_targets) {
   // A and B share two groups; A alone has a third group, B alone a fourth, each far from the rest. The orphans' nearest
   // targets are copies of one point (ties to the smallest index), placed where they are every orphan's nearest.
@@ -243,18 +225,18 @@ TEST(islands_of_one_set_are_searched_against_the_other_sets_targets) {
   }
   std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
   for (const int threads : {1, 2}) {
-    CHECK_EQ(check_against_brute(doubles(a), doubles(b), threads), 2);
+    CHECK_EQ(check_against_brute(doubles(a), doubles(b), threads).calls, 2);
     CHECK_EQ(check_against_brute(xhd_points{af.data(), af.size() / 3, nullptr},
-                                 xhd_points{bf.data(), bf.size() / 3, nullptr}, threads), 2);
+                                 xhd_points{bf.data(), bf.size() / 3, nullptr}, threads).calls, 2);
   }
   // Two sets far apart from each other: every query an orphan, no island searched by the backend; and one far
   // point of A alone, which scans the targets.
   const auto alone_a = grouped(2500, {{0, 0, 0}}, 23), alone_b = grouped(2500, {{1e7, 2e7, 0}}, 24);
-  CHECK_EQ(check_against_brute(doubles(alone_a), doubles(alone_b), 2), 0);
+  CHECK_EQ(check_against_brute(doubles(alone_a), doubles(alone_b), 2).calls, 0);
   auto outlier = grouped(6000, {{0, 0, 0}}, 25);
   outlier[0] = 1e9;
   const auto home = grouped(6000, {{0, 0, 0}}, 26);
-  CHECK_EQ(check_against_brute(doubles(outlier), doubles(home), 2), 1);
+  CHECK_EQ(check_against_brute(doubles(outlier), doubles(home), 2).calls, 1);
 }
 
 TEST(islands_orphans_honour_cancel) {
@@ -309,5 +291,5 @@ TEST(islands_cut_a_row_of_evenly_spaced_groups) {
   std::vector<std::array<double, 3>> three;
   for (int g = 0; g < 3; ++g) three.push_back({0, g * 5e3, 0});
   auto a = grouped(2400, three, 35), b = grouped(2100, three, 36);
-  CHECK_EQ(check_against_brute(doubles(a), doubles(b), 2), 3);
+  CHECK_EQ(check_against_brute(doubles(a), doubles(b), 2).calls, 3);
 }
