@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 
+#include "point_frame.h"
 #include "point_truth.h"
 #include "target_tree.h"
 #include "../abi/elapsed.h"
@@ -17,13 +18,12 @@ constexpr size_t kScannedQueries = 8;
 
 constexpr size_t kQueryGrain = 256;
 
-// The nearest of every target to q, by the same formula and tie rule as the tree.
-NearestTarget scan_nearest(const double q[3], const PointTruth& truth, const std::vector<int64_t>& ids) {
+// The nearest of every target to source point i, by the same formula and tie rule as the tree.
+NearestTarget scan_nearest(const PointTruth& source, size_t i, const PointTruth& target,
+                           const std::vector<int64_t>& ids) {
   NearestTarget best{INFINITY, -1};
   for (const int64_t id : ids) {
-    const size_t j = static_cast<size_t>(id);
-    const double dx = q[0] - truth.coord(j, 0), dy = q[1] - truth.coord(j, 1), dz = q[2] - truth.coord(j, 2);
-    const double d2 = dx * dx + dy * dy + dz * dz;
+    const double d2 = exact_dist2(source, i, target, static_cast<size_t>(id));
     if (d2 < best.dist2 || (d2 == best.dist2 && id < best.target)) best = {d2, id};
   }
   return best;
@@ -46,14 +46,14 @@ OrphanAnswers search_orphans(const xhd_points& a, const xhd_points& b, const Isl
   for (int w = 0; w < islands.islands; ++w) {
     if (!island_orphaned(islands, w, from_a)) continue;
     const IslandPoints queries =
-        island_points(source, source_labels, source_first, source_count[w], islands.islands, w, threads);
+        island_points(source, source_labels, source_first, source_count[w], islands.islands, w, threads, false);
     out.query.insert(out.query.end(), queries.index.begin(), queries.index.end());
   }
   if (out.query.empty()) return out;
   std::vector<int64_t> ids;
   for (const int h : orphans_target_islands(islands, from_a)) {
     const IslandPoints targets =
-        island_points(target, target_labels, target_first, target_count[h], islands.islands, h, threads);
+        island_points(target, target_labels, target_first, target_count[h], islands.islands, h, threads, false);
     ids.insert(ids.end(), targets.index.begin(), targets.index.end());
   }
 
@@ -73,12 +73,12 @@ OrphanAnswers search_orphans(const xhd_points& a, const xhd_points& b, const Isl
     progress.check_cancel();
     for (size_t i = begin; i < end; ++i) {
       const size_t at = static_cast<size_t>(out.query[i]);
-      const double q[3] = {source_truth.coord(at, 0), source_truth.coord(at, 1), source_truth.coord(at, 2)};
       NearestTarget best;
       if (scan) {
-        best = scan_nearest(q, target_truth, ids);
+        best = scan_nearest(source_truth, at, target_truth, ids);
         evals[tid] += ids.size();
       } else {
+        const double q[3] = {source_truth.coord(at, 0), source_truth.coord(at, 1), source_truth.coord(at, 2)};
         best = tree->nearest(q, evals[tid]);
       }
       out.dist2[i] = best.dist2;

@@ -16,13 +16,20 @@
 
 namespace xhd {
 
-// The squared distance in double between point i of a and point j of b, the one formula of every exact
-// answer (the brute-force references use it too): differences, squares, then x + y + z in that order.
-inline double exact_dist2(const PointTruth& a, size_t i, const PointTruth& b, size_t j) {
-  const double dx = a.coord(i, 0) - b.coord(j, 0);
-  const double dy = a.coord(i, 1) - b.coord(j, 1);
-  const double dz = a.coord(i, 2) - b.coord(j, 2);
+// The squared distance in double between points p and q, the one formula of every exact answer (the brute-force
+// references use it too): differences, squares, then x + y + z in that order.
+inline double exact_dist2(const double p[3], const double q[3]) {
+  const double dx = p[0] - q[0];
+  const double dy = p[1] - q[1];
+  const double dz = p[2] - q[2];
   return dx * dx + dy * dy + dz * dz;
+}
+
+// The same between point i of a and point j of b.
+inline double exact_dist2(const PointTruth& a, size_t i, const PointTruth& b, size_t j) {
+  const double p[3] = {a.coord(i, 0), a.coord(i, 1), a.coord(i, 2)};
+  const double q[3] = {b.coord(j, 0), b.coord(j, 1), b.coord(j, 2)};
+  return exact_dist2(p, q);
 }
 
 // One set in the frame: the float copies the searches read (the caller's own floats when o = 0).

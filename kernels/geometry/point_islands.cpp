@@ -417,9 +417,18 @@ xhd_points IslandPoints::view() const {
 }
 
 IslandPoints island_points(const xhd_points& set, const std::vector<uint8_t>& labels,
-                           const std::vector<uint64_t>& first, uint64_t count, int islands, int w, int threads) {
+                           const std::vector<uint64_t>& first, uint64_t count, int islands, int w, int threads,
+                           bool coordinates) {
   IslandPoints out;
   out.index.resize(count);
+  if (!coordinates) {
+    parallel_blocks(set.count, IslandAssignment::kIslandBlock, threads, [&](size_t begin, size_t end, int) {
+      size_t at = first[(begin / IslandAssignment::kIslandBlock) * islands + w];
+      for (size_t i = begin; i < end; ++i)
+        if (labels[i] == w) out.index[at++] = static_cast<int64_t>(i);
+    });
+    return out;
+  }
   if (set.xyz64 != nullptr) out.xyz64.resize(3 * count);
   else out.xyz.resize(3 * count);
   constexpr size_t kBlock = IslandAssignment::kIslandBlock;

@@ -93,7 +93,9 @@ struct IslandPoints {
   std::vector<int64_t> index;
   xhd_points view() const;
 };
+// With `coordinates` false, only the indices (an island searched through them, island_orphans.h).
 IslandPoints island_points(const xhd_points& set, const std::vector<uint8_t>& labels,
-                           const std::vector<uint64_t>& first, uint64_t count, int islands, int w, int threads);
+                           const std::vector<uint64_t>& first, uint64_t count, int islands, int w, int threads,
+                           bool coordinates = true);
 
 }  // namespace xhd

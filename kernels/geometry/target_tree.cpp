@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "point_frame.h"
 #include "../abi/parallel.h"
 
 namespace xhd {
@@ -94,8 +95,7 @@ NearestTarget TargetTree::nearest(const double q[3], uint64_t& evals) const {
       const Node& leaf = nodes_[p.node];
       for (uint64_t i = leaf.begin; i < leaf.end; ++i) {
         const Target& t = targets_[i];
-        const double dx = q[0] - t.v[0], dy = q[1] - t.v[1], dz = q[2] - t.v[2];
-        const double d2 = dx * dx + dy * dy + dz * dz;  // exact_dist2's formula and order
+        const double d2 = exact_dist2(q, t.v);
         if (d2 < best.dist2 || (d2 == best.dist2 && t.id < best.target)) best = {d2, t.id};
       }
       evals += leaf.end - leaf.begin;
