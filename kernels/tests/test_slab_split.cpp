@@ -136,6 +136,31 @@ TEST(slabs_cut_the_longest_axis_into_equal_shares) {
   CHECK_EQ(in_slabs, frame.a.count);
 }
 
+TEST(the_plan_and_the_halo_guess_look_past_far_points) {
+  // y is the long axis of the bulk; A also holds a point at x = 1e9, or a cluster of 2% of its points there.
+  xhd_test::Random rng(73);
+  std::vector<double> a(3 * 4000), b;
+  for (size_t i = 0; i < a.size(); i += 3) {
+    a[i] = rng.uniform(0, 1);
+    a[i + 1] = rng.uniform(0, 8);
+    a[i + 2] = rng.uniform(0, 1);
+  }
+  for (size_t i = 0; i < a.size(); ++i) b.push_back(a[i] + 0.01);
+  const xhd::PointFrame plain = frame_of(a, b);
+  const double guess_ab = xhd::halo_guess(plain.a, plain.b), guess_ba = xhd::halo_guess(plain.b, plain.a);
+  std::vector<double> one = a, cluster = a;
+  one[0] = 1e9;
+  for (size_t i = 0; i < 80; ++i) cluster[3 * i] = 1e9 + 1e-3 * rng.uniform(0, 1);
+  for (const std::vector<double>* far : {&one, &cluster}) {
+    const xhd::PointFrame frame = frame_of(*far, b);
+    CHECK_EQ(xhd::plan_slabs(frame, 4).axis, 1);
+    // The guesses measure the bulk: within a few percent of the guesses without the far points, where the whole
+    // boxes would make them about 1e9 (A to B) and the spacing of a box a billion wide (B to A).
+    CHECK_NEAR(xhd::halo_guess(frame.a, frame.b), guess_ab, 0.1 * guess_ab);
+    CHECK_NEAR(xhd::halo_guess(frame.b, frame.a), guess_ba, 0.1 * guess_ba);
+  }
+}
+
 TEST(slab_layout_gathers_each_part_as_the_copied_parts_hold_it) {
   // Several blocks of the layout and a short last one; gathered in runs of blocks cut anywhere, as the staged
   // upload's pieces cut them.
