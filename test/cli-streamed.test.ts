@@ -71,6 +71,28 @@ describe('compare --memory-limit streams binary PLY point clouds from the files 
     });
   }
 
+  it('a far outlier, or a far cluster, costs its own slab the slow search: the in-memory answer, said in the note', () => {
+    const withOutlier = cloud.slice();
+    withOutlier.set([1e9, 0.5, 0.5], 0);  // first, so that the plan's sample holds it
+    const withCluster = cloud.slice();
+    for (let i = 0; i < 600; i++) withCluster.set([1e7 + 0.001 * (i % 10), 0.5, 0.5 + 0.001 * (i % 7)], 3 * i);  // 2%
+    const [, plain, b] = cases[0];
+    assert.equal(compareJson(plain, b, ['--memory-limit', '2M']).streamed.slow_slabs, 0);
+    for (const [label, points] of [['outlier', withOutlier], ['cluster', withCluster]] as const) {
+      const a = writePointPly(`far-${label}.ply`, points);
+      const whole = compareJson(a, b);
+      // 2 MiB: the plain pair's every slab is proven by its halo (at 1 MiB the halos outgrow the tiles).
+      const streamed = compareJson(a, b, ['--memory-limit', '2M']);
+      for (const key of ANSWER_KEYS) assert.deepEqual(streamed[key], whole[key], `${label}: ${key}`);
+      assert.ok(streamed.streamed.slabs > 2, `${label}: slabs ${streamed.streamed.slabs}`);
+      // The far points' slab of A -> B alone: B -> A's guesses are measured over the bulk of the sample.
+      assert.equal(streamed.streamed.slow_directions, 1, label);
+      assert.equal(streamed.streamed.slow_slabs, 1, label);
+      const text = runXhd(['compare', a, b, '--backend', 'cpu', '--memory-limit', '2M']);
+      assert.match(text.stdout, /1 slab of 1 direction searched again query by query/);
+    }
+  });
+
   it('says so in the text output; a limit the inputs fit is read whole, with a note', () => {
     const [, a, b] = cases[0];
     const run = runXhd(['compare', a, b, '--backend', 'cpu', '--memory-limit', '1M']);

@@ -231,6 +231,7 @@ constexpr Field kFields[] = {
     XHD_FIELD(xhd_streamed, min_b),
     XHD_FIELD(xhd_streamed, max_b),
     XHD_FIELD(xhd_streamed, skipped_records),
+    XHD_FIELD(xhd_streamed, slow_slabs),
     // xhd_laz_job
     XHD_FIELD(xhd_laz_job, chunks),
     XHD_FIELD(xhd_laz_job, chunk_count),

@@ -242,7 +242,9 @@ class Streamer {
     halo_ba_ = halo_guess(frame.b, frame.a, static_cast<double>(count(0)));
     // Slabs of about two thirds of the queries' room each (a sample's quantiles are not exact), and more until
     // every slab's halo holds no more than nine tenths of a tile by the sample's count, where more slabs can do
-    // that (a halo wider than a tile's share of the space cannot be helped: those directions go query by query).
+    // that. Where none does (a halo wider than a tile's share of the space: those slabs go query by query
+    // whatever their number), the first count is kept, as more slabs only cost more passes over the files
+    // (400,000 points at 8 MiB: 78 slabs took 4.7 s, 24 took 2.1-2.9 s).
     const uint64_t largest = std::max(count(0), count(1));
     uint64_t slabs = std::min<uint64_t>(kMostSlabs, std::max<uint64_t>(1, (3 * largest / 2 + query_room_ - 1) / query_room_));
     // The most points a slab's halo of `plan` holds, either direction, by the sample's count.
@@ -254,15 +256,19 @@ class Streamer {
       }
       return held;
     };
+    const uint64_t first_slabs = slabs;
+    bool fits = false;
     for (;;) {
       plan_ = plan_slabs(frame, static_cast<int>(slabs));
       const double held = most_held(plan_);
-      if (held <= 0.9 * static_cast<double>(tile_room_) || slabs >= kMostSlabs || plan_.slabs() < static_cast<int>(slabs)) break;
+      fits = held <= 0.9 * static_cast<double>(tile_room_);
+      if (fits || slabs >= kMostSlabs || plan_.slabs() < static_cast<int>(slabs)) break;
       // Where the halos alone hold more than a tile, no number of slabs helps: stop once more slabs gain little.
       const uint64_t more = std::min<uint64_t>(kMostSlabs, slabs * 5 / 4 + 1);
       if (most_held(plan_slabs(frame, static_cast<int>(more))) > 0.97 * held) break;
       slabs = more;
     }
+    if (!fits) plan_ = plan_slabs(frame, static_cast<int>(first_slabs));
     // Every slab's queries counted, and each file's bounds taken, in one pass over each file.
     for (int file = 0; file < 2; ++file) {
       slab_counts_[file].assign(plan_.slabs(), 0);
@@ -284,37 +290,48 @@ class Streamer {
 
   void hold(uint64_t bytes) { peak_ = std::max(peak_, bytes); }
 
-  // One direction: the fast way (each slab's X-HD over its halo, proven for the whole direction at once),
-  // and where that cannot be done or proven, every query's nearest kept and proven one by one.
+  // One direction, a slab at a time: the fast way (the slab's X-HD over its halo, proven for the slab by the
+  // halo's gap), and where that cannot be done or proven, every query of that slab's nearest kept and proven one
+  // by one. The slabs proven the fast way go first: their witness lets the slow slabs drop queries that cannot
+  // be it. A far outlier or a far cluster among the queries thus costs its own slab the slow search, not the whole
+  // direction.
   void direction(int source, int target, double halo, xhd_directed& out) {
     const auto start = std::chrono::steady_clock::now();
     PerPointWitness witness;
-    SlabRound round = by_slab_searches(source, target, halo, witness, out);
-    if (round == SlabRound::kUnproven) {
-      // Every slab was searched but the guess was too small to prove it (sparse sets, whose HD is many
-      // spacings; a sample of runs of records that each cover a corner of the space). The round's largest
-      // local answer bounds every query's true nearest from above, so a halo a little wider than it is
-      // proven by a second round (whose answers can only be smaller), unless its tiles outgrow the memory.
-      const double wider = std::sqrt(witness.dist2) * (1.0 + std::ldexp(1.0, -10));
-      witness = PerPointWitness();
-      out = xhd_directed{};
-      out.from_index = out.to_index = XHD_NO_INDEX;
-      if (wider_round_ && std::isfinite(wider) && wider > halo) round = by_slab_searches(source, target, wider, witness, out);
+    std::vector<int> slow;
+    // How many times each slab's queries were searched: the progress's total counts each query once.
+    std::vector<int> searches(plan_.slabs(), 0);
+    // One tile and query chunk for every slab's search: fresh ones a slab cost their pages' faults each time
+    // (10-20% of a 400,000-point compare at 24 MiB).
+    FilePoints queries(floats(source)), tile(floats(target));
+    tile.allocate(tile_room_);
+    queries.allocate(query_room_);  // every chunk holds at most this many: later allocations keep the storage
+    for (int w = 0; w < plan_.slabs(); ++w) {
+      const uint64_t in_slab = slab_counts_[source][w];
+      if (in_slab == 0) continue;
+      SlabAnswer answer = slab_search(source, target, w, halo, queries, tile, searches[w], out);
+      if (answer.state == SlabState::kUnproven && wider_round_) {
+        // The slab was searched but the guess was too small to prove it (sparse sets, whose HD is many
+        // spacings; a sample of runs of records that each cover a corner of the space). Its largest local
+        // answer bounds each of its queries' true nearest from above, so a halo a little wider than it is
+        // proven by a second search (whose answers can only be smaller), unless its tile outgrows the memory.
+        const double wider = std::sqrt(answer.witness.dist2) * (1.0 + std::ldexp(1.0, -10));
+        if (std::isfinite(wider) && wider > halo) answer = slab_search(source, target, w, wider, queries, tile, searches[w], out);
+      }
+      if (answer.state == SlabState::kSettled) witness.merge(answer.witness);
+      else slow.push_back(w);
     }
-    if (round != SlabRound::kSettled) {
-      witness = PerPointWitness();
-      out = xhd_directed{};
-      out.from_index = out.to_index = XHD_NO_INDEX;
-      ++streamed_.slow_directions;
-      const int cb = coordinate_bytes(source);
-      for (int w = 0; w < plan_.slabs(); ++w) {
-        const uint64_t in_slab = slab_counts_[source][w];
-        for (uint64_t skip = 0; skip < in_slab; skip += query_room_) {
-          const uint64_t n = std::min(query_room_, in_slab - skip);
-          hold(n * query_bytes(cb) + tile_room_ * target_bytes(coordinate_bytes(target)) +
-               largest_piece_ * uint64_t(std::max(cb, coordinate_bytes(target))) + held_by_readers());
-          chunk(source, target, w, skip, n, halo, witness, out);
-        }
+    if (!slow.empty()) ++streamed_.slow_directions;
+    streamed_.slow_slabs += slow.size();
+    const int cb = coordinate_bytes(source);
+    for (const int w : slow) {
+      const uint64_t in_slab = slab_counts_[source][w];
+      if (searches[w]++ > 0) progress_.add_to_total(in_slab);  // searched again
+      for (uint64_t skip = 0; skip < in_slab; skip += query_room_) {
+        const uint64_t n = std::min(query_room_, in_slab - skip);
+        hold(n * query_bytes(cb) + tile_room_ * target_bytes(coordinate_bytes(target)) +
+             largest_piece_ * uint64_t(std::max(cb, coordinate_bytes(target))) + held_by_readers());
+        chunk(source, target, w, skip, n, halo, witness, out);
       }
     }
     witness.write(out);
@@ -322,54 +339,56 @@ class Streamer {
     out.query_ms = ms - out.build_ms;
   }
 
-  // The fast way: for each slab (and chunk of its queries), the directed X-HD of its queries over the target's
-  // points within the halo (xhd_hausdorff: pruning, early break, the witness in double), merged by per_point.h's
-  // rule. Each slab's answer is at least its queries' true one (a part of the targets); when the largest is
-  // below the halo's gap, every query's nearest lay within its halo and the merge is the whole direction's
-  // (slab_split.h). kNotSearched where a slab's halo holds more targets than a tile or none for its queries;
-  // kUnproven, with the round's largest local answer in `witness`, where every slab was searched but the
-  // proof fails.
-  enum class SlabRound { kSettled, kUnproven, kNotSearched };
-  SlabRound by_slab_searches(int source, int target, double halo, PerPointWitness& witness, xhd_directed& out) {
+  // The fast way for slab w: the directed X-HD of each chunk of its queries over the target's points within the
+  // halo (xhd_hausdorff: pruning, early break, the witness in double), merged by per_point.h's rule. Each
+  // answer is at least its queries' true one (a part of the targets); when the slab's largest is below the
+  // halo's gap, every one of its queries' nearest lay within the halo and the slab's answer is the true one
+  // (slab_split.h). kNotSearched where the halo holds more targets than a tile, or none; kUnproven, with the
+  // slab's largest local answer in `witness`, where the proof fails.
+  enum class SlabState { kSettled, kUnproven, kNotSearched };
+  struct SlabAnswer {
+    SlabState state = SlabState::kNotSearched;
+    PerPointWitness witness;
+  };
+  // `searches` counts the searches of the slab's queries that ran.
+  SlabAnswer slab_search(int source, int target, int w, double halo, FilePoints& queries, FilePoints& tile, int& searches,
+                         xhd_directed& out) {
     const int cb = coordinate_bytes(source), tb = coordinate_bytes(target);
-    FilePoints queries(floats(source)), tile(floats(target));
-    tile.allocate(tile_room_);
-    for (int w = 0; w < plan_.slabs(); ++w) {
-      const uint64_t in_slab = slab_counts_[source][w];
-      if (in_slab == 0) continue;
-      bool fits = true;
-      tile.count = 0;
-      const Range halo_range = halo_of(w, halo);
-      pass(target, [&](const FilePoints& piece, const xhd_read_result&) {
-        if (fits) fits = gather(piece, tile, halo_range);
-      }, &halo_range);
-      if (!fits || tile.count == 0) return SlabRound::kNotSearched;
-      for (uint64_t skip = 0; skip < in_slab; skip += query_room_) {
-        const uint64_t n = std::min(query_room_, in_slab - skip);
-        hold(n * query_bytes(cb) + tile_room_ * target_bytes(tb) + largest_piece_ * uint64_t(std::max(cb, tb)) +
-             held_by_readers());
-        collect_queries(source, w, skip, n, queries);
-        const xhd_points qa = queries.view(), tp = tile.view();
-        xhd_hausdorff_options o{};
-        o.method = XHD_METHOD_GRID;
-        o.directions = XHD_DIRECTION_AB;
-        o.threads = threads_;
-        o.cell_size = options_.cell_size;
-        xhd_hausdorff_result r{};
-        if (xhd_hausdorff(&qa, &tp, &o, &r, nullptr) != XHD_OK)
-          throw std::runtime_error(std::string("streamed compare: ") + xhd_last_error());
-        out.build_ms += r.ab.build_ms;
-        out.distance_evals += r.ab.distance_evals;
-        out.pruned_queries += r.ab.pruned_queries;
-        out.exact_checks += r.ab.exact_checks;
-        const size_t q = static_cast<size_t>(r.ab.from_index), t = static_cast<size_t>(r.ab.to_index);
-        witness.offer(dist2(queries, q, tile, t), static_cast<int64_t>(queries.record[q]), static_cast<int64_t>(tile.record[t]));
-        progress_.add(n);
-      }
+    const uint64_t in_slab = slab_counts_[source][w];
+    tile.count = 0;
+    bool fits = true;
+    const Range halo_range = halo_of(w, halo);
+    pass(target, [&](const FilePoints& piece, const xhd_read_result&) {
+      if (fits) fits = gather(piece, tile, halo_range);
+    }, &halo_range);
+    SlabAnswer answer;
+    if (!fits || tile.count == 0) return answer;
+    if (searches++ > 0) progress_.add_to_total(in_slab);  // searched again
+    for (uint64_t skip = 0; skip < in_slab; skip += query_room_) {
+      const uint64_t n = std::min(query_room_, in_slab - skip);
+      hold(n * query_bytes(cb) + tile_room_ * target_bytes(tb) + largest_piece_ * uint64_t(std::max(cb, tb)) +
+           held_by_readers());
+      collect_queries(source, w, skip, n, queries);
+      const xhd_points qa = queries.view(), tp = tile.view();
+      xhd_hausdorff_options o{};
+      o.method = XHD_METHOD_GRID;
+      o.directions = XHD_DIRECTION_AB;
+      o.threads = threads_;
+      o.cell_size = options_.cell_size;
+      xhd_hausdorff_result r{};
+      if (xhd_hausdorff(&qa, &tp, &o, &r, nullptr) != XHD_OK)
+        throw std::runtime_error(std::string("streamed compare: ") + xhd_last_error());
+      out.build_ms += r.ab.build_ms;
+      out.distance_evals += r.ab.distance_evals;
+      out.pruned_queries += r.ab.pruned_queries;
+      out.exact_checks += r.ab.exact_checks;
+      const size_t q = static_cast<size_t>(r.ab.from_index), t = static_cast<size_t>(r.ab.to_index);
+      answer.witness.offer(dist2(queries, q, tile, t), static_cast<int64_t>(queries.record[q]),
+                           static_cast<int64_t>(tile.record[t]));
+      progress_.add(n);
     }
-    if (halo_settles(witness.dist2, halo_gap(plan_, halo))) return SlabRound::kSettled;
-    progress_.add_to_total(count(source));  // searched again
-    return SlabRound::kUnproven;
+    answer.state = halo_settles(answer.witness.dist2, halo_gap(plan_, halo)) ? SlabState::kSettled : SlabState::kUnproven;
+    return answer;
   }
 
   // exact_dist2's formula over the files' own values.

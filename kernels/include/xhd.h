@@ -482,8 +482,8 @@ typedef struct xhd_streamed {
   uint64_t second_pass_queries; /* out: queries searched again beyond their first halo */
   int32_t bad_file;      /* out: -1, or the file (0: a, 1: b) whose read found `read`; nothing else is then
                             to be read from the result */
-  int32_t slow_directions; /* out: directions whose slabs' searches were not proven (or a slab's halo held more
-                              than a tile): searched again keeping every query's nearest */
+  int32_t slow_directions; /* out: directions with a slab whose search was not proven (or whose halo held more
+                              than a tile): that slab's queries searched again keeping every query's nearest */
   xhd_read_result read; /* out: that problem (record: the file's own record number) */
   double min_a[3];      /* out: the bounds of each file's points, as xhd_read_result gives them */
   double max_a[3];
@@ -491,6 +491,8 @@ typedef struct xhd_streamed {
   double max_b[3];
   uint64_t skipped_records; /* out: records of LAZ chunks that passes needing only a slab or halo did not decode,
                                an earlier decode having shown them to lie outside it */
+  uint64_t slow_slabs;      /* out: slabs, both directions counted, whose queries went query by query (those of
+                               slow_directions); the other slabs' searches were proven by their halos */
 } xhd_streamed;
 
 /* The Hausdorff distance of the two files' points as xhd_hausdorff computes it over the same values (the

@@ -269,12 +269,27 @@ TEST(streamed_compare_searches_again_where_the_first_halo_falls_short) {
   const xhd_streamed proven = check_streamed(PlySet(a, true), PlySet(shifted(a, 0.001), true), 1500000);
   CHECK_EQ(proven.slow_directions, 0);
   CHECK(s.passes > proven.passes);
-  // A far outlier first in A (so the plan's sample holds it): no halo that proves A -> B fits the memory (nor
-  // B -> A's first guess, which the outlier's box widens), so the query-by-query search answers.
+  // A far outlier first in A (so the plan's sample holds it): no halo that proves the outlier's slab of A -> B
+  // fits the memory, so that slab's queries are searched query by query; the other slabs, and B -> A, whose
+  // guesses are measured over the bulk of the sample, are proven by their halos.
   std::vector<double> outlier = {40.0, 0.5, 0.5};
   outlier.insert(outlier.end(), a.begin(), a.end());
   const xhd_streamed slow = check_streamed(PlySet(outlier, true), PlySet(b, true), 1500000);
-  CHECK(slow.slow_directions >= 1);
+  CHECK(slow.slabs > 4);
+  CHECK_EQ(slow.slow_directions, 1);
+  CHECK_EQ(slow.slow_slabs, 1u);
+  // A far cluster, 2% of A's points in a box of side 1e-3 and all in the sample's first runs: the same, its slab
+  // alone searched slowly. (A far group as long as the bulk along the plan's axis would reach every slab.)
+  std::vector<double> cluster = a;
+  for (size_t i = 0; i < cluster.size() / 50; i += 3) {
+    cluster[i] = 1e7 + 1e-4 * (i % 7);
+    cluster[i + 1] = 0.5 + 1e-4 * (i % 11);
+    cluster[i + 2] = 0.5 + 1e-4 * (i % 13);
+  }
+  const xhd_streamed clustered = check_streamed(PlySet(cluster, true), PlySet(b, true), 1500000);
+  CHECK(clustered.slabs > 4);
+  CHECK_EQ(clustered.slow_directions, 1);
+  CHECK_EQ(clustered.slow_slabs, 1u);
   // Far apart: every query's nearest lies in another slab's space.
   const std::vector<double> c = xhd_test::uniform_points(rng, 5000, 0.0, 1.0);
   const std::vector<double> d = xhd_test::uniform_points(rng, 5000, 3.0, 1.0);

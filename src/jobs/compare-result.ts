@@ -183,7 +183,7 @@ export interface CompareResult {
   timingsMs: { read: number; sample: number; upload: number; build: number; query: number; download: number; stats: number; total: number };
   notes: string[];
   /** Set when the points were streamed from the files (--memory-limit on the CPU backend): how. */
-  streamed?: { memoryLimit: number; slabs: number; passes: number; slowDirections: number; secondPassQueries: number; skippedRecords: number };
+  streamed?: { memoryLimit: number; slabs: number; passes: number; slowDirections: number; slowSlabs: number; secondPassQueries: number; skippedRecords: number };
   /** With options.shard: this shard's slices, their maxima and witnesses (and distances for the statistics). */
   shardPart?: ShardPart;
 }

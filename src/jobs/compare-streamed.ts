@@ -137,12 +137,17 @@ async function compareStreamed(a: PointFile, b: PointFile, limit: number, thread
     // Reading is part of the streamed search: all of it is counted as the query.
     timingsMs: timings(started, 0, { build: raw.ab.build_ms + (directed ? 0 : raw.ba.build_ms), query: raw.ab.query_ms + (directed ? 0 : raw.ba.query_ms) }),
     streamed: { memoryLimit: limit, slabs: streamed.slabs, passes: streamed.passes, slowDirections: streamed.slow_directions,
-      secondPassQueries: Number(streamed.second_pass_queries), skippedRecords: Number(streamed.skipped_records) },
+      slowSlabs: Number(streamed.slow_slabs), secondPassQueries: Number(streamed.second_pass_queries), skippedRecords: Number(streamed.skipped_records) },
     notes: [...inputNotes(ga, gb), `streamed from the files within --memory-limit ${formatBytes(limit)}: ${streamed.slabs} slab${streamed.slabs === 1 ? '' : 's'}, ` +
       `${streamed.passes} passes over the files` +
-      (streamed.slow_directions > 0 ? `; ${streamed.slow_directions} direction${streamed.slow_directions === 1 ? '' : 's'} searched again query by query` +
-        ` (their halo did not prove the slabs' answer)${Number(streamed.second_pass_queries) > 0 ? `, ${Number(streamed.second_pass_queries)} queries beyond their first halo` : ''}` : '')],
+      (streamed.slow_directions > 0 ? `; ${slowSlabs(Number(streamed.slow_slabs), streamed.slow_directions)} searched again query by query` +
+        ` (their halo did not prove the slab's answer)${Number(streamed.second_pass_queries) > 0 ? `, ${Number(streamed.second_pass_queries)} queries beyond their first halo` : ''}` : '')],
   };
+}
+
+/** "1 slab of 1 direction", "3 slabs of 2 directions": what the note says went query by query. */
+function slowSlabs(slabs: number, directions: number): string {
+  return `${slabs} slab${slabs === 1 ? '' : 's'} of ${directions} direction${directions === 1 ? '' : 's'}`;
 }
 
 /** One record's point, read from its file by the CPU library's reader (z = 0 in 2D). */

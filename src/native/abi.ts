@@ -276,6 +276,7 @@ export const STREAMED = declareStruct('xhd_streamed', {
   min_b: ['double', 3],
   max_b: ['double', 3],
   skipped_records: 'uint64_t',
+  slow_slabs: 'uint64_t',
 });
 export const DELIMITED_LAYOUT = declareStruct('xhd_delimited_layout', {
   slots: 'const int8_t *',

@@ -95,7 +95,7 @@ export function compareJson(r: CompareResult) {
     device: deviceJson(r.device),
     peak_device_memory_bytes: r.peakDeviceBytes,
     query_chunks: r.queryChunks,
-    ...(r.streamed ? { streamed: { memory_limit_bytes: r.streamed.memoryLimit, slabs: r.streamed.slabs, passes: r.streamed.passes, slow_directions: r.streamed.slowDirections, second_pass_queries: r.streamed.secondPassQueries,
+    ...(r.streamed ? { streamed: { memory_limit_bytes: r.streamed.memoryLimit, slabs: r.streamed.slabs, passes: r.streamed.passes, slow_directions: r.streamed.slowDirections, slow_slabs: r.streamed.slowSlabs, second_pass_queries: r.streamed.secondPassQueries,
       skipped_records: r.streamed.skippedRecords } } : {}),
     ...(r.placement ? { devices: r.placement.devices, workers: r.placement.workers, target_tiles: r.placement.targetTiles, memory_limit_bytes: r.placement.memoryLimit, split_by_space: r.placement.splitBySpace } : {}),
     bbox_diagonal: r.bboxDiagonal,
