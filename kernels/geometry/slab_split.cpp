@@ -45,11 +45,12 @@ void for_sample(const FramedSet& set, Visit&& visit) {
 struct SampleBox {
   double min[3] = {kInfinity, kInfinity, kInfinity};
   double max[3] = {-kInfinity, -kInfinity, -kInfinity};
+  bool far_points_left_out = false;  // bulk_sample_box took wider tails than the 0.1% ones
   bool empty() const { return !(min[0] <= max[0]); }
 };
 
 // The box of the bulk of a set's spread sample: per axis its values between the 0.1% and 99.9% quantiles, or
-// between wider tails (1%, then 5%) where the narrower box is stretched over a far cluster that the 5% box
+// between wider tails (1%, 5%, then 15%) where the narrower box is stretched over a far cluster that the 15% box
 // leaves out (more than 16 times its size: bulk_box.h's test). The plan's axis and the halo guesses' lower bound
 // and spacing are measured over it, not over the whole sample: one point at 1e9 in a streamed compare's sample
 // made the outlier's axis the plan's and every halo the whole space, so that both directions went query by
@@ -60,17 +61,19 @@ SampleBox bulk_sample_box(const FramedSet& set) {
   const std::vector<double>& xyz = spread_sample(set);
   SampleBox box;
   if (xyz.empty()) return box;
-  constexpr double kTails[] = {0.001, 0.01, 0.05};
-  Extent3 tails[3];
+  constexpr int kLevels = 4;
+  constexpr double kTails[kLevels] = {0.001, 0.01, 0.05, 0.15};
+  Extent3 tails[kLevels];
   std::vector<double> values(xyz.size() / 3);
   for (int k = 0; k < 3; ++k) {
     for (size_t j = 0; j < values.size(); ++j) values[j] = xyz[3 * j + k];
-    for (int t = 0; t < 3; ++t) tail_quantiles(values, kTails[t], tails[t].lo[k], tails[t].hi[k]);
+    for (int t = 0; t < kLevels; ++t) tail_quantiles(values, kTails[t], tails[t].lo[k], tails[t].hi[k]);
   }
   // The narrowest tails' box not stretched over the widest's (a cluster of 1% of the sample is inside the first
   // two boxes, which are then alike: each is compared with the widest).
   int bulk = 0;
-  while (bulk < 2 && stretched_over_core(tails[bulk], tails[2])) ++bulk;
+  while (bulk < kLevels - 1 && stretched_over_core(tails[bulk], tails[kLevels - 1])) ++bulk;
+  box.far_points_left_out = bulk > 0;
   // Uniform data between the quantiles at tail t spans 1 - 2t of its whole range: widened by as much on each side,
   // the box is about the bulk's whole at every tail, so that the lower bound of a set boxed at 5% against one boxed
   // at 0.1% is not the shrinking's gap.
@@ -139,8 +142,12 @@ double halo_guess(const FramedSet& source, const FramedSet& target) {
 double halo_guess(const FramedSet& source, const FramedSet& target, double target_points) {
   const SampleBox s = bulk_sample_box(source), t = bulk_sample_box(target);
   if (s.empty() || t.empty()) return 0.0;
+  // The boxes' lower bound, where the source's box is its whole but for a few points: a source with a far cluster
+  // has a large HD anyway, and its box's widening (uniform data's, about its own median) can leave a gap of a few
+  // percent of it to a target box it truly lies in, which as a halo sent a 200,000-point compare's slabs query by
+  // query.
   double lower = 0.0;
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < 3 && !s.far_points_left_out; ++k) {
     double across = 0.0;  // the face's distance to the target's box along the other axes
     for (int j = 0; j < 3; ++j)
       if (j != k) across += std::pow(interval_gap(s.min[j], s.max[j], t.min[j], t.max[j]), 2);
