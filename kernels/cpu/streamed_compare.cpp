@@ -368,11 +368,7 @@ class Streamer {
            held_by_readers());
       collect_queries(source, w, skip, n, queries);
       const xhd_points qa = queries.view(), tp = tile.view();
-      xhd_hausdorff_options o{};
-      o.method = XHD_METHOD_GRID;
-      o.directions = XHD_DIRECTION_AB;
-      o.threads = threads_;
-      o.cell_size = options_.cell_size;
+      const xhd_hausdorff_options o = one_direction();
       xhd_hausdorff_result r{};
       if (xhd_hausdorff(&qa, &tp, &o, &r, nullptr) != XHD_OK)
         throw std::runtime_error(std::string("streamed compare: ") + xhd_last_error());
@@ -387,6 +383,16 @@ class Streamer {
     }
     answer.state = halo_settles(answer.witness.dist2, halo_gap(plan_, halo)) ? SlabState::kSettled : SlabState::kUnproven;
     return answer;
+  }
+
+  // The grid method, A -> B only, on this compare's threads and cell size: each slab's and tile's search.
+  xhd_hausdorff_options one_direction() const {
+    xhd_hausdorff_options o{};
+    o.method = XHD_METHOD_GRID;
+    o.directions = XHD_DIRECTION_AB;
+    o.threads = threads_;
+    o.cell_size = options_.cell_size;
+    return o;
   }
 
   // exact_dist2's formula over the files' own values.
@@ -560,11 +566,7 @@ class Streamer {
     std::vector<int64_t> nearest(which.size());
     xhd_per_point outputs{};
     outputs.nearest_ab = nearest.data();
-    xhd_hausdorff_options o{};
-    o.method = XHD_METHOD_GRID;
-    o.directions = XHD_DIRECTION_AB;
-    o.threads = threads_;
-    o.cell_size = options_.cell_size;
+    const xhd_hausdorff_options o = one_direction();
     xhd_hausdorff_result found{};
     if (xhd_points_compare(&qa, &tb, &o, &outputs, &found, nullptr) != XHD_OK)
       throw std::runtime_error(std::string("streamed compare: ") + xhd_last_error());
