@@ -53,6 +53,11 @@ struct FramedSet {
     const void* truth = nullptr;
     size_t count = 0;
     std::vector<double> xyz;
+    // The box of the sample's bulk (slab_split.cpp's bulk_sample_box), kept once measured: the plan's search for a
+    // slab count and both halo guesses ask for it again.
+    mutable bool bulk_known = false;
+    mutable bool far_points_left_out = false;
+    mutable double bulk_min[3] = {0, 0, 0}, bulk_max[3] = {0, 0, 0};
   };
   mutable std::shared_ptr<const Sample> spread_sample;
 

@@ -57,8 +57,7 @@ struct SampleBox {
 // query (2.7 times as long on a 400,000-point pair). Widened only by what the tails cut off uniform data, not
 // as the frames' bulk boxes are (by the quantiles' distance on each side), which would put the lower bound of
 // a guess a box's width away from the data. A guess's box: one a little off the bulk only costs a wider search.
-SampleBox bulk_sample_box(const FramedSet& set) {
-  const std::vector<double>& xyz = spread_sample(set);
+SampleBox measure_bulk_sample_box(const std::vector<double>& xyz) {
   SampleBox box;
   if (xyz.empty()) return box;
   constexpr int kLevels = 4;
@@ -83,6 +82,25 @@ SampleBox bulk_sample_box(const FramedSet& set) {
     box.min[k] = lo - widen * (hi - lo);
     box.max[k] = hi + widen * (hi - lo);
   }
+  return box;
+}
+
+// measure_bulk_sample_box of the set's spread sample, measured once a sample.
+SampleBox bulk_sample_box(const FramedSet& set) {
+  const std::vector<double>& xyz = spread_sample(set);
+  const FramedSet::Sample& kept = *set.spread_sample;
+  SampleBox box;
+  if (!kept.bulk_known) {
+    box = measure_bulk_sample_box(xyz);
+    std::copy(box.min, box.min + 3, kept.bulk_min);
+    std::copy(box.max, box.max + 3, kept.bulk_max);
+    kept.far_points_left_out = box.far_points_left_out;
+    kept.bulk_known = true;
+    return box;
+  }
+  std::copy(kept.bulk_min, kept.bulk_min + 3, box.min);
+  std::copy(kept.bulk_max, kept.bulk_max + 3, box.max);
+  box.far_points_left_out = kept.far_points_left_out;
   return box;
 }
 
