@@ -25,11 +25,14 @@ struct Leftover {
   uint32_t triangle;
 };
 
-// A triangle of a plain scan, tested with no box first (the scan runs where nearly every triangle ties);
-// the same evaluation and tie rule as offer_grid_triangle.
+// A triangle of a plain scan, tested with no padded box first (the scan runs where nearly every triangle
+// ties); the same evaluation and tie rule as offer_grid_triangle.
 void offer_every_triangle(const TriangleGridView& g, uint32_t t, Dvec3 p, NearestTriangle& best) {
   const Corners c = grid_corners(g, t);
-  const SurfacePoint s = closest_on_triangle(p, c.a, c.b, c.c);
+  const CornerBox box = corner_box(c.a, c.b, c.c);
+  const double box_d2 = corner_box_dist2(p, box.lo, box.hi);
+  if (cannot_win(box_d2, t, best.d2, best.triangle)) return;
+  const SurfacePoint s = surface_value(p, c.a, c.b, c.c, box_d2);
   if (s.d2 < best.d2 || (s.d2 == best.d2 && t < best.triangle)) {
     best.d2 = s.d2;
     best.at = s.at;

@@ -106,7 +106,8 @@ void run_bvh(DeviceMemory& memory, cudaStream_t stream, const SurfaceFrame& fram
              uint32_t count, const SurfaceOutputs& out, xhd_surface_result& result) {
   const auto build_start = std::chrono::steady_clock::now();
   const TriangleBvh bvh =
-      build_triangle_bvh(frame.vertices(), frame.vertex_truth(), mesh.triangles, mesh.triangle_count, frame.origin());
+      build_triangle_bvh(frame.vertices(), frame.vertex_truth(), mesh.triangles, mesh.triangle_count, frame.origin(),
+                         false);
   result.build_ms += elapsed_ms(build_start);
   EventTimer timer(stream);
   timer.start();
@@ -120,7 +121,8 @@ void run_bvh(DeviceMemory& memory, cudaStream_t stream, const SurfaceFrame& fram
                      nodes.get(),
                      bvh.corners.empty() ? nullptr : corners.get(),
                      bvh.corners64.empty() ? nullptr : corners64.get(),
-                     ids.get()};
+                     ids.get(),
+                     nullptr};  // no tie boxes on the device: the margins' pruning alone, the same answers
   bvh_surface_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(view, seeds_from, points.truth, order, seed,
                                                                            count, out);
   XHD_CUDA_LAUNCHED("bvh_surface_kernel");

@@ -117,7 +117,8 @@ XHD_HD EdgeSide edge_side(Dvec3 w, Dvec3 e, Dvec3 n) {
 //     outside; when X is inside, an unsure side puts X within delta = 46u (h + 2 diam) of its line, so within
 //     delta of T's boundary (the perpendicular to that line leaves T' before reaching it), at a distance
 //     sqrt(h^2 + delta^2), at most delta^2 / 2h < 2^-90 h above h when h >= diam, else delta <= 138u diam.
-// So every backend's value is this function's, and the searches' filters need to reach only 2^-49 D +
+// So every backend's value (surface_value below, this one raised at most to its box's square, itself at most
+// the true square to 5u) is within that bound, and the searches' filters need to reach only 2^-49 D +
 // 2^-45 diam past a triangle (surface_bounds.h), where the plain evaluation (inside tests from cross products
 // of p - a, p - b, p - c, whose rounding grows with |p - a|^2) could be off by 2^-21 of the distance at 6.5e10.
 XHD_HD SurfacePoint closest_on_triangle_local(Dvec3 ap, Dvec3 ab, Dvec3 ac) {
@@ -153,6 +154,56 @@ XHD_HD SurfacePoint closest_on_segment(Dvec3 p, Dvec3 a, Dvec3 b) {
 // Exact closest point of the triangle to p: its squared distance, and the point in p's coordinates.
 XHD_HD SurfacePoint closest_on_triangle(Dvec3 p, Dvec3 a, Dvec3 b, Dvec3 c) {
   return shifted(closest_on_triangle_local(dsub(p, a), dsub(b, a), dsub(c, a)), a);
+}
+
+// The box of corners a, b, c: their exact least and greatest coordinate per axis.
+struct CornerBox {
+  double lo[3], hi[3];
+};
+
+XHD_HD CornerBox corner_box(Dvec3 a, Dvec3 b, Dvec3 c) {
+  const double x[3][3] = {{a.x, a.y, a.z}, {b.x, b.y, b.z}, {c.x, c.y, c.z}};
+  CornerBox box;
+  for (int k = 0; k < 3; ++k) {
+    // Plain comparisons: fmin/fmax would be library calls on the host.
+    box.lo[k] = x[0][k] < x[1][k] ? (x[0][k] < x[2][k] ? x[0][k] : x[2][k]) : (x[1][k] < x[2][k] ? x[1][k] : x[2][k]);
+    box.hi[k] = x[0][k] > x[1][k] ? (x[0][k] > x[2][k] ? x[0][k] : x[2][k]) : (x[1][k] > x[2][k] ? x[1][k] : x[2][k]);
+  }
+  return box;
+}
+
+// Squared distance from p to the box [lo, hi] (exact doubles), computed always the same way: per axis
+// e = lo - p below, p - hi above, else 0, then (e0^2 + e1^2) + e2^2. Every step rounds monotonically, so a box
+// that holds another gives at most the other's value, bit for bit: a hierarchy node's box of its triangles'
+// corner boxes bounds each of their surface values below exactly, with no margin (the build's
+// -ffp-contract=off and --fmad=false keep the steps as written).
+XHD_HD double corner_box_dist2(Dvec3 p, const double lo[3], const double hi[3]) {
+  const double q[3] = {p.x, p.y, p.z};
+  double e[3];
+  for (int k = 0; k < 3; ++k) e[k] = q[k] < lo[k] ? lo[k] - q[k] : (q[k] > hi[k] ? q[k] - hi[k] : 0.0);
+  return (e[0] * e[0] + e[1] * e[1]) + e[2] * e[2];
+}
+
+// The surface value of a triangle at p, the squared distance every search and the reference compare: the
+// closest point's computed square (closest_on_triangle), raised to the corner box's square (corner_box_dist2,
+// passed in) where that is larger. The box's square is at most the true square to 5u, below the bound above,
+// so the value keeps that bound. Why the box: a query far from a flat part of a mesh (1e10 away from a face of
+// 638 coplanar triangles) has its computed distances to all of them tie within rounding, and the nearest
+// (ties to the smallest index) would need every one evaluated. Each value is at least its box's square, and a
+// node's box square is at most that (monotone rounding), so a search skips any box whose square exceeds the
+// best value, or equals it with every triangle inside of a larger index than the best's: exact pruning of
+// rounding ties, with no evaluation. Far away the box squares of a face's triangles round alike, and so do
+// most of their values.
+XHD_HD SurfacePoint surface_value(Dvec3 p, Dvec3 a, Dvec3 b, Dvec3 c, double box_d2) {
+  SurfacePoint s = closest_on_triangle(p, a, b, c);
+  if (box_d2 > s.d2) s.d2 = box_d2;
+  return s;
+}
+
+// Whether a triangle (or every triangle of a node) whose corner-box square is box_d2 and whose index is at
+// least `least` can no longer win against the best value best_d2 of triangle best (ties to the smallest index).
+XHD_HD bool cannot_win(double box_d2, uint32_t least, double best_d2, uint32_t best) {
+  return box_d2 > best_d2 || (box_d2 == best_d2 && least >= best);
 }
 
 // Squared distance from p to the nearest point of a float box, in double: a lower bound of the

@@ -5,9 +5,10 @@
 //
 // Evaluation error. closest_on_triangle (point_triangle.h) proves its computed distance d_c(T) (the root of the
 // computed square) within 12.2u dist(p, T) + 204u diam(T) of the true distance, u = 2^-53, diam(T) the longest
-// edge: its inside decision is made only where rounding cannot flip it, so the error grows with the distance
-// and the triangle's size alone, never with |p - a|^2. With E = the largest extent of T's box (diam(T) <=
-// 3^0.5 E): e(T) = 2^-49 dist(p, T) + 2^-44 E bounds it with room to spare.
+// edge, and surface_value (the value every search and the reference compare) keeps that bound: the inside
+// decision is made only where rounding cannot flip it, so the error grows with the distance and the triangle's
+// size alone, never with |p - a|^2. With E = the largest extent of T's box (diam(T) <= 3^0.5 E):
+// e(T) = 2^-49 dist(p, T) + 2^-44 E bounds it with room to spare.
 //
 // Lemma W (who can still win). Let b^2 be the best computed square so far. A triangle that can still win or
 // tie has d_c(T) <= b, so dist(p, T) (1 - 2^-49) <= b + 2^-44 E, hence

@@ -1,7 +1,7 @@
-// The double-precision reference for one point against a mesh: every triangle, in triangle order, over the
-// input's own coordinates, the first of equally near triangles kept (ties to the smallest index). The brute
-// point-to-surface method runs it for every point; a surface compare runs it for each direction's witness,
-// which so gets the triangle and closest point the reference gives, on every backend.
+// The double-precision reference for one point against a mesh: every triangle's surface value (point_triangle.h),
+// in triangle order, over the input's own coordinates, the first of equally near triangles kept (ties to the
+// smallest index). The brute point-to-surface method runs it for every point; a surface compare runs it for each
+// direction's witness, which so gets the triangle and closest point the reference gives, on every backend.
 #pragma once
 
 #include <cmath>
@@ -22,8 +22,9 @@ inline BruteNearest nearest_triangle_brute(const PointTruth& vertices, const uin
   BruteNearest out{{static_cast<double>(INFINITY), {0.0, 0.0, 0.0}}, 0};
   for (uint64_t t = 0; t < count; ++t) {
     const uint32_t* v = triangles + 3 * t;
-    const SurfacePoint s =
-        closest_on_triangle(p, truth_point(vertices, v[0]), truth_point(vertices, v[1]), truth_point(vertices, v[2]));
+    const Dvec3 a = truth_point(vertices, v[0]), b = truth_point(vertices, v[1]), c = truth_point(vertices, v[2]);
+    const CornerBox box = corner_box(a, b, c);
+    const SurfacePoint s = surface_value(p, a, b, c, corner_box_dist2(p, box.lo, box.hi));
     if (s.d2 < out.best.d2) {
       out.best = s;
       out.triangle = static_cast<uint32_t>(t);

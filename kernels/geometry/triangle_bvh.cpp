@@ -68,10 +68,36 @@ Box leaf_box(const TriangleBvh& bvh, uint32_t first, uint32_t count) {
   return box;
 }
 
+// The tie box of the triangles in slots [first, first + count): their corners' exact extent, least index.
+BvhTieBox leaf_tie_box(const TriangleBvh& bvh, uint32_t first, uint32_t count) {
+  BvhTieBox tie{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0xffffffffu};
+  for (uint32_t s = first; s < first + count; ++s) {
+    tie.least = std::min(tie.least, bvh.triangle[s]);
+    for (int c = 0; c < 3; ++c)
+      for (int k = 0; k < 3; ++k) {
+        const size_t at = 9ull * s + 3 * c + k;
+        const double v = bvh.corners64.empty() ? static_cast<double>(bvh.corners[at]) : bvh.corners64[at];
+        tie.lo[k] = std::min(tie.lo[k], v);
+        tie.hi[k] = std::max(tie.hi[k], v);
+      }
+  }
+  return tie;
+}
+
+BvhTieBox merged(const BvhTieBox& a, const BvhTieBox& b) {
+  BvhTieBox m;
+  for (int k = 0; k < 3; ++k) {
+    m.lo[k] = std::min(a.lo[k], b.lo[k]);
+    m.hi[k] = std::max(a.hi[k], b.hi[k]);
+  }
+  m.least = std::min(a.least, b.least);
+  return m;
+}
+
 }  // namespace
 
 TriangleBvh build_triangle_bvh(const float* xyz, PointTruth truth, const uint32_t* triangles, uint64_t count,
-                               const double origin[3]) {
+                               const double origin[3], bool tie_boxes) {
   TriangleBvh bvh;
   for (int k = 0; k < 3; ++k) bvh.origin[k] = origin[k];
   const std::vector<uint32_t> sorted = triangle_morton_order(xyz, triangles, count);
@@ -112,15 +138,18 @@ TriangleBvh build_triangle_bvh(const float* xyz, PointTruth truth, const uint32_
     bvh.nodes.push_back({});
     bvh.nodes.push_back({});
   }
+  if (tie_boxes) bvh.ties.resize(bvh.nodes.size());
   for (size_t i = bvh.nodes.size(); i-- > 0;) {
     BvhNode& node = bvh.nodes[i];
     box_make_empty(node.box);
     if (node.count > 0) {
       // Leaves bound their triangles (leaf_box); parents merge their children.
       node.box = leaf_box(bvh, node.first, node.count);
+      if (tie_boxes) bvh.ties[i] = leaf_tie_box(bvh, node.first, node.count);
     } else {
       box_merge(node.box, bvh.nodes[node.first].box);
       box_merge(node.box, bvh.nodes[node.first + 1].box);
+      if (tie_boxes) bvh.ties[i] = merged(bvh.ties[node.first], bvh.ties[node.first + 1]);
     }
   }
   return bvh;

@@ -111,13 +111,12 @@ struct TriangleBox {
 };
 
 XHD_HD TriangleBox triangle_box(const Corners& t) {
-  const double a[3] = {t.a.x, t.a.y, t.a.z}, b[3] = {t.b.x, t.b.y, t.b.z}, c[3] = {t.c.x, t.c.y, t.c.z};
+  const CornerBox corners = corner_box(t.a, t.b, t.c);
   TriangleBox box;
   double extent = 0.0, magnitude = 0.0;
   for (int k = 0; k < 3; ++k) {
-    // Plain comparisons: the coordinates are finite, and fmin/fmax would be library calls on the host.
-    box.lo[k] = a[k] < b[k] ? (a[k] < c[k] ? a[k] : c[k]) : (b[k] < c[k] ? b[k] : c[k]);
-    box.hi[k] = a[k] > b[k] ? (a[k] > c[k] ? a[k] : c[k]) : (b[k] > c[k] ? b[k] : c[k]);
+    box.lo[k] = corners.lo[k];
+    box.hi[k] = corners.hi[k];
     const double e = box.hi[k] - box.lo[k], m = fabs(box.lo[k]) > fabs(box.hi[k]) ? fabs(box.lo[k]) : fabs(box.hi[k]);
     extent = e > extent ? e : extent;
     magnitude = m > magnitude ? m : magnitude;
@@ -142,9 +141,12 @@ XHD_HD double triangle_box_dist2(Dvec3 p, const TriangleBox& box) {
 // p in the input's own coordinates.
 XHD_HD void offer_grid_triangle(const TriangleGridView& g, uint32_t t, Dvec3 p, NearestTriangle& best) {
   const Corners c = grid_corners(g, t);
-  // Cheap bound first: most listed triangles are farther.
-  if (triangle_box_dist2(p, triangle_box(c)) > surface_reach2(best.d2)) return;
-  const SurfacePoint s = closest_on_triangle(p, c.a, c.b, c.c);
+  const TriangleBox box = triangle_box(c);
+  // Cheap bounds first: most listed triangles are farther, and a rounding tie of a larger index cannot win.
+  if (triangle_box_dist2(p, box) > surface_reach2(best.d2)) return;
+  const double box_d2 = corner_box_dist2(p, box.lo, box.hi);
+  if (cannot_win(box_d2, t, best.d2, best.triangle)) return;
+  const SurfacePoint s = surface_value(p, c.a, c.b, c.c, box_d2);
   ++best.tests;
   if (s.d2 < best.d2 || (s.d2 == best.d2 && t < best.triangle)) {
     best.d2 = s.d2;

@@ -75,22 +75,25 @@ double longest_edge(Dvec3 a, Dvec3 b, Dvec3 c) {
 long g_cases = 0;
 double g_worst = 0.0;  // largest error seen, as a fraction of the proven bound
 
-// The computed distance is within the proven bound of the truth, and its closest point within the triangle's
-// reach of the distance (a looser sanity check of the point the witness reports).
+// The computed distance and the surface value are within the proven bound of the truth.
 void check_bound(Dvec3 p, Dvec3 a, Dvec3 b, Dvec3 c, const char* what) {
   constexpr double u = 0x1.0p-53;
-  const xhd::SurfacePoint s = xhd::closest_on_triangle(p, a, b, c);
   const Quad truth = true_distance(p, a, b, c);
-  CHECK(std::isfinite(s.d2));
-  const Quad computed = qsqrt(s.d2);
   const double diam = longest_edge(a, b, c);
   const double bound = 12.2 * u * static_cast<double>(truth) + 204.0 * u * diam;
-  const double error = static_cast<double>(computed > truth ? computed - truth : truth - computed);
-  ++g_cases;
-  g_worst = std::max(g_worst, bound > 0 ? error / bound : (error > 0 ? INFINITY : 0.0));
-  if (!CHECK(error <= bound))
-    std::fprintf(stderr, "  %s: p (%.17g, %.17g, %.17g), error %.3g > bound %.3g (distance %.17g)\n", what, p.x, p.y,
-                 p.z, error, bound, static_cast<double>(truth));
+  // The closest point's square, and the surface value the searches compare (raised to the corner box's square).
+  const xhd::CornerBox box = xhd::corner_box(a, b, c);
+  for (const double d2 : {xhd::closest_on_triangle(p, a, b, c).d2,
+                          xhd::surface_value(p, a, b, c, xhd::corner_box_dist2(p, box.lo, box.hi)).d2}) {
+    CHECK(std::isfinite(d2));
+    const Quad computed = qsqrt(d2);
+    const double error = static_cast<double>(computed > truth ? computed - truth : truth - computed);
+    ++g_cases;
+    g_worst = std::max(g_worst, bound > 0 ? error / bound : (error > 0 ? INFINITY : 0.0));
+    if (!CHECK(error <= bound))
+      std::fprintf(stderr, "  %s: p (%.17g, %.17g, %.17g), error %.3g > bound %.3g (distance %.17g)\n", what, p.x,
+                   p.y, p.z, error, bound, static_cast<double>(truth));
+  }
 }
 
 Dvec3 add(Dvec3 a, Dvec3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
