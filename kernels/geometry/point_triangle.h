@@ -161,15 +161,14 @@ struct CornerBox {
   double lo[3], hi[3];
 };
 
+// The least and greatest of three coordinates (finite): plain comparisons, as fmin/fmax would be library calls
+// on the host.
+XHD_HD double least_of(double a, double b, double c) { return a < b ? (a < c ? a : c) : (b < c ? b : c); }
+XHD_HD double greatest_of(double a, double b, double c) { return a > b ? (a > c ? a : c) : (b > c ? b : c); }
+
 XHD_HD CornerBox corner_box(Dvec3 a, Dvec3 b, Dvec3 c) {
-  const double x[3][3] = {{a.x, a.y, a.z}, {b.x, b.y, b.z}, {c.x, c.y, c.z}};
-  CornerBox box;
-  for (int k = 0; k < 3; ++k) {
-    // Plain comparisons: fmin/fmax would be library calls on the host.
-    box.lo[k] = x[0][k] < x[1][k] ? (x[0][k] < x[2][k] ? x[0][k] : x[2][k]) : (x[1][k] < x[2][k] ? x[1][k] : x[2][k]);
-    box.hi[k] = x[0][k] > x[1][k] ? (x[0][k] > x[2][k] ? x[0][k] : x[2][k]) : (x[1][k] > x[2][k] ? x[1][k] : x[2][k]);
-  }
-  return box;
+  return {{least_of(a.x, b.x, c.x), least_of(a.y, b.y, c.y), least_of(a.z, b.z, c.z)},
+          {greatest_of(a.x, b.x, c.x), greatest_of(a.y, b.y, c.y), greatest_of(a.z, b.z, c.z)}};
 }
 
 // Squared distance from p to the box [lo, hi] (exact doubles), computed always the same way: per axis

@@ -24,7 +24,9 @@ inline BruteNearest nearest_triangle_brute(const PointTruth& vertices, const uin
     const uint32_t* v = triangles + 3 * t;
     const Dvec3 a = truth_point(vertices, v[0]), b = truth_point(vertices, v[1]), c = truth_point(vertices, v[2]);
     const CornerBox box = corner_box(a, b, c);
-    const SurfacePoint s = surface_value(p, a, b, c, corner_box_dist2(p, box.lo, box.hi));
+    const double box_d2 = corner_box_dist2(p, box.lo, box.hi);
+    if (cannot_win(box_d2, static_cast<uint32_t>(t), out.best.d2, out.triangle)) continue;  // its value is no less
+    const SurfacePoint s = surface_value(p, a, b, c, box_d2);
     if (s.d2 < out.best.d2) {
       out.best = s;
       out.triangle = static_cast<uint32_t>(t);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "../abi/large_buffer.h"
 #include "point_triangle.h"
 #include "surface_bounds.h"
 
@@ -54,7 +55,7 @@ struct TriangleBvh {
   std::vector<float> corners;
   std::vector<double> corners64;
   std::vector<uint32_t> triangle;
-  std::vector<BvhTieBox> ties;
+  UninitLargeVector<BvhTieBox> ties;  // every node's written by the build (a zero fill first cost as much again)
 
   BvhView view() const {
     return {{origin[0], origin[1], origin[2]},

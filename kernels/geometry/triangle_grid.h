@@ -111,12 +111,13 @@ struct TriangleBox {
 };
 
 XHD_HD TriangleBox triangle_box(const Corners& t) {
-  const CornerBox corners = corner_box(t.a, t.b, t.c);
+  const double a[3] = {t.a.x, t.a.y, t.a.z}, b[3] = {t.b.x, t.b.y, t.b.z}, c[3] = {t.c.x, t.c.y, t.c.z};
   TriangleBox box;
   double extent = 0.0, magnitude = 0.0;
   for (int k = 0; k < 3; ++k) {
-    box.lo[k] = corners.lo[k];
-    box.hi[k] = corners.hi[k];
+    // corner_box's values (point_triangle.h), which the surface value's box square is measured over.
+    box.lo[k] = least_of(a[k], b[k], c[k]);
+    box.hi[k] = greatest_of(a[k], b[k], c[k]);
     const double e = box.hi[k] - box.lo[k], m = fabs(box.lo[k]) > fabs(box.hi[k]) ? fabs(box.lo[k]) : fabs(box.hi[k]);
     extent = e > extent ? e : extent;
     magnitude = m > magnitude ? m : magnitude;
