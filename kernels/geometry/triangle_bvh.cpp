@@ -68,29 +68,66 @@ Box leaf_box(const TriangleBvh& bvh, uint32_t first, uint32_t count) {
   return box;
 }
 
-// The tie box of the triangles in slots [first, first + count): their corners' exact extent, least index.
+// The tie box of the triangles in slots [first, first + count): their corners' exact extent, least index, and
+// per face the least index of those reaching it and the reach of the others.
 BvhTieBox leaf_tie_box(const TriangleBvh& bvh, uint32_t first, uint32_t count) {
-  BvhTieBox tie{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0xffffffffu};
+  auto corner = [&](uint32_t s, int c, int k) {
+    const size_t at = 9ull * s + 3 * c + k;
+    return bvh.corners64.empty() ? static_cast<double>(bvh.corners[at]) : bvh.corners64[at];
+  };
+  BvhTieBox tie{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0xffffffffu, {}, {}};
   for (uint32_t s = first; s < first + count; ++s) {
     tie.least = std::min(tie.least, bvh.triangle[s]);
-    for (int c = 0; c < 3; ++c)
-      for (int k = 0; k < 3; ++k) {
-        const size_t at = 9ull * s + 3 * c + k;
-        const double v = bvh.corners64.empty() ? static_cast<double>(bvh.corners[at]) : bvh.corners64[at];
-        tie.lo[k] = std::min(tie.lo[k], v);
-        tie.hi[k] = std::max(tie.hi[k], v);
-      }
+    for (int k = 0; k < 3; ++k) {
+      tie.lo[k] = std::min({tie.lo[k], corner(s, 0, k), corner(s, 1, k), corner(s, 2, k)});
+      tie.hi[k] = std::max({tie.hi[k], corner(s, 0, k), corner(s, 1, k), corner(s, 2, k)});
+    }
+  }
+  for (int k = 0; k < 3; ++k) {
+    uint32_t least_lo = 0xffffffffu, least_hi = 0xffffffffu;
+    double inner_lo = INFINITY, inner_hi = -INFINITY;
+    for (uint32_t s = first; s < first + count; ++s) {
+      const double lo = std::min({corner(s, 0, k), corner(s, 1, k), corner(s, 2, k)});
+      const double hi = std::max({corner(s, 0, k), corner(s, 1, k), corner(s, 2, k)});
+      if (lo == tie.lo[k]) least_lo = std::min(least_lo, bvh.triangle[s]);
+      else inner_lo = std::min(inner_lo, lo);
+      if (hi == tie.hi[k]) least_hi = std::min(least_hi, bvh.triangle[s]);
+      else inner_hi = std::max(inner_hi, hi);
+    }
+    tie.least_on[2 * k] = least_lo;
+    tie.least_on[2 * k + 1] = least_hi;
+    tie.inner[2 * k] = round_down_to_float(inner_lo);
+    tie.inner[2 * k + 1] = round_up_to_float(inner_hi);
   }
   return tie;
 }
 
 BvhTieBox merged(const BvhTieBox& a, const BvhTieBox& b) {
   BvhTieBox m;
+  m.least = std::min(a.least, b.least);
   for (int k = 0; k < 3; ++k) {
     m.lo[k] = std::min(a.lo[k], b.lo[k]);
     m.hi[k] = std::max(a.hi[k], b.hi[k]);
+    // A child that reaches the parent's face brings its own split; one that stops short of it is all inner.
+    m.least_on[2 * k] = m.least_on[2 * k + 1] = 0xffffffffu;
+    float inner_lo = static_cast<float>(INFINITY), inner_hi = -static_cast<float>(INFINITY);
+    for (const BvhTieBox* c : {&a, &b}) {
+      if (c->lo[k] == m.lo[k]) {
+        m.least_on[2 * k] = std::min(m.least_on[2 * k], c->least_on[2 * k]);
+        inner_lo = std::min(inner_lo, c->inner[2 * k]);
+      } else {
+        inner_lo = std::min(inner_lo, round_down_to_float(c->lo[k]));
+      }
+      if (c->hi[k] == m.hi[k]) {
+        m.least_on[2 * k + 1] = std::min(m.least_on[2 * k + 1], c->least_on[2 * k + 1]);
+        inner_hi = std::max(inner_hi, c->inner[2 * k + 1]);
+      } else {
+        inner_hi = std::max(inner_hi, round_up_to_float(c->hi[k]));
+      }
+    }
+    m.inner[2 * k] = inner_lo;
+    m.inner[2 * k + 1] = inner_hi;
   }
-  m.least = std::min(a.least, b.least);
   return m;
 }
 

@@ -31,10 +31,15 @@ constexpr int kBvhStack = 64;
 
 // A node's exact box in the input's own coordinates (the union of its triangles' corner boxes) and the least
 // original index of its triangles: with them a search skips a node none of whose triangles can win, rounding
-// ties included, with no margin (point_triangle.h, surface_value and cannot_win).
+// ties included, with no margin (point_triangle.h, surface_value and cannot_win). Faces are numbered 2k (the low
+// face of axis k) and 2k + 1 (the high one); per face, the least index among the triangles whose corner box
+// reaches it, and how far the others reach towards it (rounded outward to float; -inf on a high face, +inf on a
+// low one, where every triangle reaches it).
 struct BvhTieBox {
   double lo[3], hi[3];
   uint32_t least;
+  uint32_t least_on[6];
+  float inner[6];
 };
 
 // What the search reads: plain pointers (host or device memory).
@@ -76,8 +81,8 @@ std::vector<uint32_t> triangle_morton_order(const float* xyz, const uint32_t* tr
 
 // Builds the hierarchy over the vertices `truth` (the input's own coordinates), its boxes relative to
 // origin; `order_xyz` (float copies of the vertices, any frame) only orders the triangles. Vertex indices
-// must already be checked against the vertex count. With tie_boxes, each node's BvhTieBox too (56 bytes a
-// node, about 14 a triangle).
+// must already be checked against the vertex count. With tie_boxes, each node's BvhTieBox too (104 bytes a
+// node, about 26 a triangle).
 TriangleBvh build_triangle_bvh(const float* order_xyz, PointTruth truth, const uint32_t* triangles,
                                uint64_t triangle_count, const double origin[3], bool tie_boxes = true);
 
@@ -108,6 +113,32 @@ XHD_HD void offer_triangle(const BvhView& v, uint32_t slot, Dvec3 p, NearestTria
   }
 }
 
+// Whether no triangle of a node whose box square box_d2 equals the best value can win (a far query whose values
+// tie over a whole face of the mesh): split by the face of the box that p lies farthest beyond, the triangles that
+// reach that face have box squares of at least box_d2 and indices of at least least_on; the others lie within
+// the box pulled back to `inner`, whose square bounds theirs (monotone rounding). Without it a node holding one
+// such face triangle and a low index elsewhere was searched: 67 nodes a query 6.5e10 from fandisk.
+XHD_HD bool face_cannot_win(const BvhTieBox& tie, Dvec3 p, double box_d2, const NearestTriangle& best) {
+  const double q[3] = {p.x, p.y, p.z};
+  int face = -1;
+  double widest = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double below = tie.lo[k] - q[k], above = q[k] - tie.hi[k];
+    if (below > widest) widest = below, face = 2 * k;
+    if (above > widest) widest = above, face = 2 * k + 1;
+  }
+  if (face < 0 || !cannot_win(box_d2, tie.least_on[face], best.d2, best.triangle)) return false;
+  double lo[3] = {tie.lo[0], tie.lo[1], tie.lo[2]}, hi[3] = {tie.hi[0], tie.hi[1], tie.hi[2]};
+  (face & 1 ? hi : lo)[face / 2] = static_cast<double>(tie.inner[face]);
+  return cannot_win(corner_box_dist2(p, lo, hi), tie.least, best.d2, best.triangle);
+}
+
+// Whether none of a node's triangles can win against the best so far, its box square box_d2.
+XHD_HD bool node_cannot_win(const BvhTieBox& tie, Dvec3 p, double box_d2, const NearestTriangle& best) {
+  return cannot_win(box_d2, tie.least, best.d2, best.triangle) ||
+         (box_d2 == best.d2 && face_cannot_win(tie, p, box_d2, best));
+}
+
 // The search over the tie boxes (host): a node is skipped when none of its triangles can win by its exact box
 // (cannot_win), which implies every margin the float boxes need, and children are taken nearer box first, then
 // smaller least index, so that where a far query's values tie over a whole face the smallest index is reached
@@ -123,7 +154,7 @@ XHD_HD void nearest_triangle_by_ties(const BvhView& v, Dvec3 p, NearestTriangle&
   stack[top++] = {0, corner_box_dist2(p, v.ties[0].lo, v.ties[0].hi)};
   while (top > 0) {
     const Entry e = stack[--top];
-    if (cannot_win(e.box_d2, v.ties[e.node].least, best.d2, best.triangle)) continue;
+    if (node_cannot_win(v.ties[e.node], p, e.box_d2, best)) continue;
     const BvhNode node = v.nodes[e.node];
     if (node.count > 0) {
       for (uint32_t s = node.first; s < node.first + node.count; ++s) offer_triangle(v, s, p, best);
@@ -135,8 +166,8 @@ XHD_HD void nearest_triangle_by_ties(const BvhView& v, Dvec3 p, NearestTriangle&
     const bool left_first = l.box_d2 < r.box_d2 || (l.box_d2 == r.box_d2 && left.least < right.least);
     // Push the later child first so the earlier one is searched next.
     const Entry first = left_first ? l : r, later = left_first ? r : l;
-    if (!cannot_win(later.box_d2, v.ties[later.node].least, best.d2, best.triangle)) stack[top++] = later;
-    if (!cannot_win(first.box_d2, v.ties[first.node].least, best.d2, best.triangle)) stack[top++] = first;
+    if (!node_cannot_win(v.ties[later.node], p, later.box_d2, best)) stack[top++] = later;
+    if (!node_cannot_win(v.ties[first.node], p, first.box_d2, best)) stack[top++] = first;
   }
 }
 

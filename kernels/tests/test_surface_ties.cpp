@@ -57,6 +57,37 @@ Face flat_face(xhd_test::Random& rng, int n) {
   return f;
 }
 
+// The surface of the cube [-0.5, 0.5]^3: each face an n x n grid of squares, two triangles each, the triangle
+// order shuffled. Far off a face its triangles tie; off an edge or a corner those there do.
+Face cube_surface(xhd_test::Random& rng, int n) {
+  Face f;
+  for (int axis = 0; axis < 3; ++axis)
+    for (const double side : {-0.5, 0.5}) {
+      const int u = (axis + 1) % 3, w = (axis + 2) % 3;
+      const uint32_t base = static_cast<uint32_t>(f.xyz.size() / 3);
+      for (int i = 0; i <= n; ++i)
+        for (int j = 0; j <= n; ++j) {
+          double v[3];
+          v[axis] = side;
+          v[u] = -0.5 + double(i) / n;
+          v[w] = -0.5 + double(j) / n;
+          f.xyz.insert(f.xyz.end(), {v[0], v[1], v[2]});
+        }
+      auto at = [&](int i, int j) { return base + static_cast<uint32_t>(i * (n + 1) + j); };
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          f.triangles.insert(f.triangles.end(), {at(i, j), at(i + 1, j), at(i + 1, j + 1)});
+          f.triangles.insert(f.triangles.end(), {at(i, j), at(i + 1, j + 1), at(i, j + 1)});
+        }
+    }
+  const size_t count = f.triangles.size() / 3;
+  for (size_t t = count; t-- > 1;) {
+    const size_t u = rng.below(t + 1);
+    for (int k = 0; k < 3; ++k) std::swap(f.triangles[3 * t + k], f.triangles[3 * u + k]);
+  }
+  return f;
+}
+
 }  // namespace
 
 TEST(a_box_square_never_exceeds_that_of_a_box_inside_it) {
@@ -137,5 +168,40 @@ TEST(far_queries_find_the_brute_force_answer_on_a_face_of_tied_triangles_with_fe
     // Far off, every triangle touching the face's plane ties; the tie boxes reach the smallest index in a few
     // tests, where the margins alone prune only the tied triangles of larger indices than the best so far.
     if (far >= 1e6) CHECK(tied_tests <= 16 * kQueries);
+  }
+}
+
+TEST(queries_from_every_side_find_the_brute_force_answer_on_a_cube_of_tied_faces) {
+  // Far off a face, an edge or a corner of a cube tessellated finely, in random and axis directions: the tie
+  // boxes' per-face split (face_cannot_win) picks the face p lies farthest beyond, low or high, on every axis.
+  xhd_test::Random rng(53);
+  const Face cube = cube_surface(rng, 12);  // 1,728 triangles
+  const uint64_t count = cube.triangles.size() / 3;
+  const xhd::PointTruth truth{nullptr, cube.xyz.data(), cube.xyz.size() / 3};
+  const std::vector<float> order(cube.xyz.begin(), cube.xyz.end());
+  const double origin[3] = {0.0, 0.0, 0.0};
+  const xhd::TriangleBvh tied = xhd::build_triangle_bvh(order.data(), truth, cube.triangles.data(), count, origin);
+  for (const double far : {0.01, 1.0, 1e3, 1e7, 1e10}) {
+    uint64_t tests = 0;
+    constexpr int kQueries = 300;
+    for (int q = 0; q < kQueries; ++q) {
+      Dvec3 dir{rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)};
+      if (q % 3 == 0) {  // along an axis, either way: over the middle of a face
+        const int axis = static_cast<int>(rng.below(3));
+        const double sign = rng.below(2) ? 1.0 : -1.0;
+        dir = {axis == 0 ? sign : rng.uniform(-1e-3, 1e-3), axis == 1 ? sign : rng.uniform(-1e-3, 1e-3),
+               axis == 2 ? sign : rng.uniform(-1e-3, 1e-3)};
+      }
+      const Dvec3 p{0.5 * dir.x + far * dir.x, 0.5 * dir.y + far * dir.y, 0.5 * dir.z + far * dir.z};
+      const xhd::BruteNearest brute = xhd::nearest_triangle_brute(truth, cube.triangles.data(), count, p);
+      xhd::NearestTriangle found;
+      xhd::nearest_triangle(tied.view(), p, found);
+      if (!CHECK(found.triangle == brute.triangle && found.d2 == brute.best.d2))
+        std::fprintf(stderr, "  far %g: triangle %u (d2 %.17g) against the brute force's %u (%.17g)\n", far,
+                     found.triangle, found.d2, brute.triangle, brute.best.d2);
+      tests += found.tests;
+    }
+    std::fprintf(stderr, "  %g away: %.1f tests a query\n", far, double(tests) / kQueries);
+    if (far >= 1e7) CHECK(tests <= 16 * kQueries);
   }
 }
