@@ -29,8 +29,7 @@ struct Leftover {
 // ties); the same evaluation and tie rule as offer_grid_triangle.
 void offer_every_triangle(const TriangleGridView& g, uint32_t t, Dvec3 p, NearestTriangle& best) {
   const Corners c = grid_corners(g, t);
-  const CornerBox box = corner_box(c.a, c.b, c.c);
-  const double box_d2 = corner_box_dist2(p, box.lo, box.hi);
+  const double box_d2 = corner_box_dist2(p, c.a, c.b, c.c);
   if (cannot_win(box_d2, t, best.d2, best.triangle)) return;
   const SurfacePoint s = surface_value(p, c.a, c.b, c.c, box_d2);
   if (s.d2 < best.d2 || (s.d2 == best.d2 && t < best.triangle)) {

@@ -183,6 +183,12 @@ XHD_HD double corner_box_dist2(Dvec3 p, const double lo[3], const double hi[3]) 
   return (e[0] * e[0] + e[1] * e[1]) + e[2] * e[2];
 }
 
+// corner_box_dist2 of triangle (a, b, c)'s corner box.
+XHD_HD double corner_box_dist2(Dvec3 p, Dvec3 a, Dvec3 b, Dvec3 c) {
+  const CornerBox box = corner_box(a, b, c);
+  return corner_box_dist2(p, box.lo, box.hi);
+}
+
 // The surface value of a triangle at p, the squared distance every search and the reference compare: the
 // closest point's computed square (closest_on_triangle), raised to the corner box's square (corner_box_dist2,
 // passed in) where that is larger. The box's square is at most the true square to 5u, below the bound above,

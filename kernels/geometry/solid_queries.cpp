@@ -154,8 +154,7 @@ Inside SolidQueries::inside(Dvec3 p) const {
 bool SolidQueries::nearer_than(Dvec3 p, double d2) const {
   // The surface value distance2 takes the least of (point_triangle.h), so that "nearer" agrees with it.
   auto nearer = [&](const Corners3& t) {
-    const CornerBox box = corner_box(t.v[0], t.v[1], t.v[2]);
-    return surface_value(p, t.v[0], t.v[1], t.v[2], corner_box_dist2(p, box.lo, box.hi)).d2 < d2;
+    return surface_value(p, t.v[0], t.v[1], t.v[2], corner_box_dist2(p, t.v[0], t.v[1], t.v[2])).d2 < d2;
   };
   if (every_) {
     for (uint64_t i = 0; i < m_.triangle_count; ++i)

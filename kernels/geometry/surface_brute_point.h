@@ -23,8 +23,7 @@ inline BruteNearest nearest_triangle_brute(const PointTruth& vertices, const uin
   for (uint64_t t = 0; t < count; ++t) {
     const uint32_t* v = triangles + 3 * t;
     const Dvec3 a = truth_point(vertices, v[0]), b = truth_point(vertices, v[1]), c = truth_point(vertices, v[2]);
-    const CornerBox box = corner_box(a, b, c);
-    const double box_d2 = corner_box_dist2(p, box.lo, box.hi);
+    const double box_d2 = corner_box_dist2(p, a, b, c);
     if (cannot_win(box_d2, static_cast<uint32_t>(t), out.best.d2, out.triangle)) continue;  // its value is no less
     const SurfacePoint s = surface_value(p, a, b, c, box_d2);
     if (s.d2 < out.best.d2) {

@@ -68,40 +68,7 @@ Box leaf_box(const TriangleBvh& bvh, uint32_t first, uint32_t count) {
   return box;
 }
 
-// The tie box of the triangles in slots [first, first + count): their corners' exact extent, least index, and
-// per face the least index of those reaching it and the reach of the others.
-BvhTieBox leaf_tie_box(const TriangleBvh& bvh, uint32_t first, uint32_t count) {
-  auto corner = [&](uint32_t s, int c, int k) {
-    const size_t at = 9ull * s + 3 * c + k;
-    return bvh.corners64.empty() ? static_cast<double>(bvh.corners[at]) : bvh.corners64[at];
-  };
-  BvhTieBox tie{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0xffffffffu, {}, {}};
-  for (uint32_t s = first; s < first + count; ++s) {
-    tie.least = std::min(tie.least, bvh.triangle[s]);
-    for (int k = 0; k < 3; ++k) {
-      tie.lo[k] = std::min({tie.lo[k], corner(s, 0, k), corner(s, 1, k), corner(s, 2, k)});
-      tie.hi[k] = std::max({tie.hi[k], corner(s, 0, k), corner(s, 1, k), corner(s, 2, k)});
-    }
-  }
-  for (int k = 0; k < 3; ++k) {
-    uint32_t least_lo = 0xffffffffu, least_hi = 0xffffffffu;
-    double inner_lo = INFINITY, inner_hi = -INFINITY;
-    for (uint32_t s = first; s < first + count; ++s) {
-      const double lo = std::min({corner(s, 0, k), corner(s, 1, k), corner(s, 2, k)});
-      const double hi = std::max({corner(s, 0, k), corner(s, 1, k), corner(s, 2, k)});
-      if (lo == tie.lo[k]) least_lo = std::min(least_lo, bvh.triangle[s]);
-      else inner_lo = std::min(inner_lo, lo);
-      if (hi == tie.hi[k]) least_hi = std::min(least_hi, bvh.triangle[s]);
-      else inner_hi = std::max(inner_hi, hi);
-    }
-    tie.least_on[2 * k] = least_lo;
-    tie.least_on[2 * k + 1] = least_hi;
-    tie.inner[2 * k] = round_down_to_float(inner_lo);
-    tie.inner[2 * k + 1] = round_up_to_float(inner_hi);
-  }
-  return tie;
-}
-
+// The tie box of two nodes' triangles together.
 BvhTieBox merged(const BvhTieBox& a, const BvhTieBox& b) {
   BvhTieBox m;
   m.least = std::min(a.least, b.least);
@@ -129,6 +96,32 @@ BvhTieBox merged(const BvhTieBox& a, const BvhTieBox& b) {
     m.inner[2 * k + 1] = inner_hi;
   }
   return m;
+}
+
+// The tie box of the triangles in slots [first, first + count): each triangle's own (its corner box, which
+// reaches every face of itself), merged.
+BvhTieBox leaf_tie_box(const TriangleBvh& bvh, uint32_t first, uint32_t count) {
+  auto corner = [&](uint32_t s, int c) {
+    const size_t at = 9ull * s + 3 * c;
+    if (bvh.corners64.empty()) return Dvec3{bvh.corners[at], bvh.corners[at + 1], bvh.corners[at + 2]};
+    return Dvec3{bvh.corners64[at], bvh.corners64[at + 1], bvh.corners64[at + 2]};
+  };
+  // No triangle (an empty mesh's root): an empty box, whose square is infinite, so no search enters it.
+  BvhTieBox tie{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0xffffffffu, {}, {}};
+  for (uint32_t s = first; s < first + count; ++s) {
+    const CornerBox box = corner_box(corner(s, 0), corner(s, 1), corner(s, 2));
+    BvhTieBox own;
+    own.least = bvh.triangle[s];
+    for (int k = 0; k < 3; ++k) {
+      own.lo[k] = box.lo[k];
+      own.hi[k] = box.hi[k];
+      own.least_on[2 * k] = own.least_on[2 * k + 1] = own.least;
+      own.inner[2 * k] = static_cast<float>(INFINITY);
+      own.inner[2 * k + 1] = -static_cast<float>(INFINITY);
+    }
+    tie = s == first ? own : merged(tie, own);
+  }
+  return tie;
 }
 
 }  // namespace

@@ -99,8 +99,7 @@ XHD_HD void offer_triangle(const BvhView& v, uint32_t slot, Dvec3 p, NearestTria
   const PointTruth corners{v.corners64 != nullptr ? nullptr : v.corners + 9ull * slot,
                            v.corners64 != nullptr ? v.corners64 + 9ull * slot : nullptr, 3};
   const Dvec3 a = truth_point(corners, 0), b = truth_point(corners, 1), c = truth_point(corners, 2);
-  const CornerBox box = corner_box(a, b, c);
-  const double box_d2 = corner_box_dist2(p, box.lo, box.hi);
+  const double box_d2 = corner_box_dist2(p, a, b, c);
   const uint32_t id = v.triangle[slot];
   if (cannot_win(box_d2, id, best.d2, best.triangle)) return;
   const SurfacePoint s = surface_value(p, a, b, c, box_d2);
