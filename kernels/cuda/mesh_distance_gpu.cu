@@ -87,13 +87,12 @@ __device__ double pair_key(const TreeView& a, const TreeView& b, const Motion& m
   return kMax ? -centred_far2(ca, cb) : centred_gap2(ca, cb);
 }
 
-// A real distance between the two nodes (the first corners of their first slots, exact), squared: an upper bound
-// of their minimum and a lower bound of their maximum, which tightens the running bound while the front expands
-// (the tight boxes' face bounds, which did so before, do not hold for B's moved boxes).
-// Only those corners are read and posed (the same values as exact_corners' and posed_exact_corners' first), on
-// every pair an expansion keeps.
-__device__ double corner_distance2(const TreeView& a, const TreeView& b, const Motion& m, uint32_t na, uint32_t nb) {
-  const uint64_t at_a = 9ull * f12_node_slots(a.shape, na).first, at_b = 9ull * f12_node_slots(b.shape, nb).first;
+// A real distance between A's slot and B's slot under the motion (their first corners, exact), squared: an upper
+// bound of the triangles' minimum distance and a lower bound of their maximum. Only those corners are read and posed
+// (the same values as exact_corners' and posed_exact_corners' first).
+__device__ double first_corners_distance2(const TreeView& a, const TreeView& b, const Motion& m, uint32_t slot_a,
+                                          uint32_t slot_b) {
+  const uint64_t at_a = 9ull * slot_a, at_b = 9ull * slot_b;
   const Dvec3 pa =
       a.truth != nullptr ? Dvec3{a.truth[at_a], a.truth[at_a + 1], a.truth[at_a + 2]} : dload(a.corners + at_a);
   Dvec3 pb;
@@ -108,6 +107,12 @@ __device__ double corner_distance2(const TreeView& a, const TreeView& b, const M
   }
   const Dvec3 d = dsub(pa, pb);
   return ddot(d, d);
+}
+
+// A real distance between the two nodes (the first corners of their first slots), squared: it tightens the running
+// bound while the front expands (the tight boxes' face bounds, which did so before, do not hold for B's moved boxes).
+__device__ double corner_distance2(const TreeView& a, const TreeView& b, const Motion& m, uint32_t na, uint32_t nb) {
+  return first_corners_distance2(a, b, m, f12_node_slots(a.shape, na).first, f12_node_slots(b.shape, nb).first);
 }
 
 // The running bound (exact distances: nodes' corners and triangle pairs), the best exact squared distance, and the
@@ -357,11 +362,11 @@ __device__ void expand_item(const TreeView& a, const TreeView& b, const uint2* i
       if ((threadIdx.x & 31) == static_cast<unsigned>(from)) keep = !cut<false>(gap * gap, bound, slack);
     }
   }
-  if (keep) mine = corner_distance2(a, b, motion, child.x, child.y);
-  // Warp-aggregated append.
+  // Warp-aggregated append, its atomic issued before the corners are read: a survivor waits for both at once.
   const unsigned lane = threadIdx.x & 31, ballot = __ballot_sync(0xffffffffu, keep);
   unsigned base = 0;
   if (lane == 0 && ballot) base = atomicAdd(count, __popc(ballot));
+  if (keep) mine = corner_distance2(a, b, motion, child.x, child.y);
   base = __shfl_sync(0xffffffffu, base, 0);
   if (keep) out[base + __popc(ballot & ((1u << lane) - 1))] = child;
   // A warp's best corners, then one reduction a warp (a maximum's -1: nothing kept, nothing to say).
@@ -470,6 +475,65 @@ __device__ void winner_item(const TreeView& a, const TreeView& b, const uint2* p
   atomicMin(&s->slots, (static_cast<unsigned long long>(q.sa) << 32) | q.sb);
 }
 
+// A final front of no more triangle pairs than a block has warps, measured and settled by block 0 alone: a warp a
+// pair, whose lane 31 (no test's: static_assert below) takes the nodes' boxes' cut beside the tests, and the winner
+// found in shared memory by thread 0, which writes the state's best, key, slots and tests once and tightens its
+// bound. Measured with global records (leaf_pair_by_warp, then winner_item after a barrier), the winner waited for
+// three round trips to memory after the tests, and the cut for its boxes before them. With the append's atomic
+// issued early (expand_item) and the frame loaded a word a thread (load_frame), the clusters' frames at 1M on an
+// H200 took 0.026 ms against 0.031 without these three (frames in one call), 0.029 against 0.035 (a call a frame);
+// docs/benchmarks.md, stop 67. The same answer: the best is the tested values' extreme (bits of +0 for -0, as
+// atomic_tighten folds them), the key and slots the smallest among the tested pairs at the best. Every thread of
+// block 0 calls it.
+template <bool kMax>
+__device__ void leaf_pairs_in_block(const TreeView& a, const TreeView& b, const Motion& m, const uint2* pairs,
+                                    uint32_t count, double slack, double given, SearchState* s) {
+  constexpr unsigned kWarps = kThreads / 32;
+  static_assert(kPairMinTests < 32 && kPairMaxTests < 32, "lane 31 takes no test");
+  __shared__ double value[kWarps];
+  __shared__ unsigned long long key[kWarps], slots[kWarps];
+  __shared__ bool tested[kWarps];
+  const unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32, pairs_here = 4 * count;
+  const unsigned long long best_before = threadIdx.x == 0 ? read_bits(&s->best) : 0;
+  if (w < pairs_here) {
+    const LeafTrianglePair q = leaf_triangle_pair(a, b, pairs, w);
+    bool keep = false;
+    if (q.exists) {  // the same in every lane
+      const Corners3 ca = exact_corners(a, q.sa), cb = posed_exact_corners(b, m, q.sb);
+      unsigned long long k = 0;
+      if (lane == 31) {
+        keep = !cut<kMax>(pair_key<kMax>(a, b, m, q.leaves.x, q.leaves.y), running_bound<kMax>(s, given), slack);
+        k = (static_cast<unsigned long long>(a.triangle[q.sa]) << 32) | b.triangle[q.sb];
+      }
+      const double d2 = pair_d2_by_warp<kMax>(ca, cb);
+      if (lane == 31) value[w] = d2, key[w] = k, slots[w] = (static_cast<unsigned long long>(q.sa) << 32) | q.sb;
+    }
+    if (lane == 31) tested[w] = keep;
+  }
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  unsigned long long best = best_before, tests = 0;
+  for (unsigned i = 0; i < pairs_here && i < kWarps; ++i)
+    if (tested[i]) {
+      const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(value[i] + 0.0));
+      best = kMax ? (bits > best ? bits : best) : (bits < best ? bits : best);
+      ++tests;
+    }
+  if (tests == 0) return;
+  const double best_value = __longlong_as_double(static_cast<long long>(best));
+  unsigned long long best_key = ~0ull, best_slots = ~0ull;
+  for (unsigned i = 0; i < pairs_here && i < kWarps; ++i)
+    if (tested[i] && value[i] == best_value) {
+      best_key = key[i] < best_key ? key[i] : best_key;
+      best_slots = slots[i] < best_slots ? slots[i] : best_slots;
+    }
+  s->best = best;
+  atomicMin(&s->key, best_key);
+  atomicMin(&s->slots, best_slots);
+  atomic_tighten<kMax>(&s->bound, best_value);
+  atomicAdd(&s->tests, tests);
+}
+
 // ---- The host-driven search: a launch a step, the front's size read back between them ----
 
 template <bool kMax>
@@ -567,15 +631,36 @@ __device__ unsigned long long device_clock_ns() {
   return t;
 }
 
-// The distance of the pair of slots a frame found (SearchState::slots) under the next frame's pose, measured by each
-// warp for itself (no barrier): a real distance, the next search's bound from its start. Every lane of every warp
-// calls it.
+// The pair of slots a frame found (SearchState::slots) bounds the next frame's search from its start, under that
+// frame's pose. Its first corners' distance is a real distance, so a bound, if a looser one, which every thread takes
+// at once; where the last frame's meshes were apart it serves, and one warp measures the pair whole beside the first
+// step and tightens the state's bound with it, which the later steps and the leaf pairs read. Where they touched,
+// an answer of 0 cuts every pair of boxes apart and a corners' distance almost none, so every warp measures the pair
+// before its first step (with the corners' bound the clusters' frames generated twice the box pairs and took longer).
+// On an H200 at 1M (frames in one call), measured beside the first step the rings' frames took 0.059 ms against
+// 0.068, and the tools' 0.086 against 0.096, though their corners lie 13 times the tools' distance apart
+// (docs/benchmarks.md, stop 67).
+template <bool kMax>
+__device__ double frame_bound_by_corners(const TreeView& a, const TreeView& b, const Motion& m,
+                                         unsigned long long slots) {
+  return first_corners_distance2(a, b, m, static_cast<uint32_t>(slots >> 32),
+                                 static_cast<uint32_t>(slots & 0xffffffffu));
+}
+
+// Every lane of the warp calls it, for a pair of slots that exists.
 template <bool kMax>
 __device__ double frame_bound_by_warp(const TreeView& a, const TreeView& b, const Motion& m, unsigned long long slots) {
-  if (slots == ~0ull) return nothing_known<kMax>();
   const Corners3 ca = exact_corners(a, static_cast<uint32_t>(slots >> 32));
   const Corners3 cb = posed_exact_corners(b, m, static_cast<uint32_t>(slots & 0xffffffffu));
   return pair_d2_by_warp<kMax>(ca, cb);
+}
+
+// Whether the corners' bound serves (squared distances): for the minimum where the last frame's meshes were apart;
+// for the maximum where the corners lie at least half its distance apart (a lower bound far below the maximum would
+// keep almost every pair of boxes).
+template <bool kMax>
+__device__ bool corners_bound_serves(double corners, double last) {
+  return kMax ? corners >= 0.25 * last : last > 0.0;
 }
 
 // What every batch of a context's device loop works in beside the trees.
@@ -597,11 +682,13 @@ struct BatchAsk {
 
 // A frame's input into shared memory, word by word past the L1 cache: a resident kernel rewrites its staged
 // frames between calls, which another multiprocessor's L1 may still hold.
+// A word a thread: the block's threads wait for one round trip instead of thread 0 for a word after another.
 __device__ void load_frame(FrameInput& to, const FrameInput& from) {
   static_assert(sizeof(FrameInput) % sizeof(unsigned long long) == 0, "FrameInput in whole words");
+  static_assert(sizeof(FrameInput) / sizeof(unsigned long long) <= kThreads, "a word a thread");
   auto* out = reinterpret_cast<unsigned long long*>(&to);
   const auto* in = reinterpret_cast<const volatile unsigned long long*>(&from);
-  for (size_t i = 0; i < sizeof(FrameInput) / sizeof(unsigned long long); ++i) out[i] = in[i];
+  if (threadIdx.x < sizeof(FrameInput) / sizeof(unsigned long long)) out[threadIdx.x] = in[threadIdx.x];
 }
 
 // The whole search of a batch of frames, in order: for each, where asked (the first frame only: the first search of
@@ -631,13 +718,25 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
   double given = nothing_known<kMax>();
   const uint32_t slot = ask.slot;
   for (uint32_t f = 0; f < ask.frames; ++f) {
-    if (threadIdx.x == 0) load_frame(in, f == 0 ? first : later[f - 1]);
+    load_frame(in, f == 0 ? first : later[f - 1]);
     __syncthreads();
     SearchRecord* record = ring + (slot + f) % kRing;
     SearchState* s = &record->state;
     unsigned int* counts = record->counts;
-    given = f == 0 ? in.given
-                   : frame_bound_by_warp<kMax>(a, b, in.motion, read_bits(&ring[(slot + f - 1) % kRing].state.slots));
+    const SearchState* last = f == 0 ? nullptr : &ring[(slot + f - 1) % kRing].state;
+    const unsigned long long last_slots = last == nullptr ? ~0ull : read_bits(&last->slots);
+    bool corners_serve = false;
+    if (last == nullptr) {
+      given = in.given;
+    } else if (last_slots == ~0ull) {
+      given = nothing_known<kMax>();
+    } else {
+      given = frame_bound_by_corners<kMax>(a, b, in.motion, last_slots);
+      corners_serve = corners_bound_serves<kMax>(given, read_double(&last->best));
+      if (!corners_serve) given = frame_bound_by_warp<kMax>(a, b, in.motion, last_slots);
+    }
+    // The grid's last warp, idle in a first step that generates fewer pairs than the grid has threads.
+    const bool measures_last_pair = corners_serve && rank / 32 == size / 32 - 1;
     if (rank == 0) {
       SearchRecord* next = ring + (slot + f + 1) % kRing;
       clear_state<kMax>(&next->state);
@@ -659,6 +758,8 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
       if (st.generated > buf.capacity) break;  // the same decision in every thread
       unsigned int* count = counts + step % 3;
       if (rank == 0) counts[(step + 1) % 3] = 0;
+      if (step == 0 && measures_last_pair)
+        atomic_tighten<kMax>(&s->bound, frame_bound_by_warp<kMax>(a, b, in.motion, last_slots));
       for (uint64_t first_item = 0; first_item < st.generated; first_item += size)
         expand_item<kMax, kDops>(a, b, fronts[at], st, first_item + rank, in.slack, in.motion, given, s, count,
                                  fronts[at ^ 1]);
@@ -691,11 +792,8 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
     const bool in_block = n > 0 && buf.leaf_warps && 4 * n <= kThreads / 32;
     if (in_block) {
       if (blockIdx.x == 0) {
-        leaf_pair_by_warp<kMax>(a, b, in.motion, fronts[at], static_cast<uint32_t>(n), threadIdx.x / 32, in.slack,
-                                given, s, buf.d2);
-        __syncthreads();
+        leaf_pairs_in_block<kMax>(a, b, in.motion, fronts[at], static_cast<uint32_t>(n), in.slack, given, s);
         if (stamping && f == 0) end->stamps[kLoopStamps - 2] = device_clock_ns();
-        winner_item(a, b, fronts[at], static_cast<uint32_t>(n), threadIdx.x, buf.d2, s);
         __syncthreads();
       }
     } else if (n > 0) {
