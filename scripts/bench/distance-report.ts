@@ -7,7 +7,7 @@ import { SCENE_NOTES, type DistanceSceneName } from './distance-scenes.js';
 import type { DistanceSettings } from './distance-settings.js';
 import type { FclProbe } from './fcl.js';
 import { disturbed, OUTSIDE_LOAD_LIMIT } from './outside-load.js';
-import { formatMs, formatRatio, gpuDescription, libraryVersion, runLines } from './report.js';
+import { cpuLibraryTarget, formatMs, formatRatio, gpuDescription, libraryVersion, runLines } from './report.js';
 
 /** FCL's distance may differ from ours by this much relative, plus FLOAT_SLACK times the scene's extent. */
 export const FCL_RELATIVE_TOLERANCE = 1e-5;
@@ -154,7 +154,7 @@ export function distanceHeader(s: DistanceSettings, argv: string[], gpu: DeviceI
     '',
     ...runLines('scripts/bench-distance', argv),
     `- GPU: ${gpuLine}`,
-    `- Code: build/ (native libraries, not rebuilt by the benchmark) and dist/ from ${libraryVersion(['kernels', 'src'])}; Node ${process.version}`,
+    `- Code: build/ (native libraries, not rebuilt by the benchmark) and dist/ from ${libraryVersion(['kernels', 'src'])}; Node ${process.version}; ${cpuLibraryTarget()}`,
     `- Peer: ${fclLine}`,
     `- Ours: \`MeshDistance\` (method bvh), ${s.threads} CPU threads; both hierarchies built once per scene, then ${s.calls === 'many' ? 'every pose in one \`queryMany(poses)\`' : 'one \`query(pose)\` per frame'}; inputs ${s.coordinates} (--coordinates)`,
     `- Frames: ${s.frames} poses of B per scene, run through ${s.passes} times in order (${s.frames * s.passes} timed frames a side); ours first answers the last frame once untimed (warm-up), FCL frame 0; then every frame in order${s.calls === 'many' ? ', ours all in one native call (queryMany, as `xhd distance --frames`)' : ', ours a native call each'}.`,

@@ -3,7 +3,7 @@
 // reading and the command-line check for all cases.
 import type { DeviceInfo } from '../../src/ops/backends.js';
 import { disturbed, OUTSIDE_LOAD_LIMIT } from './outside-load.js';
-import { formatMs, formatRatio, gpuDescription, libraryVersion, runLines } from './report.js';
+import { cpuLibraryTarget, formatMs, formatRatio, gpuDescription, libraryVersion, runLines } from './report.js';
 import type { CliOutcome, OursOutcome, ReadPhases } from './masks-ours.js';
 import { PEER_LABELS, type PeerOutcome, type PythonProbe } from './masks-peers.js';
 import type { MaskBackend, MaskSettings, PeerVariant } from './masks-settings.js';
@@ -185,7 +185,7 @@ export function masksHeader(s: MaskSettings, argv: string[], gpu: DeviceInfo | {
     '',
     ...runLines('scripts/bench-masks', argv),
     `- GPU: ${gpuDescription(gpu)}`,
-    `- Code: build/ (native libraries, not rebuilt by the benchmark) and dist/ from ${libraryVersion(['kernels', 'src'])}; Node ${process.version}`,
+    `- Code: build/ (native libraries, not rebuilt by the benchmark) and dist/ from ${libraryVersion(['kernels', 'src'])}; Node ${process.version}; ${cpuLibraryTarget()}`,
     `- Peers: ${pythonLine}`,
     `- Masks: two synthetic uint8 .nii.gz files on a ${nx}×${ny}×${nz} grid (scale ${s.scale}; 240×240×155 is BraTS's), seed ${s.seed}: A is the union of a body and two`,
     '  lobes (rotated ellipsoids) plus a small lobe B misses, its boundary moved by a smooth field of 10 long waves; B is A\'s ellipsoids',

@@ -102,6 +102,24 @@ export function libraryVersion(folders: string[] = ['kernels']): string {
   }
 }
 
+/**
+ * The CPU library's target as its build recorded it (build-native's .cmd beside the library): `-march=...` with the
+ * flags native resolved to, shortened. A library built for another machine (x86-64-v3 for a GPU host, say) can
+ * measure that host's CPU several times slower than its own build would.
+ */
+export function cpuLibraryTarget(): string {
+  const dir = process.env.XHD_LIBRARY_DIR || `${ROOT}/build`;
+  try {
+    const identity = String(JSON.parse(readFileSync(`${dir}/libxhd_cpu.so.cmd`, 'utf8')).identity ?? '');
+    const march = /-march=(\S+)/.exec(identity);
+    if (!march) return 'CPU library target not recorded (a build for a named target, from before targets were recorded)';
+    const native = identity.includes('-mtune=') ? ' (native to the machine it was built on)' : '';
+    return `CPU library built for -march=${march[1]}${native}${identity.includes('-mavx512f') || march[1] === 'x86-64-v4' ? ', AVX-512' : ''}`;
+  } catch {
+    return `CPU library target unknown (no libxhd_cpu.so.cmd in ${dir})`;
+  }
+}
+
 export function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }

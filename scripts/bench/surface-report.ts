@@ -4,7 +4,7 @@
 import type { DeviceInfo } from '../../src/ops/backends.js';
 import type { CgalProbe } from './cgal.js';
 import { disturbed, OUTSIDE_LOAD_LIMIT } from './outside-load.js';
-import { formatMs, formatRatio, gpuDescription, libraryVersion, runLines } from './report.js';
+import { cpuLibraryTarget, formatMs, formatRatio, gpuDescription, libraryVersion, runLines } from './report.js';
 import { CASE_NOTES, type SurfaceCaseName } from './surface-cases.js';
 import type { SurfaceOutcome } from './surface-ours.js';
 import type { SurfaceSettings } from './surface-settings.js';
@@ -119,7 +119,7 @@ export function surfaceHeader(s: SurfaceSettings, argv: string[], gpu: DeviceInf
     '',
     ...runLines('scripts/bench-surface', argv),
     `- GPU: ${gpuDescription(gpu)}`,
-    `- Code: build/ (native libraries, not rebuilt by the benchmark) and dist/ from ${libraryVersion(['kernels', 'src'])}; Node ${process.version}`,
+    `- Code: build/ (native libraries, not rebuilt by the benchmark) and dist/ from ${libraryVersion(['kernels', 'src'])}; Node ${process.version}; ${cpuLibraryTarget()}`,
     `- Peer: ${cgalLine}`,
     `- Ours: method ${s.method ?? 'grid'}; ${s.threads} CPU threads; area sampling, seed ${s.seed} for A and ${s.seed + 1} for B; best of ${s.repeat} runs for every method`,
     `- Samples per direction: ${s.samples === undefined ? 'what `xhd compare` takes for the larger mesh, max(vertices, 100,000)' : count(s.samples)}; ` +

@@ -26,7 +26,9 @@ export function compilerVersion(cmd) {
 // options the CPU resolves to (`g++ -v` lists them on the cc1plus command it runs, on stderr).
 export function cxxIdentity(cxx, march) {
   const version = compilerVersion(cxx);
-  if (march !== 'native') return version;
+  // The target is part of what the objects are: recorded in each .cmd, so that a benchmark can say which one its
+  // library was built for (an x86-64-v3 library made the CPU's mesh distance 2-6 times slower on an AVX-512 host).
+  if (march !== 'native') return `${version} -march=${march}`;
   const probe = spawnSync(cxx, ['-march=native', '-E', '-v', '-x', 'c++', '/dev/null', '-o', '/dev/null'], { encoding: 'utf8' });
   const cc1 = (probe.stderr ?? '').split('\n').find((l) => l.includes('cc1') && l.includes('-march='));
   return cc1 ? `${version} ${cc1.slice(cc1.indexOf('-march=')).trim()}` : version;
