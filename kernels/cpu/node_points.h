@@ -55,34 +55,55 @@ struct Support {
   uint32_t at;
 };
 
-// Vectors of one block (GCC's vector extensions: lowered to what the target has).
-typedef float PointFloats __attribute__((vector_size(4 * kPointBlock)));
-typedef double PointDoubles __attribute__((vector_size(8 * kPointBlock)));
-typedef int64_t PointInts __attribute__((vector_size(8 * kPointBlock)));
+// A block's lanes in vectors the target holds in one register (GCC's vector extensions): the whole block of 8
+// doubles on AVX-512, halves of 4 elsewhere. A block-wide vector on an AVX2 target (x86-64-v3) was lowered
+// through the stack, lane by lane: the mesh distance's hull gaps, whose time is in these scans, took 2-6 times as
+// long as on an AVX-512 build of the same code (docs/benchmarks.md, stop 67).
+#ifdef __AVX512F__
+constexpr uint32_t kSupportLanes = 8;
+#else
+constexpr uint32_t kSupportLanes = 4;
+#endif
+constexpr uint32_t kSupportParts = kPointBlock / kSupportLanes;
+static_assert(kPointBlock % kSupportLanes == 0, "a block is whole vectors");
+typedef float PointFloats __attribute__((vector_size(4 * kSupportLanes)));
+typedef double PointDoubles __attribute__((vector_size(8 * kSupportLanes)));
+typedef int64_t PointInts __attribute__((vector_size(8 * kSupportLanes)));
 
-inline PointDoubles load_block(const float* p) {
+inline PointDoubles load_lanes(const float* p) {
   PointFloats f;
   __builtin_memcpy(&f, p, sizeof f);
   return __builtin_convertvector(f, PointDoubles);
 }
 
+// Lane l of the block (l < kPointBlock) keeps the largest product of the points at l, l + kPointBlock, ...,
+// the first where equal, and the lanes are then taken in order, the first where equal: the same answer
+// whatever the vectors' width.
 inline Support node_support(const float* xs, uint32_t padded, double x, double y, double z) {
   const float *ys = xs + padded, *zs = ys + padded;
   // Each lane keeps its best and where: one pass, and no branch on the data.
-  PointDoubles best = load_block(xs) * x + load_block(ys) * y + load_block(zs) * z;
-  PointInts at, index;
-  for (uint32_t l = 0; l < kPointBlock; ++l) at[l] = l;
-  index = at;
-  for (uint32_t i = kPointBlock; i < padded; i += kPointBlock) {
-    index += static_cast<int64_t>(kPointBlock);
-    const PointDoubles t = load_block(xs + i) * x + load_block(ys + i) * y + load_block(zs + i) * z;
-    const PointInts more = t > best;
-    best = more ? t : best;
-    at = more ? index : at;
+  PointDoubles best[kSupportParts];
+  PointInts at[kSupportParts], index[kSupportParts];
+  for (uint32_t k = 0; k < kSupportParts; ++k) {
+    const uint32_t o = k * kSupportLanes;
+    best[k] = load_lanes(xs + o) * x + load_lanes(ys + o) * y + load_lanes(zs + o) * z;
+    for (uint32_t l = 0; l < kSupportLanes; ++l) at[k][l] = o + l;
+    index[k] = at[k];
   }
-  Support s{best[0], static_cast<uint32_t>(at[0])};
-  for (uint32_t l = 1; l < kPointBlock; ++l)
-    if (best[l] > s.h) s = {best[l], static_cast<uint32_t>(at[l])};
+  for (uint32_t i = kPointBlock; i < padded; i += kPointBlock)
+    for (uint32_t k = 0; k < kSupportParts; ++k) {
+      const uint32_t o = i + k * kSupportLanes;
+      index[k] += static_cast<int64_t>(kPointBlock);
+      const PointDoubles t = load_lanes(xs + o) * x + load_lanes(ys + o) * y + load_lanes(zs + o) * z;
+      const PointInts more = t > best[k];
+      best[k] = more ? t : best[k];
+      at[k] = more ? index[k] : at[k];
+    }
+  Support s{best[0][0], static_cast<uint32_t>(at[0][0])};
+  for (uint32_t l = 1; l < kPointBlock; ++l) {
+    const double h = best[l / kSupportLanes][l % kSupportLanes];
+    if (h > s.h) s = {h, static_cast<uint32_t>(at[l / kSupportLanes][l % kSupportLanes])};
+  }
   return s;
 }
 
