@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 
+import { libraryDir } from '../../src/native/library.js';
 import type { DeviceInfo } from '../../src/ops/backends.js';
 import { METHOD_NAMES, referenceHd, type CaseRow, type MethodName, type Ours, type Peer } from './methods.js';
 import { disturbed, OUTSIDE_LOAD_LIMIT } from './outside-load.js';
@@ -108,7 +109,7 @@ export function libraryVersion(folders: string[] = ['kernels']): string {
  * measure that host's CPU several times slower than its own build would.
  */
 export function cpuLibraryTarget(): string {
-  const dir = process.env.XHD_LIBRARY_DIR || `${ROOT}/build`;
+  const dir = libraryDir();
   try {
     const identity = String(JSON.parse(readFileSync(`${dir}/libxhd_cpu.so.cmd`, 'utf8')).identity ?? '');
     const march = /-march=(\S+)/.exec(identity);
