@@ -366,7 +366,8 @@ __device__ void expand_item(const TreeView& a, const TreeView& b, const uint2* i
   const unsigned lane = threadIdx.x & 31, ballot = __ballot_sync(0xffffffffu, keep);
   unsigned base = 0;
   if (lane == 0 && ballot) base = atomicAdd(count, __popc(ballot));
-  if (keep) mine = corner_distance2(a, b, motion, child.x, child.y);
+  // A minimum's bound of 0 (meshes that touch) no corners can tighten: their reads would only lengthen the step.
+  if (keep && (kMax || bound > 0.0)) mine = corner_distance2(a, b, motion, child.x, child.y);
   base = __shfl_sync(0xffffffffu, base, 0);
   if (keep) out[base + __popc(ballot & ((1u << lane) - 1))] = child;
   // A warp's best corners, then one reduction a warp (a maximum's -1: nothing kept, nothing to say).
@@ -640,7 +641,6 @@ __device__ unsigned long long device_clock_ns() {
 // On an H200 at 1M (frames in one call), measured beside the first step the rings' frames took 0.059 ms against
 // 0.068, and the tools' 0.086 against 0.096, though their corners lie 13 times the tools' distance apart
 // (docs/benchmarks.md, stop 67).
-template <bool kMax>
 __device__ double frame_bound_by_corners(const TreeView& a, const TreeView& b, const Motion& m,
                                          unsigned long long slots) {
   return first_corners_distance2(a, b, m, static_cast<uint32_t>(slots >> 32),
@@ -653,6 +653,14 @@ __device__ double frame_bound_by_warp(const TreeView& a, const TreeView& b, cons
   const Corners3 ca = exact_corners(a, static_cast<uint32_t>(slots >> 32));
   const Corners3 cb = posed_exact_corners(b, m, static_cast<uint32_t>(slots & 0xffffffffu));
   return pair_d2_by_warp<kMax>(ca, cb);
+}
+
+// Whether the corners' bound may serve, from the last frame's best alone (squared): for the minimum only where the
+// last frame's meshes were apart, so that where they touched the pair is measured whole without reading the corners
+// first (a round trip to memory more before the first step); the maximum needs the corners (corners_bound_serves).
+template <bool kMax>
+__device__ bool corners_may_serve(double last) {
+  return kMax || last > 0.0;
 }
 
 // Whether the corners' bound serves (squared distances): for the minimum where the last frame's meshes were apart;
@@ -681,8 +689,8 @@ struct BatchAsk {
 };
 
 // A frame's input into shared memory, word by word past the L1 cache: a resident kernel rewrites its staged
-// frames between calls, which another multiprocessor's L1 may still hold.
-// A word a thread: the block's threads wait for one round trip instead of thread 0 for a word after another.
+// frames between calls, which another multiprocessor's L1 may still hold. A word a thread: the block's threads wait
+// for one round trip instead of thread 0 for a word after another.
 __device__ void load_frame(FrameInput& to, const FrameInput& from) {
   static_assert(sizeof(FrameInput) % sizeof(unsigned long long) == 0, "FrameInput in whole words");
   static_assert(sizeof(FrameInput) / sizeof(unsigned long long) <= kThreads, "a word a thread");
@@ -731,8 +739,11 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
     } else if (last_slots == ~0ull) {
       given = nothing_known<kMax>();
     } else {
-      given = frame_bound_by_corners<kMax>(a, b, in.motion, last_slots);
-      corners_serve = corners_bound_serves<kMax>(given, read_double(&last->best));
+      const double last_best = read_double(&last->best);
+      if (corners_may_serve<kMax>(last_best)) {
+        given = frame_bound_by_corners(a, b, in.motion, last_slots);
+        corners_serve = corners_bound_serves<kMax>(given, last_best);
+      }
       if (!corners_serve) given = frame_bound_by_warp<kMax>(a, b, in.motion, last_slots);
     }
     // The grid's last warp, idle in a first step that generates fewer pairs than the grid has threads.
