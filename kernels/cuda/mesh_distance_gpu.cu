@@ -655,20 +655,21 @@ __device__ double frame_bound_by_warp(const TreeView& a, const TreeView& b, cons
   return pair_d2_by_warp<kMax>(ca, cb);
 }
 
-// Whether the corners' bound may serve, from the last frame's best alone (squared): for the minimum only where the
-// last frame's meshes were apart, so that where they touched the pair is measured whole without reading the corners
-// first (a round trip to memory more before the first step); the maximum needs the corners (corners_bound_serves).
+// Whether the corners' bound may serve, from the last frame's best alone (squared): for the minimum where the last
+// frame's meshes were apart, which decides it, so that where they touched the pair is measured whole without reading
+// the corners first (a round trip to memory more before the first step); the maximum decides on the corners too
+// (corners_bound_serves).
 template <bool kMax>
 __device__ bool corners_may_serve(double last) {
   return kMax || last > 0.0;
 }
 
-// Whether the corners' bound serves (squared distances): for the minimum where the last frame's meshes were apart;
-// for the maximum where the corners lie at least half its distance apart (a lower bound far below the maximum would
-// keep almost every pair of boxes).
+// Whether the corners' bound serves, where it may (squared distances): for the maximum where the corners lie at least
+// half its distance apart (a lower bound far below the maximum would keep almost every pair of boxes); for the
+// minimum always (corners_may_serve decided).
 template <bool kMax>
 __device__ bool corners_bound_serves(double corners, double last) {
-  return kMax ? corners >= 0.25 * last : last > 0.0;
+  return !kMax || corners >= 0.25 * last;
 }
 
 // What every batch of a context's device loop works in beside the trees.
