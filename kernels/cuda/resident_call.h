@@ -20,6 +20,7 @@ struct ResidentCall {
   unsigned int first;         // 0-63
   unsigned int slot;          // 0-3
   bool start, descent, trace;
+  bool cut;                   // touching frames may search from the stored cut (mesh_distance_gpu.cu: cut_frames)
 };
 
 constexpr unsigned int kResidentLeave = 3;
@@ -30,7 +31,7 @@ RESIDENT_HD inline unsigned long long pack_call(const ResidentCall& c) {
          (static_cast<unsigned long long>((c.frames - 1) & 63) << 42) |
          (static_cast<unsigned long long>(c.first & 63) << 48) | (static_cast<unsigned long long>(c.slot & 3) << 54) |
          (static_cast<unsigned long long>(c.start) << 56) | (static_cast<unsigned long long>(c.descent) << 57) |
-         (static_cast<unsigned long long>(c.trace) << 58);
+         (static_cast<unsigned long long>(c.trace) << 58) | (static_cast<unsigned long long>(c.cut) << 59);
 }
 
 RESIDENT_HD inline ResidentCall unpack_call(unsigned long long w) {
@@ -41,7 +42,8 @@ RESIDENT_HD inline ResidentCall unpack_call(unsigned long long w) {
           static_cast<unsigned int>((w >> 54) & 3),
           ((w >> 56) & 1) != 0,
           ((w >> 57) & 1) != 0,
-          ((w >> 58) & 1) != 0};
+          ((w >> 58) & 1) != 0,
+          ((w >> 59) & 1) != 0};
 }
 
 }  // namespace xhd

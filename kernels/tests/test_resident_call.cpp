@@ -9,7 +9,7 @@ namespace {
 
 bool same(const xhd::ResidentCall& a, const xhd::ResidentCall& b) {
   return a.number == b.number && a.kind == b.kind && a.frames == b.frames && a.first == b.first && a.slot == b.slot &&
-         a.start == b.start && a.descent == b.descent && a.trace == b.trace;
+         a.start == b.start && a.descent == b.descent && a.trace == b.trace && a.cut == b.cut;
 }
 
 }  // namespace
@@ -23,7 +23,7 @@ TEST(resident_call_word_round_trips_every_field) {
     c.frames = 1 + static_cast<unsigned int>(rng() % 64);
     c.first = static_cast<unsigned int>(rng() % 64);
     c.slot = static_cast<unsigned int>(rng() % 4);
-    c.start = rng() & 1, c.descent = rng() & 1, c.trace = rng() & 1;
+    c.start = rng() & 1, c.descent = rng() & 1, c.trace = rng() & 1, c.cut = rng() & 1;
     CHECK(same(xhd::unpack_call(xhd::pack_call(c)), c));
   }
   // The extremes, one field at a time over zeros elsewhere: a field spilling into its neighbour shows here.
@@ -32,7 +32,7 @@ TEST(resident_call_word_round_trips_every_field) {
   CHECK(same(xhd::unpack_call(xhd::pack_call(top)), top));
   xhd::ResidentCall wide{};
   wide.kind = xhd::kResidentLeave, wide.frames = 64, wide.first = 63, wide.slot = 3;
-  wide.start = wide.descent = wide.trace = true;
+  wide.start = wide.descent = wide.trace = wide.cut = true;
   const xhd::ResidentCall back = xhd::unpack_call(xhd::pack_call(wide));
   CHECK(same(back, wide));
   CHECK_EQ(back.number, 0ull);
