@@ -201,11 +201,15 @@ describe('mesh distance on the CPU', () => {
  * staying on the GPU between calls; XHD_GPU_RESIDENT_IDLE_US=20, the resident loop leaving after 20 us without a
  * call, so that most calls find it gone (or leaving as the call is posted) and start it again; XHD_GPU_HULL=1, node
  * pairs near the cut bounded by their corners' hulls where both hold at most XHD_GPU_HULL_TRIANGLES triangles (32 by
- * default; 256, the CPU's size, as well), alone and with the DOPs. The default way first.
+ * default; 256, the CPU's size, as well), alone and with the DOPs; XHD_GPU_CUT=0, touching frames never searched
+ * from the last one's cut in one block; XHD_GPU_CUT_PAIRS=2, no cut small enough to keep (every touching frame from
+ * the root); XHD_GPU_CUT_ROUND=4, a block's rounds that outgrow it (the frame handed to the grid). The default way
+ * first.
  */
 const DEFAULT_WAY = {
   XHD_GPU_DEVICE_LOOP: undefined, XHD_MESH_FRONT_CAPACITY: undefined, XHD_GPU_LEAF_WARPS: undefined, XHD_GPU_DOP: undefined,
   XHD_GPU_RESIDENT: undefined, XHD_GPU_RESIDENT_IDLE_US: undefined, XHD_GPU_HULL: undefined, XHD_GPU_HULL_TRIANGLES: undefined,
+  XHD_GPU_CUT: undefined, XHD_GPU_CUT_PAIRS: undefined, XHD_GPU_CUT_ROUND: undefined,
 };
 const SEARCH_WAYS: [string, Record<string, string | undefined>][] = [
   ['device loop', DEFAULT_WAY],
@@ -220,6 +224,9 @@ const SEARCH_WAYS: [string, Record<string, string | undefined>][] = [
   ['device loop, the hulls\' bound too', { ...DEFAULT_WAY, XHD_GPU_HULL: '1' }],
   ['device loop, the hulls\' bound of nodes up to 256 triangles and the DOPs\'', { ...DEFAULT_WAY, XHD_GPU_HULL: '1', XHD_GPU_HULL_TRIANGLES: '256', XHD_GPU_DOP: '1' }],
   ['host-driven, the hulls\' bound too', { ...DEFAULT_WAY, XHD_GPU_DEVICE_LOOP: '0', XHD_GPU_HULL: '1' }],
+  ['device loop, never from the cut', { ...DEFAULT_WAY, XHD_GPU_CUT: '0' }],
+  ['device loop, no cut kept', { ...DEFAULT_WAY, XHD_GPU_CUT_PAIRS: '2' }],
+  ['device loop, rounds outgrowing the block', { ...DEFAULT_WAY, XHD_GPU_CUT_ROUND: '4' }],
 ];
 
 describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? false : 'no usable CUDA GPU' }, () => {
@@ -306,6 +313,63 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
           gpu.close();
         }
       }
+    }
+  });
+
+  it("touching frames searched from the last one's cut in one block: the CPU's pairs among ties, far fewer box pairs", async () => {
+    // A flat grid and an upright one crossing it: every frame touches, several triangle pairs at 0, and the answer is
+    // the smallest (triangle of A, triangle of B) among them. B turns about z and slides, so the crossing moves
+    // across A and the cut each frame begins from must grow where boxes come to overlap. A short crossing (only B's
+    // sheared corner dips below A) is searched from the cut, with far fewer box pairs than the grid's tens of
+    // thousands a frame; a long one (B's middle row of corners in A's plane in every third frame) has more leaf
+    // pairs than the block measures and goes to the grid. Frames one at a time and in batches.
+    const grid = (n: number, place: (i: number, j: number) => [number, number, number]): TriangleMesh => {
+      const positions: number[] = [], triangles: number[] = [];
+      for (let i = 0; i <= n; i++) for (let j = 0; j <= n; j++) positions.push(...place(i, j));
+      for (let i = 0; i < n; i++)
+        for (let j = 0; j < n; j++) {
+          const v = i * (n + 1) + j;
+          triangles.push(v, v + 1, v + n + 1, v + 1, v + n + 2, v + n + 1);
+        }
+      return { positions: new Float32Array(positions), triangles: new Uint32Array(triangles) };
+    };
+    const flat = grid(100, (i, j) => [i, j, 0]);
+    const crossings: [string, TriangleMesh][] = [
+      ['a short crossing', grid(30, (i, j) => [i + 12, 20.5, 0.5 * i + j - 0.3])],
+      ['a long crossing', grid(16, (i, j) => [i + 12, 20.5, j - 8])],
+    ];
+    const poses = Array.from({ length: 24 }, (_, k) => rotationZ(0.75 * k, [0.05 * k, -0.1 * k, 0.02 * (k % 3)]));
+    const joined = (list: Pose[]) => {
+      const all = new Float64Array(12 * list.length);
+      list.forEach((pose, k) => all.set(pose, 12 * k));
+      return all;
+    };
+    for (const [name, upright] of crossings) {
+      const expected = await answersOf(MeshDistance.create(flat, upright, { min: true, backend: 'cpu' }), poses);
+      assert.ok(expected.every((q) => q.min!.distance === 0), `${name}: every frame touches`);
+      const boxPairs: Record<string, number> = {};
+      for (const [setting, vars] of [['by default', DEFAULT_WAY], ['never from the cut', { ...DEFAULT_WAY, XHD_GPU_CUT: '0' }],
+        ['no cut kept', { ...DEFAULT_WAY, XHD_GPU_CUT_PAIRS: '2' }], ['rounds outgrowing the block', { ...DEFAULT_WAY, XHD_GPU_CUT_ROUND: '4' }],
+        ['a launch a call', { ...DEFAULT_WAY, XHD_GPU_RESIDENT: '0' }]] as const) {
+        const one = await answersOf(withEnv(vars, () => MeshDistance.create(flat, upright, { min: true, backend: 'cuda' })), poses);
+        const gpu = await withEnv(vars, () => MeshDistance.create(flat, upright, { min: true, backend: 'cuda' }));
+        let many: Awaited<ReturnType<MeshDistance['query']>>[];
+        try {
+          many = [await gpu.query(poses[0]), ...await gpu.queryMany(joined(poses.slice(1, 15))), ...await gpu.queryMany(joined(poses.slice(15)))];
+        } finally {
+          gpu.close();
+        }
+        for (const [k, want] of expected.entries()) {
+          assertSamePair(one[k].min, want.min, `${name}, ${setting}, frame ${k}`);
+          assertSamePair(many[k].min, want.min, `${name}, ${setting}, batched, frame ${k}`);
+        }
+        // The first frame is the grid's in every way (no answer to begin from).
+        boxPairs[setting] = [...one.slice(1), ...many.slice(1)].reduce((sum, q) => sum + q.boxPairs, 0);
+      }
+      if (name !== 'a short crossing') continue;
+      const report = `${name}, box pairs over the later frames: ${JSON.stringify(boxPairs)}`;
+      assert.ok(boxPairs['by default'] * 10 < boxPairs['never from the cut'], report);
+      assert.ok(boxPairs['a launch a call'] * 10 < boxPairs['never from the cut'], report);
     }
   });
 

@@ -38,6 +38,15 @@ constexpr int kThreads = 256;
 constexpr uint64_t kGenerated = 1024ull * 256;
 // Pairs a front buffer holds; an expansion that could generate more is done in chunks.
 constexpr uint64_t kFrontCapacity = 1ull << 24;
+// Searches from the stored cut (cut_frames): the pairs a round may test after the first (block 0's shared lists),
+// the leaf pairs a frame may measure (up to four triangle pairs each, a warp a triangle pair of 8: more would keep
+// block 0's warps longer, one pair after another, than the grid's whole search takes), the pairs a stored cut may
+// hold by default (XHD_GPU_CUT_PAIRS), and the frames a context's minimum keeps to the grid's search after a round
+// outgrew the block.
+constexpr uint32_t kCutRound = 1024;
+constexpr uint32_t kCutLeaves = 32;
+constexpr uint32_t kCutPairs = 4096;
+constexpr uint32_t kCutRest = 32;
 
 struct Pose {
   double m[12];
@@ -476,63 +485,76 @@ __device__ void winner_item(const TreeView& a, const TreeView& b, const uint2* p
   atomicMin(&s->slots, (static_cast<unsigned long long>(q.sa) << 32) | q.sb);
 }
 
-// A final front of no more triangle pairs than a block has warps, measured and settled by block 0 alone: a warp a
-// pair, whose lane 31 (no test's: static_assert below) takes the nodes' boxes' cut beside the tests, and the winner
-// found in shared memory by thread 0, which writes the state's best, key, slots and tests once and tightens its
-// bound. Measured with global records (leaf_pair_by_warp, then winner_item after a barrier), the winner waited for
-// three round trips to memory after the tests, and the cut for its boxes before them. With the append's atomic
-// issued early (expand_item) and the frame loaded a word a thread (load_frame), the clusters' frames at 1M on an
-// H200 took 0.026 ms against 0.031 without these three (frames in one call), 0.029 against 0.035 (a call a frame);
-// docs/benchmarks.md, stop 67. The same answer: the best is the tested values' extreme (bits of +0 for -0, as
-// atomic_tighten folds them), the key and slots the smallest among the tested pairs at the best. Every thread of
-// block 0 calls it.
+// A final front measured and settled by block 0 alone: a warp a triangle pair (warp w takes pairs w, w + 8, ...),
+// whose lane 31 (no test's: static_assert below) takes the nodes' boxes' cut beside the tests and keeps the warp's
+// best, its smallest key and slots at that best and its tests; thread 0 then folds the warps' in shared memory and
+// writes the state's best, key, slots and tests once and tightens its bound. Measured with global records
+// (leaf_pair_by_warp, then winner_item after a barrier), the winner waited for three round trips to memory after the
+// tests, and the cut for its boxes before them. With the append's atomic issued early (expand_item) and the frame
+// loaded a word a thread (load_frame), the clusters' frames at 1M on an H200 took 0.026 ms against 0.031 without
+// these three (frames in one call), 0.029 against 0.035 (a call a frame); docs/benchmarks.md, stop 67. The same
+// answer: the best is the tested values' extreme (bits of +0 for -0, as atomic_tighten folds them), the key and
+// slots the smallest among the tested pairs at the best. The state's key and slots must be as clear_state leaves
+// them (a search's leaf pairs are measured once). Where asked, thread 0 also leaves what it wrote in *outcome, which
+// the block may read after a barrier without a round trip to memory. Every thread of block 0 calls it.
+struct LeafOutcome {
+  unsigned long long best, key, slots, tests;  // the best's bits (the state's before, where none was tested)
+};
+
 template <bool kMax>
 __device__ void leaf_pairs_in_block(const TreeView& a, const TreeView& b, const Motion& m, const uint2* pairs,
-                                    uint32_t count, double slack, double given, SearchState* s) {
+                                    uint32_t count, double slack, double given, SearchState* s,
+                                    LeafOutcome* outcome = nullptr) {
   constexpr unsigned kWarps = kThreads / 32;
   static_assert(kPairMinTests < 32 && kPairMaxTests < 32, "lane 31 takes no test");
-  __shared__ double value[kWarps];
-  __shared__ unsigned long long key[kWarps], slots[kWarps];
-  __shared__ bool tested[kWarps];
-  const unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32, pairs_here = 4 * count;
+  __shared__ unsigned long long best_of[kWarps], key_of[kWarps], slots_of[kWarps], tests_of[kWarps];
+  const unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32;
+  const uint64_t pairs_here = 4ull * count;
   const unsigned long long best_before = threadIdx.x == 0 ? read_bits(&s->best) : 0;
-  if (w < pairs_here) {
-    const LeafTrianglePair q = leaf_triangle_pair(a, b, pairs, w);
+  // Lane 31's running record of its warp's pairs: nothing tested yet.
+  unsigned long long best = kMax ? 0ull : static_cast<unsigned long long>(__double_as_longlong(INFINITY));
+  unsigned long long key = ~0ull, slots = ~0ull, tests = 0;
+  for (uint64_t i = w; i < pairs_here; i += kWarps) {
+    const LeafTrianglePair q = leaf_triangle_pair(a, b, pairs, i);
+    if (!q.exists) continue;  // the same in every lane
+    const Corners3 ca = exact_corners(a, q.sa), cb = posed_exact_corners(b, m, q.sb);
     bool keep = false;
-    if (q.exists) {  // the same in every lane
-      const Corners3 ca = exact_corners(a, q.sa), cb = posed_exact_corners(b, m, q.sb);
-      unsigned long long k = 0;
-      if (lane == 31) {
-        keep = !cut<kMax>(pair_key<kMax>(a, b, m, q.leaves.x, q.leaves.y), running_bound<kMax>(s, given), slack);
-        k = (static_cast<unsigned long long>(a.triangle[q.sa]) << 32) | b.triangle[q.sb];
-      }
-      const double d2 = pair_d2_by_warp<kMax>(ca, cb);
-      if (lane == 31) value[w] = d2, key[w] = k, slots[w] = (static_cast<unsigned long long>(q.sa) << 32) | q.sb;
+    unsigned long long k = 0;
+    if (lane == 31) {
+      keep = !cut<kMax>(pair_key<kMax>(a, b, m, q.leaves.x, q.leaves.y), running_bound<kMax>(s, given), slack);
+      k = (static_cast<unsigned long long>(a.triangle[q.sa]) << 32) | b.triangle[q.sb];
     }
-    if (lane == 31) tested[w] = keep;
-  }
-  __syncthreads();
-  if (threadIdx.x != 0) return;
-  unsigned long long best = best_before, tests = 0;
-  for (unsigned i = 0; i < pairs_here && i < kWarps; ++i)
-    if (tested[i]) {
-      const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(value[i] + 0.0));
-      best = kMax ? (bits > best ? bits : best) : (bits < best ? bits : best);
+    const double d2 = pair_d2_by_warp<kMax>(ca, cb);
+    if (lane == 31 && keep) {
+      const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(d2 + 0.0));
+      const unsigned long long here = (static_cast<unsigned long long>(q.sa) << 32) | q.sb;
+      if (kMax ? bits > best : bits < best) best = bits, key = k, slots = here;
+      else if (bits == best) key = k < key ? k : key, slots = here < slots ? here : slots;
       ++tests;
     }
-  if (tests == 0) return;
-  const double best_value = __longlong_as_double(static_cast<long long>(best));
-  unsigned long long best_key = ~0ull, best_slots = ~0ull;
-  for (unsigned i = 0; i < pairs_here && i < kWarps; ++i)
-    if (tested[i] && value[i] == best_value) {
-      best_key = key[i] < best_key ? key[i] : best_key;
-      best_slots = slots[i] < best_slots ? slots[i] : best_slots;
+  }
+  if (lane == 31) best_of[w] = best, key_of[w] = key, slots_of[w] = slots, tests_of[w] = tests;
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  unsigned long long all = best_before, tested = 0;
+  for (unsigned i = 0; i < kWarps; ++i)
+    if (tests_of[i] != 0) {
+      all = kMax ? (best_of[i] > all ? best_of[i] : all) : (best_of[i] < all ? best_of[i] : all);
+      tested += tests_of[i];
     }
-  s->best = best;
+  unsigned long long best_key = ~0ull, best_slots = ~0ull;
+  for (unsigned i = 0; i < kWarps; ++i)
+    if (tests_of[i] != 0 && best_of[i] == all) {
+      best_key = key_of[i] < best_key ? key_of[i] : best_key;
+      best_slots = slots_of[i] < best_slots ? slots_of[i] : best_slots;
+    }
+  if (outcome != nullptr) *outcome = {all, best_key, best_slots, tested};
+  if (tested == 0) return;
+  s->best = all;
   atomicMin(&s->key, best_key);
   atomicMin(&s->slots, best_slots);
-  atomic_tighten<kMax>(&s->bound, best_value);
-  atomicAdd(&s->tests, tests);
+  atomic_tighten<kMax>(&s->bound, __longlong_as_double(static_cast<long long>(all)));
+  atomicAdd(&s->tests, tested);
 }
 
 // ---- The host-driven search: a launch a step, the front's size read back between them ----
@@ -604,6 +626,7 @@ struct FrameOutput {
   SearchState state;
   unsigned long long box_pairs, end_ns;
   unsigned int iterations;
+  unsigned int by_cut;  // 1: searched from the stored cut in block 0 (cut_frames)
 };
 
 constexpr int kLoopStamps = 12;
@@ -615,6 +638,7 @@ struct LoopEnd {
   unsigned long long taken_ns;  // when the resident kernel took the call (0: launched for it)
   unsigned long long box_pairs;  // the stopped frame's
   unsigned int frames, stopped, iterations, la, lb, count, front;
+  unsigned int cut_outgrown;  // a round from the stored cut outgrew block 0 (the host then rests the cut a while)
   // Where XHD_CUDA_PROFILE asks, of the first frame: the device's clock (ns) when the kernel began, after the start,
   // after each step (the first kLoopStamps - 4), after the leaf pairs and at its end; 0 where none was taken.
   unsigned long long stamps[kLoopStamps];
@@ -679,6 +703,12 @@ struct LoopBuffers {
   uint2 *front0, *front1;
   double* d2;
   bool leaf_warps;
+  // The minimum's stored cut (cut_frames): two buffers of cut_capacity pairs, which one holds it and how many, and
+  // where block 0 leaves a batch to the grid.
+  uint2* cut_pairs;
+  struct CutState* cut;
+  uint32_t cut_capacity, cut_round;
+  struct CutHandoff* handoff;
 };
 
 // What one batch of one kind asks for: its frames, the record its first frame uses (slot), whether its first frame
@@ -687,6 +717,7 @@ struct LoopBuffers {
 struct BatchAsk {
   uint32_t frames, slot;
   bool start, descent, trace;
+  bool cut;  // touching frames of the minimum may search from the stored cut (cut_frames)
 };
 
 // A frame's input into shared memory, word by word past the L1 cache: a resident kernel rewrites its staged
@@ -698,6 +729,194 @@ __device__ void load_frame(FrameInput& to, const FrameInput& from) {
   auto* out = reinterpret_cast<unsigned long long*>(&to);
   const auto* in = reinterpret_cast<const volatile unsigned long long*>(&from);
   if (threadIdx.x < sizeof(FrameInput) / sizeof(unsigned long long)) out[threadIdx.x] = in[threadIdx.x];
+}
+
+// ---- Touching frames searched from the last one's cut, in block 0 alone ----
+//
+// Where the meshes touch, the answer is 0, and a search bounded by it keeps only the node pairs whose boxes overlap:
+// the few pairs of subtrees that hold the contact (clusters at 1M: 76 box pairs a frame on the CPU). The grid's
+// search still took three expansion steps of up to 2^18 generated pairs, each ended by a grid-wide barrier: 17-19 us
+// a frame on an H200, longer than the CPU's whole search (15-31 us at 8 threads; docs/benchmarks.md, stop 68). A cut
+// of the tree of node pairs (a set of pairs with every pair of triangles under exactly one of them) does not depend
+// on the pose, so the cut a touching frame ends on, the pairs its boxes set apart and its leaf pairs, is where the
+// next touching frame begins: block 0 tests the cut's pairs at once, expands, a level a round, only those whose boxes
+// now overlap, and measures the leaf pairs. The bound is 0: known where the last answer's pair still touches under
+// this pose (a batch's first frame: FrameInput::given), else assumed (a later frame, whose predecessor touched) and
+// proven by a pair measured at 0; where none is, the frame goes to the grid. A pair cut at 0 holds no pair at distance
+// 0 (the strict cut with its slack keeps every pair that may), so every pair at 0 is measured, and the answer with
+// its key and slots is the grid's.
+
+// The stored cut: `count` pairs in buffer `which` (0: the root pair alone; none is stored yet, or none fitted).
+struct CutState {
+  unsigned int which, count;
+};
+
+// Where block 0 leaves a batch to the grid: every frame before `frame` answered (the batch's frames: none left), and
+// whether a round outgrew the block (then the batch's later frames stay with the grid).
+struct CutHandoff {
+  unsigned int frame, outgrown;
+};
+
+// Read past the L1 cache: block 0 wrote it, and another multiprocessor's L1 may hold an earlier one.
+__device__ CutHandoff read_handoff(const CutHandoff* from) {
+  const volatile CutHandoff* h = from;
+  return {h->frame, h->outgrown};
+}
+
+__device__ uint32_t node_level(uint32_t node) { return 31 - __clz(node + 1); }
+
+// Whether a node pair's moved boxes (and, under a rigid pose, its oriented boxes) are apart at a bound of 0:
+// expand_item's cut, with every box read at once.
+__device__ bool apart_at_zero(const TreeView& a, const TreeView& b, const Motion& m, double slack, uint2 p) {
+  const bool oriented = m.rigid && a.oriented != nullptr;
+  const Box box_a = a.boxes[p.x], box_b = b.boxes[p.y];
+  OrientedBox oriented_a{}, oriented_b{};
+  if (oriented) oriented_a = a.oriented[p.x], oriented_b = b.oriented[p.y];
+  const double key = centred_gap2(centred(box_a), m.boxes.moved(box_b));
+  if (cut<false>(key, 0.0, slack)) return true;
+  if (!oriented) return false;
+  const MovedOrientedBox ob = move_oriented_box(oriented_b, m.boxes.m, m.boxes.eps);
+  return cut<false>(fmax(key, oriented_gap2(oriented_a, ob)), 0.0, slack);
+}
+
+// The host's answer for frame f (rank 0 writes it): the state at the end, the pairs and steps (rounds) it took.
+__device__ void write_frame_output(BatchRecord* batch, uint32_t f, const SearchState& state, uint64_t box_pairs,
+                                   uint32_t iterations, bool by_cut) {
+  FrameOutput* out = &batch->frame[f];
+  out->state = state;
+  out->box_pairs = box_pairs, out->iterations = iterations, out->by_cut = by_cut;
+  out->end_ns = device_clock_ns();
+}
+
+// A state as other blocks' atomics left it, read past the L1 cache.
+__device__ SearchState read_state(const SearchState* s) {
+  SearchState state{};
+  state.bound = read_bits(&s->bound), state.best = read_bits(&s->best), state.key = read_bits(&s->key);
+  state.tests = read_bits(&s->tests), state.slots = read_bits(&s->slots);
+  return state;
+}
+
+// One pair of a round: apart or a leaf pair, it joins the next cut (a leaf pair that is not apart goes to the leaf
+// list too, to be measured); else its children go to the round's list (`listed`, counted in *count). Sets *outgrown
+// where a list would hold more than it may.
+__device__ void cut_round_pair(const TreeView& a, const TreeView& b, const FrameInput& in, const LoopBuffers& buf,
+                               uint2 p, uint2* next_cut, unsigned int* kept, uint2* leaf_list, unsigned int* leaves,
+                               uint2* listed, unsigned int* count, unsigned int* outgrown) {
+  const uint32_t la = node_level(p.x), lb = node_level(p.y);
+  const bool leaf = la == a.shape.depth && lb == b.shape.depth;
+  const bool apart = apart_at_zero(a, b, in.motion, in.slack, p);
+  if (apart || leaf) {
+    const unsigned at = atomicAdd(kept, 1u);
+    if (at < buf.cut_capacity) next_cut[at] = p;
+  }
+  if (apart) return;
+  if (leaf) {
+    const unsigned at = atomicAdd(leaves, 1u);
+    if (at < kCutLeaves) leaf_list[at] = p;
+    else *outgrown = 1;
+    return;
+  }
+  // Both nodes split where they can, as the grid's steps and the descent split them.
+  const bool split_a = la < a.shape.depth, split_b = lb < b.shape.depth;
+  const unsigned k = (split_a ? 2u : 1u) * (split_b ? 2u : 1u);
+  const unsigned at = atomicAdd(count, k);
+  if (at + k > buf.cut_round) {
+    *outgrown = 1;
+    return;
+  }
+  for (unsigned c = 0; c < k; ++c) {
+    const unsigned i = split_b ? c >> 1 : c, j = split_b ? c & 1 : 0;
+    listed[at + c] = make_uint2(split_a ? 2 * p.x + 1 + i : p.x, split_b ? 2 * p.y + 1 + j : p.y);
+  }
+}
+
+// Touching frames from f on, in block 0 alone (every thread of it calls it; `in` is its copy of the frame's input,
+// frame f's already), for as long as each ends with a pair measured at 0; the handoff says where the grid goes on.
+// Round 0 tests the stored cut, each later round the children the round before listed (block 0's shared lists, at
+// most buf.cut_round pairs a round). A round or leaf list outgrowing its room leaves the frame and the batch's later
+// frames to the grid, and the root as the stored cut; a cut outgrowing its buffer is not stored (the root is, in its
+// place). Everything a frame reads twice stays in shared memory (the stored cut's place, the leaf pairs, the best):
+// in one block a frame waits on its chain of round trips to memory, not on its arithmetic.
+__device__ void cut_frames(const TreeView& a, const TreeView& b, const FrameInput& first, const FrameInput* later,
+                           const BatchAsk& ask, const LoopBuffers& buf, BatchRecord* batch, uint32_t f,
+                           FrameInput& in) {
+  __shared__ uint2 listed[2][kCutRound], leaf_list[kCutLeaves];
+  __shared__ unsigned int counts[3], kept, leaves, outgrown;
+  __shared__ LeafOutcome measured;
+  __shared__ CutState from;
+  SearchRecord* ring = buf.ring;  // the minimum's records
+  const unsigned t = threadIdx.x;
+  const uint32_t begin = f;
+  // XHD_CUDA_PROFILE: the batch's first frame's phases (search_batch's stamps: the start, each round, the leaf
+  // pairs, the end).
+  unsigned long long* stamps = ask.trace && t == 0 && begin == 0 ? batch->end.stamps : nullptr;
+  if (t == 0) {
+    const volatile CutState* stored = buf.cut;
+    from.which = stored->which, from.count = stored->count;
+  }
+  for (; f < ask.frames; ++f) {
+    if (f != begin) {
+      __syncthreads();  // every thread done with the last frame's input and counts
+      load_frame(in, f == 0 ? first : later[f - 1]);
+    }
+    SearchState* s = &ring[(ask.slot + f) % kRing].state;
+    if (t == 0) {
+      counts[0] = counts[1] = counts[2] = 0, kept = leaves = outgrown = 0;
+      SearchRecord* next = ring + (ask.slot + f + 1) % kRing;  // search_batch says why it is cleared as f begins
+      clear_state<false>(&next->state);
+      next->counts[0] = next->counts[1] = next->counts[2] = 0;
+    }
+    __syncthreads();
+    const uint2* stored = buf.cut_pairs + static_cast<uint64_t>(from.which) * buf.cut_capacity;
+    uint2* next_cut = buf.cut_pairs + static_cast<uint64_t>(from.which ^ 1) * buf.cut_capacity;
+    uint32_t n = from.count == 0 ? 1 : from.count, round = 0;
+    uint64_t box_pairs = 0;
+    if (stamps != nullptr && f == 0) stamps[1] = device_clock_ns();
+    for (;; ++round) {
+      // Three counts in turn, as search_batch's steps use them: the one cleared here was read two barriers ago.
+      unsigned int* count = counts + round % 3;
+      if (t == 0) counts[(round + 1) % 3] = 0;
+      for (uint32_t i = t; i < n; i += kThreads) {
+        const uint2 p = round > 0             ? listed[(round - 1) & 1][i]
+                        : from.count == 0 ? make_uint2(0, 0)
+                                          : __ldcg(stored + i);
+        cut_round_pair(a, b, in, buf, p, next_cut, &kept, leaf_list, &leaves, listed[round & 1], count, &outgrown);
+      }
+      __syncthreads();
+      if (stamps != nullptr && f == 0 && round < kLoopStamps - 4) stamps[2 + round] = device_clock_ns();
+      box_pairs += n;
+      n = *reinterpret_cast<volatile unsigned int*>(count);
+      if (*reinterpret_cast<volatile unsigned int*>(&outgrown) != 0 || n == 0) break;
+    }
+    const bool out = *reinterpret_cast<volatile unsigned int*>(&outgrown) != 0;
+    const uint32_t leaf_pairs = *reinterpret_cast<volatile unsigned int*>(&leaves);
+    bool touches = false;  // the same in every thread
+    if (!out && leaf_pairs > 0) {
+      leaf_pairs_in_block<false>(a, b, in.motion, leaf_list, leaf_pairs, in.slack, 0.0, s, &measured);
+      __syncthreads();
+      touches = measured.tests != 0 && measured.best == 0ull;  // +0's bits
+      if (stamps != nullptr && f == 0) stamps[kLoopStamps - 2] = device_clock_ns();
+    }
+    if (t == 0) {
+      const unsigned int cut_pairs = *reinterpret_cast<volatile unsigned int*>(&kept);
+      if (!out && cut_pairs <= buf.cut_capacity) from.which ^= 1, from.count = cut_pairs;
+      else from.count = 0;
+      buf.cut->which = from.which, buf.cut->count = from.count;
+      if (!touches) {
+        clear_state<false>(s);  // the grid searches the frame from its start
+        buf.handoff->frame = f, buf.handoff->outgrown = out;
+      } else {
+        // The state as leaf_pairs_in_block left it, from the cleared one: bound and best the best, the rest its own.
+        SearchState state{};
+        state.bound = state.best = measured.best, state.key = measured.key, state.slots = measured.slots;
+        state.tests = measured.tests;
+        write_frame_output(batch, f, state, box_pairs, round + 1, true);
+        if (stamps != nullptr && f == 0) stamps[kLoopStamps - 1] = batch->frame[f].end_ns;
+      }
+    }
+    if (!touches) return;
+  }
+  if (t == 0) buf.handoff->frame = ask.frames, buf.handoff->outgrown = 0;
 }
 
 // The whole search of a batch of frames, in order: for each, where asked (the first frame only: the first search of
@@ -726,9 +945,30 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
   uint2* fronts[2] = {buf.front0, buf.front1};
   double given = nothing_known<kMax>();
   const uint32_t slot = ask.slot;
+  // Not with the DOPs' or hulls' bounds (measuring aids of the grid's steps). The same in every thread.
+  bool cut_allowed = !kMax && !kDops && ask.cut;
+  if (rank == 0) end->cut_outgrown = 0;
   for (uint32_t f = 0; f < ask.frames; ++f) {
     load_frame(in, f == 0 ? first : later[f - 1]);
     __syncthreads();
+    // A touching frame (the last answer's pair at 0 under this pose, or a predecessor that touched) begins in
+    // block 0 from the stored cut (cut_frames), the other blocks waiting here until it leaves the rest to them.
+    if (cut_allowed && !(f == 0 && ask.start) &&
+        (f == 0 ? in.given == 0.0
+                : read_bits(&ring[(slot + f - 1) % kRing].state.slots) != ~0ull &&
+                      read_double(&ring[(slot + f - 1) % kRing].state.best) == 0.0)) {
+      if (blockIdx.x == 0) cut_frames(a, b, first, later, ask, buf, batch, f, in);
+      grid.sync();
+      const CutHandoff h = read_handoff(buf.handoff);
+      if (h.frame >= ask.frames) break;
+      if (h.outgrown != 0) {
+        cut_allowed = false;
+        if (rank == 0) end->cut_outgrown = 1;
+      }
+      f = h.frame;
+      load_frame(in, f == 0 ? first : later[f - 1]);
+      __syncthreads();
+    }
     SearchRecord* record = ring + (slot + f) % kRing;
     SearchState* s = &record->state;
     unsigned int* counts = record->counts;
@@ -824,13 +1064,8 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
     // The winner settled: the host's answer, and the next frame's bound (which every block reads).
     if (!(f + 1 == ask.frames && (in_block || n == 0))) grid.sync();
     if (rank == 0) {
-      FrameOutput* out = &batch->frame[f];
-      out->state.bound = read_bits(&s->bound), out->state.best = read_bits(&s->best);
-      out->state.key = read_bits(&s->key), out->state.tests = read_bits(&s->tests);
-      out->state.slots = read_bits(&s->slots);
-      out->box_pairs = box_pairs, out->iterations = step;
-      out->end_ns = device_clock_ns();
-      if (stamping && f == 0) end->stamps[kLoopStamps - 1] = out->end_ns;
+      write_frame_output(batch, f, read_state(s), box_pairs, step, false);
+      if (stamping && f == 0) end->stamps[kLoopStamps - 1] = batch->frame[f].end_ns;
     }
   }
   if (rank == 0) end->frames = ask.frames, end->stopped = 0;
@@ -897,7 +1132,7 @@ __global__ void __launch_bounds__(kThreads)
     grid.sync();
     const ResidentCall c = unpack_call(*reinterpret_cast<volatile unsigned long long*>(&state->current));
     if (c.kind == kResidentLeave) return;
-    const BatchAsk ask{c.frames, c.slot, c.start, c.descent, c.trace};
+    const BatchAsk ask{c.frames, c.slot, c.start, c.descent, c.trace, c.cut};
     const bool stopped = c.kind != 0 ? search_batch<true, false>(grid, a, b, staged[0], staged + 1, ask, buf, batch + 1)
                                      : search_batch<false, kDops>(grid, a, b, staged[0], staged + 1, ask, buf, batch);
     // The outputs (written by this same thread) before the number: a release at the system's scope.
@@ -962,6 +1197,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     if (!built) build_on_host(a, b, frame_a, frame_b, min, threads, progress);
     log.mark("context: hierarchies");
     ring_ = DeviceArray<SearchRecord>(memory_, 2 * kRing);
+    plan_cut();
     batch_ = DeviceArray<BatchRecord>(memory_, 1);
     later_ = DeviceArray<FrameInput>(memory_, kBatchFrames);
     fronts_.reserve(64);
@@ -1008,6 +1244,22 @@ class F12GpuDistance final : public MeshDistanceEngine {
     plan_resident(device);
   }
 
+  // The minimum's stored cut (cut_frames), empty (the root) at first: XHD_GPU_CUT=0 turns touching frames' search
+  // from it off; XHD_GPU_CUT_PAIRS, the most pairs a stored cut may hold (default kCutPairs), and XHD_GPU_CUT_ROUND,
+  // the most a round may list (4 to kCutRound, the default), are the tests' ways of making cuts too large to store
+  // and rounds that outgrow the block.
+  void plan_cut() {
+    cut_on_ = switched_on("XHD_GPU_CUT");
+    if (const char* c = std::getenv("XHD_GPU_CUT_PAIRS"))
+      cut_capacity_ = static_cast<uint32_t>(std::clamp(std::strtoull(c, nullptr, 10), 1ull, 1ull << 24));
+    if (const char* c = std::getenv("XHD_GPU_CUT_ROUND"))
+      cut_round_ = static_cast<uint32_t>(std::clamp<unsigned long long>(std::strtoull(c, nullptr, 10), 4, kCutRound));
+    cut_pairs_ = DeviceArray<uint2>(memory_, 2ull * cut_capacity_);
+    cut_state_ = DeviceArray<CutState>(memory_, 1);
+    handoff_ = DeviceArray<CutHandoff>(memory_, 1);
+    XHD_CUDA(cudaMemsetAsync(cut_state_.get(), 0, sizeof(CutState), stream_.get()));
+  }
+
   // Whether the device loop stays on the GPU between calls (resident_loop.h; XHD_GPU_RESIDENT=0 turns it off), and
   // how long it waits for the next call before it leaves: XHD_GPU_RESIDENT_IDLE_US microseconds (default 2000, ten
   // times a call's round trip from Node's worker threads). Not under XHD_CUDA_PROFILE, whose phases wait for the
@@ -1048,7 +1300,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
   LoopBuffers loop_buffers() {
     Fronts& top = fronts_at(0);
     return {front_capacity_, step_pairs_, ring_.get(), top.buffer[0].get(), top.buffer[1].get(), d2_.get(),
-            leaf_warps_};
+            leaf_warps_, cut_pairs_.get(), cut_state_.get(), cut_capacity_, cut_round_, handoff_.get()};
   }
 
   // A batch of one kind answered by the resident kernel (its outputs in batch_readback_, one record a kind), or
@@ -1058,7 +1310,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     ResidentCall c{};
     c.kind = max ? 1 : 0;
     c.first = static_cast<unsigned int>(first), c.frames = ask.frames, c.slot = ask.slot;
-    c.start = ask.start, c.descent = ask.descent, c.trace = ask.trace;
+    c.start = ask.start, c.descent = ask.descent, c.trace = ask.trace, c.cut = ask.cut;
     if (resident_->call(c)) return batch_readback_.data() + (max ? 1 : 0);
     resident_.reset();
     return nullptr;
@@ -1387,7 +1639,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
     const uint32_t slot = slot_[kMax];
     frames_.data()[first].given = last_answer_bound<kMax>(poses + 12 * first);
     const bool descent = !(kMax ? last_max_ : last_min_), start = descent || !ready_[kMax];
-    const BatchAsk ask{n, slot, start, descent, log.enabled()};
+    // Touching frames of the minimum begin from the stored cut, unless a round outgrew the block lately.
+    const BatchAsk ask{n, slot, start, descent, log.enabled(), !kMax && cut_on_ && cut_rest_ == 0};
     const auto host_start = std::chrono::steady_clock::now();
     const BatchRecord* answered = resident_call(kMax, first, ask);
     const bool by_resident = answered != nullptr;
@@ -1426,6 +1679,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
     if (log.enabled()) print_profile(e, n, host_launched - host_start, host_done - host_launched);
     if (trace_calls_) trace_call(e, back.frame[e.frames > 0 ? e.frames - 1 : 0], host_start, host_done);
     log.mark("device loop");
+    if (!kMax) cut_rest_ = e.cut_outgrown != 0 ? kCutRest : cut_rest_ - std::min<uint32_t>(cut_rest_, e.frames);
     // Each frame's own time: from the end of the one before (the kernel's start for the first).
     unsigned long long before = e.begin_ns;
     for (uint32_t f = 0; f < e.frames; ++f) {
@@ -1476,9 +1730,11 @@ class F12GpuDistance final : public MeshDistanceEngine {
   void trace_call(const LoopEnd& e, const FrameOutput& last, std::chrono::steady_clock::time_point call,
                   std::chrono::steady_clock::time_point back) const {
     using us = std::chrono::duration<double, std::micro>;
-    std::fprintf(stderr, "xhd-call frames %u: before %.1f us, call %.1f us (taken to search %.1f us, search %.1f us)\n",
+    std::fprintf(stderr,
+                 "xhd-call frames %u: before %.1f us, call %.1f us (taken to search %.1f us, search %.1f us)%s\n",
                  e.frames, us(call - batch_started_).count(), us(back - call).count(),
-                 e.taken_ns != 0 ? (e.begin_ns - e.taken_ns) / 1000.0 : 0.0, (last.end_ns - e.begin_ns) / 1000.0);
+                 e.taken_ns != 0 ? (e.begin_ns - e.taken_ns) / 1000.0 : 0.0, (last.end_ns - e.begin_ns) / 1000.0,
+                 last.by_cut != 0 ? ", the last frame from the cut" : "");
   }
 
   // XHD_CUDA_PROFILE: the host's clock around the launch, the device's (kernel stamps) inside its first frame: no
@@ -1547,6 +1803,13 @@ class F12GpuDistance final : public MeshDistanceEngine {
   uint64_t step_pairs_ = kGenerated;
   // Whether a final front of few pairs is measured a warp a triangle pair (leaf_pair_by_warp).
   bool leaf_warps_ = true;
+  // The minimum's stored cut (cut_frames): on or off, its buffers' size, a round's most pairs, where block 0 leaves
+  // a batch to the grid, and the frames to keep to the grid's search after a round outgrew the block.
+  bool cut_on_ = true;
+  uint32_t cut_capacity_ = kCutPairs, cut_round_ = kCutRound, cut_rest_ = 0;
+  DeviceArray<uint2> cut_pairs_;
+  DeviceArray<CutState> cut_state_;
+  DeviceArray<CutHandoff> handoff_;
   // Whether the minimum's hierarchies get DOPs and the searches read them (XHD_GPU_DOP=1: dop_cut says why not
   // by default). Set before the build.
   const bool use_dops_ = asked_for("XHD_GPU_DOP");
