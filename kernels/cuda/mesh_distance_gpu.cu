@@ -39,10 +39,10 @@ constexpr uint64_t kGenerated = 1024ull * 256;
 // Pairs a front buffer holds; an expansion that could generate more is done in chunks.
 constexpr uint64_t kFrontCapacity = 1ull << 24;
 // Searches from the stored cut (cut_frames): the pairs a round may test after the first (block 0's shared lists),
-// the leaf pairs a frame may measure (up to four triangle pairs each, a warp a triangle pair of 8: more would keep
-// block 0's warps longer, one pair after another, than the grid's whole search takes), the pairs a stored cut may
-// hold by default (XHD_GPU_CUT_PAIRS), and the frames a context's minimum keeps to the grid's search after a round
-// outgrew the block.
+// the leaf pairs a frame may measure (up to four triangle pairs each, their tests in three groups, a group a warp of
+// 8: more would keep block 0's warps longer, one group after another, than the grid's whole search takes), the pairs
+// a stored cut may hold by default (XHD_GPU_CUT_PAIRS), and the frames a context's minimum keeps to the grid's search
+// after a round outgrew the block.
 constexpr uint32_t kCutRound = 1024;
 constexpr uint32_t kCutLeaves = 32;
 constexpr uint32_t kCutPairs = 4096;
@@ -485,76 +485,63 @@ __device__ void winner_item(const TreeView& a, const TreeView& b, const uint2* p
   atomicMin(&s->slots, (static_cast<unsigned long long>(q.sa) << 32) | q.sb);
 }
 
-// A final front measured and settled by block 0 alone: a warp a triangle pair (warp w takes pairs w, w + 8, ...),
-// whose lane 31 (no test's: static_assert below) takes the nodes' boxes' cut beside the tests and keeps the warp's
-// best, its smallest key and slots at that best and its tests; thread 0 then folds the warps' in shared memory and
-// writes the state's best, key, slots and tests once and tightens its bound. Measured with global records
-// (leaf_pair_by_warp, then winner_item after a barrier), the winner waited for three round trips to memory after the
-// tests, and the cut for its boxes before them. With the append's atomic issued early (expand_item) and the frame
-// loaded a word a thread (load_frame), the clusters' frames at 1M on an H200 took 0.026 ms against 0.031 without
-// these three (frames in one call), 0.029 against 0.035 (a call a frame); docs/benchmarks.md, stop 67. The same
-// answer: the best is the tested values' extreme (bits of +0 for -0, as atomic_tighten folds them), the key and
-// slots the smallest among the tested pairs at the best. The state's key and slots must be as clear_state leaves
-// them (a search's leaf pairs are measured once). Where asked, thread 0 also leaves what it wrote in *outcome, which
-// the block may read after a barrier without a round trip to memory. Every thread of block 0 calls it.
-struct LeafOutcome {
-  unsigned long long best, key, slots, tests;  // the best's bits (the state's before, where none was tested)
-};
-
+// A final front of no more triangle pairs than a block has warps, measured and settled by block 0 alone: a warp a
+// pair, whose lane 31 (no test's: static_assert below) takes the nodes' boxes' cut beside the tests, and the winner
+// found in shared memory by thread 0, which writes the state's best, key, slots and tests once and tightens its
+// bound. Measured with global records (leaf_pair_by_warp, then winner_item after a barrier), the winner waited for
+// three round trips to memory after the tests, and the cut for its boxes before them. With the append's atomic
+// issued early (expand_item) and the frame loaded a word a thread (load_frame), the clusters' frames at 1M on an
+// H200 took 0.026 ms against 0.031 without these three (frames in one call), 0.029 against 0.035 (a call a frame);
+// docs/benchmarks.md, stop 67. The same answer: the best is the tested values' extreme (bits of +0 for -0, as
+// atomic_tighten folds them), the key and slots the smallest among the tested pairs at the best. Every thread of
+// block 0 calls it.
 template <bool kMax>
 __device__ void leaf_pairs_in_block(const TreeView& a, const TreeView& b, const Motion& m, const uint2* pairs,
-                                    uint32_t count, double slack, double given, SearchState* s,
-                                    LeafOutcome* outcome = nullptr) {
+                                    uint32_t count, double slack, double given, SearchState* s) {
   constexpr unsigned kWarps = kThreads / 32;
   static_assert(kPairMinTests < 32 && kPairMaxTests < 32, "lane 31 takes no test");
-  __shared__ unsigned long long best_of[kWarps], key_of[kWarps], slots_of[kWarps], tests_of[kWarps];
-  const unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32;
-  const uint64_t pairs_here = 4ull * count;
+  __shared__ double value[kWarps];
+  __shared__ unsigned long long key[kWarps], slots[kWarps];
+  __shared__ bool tested[kWarps];
+  const unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32, pairs_here = 4 * count;
   const unsigned long long best_before = threadIdx.x == 0 ? read_bits(&s->best) : 0;
-  // Lane 31's running record of its warp's pairs: nothing tested yet.
-  unsigned long long best = kMax ? 0ull : static_cast<unsigned long long>(__double_as_longlong(INFINITY));
-  unsigned long long key = ~0ull, slots = ~0ull, tests = 0;
-  for (uint64_t i = w; i < pairs_here; i += kWarps) {
-    const LeafTrianglePair q = leaf_triangle_pair(a, b, pairs, i);
-    if (!q.exists) continue;  // the same in every lane
-    const Corners3 ca = exact_corners(a, q.sa), cb = posed_exact_corners(b, m, q.sb);
+  if (w < pairs_here) {
+    const LeafTrianglePair q = leaf_triangle_pair(a, b, pairs, w);
     bool keep = false;
-    unsigned long long k = 0;
-    if (lane == 31) {
-      keep = !cut<kMax>(pair_key<kMax>(a, b, m, q.leaves.x, q.leaves.y), running_bound<kMax>(s, given), slack);
-      k = (static_cast<unsigned long long>(a.triangle[q.sa]) << 32) | b.triangle[q.sb];
+    if (q.exists) {  // the same in every lane
+      const Corners3 ca = exact_corners(a, q.sa), cb = posed_exact_corners(b, m, q.sb);
+      unsigned long long k = 0;
+      if (lane == 31) {
+        keep = !cut<kMax>(pair_key<kMax>(a, b, m, q.leaves.x, q.leaves.y), running_bound<kMax>(s, given), slack);
+        k = (static_cast<unsigned long long>(a.triangle[q.sa]) << 32) | b.triangle[q.sb];
+      }
+      const double d2 = pair_d2_by_warp<kMax>(ca, cb);
+      if (lane == 31) value[w] = d2, key[w] = k, slots[w] = (static_cast<unsigned long long>(q.sa) << 32) | q.sb;
     }
-    const double d2 = pair_d2_by_warp<kMax>(ca, cb);
-    if (lane == 31 && keep) {
-      const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(d2 + 0.0));
-      const unsigned long long here = (static_cast<unsigned long long>(q.sa) << 32) | q.sb;
-      if (kMax ? bits > best : bits < best) best = bits, key = k, slots = here;
-      else if (bits == best) key = k < key ? k : key, slots = here < slots ? here : slots;
-      ++tests;
-    }
+    if (lane == 31) tested[w] = keep;
   }
-  if (lane == 31) best_of[w] = best, key_of[w] = key, slots_of[w] = slots, tests_of[w] = tests;
   __syncthreads();
   if (threadIdx.x != 0) return;
-  unsigned long long all = best_before, tested = 0;
-  for (unsigned i = 0; i < kWarps; ++i)
-    if (tests_of[i] != 0) {
-      all = kMax ? (best_of[i] > all ? best_of[i] : all) : (best_of[i] < all ? best_of[i] : all);
-      tested += tests_of[i];
+  unsigned long long best = best_before, tests = 0;
+  for (unsigned i = 0; i < pairs_here && i < kWarps; ++i)
+    if (tested[i]) {
+      const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(value[i] + 0.0));
+      best = kMax ? (bits > best ? bits : best) : (bits < best ? bits : best);
+      ++tests;
     }
+  if (tests == 0) return;
+  const double best_value = __longlong_as_double(static_cast<long long>(best));
   unsigned long long best_key = ~0ull, best_slots = ~0ull;
-  for (unsigned i = 0; i < kWarps; ++i)
-    if (tests_of[i] != 0 && best_of[i] == all) {
-      best_key = key_of[i] < best_key ? key_of[i] : best_key;
-      best_slots = slots_of[i] < best_slots ? slots_of[i] : best_slots;
+  for (unsigned i = 0; i < pairs_here && i < kWarps; ++i)
+    if (tested[i] && value[i] == best_value) {
+      best_key = key[i] < best_key ? key[i] : best_key;
+      best_slots = slots[i] < best_slots ? slots[i] : best_slots;
     }
-  if (outcome != nullptr) *outcome = {all, best_key, best_slots, tested};
-  if (tested == 0) return;
-  s->best = all;
+  s->best = best;
   atomicMin(&s->key, best_key);
   atomicMin(&s->slots, best_slots);
-  atomic_tighten<kMax>(&s->bound, __longlong_as_double(static_cast<long long>(all)));
-  atomicAdd(&s->tests, tested);
+  atomic_tighten<kMax>(&s->bound, best_value);
+  atomicAdd(&s->tests, tests);
 }
 
 // ---- The host-driven search: a launch a step, the front's size read back between them ----
@@ -830,6 +817,77 @@ __device__ void cut_round_pair(const TreeView& a, const TreeView& b, const Frame
   }
 }
 
+// What cut_leaf_pairs wrote into the state, for block 0 to read after a barrier without a round trip to memory.
+struct LeafOutcome {
+  unsigned long long best, key, slots, tests;  // the best's bits (+inf's where nothing was tested)
+};
+
+// The tests of a triangle pair (triangle_pair_min_test) in groups of like code: 0-5 an edge crossing the other
+// triangle, 6-11 a corner's nearest point on the other, 12-20 two edges' nearest points.
+constexpr int kTestGroups = 3;
+__device__ int test_group_first(int g) { return g == 0 ? 0 : g == 1 ? 6 : g == 2 ? 12 : kPairMinTests; }
+
+// The leaf pairs of a frame from the cut (cut_frames), measured and settled by block 0 alone: each triangle pair's
+// tests a group a warp (unit u = triangle pair × kTestGroups + group; warp w takes u = w, w + 8, ...), the group's
+// least value folded into the pair's in shared memory; then warp 0 finds the best and the smallest key and slots at
+// it, and thread 0 writes the state and *outcome. A warp running all 21 tests (pair_d2_by_warp) ran the three kinds
+// of code one after the other: in a touching clusters frame the leaf pairs took 5.6-5.8 of 8.1 us (stop 69). The
+// least of the 21 is triangle_pair_min's d2 to the bit, as pair_d2_by_warp's is, so the state is the grid's. No pair
+// is cut by its leaves' boxes: the list holds only pairs not apart at the frame's bound of 0 (cut_round_pair), which
+// those boxes would keep. The state must be as clear_state leaves it. Every thread of block 0 calls it, with at
+// most kCutLeaves leaf pairs.
+__device__ void cut_leaf_pairs(const TreeView& a, const TreeView& b, const Motion& m, const uint2* leaves,
+                               uint32_t count, SearchState* s, LeafOutcome* outcome) {
+  constexpr unsigned kWarps = kThreads / 32;
+  constexpr unsigned long long kNone = 0x7ff0000000000000ull;  // +inf's bits: no value yet
+  __shared__ unsigned long long d2_of[4 * kCutLeaves], key_of[4 * kCutLeaves], slots_of[4 * kCutLeaves];
+  const unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32, pairs = 4 * count;
+  for (unsigned i = threadIdx.x; i < pairs; i += kThreads) d2_of[i] = kNone, key_of[i] = slots_of[i] = ~0ull;
+  __syncthreads();
+  for (unsigned u = w; u < kTestGroups * pairs; u += kWarps) {
+    const unsigned i = u / kTestGroups;
+    const int g = static_cast<int>(u % kTestGroups);
+    const LeafTrianglePair q = leaf_triangle_pair(a, b, leaves, i);
+    if (!q.exists) continue;  // the same in every lane
+    const Corners3 ca = exact_corners(a, q.sa), cb = posed_exact_corners(b, m, q.sb);
+    const int first = test_group_first(g), size = test_group_first(g + 1) - first;
+    double value = static_cast<double>(INFINITY);
+    if (static_cast<int>(lane) < size) value = triangle_pair_min_test(ca, cb, first + static_cast<int>(lane));
+    for (int o = 16; o > 0; o >>= 1) value = fmin(value, __shfl_xor_sync(0xffffffffu, value, o));
+    if (lane == 0) {
+      atomicMin(&d2_of[i], static_cast<unsigned long long>(__double_as_longlong(value + 0.0)));
+      if (g == 0) {
+        key_of[i] = (static_cast<unsigned long long>(a.triangle[q.sa]) << 32) | b.triangle[q.sb];
+        slots_of[i] = (static_cast<unsigned long long>(q.sa) << 32) | q.sb;
+      }
+    }
+  }
+  __syncthreads();
+  if (w != 0) return;
+  // Warp 0: each lane its pairs', then a butterfly keeping the lesser best, and at equal bests the lesser key and
+  // slots (a pair exists where its slots were written).
+  unsigned long long best = kNone, key = ~0ull, slots = ~0ull, tests = 0;
+  for (unsigned i = lane; i < pairs; i += 32) {
+    if (slots_of[i] == ~0ull) continue;
+    ++tests;
+    const unsigned long long v = d2_of[i];
+    if (v < best) best = v, key = key_of[i], slots = slots_of[i];
+    else if (v == best) key = key_of[i] < key ? key_of[i] : key, slots = slots_of[i] < slots ? slots_of[i] : slots;
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const unsigned long long other = __shfl_xor_sync(0xffffffffu, best, o);
+    const unsigned long long other_key = __shfl_xor_sync(0xffffffffu, key, o);
+    const unsigned long long other_slots = __shfl_xor_sync(0xffffffffu, slots, o);
+    tests += __shfl_xor_sync(0xffffffffu, tests, o);
+    if (other < best) best = other, key = other_key, slots = other_slots;
+    else if (other == best) key = other_key < key ? other_key : key, slots = other_slots < slots ? other_slots : slots;
+  }
+  if (lane != 0) return;
+  *outcome = {best, key, slots, tests};
+  if (tests == 0) return;
+  s->best = s->bound = best, s->key = key, s->slots = slots, s->tests = tests;
+}
+
 // Touching frames from f on, in block 0 alone (every thread of it calls it; `in` is its copy of the frame's input,
 // frame f's already), for as long as each ends with a pair measured at 0; the handoff says where the grid goes on.
 // Round 0 tests the stored cut, each later round the children the round before listed (block 0's shared lists, at
@@ -892,7 +950,7 @@ __device__ void cut_frames(const TreeView& a, const TreeView& b, const FrameInpu
     const uint32_t leaf_pairs = *reinterpret_cast<volatile unsigned int*>(&leaves);
     bool touches = false;  // the same in every thread
     if (!out && leaf_pairs > 0) {
-      leaf_pairs_in_block<false>(a, b, in.motion, leaf_list, leaf_pairs, in.slack, 0.0, s, &measured);
+      cut_leaf_pairs(a, b, in.motion, leaf_list, leaf_pairs, s, &measured);
       __syncthreads();
       touches = measured.tests != 0 && measured.best == 0ull;  // +0's bits
       if (stamps != nullptr && f == 0) stamps[kLoopStamps - 2] = device_clock_ns();
@@ -906,7 +964,7 @@ __device__ void cut_frames(const TreeView& a, const TreeView& b, const FrameInpu
         clear_state<false>(s);  // the grid searches the frame from its start
         buf.handoff->frame = f, buf.handoff->outgrown = out;
       } else {
-        // The state as leaf_pairs_in_block left it, from the cleared one: bound and best the best, the rest its own.
+        // The state as cut_leaf_pairs left it, from the cleared one: bound and best the best, the rest its own.
         SearchState state{};
         state.bound = state.best = measured.best, state.key = measured.key, state.slots = measured.slots;
         state.tests = measured.tests;
