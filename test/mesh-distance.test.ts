@@ -11,7 +11,7 @@ import { pointsAsMesh, type TriangleMesh } from '../src/ops/surface-distance.js'
 import { assertSamePair } from './distance-pairs.js';
 import { withEnv } from './reader-test-tools.js';
 import { rng, uniform } from './random-points.js';
-import { cube, torus, triangleSoup, uvSphere } from './test-meshes.js';
+import { cube, gridSheet, torus, triangleSoup, uvSphere } from './test-meshes.js';
 
 const cuda = probeBackend('cuda');
 
@@ -31,6 +31,13 @@ function posed(mesh: TriangleMesh, m: Pose): TriangleMesh {
 function rotationZ(deg: number, t: [number, number, number]): Pose {
   const c = Math.cos((deg * Math.PI) / 180), s = Math.sin((deg * Math.PI) / 180);
   return Float64Array.of(c, -s, 0, t[0], s, c, 0, t[1], 0, 0, 1, t[2]);
+}
+
+/** Poses one after another in one array, as queryMany takes them. */
+function joined(list: Pose[]): Float64Array {
+  const all = new Float64Array(12 * list.length);
+  list.forEach((pose, k) => all.set(pose, 12 * k));
+  return all;
 }
 
 /** A new context's answers to each pose in turn; the context is closed after them, whatever happens. */
@@ -247,16 +254,8 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
   it("builds on the GPU the host's hierarchy (order and boxes to the bit), oriented boxes and DOPs holding every corner", async () => {
     // XHD_CHECK_GPU_BUILD=1 makes the library build each tree on the host too and compare (f12_build_gpu.h); a
     // difference is an internal error, which rejects. With XHD_GPU_DOP=1 the trees get DOPs, checked too.
-    const grid = (n: number): TriangleMesh => {  // a flat grid: many centroids share each coordinate (ties by index)
-      const positions: number[] = [], triangles: number[] = [];
-      for (let i = 0; i <= n; i++) for (let j = 0; j <= n; j++) positions.push(i, j, 0);
-      for (let i = 0; i < n; i++)
-        for (let j = 0; j < n; j++) {
-          const v = i * (n + 1) + j;
-          triangles.push(v, v + 1, v + n + 1, v + 1, v + n + 2, v + n + 1);
-        }
-      return { positions: new Float32Array(positions), triangles: new Uint32Array(triangles) };
-    };
+    // A flat grid: many centroids share each coordinate (ties by index).
+    const grid = (n: number) => gridSheet(n, (i, j) => [i, j, 0]);
     const few = (count: number): TriangleMesh => ({ positions: small.positions, triangles: small.triangles.slice(0, 3 * count) });
     const big = uvSphere(1, 250, 400);
     const cases: [string, TriangleMesh, TriangleMesh][] = [
@@ -323,27 +322,12 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
     // sheared corner dips below A) is searched from the cut, with far fewer box pairs than the grid's tens of
     // thousands a frame; a long one (B's middle row of corners in A's plane in every third frame) has more leaf
     // pairs than the block measures and goes to the grid. Frames one at a time and in batches.
-    const grid = (n: number, place: (i: number, j: number) => [number, number, number]): TriangleMesh => {
-      const positions: number[] = [], triangles: number[] = [];
-      for (let i = 0; i <= n; i++) for (let j = 0; j <= n; j++) positions.push(...place(i, j));
-      for (let i = 0; i < n; i++)
-        for (let j = 0; j < n; j++) {
-          const v = i * (n + 1) + j;
-          triangles.push(v, v + 1, v + n + 1, v + 1, v + n + 2, v + n + 1);
-        }
-      return { positions: new Float32Array(positions), triangles: new Uint32Array(triangles) };
-    };
-    const flat = grid(100, (i, j) => [i, j, 0]);
+    const flat = gridSheet(100, (i, j) => [i, j, 0]);
     const crossings: [string, TriangleMesh][] = [
-      ['a short crossing', grid(30, (i, j) => [i + 12, 20.5, 0.5 * i + j - 0.3])],
-      ['a long crossing', grid(16, (i, j) => [i + 12, 20.5, j - 8])],
+      ['a short crossing', gridSheet(30, (i, j) => [i + 12, 20.5, 0.5 * i + j - 0.3])],
+      ['a long crossing', gridSheet(16, (i, j) => [i + 12, 20.5, j - 8])],
     ];
     const poses = Array.from({ length: 24 }, (_, k) => rotationZ(0.75 * k, [0.05 * k, -0.1 * k, 0.02 * (k % 3)]));
-    const joined = (list: Pose[]) => {
-      const all = new Float64Array(12 * list.length);
-      list.forEach((pose, k) => all.set(pose, 12 * k));
-      return all;
-    };
     for (const [name, upright] of crossings) {
       const expected = await answersOf(MeshDistance.create(flat, upright, { min: true, backend: 'cpu' }), poses);
       assert.ok(expected.every((q) => q.min!.distance === 0), `${name}: every frame touches`);
@@ -404,11 +388,6 @@ describe('mesh distance on the GPU equals the CPU', { skip: cuda.available ? fal
     const big = uvSphere(1, 250, 400);
     const cases: [string, TriangleMesh, TriangleMesh][] = [...scenes, ['200k spheres', big, moved(big, 2.05, 0.3, 0.1, 0.999)]];
     const poses = Array.from({ length: 150 }, (_, k) => rotationZ(2.5 * k, [0.3 * Math.sin(k / 7), 0.2 - 0.002 * k, 0.01 * (k % 5)]));
-    const joined = (list: Pose[]) => {
-      const all = new Float64Array(12 * list.length);
-      list.forEach((pose, k) => all.set(pose, 12 * k));
-      return all;
-    };
     for (const [name, a, b] of cases) {
       const cpu = await MeshDistance.create(a, b, { min: true, max: true, backend: 'cpu' });
       let expected: Awaited<ReturnType<MeshDistance['query']>>[];

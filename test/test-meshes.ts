@@ -74,6 +74,18 @@ export function cube(h: number): TriangleMesh {
   return { positions: new Float32Array(positions), triangles: new Uint32Array(triangles) };
 }
 
+/** An n × n grid of squares, two triangles each, corner (i, j) placed at place(i, j). */
+export function gridSheet(n: number, place: (i: number, j: number) => [number, number, number]): TriangleMesh {
+  const positions: number[] = [], triangles: number[] = [];
+  for (let i = 0; i <= n; i++) for (let j = 0; j <= n; j++) positions.push(...place(i, j));
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) {
+      const v = i * (n + 1) + j;
+      triangles.push(v, v + 1, v + n + 1, v + 1, v + n + 2, v + n + 1);
+    }
+  return { positions: new Float32Array(positions), triangles: new Uint32Array(triangles) };
+}
+
 /**
  * Random triangles in the unit cube, with degenerate ones mixed in: repeated vertices, collinear
  * corners (zero area), needles and single points.
