@@ -137,15 +137,24 @@ XHD_HD PairPoints triangle_pair_min(const Corners3& a, const Corners3& b) {
 // function's to give.
 constexpr int kPairMinTests = 21, kPairMaxTests = 9;
 
+// Each kind of test is called once, its operands chosen first (a's edge or b's, a's corner or b's): on a GPU the
+// lanes of one kind then run one copy of its code, not one for each triangle in turn.
 XHD_HD double triangle_pair_min_test(const Corners3& a, const Corners3& b, int k) {
   Dvec3 at;
-  if (k < 3) return segment_crosses_triangle(a.v[k], a.v[(k + 1) % 3], b, &at) ? 0.0 : static_cast<double>(INFINITY);
   if (k < 6) {
-    const int e = k - 3;
-    return segment_crosses_triangle(b.v[e], b.v[(e + 1) % 3], a, &at) ? 0.0 : static_cast<double>(INFINITY);
+    const bool own = k < 3;  // a's edge crossing b, else b's crossing a
+    const Corners3& edges = own ? a : b;
+    const Corners3& other = own ? b : a;
+    const int e = own ? k : k - 3;
+    return segment_crosses_triangle(edges.v[e], edges.v[(e + 1) % 3], other, &at) ? 0.0
+                                                                                   : static_cast<double>(INFINITY);
   }
-  if (k < 9) return closest_on_triangle(a.v[k - 6], b.v[0], b.v[1], b.v[2]).d2;
-  if (k < 12) return closest_on_triangle(b.v[k - 9], a.v[0], a.v[1], a.v[2]).d2;
+  if (k < 12) {
+    const bool own = k < 9;  // a's corner on b, else b's on a
+    const Dvec3 corner = own ? a.v[k - 6] : b.v[k - 9];
+    const Corners3& other = own ? b : a;
+    return closest_on_triangle(corner, other.v[0], other.v[1], other.v[2]).d2;
+  }
   const int i = (k - 12) / 3, j = (k - 12) % 3;
   return closest_segments(a.v[i], a.v[(i + 1) % 3], b.v[j], b.v[(j + 1) % 3]).d2;
 }
