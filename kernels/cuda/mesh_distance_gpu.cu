@@ -827,40 +827,58 @@ struct LeafOutcome {
 constexpr int kTestGroups = 3;
 __device__ int test_group_first(int g) { return g == 0 ? 0 : g == 1 ? 6 : g == 2 ? 12 : kPairMinTests; }
 
-// The leaf pairs of a frame from the cut (cut_frames), measured and settled by block 0 alone: each triangle pair's
-// tests a group a warp (unit u = triangle pair × kTestGroups + group; warp w takes u = w, w + 8, ...), the group's
-// least value folded into the pair's in shared memory; then warp 0 finds the best and the smallest key and slots at
-// it, and thread 0 writes the state and *outcome. A warp running all 21 tests (pair_d2_by_warp) ran the three kinds
-// of code one after the other: in a touching clusters frame the leaf pairs took 5.6-5.8 of 8.1 us (stop 69). The
-// least of the 21 is triangle_pair_min's d2 to the bit, as pair_d2_by_warp's is, so the state is the grid's. No pair
-// is cut by its leaves' boxes: the list holds only pairs not apart at the frame's bound of 0 (cut_round_pair), which
-// those boxes would keep. The state must be as clear_state leaves it. Every thread of block 0 calls it, with at
-// most kCutLeaves leaf pairs.
+// A pass of cut_leaf_pairs measures this many triangle pairs (two leaf pairs' worth), each of their tests in a thread
+// of its own, every group's threads in warps of their own: 6 x 8 threads in warps 0-1, 6 x 8 in warps 2-3, 9 x 8 in
+// warps 4-6.
+constexpr unsigned kPassPairs = 8;
+__device__ unsigned group_warp_first(int g) { return g == 0 ? 0u : g == 1 ? 2u : g == 2 ? 4u : 7u; }
+static_assert(7 * 32 <= kThreads, "a pass's seats fit in a block");
+
+// Which test of which of a pass's triangle pairs thread t runs (seated false: none).
+struct TestSeat {
+  int test;
+  unsigned pair;
+  bool seated;
+};
+__device__ TestSeat test_seat(unsigned t) {
+  const unsigned w = t / 32;
+  const int g = w < group_warp_first(1) ? 0 : w < group_warp_first(2) ? 1 : w < group_warp_first(3) ? 2 : 3;
+  if (g == kTestGroups) return {0, 0, false};
+  const unsigned k = t - 32 * group_warp_first(g);
+  const unsigned size = static_cast<unsigned>(test_group_first(g + 1) - test_group_first(g));
+  return {test_group_first(g) + static_cast<int>(k % size), k / size, k < size * kPassPairs};
+}
+
+// The leaf pairs of a frame from the cut (cut_frames), measured and settled by block 0 alone: every test of up to
+// kPassPairs triangle pairs at once, a thread each (test_seat), each value folded into its pair's least in shared
+// memory; then warp 0 finds the best and the smallest key and slots at it, and thread 0 writes the state and
+// *outcome. A touching clusters frame's two leaf pairs (8 triangle pairs) are one pass: one round trip for the
+// corners, then the slowest test. A warp a kind of test, each warp's units in turn, took 4.5-4.7 us of a 7 us frame
+// there (three units a warp, each waiting on its own corners; stop 69). The least of the 21 is triangle_pair_min's
+// d2 to the bit (triangle_pair_min_test), so the state is the grid's. No pair is cut by its leaves' boxes: the list
+// holds only pairs not apart at the frame's bound of 0 (cut_round_pair), which those boxes would keep. The state
+// must be as clear_state leaves it. Every thread of block 0 calls it, with at most kCutLeaves leaf pairs.
 __device__ void cut_leaf_pairs(const TreeView& a, const TreeView& b, const Motion& m, const uint2* leaves,
                                uint32_t count, SearchState* s, LeafOutcome* outcome) {
-  constexpr unsigned kWarps = kThreads / 32;
   constexpr unsigned long long kNone = 0x7ff0000000000000ull;  // +inf's bits: no value yet
   __shared__ unsigned long long d2_of[4 * kCutLeaves], key_of[4 * kCutLeaves], slots_of[4 * kCutLeaves];
   const unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32, pairs = 4 * count;
   for (unsigned i = threadIdx.x; i < pairs; i += kThreads) d2_of[i] = kNone, key_of[i] = slots_of[i] = ~0ull;
   __syncthreads();
-  for (unsigned u = w; u < kTestGroups * pairs; u += kWarps) {
-    const unsigned i = u / kTestGroups;
-    const int g = static_cast<int>(u % kTestGroups);
+  const TestSeat seat = test_seat(threadIdx.x);
+  for (unsigned base = 0; base < pairs; base += kPassPairs) {
+    const unsigned i = base + seat.pair;
+    if (!seat.seated || i >= pairs) continue;
     const LeafTrianglePair q = leaf_triangle_pair(a, b, leaves, i);
-    if (!q.exists) continue;  // the same in every lane
+    if (!q.exists) continue;
+    // The key's loads beside the corners', not after the test.
+    const unsigned long long key = seat.test == 0 ? (static_cast<unsigned long long>(a.triangle[q.sa]) << 32) |
+                                                        b.triangle[q.sb]
+                                                  : 0ull;
     const Corners3 ca = exact_corners(a, q.sa), cb = posed_exact_corners(b, m, q.sb);
-    const int first = test_group_first(g), size = test_group_first(g + 1) - first;
-    double value = static_cast<double>(INFINITY);
-    if (static_cast<int>(lane) < size) value = triangle_pair_min_test(ca, cb, first + static_cast<int>(lane));
-    for (int o = 16; o > 0; o >>= 1) value = fmin(value, __shfl_xor_sync(0xffffffffu, value, o));
-    if (lane == 0) {
-      atomicMin(&d2_of[i], static_cast<unsigned long long>(__double_as_longlong(value + 0.0)));
-      if (g == 0) {
-        key_of[i] = (static_cast<unsigned long long>(a.triangle[q.sa]) << 32) | b.triangle[q.sb];
-        slots_of[i] = (static_cast<unsigned long long>(q.sa) << 32) | q.sb;
-      }
-    }
+    const double value = triangle_pair_min_test(ca, cb, seat.test);
+    atomicMin(&d2_of[i], static_cast<unsigned long long>(__double_as_longlong(value + 0.0)));
+    if (seat.test == 0) key_of[i] = key, slots_of[i] = (static_cast<unsigned long long>(q.sa) << 32) | q.sb;
   }
   __syncthreads();
   if (w != 0) return;
@@ -1499,6 +1517,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
         break;
       }
     }
+    inputs_made_ = std::chrono::steady_clock::now();
     PhaseLog log(stream_.get());
     log.mark("B's motion");
     std::fill(own_ms_, own_ms_ + ready, 0.0);
@@ -1789,8 +1808,10 @@ class F12GpuDistance final : public MeshDistanceEngine {
                   std::chrono::steady_clock::time_point back) const {
     using us = std::chrono::duration<double, std::micro>;
     std::fprintf(stderr,
-                 "xhd-call frames %u: before %.1f us, call %.1f us (taken to search %.1f us, search %.1f us)%s\n",
-                 e.frames, us(call - batch_started_).count(), us(back - call).count(),
+                 "xhd-call frames %u: before %.1f us (inputs %.1f us), call %.1f us (taken to search %.1f us, search "
+                 "%.1f us)%s\n",
+                 e.frames, us(call - batch_started_).count(), us(inputs_made_ - batch_started_).count(),
+                 us(back - call).count(),
                  e.taken_ns != 0 ? (e.begin_ns - e.taken_ns) / 1000.0 : 0.0, (last.end_ns - e.begin_ns) / 1000.0,
                  last.by_cut != 0 ? ", the last frame from the cut" : "");
   }
@@ -1845,7 +1866,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
   DeviceArray<BatchRecord> batch_;
   PinnedArray<BatchRecord> batch_readback_{2};  // a kind each: the resident kernel writes here
   double own_ms_[kBatchFrames] = {};
-  std::chrono::steady_clock::time_point batch_started_{};  // for XHD_GPU_CALL_TRACE
+  std::chrono::steady_clock::time_point batch_started_{}, inputs_made_{};  // for XHD_GPU_CALL_TRACE
   const bool trace_calls_ = asked_for("XHD_GPU_CALL_TRACE");
   // The last query's answers (triangles of A and B), tried first by the next.
   std::optional<TrianglePair> last_min_, last_max_;
