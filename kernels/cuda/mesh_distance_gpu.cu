@@ -1006,16 +1006,19 @@ __device__ void cut_frames(const TreeView& a, const TreeView& b, const FrameInpu
 // frame f - 1's bound is still being read from). The first step's front is the root pair, which no one writes.
 // Frame 0's input is `first`, the others' `later`; each block keeps the frame's in shared memory. True (in every
 // thread) where a frame's front outgrew the buffers and the batch stopped there (LoopEnd says where).
+// `early`: block 0 searched the batch's first touching frames before the barrier that handed the call to the other
+// blocks (resident_kernel), and the handoff says where the grid goes on; where it answered every frame, it posted them.
 template <bool kMax, bool kDops>
 __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeView& a, const TreeView& b,
                              const FrameInput& first, const FrameInput* later, const BatchAsk& ask,
-                             const LoopBuffers& buf, BatchRecord* batch) {
+                             const LoopBuffers& buf, BatchRecord* batch, bool early = false) {
   __shared__ FrameInput in;
   const uint64_t rank = grid.thread_rank(), size = grid.size();
   SearchRecord* ring = buf.ring + kRing * kMax;
   LoopEnd* end = &batch->end;
-  const bool stamping = ask.trace && rank == 0;
-  if (rank == 0) end->begin_ns = device_clock_ns();
+  // Block 0 began the batch, its record's start included, where it ran early.
+  const bool stamping = ask.trace && rank == 0 && !early;
+  if (rank == 0 && !early) end->begin_ns = device_clock_ns();
   if (stamping)
     for (int i = 0; i < kLoopStamps; ++i) end->stamps[i] = i == 0 ? end->begin_ns : 0;
   uint2* fronts[2] = {buf.front0, buf.front1};
@@ -1023,13 +1026,27 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
   const uint32_t slot = ask.slot;
   // Not with the DOPs' or hulls' bounds (measuring aids of the grid's steps). The same in every thread.
   bool cut_allowed = !kMax && !kDops && ask.cut;
-  if (rank == 0) end->cut_outgrown = 0;
-  for (uint32_t f = 0; f < ask.frames; ++f) {
+  uint32_t resume = 0;  // the first frame, which goes to the grid where block 0 ran early
+  if (early) {
+    const CutHandoff h = read_handoff(buf.handoff);
+    if (h.frame >= ask.frames) {
+      // Every frame answered and posted. One barrier still, after the host has its answers: every block has read
+      // the call's word and the handoff before block 0 takes the next call, which overwrites both.
+      grid.sync();
+      return false;
+    }
+    resume = h.frame;
+    cut_allowed = cut_allowed && h.outgrown == 0;
+    if (rank == 0) end->cut_outgrown = h.outgrown;
+  } else if (rank == 0) {
+    end->cut_outgrown = 0;
+  }
+  for (uint32_t f = resume; f < ask.frames; ++f) {
     load_frame(in, f == 0 ? first : later[f - 1]);
     __syncthreads();
     // A touching frame (the last answer's pair at 0 under this pose, or a predecessor that touched) begins in
     // block 0 from the stored cut (cut_frames), the other blocks waiting here until it leaves the rest to them.
-    if (cut_allowed && !(f == 0 && ask.start) &&
+    if (cut_allowed && !(early && f == resume) && !(f == 0 && ask.start) &&
         (f == 0 ? in.given == 0.0
                 : read_bits(&ring[(slot + f - 1) % kRing].state.slots) != ~0ull &&
                       read_double(&ring[(slot + f - 1) % kRing].state.best) == 0.0)) {
@@ -1178,6 +1195,10 @@ __device__ unsigned long long take_call(ResidentMailbox* box, ResidentState* sta
   }
 }
 
+// A bit of the resident state's word beside the call's (resident_call.h leaves bits 60-63 free): block 0 began the
+// call early (resident_kernel).
+constexpr unsigned long long kResidentEarly = 1ull << 60;
+
 // The device loop staying on the GPU between a context's calls (resident_loop.h): each call a batch of one kind,
 // whose frames block 0 copies from the host's pinned inputs (`frames`, from the call's first) to `staged`, and whose
 // outputs go straight to the host's pinned `batch` (one record a kind); the call's number then to box->done.
@@ -1187,8 +1208,10 @@ __global__ void __launch_bounds__(kThreads)
     resident_kernel(TreeView a, TreeView b, ResidentMailbox* box, const FrameInput* frames, FrameInput* staged,
                     ResidentState* state, unsigned long long idle_ns, LoopBuffers buf, BatchRecord* batch) {
   __shared__ unsigned long long word;
+  __shared__ FrameInput early_in;
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   for (;;) {
+    bool posted = false;  // thread 0 of block 0: the call's answers posted before the barrier
     if (blockIdx.x == 0) {
       if (threadIdx.x == 0) {
         word = take_call(box, state, idle_ns);
@@ -1200,19 +1223,53 @@ __global__ void __launch_bounds__(kThreads)
       const ResidentCall c = unpack_call(word);
       constexpr unsigned kWords = sizeof(FrameInput) / sizeof(unsigned long long);
       if (c.kind != kResidentLeave) {
+        // The first frame's words kept in shared memory too (early_in), as load_frame would read them back.
         const auto* from = reinterpret_cast<const volatile unsigned long long*>(frames + c.first);
         auto* to = reinterpret_cast<volatile unsigned long long*>(staged);
-        for (unsigned i = threadIdx.x; i < c.frames * kWords; i += blockDim.x) to[i] = from[i];
+        auto* first = reinterpret_cast<unsigned long long*>(&early_in);
+        for (unsigned i = threadIdx.x; i < c.frames * kWords; i += blockDim.x) {
+          const unsigned long long w = from[i];
+          to[i] = w;
+          if (i < kWords) first[i] = w;
+        }
+      }
+      // A call whose first frame touches (the last answer's pair at 0 under its pose): block 0 searches it from the
+      // stored cut before the barrier that hands the call to the other blocks, and where it answers every frame,
+      // posts them before that barrier too (two grid-wide barriers fewer between the call and its answer). The
+      // state's word says so to every block (kResidentEarly).
+      if (!kDops && c.kind == 0 && c.cut && !c.start) {
+        __syncthreads();  // early_in, written by this block's threads
+        if (early_in.given == 0.0) {
+          LoopEnd* end = &batch->end;
+          if (threadIdx.x == 0) {
+            end->begin_ns = device_clock_ns(), end->cut_outgrown = 0;
+            if (c.trace)
+              for (int i = 0; i < kLoopStamps; ++i) end->stamps[i] = i == 0 ? end->begin_ns : 0;
+          }
+          const BatchAsk ask{c.frames, c.slot, c.start, c.descent, c.trace, c.cut};
+          cut_frames(a, b, staged[0], staged + 1, ask, buf, batch, 0, early_in);
+          if (threadIdx.x == 0) {
+            state->current = word | kResidentEarly;
+            if (buf.handoff->frame >= c.frames) {  // written by this thread
+              end->frames = c.frames, end->stopped = 0;
+              store_release_system(&box->done, c.number);
+              posted = true;
+            }
+          }
+        }
       }
     }
     grid.sync();
-    const ResidentCall c = unpack_call(*reinterpret_cast<volatile unsigned long long*>(&state->current));
+    const unsigned long long current = *reinterpret_cast<volatile unsigned long long*>(&state->current);
+    const ResidentCall c = unpack_call(current);
     if (c.kind == kResidentLeave) return;
     const BatchAsk ask{c.frames, c.slot, c.start, c.descent, c.trace, c.cut};
-    const bool stopped = c.kind != 0 ? search_batch<true, false>(grid, a, b, staged[0], staged + 1, ask, buf, batch + 1)
-                                     : search_batch<false, kDops>(grid, a, b, staged[0], staged + 1, ask, buf, batch);
+    const bool early = (current & kResidentEarly) != 0;
+    const bool stopped = c.kind != 0
+                             ? search_batch<true, false>(grid, a, b, staged[0], staged + 1, ask, buf, batch + 1)
+                             : search_batch<false, kDops>(grid, a, b, staged[0], staged + 1, ask, buf, batch, early);
     // The outputs (written by this same thread) before the number: a release at the system's scope.
-    if (grid.thread_rank() == 0) store_release_system(&box->done, c.number);
+    if (grid.thread_rank() == 0 && !posted) store_release_system(&box->done, c.number);
     if (stopped) return;
   }
 }
