@@ -137,26 +137,33 @@ XHD_HD PairPoints triangle_pair_min(const Corners3& a, const Corners3& b) {
 // function's to give.
 constexpr int kPairMinTests = 21, kPairMaxTests = 9;
 
+// Corner i (0-2) of c, chosen by selection rather than by indexing: on a GPU an array indexed by a value known only
+// at run time is kept in local memory, and every use of the corners then waits on it.
+XHD_HD Dvec3 corner_at(const Corners3& c, int i) { return i == 0 ? c.v[0] : (i == 1 ? c.v[1] : c.v[2]); }
+XHD_HD Corners3 either(bool first, const Corners3& a, const Corners3& b) { return first ? a : b; }
+
 // Each kind of test is called once, its operands chosen first (a's edge or b's, a's corner or b's): on a GPU the
 // lanes of one kind then run one copy of its code, not one for each triangle in turn.
 XHD_HD double triangle_pair_min_test(const Corners3& a, const Corners3& b, int k) {
   Dvec3 at;
   if (k < 6) {
     const bool own = k < 3;  // a's edge crossing b, else b's crossing a
-    const Corners3& edges = own ? a : b;
-    const Corners3& other = own ? b : a;
+    const Corners3 edges = either(own, a, b), other = either(own, b, a);
     const int e = own ? k : k - 3;
-    return segment_crosses_triangle(edges.v[e], edges.v[(e + 1) % 3], other, &at) ? 0.0
-                                                                                   : static_cast<double>(INFINITY);
+    return segment_crosses_triangle(corner_at(edges, e), corner_at(edges, e == 2 ? 0 : e + 1), other, &at)
+               ? 0.0
+               : static_cast<double>(INFINITY);
   }
   if (k < 12) {
     const bool own = k < 9;  // a's corner on b, else b's on a
-    const Dvec3 corner = own ? a.v[k - 6] : b.v[k - 9];
-    const Corners3& other = own ? b : a;
+    const Dvec3 corner = own ? corner_at(a, k - 6) : corner_at(b, k - 9);
+    const Corners3 other = either(own, b, a);
     return closest_on_triangle(corner, other.v[0], other.v[1], other.v[2]).d2;
   }
   const int i = (k - 12) / 3, j = (k - 12) % 3;
-  return closest_segments(a.v[i], a.v[(i + 1) % 3], b.v[j], b.v[(j + 1) % 3]).d2;
+  return closest_segments(corner_at(a, i), corner_at(a, i == 2 ? 0 : i + 1), corner_at(b, j),
+                          corner_at(b, j == 2 ? 0 : j + 1))
+      .d2;
 }
 
 XHD_HD double triangle_pair_max_test(const Corners3& a, const Corners3& b, int k) {
