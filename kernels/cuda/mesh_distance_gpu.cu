@@ -858,13 +858,16 @@ __device__ TestSeat test_seat(unsigned t) {
 // d2 to the bit (triangle_pair_min_test), so the state is the grid's. No pair is cut by its leaves' boxes: the list
 // holds only pairs not apart at the frame's bound of 0 (cut_round_pair), which those boxes would keep. The state
 // must be as clear_state leaves it. Every thread of block 0 calls it, with at most kCutLeaves leaf pairs.
+// XHD_CUDA_PROFILE (`stamps`, else null): thread 0 stamps the first barrier, its own tests' end, the second barrier
+// and warp 0's reduction in stamps[6-9] (cut_frames leaves them free where the rounds do).
 __device__ void cut_leaf_pairs(const TreeView& a, const TreeView& b, const Motion& m, const uint2* leaves,
-                               uint32_t count, SearchState* s, LeafOutcome* outcome) {
+                               uint32_t count, SearchState* s, LeafOutcome* outcome, unsigned long long* stamps) {
   constexpr unsigned long long kNone = 0x7ff0000000000000ull;  // +inf's bits: no value yet
   __shared__ unsigned long long d2_of[4 * kCutLeaves], key_of[4 * kCutLeaves], slots_of[4 * kCutLeaves];
   const unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32, pairs = 4 * count;
   for (unsigned i = threadIdx.x; i < pairs; i += kThreads) d2_of[i] = kNone, key_of[i] = slots_of[i] = ~0ull;
   __syncthreads();
+  if (stamps != nullptr) stamps[6] = device_clock_ns();
   const TestSeat seat = test_seat(threadIdx.x);
   for (unsigned base = 0; base < pairs; base += kPassPairs) {
     const unsigned i = base + seat.pair;
@@ -880,7 +883,9 @@ __device__ void cut_leaf_pairs(const TreeView& a, const TreeView& b, const Motio
     atomicMin(&d2_of[i], static_cast<unsigned long long>(__double_as_longlong(value + 0.0)));
     if (seat.test == 0) key_of[i] = key, slots_of[i] = (static_cast<unsigned long long>(q.sa) << 32) | q.sb;
   }
+  if (stamps != nullptr) stamps[7] = device_clock_ns();
   __syncthreads();
+  if (stamps != nullptr) stamps[8] = device_clock_ns();
   if (w != 0) return;
   // Warp 0: each lane its pairs', then a butterfly keeping the lesser best, and at equal bests the lesser key and
   // slots (a pair exists where its slots were written).
@@ -901,6 +906,7 @@ __device__ void cut_leaf_pairs(const TreeView& a, const TreeView& b, const Motio
     else if (other == best) key = other_key < key ? other_key : key, slots = other_slots < slots ? other_slots : slots;
   }
   if (lane != 0) return;
+  if (stamps != nullptr) stamps[9] = device_clock_ns();
   *outcome = {best, key, slots, tests};
   if (tests == 0) return;
   s->best = s->bound = best, s->key = key, s->slots = slots, s->tests = tests;
@@ -968,7 +974,8 @@ __device__ void cut_frames(const TreeView& a, const TreeView& b, const FrameInpu
     const uint32_t leaf_pairs = *reinterpret_cast<volatile unsigned int*>(&leaves);
     bool touches = false;  // the same in every thread
     if (!out && leaf_pairs > 0) {
-      cut_leaf_pairs(a, b, in.motion, leaf_list, leaf_pairs, s, &measured);
+      cut_leaf_pairs(a, b, in.motion, leaf_list, leaf_pairs, s, &measured,
+                     stamps != nullptr && f == 0 && round < 4 ? stamps : nullptr);
       __syncthreads();
       touches = measured.tests != 0 && measured.best == 0ull;  // +0's bits
       if (stamps != nullptr && f == 0) stamps[kLoopStamps - 2] = device_clock_ns();
