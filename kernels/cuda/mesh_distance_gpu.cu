@@ -629,6 +629,9 @@ struct LoopEnd {
   // Where XHD_CUDA_PROFILE asks, of the first frame: the device's clock (ns) when the kernel began, after the start,
   // after each step (the first kLoopStamps - 4), after the leaf pairs and at its end; 0 where none was taken.
   unsigned long long stamps[kLoopStamps];
+  // Block 0's multiprocessor's clock (clock64) at the first and last stamps: its rate over the frame, which a GPU
+  // mostly waiting between calls may have lowered.
+  long long cycles[2];
 };
 
 // What a launch leaves for the host, read back in one copy (the end, and as many frames as it was given).
@@ -994,7 +997,8 @@ __device__ void cut_frames(const TreeView& a, const TreeView& b, const FrameInpu
         state.bound = state.best = measured.best, state.key = measured.key, state.slots = measured.slots;
         state.tests = measured.tests;
         write_frame_output(batch, f, state, box_pairs, round + 1, true);
-        if (stamps != nullptr && f == 0) stamps[kLoopStamps - 1] = batch->frame[f].end_ns;
+        if (stamps != nullptr && f == 0)
+          stamps[kLoopStamps - 1] = batch->frame[f].end_ns, batch->end.cycles[1] = clock64();
       }
     }
     if (!touches) return;
@@ -1028,6 +1032,7 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
   if (rank == 0 && !early) end->begin_ns = device_clock_ns();
   if (stamping)
     for (int i = 0; i < kLoopStamps; ++i) end->stamps[i] = i == 0 ? end->begin_ns : 0;
+  if (stamping) end->cycles[0] = clock64();
   uint2* fronts[2] = {buf.front0, buf.front1};
   double given = nothing_known<kMax>();
   const uint32_t slot = ask.slot;
@@ -1165,7 +1170,7 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
     if (!(f + 1 == ask.frames && (in_block || n == 0))) grid.sync();
     if (rank == 0) {
       write_frame_output(batch, f, read_state(s), box_pairs, step, false);
-      if (stamping && f == 0) end->stamps[kLoopStamps - 1] = batch->frame[f].end_ns;
+      if (stamping && f == 0) end->stamps[kLoopStamps - 1] = batch->frame[f].end_ns, end->cycles[1] = clock64();
     }
   }
   if (rank == 0) end->frames = ask.frames, end->stopped = 0;
@@ -1252,6 +1257,7 @@ __global__ void __launch_bounds__(kThreads)
             end->begin_ns = device_clock_ns(), end->cut_outgrown = 0;
             if (c.trace)
               for (int i = 0; i < kLoopStamps; ++i) end->stamps[i] = i == 0 ? end->begin_ns : 0;
+            if (c.trace) end->cycles[0] = clock64();
           }
           const BatchAsk ask{c.frames, c.slot, c.start, c.descent, c.trace, c.cut};
           cut_frames(a, b, staged[0], staged + 1, ask, buf, batch, 0, early_in);
@@ -1892,7 +1898,11 @@ class F12GpuDistance final : public MeshDistanceEngine {
     unsigned long long last = e.stamps[0];
     for (int i = 1; i < kLoopStamps; ++i)
       if (e.stamps[i] != 0) std::fprintf(stderr, " %.1f", (e.stamps[i] - last) / 1000.0), last = e.stamps[i];
-    std::fprintf(stderr, " (leaf pairs and winner last), %.1f in all\n", (last - e.stamps[0]) / 1000.0);
+    std::fprintf(stderr, " (leaf pairs and winner last), %.1f in all", (last - e.stamps[0]) / 1000.0);
+    if (last > e.stamps[0] && e.cycles[1] > e.cycles[0])
+      std::fprintf(stderr, ", block 0's clock %.0f MHz", 1e3 * static_cast<double>(e.cycles[1] - e.cycles[0]) /
+                                                           static_cast<double>(last - e.stamps[0]));
+    std::fprintf(stderr, "\n");
   }
 
   // This kind's record in use (of its kRing: search_kernel).
