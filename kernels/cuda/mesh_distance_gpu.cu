@@ -593,7 +593,10 @@ XHD_HD Step next_step(uint64_t n, uint32_t la, uint32_t lb, const F12Shape& sa, 
 struct FrameInput {
   Motion motion;
   double slack;
-  double given;
+  double given;  // a batch's first frame: the host's bound (the last answer's pair under this pose), unless by_record
+  // 1: the batch's first frame takes its bound from the last record of its kind on the device (the pair it left,
+  // measured there under this pose), as the batch's later frames do; `given` is then not read.
+  unsigned long long by_record;
 };
 
 // Frames a launch answers at most (a batch: MeshDistanceEngine::batch_size).
@@ -1058,10 +1061,13 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
     __syncthreads();
     // A touching frame (the last answer's pair at 0 under this pose, or a predecessor that touched) begins in
     // block 0 from the stored cut (cut_frames), the other blocks waiting here until it leaves the rest to them.
+    // The frame before's record: a batch's later frames', and its first's where by_record (the last batch's last).
+    const auto record_before = [&]() -> const SearchState* {
+      return f > 0 || in.by_record != 0 ? &ring[(slot + f + kRing - 1) % kRing].state : nullptr;
+    };
+    const SearchState* last = record_before();
     if (cut_allowed && !(early && f == resume) && !(f == 0 && ask.start) &&
-        (f == 0 ? in.given == 0.0
-                : read_bits(&ring[(slot + f - 1) % kRing].state.slots) != ~0ull &&
-                      read_double(&ring[(slot + f - 1) % kRing].state.best) == 0.0)) {
+        (last == nullptr ? in.given == 0.0 : read_bits(&last->slots) != ~0ull && read_double(&last->best) == 0.0)) {
       if (blockIdx.x == 0) cut_frames(a, b, first, later, ask, buf, batch, f, in);
       grid.sync();
       const CutHandoff h = read_handoff(buf.handoff);
@@ -1073,11 +1079,11 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
       f = h.frame;
       load_frame(in, f == 0 ? first : later[f - 1]);
       __syncthreads();
+      last = record_before();
     }
     SearchRecord* record = ring + (slot + f) % kRing;
     SearchState* s = &record->state;
     unsigned int* counts = record->counts;
-    const SearchState* last = f == 0 ? nullptr : &ring[(slot + f - 1) % kRing].state;
     const unsigned long long last_slots = last == nullptr ? ~0ull : read_bits(&last->slots);
     bool corners_serve = false;
     if (last == nullptr) {
@@ -1221,6 +1227,7 @@ __global__ void __launch_bounds__(kThreads)
                     ResidentState* state, unsigned long long idle_ns, LoopBuffers buf, BatchRecord* batch) {
   __shared__ unsigned long long word;
   __shared__ FrameInput early_in;
+  __shared__ unsigned int last_touched;  // the minimum's last record: a pair at 0
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   for (;;) {
     bool posted = false;  // thread 0 of block 0: the call's answers posted before the barrier
@@ -1235,6 +1242,11 @@ __global__ void __launch_bounds__(kThreads)
       const ResidentCall c = unpack_call(word);
       constexpr unsigned kWords = sizeof(FrameInput) / sizeof(unsigned long long);
       if (c.kind != kResidentLeave) {
+        // The last record's outcome read beside the frames' copy (the last thread copies only in large batches).
+        if (threadIdx.x == kThreads - 1 && c.kind == 0) {
+          const SearchState* last = &buf.ring[(c.slot + kRing - 1) % kRing].state;
+          last_touched = read_bits(&last->slots) != ~0ull && read_double(&last->best) == 0.0;
+        }
         // The first frame's words kept in shared memory too (early_in), as load_frame would read them back.
         const auto* from = reinterpret_cast<const volatile unsigned long long*>(frames + c.first);
         auto* to = reinterpret_cast<volatile unsigned long long*>(staged);
@@ -1245,13 +1257,13 @@ __global__ void __launch_bounds__(kThreads)
           if (i < kWords) first[i] = w;
         }
       }
-      // A call whose first frame touches (the last answer's pair at 0 under its pose): block 0 searches it from the
-      // stored cut before the barrier that hands the call to the other blocks, and where it answers every frame,
-      // posts them before that barrier too (two grid-wide barriers fewer between the call and its answer). The
-      // state's word says so to every block (kResidentEarly).
+      // A call whose first frame touches (the last answer's pair at 0 under its pose, or by_record, the last
+      // record's pair at 0): block 0 searches it from the stored cut before the barrier that hands the call to the
+      // other blocks, and where it answers every frame, posts them before that barrier too (two grid-wide barriers
+      // fewer between the call and its answer). The state's word says so to every block (kResidentEarly).
       if (!kDops && c.kind == 0 && c.cut && !c.start) {
-        __syncthreads();  // early_in, written by this block's threads
-        if (early_in.given == 0.0) {
+        __syncthreads();  // early_in and last_touched, written by this block's threads
+        if (early_in.by_record != 0 ? last_touched != 0 : early_in.given == 0.0) {
           LoopEnd* end = &batch->end;
           if (threadIdx.x == 0) {
             end->begin_ns = device_clock_ns(), end->cut_outgrown = 0;
@@ -1784,8 +1796,13 @@ class F12GpuDistance final : public MeshDistanceEngine {
     const uint32_t n = static_cast<uint32_t>(k - first);
     Fronts& top = fronts_at(0);
     const uint32_t slot = slot_[kMax];
-    frames_.data()[first].given = last_answer_bound<kMax>(poses + 12 * first);
     const bool descent = !(kMax ? last_max_ : last_min_), start = descent || !ready_[kMax];
+    // After a search of its kind on the device, the first frame's bound comes from the last record there, its pair
+    // measured under the pose on the device as for a batch's later frames: the host's measure of the last answer
+    // took 1-3 us of a touching frame's 13-14 (XHD_GPU_CALL_TRACE, stop 70).
+    FrameInput& head = frames_.data()[first];
+    head.by_record = start ? 0 : 1;
+    head.given = start ? last_answer_bound<kMax>(poses + 12 * first) : nothing_known<kMax>();
     // Touching frames of the minimum begin from the stored cut, unless a round outgrew the block lately.
     const BatchAsk ask{n, slot, start, descent, log.enabled(), !kMax && cut_on_ && cut_rest_ == 0};
     const auto host_start = std::chrono::steady_clock::now();
