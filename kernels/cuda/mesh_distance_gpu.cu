@@ -733,9 +733,10 @@ __device__ void load_frame(FrameInput& to, const FrameInput& from) {
 // of the tree of node pairs (a set of pairs with every pair of triangles under exactly one of them) does not depend
 // on the pose, so the cut a touching frame ends on, the pairs its boxes set apart and its leaf pairs, is where the
 // next touching frame begins: block 0 tests the cut's pairs at once, expands, a level a round, only those whose boxes
-// now overlap, and measures the leaf pairs. The bound is 0: known where the last answer's pair still touches under
-// this pose (a batch's first frame: FrameInput::given), else assumed (a later frame, whose predecessor touched) and
-// proven by a pair measured at 0; where none is, the frame goes to the grid. A pair cut at 0 holds no pair at distance
+// now overlap, and measures the leaf pairs. The bound is 0: known where the host measured the last answer's pair
+// still touching under this pose (a batch's first frame, FrameInput::given), else assumed (a later frame, or a first
+// one by_record, whose predecessor touched) and proven by a pair measured at 0; where none is, the frame goes to the
+// grid. A pair cut at 0 holds no pair at distance
 // 0 (the strict cut with its slack keeps every pair that may), so every pair at 0 is measured, and the answer with
 // its key and slots is the grid's.
 
@@ -1059,9 +1060,10 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
   for (uint32_t f = resume; f < ask.frames; ++f) {
     load_frame(in, f == 0 ? first : later[f - 1]);
     __syncthreads();
-    // A touching frame (the last answer's pair at 0 under this pose, or a predecessor that touched) begins in
-    // block 0 from the stored cut (cut_frames), the other blocks waiting here until it leaves the rest to them.
-    // The frame before's record: a batch's later frames', and its first's where by_record (the last batch's last).
+    // A touching frame (the host's measure of the last answer's pair at 0 under this pose, or the record before's
+    // best 0: a predecessor that touched) begins in block 0 from the stored cut (cut_frames), the other blocks
+    // waiting here until it leaves the rest to them. The record before: a batch's later frames', and its first's
+    // where by_record (the last batch's last frame's).
     const auto record_before = [&]() -> const SearchState* {
       return f > 0 || in.by_record != 0 ? &ring[(slot + f + kRing - 1) % kRing].state : nullptr;
     };
