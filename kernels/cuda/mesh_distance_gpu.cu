@@ -39,10 +39,10 @@ constexpr uint64_t kGenerated = 1024ull * 256;
 // Pairs a front buffer holds; an expansion that could generate more is done in chunks.
 constexpr uint64_t kFrontCapacity = 1ull << 24;
 // Searches from the stored cut (cut_frames): the pairs a round may test after the first (block 0's shared lists),
-// the leaf pairs a frame may measure (up to four triangle pairs each, their tests in three groups, a group a warp of
-// 8: more would keep block 0's warps longer, one group after another, than the grid's whole search takes), the pairs
-// a stored cut may hold by default (XHD_GPU_CUT_PAIRS), and the frames a context's minimum keeps to the grid's search
-// after a round outgrew the block.
+// the leaf pairs a frame may measure (up to four triangle pairs each, measured kPassPairs triangle pairs at a time:
+// more passes would keep block 0 longer than the grid's whole search takes), the pairs a stored cut may hold by
+// default (XHD_GPU_CUT_PAIRS), and the frames a context's minimum keeps to the grid's search after a round outgrew
+// the block.
 constexpr uint32_t kCutRound = 1024;
 constexpr uint32_t kCutLeaves = 32;
 constexpr uint32_t kCutPairs = 4096;
@@ -736,9 +736,8 @@ __device__ void load_frame(FrameInput& to, const FrameInput& from) {
 // now overlap, and measures the leaf pairs. The bound is 0: known where the host measured the last answer's pair
 // still touching under this pose (a batch's first frame, FrameInput::given), else assumed (a later frame, or a first
 // one by_record, whose predecessor touched) and proven by a pair measured at 0; where none is, the frame goes to the
-// grid. A pair cut at 0 holds no pair at distance
-// 0 (the strict cut with its slack keeps every pair that may), so every pair at 0 is measured, and the answer with
-// its key and slots is the grid's.
+// grid. A pair cut at 0 holds no pair at distance 0 (the strict cut with its slack keeps every pair that may), so
+// every pair at 0 is measured, and the answer with its key and slots is the grid's.
 
 // The stored cut: `count` pairs in buffer `which` (0: the root pair alone; none is stored yet, or none fitted).
 struct CutState {
@@ -773,6 +772,15 @@ __device__ bool apart_at_zero(const TreeView& a, const TreeView& b, const Motion
   return cut<false>(fmax(key, oriented_gap2(oriented_a, ob)), 0.0, slack);
 }
 
+// A batch's start on its record (rank 0 writes it): the device's clock, and where the profile asks, the stamps
+// cleared from it and block 0's clock.
+__device__ void start_batch_record(LoopEnd* end, bool trace) {
+  end->begin_ns = device_clock_ns();
+  if (!trace) return;
+  for (int i = 0; i < kLoopStamps; ++i) end->stamps[i] = i == 0 ? end->begin_ns : 0;
+  end->cycles[0] = clock64();
+}
+
 // The host's answer for frame f (rank 0 writes it): the state at the end, the pairs and steps (rounds) it took.
 __device__ void write_frame_output(BatchRecord* batch, uint32_t f, const SearchState& state, uint64_t box_pairs,
                                    uint32_t iterations, bool by_cut) {
@@ -788,6 +796,11 @@ __device__ SearchState read_state(const SearchState* s) {
   state.bound = read_bits(&s->bound), state.best = read_bits(&s->best), state.key = read_bits(&s->key);
   state.tests = read_bits(&s->tests), state.slots = read_bits(&s->slots);
   return state;
+}
+
+// Whether a record's frame ended touching: a pair measured, at 0. A frame after it is searched from the cut.
+__device__ bool record_touched(const SearchState* s) {
+  return read_bits(&s->slots) != ~0ull && read_double(&s->best) == 0.0;
 }
 
 // One pair of a round: apart or a leaf pair, it joins the next cut (a leaf pair that is not apart goes to the leaf
@@ -1033,10 +1046,7 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
   LoopEnd* end = &batch->end;
   // Block 0 began the batch, its record's start included, where it ran early.
   const bool stamping = ask.trace && rank == 0 && !early;
-  if (rank == 0 && !early) end->begin_ns = device_clock_ns();
-  if (stamping)
-    for (int i = 0; i < kLoopStamps; ++i) end->stamps[i] = i == 0 ? end->begin_ns : 0;
-  if (stamping) end->cycles[0] = clock64();
+  if (rank == 0 && !early) start_batch_record(end, ask.trace);
   uint2* fronts[2] = {buf.front0, buf.front1};
   double given = nothing_known<kMax>();
   const uint32_t slot = ask.slot;
@@ -1069,7 +1079,7 @@ __device__ bool search_batch(cooperative_groups::grid_group& grid, const TreeVie
     };
     const SearchState* last = record_before();
     if (cut_allowed && !(early && f == resume) && !(f == 0 && ask.start) &&
-        (last == nullptr ? in.given == 0.0 : read_bits(&last->slots) != ~0ull && read_double(&last->best) == 0.0)) {
+        (last == nullptr ? in.given == 0.0 : record_touched(last))) {
       if (blockIdx.x == 0) cut_frames(a, b, first, later, ask, buf, batch, f, in);
       grid.sync();
       const CutHandoff h = read_handoff(buf.handoff);
@@ -1219,6 +1229,9 @@ __device__ unsigned long long take_call(ResidentMailbox* box, ResidentState* sta
   }
 }
 
+// The batch a resident call asks for.
+__device__ BatchAsk batch_ask(const ResidentCall& c) { return {c.frames, c.slot, c.start, c.descent, c.trace, c.cut}; }
+
 // A bit of the resident state's word beside the call's (resident_call.h leaves bits 60-63 free): block 0 began the
 // call early (resident_kernel).
 constexpr unsigned long long kResidentEarly = 1ull << 60;
@@ -1250,8 +1263,7 @@ __global__ void __launch_bounds__(kThreads)
       if (c.kind != kResidentLeave) {
         // The last record's outcome read beside the frames' copy (the last thread copies only in large batches).
         if (threadIdx.x == kThreads - 1 && c.kind == 0) {
-          const SearchState* last = &buf.ring[(c.slot + kRing - 1) % kRing].state;
-          last_touched = read_bits(&last->slots) != ~0ull && read_double(&last->best) == 0.0;
+          last_touched = record_touched(&buf.ring[(c.slot + kRing - 1) % kRing].state);
         }
         // The first frame's words kept in shared memory too (early_in), as load_frame would read them back.
         const auto* from = reinterpret_cast<const volatile unsigned long long*>(frames + c.first);
@@ -1271,14 +1283,8 @@ __global__ void __launch_bounds__(kThreads)
         __syncthreads();  // early_in and last_touched, written by this block's threads
         if (early_in.by_record != 0 ? last_touched != 0 : early_in.given == 0.0) {
           LoopEnd* end = &batch->end;
-          if (threadIdx.x == 0) {
-            end->begin_ns = device_clock_ns(), end->cut_outgrown = 0;
-            if (c.trace)
-              for (int i = 0; i < kLoopStamps; ++i) end->stamps[i] = i == 0 ? end->begin_ns : 0;
-            if (c.trace) end->cycles[0] = clock64();
-          }
-          const BatchAsk ask{c.frames, c.slot, c.start, c.descent, c.trace, c.cut};
-          cut_frames(a, b, staged[0], staged + 1, ask, buf, batch, 0, early_in);
+          if (threadIdx.x == 0) start_batch_record(end, c.trace), end->cut_outgrown = 0;
+          cut_frames(a, b, staged[0], staged + 1, batch_ask(c), buf, batch, 0, early_in);
           if (threadIdx.x == 0) {
             state->current = word | kResidentEarly;
             if (buf.handoff->frame >= c.frames) {  // written by this thread
@@ -1294,7 +1300,7 @@ __global__ void __launch_bounds__(kThreads)
     const unsigned long long current = *reinterpret_cast<volatile unsigned long long*>(&state->current);
     const ResidentCall c = unpack_call(current);
     if (c.kind == kResidentLeave) return;
-    const BatchAsk ask{c.frames, c.slot, c.start, c.descent, c.trace, c.cut};
+    const BatchAsk ask = batch_ask(c);
     const bool early = (current & kResidentEarly) != 0;
     const bool stopped = c.kind != 0
                              ? search_batch<true, false>(grid, a, b, staged[0], staged + 1, ask, buf, batch + 1)
