@@ -1206,25 +1206,59 @@ __global__ void __launch_bounds__(kThreads)
   search_batch<kMax, kDops>(grid, a, b, first, later, ask, buf, batch);
 }
 
-// The first thread of a resident kernel waits for a call (resident_loop.h) and returns its word, or one of kind
-// kResidentLeave where the kernel is to leave: told to, asked to by another context, or idle for idle_ns. Each read
-// of the mailbox is a round trip over the bus (about 1 us), and a call is seen on average half a read after it is
-// posted plus the read's way back: the eviction flag, another round trip, is read only every kEvictLooks reads, so
-// that the call's word is read twice as often.
+// Warp 0 of a resident kernel's block 0 waits for a call (resident_loop.h) and returns its word, or one of kind
+// kResidentLeave where the kernel is to leave: told to, asked to by another context, or idle for idle_ns. Each look
+// reads the call's word and its payload, the first frame (resident_call.h), at once: a read of host memory is a
+// round trip over the bus (about 1 us), and the frame read after the word took another (1.6 us of a touching call,
+// stop 70). A look that sees a new call but a payload word of the call before (the host still writing) looks again.
+// The first frame's 32-bit words go to `first`. A call is seen on average half a look after it is posted plus the
+// look's way back: the eviction flag, another round trip, is read only every kEvictLooks looks.
 constexpr unsigned kEvictLooks = 16;
-__device__ unsigned long long take_call(ResidentMailbox* box, ResidentState* state, unsigned long long idle_ns) {
-  const unsigned long long since = device_clock_ns();
+constexpr unsigned kFrameHalves = sizeof(FrameInput) / sizeof(unsigned int);
+constexpr unsigned kPayloadLooks = (kFrameHalves + 31) / 32;  // words a lane reads a look
+static_assert(sizeof(FrameInput) % sizeof(unsigned int) == 0 && kFrameHalves <= kResidentPayloadWords,
+              "the first frame fits the mailbox's payload");
+
+__device__ unsigned long long take_call(ResidentMailbox* box, ResidentState* state, unsigned long long idle_ns,
+                                        unsigned int* first) {
+  const unsigned lane = threadIdx.x;
+  const unsigned long long since = device_clock_ns(), taken = state->taken;
   for (unsigned looks = 1;; ++looks) {
-    const unsigned long long word = load_acquire_system(&box->call);
-    const ResidentCall c = unpack_call(word);
-    if (c.number != state->taken) {
-      state->taken = c.number;
-      return word;
+    // Every load issued before any is used: one round trip a look. The word is read by every lane (one request).
+    const unsigned long long word = load_relaxed_system(&box->call);
+    unsigned long long part[kPayloadLooks];
+#pragma unroll
+    for (unsigned k = 0; k < kPayloadLooks; ++k) {
+      const unsigned i = lane + 32 * k;
+      part[k] = i < kFrameHalves ? load_relaxed_system(&box->payload[i]) : 0;
     }
-    if (looks % kEvictLooks == 0 && (load_relaxed_system(&box->evict) != 0 || device_clock_ns() - since > idle_ns)) {
-      ResidentCall leave{};
-      leave.kind = kResidentLeave;
-      return pack_call(leave);
+    const ResidentCall c = unpack_call(__shfl_sync(0xffffffffu, word, 0));
+    if (c.number != taken) {
+      bool whole = true;
+#pragma unroll
+      for (unsigned k = 0; k < kPayloadLooks; ++k)
+        whole = whole && (lane + 32 * k >= kFrameHalves || payload_of_call(part[k], c.number));
+      if (c.kind == kResidentLeave || __all_sync(0xffffffffu, whole)) {
+#pragma unroll
+        for (unsigned k = 0; k < kPayloadLooks; ++k)
+          if (lane + 32 * k < kFrameHalves) first[lane + 32 * k] = payload_data(part[k]);
+        // Frames after the first are read from the host's pinned inputs, written before the word: they are read
+        // after this fence, which orders them after the word's (relaxed) read, as an acquire would.
+        if (lane == 0) {
+          state->taken = c.number;
+          if (c.frames > 1) __threadfence_system();
+        }
+        return pack_call(c);
+      }
+    }
+    if (looks % kEvictLooks == 0) {
+      bool leave = false;
+      if (lane == 0) leave = load_relaxed_system(&box->evict) != 0 || device_clock_ns() - since > idle_ns;
+      if (__shfl_sync(0xffffffffu, leave, 0)) {
+        ResidentCall out{};
+        out.kind = kResidentLeave;
+        return pack_call(out);
+      }
     }
   }
 }
@@ -1246,42 +1280,44 @@ __global__ void __launch_bounds__(kThreads)
                     ResidentState* state, unsigned long long idle_ns, LoopBuffers buf, BatchRecord* batch) {
   __shared__ unsigned long long word;
   __shared__ FrameInput early_in;
-  __shared__ unsigned int last_touched;  // the minimum's last record: a pair at 0
+  __shared__ unsigned int touched_of[kRing];  // the minimum's records: a pair at 0
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   for (;;) {
     bool posted = false;  // thread 0 of block 0: the call's answers posted before the barrier
     if (blockIdx.x == 0) {
-      if (threadIdx.x == 0) {
-        word = take_call(box, state, idle_ns);
-        state->current = word;
-        const ResidentCall c = unpack_call(word);
-        if (c.kind != kResidentLeave) batch[c.kind].end.taken_ns = device_clock_ns();
+      // The first frame comes with the call into shared memory (early_in), as load_frame would read it back.
+      if (threadIdx.x < 32) {
+        const unsigned long long taken = take_call(box, state, idle_ns, reinterpret_cast<unsigned int*>(&early_in));
+        if (threadIdx.x == 0) {
+          word = taken;
+          state->current = taken;
+          const ResidentCall c = unpack_call(taken);
+          if (c.kind != kResidentLeave) batch[c.kind].end.taken_ns = device_clock_ns();
+        }
+      } else if (threadIdx.x >= kThreads - kRing) {
+        // The minimum's records' outcomes read while warp 0 waits: final since the last call's end (every block's
+        // writes to them came before a grid-wide barrier, or were block 0's own), and unchanged until the next
+        // call of the minimum. The call's slot then says which is the last.
+        const unsigned r = threadIdx.x - (kThreads - kRing);
+        touched_of[r] = record_touched(&buf.ring[r].state);
       }
       __syncthreads();
       const ResidentCall c = unpack_call(word);
       constexpr unsigned kWords = sizeof(FrameInput) / sizeof(unsigned long long);
       if (c.kind != kResidentLeave) {
-        // The last record's outcome read beside the frames' copy (the last thread copies only in large batches).
-        if (threadIdx.x == kThreads - 1 && c.kind == 0) {
-          last_touched = record_touched(&buf.ring[(c.slot + kRing - 1) % kRing].state);
-        }
-        // The first frame's words kept in shared memory too (early_in), as load_frame would read them back.
+        // The first frame staged for the other blocks, and the later ones copied from the host's pinned inputs.
+        const auto* first = reinterpret_cast<const unsigned long long*>(&early_in);
         const auto* from = reinterpret_cast<const volatile unsigned long long*>(frames + c.first);
         auto* to = reinterpret_cast<volatile unsigned long long*>(staged);
-        auto* first = reinterpret_cast<unsigned long long*>(&early_in);
-        for (unsigned i = threadIdx.x; i < c.frames * kWords; i += blockDim.x) {
-          const unsigned long long w = from[i];
-          to[i] = w;
-          if (i < kWords) first[i] = w;
-        }
+        for (unsigned i = threadIdx.x; i < c.frames * kWords; i += blockDim.x) to[i] = i < kWords ? first[i] : from[i];
       }
       // A call whose first frame touches (the last answer's pair at 0 under its pose, or by_record, the last
       // record's pair at 0): block 0 searches it from the stored cut before the barrier that hands the call to the
       // other blocks, and where it answers every frame, posts them before that barrier too (two grid-wide barriers
       // fewer between the call and its answer). The state's word says so to every block (kResidentEarly).
       if (!kDops && c.kind == 0 && c.cut && !c.start) {
-        __syncthreads();  // early_in and last_touched, written by this block's threads
-        if (early_in.by_record != 0 ? last_touched != 0 : early_in.given == 0.0) {
+        if (early_in.by_record != 0 ? touched_of[(c.slot + kRing - 1) % kRing] != 0 : early_in.given == 0.0) {
+          __syncthreads();  // the staged frames, which cut_frames reads back, written by this block's threads
           LoopEnd* end = &batch->end;
           if (threadIdx.x == 0) start_batch_record(end, c.trace), end->cut_outgrown = 0;
           cut_frames(a, b, staged[0], staged + 1, batch_ask(c), buf, batch, 0, early_in);
@@ -1481,7 +1517,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
     c.kind = max ? 1 : 0;
     c.first = static_cast<unsigned int>(first), c.frames = ask.frames, c.slot = ask.slot;
     c.start = ask.start, c.descent = ask.descent, c.trace = ask.trace, c.cut = ask.cut;
-    if (resident_->call(c)) return batch_readback_.data() + (max ? 1 : 0);
+    if (resident_->call(c, reinterpret_cast<const unsigned int*>(frames_.data() + first), kFrameHalves))
+      return batch_readback_.data() + (max ? 1 : 0);
     resident_.reset();
     return nullptr;
   }

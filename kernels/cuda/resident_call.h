@@ -46,4 +46,22 @@ RESIDENT_HD inline ResidentCall unpack_call(unsigned long long w) {
           ((w >> 59) & 1) != 0};
 }
 
+// A call's payload (its first frame) travels in the mailbox beside the call's word, so that the kernel's one look
+// over the bus brings both. The device's reads of host memory are not ordered with each other, so a look may catch
+// the host part-way through writing the payload: each 64-bit word carries 32 bits of it and the low 32 bits of the
+// call's number (a word is written and read whole), and the kernel takes a call only when every word it reads
+// bears that call's number. The host writes the payload on every call, so a word from before bears the number
+// before, never this one (numbers wrap at 40 bits, and consecutive ones differ in their low 32).
+constexpr unsigned int kResidentPayloadWords = 96;
+
+RESIDENT_HD inline unsigned long long payload_word(unsigned long long number, unsigned int data) {
+  return ((number & 0xffffffffull) << 32) | data;
+}
+
+RESIDENT_HD inline bool payload_of_call(unsigned long long word, unsigned long long number) {
+  return (word >> 32) == (number & 0xffffffffull);
+}
+
+RESIDENT_HD inline unsigned int payload_data(unsigned long long word) { return static_cast<unsigned int>(word); }
+
 }  // namespace xhd

@@ -76,7 +76,7 @@ bool ResidentLoop::start() {
   return true;
 }
 
-bool ResidentLoop::call(ResidentCall c) {
+bool ResidentLoop::call(ResidentCall c, const unsigned int* payload, unsigned int words) {
   if (refused_) return false;
   // A kernel idle for long may have left: ask the stream before posting rather than after a wait.
   if (live_ && Clock::now() - answered_at_ > idle_ / 2) {
@@ -87,6 +87,9 @@ bool ResidentLoop::call(ResidentCall c) {
   if (!live_ && !start()) return false;
   // Numbers wrap: the kernel takes any number but the last it took, and each call waits for its answer.
   const unsigned long long number = c.number = number_ = (number_ + 1) % kResidentNumbers;
+  // Each payload word whole (a relaxed atomic store: one 64-bit write), then the call's word.
+  for (unsigned int i = 0; i < words; ++i)
+    __atomic_store_n(&box_.data()->payload[i], payload_word(number, payload[i]), __ATOMIC_RELAXED);
   store_release(box_.data()->call, pack_call(c));
   const Clock::time_point since = Clock::now();
   for (unsigned int spins = 1; done() != number; ++spins) {

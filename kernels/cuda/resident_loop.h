@@ -20,7 +20,9 @@
 namespace xhd {
 
 struct alignas(64) ResidentMailbox {
-  unsigned long long call;              // pack_call's word, written last
+  unsigned long long call;  // pack_call's word, written last
+  // The call's payload (resident_call.h: payload_word), written before the word on every call but a leave.
+  alignas(64) unsigned long long payload[kResidentPayloadWords];
   alignas(64) unsigned long long done;  // the number of the last call answered, written after its outputs
   alignas(64) unsigned int evict;       // another context wants the device: leave once idle
 };
@@ -40,6 +42,12 @@ __device__ inline unsigned long long load_acquire_system(const unsigned long lon
 
 __device__ inline void store_release_system(unsigned long long* p, unsigned long long v) {
   asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ inline unsigned long long load_relaxed_system(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
 }
 
 __device__ inline unsigned int load_relaxed_system(const unsigned int* p) {
@@ -64,11 +72,12 @@ class ResidentLoop {
   ResidentMailbox* mailbox() const { return box_.data(); }
   unsigned long long idle_ns() const { return static_cast<unsigned long long>(idle_.count()) * 1000ull; }
 
-  // Posts the call (all but its number, which this loop gives it) and waits until the kernel has answered it,
+  // Posts the call (all but its number, which this loop gives it) with its payload (`words` 32-bit words, at most
+  // kResidentPayloadWords) and waits until the kernel has answered it,
   // starting the kernel where it is not running. False where a launch is refused as too large for the device (e.g.
   // multiprocessors taken by MPS): the call is not answered, the caller answers it another way, and this loop is
   // not used again (no kernel of it runs to take the call later). Device errors throw.
-  bool call(ResidentCall c);
+  bool call(ResidentCall c, const unsigned int* payload, unsigned int words);
 
   // The kernel has left by itself after the last call (a search that stopped part-way ends it).
   void left() { live_ = false; }

@@ -45,3 +45,26 @@ TEST(resident_call_number_wraps_at_forty_bits) {
   CHECK_EQ(xhd::unpack_call(xhd::pack_call(c)).number, 5ull);
   CHECK_EQ(xhd::unpack_call(xhd::pack_call(c)).frames, 3u);
 }
+
+// A payload word (resident_call.h) brings its 32 bits back whole and passes as its own call's only: never as the call
+// before or after it, across the 40-bit numbers' wrap too, which is what lets the kernel tell a payload the host is
+// still writing (words of the call before) from the call's own.
+TEST(resident_payload_word_belongs_to_its_call_only) {
+  std::mt19937_64 rng(12);
+  const unsigned long long edges[] = {0ull, 1ull, 0xffffffffull, 0x100000000ull, xhd::kResidentNumbers - 1};
+  for (int i = 0; i < 20000; ++i) {
+    const unsigned long long number = i < 5 ? edges[i] : rng() % xhd::kResidentNumbers;
+    const unsigned int data = static_cast<unsigned int>(rng());
+    const unsigned long long word = xhd::payload_word(number, data);
+    CHECK_EQ(xhd::payload_data(word), data);
+    CHECK(xhd::payload_of_call(word, number));
+    const unsigned long long next = (number + 1) % xhd::kResidentNumbers;
+    const unsigned long long before = (number + xhd::kResidentNumbers - 1) % xhd::kResidentNumbers;
+    CHECK(!xhd::payload_of_call(word, next));
+    CHECK(!xhd::payload_of_call(word, before));
+    // The word of the call before, as a look may catch it, does not pass as this call's.
+    CHECK(!xhd::payload_of_call(xhd::payload_word(before, data), number));
+  }
+  // The kernel's first look ever: a zeroed mailbox is no payload of call 1.
+  CHECK(!xhd::payload_of_call(0ull, 1ull));
+}
