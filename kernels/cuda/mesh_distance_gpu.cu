@@ -772,22 +772,27 @@ __device__ bool apart_at_zero(const TreeView& a, const TreeView& b, const Motion
   return cut<false>(fmax(key, oriented_gap2(oriented_a, ob)), 0.0, slack);
 }
 
-// A batch's start on its record (rank 0 writes it): the device's clock, and where the profile asks, the stamps
-// cleared from it and block 0's clock.
-__device__ void start_batch_record(LoopEnd* end, bool trace) {
-  end->begin_ns = device_clock_ns();
-  if (!trace) return;
-  for (int i = 0; i < kLoopStamps; ++i) end->stamps[i] = i == 0 ? end->begin_ns : 0;
+// A batch's start on its record (rank 0 writes it): the device's clock, returned too, and where the profile asks,
+// the stamps cleared from it and block 0's clock.
+__device__ unsigned long long start_batch_record(LoopEnd* end, bool trace) {
+  const unsigned long long begin = device_clock_ns();
+  end->begin_ns = begin;
+  if (!trace) return begin;
+  for (int i = 0; i < kLoopStamps; ++i) end->stamps[i] = i == 0 ? begin : 0;
   end->cycles[0] = clock64();
+  return begin;
 }
 
 // The host's answer for frame f (rank 0 writes it): the state at the end, the pairs and steps (rounds) it took.
+// `copy`, if given, gets the same (resident_kernel's answer words).
 __device__ void write_frame_output(BatchRecord* batch, uint32_t f, const SearchState& state, uint64_t box_pairs,
-                                   uint32_t iterations, bool by_cut) {
-  FrameOutput* out = &batch->frame[f];
-  out->state = state;
-  out->box_pairs = box_pairs, out->iterations = iterations, out->by_cut = by_cut;
-  out->end_ns = device_clock_ns();
+                                   uint32_t iterations, bool by_cut, FrameOutput* copy = nullptr) {
+  FrameOutput out{};
+  out.state = state;
+  out.box_pairs = box_pairs, out.iterations = iterations, out.by_cut = by_cut;
+  out.end_ns = device_clock_ns();
+  batch->frame[f] = out;
+  if (copy != nullptr) *copy = out;
 }
 
 // A state as other blocks' atomics left it, read past the L1 cache.
@@ -941,7 +946,7 @@ __device__ void cut_leaf_pairs(const TreeView& a, const TreeView& b, const Motio
 // in one block a frame waits on its chain of round trips to memory, not on its arithmetic.
 __device__ void cut_frames(const TreeView& a, const TreeView& b, const FrameInput& first, const FrameInput* later,
                            const BatchAsk& ask, const LoopBuffers& buf, BatchRecord* batch, uint32_t f,
-                           FrameInput& in) {
+                           FrameInput& in, FrameOutput* first_output = nullptr) {
   __shared__ uint2 listed[2][kCutRound], leaf_list[kCutLeaves];
   __shared__ unsigned int counts[3], kept, leaves, outgrown;
   __shared__ LeafOutcome measured;
@@ -1013,7 +1018,7 @@ __device__ void cut_frames(const TreeView& a, const TreeView& b, const FrameInpu
         SearchState state{};
         state.bound = state.best = measured.best, state.key = measured.key, state.slots = measured.slots;
         state.tests = measured.tests;
-        write_frame_output(batch, f, state, box_pairs, round + 1, true);
+        write_frame_output(batch, f, state, box_pairs, round + 1, true, f == 0 ? first_output : nullptr);
         if (stamps != nullptr && f == 0)
           stamps[kLoopStamps - 1] = batch->frame[f].end_ns, batch->end.cycles[1] = clock64();
       }
@@ -1270,9 +1275,24 @@ __device__ BatchAsk batch_ask(const ResidentCall& c) { return {c.frames, c.slot,
 // call early (resident_kernel).
 constexpr unsigned long long kResidentEarly = 1ull << 60;
 
+// A single frame answered early goes back as answer words (resident_call.h): the end's head (its fields before the
+// profile's stamps) and the frame's output, 32 bits a word, a word a lane of warp 0.
+constexpr size_t kAnswerEndBytes = offsetof(LoopEnd, stamps);
+static_assert(kAnswerEndBytes % sizeof(unsigned int) == 0 && sizeof(FrameOutput) % sizeof(unsigned int) == 0 &&
+                  (kAnswerEndBytes + sizeof(FrameOutput)) / sizeof(unsigned int) == kResidentAnswerWords,
+              "the end's head and a frame's output fill the answer words");
+
+__device__ void post_answer_words(ResidentMailbox* box, unsigned long long number, const unsigned int* halves) {
+  asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(&box->answer[threadIdx.x]),
+               "l"(payload_word(number, halves[threadIdx.x]))
+               : "memory");
+}
+
 // The device loop staying on the GPU between a context's calls (resident_loop.h): each call a batch of one kind,
-// whose frames block 0 copies from the host's pinned inputs (`frames`, from the call's first) to `staged`, and whose
-// outputs go straight to the host's pinned `batch` (one record a kind); the call's number then to box->done.
+// whose first frame comes with the call (take_call) and whose later frames block 0 copies from the host's pinned
+// inputs (`frames`, from the call's first) to `staged`, and whose outputs go straight to the host's pinned `batch`
+// (one record a kind); the call's number then to box->done. A single touching frame answered early (below) goes
+// back as answer words (resident_call.h) as well, before that release, which costs the device 0.6 us.
 // Leaves after answering a call whose batch stopped (the host's chunks go on from there on the same stream).
 template <bool kDops>
 __global__ void __launch_bounds__(kThreads)
@@ -1281,6 +1301,10 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ unsigned long long word;
   __shared__ FrameInput early_in;
   __shared__ unsigned int touched_of[kRing];  // the minimum's records: a pair at 0
+  // A touching single frame answered early: the end's head, the frame's output, and the two as answer words.
+  __shared__ LoopEnd early_end;
+  __shared__ FrameOutput early_out;
+  __shared__ unsigned int answer_halves[kResidentAnswerWords];
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   for (;;) {
     bool posted = false;  // thread 0 of block 0: the call's answers posted before the barrier
@@ -1292,7 +1316,7 @@ __global__ void __launch_bounds__(kThreads)
           word = taken;
           state->current = taken;
           const ResidentCall c = unpack_call(taken);
-          if (c.kind != kResidentLeave) batch[c.kind].end.taken_ns = device_clock_ns();
+          if (c.kind != kResidentLeave) early_end.taken_ns = batch[c.kind].end.taken_ns = device_clock_ns();
         }
       } else if (threadIdx.x >= kThreads - kRing) {
         // The minimum's records' outcomes read while warp 0 waits: final since the last call's end (every block's
@@ -1319,14 +1343,28 @@ __global__ void __launch_bounds__(kThreads)
         if (early_in.by_record != 0 ? touched_of[(c.slot + kRing - 1) % kRing] != 0 : early_in.given == 0.0) {
           __syncthreads();  // the staged frames, which cut_frames reads back, written by this block's threads
           LoopEnd* end = &batch->end;
-          if (threadIdx.x == 0) start_batch_record(end, c.trace), end->cut_outgrown = 0;
-          cut_frames(a, b, staged[0], staged + 1, batch_ask(c), buf, batch, 0, early_in);
-          if (threadIdx.x == 0) {
-            state->current = word | kResidentEarly;
-            if (buf.handoff->frame >= c.frames) {  // written by this thread
-              end->frames = c.frames, end->stopped = 0;
-              store_release_system(&box->done, c.number);
-              posted = true;
+          if (threadIdx.x == 0) early_end.begin_ns = start_batch_record(end, c.trace), end->cut_outgrown = 0;
+          cut_frames(a, b, staged[0], staged + 1, batch_ask(c), buf, batch, 0, early_in, &early_out);
+          if (threadIdx.x < 32) {
+            bool answered = false;
+            if (threadIdx.x == 0) {
+              state->current = word | kResidentEarly;
+              answered = buf.handoff->frame >= c.frames;  // written by this thread
+              if (answered) end->frames = c.frames, end->stopped = 0;
+              if (answered && c.frames == 1) {
+                // A single frame's answer as words too, which the host takes without waiting for the release below.
+                early_end.box_pairs = 0, early_end.frames = 1;
+                early_end.stopped = early_end.iterations = early_end.la = early_end.lb = 0;
+                early_end.count = early_end.front = early_end.cut_outgrown = 0;
+                std::memcpy(answer_halves, &early_end, kAnswerEndBytes);
+                std::memcpy(answer_halves + kAnswerEndBytes / sizeof(unsigned int), &early_out, sizeof(FrameOutput));
+              }
+            }
+            if (__shfl_sync(0xffffffffu, answered, 0)) {
+              __syncwarp();
+              if (c.frames == 1) post_answer_words(box, c.number, answer_halves);
+              __syncwarp();
+              if (threadIdx.x == 0) store_release_system(&box->done, c.number), posted = true;
             }
           }
         }
@@ -1357,6 +1395,13 @@ DeviceArray<T> upload(DeviceMemory& memory, const T* host, size_t count, cudaStr
 // What each step of a build counts on the progress bar, per triangle: roughly its share of the time (the
 // host's ordering and oriented boxes cost as on the CPU backend; the uploads and refit far less).
 constexpr uint64_t kOrderWeight = 2, kOrientedWeight = 6, kUploadWeight = 1;
+
+// A triangle pair's points measured on the host while the device searches (F12GpuDistance::device_frames).
+struct PairAhead {
+  bool valid;
+  TrianglePair pair;
+  PairPoints points;
+};
 
 class F12GpuDistance final : public MeshDistanceEngine {
  public:
@@ -1511,14 +1556,21 @@ class F12GpuDistance final : public MeshDistanceEngine {
 
   // A batch of one kind answered by the resident kernel (its outputs in batch_readback_, one record a kind), or
   // null where there is none (off, or its launch refused: then never again).
-  const BatchRecord* resident_call(bool max, uint64_t first, const BatchAsk& ask) {
+  const BatchRecord* resident_call(bool max, uint64_t first, const BatchAsk& ask,
+                                  const std::function<void()>& meanwhile) {
     if (!resident_) return nullptr;
     ResidentCall c{};
     c.kind = max ? 1 : 0;
     c.first = static_cast<unsigned int>(first), c.frames = ask.frames, c.slot = ask.slot;
     c.start = ask.start, c.descent = ask.descent, c.trace = ask.trace, c.cut = ask.cut;
-    if (resident_->call(c, reinterpret_cast<const unsigned int*>(frames_.data() + first), kFrameHalves))
-      return batch_readback_.data() + (max ? 1 : 0);
+    if (resident_->call(c, reinterpret_cast<const unsigned int*>(frames_.data() + first), kFrameHalves, meanwhile)) {
+      const unsigned int* words = resident_->answer();
+      if (words == nullptr) return batch_readback_.data() + (max ? 1 : 0);
+      // A touching frame answered early (resident_kernel): the end's head and the frame's output came as words.
+      std::memcpy(&by_words_.end, words, kAnswerEndBytes);
+      std::memcpy(&by_words_.frame[0], words + kAnswerEndBytes / sizeof(unsigned int), sizeof(FrameOutput));
+      return &by_words_;
+    }
     resident_.reset();
     return nullptr;
   }
@@ -1648,8 +1700,8 @@ class F12GpuDistance final : public MeshDistanceEngine {
         break;
       }
     }
-    inputs_made_ = std::chrono::steady_clock::now();
-    PhaseLog log(stream_.get());
+    if (trace_calls_) inputs_made_ = std::chrono::steady_clock::now();
+    PhaseLog log(stream_.get(), profile_);
     log.mark("B's motion");
     std::fill(own_ms_, own_ms_ + ready, 0.0);
     // The first `count` frames answered: their times (each its own, plus `share`), and counted.
@@ -1744,13 +1796,19 @@ class F12GpuDistance final : public MeshDistanceEngine {
 
   // The search's winner as the frame's answer: the winning pair's points, recomputed on the host by the same
   // functions (the CPU backend's bits); the pair bounds the next query.
+  // `ahead`, if given, holds a pair measured under this pose before the answer came.
   template <bool kMax>
-  void answer(const Found& found, const double* pose, xhd_distance_result& r) {
+  void answer(const Found& found, const double* pose, xhd_distance_result& r, const PairAhead* ahead = nullptr) {
     if (found.key == ~0ull) throw std::runtime_error("the search ended without a triangle pair");
     const uint32_t ta = static_cast<uint32_t>(found.key >> 32), tb = static_cast<uint32_t>(found.key & 0xffffffffu);
     (kMax ? last_max_ : last_min_) = TrianglePair{ta, tb};
-    const Corners3 ca = a_input_.corners(ta), cb = b_input_.posed_corners(pose, tb);
-    const PairPoints p = kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb);
+    PairPoints p;
+    if (ahead != nullptr && ahead->pair.a == ta && ahead->pair.b == tb) {
+      p = ahead->points;
+    } else {
+      const Corners3 ca = a_input_.corners(ta), cb = b_input_.posed_corners(pose, tb);
+      p = kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb);
+    }
     xhd_distance_pair& out = kMax ? r.max : r.min;
     out = xhd_distance_pair{};
     out.triangle_a = out.triangle_b = XHD_NO_INDEX;
@@ -1854,10 +1912,21 @@ class F12GpuDistance final : public MeshDistanceEngine {
     head.given = start ? last_answer_bound<kMax>(poses + 12 * first) : nothing_known<kMax>();
     // Touching frames of the minimum begin from the stored cut, unless a round outgrew the block lately.
     const BatchAsk ask{n, slot, start, descent, log.enabled(), !kMax && cut_on_ && cut_rest_ == 0};
-    const auto host_start = std::chrono::steady_clock::now();
-    const BatchRecord* answered = resident_call(kMax, first, ask);
+    // While the device searches a single frame, the host measures the last answer's pair under its pose: where
+    // the pair wins again (touching frames keep their contact), its points are ready (answer).
+    ahead_.valid = false;
+    const std::optional<TrianglePair>& last = kMax ? last_max_ : last_min_;
+    const auto measure_ahead = [&] {
+      if (n != 1 || !last) return;
+      const Corners3 ca = a_input_.corners(last->a), cb = b_input_.posed_corners(poses + 12 * first, last->b);
+      ahead_ = {true, *last, kMax ? triangle_pair_max(ca, cb) : triangle_pair_min(ca, cb)};
+    };
+    // The host's clock around the call, for the measuring aids only (a read costs 25-45 ns).
+    const bool timed = trace_calls_ || log.enabled();
+    const auto host_start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    const BatchRecord* answered = resident_call(kMax, first, ask, measure_ahead);
     const bool by_resident = answered != nullptr;
-    const auto host_launched = std::chrono::steady_clock::now();
+    const auto host_launched = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     if (answered == nullptr) {
       // One launch: the later frames' inputs go up from pinned memory ahead of it, on its stream.
       if (n > 1)
@@ -1886,7 +1955,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
       XHD_CUDA(cudaStreamSynchronize(s));
       answered = batch_readback_.data();
     }
-    const auto host_done = std::chrono::steady_clock::now();
+    const auto host_done = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     const BatchRecord& back = *answered;
     const LoopEnd& e = back.end;
     if (log.enabled()) print_profile(e, n, host_launched - host_start, host_done - host_launched);
@@ -1902,7 +1971,7 @@ class F12GpuDistance final : public MeshDistanceEngine {
       r.iterations += o.iterations;
       Found found{nothing_known<kMax>(), ~0ull};
       take_chunk<kMax>(o.state, found, r);
-      answer<kMax>(found, poses + 12 * (first + f), r);
+      answer<kMax>(found, poses + 12 * (first + f), r, f == 0 && ahead_.valid ? &ahead_ : nullptr);
       own_ms_[first + f] += (o.end_ns - before) / 1e6;
       before = o.end_ns;
       done = first + f + 1;
@@ -2008,8 +2077,12 @@ class F12GpuDistance final : public MeshDistanceEngine {
   double own_ms_[kBatchFrames] = {};
   std::chrono::steady_clock::time_point batch_started_{}, inputs_made_{};  // for XHD_GPU_CALL_TRACE
   const bool trace_calls_ = asked_for("XHD_GPU_CALL_TRACE");
+  const bool profile_ = std::getenv("XHD_CUDA_PROFILE") != nullptr;  // read once: getenv costs a call 0.1 us
   // The last query's answers (triangles of A and B), tried first by the next.
   std::optional<TrianglePair> last_min_, last_max_;
+  // A pair measured while the device searched (device_frames), and a record answered by words (resident_call).
+  PairAhead ahead_{};
+  BatchRecord by_words_{};
   std::vector<Fronts> fronts_;
   DeviceArray<double> d2_;
   Box a_root_{}, b_root_{};

@@ -12,7 +12,9 @@ namespace xhd {
 
 class PhaseLog {
  public:
-  explicit PhaseLog(cudaStream_t stream) : stream_(stream), on_(std::getenv("XHD_CUDA_PROFILE") != nullptr) {
+  explicit PhaseLog(cudaStream_t stream) : PhaseLog(stream, std::getenv("XHD_CUDA_PROFILE") != nullptr) {}
+  // `on`: XHD_CUDA_PROFILE as the caller read it once (a per-query log need not read the environment each time).
+  PhaseLog(cudaStream_t stream, bool on) : stream_(stream), on_(on) {
     if (on_) start_ = Clock::now();
   }
   bool enabled() const { return on_; }

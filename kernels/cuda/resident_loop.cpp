@@ -62,6 +62,19 @@ unsigned long long ResidentLoop::done() const {
   return load_acquire(box_.data()->done);
 }
 
+// Whether every answer word bears the call's number (then copied to answer_): a word the kernel is still writing
+// bears the number the host left there before the call.
+bool ResidentLoop::answer_words_came(unsigned long long number) {
+  const unsigned long long* words = box_.data()->answer;
+  if (!payload_of_call(__atomic_load_n(&words[0], __ATOMIC_ACQUIRE), number)) return false;
+  for (unsigned int i = 0; i < kResidentAnswerWords; ++i) {
+    const unsigned long long w = __atomic_load_n(&words[i], __ATOMIC_ACQUIRE);
+    if (!payload_of_call(w, number)) return false;
+    answer_[i] = payload_data(w);
+  }
+  return true;
+}
+
 bool ResidentLoop::start() {
   hold_device(device_, &box_.data()->evict);
   store_release(box_.data()->evict, 0u);
@@ -76,10 +89,13 @@ bool ResidentLoop::start() {
   return true;
 }
 
-bool ResidentLoop::call(ResidentCall c, const unsigned int* payload, unsigned int words) {
+bool ResidentLoop::call(ResidentCall c, const unsigned int* payload, unsigned int words,
+                        const std::function<void()>& meanwhile) {
   if (refused_) return false;
+  answered_by_words_ = false;
   // A kernel idle for long may have left: ask the stream before posting rather than after a wait.
-  if (live_ && Clock::now() - answered_at_ > idle_ / 2) {
+  const Clock::time_point since = Clock::now();
+  if (live_ && since - answered_at_ > idle_ / 2) {
     const cudaError_t state = cudaStreamQuery(stream_);
     if (state == cudaSuccess) live_ = false;
     else if (state != cudaErrorNotReady) XHD_CUDA(state);
@@ -87,12 +103,21 @@ bool ResidentLoop::call(ResidentCall c, const unsigned int* payload, unsigned in
   if (!live_ && !start()) return false;
   // Numbers wrap: the kernel takes any number but the last it took, and each call waits for its answer.
   const unsigned long long number = c.number = number_ = (number_ + 1) % kResidentNumbers;
-  // Each payload word whole (a relaxed atomic store: one 64-bit write), then the call's word.
+  // Each payload word whole (a relaxed atomic store: one 64-bit write), the answer's words marked as the call
+  // before's, then the call's word.
+  ResidentMailbox* box = box_.data();
   for (unsigned int i = 0; i < words; ++i)
-    __atomic_store_n(&box_.data()->payload[i], payload_word(number, payload[i]), __ATOMIC_RELAXED);
-  store_release(box_.data()->call, pack_call(c));
-  const Clock::time_point since = Clock::now();
+    __atomic_store_n(&box->payload[i], payload_word(number, payload[i]), __ATOMIC_RELAXED);
+  const unsigned long long before = (number + kResidentNumbers - 1) % kResidentNumbers;
+  for (unsigned int i = 0; i < kResidentAnswerWords; ++i)
+    __atomic_store_n(&box->answer[i], payload_word(before, 0), __ATOMIC_RELAXED);
+  store_release(box->call, pack_call(c));
+  if (meanwhile) meanwhile();
   for (unsigned int spins = 1; done() != number; ++spins) {
+    if (answer_words_came(number)) {
+      answered_by_words_ = true;
+      break;
+    }
     if (spins % 256 != 0) continue;
     // The kernel may have left before it took the call (its idle time ran out, or another context asked for the
     // device, just as the call was posted): it is started again and takes it. A fault ends the wait.
